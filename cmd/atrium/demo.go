@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// seedDemo provisions a demo tenant through the admin API, exactly as an
+// operator would, and prints keys and curl lines to try.
+func seedDemo(ctx context.Context, w io.Writer, l listening) error {
+	admin := adminClient{base: "http://" + l.AdminAddr, token: l.AdminToken, http: &http.Client{Timeout: 10 * time.Second}}
+	var out struct {
+		Site   struct{ ID string } `json:"site"`
+		Agency struct{ ID string } `json:"agency"`
+		Member struct{ ID string } `json:"member"`
+		Client struct{ ID string } `json:"client"`
+		Key    struct{ Secret string } `json:"key"`
+	}
+	if err := admin.do(ctx, "POST", "/admin/v1/sites", map[string]any{"name": "Sunrise Bakery website"}, &out); err != nil {
+		return err
+	}
+	site := out.Site.ID
+	if err := admin.do(ctx, "POST", "/admin/v1/agencies", map[string]any{"name": "Northwind Digital"}, &out); err != nil {
+		return err
+	}
+	agency := out.Agency.ID
+	if err := admin.do(ctx, "POST", "/admin/v1/agencies/"+agency+"/members", map[string]any{"name": "Ana Lima", "email": "ana@northwind.example"}, &out); err != nil {
+		return err
+	}
+	member := out.Member.ID
+	for _, c := range []map[string]any{
+		{"name": "Sunrise Bakery", "domain": "sunrise-bakery.example"},
+		{"name": "Harbor Dental", "domain": "harbor-dental.example"},
+	} {
+		if err := admin.do(ctx, "POST", "/admin/v1/clients", c, &out); err != nil {
+			return err
+		}
+		if err := admin.do(ctx, "PUT", "/admin/v1/agencies/"+agency+"/clients/"+out.Client.ID, nil, nil); err != nil {
+			return err
+		}
+	}
+	for _, p := range []map[string]any{
+		{"business_name": "Green Leaf Cafe", "website_url": "https://greenleaf.example", "industry": "restaurants", "health_score": 64, "lead_score": 81, "pipeline_stage": "qualified"},
+		{"business_name": "Peak Fitness", "website_url": "https://peakfitness.example", "industry": "fitness", "health_score": 48, "lead_score": 55},
+		{"business_name": "Bright Smiles Orthodontics", "website_url": "https://brightsmiles.example", "industry": "healthcare", "health_score": 72, "lead_score": 90, "pipeline_stage": "proposal_sent"},
+	} {
+		if err := admin.do(ctx, "POST", "/admin/v1/agencies/"+agency+"/prospects", p, nil); err != nil {
+			return err
+		}
+	}
+	for _, d := range []map[string]any{
+		{"owner_member_id": member, "title": "Local SEO retainer", "stage": "proposal", "value": 1800, "currency": "USD", "expected_close_date": time.Now().AddDate(0, 1, 0).Format(time.DateOnly)},
+		{"owner_member_id": member, "title": "Website audit", "stage": "won", "value": 650, "currency": "USD", "expected_close_date": time.Now().Format(time.DateOnly)},
+	} {
+		if err := admin.do(ctx, "POST", "/admin/v1/agencies/"+agency+"/deals", d, nil); err != nil {
+			return err
+		}
+	}
+	keys := map[string]string{}
+	for name, scopes := range map[string][]string{"read": {"read"}, "write": {"read", "write"}} {
+		if err := admin.do(ctx, "POST", "/admin/v1/keys", map[string]any{"name": "demo " + name, "scopes": scopes, "site_id": site, "agency_id": agency}, &out); err != nil {
+			return err
+		}
+		keys[name] = out.Key.Secret
+	}
+	api := "http://" + l.HTTPAddr
+	fmt.Fprintf(w, `Demo data seeded: agency %s with 2 clients, 3 prospects and 2 deals; site %s.
+  admin token: %s
+  read key:    %s   (scopes: read)
+  write key:   %s   (scopes: read, write)
+
+Try:
+  curl -s -H "Authorization: Bearer %s" %s/api/v1/prospects
+  curl -s -H "Authorization: Bearer %s" "%s/api/v1/deals?limit=1"
+  curl -s -X POST -H "Authorization: Bearer %s" -H "Content-Type: application/json" -d '{"name":"Acme Agency"}' http://%s/admin/v1/agencies
+
+`, agency, site, l.AdminToken, keys["read"], keys["write"], keys["read"], api, keys["read"], api, l.AdminToken, l.AdminAddr)
+	return nil
+}
+
+type adminClient struct {
+	base, token string
+	http        *http.Client
+}
+
+func (c adminClient) do(ctx context.Context, method, path string, body, out any) error {
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, b)
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}

@@ -1,0 +1,14 @@
+// Package gateway is Atrium's HTTP front door. It serves two listeners:
+//
+//   - the public listener: the JSON/REST API of the four interfaces, each
+//     route proxied by grpc-gateway to the owning service over gRPC, behind
+//     API-key authentication;
+//   - the admin listener: the provisioning API, behind the admin token, plus
+//     /healthz and /readyz.
+//
+// A request is routed first (404 unknown route, 405 wrong method), then
+// authenticated (401), authorised by scope and binding (403), and only then
+// proxied. The caller's principal reaches the service signed in gRPC
+// metadata; client-sent Grpc-Metadata-* headers and the Authorization header
+// are never forwarded.
+package gateway

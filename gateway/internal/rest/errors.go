@@ -1,0 +1,170 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// Body is the shape of every error response.
+type Body struct {
+	Error string `json:"error"`
+}
+
+// httpStatus is the single mapping from gRPC codes to HTTP statuses.
+var httpStatus = map[codes.Code]int{
+	codes.OK:                 http.StatusOK,
+	codes.Canceled:           499, // the client went away; nobody reads this
+	codes.InvalidArgument:    http.StatusBadRequest,
+	codes.FailedPrecondition: http.StatusBadRequest,
+	codes.OutOfRange:         http.StatusBadRequest,
+	codes.Unauthenticated:    http.StatusUnauthorized,
+	codes.PermissionDenied:   http.StatusForbidden,
+	codes.NotFound:           http.StatusNotFound,
+	codes.AlreadyExists:      http.StatusConflict,
+	codes.Aborted:            http.StatusConflict,
+	codes.ResourceExhausted:  http.StatusTooManyRequests,
+	codes.Unimplemented:      http.StatusNotImplemented,
+	codes.DeadlineExceeded:   http.StatusGatewayTimeout,
+	codes.Unavailable:        http.StatusServiceUnavailable,
+}
+
+// HTTPStatus returns the HTTP status for a gRPC code; anything unlisted
+// (Internal, Unknown, DataLoss) is 500.
+func HTTPStatus(c codes.Code) int {
+	if s, ok := httpStatus[c]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// callerMessage returns the message the caller sees for st. Only codes the
+// services raise on purpose carry their own message; for the rest the text
+// may hold internals (addresses, driver errors), so it is replaced.
+func callerMessage(ctx context.Context, st *status.Status) string {
+	switch st.Code() {
+	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange, codes.Unauthenticated,
+		codes.PermissionDenied, codes.NotFound, codes.AlreadyExists, codes.Aborted:
+		return st.Message()
+	case codes.Unavailable:
+		return "a backing service is temporarily unavailable; retry with exponential backoff"
+	case codes.DeadlineExceeded:
+		return "the request timed out; retry with exponential backoff"
+	case codes.ResourceExhausted:
+		return "the request or its response exceeds a size or rate limit"
+	case codes.Unimplemented:
+		return "this operation is not implemented"
+	case codes.Canceled:
+		return "request canceled"
+	}
+	ref := trace.SpanContextFromContext(ctx).TraceID()
+	if ref.IsValid() {
+		return fmt.Sprintf("internal error; retry with exponential backoff, and quote reference %s if it persists", ref)
+	}
+	return "internal error; retry with exponential backoff"
+}
+
+// ErrorHandler returns the mux error handler: every error, from a service or
+// from grpc-gateway itself, becomes {"error": message} with the mapped
+// status. Faults are logged with the trace id and never shown.
+func ErrorHandler(logger *slog.Logger) runtime.ErrorHandlerFunc {
+	return func(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+		WriteError(ctx, logger, w, r, err)
+	}
+}
+
+// WriteError writes err as the JSON error body. It is what the error
+// handler, the routing error handler and the middlewares all use.
+func WriteError(ctx context.Context, logger *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	var (
+		code int
+		msg  string
+	)
+	var hse *runtime.HTTPStatusError
+	if errors.As(err, &hse) {
+		// Raised by grpc-gateway for a malformed path (bad escape sequence).
+		code, msg = hse.HTTPStatus, "malformed request path: "+hse.Err.Error()
+	} else {
+		st := status.Convert(err)
+		code, msg = HTTPStatus(st.Code()), callerMessage(ctx, st)
+		if st.Code() == codes.InvalidArgument {
+			msg = explainInvalid(ctx, msg)
+		}
+		if code >= 500 {
+			logger.ErrorContext(ctx, "request failed", "method", r.Method, "path", r.URL.Path,
+				"status", code, "grpc_code", st.Code().String(), "error", st.Message())
+		}
+	}
+	h := w.Header()
+	switch code {
+	case http.StatusUnauthorized:
+		h.Set("WWW-Authenticate", `Bearer realm="atrium"`)
+	case http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		h.Set("Retry-After", "1")
+	}
+	writeJSON(w, code, Body{Error: msg})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Del("Content-Length")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// WriteJSON writes v as a JSON response; for handlers outside the muxes.
+func WriteJSON(w http.ResponseWriter, code int, v any) { writeJSON(w, code, v) }
+
+// explainInvalid adds the allowed fields to an unknown-field message from
+// the JSON decoder, which knows only the name it did not recognise.
+func explainInvalid(ctx context.Context, msg string) string {
+	if !strings.Contains(msg, "unknown field") {
+		return msg
+	}
+	method, ok := runtime.RPCMethod(ctx)
+	if !ok {
+		return msg
+	}
+	pattern, _ := runtime.HTTPPathPattern(ctx)
+	fields := bodyFields(method, pattern)
+	if len(fields) == 0 {
+		return msg + "; this request takes no body fields"
+	}
+	return msg + "; allowed fields: " + strings.Join(fields, ", ")
+}
+
+// bodyFields lists the JSON fields a method's request body may carry: the
+// request message's fields minus those bound to the path.
+func bodyFields(method, pattern string) []string {
+	name := strings.ReplaceAll(strings.TrimPrefix(method, "/"), "/", ".")
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(name))
+	if err != nil {
+		return nil
+	}
+	md, ok := d.(protoreflect.MethodDescriptor)
+	if !ok {
+		return nil
+	}
+	var out []string
+	fs := md.Input().Fields()
+	for i := range fs.Len() {
+		n := string(fs.Get(i).Name())
+		if !strings.Contains(pattern, "{"+n+"}") {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,77 @@
+package apperr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// InternalMessage is what a caller sees for a fault. The gateway adds the
+// trace id, which is also in the log line that holds the real error.
+const InternalMessage = "internal error"
+
+var kindCodes = map[Kind]codes.Code{
+	KindInvalid:          codes.InvalidArgument,
+	KindNotFound:         codes.NotFound,
+	KindConflict:         codes.AlreadyExists,
+	KindUnauthenticated:  codes.Unauthenticated,
+	KindPermissionDenied: codes.PermissionDenied,
+	KindUnavailable:      codes.Unavailable,
+}
+
+// ToStatus maps err to the gRPC status the caller receives. It is the only
+// place where domain errors become status codes.
+func ToStatus(err error) *status.Status {
+	var e *Error
+	switch {
+	case err == nil:
+		return status.New(codes.OK, "")
+	case errors.As(err, &e):
+		if c, ok := kindCodes[e.Kind]; ok {
+			return status.New(c, e.Message)
+		}
+	case errors.Is(err, context.Canceled):
+		return status.New(codes.Canceled, "request canceled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.New(codes.DeadlineExceeded, "request deadline exceeded")
+	}
+	if s, ok := status.FromError(err); ok && s.Code() == codes.InvalidArgument {
+		// Raised by the gRPC runtime itself (a malformed request message).
+		return s
+	}
+	return status.New(codes.Internal, InternalMessage)
+}
+
+// UnaryServerInterceptor turns handler errors and panics into statuses via
+// ToStatus, logging every fault with its trace id. It must be the outermost
+// interceptor so that it sees the errors of the others.
+func UnaryServerInterceptor(logger *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+				resp = nil
+			}
+			if err == nil {
+				return
+			}
+			st := ToStatus(err)
+			if st.Code() == codes.Internal || st.Code() == codes.Unavailable {
+				logger.ErrorContext(ctx, "request failed",
+					"method", info.FullMethod,
+					"code", st.Code().String(),
+					"trace_id", trace.SpanContextFromContext(ctx).TraceID().String(),
+					"error", err.Error())
+			}
+			err = st.Err()
+		}()
+		return handler(ctx, req)
+	}
+}

@@ -1,0 +1,7 @@
+// Package platform is the one module the Atrium services share. It holds only
+// what is the same in every service and would otherwise be copied: the
+// signed principal that crosses gRPC boundaries, the mapping of domain errors
+// to gRPC status codes, pagination parsing, PostgreSQL helpers, the
+// standard gRPC server, flag parsing from the environment and telemetry
+// set-up. Domain logic never lives here.
+package platform

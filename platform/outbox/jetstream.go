@@ -1,0 +1,57 @@
+package outbox
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// JetStream publishes events to a JetStream stream, creating or updating the
+// stream before the first publish and again after any failure, so a NATS
+// server that was down or was replaced without its data is set up again
+// without a restart.
+type JetStream struct {
+	js     jetstream.JetStream
+	stream jetstream.StreamConfig
+
+	mu    sync.Mutex
+	ready bool
+}
+
+// NewJetStream returns a publisher to stream on js.
+func NewJetStream(js jetstream.JetStream, stream jetstream.StreamConfig) *JetStream {
+	return &JetStream{js: js, stream: stream}
+}
+
+// Publish implements Publisher. The event id becomes the Nats-Msg-Id, which
+// the stream uses to drop duplicates.
+func (p *JetStream) Publish(ctx context.Context, e Event) error {
+	if err := p.ensure(ctx); err != nil {
+		return err
+	}
+	msg := &nats.Msg{Subject: e.Subject, Data: e.Payload, Header: nats.Header{}}
+	msg.Header.Set("Content-Type", "application/json")
+	if _, err := p.js.PublishMsg(ctx, msg, jetstream.WithMsgID(e.ID)); err != nil {
+		p.mu.Lock()
+		p.ready = false
+		p.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+func (p *JetStream) ensure(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ready {
+		return nil
+	}
+	if _, err := p.js.CreateOrUpdateStream(ctx, p.stream); err != nil {
+		return fmt.Errorf("ensure JetStream stream %s: %w", p.stream.Name, err)
+	}
+	p.ready = true
+	return nil
+}

@@ -1,0 +1,41 @@
+package outbox
+
+import (
+	"context"
+	"sync"
+)
+
+// Memory is the outbox of an in-memory store. The store appends a
+// transaction's events when the transaction commits, never before, so the
+// relay cannot publish an event whose writes were rolled back.
+type Memory struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+// Append adds committed events.
+func (m *Memory) Append(events ...Event) {
+	m.mu.Lock()
+	m.events = append(m.events, events...)
+	m.mu.Unlock()
+}
+
+// Pending returns a copy of the unpublished events, oldest first.
+func (m *Memory) Pending() []Event {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Event(nil), m.events...)
+}
+
+// Claim implements Source. Concurrent claims are serialised.
+func (m *Memory) Claim(ctx context.Context, max int, publish func(context.Context, []Event) int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	batch := m.events[:min(max, len(m.events))]
+	if len(batch) == 0 {
+		return nil
+	}
+	n := publish(ctx, append([]Event(nil), batch...))
+	m.events = append([]Event(nil), m.events[n:]...)
+	return nil
+}

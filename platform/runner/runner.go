@@ -1,0 +1,235 @@
+// Package runner is the runtime every Atrium service shares: it opens the
+// store's database (or none, for the memory store), applies or checks
+// migrations, connects to NATS, relays the outbox to JetStream, serves gRPC,
+// watches the database for the health check, and shuts all of it down in
+// reverse order.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/rpc"
+)
+
+// DefaultShutdownTimeout bounds a graceful stop unless configured.
+const DefaultShutdownTimeout = 10 * time.Second
+
+// Config is what every Atrium service is configured with.
+type Config struct {
+	// GRPCAddr is the listen address; port 0 picks a free port.
+	GRPCAddr string
+	// DatabaseURL selects the PostgreSQL store; empty selects the memory store.
+	DatabaseURL string
+	// Migrate applies pending migrations at start. Without it, a schema that
+	// is not at this binary's version stops the start with a message that
+	// says what to run.
+	Migrate bool
+	// NATSURL is the NATS server events are published to.
+	NATSURL string
+	// InternalSecret signs and verifies principals between processes.
+	InternalSecret []byte
+	// ShutdownTimeout bounds how long in-flight calls may take to finish.
+	ShutdownTimeout time.Duration
+	Logger          *slog.Logger
+}
+
+// Validate reports the first missing or invalid setting.
+func (c Config) Validate() error {
+	switch {
+	case c.GRPCAddr == "":
+		return errors.New("gRPC listen address is required")
+	case c.NATSURL == "":
+		return errors.New("NATS URL is required: services publish their events to NATS JetStream")
+	case len(c.InternalSecret) < principal.MinSecretLen:
+		return fmt.Errorf("internal secret must be at least %d bytes", principal.MinSecretLen)
+	case c.Logger == nil:
+		return errors.New("logger is required")
+	}
+	return nil
+}
+
+// Runtime is a service's opened infrastructure.
+type Runtime struct {
+	name   string
+	cfg    Config
+	logger *slog.Logger
+
+	// Pool is the service's database pool, nil when it runs on the memory store.
+	Pool *pgxpool.Pool
+	// Signer verifies incoming principals and signs outgoing ones.
+	Signer *principal.Signer
+	// GRPC is the bound server; register services on it before Run.
+	GRPC *rpc.Server
+
+	nats    *nats.Conn
+	relay   *outbox.Relay
+	closers []func()
+}
+
+// Open opens what cfg names for the service called name (crm, collections,
+// ...), whose PostgreSQL schema migrations are migrations.
+func Open(ctx context.Context, name string, cfg Config, migrations pgdb.Migrations) (_ *Runtime, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%s service: %w", name, err)
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	r := &Runtime{name: name, cfg: cfg, logger: cfg.Logger.With("service", name)}
+	defer func() {
+		if err != nil {
+			r.Close()
+		}
+	}()
+	if r.Signer, err = principal.NewSigner(cfg.InternalSecret); err != nil {
+		return nil, err
+	}
+	if cfg.DatabaseURL != "" {
+		if r.Pool, err = pgdb.Open(ctx, cfg.DatabaseURL, migrations.Schema); err != nil {
+			return nil, fmt.Errorf("%s service: %w", name, err)
+		}
+		r.closers = append(r.closers, r.Pool.Close)
+		if cfg.Migrate {
+			applied, err := migrations.Apply(ctx, r.Pool)
+			if err != nil {
+				return nil, fmt.Errorf("%s service: migrate: %w", name, err)
+			}
+			if len(applied) > 0 {
+				r.logger.Info("applied migrations", "schema", migrations.Schema, "versions", applied)
+			}
+		}
+		if err := migrations.Check(ctx, r.Pool); err != nil {
+			return nil, fmt.Errorf("%s service: %w", name, err)
+		}
+	}
+	r.nats, err = nats.Connect(cfg.NATSURL,
+		nats.Name("atrium-"+name),
+		nats.RetryOnFailedConnect(true),
+		nats.MaxReconnects(-1),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				r.logger.Warn("NATS disconnected", "error", err)
+			}
+		}),
+		nats.ReconnectHandler(func(*nats.Conn) { r.logger.Info("NATS reconnected") }),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("%s service: connect to NATS at %s: %w", name, cfg.NATSURL, err)
+	}
+	r.closers = append(r.closers, r.nats.Close)
+	if r.GRPC, err = rpc.Listen(cfg.GRPCAddr, r.logger, r.Signer); err != nil {
+		return nil, fmt.Errorf("%s service: listen on %s: %w", name, cfg.GRPCAddr, err)
+	}
+	return r, nil
+}
+
+// Memory reports whether the service runs on the memory store.
+func (r *Runtime) Memory() bool { return r.Pool == nil }
+
+// WakeRelay asks the outbox relay to publish now. Stores call it after a
+// commit that enqueued events.
+func (r *Runtime) WakeRelay() {
+	if r.relay != nil {
+		r.relay.Wake()
+	}
+}
+
+// RelayOutbox relays src to the JetStream stream named stream, which holds
+// subjects.
+func (r *Runtime) RelayOutbox(src outbox.Source, stream, subjects string) error {
+	js, err := jetstream.New(r.nats)
+	if err != nil {
+		return err
+	}
+	pub := outbox.NewJetStream(js, jetstream.StreamConfig{
+		Name:     stream,
+		Subjects: []string{subjects},
+		Storage:  jetstream.FileStorage,
+		MaxAge:   7 * 24 * time.Hour,
+	})
+	r.relay = outbox.NewRelay(src, pub, 500*time.Millisecond, r.logger)
+	return nil
+}
+
+// Addr is the gRPC listen address.
+func (r *Runtime) Addr() string { return r.GRPC.Addr() }
+
+// Run serves until ctx ends, then stops taking calls, lets in-flight calls
+// finish (up to the shutdown timeout), publishes what they enqueued, and
+// closes everything.
+func (r *Runtime) Run(ctx context.Context) error {
+	defer r.Close()
+	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRelay()
+	g, gctx := errgroup.WithContext(ctx)
+	r.GRPC.SetServing(true)
+	g.Go(r.GRPC.Serve)
+	if r.relay != nil {
+		g.Go(func() error { return r.relay.Run(relayCtx) })
+	}
+	if r.Pool != nil {
+		g.Go(func() error { r.watchDatabase(gctx); return nil })
+	}
+	r.logger.Info("serving gRPC", "addr", r.Addr(), "store", map[bool]string{true: "memory", false: "postgres"}[r.Memory()])
+	g.Go(func() error {
+		<-gctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.ShutdownTimeout)
+		defer cancel()
+		r.GRPC.Shutdown(sctx)
+		if r.relay != nil {
+			r.relay.Drain(sctx)
+		}
+		stopRelay()
+		return nil
+	})
+	return g.Wait()
+}
+
+// watchDatabase reports the database's reachability to the health service.
+func (r *Runtime) watchDatabase(ctx context.Context) {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	up := true
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := r.Pool.Ping(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		if (err == nil) != up {
+			up = err == nil
+			r.GRPC.SetServing(up)
+			if up {
+				r.logger.Info("database reachable again")
+			} else {
+				r.logger.Error("database unreachable; reporting NOT_SERVING", "error", err)
+			}
+		}
+	}
+}
+
+// Close releases what Open opened, in reverse order. Run calls it.
+func (r *Runtime) Close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i]()
+	}
+	r.closers = nil
+}

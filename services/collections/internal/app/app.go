@@ -1,0 +1,103 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/outbox"
+)
+
+// Site is a website whose content the collections interface serves.
+type Site struct {
+	ID        string
+	Name      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// ErrNotFound is returned by stores when no row matches.
+var ErrNotFound = errors.New("not found")
+
+// ErrDuplicate is returned by stores when a unique rule would break.
+var ErrDuplicate = errors.New("duplicate")
+
+// Store is the collections service's persistence port, met by the memory and
+// postgres adapters under the contract suite in storetest.
+type Store interface {
+	Site(ctx context.Context, id string) (Site, error)
+	// InTx runs fn in a transaction: all of its writes and events, or none.
+	InTx(ctx context.Context, fn func(Tx) error) error
+}
+
+// Tx is a transaction.
+type Tx interface {
+	InsertSite(ctx context.Context, s Site) error
+	// Enqueue adds an event to the outbox, published after commit.
+	Enqueue(ctx context.Context, e outbox.Event) error
+}
+
+// SubjectSiteCreated is published when a site is created.
+const SubjectSiteCreated = "atrium.collections.site.created"
+
+// EventSubjects is the subject filter of the collections stream.
+const EventSubjects = "atrium.collections.>"
+
+// Clock returns the current time.
+type Clock func() time.Time
+
+func (c Clock) now() time.Time { return c().UTC().Truncate(time.Microsecond) }
+
+// Sites provisions sites.
+type Sites struct {
+	store Store
+	clock Clock
+}
+
+// NewSites returns the site use cases.
+func NewSites(store Store, clock Clock) *Sites { return &Sites{store: store, clock: clock} }
+
+// Create creates a site.
+func (u *Sites) Create(ctx context.Context, name string) (Site, error) {
+	name = strings.TrimSpace(name)
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0:
+		return Site{}, apperr.Invalid("name is required (1 to 200 characters)")
+	case n > 200:
+		return Site{}, apperr.Invalid("name must be at most 200 characters; got %d", n)
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return Site{}, apperr.Invalid("name must not contain control characters")
+	}
+	now := u.clock.now()
+	s := Site{ID: uuid.Must(uuid.NewV7()).String(), Name: name, CreatedAt: now, UpdatedAt: now}
+	err := u.store.InTx(ctx, func(tx Tx) error {
+		if err := tx.InsertSite(ctx, s); err != nil {
+			return err
+		}
+		e, err := outbox.New(SubjectSiteCreated, map[string]any{"id": s.ID, "at": now}, now)
+		if err != nil {
+			return err
+		}
+		return tx.Enqueue(ctx, e)
+	})
+	return s, err
+}
+
+// Get returns a site. An id that is not a UUID names no site.
+func (u *Sites) Get(ctx context.Context, id string) (Site, error) {
+	parsed, err := uuid.Parse(id)
+	if err != nil || len(id) != 36 {
+		return Site{}, apperr.NotFound("site %q not found", id)
+	}
+	s, err := u.store.Site(ctx, parsed.String())
+	if errors.Is(err, ErrNotFound) {
+		return Site{}, apperr.NotFound("site %q not found", id)
+	}
+	return s, err
+}

@@ -1,0 +1,229 @@
+package memory
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pagination"
+	"github.com/atrium-hq/atrium/services/crm/internal/app"
+)
+
+type pair struct{ a, b string }
+
+// Store is the in-memory CRM store.
+type Store struct {
+	mu           sync.RWMutex
+	agencies     map[string]app.Agency
+	members      map[string]app.Member
+	memberEmails map[pair]string // (agency id, email) -> member id
+	clients      map[string]app.Client
+	links        map[pair]app.ClientLink // (agency id, client id)
+	keys         map[string]app.APIKey
+	keyDigests   map[string]string // string(digest) -> key id
+	prospects    map[string]app.Prospect
+	deals        map[string]app.Deal
+	// byAgency indexes prospects and deals by agency so a list touches only
+	// one tenant's rows.
+	prospectsByAgency map[string]map[string]struct{}
+	dealsByAgency     map[string]map[string]struct{}
+
+	outbox   *outbox.Memory
+	onCommit func()
+}
+
+// New returns an empty store. onCommit, if not nil, is called after every
+// transaction that enqueued events commits (the outbox relay's wake-up).
+func New(onCommit func()) *Store {
+	return &Store{
+		agencies:          map[string]app.Agency{},
+		members:           map[string]app.Member{},
+		memberEmails:      map[pair]string{},
+		clients:           map[string]app.Client{},
+		links:             map[pair]app.ClientLink{},
+		keys:              map[string]app.APIKey{},
+		keyDigests:        map[string]string{},
+		prospects:         map[string]app.Prospect{},
+		deals:             map[string]app.Deal{},
+		prospectsByAgency: map[string]map[string]struct{}{},
+		dealsByAgency:     map[string]map[string]struct{}{},
+		outbox:            &outbox.Memory{},
+		onCommit:          onCommit,
+	}
+}
+
+// Outbox is the store's event outbox, for the relay.
+func (s *Store) Outbox() outbox.Source { return s.outbox }
+
+// InTx implements app.Store.
+func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	committed, err := s.run(fn)
+	if err != nil {
+		return err
+	}
+	if committed && s.onCommit != nil {
+		s.onCommit()
+	}
+	return nil
+}
+
+// run runs fn under the write lock, undoing its changes if it fails or
+// panics. It reports whether the transaction enqueued events.
+func (s *Store) run(fn func(app.Tx) error) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := &tx{s: s}
+	ok := false
+	defer func() {
+		if !ok {
+			for i := len(t.undo) - 1; i >= 0; i-- {
+				t.undo[i]()
+			}
+		}
+	}()
+	if err := fn(t); err != nil {
+		return false, err
+	}
+	ok = true
+	// Appending under the store lock keeps the outbox in commit order.
+	s.outbox.Append(t.events...)
+	return len(t.events) > 0, nil
+}
+
+// Agency implements app.Reader.
+func (s *Store) Agency(_ context.Context, id string) (app.Agency, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.agency(id)
+}
+
+func (s *Store) agency(id string) (app.Agency, error) {
+	a, ok := s.agencies[id]
+	if !ok {
+		return app.Agency{}, fmt.Errorf("agency %s: %w", id, app.ErrNotFound)
+	}
+	return a, nil
+}
+
+// Member implements app.Reader.
+func (s *Store) Member(_ context.Context, agencyID, id string) (app.Member, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.member(agencyID, id)
+}
+
+func (s *Store) member(agencyID, id string) (app.Member, error) {
+	m, ok := s.members[id]
+	if !ok || m.AgencyID != agencyID {
+		return app.Member{}, fmt.Errorf("member %s: %w", id, app.ErrNotFound)
+	}
+	return m, nil
+}
+
+// Client implements app.Reader.
+func (s *Store) Client(_ context.Context, id string) (app.Client, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.client(id)
+}
+
+func (s *Store) client(id string) (app.Client, error) {
+	c, ok := s.clients[id]
+	if !ok {
+		return app.Client{}, fmt.Errorf("client %s: %w", id, app.ErrNotFound)
+	}
+	return c, nil
+}
+
+// recentFirst orders by updated_at descending, then id descending, the
+// order of the PostgreSQL adapter's index.
+func recentFirst(at1, at2 time.Time, id1, id2 string) int {
+	if c := at2.Compare(at1); c != 0 {
+		return c
+	}
+	return cmp.Compare(id2, id1)
+}
+
+func window[T any](rows []T, page pagination.Page) []T {
+	start := min(int(page.Offset), len(rows))
+	end := min(start+int(page.Limit), len(rows))
+	return rows[start:end]
+}
+
+// Prospects implements app.Reader.
+func (s *Store) Prospects(_ context.Context, agencyID string, page pagination.Page) ([]app.Prospect, error) {
+	s.mu.RLock()
+	rows := make([]app.Prospect, 0, len(s.prospectsByAgency[agencyID]))
+	for id := range s.prospectsByAgency[agencyID] {
+		rows = append(rows, s.prospects[id])
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(rows, func(a, b app.Prospect) int { return recentFirst(a.UpdatedAt, b.UpdatedAt, a.ID, b.ID) })
+	return slices.Clone(window(rows, page)), nil
+}
+
+// Deals implements app.Reader.
+func (s *Store) Deals(_ context.Context, agencyID string, page pagination.Page) ([]app.Deal, error) {
+	s.mu.RLock()
+	rows := make([]app.Deal, 0, len(s.dealsByAgency[agencyID]))
+	for id := range s.dealsByAgency[agencyID] {
+		rows = append(rows, cloneDeal(s.deals[id]))
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(rows, func(a, b app.Deal) int { return recentFirst(a.UpdatedAt, b.UpdatedAt, a.ID, b.ID) })
+	return slices.Clone(window(rows, page)), nil
+}
+
+// KeyBySecretSHA256 implements app.Reader.
+func (s *Store) KeyBySecretSHA256(_ context.Context, digest []byte) (app.APIKey, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	id, ok := s.keyDigests[string(digest)]
+	if !ok {
+		return app.APIKey{}, fmt.Errorf("key: %w", app.ErrNotFound)
+	}
+	return cloneKey(s.keys[id]), nil
+}
+
+// Keys implements app.Reader.
+func (s *Store) Keys(_ context.Context, f app.KeyFilter, page pagination.Page) ([]app.APIKey, error) {
+	s.mu.RLock()
+	var rows []app.APIKey
+	for _, k := range s.keys {
+		if (f.AgencyID == "" || k.AgencyID == f.AgencyID) && (f.SiteID == "" || k.SiteID == f.SiteID) {
+			rows = append(rows, cloneKey(k))
+		}
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(rows, func(a, b app.APIKey) int { return recentFirst(a.CreatedAt, b.CreatedAt, a.ID, b.ID) })
+	return slices.Clone(window(rows, page)), nil
+}
+
+func cloneTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := *t
+	return &v
+}
+
+func cloneKey(k app.APIKey) app.APIKey {
+	k.SecretSHA256 = bytes.Clone(k.SecretSHA256)
+	k.Scopes = slices.Clone(k.Scopes)
+	k.ExpiresAt = cloneTime(k.ExpiresAt)
+	k.RevokedAt = cloneTime(k.RevokedAt)
+	return k
+}
+
+func cloneDeal(d app.Deal) app.Deal {
+	d.ClosedAt = cloneTime(d.ClosedAt)
+	return d
+}

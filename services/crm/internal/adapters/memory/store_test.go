@@ -1,0 +1,12 @@
+package memory_test
+
+import (
+	"testing"
+
+	"github.com/atrium-hq/atrium/services/crm/internal/adapters/memory"
+	"github.com/atrium-hq/atrium/services/crm/internal/app/storetest"
+)
+
+func TestStoreContract(t *testing.T) {
+	storetest.RunAll(t, func(*testing.T) storetest.Store { return memory.New(nil) })
+}

@@ -1,0 +1,226 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pagination"
+	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/services/crm/internal/app"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Schema is the PostgreSQL schema the CRM service owns.
+const Schema = "crm"
+
+// Migrations are the CRM schema's migrations.
+func Migrations() pgdb.Migrations {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the embedded directory always exists
+	}
+	return pgdb.Migrations{Schema: Schema, FS: sub}
+}
+
+// Store is the PostgreSQL CRM store.
+type Store struct {
+	reader
+	pool     *pgxpool.Pool
+	onCommit func()
+}
+
+// New returns a store on pool, whose search path must be the crm schema (see
+// pgdb.Open). onCommit, if not nil, is called after every committed
+// transaction that enqueued events.
+func New(pool *pgxpool.Pool, onCommit func()) *Store {
+	return &Store{reader: reader{q: pool}, pool: pool, onCommit: onCommit}
+}
+
+// Outbox is the store's event outbox, for the relay.
+func (s *Store) Outbox() outbox.Source { return outbox.NewPostgres(s.pool) }
+
+// InTx implements app.Store.
+func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
+	var t *tx
+	err := pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
+		t = &tx{reader: reader{q: ptx, lock: " FOR UPDATE"}, ptx: ptx}
+		return fn(t)
+	})
+	if err != nil {
+		return err
+	}
+	if t.events > 0 && s.onCommit != nil {
+		s.onCommit()
+	}
+	return nil
+}
+
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// reader holds the queries shared by the store and its transactions; in a
+// transaction, single-row getters lock the row they read.
+type reader struct {
+	q    querier
+	lock string
+}
+
+// storeErr translates driver errors into the port's errors.
+func storeErr(err error, what string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return fmt.Errorf("%s: %w", what, app.ErrNotFound)
+	}
+	if c, ok := pgdb.UniqueViolation(err); ok {
+		return fmt.Errorf("%s (%s): %w", what, c, app.ErrDuplicate)
+	}
+	if c, ok := pgdb.ForeignKeyViolation(err); ok {
+		return fmt.Errorf("%s references a missing row (%s): %w", what, c, app.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+const agencyCols = `id, name, created_at, updated_at`
+
+func scanAgency(row pgx.Row) (app.Agency, error) {
+	var a app.Agency
+	err := row.Scan(&a.ID, &a.Name, &a.CreatedAt, &a.UpdatedAt)
+	a.CreatedAt, a.UpdatedAt = a.CreatedAt.UTC(), a.UpdatedAt.UTC()
+	return a, err
+}
+
+func (r reader) Agency(ctx context.Context, id string) (app.Agency, error) {
+	a, err := scanAgency(r.q.QueryRow(ctx, `SELECT `+agencyCols+` FROM agencies WHERE id = $1`+r.lock, id))
+	return a, storeErr(err, "agency "+id)
+}
+
+const memberCols = `id, agency_id, name, email, created_at, updated_at`
+
+func (r reader) Member(ctx context.Context, agencyID, id string) (app.Member, error) {
+	var m app.Member
+	err := r.q.QueryRow(ctx, `SELECT `+memberCols+` FROM members WHERE agency_id = $1 AND id = $2`+r.lock, agencyID, id).
+		Scan(&m.ID, &m.AgencyID, &m.Name, &m.Email, &m.CreatedAt, &m.UpdatedAt)
+	m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
+	return m, storeErr(err, "member "+id)
+}
+
+const clientCols = `id, name, domain, status, created_at, updated_at`
+
+func (r reader) Client(ctx context.Context, id string) (app.Client, error) {
+	var c app.Client
+	err := r.q.QueryRow(ctx, `SELECT `+clientCols+` FROM clients WHERE id = $1`+r.lock, id).
+		Scan(&c.ID, &c.Name, &c.Domain, &c.Status, &c.CreatedAt, &c.UpdatedAt)
+	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	return c, storeErr(err, "client "+id)
+}
+
+const prospectCols = `id, agency_id, business_name, website_url, domain, industry, health_score, lead_score, pipeline_stage, created_at, updated_at`
+
+func scanProspect(row pgx.Row) (app.Prospect, error) {
+	var p app.Prospect
+	err := row.Scan(&p.ID, &p.AgencyID, &p.BusinessName, &p.WebsiteURL, &p.Domain, &p.Industry,
+		&p.HealthScore, &p.LeadScore, &p.PipelineStage, &p.CreatedAt, &p.UpdatedAt)
+	p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
+	return p, err
+}
+
+func (r reader) Prospects(ctx context.Context, agencyID string, page pagination.Page) ([]app.Prospect, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+prospectCols+` FROM prospects WHERE agency_id = $1
+		ORDER BY updated_at DESC, id DESC LIMIT $2 OFFSET $3`, agencyID, page.Limit, page.Offset)
+	if err != nil {
+		return nil, storeErr(err, "list prospects")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.Prospect, error) { return scanProspect(row) })
+	return out, storeErr(err, "list prospects")
+}
+
+const dealCols = `id, agency_id, owner_member_id, title, stage, value, currency, to_char(expected_close_date, 'YYYY-MM-DD'), closed_at, created_at, updated_at`
+
+func scanDeal(row pgx.Row) (app.Deal, error) {
+	var d app.Deal
+	err := row.Scan(&d.ID, &d.AgencyID, &d.OwnerMemberID, &d.Title, &d.Stage, &d.Value, &d.Currency,
+		&d.ExpectedCloseDate, &d.ClosedAt, &d.CreatedAt, &d.UpdatedAt)
+	d.ClosedAt = utc(d.ClosedAt)
+	d.CreatedAt, d.UpdatedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC()
+	return d, err
+}
+
+func (r reader) Deals(ctx context.Context, agencyID string, page pagination.Page) ([]app.Deal, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+dealCols+` FROM deals WHERE agency_id = $1
+		ORDER BY updated_at DESC, id DESC LIMIT $2 OFFSET $3`, agencyID, page.Limit, page.Offset)
+	if err != nil {
+		return nil, storeErr(err, "list deals")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.Deal, error) { return scanDeal(row) })
+	return out, storeErr(err, "list deals")
+}
+
+const keyCols = `id, name, prefix, secret_sha256, scopes, site_id, agency_id, expires_at, revoked_at, created_at`
+
+func scanKey(row pgx.Row) (app.APIKey, error) {
+	var (
+		k                app.APIKey
+		scopes           []string
+		siteID, agencyID *string
+	)
+	err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.SecretSHA256, &scopes, &siteID, &agencyID, &k.ExpiresAt, &k.RevokedAt, &k.CreatedAt)
+	for _, s := range scopes {
+		k.Scopes = append(k.Scopes, principal.Scope(s))
+	}
+	if siteID != nil {
+		k.SiteID = *siteID
+	}
+	if agencyID != nil {
+		k.AgencyID = *agencyID
+	}
+	k.ExpiresAt, k.RevokedAt, k.CreatedAt = utc(k.ExpiresAt), utc(k.RevokedAt), k.CreatedAt.UTC()
+	return k, err
+}
+
+func (r reader) KeyBySecretSHA256(ctx context.Context, digest []byte) (app.APIKey, error) {
+	k, err := scanKey(r.q.QueryRow(ctx, `SELECT `+keyCols+` FROM api_keys WHERE secret_sha256 = $1`, digest))
+	return k, storeErr(err, "key by digest")
+}
+
+func (r reader) Keys(ctx context.Context, f app.KeyFilter, page pagination.Page) ([]app.APIKey, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+keyCols+` FROM api_keys
+		WHERE ($1 = '' OR agency_id = nullif($1, '')::uuid) AND ($2 = '' OR site_id = nullif($2, '')::uuid)
+		ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, f.AgencyID, f.SiteID, page.Limit, page.Offset)
+	if err != nil {
+		return nil, storeErr(err, "list keys")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.APIKey, error) { return scanKey(row) })
+	return out, storeErr(err, "list keys")
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,40 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/platform/pgtest"
+	"github.com/atrium-hq/atrium/services/crm/internal/adapters/postgres"
+	"github.com/atrium-hq/atrium/services/crm/internal/app/storetest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func TestStoreContract(t *testing.T) {
+	storetest.RunAll(t, func(t *testing.T) storetest.Store { return postgres.New(openDB(t), nil) })
+}
+
+func migrate(ctx context.Context, url string) error {
+	pool, err := pgdb.Open(ctx, url, postgres.Schema)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	_, err = postgres.Migrations().Apply(ctx, pool)
+	return err
+}
+
+func openDB(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	url := pgtest.NewDatabase(t, postgres.Schema, migrate)
+	pool, err := pgdb.Open(t.Context(), url, postgres.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}

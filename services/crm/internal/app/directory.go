@@ -1,0 +1,198 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/outbox"
+)
+
+// Directory provisions the tenancy the other interfaces rest on: agencies,
+// their members, clients and the links that give agencies access to clients.
+type Directory struct {
+	store Store
+	clock Clock
+}
+
+// NewDirectory returns the directory use cases.
+func NewDirectory(store Store, clock Clock) *Directory {
+	return &Directory{store: store, clock: clock}
+}
+
+// CreateAgency creates an agency.
+func (d *Directory) CreateAgency(ctx context.Context, name string) (Agency, error) {
+	name, err := text("name", name, maxName, false)
+	if err != nil {
+		return Agency{}, err
+	}
+	now := d.clock.now()
+	a := Agency{ID: newID(), Name: name, CreatedAt: now, UpdatedAt: now}
+	err = d.store.InTx(ctx, func(tx Tx) error {
+		if err := tx.InsertAgency(ctx, a); err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, SubjectAgencyCreated, entityEvent{ID: a.ID, AgencyID: a.ID, At: now}, now)
+	})
+	return a, err
+}
+
+// NewMember is the input of CreateMember.
+type NewMember struct {
+	AgencyID string
+	Name     string
+	Email    string
+}
+
+// CreateMember adds a member to an agency.
+func (d *Directory) CreateMember(ctx context.Context, in NewMember) (Member, error) {
+	agencyID, err := pathID("agency", in.AgencyID)
+	if err != nil {
+		return Member{}, err
+	}
+	name, err := text("name", in.Name, maxName, false)
+	if err != nil {
+		return Member{}, err
+	}
+	email, err := emailAddress(in.Email)
+	if err != nil {
+		return Member{}, err
+	}
+	now := d.clock.now()
+	m := Member{ID: newID(), AgencyID: agencyID, Name: name, Email: email, CreatedAt: now, UpdatedAt: now}
+	err = d.store.InTx(ctx, func(tx Tx) error {
+		if _, err := tx.Agency(ctx, agencyID); err != nil {
+			return notFound(err, "agency %q not found", agencyID)
+		}
+		if err := tx.InsertMember(ctx, m); err != nil {
+			if errors.Is(err, ErrDuplicate) {
+				return apperr.Conflict("agency %s already has a member with email %q", agencyID, email)
+			}
+			return err
+		}
+		return enqueue(ctx, tx, SubjectMemberCreated, entityEvent{ID: m.ID, AgencyID: agencyID, At: now}, now)
+	})
+	return m, err
+}
+
+func emailAddress(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	a, err := mail.ParseAddress(v)
+	if v == "" || err != nil || a.Address != v || len(v) > 254 {
+		return "", apperr.Invalid("email must be a plain address such as ana@example.com (at most 254 characters); got %q", v)
+	}
+	// Local parts are case-sensitive in theory and never in practice; lower
+	// case makes the per-agency uniqueness rule work as people expect.
+	return strings.ToLower(v), nil
+}
+
+// NewClient is the input of CreateClient.
+type NewClient struct {
+	Name   string
+	Domain string
+	Status string
+}
+
+// CreateClient creates a client.
+func (d *Directory) CreateClient(ctx context.Context, in NewClient) (Client, error) {
+	name, err := text("name", in.Name, maxName, false)
+	if err != nil {
+		return Client{}, err
+	}
+	domain, err := hostname("domain", in.Domain)
+	if err != nil {
+		return Client{}, err
+	}
+	status := in.Status
+	if status == "" {
+		status = "active"
+	}
+	if status, err = oneOf("status", status, ClientStatuses); err != nil {
+		return Client{}, err
+	}
+	now := d.clock.now()
+	c := Client{ID: newID(), Name: name, Domain: domain, Status: status, CreatedAt: now, UpdatedAt: now}
+	err = d.store.InTx(ctx, func(tx Tx) error {
+		if err := tx.InsertClient(ctx, c); err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, SubjectClientCreated, entityEvent{ID: c.ID, At: now}, now)
+	})
+	return c, err
+}
+
+// LinkClient links a client to an agency. Linking twice returns the first
+// link unchanged.
+func (d *Directory) LinkClient(ctx context.Context, agencyID, clientID string) (ClientLink, error) {
+	agencyID, err := pathID("agency", agencyID)
+	if err != nil {
+		return ClientLink{}, err
+	}
+	clientID, err = pathID("client", clientID)
+	if err != nil {
+		return ClientLink{}, err
+	}
+	var link ClientLink
+	err = d.store.InTx(ctx, func(tx Tx) error {
+		if _, err := tx.Agency(ctx, agencyID); err != nil {
+			return notFound(err, "agency %q not found", agencyID)
+		}
+		if _, err := tx.Client(ctx, clientID); err != nil {
+			return notFound(err, "client %q not found", clientID)
+		}
+		existing, err := tx.Link(ctx, agencyID, clientID)
+		if err == nil {
+			link = existing
+			return nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		now := d.clock.now()
+		link = ClientLink{AgencyID: agencyID, ClientID: clientID, CreatedAt: now}
+		if err := tx.InsertLink(ctx, link); err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, SubjectClientLinked, linkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
+	})
+	return link, err
+}
+
+// UnlinkClient removes a client's link to an agency.
+func (d *Directory) UnlinkClient(ctx context.Context, agencyID, clientID string) error {
+	agencyID, err := pathID("agency", agencyID)
+	if err != nil {
+		return err
+	}
+	clientID, err = pathID("client", clientID)
+	if err != nil {
+		return err
+	}
+	return d.store.InTx(ctx, func(tx Tx) error {
+		if err := tx.DeleteLink(ctx, agencyID, clientID); err != nil {
+			return notFound(err, "client %q is not linked to agency %q", clientID, agencyID)
+		}
+		now := d.clock.now()
+		return enqueue(ctx, tx, SubjectClientUnlinked, linkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
+	})
+}
+
+// notFound turns a store ErrNotFound into a caller-facing not-found error and
+// passes any other error through.
+func notFound(err error, format string, a ...any) error {
+	if errors.Is(err, ErrNotFound) {
+		return apperr.NotFound(format, a...)
+	}
+	return err
+}
+
+func enqueue(ctx context.Context, tx Tx, subject string, payload any, at time.Time) error {
+	e, err := outbox.New(subject, payload, at)
+	if err != nil {
+		return err
+	}
+	return tx.Enqueue(ctx, e)
+}

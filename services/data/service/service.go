@@ -1,0 +1,40 @@
+// Package service constructs the data service from its configuration, for
+// the atrium binary and for atrium-data.
+package service
+
+import (
+	"context"
+
+	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/platform/runner"
+	"github.com/atrium-hq/atrium/services/data/internal/adapters/postgres"
+)
+
+// Name is the service's name in logs, traces and principals.
+const Name = "data"
+
+// Config configures the data service.
+type Config struct {
+	runner.Config
+}
+
+// Service is a running data service.
+type Service struct{ rt *runner.Runtime }
+
+// Migrations are the data schema's migrations, for `atrium migrate`.
+func Migrations() pgdb.Migrations { return postgres.Migrations() }
+
+// New opens the data service's database, NATS connection and listener.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	rt, err := runner.Open(ctx, Name, cfg.Config, postgres.Migrations())
+	if err != nil {
+		return nil, err
+	}
+	return &Service{rt: rt}, nil
+}
+
+// Addr is the service's gRPC address.
+func (s *Service) Addr() string { return s.rt.Addr() }
+
+// Run serves until ctx ends, then shuts down gracefully.
+func (s *Service) Run(ctx context.Context) error { return s.rt.Run(ctx) }
