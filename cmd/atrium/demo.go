@@ -15,10 +15,10 @@ import (
 func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 	admin := adminClient{base: "http://" + l.AdminAddr, token: l.AdminToken, http: &http.Client{Timeout: 10 * time.Second}}
 	var out struct {
-		Site   struct{ ID string } `json:"site"`
-		Agency struct{ ID string } `json:"agency"`
-		Member struct{ ID string } `json:"member"`
-		Client struct{ ID string } `json:"client"`
+		Site   struct{ ID string }     `json:"site"`
+		Agency struct{ ID string }     `json:"agency"`
+		Member struct{ ID string }     `json:"member"`
+		Client struct{ ID string }     `json:"client"`
 		Key    struct{ Secret string } `json:"key"`
 	}
 	if err := admin.do(ctx, "POST", "/admin/v1/sites", map[string]any{"name": "Sunrise Bakery website"}, &out); err != nil {

@@ -34,7 +34,7 @@ type Principal struct {
 	Kind Kind `json:"kind"`
 	// Subject is the API key id for KindKey, "admin" for KindAdmin and the
 	// calling component's name for KindService.
-	Subject string `json:"sub"`
+	Subject string  `json:"sub"`
 	Scopes  []Scope `json:"scopes,omitempty"`
 	// SiteID is the site a key is bound to, if any.
 	SiteID string `json:"site_id,omitempty"`
