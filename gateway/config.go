@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/atrium-hq/atrium/gateway/internal/auth"
@@ -84,7 +85,7 @@ func (c *Config) Validate() error {
 		return errors.New("public listen address (--http-addr) is required")
 	case c.AdminAddr == "":
 		return errors.New("admin listen address (--admin-addr) is required")
-	case c.HTTPAddr == c.AdminAddr:
+	case c.HTTPAddr == c.AdminAddr && !strings.HasSuffix(c.HTTPAddr, ":0"):
 		return errors.New("the admin API must not share the public listener: --admin-addr must differ from --http-addr")
 	case len(c.AdminToken) < auth.MinAdminTokenLen:
 		return fmt.Errorf("admin token (--admin-token) must be at least %d characters", auth.MinAdminTokenLen)

@@ -108,16 +108,17 @@ type listening struct {
 	NATSURL    string
 }
 
-// serveable is a component serve starts: a service or the gateway.
+// serveable is a service serve starts.
 type serveable interface {
 	Run(ctx context.Context) error
+	Close()
 }
 
 // serve runs everything until ctx ends. Start order: NATS, collections,
 // CRM (which calls collections), data, actions, gateway. Stop order is the
 // reverse: the gateway drains HTTP first, then the services drain gRPC and
 // publish what is left in their outboxes, then NATS stops.
-func serve(ctx context.Context, c serveConfig, stdout io.Writer, ready func(listening)) error {
+func serve(ctx context.Context, c serveConfig, stdout io.Writer, ready func(listening)) (err error) {
 	logger, err := runner.NewLogger(stdout, c.LogFormat, c.LogLevel)
 	if err != nil {
 		return err
@@ -151,7 +152,15 @@ func serve(ctx context.Context, c serveConfig, stdout io.Writer, ready func(list
 	}
 	with := func(addr string) runner.Config { b := base; b.GRPCAddr = addr; return b }
 
+	// Until everything is up, a failure closes what was already opened.
 	var services []serveable
+	defer func() {
+		if err != nil {
+			for i := len(services) - 1; i >= 0; i-- {
+				services[i].Close()
+			}
+		}
+	}()
 	collectionsSvc, err := collections.New(ctx, collections.Config{Config: with(c.CollectionsAddr)})
 	if err != nil {
 		return err

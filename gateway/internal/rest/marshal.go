@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,20 +27,49 @@ func Marshaler() runtime.Marshaler {
 // jsonMarshaler rewrites body decoding errors into messages for people.
 type jsonMarshaler struct{ *runtime.JSONPb }
 
+// NewDecoder reads the whole (size-limited) body first, so that an error
+// can be explained with the field it is about.
 func (m jsonMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
-	dec := m.JSONPb.NewDecoder(r)
 	return runtime.DecoderFunc(func(v any) error {
-		err := dec.Decode(v)
-		if err == nil || errors.Is(err, io.EOF) {
-			return err
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return bodyError(err, nil)
 		}
-		return bodyError(err)
+		if len(bytes.TrimSpace(data)) == 0 {
+			return io.EOF // an empty body is an empty request message
+		}
+		if err := m.JSONPb.Unmarshal(data, v); err != nil {
+			return bodyError(err, data)
+		}
+		return nil
 	})
 }
 
-var protojsonErr = regexp.MustCompile(`^proto:\s*(syntax error )?\(line (\d+):(\d+)\):\s*(.*)$`)
+var (
+	protojsonErr  = regexp.MustCompile(`^proto:\s*(syntax error )?\(line (\d+):(\d+)\):\s*(.*)$`)
+	wellKnownErr  = regexp.MustCompile(`^invalid google\.protobuf\.(\w+) value ("(?:[^"\\]|\\.)*")$`)
+	wellKnownForm = map[string]string{
+		"Timestamp": "an RFC 3339 timestamp such as 2026-01-02T15:04:05Z",
+		"Duration":  "a duration in seconds such as \"1.5s\"",
+	}
+)
 
-func bodyError(err error) error {
+// fieldWithValue finds the top-level field of body holding the JSON string
+// literal, which names the field a well-known-type error is about.
+func fieldWithValue(body []byte, literal string) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return ""
+	}
+	for k, v := range obj {
+		if string(bytes.TrimSpace(v)) == literal {
+			return k
+		}
+	}
+	return ""
+}
+
+func bodyError(err error, body []byte) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return fmt.Errorf("request body too large: the limit is %d bytes", tooLarge.Limit)
@@ -48,6 +79,11 @@ func bodyError(err error) error {
 		what := "invalid request body"
 		if m[1] != "" {
 			what = "request body is not valid JSON"
+		}
+		if wk := wellKnownErr.FindStringSubmatch(m[4]); wk != nil {
+			if field := fieldWithValue(body, wk[2]); field != "" && wellKnownForm[wk[1]] != "" {
+				return fmt.Errorf("%s: %s must be %s; got %s", what, field, wellKnownForm[wk[1]], wk[2])
+			}
 		}
 		return fmt.Errorf("%s at line %s, column %s: %s", what, m[2], m[3], m[4])
 	}

@@ -38,3 +38,6 @@ func (s *Service) Addr() string { return s.rt.Addr() }
 
 // Run serves until ctx ends, then shuts down gracefully.
 func (s *Service) Run(ctx context.Context) error { return s.rt.Run(ctx) }
+
+// Close releases what New opened, for a service that will not Run.
+func (s *Service) Close() { s.rt.Close() }

@@ -67,7 +67,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		st = postgres.New(rt.Pool, rt.WakeRelay)
 	}
 	if err := rt.RelayOutbox(st.Outbox(), "ATRIUM_CRM", app.EventSubjects); err != nil {
-		s.close()
+		s.Close()
 		return nil, err
 	}
 	clock := app.Clock(time.Now)
@@ -88,7 +88,8 @@ func (s *Service) Run(ctx context.Context) error {
 	return s.rt.Run(ctx)
 }
 
-func (s *Service) close() {
+// Close releases what New opened, for a service that will not Run.
+func (s *Service) Close() {
 	s.collections.Close()
 	s.rt.Close()
 }

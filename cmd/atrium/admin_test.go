@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReader(r) }
+
+func testAdminProvisioning(t *testing.T, s *stack) {
+	site := s.create(t, "/admin/v1/sites", "site", map[string]any{"name": "  Bakery blog  "})
+	wantKeys(t, site, "id", "name", "created_at", "updated_at")
+	if site["name"] != "Bakery blog" {
+		t.Fatalf("site name = %q, want trimmed", site["name"])
+	}
+	got := s.adminCall(t, "GET", "/admin/v1/sites/"+site["id"].(string), nil)
+	wantStatus(t, got, http.StatusOK)
+
+	agency := s.create(t, "/admin/v1/agencies", "agency", map[string]any{"name": "Northwind"})
+	wantKeys(t, agency, "id", "name", "created_at", "updated_at")
+	aid := agency["id"].(string)
+
+	member := s.create(t, "/admin/v1/agencies/"+aid+"/members", "member", map[string]any{"name": "Ana", "email": "Ana@Example.com"})
+	wantKeys(t, member, "id", "agency_id", "name", "email", "created_at", "updated_at")
+	if member["email"] != "ana@example.com" || member["agency_id"] != aid {
+		t.Fatalf("member = %v", member)
+	}
+	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies/"+aid+"/members", map[string]any{"name": "Ana 2", "email": "ana@example.com"}),
+		http.StatusConflict, "ana@example.com")
+
+	client := s.create(t, "/admin/v1/clients", "client", map[string]any{"name": "Sunrise Bakery", "domain": "Sunrise-Bakery.example"})
+	wantKeys(t, client, "id", "name", "domain", "status", "created_at", "updated_at")
+	if client["status"] != "active" || client["domain"] != "sunrise-bakery.example" {
+		t.Fatalf("client = %v", client)
+	}
+	cid := client["id"].(string)
+	link := s.adminCall(t, "PUT", "/admin/v1/agencies/"+aid+"/clients/"+cid, nil)
+	wantStatus(t, link, http.StatusOK)
+	again := s.adminCall(t, "PUT", "/admin/v1/agencies/"+aid+"/clients/"+cid, nil)
+	wantStatus(t, again, http.StatusOK)
+	if link.json["link"].(map[string]any)["created_at"] != again.json["link"].(map[string]any)["created_at"] {
+		t.Fatal("linking twice changed the link")
+	}
+	unlink := s.adminCall(t, "DELETE", "/admin/v1/agencies/"+aid+"/clients/"+cid, nil)
+	wantStatus(t, unlink, http.StatusOK)
+	if unlink.json["ok"] != true {
+		t.Fatalf("unlink = %s", unlink.body)
+	}
+	wantError(t, s.adminCall(t, "DELETE", "/admin/v1/agencies/"+aid+"/clients/"+cid, nil), http.StatusNotFound, "not linked")
+
+	key := s.create(t, "/admin/v1/keys", "key", map[string]any{"name": "ci", "scopes": []string{"write", "read", "read"}, "agency_id": aid})
+	wantKeys(t, key, "id", "name", "prefix", "scopes", "site_id", "agency_id", "expires_at", "revoked_at", "created_at", "secret")
+	secret := key["secret"].(string)
+	if !strings.HasPrefix(secret, "atr_") || len(secret) != 47 || !strings.HasPrefix(secret, key["prefix"].(string)) {
+		t.Fatalf("secret %q / prefix %q", secret, key["prefix"])
+	}
+	if sc := key["scopes"].([]any); len(sc) != 2 || sc[0] != "read" || sc[1] != "write" {
+		t.Fatalf("scopes = %v, want [read write]", sc)
+	}
+	if key["site_id"] != nil || key["expires_at"] != nil || key["revoked_at"] != nil {
+		t.Fatalf("unset key fields must be null: %v", key)
+	}
+	list := s.adminCall(t, "GET", "/admin/v1/keys?agency_id="+aid, nil)
+	wantStatus(t, list, http.StatusOK)
+	keys := list.json["keys"].([]any)
+	if len(keys) != 1 {
+		t.Fatalf("keys of agency = %d, want 1", len(keys))
+	}
+	if _, shown := keys[0].(map[string]any)["secret"]; shown || strings.Contains(string(list.body), secret) {
+		t.Fatal("key list shows the secret")
+	}
+	revoked := s.adminCall(t, "DELETE", "/admin/v1/keys/"+key["id"].(string), nil)
+	wantStatus(t, revoked, http.StatusOK)
+	again = s.adminCall(t, "DELETE", "/admin/v1/keys/"+key["id"].(string), nil)
+	wantStatus(t, again, http.StatusOK)
+	if revoked.json["key"].(map[string]any)["revoked_at"] != again.json["key"].(map[string]any)["revoked_at"] {
+		t.Fatal("revoking twice changed revoked_at")
+	}
+
+	p := s.create(t, "/admin/v1/agencies/"+aid+"/prospects", "prospect", map[string]any{"business_name": "Peak Fitness", "website_url": "http://peak.example:8080/x"})
+	if p["domain"] != "peak.example" || p["pipeline_stage"] != "new" || p["health_score"] != 0.0 {
+		t.Fatalf("prospect defaults = %v", p)
+	}
+	d := s.create(t, "/admin/v1/agencies/"+aid+"/deals", "deal", map[string]any{
+		"owner_member_id": member["id"], "title": "Retainer", "stage": "won", "value": 10, "currency": "gbp",
+		"expected_close_date": "2026-01-15", "closed_at": "2026-01-10T12:00:00Z",
+	})
+	if d["closed_at"] != "2026-01-10T12:00:00Z" || d["currency"] != "GBP" {
+		t.Fatalf("deal = %v", d)
+	}
+}
+
+func testAdminValidation(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	ag := "/admin/v1/agencies/" + tn.agency
+	unknown := "01a201ca-0000-7000-8000-000000000000"
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	cases := []struct {
+		method, path string
+		body         any
+		status       int
+		words        []string
+	}{
+		{"POST", "/admin/v1/sites", map[string]any{}, 400, []string{"name is required"}},
+		{"POST", "/admin/v1/sites", map[string]any{"name": strings.Repeat("x", 201)}, 400, []string{"at most 200"}},
+		{"GET", "/admin/v1/sites/" + unknown, nil, 404, []string{"site"}},
+		{"GET", "/admin/v1/sites/not-a-uuid", nil, 404, []string{"not-a-uuid"}},
+		{"POST", "/admin/v1/agencies", map[string]any{"name": "  "}, 400, []string{"name is required"}},
+		{"POST", "/admin/v1/agencies", map[string]any{"name": "a\x00b"}, 400, []string{"control characters"}},
+		{"POST", "/admin/v1/agencies/" + unknown + "/members", map[string]any{"name": "A", "email": "a@b.example"}, 404, []string{"agency"}},
+		{"POST", "/admin/v1/agencies/nope/members", map[string]any{"name": "A", "email": "a@b.example"}, 404, []string{"nope"}},
+		{"POST", ag + "/members", map[string]any{"name": "A", "email": "not-an-email"}, 400, []string{"email"}},
+		{"POST", "/admin/v1/clients", map[string]any{"name": "C", "domain": "no_tld"}, 400, []string{"domain"}},
+		{"POST", "/admin/v1/clients", map[string]any{"name": "C", "domain": "c.example", "status": "gone"}, 400, []string{"status", "active, paused, archived"}},
+		{"PUT", ag + "/clients/" + unknown, nil, 404, []string{"client"}},
+		{"PUT", "/admin/v1/agencies/" + unknown + "/clients/" + unknown, nil, 404, []string{"agency"}},
+		{"POST", "/admin/v1/keys", map[string]any{"name": "k", "scopes": []string{"read"}}, 400, []string{"site_id", "agency_id"}},
+		{"POST", "/admin/v1/keys", map[string]any{"name": "k", "agency_id": tn.agency}, 400, []string{"scopes is required", "read, write"}},
+		{"POST", "/admin/v1/keys", map[string]any{"name": "k", "scopes": []string{"admin"}, "agency_id": tn.agency}, 400, []string{"scopes", "read, write"}},
+		{"POST", "/admin/v1/keys", map[string]any{"name": "k", "scopes": []string{"read"}, "agency_id": unknown}, 400, []string{"agency_id"}},
+		{"POST", "/admin/v1/keys", map[string]any{"name": "k", "scopes": []string{"read"}, "site_id": unknown}, 400, []string{"site_id"}},
+		{"POST", "/admin/v1/keys", map[string]any{"name": "k", "scopes": []string{"read"}, "site_id": "bad"}, 400, []string{"site_id must be a UUID"}},
+		{"POST", "/admin/v1/keys", map[string]any{"name": "k", "scopes": []string{"read"}, "agency_id": tn.agency, "expires_at": "2020-01-01T00:00:00Z"}, 400, []string{"expires_at", "future"}},
+		{"POST", "/admin/v1/keys", map[string]any{"name": "k", "scopes": []string{"read"}, "agency_id": tn.agency, "expires_at": "tomorrow"}, 400, []string{"expires_at"}},
+		{"DELETE", "/admin/v1/keys/" + unknown, nil, 404, []string{"key"}},
+		{"GET", "/admin/v1/keys?limit=0", nil, 400, []string{"limit"}},
+		{"GET", "/admin/v1/keys?agency_id=x", nil, 400, []string{"agency_id"}},
+		{"POST", ag + "/prospects", map[string]any{"website_url": "https://a.example"}, 400, []string{"business_name"}},
+		{"POST", ag + "/prospects", map[string]any{"business_name": "A", "website_url": "ftp://a.example"}, 400, []string{"website_url", "http"}},
+		{"POST", ag + "/prospects", map[string]any{"business_name": "A", "website_url": "https://a.example", "health_score": 101}, 400, []string{"health_score", "0 to 100"}},
+		{"POST", ag + "/prospects", map[string]any{"business_name": "A", "website_url": "https://a.example", "lead_score": "NaN"}, 400, []string{"lead_score"}},
+		{"POST", ag + "/prospects", map[string]any{"business_name": "A", "website_url": "https://a.example", "pipeline_stage": "hot"}, 400, []string{"pipeline_stage", "new, contacted, qualified, proposal_sent, negotiation, won, lost"}},
+		{"PATCH", ag + "/prospects/" + unknown, map[string]any{"lead_score": 5}, 404, []string{"prospect"}},
+		{"POST", ag + "/deals", map[string]any{"title": "D", "currency": "USD", "expected_close_date": "2027-01-01"}, 400, []string{"owner_member_id is required"}},
+		{"POST", ag + "/deals", map[string]any{"owner_member_id": tn.member, "title": "D", "currency": "USD", "expected_close_date": "2027-01-01", "stage": "closed"}, 400, []string{"stage", "lead, qualified, proposal, negotiation, won, lost"}},
+		{"POST", ag + "/deals", map[string]any{"owner_member_id": tn.member, "title": "D", "currency": "US Dollar", "expected_close_date": "2027-01-01"}, 400, []string{"currency", "ISO 4217"}},
+		{"POST", ag + "/deals", map[string]any{"owner_member_id": tn.member, "title": "D", "currency": "USD", "expected_close_date": "2027-02-30"}, 400, []string{"expected_close_date", "YYYY-MM-DD"}},
+		{"POST", ag + "/deals", map[string]any{"owner_member_id": tn.member, "title": "D", "currency": "USD", "expected_close_date": "0000-01-01"}, 400, []string{"expected_close_date"}},
+		{"POST", ag + "/deals", map[string]any{"owner_member_id": tn.member, "title": "D", "currency": "USD", "expected_close_date": "2027-01-01", "value": -1}, 400, []string{"value"}},
+		{"POST", ag + "/deals", map[string]any{"owner_member_id": tn.member, "title": "D", "currency": "USD", "expected_close_date": "2027-01-01", "closed_at": "2026-01-01T00:00:00Z"}, 400, []string{"closed_at", "won or lost"}},
+		{"POST", ag + "/deals", map[string]any{"owner_member_id": tn.member, "title": "D", "currency": "USD", "expected_close_date": "2027-01-01", "stage": "won", "closed_at": future}, 400, []string{"closed_at", "future"}},
+		{"POST", ag + "/deals", map[string]any{"owner_member_id": unknown, "title": "D", "currency": "USD", "expected_close_date": "2027-01-01"}, 400, []string{"not a member"}},
+		{"PATCH", ag + "/deals/" + unknown, map[string]any{"stage": "won"}, 404, []string{"deal"}},
+	}
+	for _, c := range cases {
+		r := s.adminCall(t, c.method, c.path, c.body)
+		if r.status != c.status {
+			t.Errorf("%s %s %v: status %d, want %d: %s", c.method, c.path, c.body, r.status, c.status, r.body)
+			continue
+		}
+		wantError(t, r, c.status, c.words...)
+	}
+	// Nothing invalid was written: the tenant still has no prospects or deals.
+	if n := len(s.list(t, "/api/v1/prospects", tn.read)); n != 0 {
+		t.Fatalf("rejected writes left %d prospects", n)
+	}
+	if n := len(s.list(t, "/api/v1/deals", tn.read)); n != 0 {
+		t.Fatalf("rejected writes left %d deals", n)
+	}
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/platform/pgtest"
+)
+
+const testAdminToken = "test-admin-token-0123456789"
+
+// stack is a running `atrium serve` with every listener on a free port.
+type stack struct {
+	api, admin string
+	natsURL    string
+	logs       *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startStack runs atrium serve with extra flags until the test ends.
+func startStack(t *testing.T, extra ...string) *stack {
+	t.Helper()
+	args := append([]string{
+		"--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0", "--admin-token=" + testAdminToken,
+		"--collections-grpc-addr=127.0.0.1:0", "--crm-grpc-addr=127.0.0.1:0",
+		"--data-grpc-addr=127.0.0.1:0", "--actions-grpc-addr=127.0.0.1:0",
+		"--nats-embedded-addr=127.0.0.1:0", "--log-level=warn",
+	}, extra...)
+	cfg, err := parseServe(args, func(string) (string, bool) { return "", false }, io.Discard)
+	if err != nil {
+		t.Fatalf("parse serve flags: %v", err)
+	}
+	s := &stack{logs: &syncBuffer{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan listening, 1)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, *cfg, s.logs, func(l listening) { ready <- l }) }()
+	select {
+	case l := <-ready:
+		s.api, s.admin, s.natsURL = "http://"+l.HTTPAddr, "http://"+l.AdminAddr, l.NATSURL
+	case err := <-done:
+		cancel()
+		t.Fatalf("atrium serve stopped before it was ready: %v\n%s", err, s.logs)
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatalf("atrium serve not ready after 30s\n%s", s.logs)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("atrium serve returned %v", err)
+		}
+		if t.Failed() {
+			t.Logf("atrium serve logs:\n%s", s.logs)
+		}
+	})
+	return s
+}
+
+// migratedDatabase returns a fresh PostgreSQL database with every schema.
+func migratedDatabase(t *testing.T) string {
+	return pgtest.NewDatabase(t, "atrium", func(ctx context.Context, url string) error {
+		for _, m := range allMigrations() {
+			pool, err := pgdb.Open(ctx, url, m.Schema)
+			if err != nil {
+				return err
+			}
+			_, err = m.Apply(ctx, pool)
+			pool.Close()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// response is a decoded HTTP response.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+	json   map[string]any
+}
+
+func (r response) String() string { return fmt.Sprintf("%d %s", r.status, r.body) }
+
+// call sends a request with a bearer token (none if empty) and a JSON body
+// (raw if body is a string).
+func call(t *testing.T, method, url, token string, body any) response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := response{status: resp.StatusCode, header: resp.Header, body: raw}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &r.json); err != nil {
+			t.Fatalf("%s %s: body is not a JSON object: %v\n%s", method, url, err, raw)
+		}
+	}
+	return r
+}
+
+// wantStatus fails unless r has status code.
+func wantStatus(t *testing.T, r response, code int) {
+	t.Helper()
+	if r.status != code {
+		t.Fatalf("status = %d, want %d; body %s", r.status, code, r.body)
+	}
+}
+
+// wantError checks an error response: the status, the {"error": string}
+// shape with nothing else, and words the message must contain.
+func wantError(t *testing.T, r response, code int, words ...string) {
+	t.Helper()
+	wantStatus(t, r, code)
+	msg, ok := r.json["error"].(string)
+	if !ok || len(r.json) != 1 || msg == "" {
+		t.Fatalf("error body = %s, want exactly {\"error\": \"<message>\"}", r.body)
+	}
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Fatalf("error Content-Type = %q, want application/json", ct)
+	}
+	for _, w := range words {
+		if !strings.Contains(msg, w) {
+			t.Fatalf("error message %q does not mention %q", msg, w)
+		}
+	}
+	for k := range r.header {
+		if strings.HasPrefix(strings.ToLower(k), "grpc-") {
+			t.Fatalf("response carries gRPC header %s", k)
+		}
+	}
+}
