@@ -6,7 +6,6 @@ import (
 	"maps"
 	"net"
 	"net/http"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/atrium-hq/atrium/platform/natstest"
 	"github.com/atrium-hq/atrium/platform/pgtest"
 )
 
@@ -29,25 +29,10 @@ func TestEndToEndMemory(t *testing.T) {
 }
 
 func TestEndToEndPostgres(t *testing.T) {
-	natsURL := externalNATS(t)
+	natsURL := natstest.URL(t)
 	runSuite(t, func(t *testing.T, extra ...string) *stack {
 		return startStack(t, append([]string{"--database-url=" + migratedDatabase(t), "--nats-url=" + natsURL}, extra...)...)
 	})
-}
-
-// externalNATS returns the NATS server the production-adapter tests use,
-// failing (never skipping) when it is down.
-func externalNATS(t *testing.T) string {
-	url := os.Getenv("TEST_NATS_URL")
-	if url == "" {
-		url = "nats://127.0.0.1:4222"
-	}
-	nc, err := nats.Connect(url, nats.Timeout(3*time.Second))
-	if err != nil {
-		t.Fatalf("NATS is required for this test and is unreachable at %s: %v\nstart it (see DEVELOPERS.md) or set TEST_NATS_URL", url, err)
-	}
-	nc.Close()
-	return url
 }
 
 func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {

@@ -2,6 +2,8 @@ package rest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,8 +53,9 @@ func HTTPStatus(c codes.Code) int {
 
 // callerMessage returns the message the caller sees for st. Only codes the
 // services raise on purpose carry their own message; for the rest the text
-// may hold internals (addresses, driver errors), so it is replaced.
-func callerMessage(ctx context.Context, st *status.Status) string {
+// may hold internals (addresses, driver errors), so it is replaced. ref ties
+// a fault to its log line.
+func callerMessage(st *status.Status, ref string) string {
 	switch st.Code() {
 	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange, codes.Unauthenticated,
 		codes.PermissionDenied, codes.NotFound, codes.AlreadyExists, codes.Aborted:
@@ -68,11 +71,18 @@ func callerMessage(ctx context.Context, st *status.Status) string {
 	case codes.Canceled:
 		return "request canceled"
 	}
-	ref := trace.SpanContextFromContext(ctx).TraceID()
-	if ref.IsValid() {
-		return fmt.Sprintf("internal error; retry with exponential backoff, and quote reference %s if it persists", ref)
+	return fmt.Sprintf("internal error; retry with exponential backoff, and quote reference %s if it persists", ref)
+}
+
+// reference is the trace id of the request, which is in every log line of
+// it in every process; without tracing, a fresh random id.
+func reference(ctx context.Context) string {
+	if id := trace.SpanContextFromContext(ctx).TraceID(); id.IsValid() {
+		return id.String()
 	}
-	return "internal error; retry with exponential backoff"
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // ErrorHandler returns the mux error handler: every error, from a service or
@@ -97,13 +107,16 @@ func WriteError(ctx context.Context, logger *slog.Logger, w http.ResponseWriter,
 		code, msg = hse.HTTPStatus, "malformed request path: "+hse.Err.Error()
 	} else {
 		st := status.Convert(err)
-		code, msg = HTTPStatus(st.Code()), callerMessage(ctx, st)
+		code = HTTPStatus(st.Code())
+		ref := ""
+		if code >= 500 {
+			ref = reference(ctx)
+			logger.ErrorContext(ctx, "request failed", "reference", ref, "method", r.Method, "path", r.URL.Path,
+				"status", code, "grpc_code", st.Code().String(), "error", st.Message())
+		}
+		msg = callerMessage(st, ref)
 		if st.Code() == codes.InvalidArgument {
 			msg = explainInvalid(ctx, msg)
-		}
-		if code >= 500 {
-			logger.ErrorContext(ctx, "request failed", "method", r.Method, "path", r.URL.Path,
-				"status", code, "grpc_code", st.Code().String(), "error", st.Message())
 		}
 	}
 	h := w.Header()

@@ -1,0 +1,254 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/rpc"
+	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
+)
+
+var secret = []byte("0123456789abcdef0123456789abcdef")
+
+const apiKey = "atr_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+// fakeCRM is a CRM service double on a real gRPC server with the real
+// interceptors: it knows one key and answers ListProspects as told.
+type fakeCRM struct {
+	crmv1.UnimplementedCRMServiceServer
+	crmv1.UnimplementedAPIKeyServiceServer
+	list     func(ctx context.Context) (*crmv1.ListProspectsResponse, error)
+	verifies atomic.Int32
+}
+
+func (f *fakeCRM) VerifyAPIKey(ctx context.Context, req *crmv1.VerifyAPIKeyRequest) (*crmv1.VerifyAPIKeyResponse, error) {
+	f.verifies.Add(1)
+	if err := principal.RequireService(ctx); err != nil {
+		return nil, err
+	}
+	d := sha256.Sum256([]byte(apiKey))
+	if string(req.SecretSha256) != string(d[:]) {
+		return nil, status.Error(codes.NotFound, "unknown API key")
+	}
+	return &crmv1.VerifyAPIKeyResponse{Key: &crmv1.APIKey{
+		Id: "key-1", Scopes: []string{"read"}, AgencyId: wrapperspb.String("agency-1"), CreatedAt: timestamppb.Now(),
+	}}, nil
+}
+
+func (f *fakeCRM) ListProspects(ctx context.Context, _ *crmv1.ListProspectsRequest) (*crmv1.ListProspectsResponse, error) {
+	return f.list(ctx)
+}
+
+func startFakeCRM(t *testing.T, f *fakeCRM) string {
+	t.Helper()
+	signer, _ := principal.NewSigner(secret)
+	srv, err := rpc.Listen("127.0.0.1:0", slog.New(slog.DiscardHandler), signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crmv1.RegisterCRMServiceServer(srv, f)
+	crmv1.RegisterAPIKeyServiceServer(srv, f)
+	go func() { _ = srv.Serve() }()
+	t.Cleanup(srv.Stop)
+	return srv.Addr()
+}
+
+// closedAddr is an address nothing listens on.
+func closedAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+type running struct {
+	gw     *Gateway
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func startGateway(t *testing.T, crmAddr string, tweak func(*Config)) *running {
+	t.Helper()
+	other := closedAddr(t)
+	cfg := Config{
+		HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", AdminToken: "admin-token-0123456789", InternalSecret: secret,
+		CRMAddr: crmAddr, CollectionsAddr: other, DataAddr: other, ActionsAddr: other,
+		Logger: slog.New(slog.DiscardHandler),
+	}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	gw, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{gw: gw, cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- gw.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-r.done
+	})
+	return r
+}
+
+func get(t *testing.T, url string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body map[string]any
+	b, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(b, &body); err != nil {
+		t.Fatalf("body is not JSON: %s", b)
+	}
+	return resp.StatusCode, body
+}
+
+func TestFaultsAreNotLeaked(t *testing.T) {
+	f := &fakeCRM{list: func(context.Context) (*crmv1.ListProspectsResponse, error) {
+		return nil, status.Error(codes.Internal, "pgx: dial tcp 10.1.2.3:5432: password authentication failed for user atrium")
+	}}
+	r := startGateway(t, startFakeCRM(t, f), nil)
+	code, body := get(t, "http://"+r.gw.HTTPAddr()+"/api/v1/prospects")
+	msg, _ := body["error"].(string)
+	if code != http.StatusInternalServerError || len(body) != 1 {
+		t.Fatalf("got %d %v, want 500 with only an error", code, body)
+	}
+	if strings.Contains(msg, "10.1.2.3") || strings.Contains(msg, "password") || !strings.Contains(msg, "internal error") {
+		t.Fatalf("500 message leaks or is unhelpful: %q", msg)
+	}
+	if !strings.Contains(msg, "reference ") {
+		t.Fatalf("500 message %q carries no trace reference", msg)
+	}
+}
+
+func TestUnreachableServiceIs503WithoutAddresses(t *testing.T) {
+	down := closedAddr(t)
+	r := startGateway(t, down, nil)
+	code, body := get(t, "http://"+r.gw.HTTPAddr()+"/api/v1/prospects")
+	msg, _ := body["error"].(string)
+	if code != http.StatusServiceUnavailable || strings.Contains(msg, "127.0.0.1") || !strings.Contains(msg, "retry") {
+		t.Fatalf("got %d %q, want 503 asking to retry, without addresses", code, msg)
+	}
+}
+
+func TestServiceSeesOnlyTheSignedPrincipal(t *testing.T) {
+	var seen metadata.MD
+	var who principal.Principal
+	f := &fakeCRM{list: func(ctx context.Context) (*crmv1.ListProspectsResponse, error) {
+		seen, _ = metadata.FromIncomingContext(ctx)
+		who, _ = principal.FromContext(ctx)
+		return &crmv1.ListProspectsResponse{}, nil
+	}}
+	r := startGateway(t, startFakeCRM(t, f), nil)
+	req, _ := http.NewRequest("GET", "http://"+r.gw.HTTPAddr()+"/api/v1/prospects", nil)
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	req.Header.Set("Grpc-Metadata-X-Atrium-Principal", "forged")
+	req.Header.Set("grpc-metadata-x-tenant", "agency-2")
+	req.Header.Set("X-Custom", "1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if who.Kind != principal.KindKey || who.AgencyID != "agency-1" || who.Subject != "key-1" {
+		t.Fatalf("service saw principal %+v", who)
+	}
+	if len(seen.Get(principal.MetadataKey)) != 1 {
+		t.Fatalf("principal metadata values = %v, want exactly the gateway's", seen.Get(principal.MetadataKey))
+	}
+	for _, k := range []string{"authorization", "x-tenant", "x-custom", "grpc-metadata-x-tenant"} {
+		if v := seen.Get(k); len(v) > 0 {
+			t.Fatalf("client header reached the service as metadata %s=%v", k, v)
+		}
+	}
+}
+
+func TestShutdownDrainsInFlightRequests(t *testing.T) {
+	started := make(chan struct{})
+	f := &fakeCRM{list: func(context.Context) (*crmv1.ListProspectsResponse, error) {
+		close(started)
+		time.Sleep(300 * time.Millisecond)
+		return &crmv1.ListProspectsResponse{Data: []*crmv1.Prospect{{Id: "p1"}}}, nil
+	}}
+	r := startGateway(t, startFakeCRM(t, f), nil)
+	url := "http://" + r.gw.HTTPAddr() + "/api/v1/prospects"
+	type result struct {
+		code int
+		body map[string]any
+	}
+	res := make(chan result, 1)
+	go func() {
+		code, body := get(t, url)
+		res <- result{code, body}
+	}()
+	<-started
+	r.cancel() // SIGTERM arrives while the request is in flight
+	got := <-res
+	if got.code != 200 || len(got.body["data"].([]any)) != 1 {
+		t.Fatalf("in-flight request got %d %v, want it to complete", got.code, got.body)
+	}
+	if err := <-r.done; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	r.done <- nil // for the cleanup
+	if _, err := http.Get(url); err == nil {
+		t.Fatal("gateway still accepts requests after shutdown")
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	base := Config{HTTPAddr: "127.0.0.1:8080", AdminAddr: "127.0.0.1:8081", AdminToken: "admin-token-0123456789",
+		InternalSecret: secret, CRMAddr: "a", CollectionsAddr: "b", DataAddr: "c", ActionsAddr: "d", Logger: slog.Default()}
+	for name, tc := range map[string]struct {
+		mut  func(*Config)
+		want string
+	}{
+		"same listener":  {func(c *Config) { c.AdminAddr = c.HTTPAddr }, "must not share"},
+		"short token":    {func(c *Config) { c.AdminToken = "short" }, "admin token"},
+		"short secret":   {func(c *Config) { c.InternalSecret = []byte("x") }, "internal secret"},
+		"no upstream":    {func(c *Config) { c.DataAddr = "" }, "--data-addr"},
+		"long cache TTL": {func(c *Config) { c.KeyCacheTTL = time.Hour }, "TTL"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := base
+			tc.mut(&c)
+			c.setDefaults()
+			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate() = %v, want an error mentioning %q", err, tc.want)
+			}
+		})
+	}
+	c := base
+	c.setDefaults()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("valid config: %v", err)
+	}
+}

@@ -1,0 +1,59 @@
+package principal
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSignVerify(t *testing.T) {
+	s, err := NewSigner([]byte(strings.Repeat("k", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Principal{Kind: KindKey, Subject: "key-1", Scopes: []Scope{ScopeRead}, AgencyID: "a1", SiteID: "s1"}
+	got, err := s.Verify(s.Sign(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Kind != p.Kind || got.Subject != p.Subject || got.AgencyID != "a1" || got.SiteID != "s1" || !got.HasScope(ScopeRead) || got.HasScope(ScopeWrite) {
+		t.Fatalf("round trip = %+v", got)
+	}
+}
+
+func TestVerifyRejects(t *testing.T) {
+	s, _ := NewSigner([]byte(strings.Repeat("k", 32)))
+	other, _ := NewSigner([]byte(strings.Repeat("x", 32)))
+	token := s.Sign(Principal{Kind: KindKey, AgencyID: "a1"})
+	payload, sig, _ := strings.Cut(token, ".")
+	forged := other.Sign(Principal{Kind: KindKey, AgencyID: "a2"})
+	fpayload, _, _ := strings.Cut(forged, ".")
+
+	for name, tok := range map[string]string{
+		"other secret":      forged,
+		"swapped payload":   fpayload + "." + sig,
+		"no signature":      payload,
+		"garbage":           "!!!.???",
+		"empty":             "",
+		"truncated sig":     payload + "." + sig[:10],
+		"payload not JSON":  "bm90LWpzb24." + sig,
+		"signature of none": "." + sig,
+	} {
+		if _, err := s.Verify(tok); err == nil {
+			t.Errorf("%s: token accepted", name)
+		}
+	}
+
+	// Tokens are short-lived.
+	old := s.Sign(Principal{Kind: KindAdmin})
+	s.now = func() time.Time { return time.Now().Add(tokenTTL + time.Second) }
+	if _, err := s.Verify(old); err == nil {
+		t.Error("expired token accepted")
+	}
+}
+
+func TestShortSecretRefused(t *testing.T) {
+	if _, err := NewSigner([]byte("short")); err == nil {
+		t.Fatal("short secret accepted")
+	}
+}
