@@ -72,13 +72,13 @@ type tenant struct {
 	read, write          string // API keys
 }
 
-func (s *stack) adminCall(t *testing.T, method, path string, body any) response {
+func (s *stack) adminCall(t testing.TB, method, path string, body any) response {
 	t.Helper()
 	return call(t, method, s.admin+path, testAdminToken, body)
 }
 
 // create POSTs to the admin API and returns the object under key.
-func (s *stack) create(t *testing.T, path, key string, body any) map[string]any {
+func (s *stack) create(t testing.TB, path, key string, body any) map[string]any {
 	t.Helper()
 	r := s.adminCall(t, "POST", path, body)
 	wantStatus(t, r, http.StatusCreated)
@@ -89,13 +89,13 @@ func (s *stack) create(t *testing.T, path, key string, body any) map[string]any 
 	return obj
 }
 
-func (s *stack) newKey(t *testing.T, body map[string]any) string {
+func (s *stack) newKey(t testing.TB, body map[string]any) string {
 	t.Helper()
 	body["name"] = "test key"
 	return s.create(t, "/admin/v1/keys", "key", body)["secret"].(string)
 }
 
-func (s *stack) newTenant(t *testing.T) tenant {
+func (s *stack) newTenant(t testing.TB) tenant {
 	t.Helper()
 	var tn tenant
 	tn.agency = s.create(t, "/admin/v1/agencies", "agency", map[string]any{"name": "Agency " + t.Name()})["id"].(string)
@@ -106,7 +106,7 @@ func (s *stack) newTenant(t *testing.T) tenant {
 	return tn
 }
 
-func (s *stack) newProspect(t *testing.T, tn tenant, name string) map[string]any {
+func (s *stack) newProspect(t testing.TB, tn tenant, name string) map[string]any {
 	t.Helper()
 	return s.create(t, "/admin/v1/agencies/"+tn.agency+"/prospects", "prospect", map[string]any{
 		"business_name": name, "website_url": "https://" + strings.ToLower(strings.ReplaceAll(name, " ", "-")) + ".example/home",

@@ -43,7 +43,7 @@ func (s *syncBuffer) String() string {
 }
 
 // startStack runs atrium serve with extra flags until the test ends.
-func startStack(t *testing.T, extra ...string) *stack {
+func startStack(t testing.TB, extra ...string) *stack {
 	t.Helper()
 	args := append([]string{
 		"--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0", "--admin-token=" + testAdminToken,
@@ -83,7 +83,7 @@ func startStack(t *testing.T, extra ...string) *stack {
 }
 
 // migratedDatabase returns a fresh PostgreSQL database with every schema.
-func migratedDatabase(t *testing.T) string {
+func migratedDatabase(t testing.TB) string {
 	return pgtest.NewDatabase(t, "atrium", func(ctx context.Context, url string) error {
 		for _, m := range allMigrations() {
 			pool, err := pgdb.Open(ctx, url, m.Schema)
@@ -112,7 +112,7 @@ func (r response) String() string { return fmt.Sprintf("%d %s", r.status, r.body
 
 // call sends a request with a bearer token (none if empty) and a JSON body
 // (raw if body is a string).
-func call(t *testing.T, method, url, token string, body any) response {
+func call(t testing.TB, method, url, token string, body any) response {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -155,7 +155,7 @@ func call(t *testing.T, method, url, token string, body any) response {
 }
 
 // wantStatus fails unless r has status code.
-func wantStatus(t *testing.T, r response, code int) {
+func wantStatus(t testing.TB, r response, code int) {
 	t.Helper()
 	if r.status != code {
 		t.Fatalf("status = %d, want %d; body %s", r.status, code, r.body)

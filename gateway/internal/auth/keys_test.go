@@ -42,7 +42,7 @@ func (c *countingCRM) VerifyAPIKey(_ context.Context, in *crmv1.VerifyAPIKeyRequ
 	return &crmv1.VerifyAPIKeyResponse{Key: c.key}, nil
 }
 
-func newKeys(t *testing.T, crm *countingCRM, ttl time.Duration) (*Keys, *time.Time) {
+func newKeys(t testing.TB, crm *countingCRM, ttl time.Duration) (*Keys, *time.Time) {
 	signer, err := principal.NewSigner([]byte(strings.Repeat("s", 32)))
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -28,10 +27,10 @@ type Store struct {
 	keyDigests   map[string]string // string(digest) -> key id
 	prospects    map[string]app.Prospect
 	deals        map[string]app.Deal
-	// byAgency indexes prospects and deals by agency so a list touches only
+	// Per-agency indexes in list order, so a list touches only one page of
 	// one tenant's rows.
-	prospectsByAgency map[string]map[string]struct{}
-	dealsByAgency     map[string]map[string]struct{}
+	prospectsByAgency map[string]*recentIndex
+	dealsByAgency     map[string]*recentIndex
 
 	outbox   *outbox.Memory
 	onCommit func()
@@ -50,8 +49,8 @@ func New(onCommit func()) *Store {
 		keyDigests:        map[string]string{},
 		prospects:         map[string]app.Prospect{},
 		deals:             map[string]app.Deal{},
-		prospectsByAgency: map[string]map[string]struct{}{},
-		dealsByAgency:     map[string]map[string]struct{}{},
+		prospectsByAgency: map[string]*recentIndex{},
+		dealsByAgency:     map[string]*recentIndex{},
 		outbox:            &outbox.Memory{},
 		onCommit:          onCommit,
 	}
@@ -143,13 +142,10 @@ func (s *Store) client(id string) (app.Client, error) {
 	return c, nil
 }
 
-// recentFirst orders by updated_at descending, then id descending, the
-// order of the PostgreSQL adapter's index.
+// recentFirst orders by updated_at (or created_at) descending, then id
+// descending, the order of the PostgreSQL adapter's indexes.
 func recentFirst(at1, at2 time.Time, id1, id2 string) int {
-	if c := at2.Compare(at1); c != 0 {
-		return c
-	}
-	return cmp.Compare(id2, id1)
+	return compareRecent(indexEntry{at1, id1}, indexEntry{at2, id2})
 }
 
 func window[T any](rows []T, page pagination.Page) []T {
@@ -161,25 +157,27 @@ func window[T any](rows []T, page pagination.Page) []T {
 // Prospects implements app.Reader.
 func (s *Store) Prospects(_ context.Context, agencyID string, page pagination.Page) ([]app.Prospect, error) {
 	s.mu.RLock()
-	rows := make([]app.Prospect, 0, len(s.prospectsByAgency[agencyID]))
-	for id := range s.prospectsByAgency[agencyID] {
-		rows = append(rows, s.prospects[id])
+	defer s.mu.RUnlock()
+	out := []app.Prospect{}
+	if x := s.prospectsByAgency[agencyID]; x != nil {
+		for _, e := range window(x.rows, page) {
+			out = append(out, s.prospects[e.id])
+		}
 	}
-	s.mu.RUnlock()
-	slices.SortFunc(rows, func(a, b app.Prospect) int { return recentFirst(a.UpdatedAt, b.UpdatedAt, a.ID, b.ID) })
-	return slices.Clone(window(rows, page)), nil
+	return out, nil
 }
 
 // Deals implements app.Reader.
 func (s *Store) Deals(_ context.Context, agencyID string, page pagination.Page) ([]app.Deal, error) {
 	s.mu.RLock()
-	rows := make([]app.Deal, 0, len(s.dealsByAgency[agencyID]))
-	for id := range s.dealsByAgency[agencyID] {
-		rows = append(rows, cloneDeal(s.deals[id]))
+	defer s.mu.RUnlock()
+	out := []app.Deal{}
+	if x := s.dealsByAgency[agencyID]; x != nil {
+		for _, e := range window(x.rows, page) {
+			out = append(out, cloneDeal(s.deals[e.id]))
+		}
 	}
-	s.mu.RUnlock()
-	slices.SortFunc(rows, func(a, b app.Deal) int { return recentFirst(a.UpdatedAt, b.UpdatedAt, a.ID, b.ID) })
-	return slices.Clone(window(rows, page)), nil
+	return out, nil
 }
 
 // KeyBySecretSHA256 implements app.Reader.

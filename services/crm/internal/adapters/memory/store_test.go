@@ -10,3 +10,5 @@ import (
 func TestStoreContract(t *testing.T) {
 	storetest.RunAll(t, func(*testing.T) storetest.Store { return memory.New(nil) })
 }
+
+func BenchmarkCRMStoreLists(b *testing.B) { storetest.BenchmarkLists(b, memory.New(nil)) }

@@ -40,15 +40,6 @@ func del[K comparable, V any](t *tx, m map[K]V, k K) {
 	t.onRollback(func() { m[k] = old })
 }
 
-func index(t *tx, idx map[string]map[string]struct{}, agencyID, id string) {
-	set, ok := idx[agencyID]
-	if !ok {
-		set = map[string]struct{}{}
-		put(t, idx, agencyID, set)
-	}
-	put(t, set, id, struct{}{})
-}
-
 func (t *tx) Agency(_ context.Context, id string) (app.Agency, error) { return t.s.agency(id) }
 
 func (t *tx) Member(_ context.Context, agencyID, id string) (app.Member, error) {
@@ -196,7 +187,7 @@ func (t *tx) InsertProspect(_ context.Context, p app.Prospect) error {
 		return err
 	}
 	put(t, t.s.prospects, p.ID, p)
-	index(t, t.s.prospectsByAgency, p.AgencyID, p.ID)
+	t.indexInsert(t.s.prospectsByAgency, p.AgencyID, indexEntry{p.UpdatedAt, p.ID})
 	return nil
 }
 
@@ -207,6 +198,7 @@ func (t *tx) UpdateProspect(_ context.Context, p app.Prospect) error {
 	}
 	p.CreatedAt = old.CreatedAt
 	put(t, t.s.prospects, p.ID, p)
+	t.indexMove(t.s.prospectsByAgency, p.AgencyID, indexEntry{old.UpdatedAt, p.ID}, indexEntry{p.UpdatedAt, p.ID})
 	return nil
 }
 
@@ -219,7 +211,7 @@ func (t *tx) InsertDeal(_ context.Context, d app.Deal) error {
 		return err
 	}
 	put(t, t.s.deals, d.ID, cloneDeal(d))
-	index(t, t.s.dealsByAgency, d.AgencyID, d.ID)
+	t.indexInsert(t.s.dealsByAgency, d.AgencyID, indexEntry{d.UpdatedAt, d.ID})
 	return nil
 }
 
@@ -233,6 +225,7 @@ func (t *tx) UpdateDeal(_ context.Context, d app.Deal) error {
 	}
 	d.CreatedAt = old.CreatedAt
 	put(t, t.s.deals, d.ID, cloneDeal(d))
+	t.indexMove(t.s.dealsByAgency, d.AgencyID, indexEntry{old.UpdatedAt, d.ID}, indexEntry{d.UpdatedAt, d.ID})
 	return nil
 }
 

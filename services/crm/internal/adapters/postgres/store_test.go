@@ -38,3 +38,13 @@ func openDB(t *testing.T) *pgxpool.Pool {
 	t.Cleanup(pool.Close)
 	return pool
 }
+
+func BenchmarkCRMStoreLists(b *testing.B) {
+	url := pgtest.NewDatabase(b, postgres.Schema, migrate)
+	pool, err := pgdb.Open(b.Context(), url, postgres.Schema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	storetest.BenchmarkLists(b, postgres.New(pool, nil))
+}
