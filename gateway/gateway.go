@@ -158,6 +158,13 @@ func (g *Gateway) newMux(doc openapi.Doc, authn func(*http.Request) (principal.P
 					rest.WriteError(r.Context(), g.cfg.Logger, w, r, err)
 					return
 				}
+				// grpc-gateway reads no query parameters for routes with a
+				// body; refuse them rather than ignore them.
+				if r.Method != http.MethodGet && r.URL.RawQuery != "" {
+					rest.WriteError(r.Context(), g.cfg.Logger, w, r, status.Errorf(codes.InvalidArgument,
+						"%s %s takes no query parameters; send its fields in the JSON body", r.Method, r.URL.Path))
+					return
+				}
 				// grpc-gateway forwards Authorization to the service whatever
 				// the header matcher says; the service must not see the key.
 				r = r.Clone(principalContext(r.Context(), p))

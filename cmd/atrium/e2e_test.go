@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -454,6 +456,7 @@ func testErrorContract(t *testing.T, s *stack) {
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", `{"nmae": "x"}`), http.StatusBadRequest, `unknown field "nmae"`, "allowed fields: name")
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies/"+tn.agency+"/members", `{"name":"x","email":"a@b.example","agency_id":"x","role":"y"}`), http.StatusBadRequest, `"role"`, "allowed fields: name, email")
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", strings.Repeat(" ", 2<<20)), http.StatusRequestEntityTooLarge, "too large")
+	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies?name=x", map[string]any{"name": "y"}), http.StatusBadRequest, "takes no query parameters")
 
 	// net/http's own errors, raised before any handler, are JSON too.
 	conn, err := net.Dial("tcp", strings.TrimPrefix(s.api, "http://"))
@@ -533,5 +536,38 @@ func testEventsReachNATS(t *testing.T, s *stack) {
 		if json.Unmarshal(msg.Data, &ev) == nil && ev.ID == id {
 			return
 		}
+	}
+}
+
+// TestServeMigratesOnlyWhenAsked starts on an empty database: without
+// --migrate the start stops with advice, with it the schemas are created and
+// the stack works; `atrium migrate` then has nothing left to do.
+func TestServeMigratesOnlyWhenAsked(t *testing.T) {
+	url := pgtest.NewDatabase(t, "empty", func(context.Context, string) error { return nil })
+	natsURL := natstest.URL(t)
+	cfg, err := parseServe([]string{"--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0",
+		"--collections-grpc-addr=127.0.0.1:0", "--crm-grpc-addr=127.0.0.1:0", "--data-grpc-addr=127.0.0.1:0",
+		"--actions-grpc-addr=127.0.0.1:0", "--database-url=" + url, "--nats-url=" + natsURL},
+		func(string) (string, bool) { return "", false }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = serve(t.Context(), *cfg, io.Discard, nil)
+	if err == nil || !strings.Contains(err.Error(), "atrium migrate") || !strings.Contains(err.Error(), "--migrate") {
+		t.Fatalf("serve on an unmigrated database = %v, want advice to run atrium migrate or pass --migrate", err)
+	}
+
+	s := startStack(t, "--database-url="+url, "--nats-url="+natsURL, "--migrate")
+	tn := s.newTenant(t)
+	s.newProspect(t, tn, "Migrated Co")
+	if n := len(s.list(t, "/api/v1/prospects", tn.read)); n != 1 {
+		t.Fatalf("prospects = %d", n)
+	}
+	var out strings.Builder
+	if err := migrate(t.Context(), []string{"--database-url", url}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "schema crm") || !strings.Contains(out.String(), "applied now: []") {
+		t.Fatalf("atrium migrate after --migrate printed:\n%s", out.String())
 	}
 }

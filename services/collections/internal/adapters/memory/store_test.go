@@ -7,6 +7,6 @@ import (
 	"github.com/atrium-hq/atrium/services/collections/internal/app/storetest"
 )
 
-func TestStoreContract(t *testing.T) {
+func TestMemoryStoreContract(t *testing.T) {
 	storetest.RunAll(t, func(*testing.T) storetest.Store { return memory.New(nil) })
 }

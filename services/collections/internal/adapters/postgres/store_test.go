@@ -12,7 +12,7 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-func TestStoreContract(t *testing.T) {
+func TestPostgresStoreContract(t *testing.T) {
 	storetest.RunAll(t, func(t *testing.T) storetest.Store {
 		url := pgtest.NewDatabase(t, postgres.Schema, migrate)
 		pool, err := pgdb.Open(t.Context(), url, postgres.Schema)

@@ -7,7 +7,7 @@ import (
 	"github.com/atrium-hq/atrium/services/crm/internal/app/storetest"
 )
 
-func TestStoreContract(t *testing.T) {
+func TestMemoryStoreContract(t *testing.T) {
 	storetest.RunAll(t, func(*testing.T) storetest.Store { return memory.New(nil) })
 }
 

@@ -14,7 +14,7 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-func TestStoreContract(t *testing.T) {
+func TestPostgresStoreContract(t *testing.T) {
 	storetest.RunAll(t, func(t *testing.T) storetest.Store { return postgres.New(openDB(t), nil) })
 }
 
