@@ -33,10 +33,11 @@ test: services-up ## Run every test, PostgreSQL- and NATS-backed ones included
 	go test -count=1 -race $(TESTFLAGS) $(PACKAGES)
 
 .PHONY: lint
-lint: $(BUF) ## gofmt, go vet, buf lint, buf format and buf breaking checks
+lint: $(BUF) ## gofmt, go vet, go mod tidy, buf lint, buf format and buf breaking checks
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\(\.gw\)\?\.go$$')); \
 		if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	go vet $(PACKAGES)
+	@for m in $(MODULES); do (cd $$m && GOWORK=off go mod tidy -diff >/dev/null) || { echo "go.mod of $$m is not tidy: run go mod tidy there"; exit 1; }; done
 	$(BUF) lint
 	$(BUF) format proto -d --exit-code
 	@if git rev-parse -q --verify HEAD~1 >/dev/null && git cat-file -e HEAD~1:buf.yaml 2>/dev/null; then \
