@@ -294,6 +294,12 @@ func (g *Gateway) outer(name string, next http.Handler) http.Handler {
 // orchestrators can call them.
 func (g *Gateway) withProbes(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		probe := r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
+		if probe && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET")
+			rest.WriteJSON(w, http.StatusMethodNotAllowed, rest.Body{Error: "method " + r.Method + " is not allowed on " + r.URL.Path + "; allowed: GET"})
+			return
+		}
 		switch r.URL.Path {
 		case "/healthz":
 			rest.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
