@@ -74,7 +74,9 @@ func bodyError(err error, body []byte) error {
 	if errors.As(err, &tooLarge) {
 		return fmt.Errorf("request body too large: the limit is %d bytes", tooLarge.Limit)
 	}
-	msg := err.Error()
+	// protojson randomly writes U+00A0 instead of a space in its messages
+	// (per binary, so that nobody matches them byte for byte); fold it.
+	msg := strings.ReplaceAll(err.Error(), "\u00a0", " ")
 	if m := protojsonErr.FindStringSubmatch(msg); m != nil {
 		what := "invalid request body"
 		if m[1] != "" {

@@ -1,0 +1,152 @@
+package rest
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
+	"google.golang.org/grpc/codes"
+
+	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
+)
+
+func TestBodyErrorsNameTheField(t *testing.T) {
+	body := []byte(`{"name":"k","expires_at":"tomorrow"}`)
+	// protojson writes a space or U+00A0 after "proto:", chosen per binary.
+	for _, sep := range []string{" ", "\u00a0"} {
+		err := bodyError(errors.New("proto:"+sep+`(line 1:26): invalid google.protobuf.Timestamp value "tomorrow"`), body)
+		if !strings.Contains(err.Error(), `expires_at must be an RFC 3339 timestamp`) || strings.Contains(err.Error(), "proto:") {
+			t.Errorf("separator %q: %v", sep, err)
+		}
+		err = bodyError(errors.New("proto:"+sep+"syntax error (line 1:9): unexpected token"), nil)
+		if err.Error() != "request body is not valid JSON at line 1, column 9: unexpected token" {
+			t.Errorf("separator %q: %v", sep, err)
+		}
+		err = bodyError(errors.New("proto:"+sep+`(line 1:2): unknown field "nmae"`), nil)
+		if err.Error() != `invalid request body at line 1, column 2: unknown field "nmae"` {
+			t.Errorf("separator %q: %v", sep, err)
+		}
+	}
+	if err := bodyError(&http.MaxBytesError{Limit: 10}, nil); err.Error() != "request body too large: the limit is 10 bytes" {
+		t.Errorf("too large: %v", err)
+	}
+}
+
+func TestQueryParser(t *testing.T) {
+	none := utilities.NewDoubleArray(nil)
+	parse := func(q string) (*crmv1.ListKeysRequest, error) {
+		v, err := url.ParseQuery(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &crmv1.ListKeysRequest{}
+		return req, QueryParser{}.Parse(req, v, none)
+	}
+	req, err := parse("limit=5&offset=10&agency_id=a")
+	if err != nil || req.GetLimit() != 5 || req.GetOffset() != 10 || req.AgencyId != "a" {
+		t.Fatalf("valid query: %v %v", req, err)
+	}
+	for q, want := range map[string]string{
+		"limt=5":            `unknown query parameter "limt"; allowed: agency_id, site_id, limit, offset`,
+		"agencyId=a":        `unknown query parameter "agencyId"`,
+		"limit=x":           `query parameter limit must be an integer; got "x"`,
+		"limit=1&limit=2":   `query parameter limit is given 2 times; give it once`,
+		"offset=3000000000": `query parameter offset must be an integer; got "3000000000"`,
+	} {
+		if _, err := parse(q); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error = %v, want %q", q, err, want)
+		}
+	}
+	// Path parameters are not query parameters.
+	v, _ := url.ParseQuery("key_id=x")
+	err = QueryParser{}.Parse(&crmv1.RevokeKeyRequest{}, v, utilities.NewDoubleArray([][]string{{"key_id"}}))
+	if err == nil || !strings.Contains(err.Error(), "takes no query parameters") {
+		t.Errorf("path parameter as query: %v", err)
+	}
+}
+
+func TestRoutesAllowed(t *testing.T) {
+	var r Routes
+	r.Add("POST", "/admin/v1/agencies/{agency_id}/deals")
+	r.Add("PATCH", "/admin/v1/agencies/{agency_id}/deals/{deal_id}")
+	r.Add("GET", "/api/v1/deals")
+	r.Add("DELETE", "/admin/v1/keys/{key_id}")
+	r.Add("POST", "/admin/v1/keys")
+	r.Add("GET", "/admin/v1/keys")
+	for path, want := range map[string]string{
+		"/admin/v1/agencies/abc/deals":     "POST",
+		"/admin/v1/agencies/abc/deals/d1":  "PATCH",
+		"/admin/v1/keys":                   "GET,POST",
+		"/admin/v1/keys/k1":                "DELETE",
+		"/api/v1/deals":                    "GET",
+		"/admin/v1/agencies//deals":        "",
+		"/admin/v1/agencies/abc/deals/x/y": "",
+	} {
+		if got := strings.Join(r.Allowed(path), ","); got != want {
+			t.Errorf("Allowed(%s) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestHTTPStatusMapping(t *testing.T) {
+	for code, want := range map[codes.Code]int{
+		codes.InvalidArgument: 400, codes.Unauthenticated: 401, codes.PermissionDenied: 403, codes.NotFound: 404,
+		codes.AlreadyExists: 409, codes.Unavailable: 503, codes.DeadlineExceeded: 504, codes.Internal: 500,
+		codes.Unknown: 500, codes.DataLoss: 500,
+	} {
+		if got := HTTPStatus(code); got != want {
+			t.Errorf("HTTPStatus(%s) = %d, want %d", code, got, want)
+		}
+	}
+}
+
+func TestProtocolErrorsBecomeJSON(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Connection", "close")
+		_, _ = w.Write([]byte("handler output is untouched"))
+	}), MaxHeaderBytes: 1 << 10}
+	go func() { _ = srv.Serve(JSONProtocolErrors(l)) }()
+	defer srv.Close()
+	send := func(raw string) *http.Response {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		_, _ = c.Write([]byte(raw))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	for raw, code := range map[string]int{
+		"GET /x/%zz HTTP/1.1\r\nHost: a\r\n\r\n":                                     400,
+		"GET / HTTP/1.1\r\nHost: a\r\nNo colon here\r\n\r\n":                         400,
+		"GET / HTTP/1.1\r\nHost: a\r\nX: " + strings.Repeat("a", 8<<10) + "\r\n\r\n": 431,
+	} {
+		resp := send(raw)
+		var body Body
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != code || body.Error == "" ||
+			resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%.30q: %d %q %v", raw, resp.StatusCode, body.Error, err)
+		}
+	}
+	resp := send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+	var b strings.Builder
+	_, _ = bufio.NewReader(resp.Body).WriteTo(&b)
+	if b.String() != "handler output is untouched" {
+		t.Errorf("a handler's response was rewritten: %q", b.String())
+	}
+}
