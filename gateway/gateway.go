@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -129,6 +130,15 @@ func (g *Gateway) httpServer(h http.Handler) *http.Server {
 	}
 }
 
+// installQueryParser sets grpc-gateway's query parameter parser. grpc-gateway
+// keeps it in a package variable, not in the mux, so it is set once per
+// process, before any mux serves, rather than by each mux's options (which
+// would race with muxes already serving when several gateways start in one
+// process).
+var installQueryParser = sync.OnceFunc(func() {
+	runtime.NewServeMux(runtime.SetQueryParameterParser(rest.QueryParser{}))
+})
+
 // newMux builds a grpc-gateway mux speaking Atrium's JSON contract, with
 // authn as the middleware that runs once a route has matched.
 func (g *Gateway) newMux(doc openapi.Doc, authn func(*http.Request) (principal.Principal, error)) *runtime.ServeMux {
@@ -137,11 +147,11 @@ func (g *Gateway) newMux(doc openapi.Doc, authn func(*http.Request) (principal.P
 		routes.Add(r.Method, r.Path)
 	}
 	routes.Add(http.MethodGet, "/openapi.json")
+	installQueryParser()
 	return runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, rest.Marshaler()),
 		runtime.WithErrorHandler(rest.ErrorHandler(g.cfg.Logger)),
 		runtime.WithRoutingErrorHandler(rest.RoutingErrorHandler(g.cfg.Logger, routes)),
-		runtime.SetQueryParameterParser(rest.QueryParser{}),
 		runtime.WithForwardResponseOption(rest.CreatedStatus),
 		runtime.WithDisablePathLengthFallback(),
 		runtime.WithDisableHTTPMethodOverride(),
