@@ -382,10 +382,10 @@ func testAuthentication(t *testing.T, s *stack) {
 	wantError(t, call(t, "GET", url, siteOnly, nil), http.StatusForbidden, "agency")
 
 	// Expiry.
-	exp := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
-	short := s.newKey(t, map[string]any{"scopes": []string{"read"}, "agency_id": tn.agency, "expires_at": exp})
+	exp := time.Now().Add(3 * time.Second)
+	short := s.newKey(t, map[string]any{"scopes": []string{"read"}, "agency_id": tn.agency, "expires_at": exp.UTC().Format(time.RFC3339Nano)})
 	wantStatus(t, call(t, "GET", url, short, nil), http.StatusOK)
-	time.Sleep(time.Until(time.Now().Add(1600 * time.Millisecond)))
+	time.Sleep(time.Until(exp) + 100*time.Millisecond)
 	wantError(t, call(t, "GET", url, short, nil), http.StatusUnauthorized, "expired")
 
 	// Revocation (the default cache TTL is seconds; poll until it applies).
