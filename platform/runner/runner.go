@@ -182,7 +182,11 @@ func (r *Runtime) Run(ctx context.Context) error {
 	if r.Pool != nil {
 		g.Go(func() error { r.watchDatabase(gctx); return nil })
 	}
-	r.logger.Info("serving gRPC", "addr", r.Addr(), "store", map[bool]string{true: "memory", false: "postgres"}[r.Memory()])
+	store := "postgres"
+	if r.Memory() {
+		store = "memory"
+	}
+	r.logger.Info("serving gRPC", "addr", r.Addr(), "store", store)
 	g.Go(func() error {
 		<-gctx.Done()
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.ShutdownTimeout)
