@@ -85,18 +85,7 @@ func startStack(t testing.TB, extra ...string) *stack {
 // migratedDatabase returns a fresh PostgreSQL database with every schema.
 func migratedDatabase(t testing.TB) string {
 	return pgtest.NewDatabase(t, "atrium", func(ctx context.Context, url string) error {
-		for _, m := range allMigrations() {
-			pool, err := pgdb.Open(ctx, url, m.Schema)
-			if err != nil {
-				return err
-			}
-			_, err = m.Apply(ctx, pool)
-			pool.Close()
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return pgdb.ApplyURL(ctx, url, allMigrations()...)
 	})
 }
 

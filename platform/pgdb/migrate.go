@@ -139,3 +139,20 @@ func (m Migrations) Check(ctx context.Context, db Querier) error {
 	}
 	return nil
 }
+
+// ApplyURL applies each set of migrations to the database at databaseURL,
+// for tests and tools that hold a URL rather than a pool.
+func ApplyURL(ctx context.Context, databaseURL string, sets ...Migrations) error {
+	for _, m := range sets {
+		pool, err := Open(ctx, databaseURL, m.Schema)
+		if err != nil {
+			return err
+		}
+		_, err = m.Apply(ctx, pool)
+		pool.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

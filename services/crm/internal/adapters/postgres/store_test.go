@@ -19,13 +19,7 @@ func TestPostgresStoreContract(t *testing.T) {
 }
 
 func migrate(ctx context.Context, url string) error {
-	pool, err := pgdb.Open(ctx, url, postgres.Schema)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	_, err = postgres.Migrations().Apply(ctx, pool)
-	return err
+	return pgdb.ApplyURL(ctx, url, postgres.Migrations())
 }
 
 func openDB(t *testing.T) *pgxpool.Pool {
