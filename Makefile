@@ -63,9 +63,13 @@ $(BUF): tools/go.mod tools/go.sum
 migrate: ## Apply the PostgreSQL migrations to ATRIUM_DATABASE_URL
 	go run ./cmd/atrium migrate
 
+BENCHFLAGS ?=
+
 .PHONY: bench-crm
-bench-crm: services-up ## Benchmark the CRM list endpoint end to end (memory and PostgreSQL) and its stores
-	go test -run '^$$' -bench 'CRM' -benchtime $(BENCHTIME) -count 1 ./cmd/atrium ./services/crm/internal/adapters/...
+bench-crm: services-up build ## CRM lists end to end against the hand-written floor (req/s, p50, p99, ratio), then the stores alone
+	go build -o .bin/bench ./bench/cmd/bench
+	.bin/bench crm --atrium .bin/atrium $(BENCHFLAGS)
+	go test -run '^$$' -bench 'CRM' -benchmem -benchtime $(BENCHTIME) -count 1 ./services/crm/internal/adapters/... ./services/crm/internal/transport/grpc
 
 .PHONY: bench-auth
 bench-auth: ## Benchmark API key authentication at the gateway (cache hits, principal signing)

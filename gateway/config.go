@@ -2,10 +2,13 @@ package gateway
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/atrium-hq/atrium/gateway/internal/auth"
 	"github.com/atrium-hq/atrium/platform/principal"
@@ -22,11 +25,9 @@ type Config struct {
 	// InternalSecret signs principals for the services.
 	InternalSecret []byte
 
-	// Upstream gRPC addresses.
-	CRMAddr         string
-	CollectionsAddr string
-	DataAddr        string
-	ActionsAddr     string
+	// Upstreams are the services' gRPC addresses by name; every name of
+	// UpstreamNames is required.
+	Upstreams map[string]string
 
 	// NATSURL, if set, lets the gateway hear key revocations and evict them
 	// from its cache at once instead of after KeyCacheTTL.
@@ -37,7 +38,8 @@ type Config struct {
 	KeyCacheTTL time.Duration
 	// KeyCacheSize bounds the number of cached lookups.
 	KeyCacheSize int
-	// RequestTimeout bounds each proxied call.
+	// RequestTimeout bounds each request, from its first byte to its
+	// response, the body's arrival included.
 	RequestTimeout time.Duration
 	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64
@@ -46,6 +48,9 @@ type Config struct {
 
 	Version string
 	Logger  *slog.Logger
+	// TracerProvider makes the gateway's spans; nil means the global one
+	// (telemetry.Setup installs it).
+	TracerProvider trace.TracerProvider
 }
 
 // Defaults of the optional settings.
@@ -56,6 +61,38 @@ const (
 	DefaultMaxBodyBytes    = 1 << 20
 	DefaultShutdownTimeout = 10 * time.Second
 )
+
+// UpstreamNames are the services behind the gateway, in the order the
+// table in gateway.go lists them.
+func UpstreamNames() []string {
+	names := make([]string, len(upstreams))
+	for i, u := range upstreams {
+		names[i] = u.name
+	}
+	return names
+}
+
+// BindFlags binds the gateway's own settings to fs, with c's current values
+// as defaults: the listeners, the admin token, the key cache, the request
+// limits. `atrium serve` and atrium-gateway both bind them here; the
+// settings every process shares (internal secret, logging, shutdown
+// timeout) are platform/cli's, the upstream addresses atrium-gateway's.
+func (c *Config) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "public API listen address")
+	fs.StringVar(&c.AdminAddr, "admin-addr", c.AdminAddr, "admin API listen address (also /healthz, /readyz and /debug/pprof/); keep it off public networks, never the public one")
+	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer token of the admin API, at least 16 characters")
+	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", c.KeyCacheTTL, "how long an API key lookup is reused (0 to 1m); a revocation takes effect within it if its event is missed")
+	fs.IntVar(&c.KeyCacheSize, "key-cache-size", c.KeyCacheSize, "maximum cached API key lookups")
+	fs.DurationVar(&c.RequestTimeout, "request-timeout", c.RequestTimeout, "deadline of each request, body included")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest accepted request body")
+}
+
+// DefaultConfig returns a configuration with every default set.
+func DefaultConfig() Config {
+	c := Config{}
+	c.setDefaults()
+	return c
+}
 
 func (c *Config) setDefaults() {
 	if c.KeyCacheTTL == 0 {
@@ -80,6 +117,12 @@ func (c *Config) setDefaults() {
 
 // Validate reports the first invalid setting.
 func (c *Config) Validate() error {
+	var missing []string
+	for _, name := range UpstreamNames() {
+		if c.Upstreams[name] == "" {
+			missing = append(missing, "--"+name+"-addr")
+		}
+	}
 	switch {
 	case c.HTTPAddr == "":
 		return errors.New("public listen address (--http-addr) is required")
@@ -91,8 +134,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("admin token (--admin-token) must be at least %d characters", auth.MinAdminTokenLen)
 	case len(c.InternalSecret) < principal.MinSecretLen:
 		return fmt.Errorf("internal secret (--internal-secret) must be at least %d characters", principal.MinSecretLen)
-	case c.CRMAddr == "" || c.CollectionsAddr == "" || c.DataAddr == "" || c.ActionsAddr == "":
-		return errors.New("every upstream address (--crm-addr, --collections-addr, --data-addr, --actions-addr) is required")
+	case len(missing) > 0:
+		return fmt.Errorf("every upstream address is required; missing: %s", strings.Join(missing, ", "))
 	case c.KeyCacheTTL < 0 || c.KeyCacheTTL > time.Minute:
 		return fmt.Errorf("key cache TTL must be between 0s and 1m so that revocations take effect promptly; got %s", c.KeyCacheTTL)
 	case c.KeyCacheSize < 1:

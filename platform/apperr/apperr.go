@@ -3,6 +3,7 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Kind classifies an error by what the caller can do about it.
@@ -24,6 +25,10 @@ const (
 	KindPermissionDenied
 	// KindUnavailable: a dependency is temporarily unreachable; retry later.
 	KindUnavailable
+	// KindAborted: the request collided with concurrent work (a
+	// serialization failure or deadlock that persisted through retries) and
+	// changed nothing; the same request is likely to succeed when retried.
+	KindAborted
 )
 
 // Error is an error whose message is safe and useful to show to the caller.
@@ -65,6 +70,26 @@ func PermissionDenied(format string, a ...any) error {
 // logged, never shown.
 func Unavailable(cause error, format string, a ...any) error {
 	return &Error{Kind: KindUnavailable, Message: fmt.Sprintf(format, a...), cause: cause}
+}
+
+// Aborted reports a request that collided with concurrent work and changed
+// nothing. cause is logged, never shown.
+func Aborted(cause error, format string, a ...any) error {
+	return &Error{Kind: KindAborted, Message: fmt.Sprintf(format, a...), cause: cause}
+}
+
+// Cause describes everything err wraps, for logs: the message of an *Error
+// and the chain of causes under it.
+func Cause(err error) string {
+	var parts []string
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		msg := e.Error()
+		if len(parts) > 0 && strings.Contains(parts[len(parts)-1], msg) {
+			continue // a wrapper's message already holds its cause's
+		}
+		parts = append(parts, msg)
+	}
+	return strings.Join(parts, ": ")
 }
 
 // KindOf returns the kind of err, or 0 if err is not (wrapping) an *Error.

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 
-	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -24,6 +23,7 @@ var kindCodes = map[Kind]codes.Code{
 	KindUnauthenticated:  codes.Unauthenticated,
 	KindPermissionDenied: codes.PermissionDenied,
 	KindUnavailable:      codes.Unavailable,
+	KindAborted:          codes.Aborted,
 }
 
 // ToStatus maps err to the gRPC status the caller receives. It is the only
@@ -50,10 +50,15 @@ func ToStatus(err error) *status.Status {
 }
 
 // UnaryServerInterceptor turns handler errors and panics into statuses via
-// ToStatus, logging every fault with its trace id. It must be the outermost
-// interceptor so that it sees the errors of the others.
-func UnaryServerInterceptor(logger *slog.Logger) grpc.UnaryServerInterceptor {
+// ToStatus, logging every fault with its cause. It must be the outermost
+// interceptor so that it sees the errors of the others. Calls for which
+// passThrough is true (gRPC's own services, such as health, whose statuses
+// are part of their protocol) keep their status.
+func UnaryServerInterceptor(logger *slog.Logger, passThrough func(fullMethod string) bool) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+		if passThrough != nil && passThrough(info.FullMethod) {
+			return handler(ctx, req)
+		}
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
@@ -63,12 +68,15 @@ func UnaryServerInterceptor(logger *slog.Logger) grpc.UnaryServerInterceptor {
 				return
 			}
 			st := ToStatus(err)
-			if st.Code() == codes.Internal || st.Code() == codes.Unavailable {
+			switch st.Code() {
+			case codes.Internal, codes.Unavailable, codes.Aborted:
+				// The caller sees a safe message; the log gets the whole
+				// chain, the cause that apperr.Error hides included.
 				logger.ErrorContext(ctx, "request failed",
 					"method", info.FullMethod,
 					"code", st.Code().String(),
-					"trace_id", trace.SpanContextFromContext(ctx).TraceID().String(),
-					"error", err.Error())
+					"error", st.Message(),
+					"cause", Cause(err))
 			}
 			err = st.Err()
 		}()

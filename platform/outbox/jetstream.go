@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -21,6 +22,10 @@ type JetStream struct {
 	ready bool
 }
 
+// ErrNotConnected is a publish refused because the NATS connection is down;
+// the event stays in the outbox.
+var ErrNotConnected = errors.New("NATS is not connected")
+
 // NewJetStream returns a publisher to stream on js.
 func NewJetStream(js jetstream.JetStream, stream jetstream.StreamConfig) *JetStream {
 	return &JetStream{js: js, stream: stream}
@@ -29,6 +34,12 @@ func NewJetStream(js jetstream.JetStream, stream jetstream.StreamConfig) *JetStr
 // Publish implements Publisher. The event id becomes the Nats-Msg-Id, which
 // the stream uses to drop duplicates.
 func (p *JetStream) Publish(ctx context.Context, e Event) error {
+	// While the connection is down nats.go would buffer the publish and hold
+	// the relay for the whole request timeout; failing at once keeps the
+	// relay's backoff honest and the reconnect wake-up prompt.
+	if nc := p.js.Conn(); nc != nil && !nc.IsConnected() {
+		return ErrNotConnected
+	}
 	if err := p.ensure(ctx); err != nil {
 		return err
 	}

@@ -34,6 +34,20 @@ func New(subject string, payload any, at time.Time) (Event, error) {
 	return Event{ID: uuid.Must(uuid.NewV7()).String(), Subject: subject, Payload: b, CreatedAt: at}, nil
 }
 
+// Enqueuer is a transaction that takes events.
+type Enqueuer interface {
+	Enqueue(ctx context.Context, e Event) error
+}
+
+// Enqueue adds an event with payload marshalled as JSON to tx.
+func Enqueue(ctx context.Context, tx Enqueuer, subject string, payload any, at time.Time) error {
+	e, err := New(subject, payload, at)
+	if err != nil {
+		return err
+	}
+	return tx.Enqueue(ctx, e)
+}
+
 // Source is a store's outbox as the relay sees it.
 type Source interface {
 	// Claim passes up to max of the oldest unpublished events to publish,

@@ -4,16 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/atrium-hq/atrium/platform/natstest"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/pgtest"
@@ -31,75 +25,6 @@ func events(t *testing.T, subject string, n int) []outbox.Event {
 		out = append(out, e)
 	}
 	return out
-}
-
-// TestRelayToJetStream relays a memory outbox to a real JetStream stream and
-// reads the events back in order, each exactly once.
-func TestRelayToJetStream(t *testing.T) {
-	nc, err := nats.Connect(natstest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := "TEST_" + strings.ReplaceAll(uuid.NewString(), "-", "")
-	subject := "atrium.test." + name + ".happened"
-	t.Cleanup(func() { _ = js.DeleteStream(context.Background(), name) })
-
-	src := &outbox.Memory{}
-	want := events(t, subject, 250)
-	src.Append(want...)
-	// A duplicate of an event already relayed is dropped by the stream.
-	src.Append(want[3])
-
-	pub := outbox.NewJetStream(js, jetstream.StreamConfig{Name: name, Subjects: []string{"atrium.test." + name + ".>"}, Storage: jetstream.MemoryStorage})
-	relay := outbox.NewRelay(src, pub, 20*time.Millisecond, slog.New(slog.DiscardHandler))
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- relay.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-
-	deadline := time.Now().Add(10 * time.Second)
-	for len(src.Pending()) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d events still pending", len(src.Pending()))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	stream, err := js.Stream(t.Context(), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := stream.Info(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.State.Msgs != uint64(len(want)) {
-		t.Fatalf("stream holds %d messages, want %d (duplicates must be dropped)", info.State.Msgs, len(want))
-	}
-	cons, err := js.OrderedConsumer(t.Context(), name, jetstream.OrderedConsumerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	batch, err := cons.Fetch(len(want), jetstream.FetchMaxWait(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for m := range batch.Messages() {
-		got = append(got, m.Headers().Get(nats.MsgIdHdr))
-	}
-	if len(got) != len(want) {
-		t.Fatalf("fetched %d messages, want %d", len(got), len(want))
-	}
-	for i := range want {
-		if got[i] != want[i].ID {
-			t.Fatalf("message %d is %s, want %s (order lost)", i, got[i], want[i].ID)
-		}
-	}
 }
 
 // failingPublisher fails every publish after the first ok ones, until healed.
@@ -147,17 +72,11 @@ func TestRelayKeepsWhatItCouldNotPublish(t *testing.T) {
 // TestPostgresClaimsAreDisjoint runs claims from several relays at once on
 // one outbox table: every event is published exactly once.
 func TestPostgresClaimsAreDisjoint(t *testing.T) {
+	onlyOutbox := pgdb.Migrations{Schema: "relay", Sources: []pgdb.Source{{Name: "outbox", FS: outbox.Migrations}}}
 	url := pgtest.NewDatabase(t, "outbox", func(ctx context.Context, url string) error {
-		pool, err := pgdb.Open(ctx, url, "public")
-		if err != nil {
-			return err
-		}
-		defer pool.Close()
-		_, err = pool.Exec(ctx, `CREATE TABLE outbox (seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-			id uuid NOT NULL UNIQUE, subject text NOT NULL, payload bytea NOT NULL, created_at timestamptz NOT NULL)`)
-		return err
+		return pgdb.ApplyURL(ctx, url, onlyOutbox)
 	})
-	pool, err := pgdb.Open(t.Context(), url, "public")
+	pool, err := pgdb.Open(t.Context(), url, "relay")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,5 +136,34 @@ func TestPostgresClaimsAreDisjoint(t *testing.T) {
 	var left int
 	if err := pool.QueryRow(t.Context(), "SELECT count(*) FROM outbox").Scan(&left); err != nil || left != 0 {
 		t.Fatalf("outbox still holds %d rows (%v)", left, err)
+	}
+}
+
+// A relay that has backed off while NATS was down publishes as soon as it
+// is woken (the runner wakes it on reconnect), not when its backoff ends.
+func TestWakeCutsTheBackoffShort(t *testing.T) {
+	src := &outbox.Memory{}
+	pub := &failingPublisher{}
+	relay := outbox.NewRelay(src, pub, 250*time.Millisecond, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- relay.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	src.Append(events(t, "atrium.test.x", 1)...)
+	// Failures at 0, 0.25, 0.75, 1.75 and 3.75 s: the next try is not before 7.75 s.
+	time.Sleep(4 * time.Second)
+	pub.mu.Lock()
+	pub.healed = true
+	pub.mu.Unlock()
+	woken := time.Now()
+	relay.Wake()
+	for len(src.Pending()) > 0 {
+		if time.Since(woken) > 3*time.Second {
+			t.Fatalf("event still pending %s after Wake; the relay waited out its backoff", time.Since(woken))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

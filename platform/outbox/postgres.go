@@ -2,17 +2,28 @@ package outbox
 
 import (
 	"context"
+	"embed"
+	"io/fs"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations are the outbox table's migrations, applied in every service
+// schema before the service's own (see pgdb.ServiceMigrations).
+var Migrations = func() fs.FS {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the embedded directory always exists
+	}
+	return sub
+}()
+
 // Insert adds e to the outbox table of tx's schema within tx. The table is
-// created by each service's migrations:
-//
-//	CREATE TABLE outbox (seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-//		id uuid NOT NULL UNIQUE, subject text NOT NULL, payload bytea NOT NULL,
-//		created_at timestamptz NOT NULL)
+// defined once, in migrations/0001_outbox.sql.
 func Insert(ctx context.Context, tx pgx.Tx, e Event) error {
 	_, err := tx.Exec(ctx, `INSERT INTO outbox (id, subject, payload, created_at) VALUES ($1, $2, $3, $4)`,
 		e.ID, e.Subject, e.Payload, e.CreatedAt)

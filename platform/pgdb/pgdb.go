@@ -4,10 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/store"
 )
 
 // Open connects a pool whose sessions use schema as their search path and
@@ -32,10 +41,177 @@ func Open(ctx context.Context, databaseURL, schema string) (*pgxpool.Pool, error
 	return pool, nil
 }
 
+// DefaultMaxAttempts is how many times InTx runs a transaction that keeps
+// failing with a serialization failure or a deadlock.
+const DefaultMaxAttempts = 5
+
+// DB is a service's pool with the commit hook of its outbox relay.
+type DB struct {
+	pool        *pgxpool.Pool
+	onCommit    func()
+	maxAttempts int
+	// backoff is the pause before attempt n (n >= 2); tests shorten it.
+	backoff func(n int) time.Duration
+}
+
+// NewDB returns the core on pool, whose search path must be the service's
+// schema (see Open). onCommit, if not nil, runs after every committed
+// transaction that enqueued events.
+func NewDB(pool *pgxpool.Pool, onCommit func()) *DB {
+	return &DB{pool: pool, onCommit: onCommit, maxAttempts: DefaultMaxAttempts, backoff: jitteredBackoff}
+}
+
+// Pool is the connection pool, for reads outside transactions.
+func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// Outbox is the schema's outbox table, for the relay.
+func (db *DB) Outbox() outbox.Source { return outbox.NewPostgres(db.pool) }
+
+// jitteredBackoff waits about 2, 4, 8, 16 ms before attempts 2 to 5, with
+// full jitter so that the transactions that collided do not collide again.
+func jitteredBackoff(n int) time.Duration {
+	ceiling := time.Millisecond << min(n-1, 8)
+	return time.Duration(rand.Int64N(int64(ceiling))) + time.Millisecond/2
+}
+
 // InTx runs fn in a transaction, committing if it returns nil and rolling
-// back otherwise.
-func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, pool, fn)
+// back otherwise (also on panic). A transaction that fails with a
+// serialization failure or a deadlock (SQLSTATE 40001, 40P01), in fn or at
+// commit, is run again from the start, so fn must not keep state from one
+// run to the next except what it rebuilds. When every attempt fails that
+// way the error is apperr.Aborted, which callers see as a retryable 503.
+func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
+	var err error
+	for attempt := 1; attempt <= db.maxAttempts; attempt++ {
+		if attempt > 1 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(db.backoff(attempt)):
+			}
+		}
+		var t *Tx
+		err = pgx.BeginFunc(ctx, db.pool, func(ptx pgx.Tx) error {
+			t = &Tx{tx: ptx}
+			return fn(t)
+		})
+		if err == nil {
+			if t.events > 0 && db.onCommit != nil {
+				db.onCommit()
+			}
+			return nil
+		}
+		if !retryable(err) {
+			if IsUnavailable(err) && apperr.KindOf(err) == 0 {
+				return unavailable(err)
+			}
+			return err
+		}
+	}
+	return apperr.Aborted(err, "the write collided with concurrent writes %d times and was not applied; retry it", db.maxAttempts)
+}
+
+// Tx is a transaction. It offers the query methods of pgx.Tx, not Commit or
+// Rollback: InTx ends the transaction.
+type Tx struct {
+	tx     pgx.Tx
+	events int
+}
+
+// Exec runs a statement.
+func (t *Tx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	return t.tx.Exec(ctx, sql, args...)
+}
+
+// Query runs a query.
+func (t *Tx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return t.tx.Query(ctx, sql, args...)
+}
+
+// QueryRow runs a query that returns at most one row.
+func (t *Tx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return t.tx.QueryRow(ctx, sql, args...)
+}
+
+// SendBatch sends several queries in one round trip.
+func (t *Tx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	return t.tx.SendBatch(ctx, b)
+}
+
+// CopyFrom bulk-inserts rows.
+func (t *Tx) CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error) {
+	return t.tx.CopyFrom(ctx, table, columns, src)
+}
+
+// Enqueue adds e to the schema's outbox within the transaction; the relay
+// publishes it after commit.
+func (t *Tx) Enqueue(ctx context.Context, e outbox.Event) error {
+	if err := outbox.Insert(ctx, t.tx, e); err != nil {
+		return Err(err, "enqueue event")
+	}
+	t.events++
+	return nil
+}
+
+// Querier is what an adapter's reads need: the pool or a Tx.
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Err translates a driver error into the store port's vocabulary, wrapped
+// with what was being done: no rows and foreign key violations become
+// store.ErrNotFound, unique violations store.ErrDuplicate, an unreachable
+// database apperr.Unavailable. Serialization failures and deadlocks pass
+// through unchanged so that InTx can retry them.
+func Err(err error, what string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return fmt.Errorf("%s: %w", what, store.ErrNotFound)
+	case IsUnavailable(err):
+		return unavailable(fmt.Errorf("%s: %w", what, err))
+	}
+	if c, ok := UniqueViolation(err); ok {
+		return fmt.Errorf("%s (%s): %w", what, c, store.ErrDuplicate)
+	}
+	if c, ok := ForeignKeyViolation(err); ok {
+		return fmt.Errorf("%s references a missing row (%s): %w", what, c, store.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func unavailable(cause error) error {
+	return apperr.Unavailable(cause, "the database is unreachable right now; retry with exponential backoff")
+}
+
+// retryable reports a serialization failure or deadlock, which succeeds
+// when the transaction is run again.
+func retryable(err error) bool {
+	code, ok := sqlState(err)
+	return ok && (code == "40001" || code == "40P01")
+}
+
+// IsUnavailable reports an error that says the database cannot be reached
+// or is going away, as opposed to one the statement caused: connection
+// refused or reset, a server shutting down or starting up, too many
+// connections.
+func IsUnavailable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if code, ok := sqlState(err); ok {
+		return strings.HasPrefix(code, "08") || // connection exception
+			strings.HasPrefix(code, "57P") || // admin, crash or immediate shutdown; cannot connect now
+			strings.HasPrefix(code, "53") // insufficient resources (too many connections, out of memory)
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err) ||
+		strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "closed pool")
 }
 
 // UniqueViolation returns the name of the unique constraint err violates.
@@ -56,10 +232,26 @@ func violation(err error, code string) (string, bool) {
 	return "", false
 }
 
-func violationCode(err error) (string, bool) {
+func sqlState(err error) (string, bool) {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return pgErr.Code, true
 	}
 	return "", false
+}
+
+// Collect scans every row with scan into a slice of the given capacity (a
+// page's limit), so that a page of rows is one allocation rather than a
+// series of doublings. It closes rows.
+func Collect[T any](rows pgx.Rows, capacity int, scan func(pgx.Row) (T, error)) ([]T, error) {
+	defer rows.Close()
+	out := make([]T, 0, capacity)
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }

@@ -3,6 +3,9 @@ package principal
 import (
 	"context"
 	"slices"
+	"strings"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
 )
 
 // Kind says what sort of caller a principal is.
@@ -29,6 +32,53 @@ const (
 // Scopes lists every scope, in canonical order.
 var Scopes = []Scope{ScopeRead, ScopeWrite}
 
+// ScopeStrings returns scopes as their names.
+func ScopeStrings(scopes []Scope) []string {
+	out := make([]string, len(scopes))
+	for i, s := range scopes {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// ScopeNames returns scopes as a comma-separated list for messages.
+func ScopeNames(scopes []Scope) string {
+	if len(scopes) == 0 {
+		return "none"
+	}
+	return strings.Join(ScopeStrings(scopes), ", ")
+}
+
+// ScopesFrom converts names read back from a trusted store.
+func ScopesFrom(names []string) []Scope {
+	out := make([]Scope, len(names))
+	for i, n := range names {
+		out[i] = Scope(n)
+	}
+	return out
+}
+
+// ParseScopes checks the scope names of a request and returns them in
+// canonical order without repeats.
+func ParseScopes(names []string) ([]Scope, error) {
+	all := ScopeNames(Scopes)
+	if len(names) == 0 {
+		return nil, apperr.Invalid("scopes is required: one or both of %s", all)
+	}
+	for _, n := range names {
+		if !slices.Contains(Scopes, Scope(n)) {
+			return nil, apperr.Invalid("scopes may contain only %s; got %q", all, n)
+		}
+	}
+	var out []Scope
+	for _, s := range Scopes {
+		if slices.Contains(names, string(s)) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
 // Principal is the authenticated caller of a request.
 type Principal struct {
 	Kind Kind `json:"kind"`
@@ -45,6 +95,9 @@ type Principal struct {
 // HasScope reports whether p carries scope s.
 func (p Principal) HasScope(s Scope) bool { return slices.Contains(p.Scopes, s) }
 
+// ActsForTenant reports whether p names an agency or a site it acts for.
+func (p Principal) ActsForTenant() bool { return p.AgencyID != "" || p.SiteID != "" }
+
 type contextKey struct{}
 
 // NewContext returns ctx carrying p.
@@ -56,4 +109,18 @@ func NewContext(ctx context.Context, p Principal) context.Context {
 func FromContext(ctx context.Context) (Principal, bool) {
 	p, ok := ctx.Value(contextKey{}).(Principal)
 	return p, ok
+}
+
+// AgencyID is the agency the caller of a tenant RPC acts for. The
+// interceptor has checked the RPC's access rule before a handler runs, so
+// in a handler of an RPC bound to agencies it is never empty.
+func AgencyID(ctx context.Context) string {
+	p, _ := FromContext(ctx)
+	return p.AgencyID
+}
+
+// SiteID is the site the caller of a tenant RPC acts for (see AgencyID).
+func SiteID(ctx context.Context) string {
+	p, _ := FromContext(ctx)
+	return p.SiteID
 }

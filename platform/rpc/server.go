@@ -1,7 +1,9 @@
 // Package rpc builds the gRPC servers and clients of Atrium services. Every
 // service runs the same server: error mapping and panic recovery outermost,
-// then principal verification, OpenTelemetry instrumentation, the standard
-// health service, and a graceful stop.
+// then principal verification against the method's access rule,
+// OpenTelemetry instrumentation, the standard health service (answering for
+// "" and for each service's own name), server reflection, and a graceful
+// stop.
 package rpc
 
 import (
@@ -14,9 +16,11 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/render"
 )
 
 // Server is a gRPC server bound to a listener.
@@ -35,26 +39,45 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer) (*Server
 	}
 	srv := grpc.NewServer(
 		grpc.StatsHandler(otelgrpc.NewServerHandler()),
+		// Fixed windows, large enough for a page of a thousand rows, also
+		// turn off the bandwidth-delay probe, whose PING frames cost a
+		// syscall each on every connection that carries a response.
+		grpc.InitialWindowSize(windowSize),
+		grpc.InitialConnWindowSize(connWindowSize),
+		grpc.MaxRecvMsgSize(MaxMessageSize),
+		// Rendered pages go out without being copied again (platform/render).
+		grpc.ForceServerCodecV2(render.ServerCodec{}),
 		grpc.ChainUnaryInterceptor(
-			apperr.UnaryServerInterceptor(logger),
+			apperr.UnaryServerInterceptor(logger, principal.Infrastructure),
 			signer.UnaryServerInterceptor(),
 		),
 	)
 	h := health.NewServer()
 	healthpb.RegisterHealthServer(srv, h)
+	// Reflection lets grpcurl and other tools list and describe the services
+	// without the .proto files. It describes the API, not anyone's data.
+	reflection.Register(srv)
 	return &Server{Server: srv, health: h, lis: lis}, nil
 }
 
 // Addr is the address the server listens on.
 func (s *Server) Addr() string { return s.lis.Addr().String() }
 
-// SetServing reports the overall health of the service to probes.
+// SetServing reports the health of the process to probes: for the empty
+// service name and for each service registered on the server
+// (atrium.crm.v1.CRMService), so that a client may check the service it
+// calls. A name the server does not serve answers NOT_FOUND.
 func (s *Server) SetServing(ok bool) {
 	st := healthpb.HealthCheckResponse_SERVING
 	if !ok {
 		st = healthpb.HealthCheckResponse_NOT_SERVING
 	}
 	s.health.SetServingStatus("", st)
+	for name := range s.GetServiceInfo() {
+		if !principal.Infrastructure("/" + name + "/") {
+			s.health.SetServingStatus(name, st)
+		}
+	}
 }
 
 // Serve serves until Shutdown.

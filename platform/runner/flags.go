@@ -1,58 +1,99 @@
 package runner
 
 import (
+	"context"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
 
+	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
-// Flags are the command-line settings every service binary shares. Bind
-// them, parse the flag set (envflag.Parse), then call Finish.
-type Flags struct {
-	cfg       *Config
-	secret    string
-	logFormat string
-	logLevel  string
+// Backing are the settings of what a service stands on: its database and
+// the NATS server its events go to.
+type Backing struct {
+	// DatabaseURL selects the PostgreSQL store; empty selects the memory store.
+	DatabaseURL string
+	// Migrate applies pending migrations at start. Without it, a schema that
+	// is not at this binary's version stops the start with a message that
+	// says what to run.
+	Migrate bool
+	// NATSURL is the NATS server events are published to.
+	NATSURL string
 }
 
-// BindFlags binds the shared service flags to cfg.
-func BindFlags(fs *flag.FlagSet, cfg *Config, defaultGRPCAddr string) *Flags {
-	f := &Flags{cfg: cfg}
-	fs.StringVar(&cfg.GRPCAddr, "grpc-addr", defaultGRPCAddr, "gRPC listen address")
-	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "PostgreSQL URL (postgres://...); empty runs on the in-memory store, which keeps nothing across restarts")
-	fs.BoolVar(&cfg.Migrate, "migrate", false, "apply pending database migrations at start")
-	fs.StringVar(&cfg.NATSURL, "nats-url", "nats://127.0.0.1:4222", "NATS server URL; events are published to JetStream")
-	fs.StringVar(&f.secret, "internal-secret", "", "secret shared by all Atrium processes to sign caller identities (at least 32 characters; required)")
-	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", DefaultShutdownTimeout, "how long in-flight calls may take to finish at shutdown")
-	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
-	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	return f
+// BindFlags binds the backing settings to fs. natsUsage says what the
+// command does without a NATS URL.
+func (b *Backing) BindFlags(fs *flag.FlagSet, natsUsage string) {
+	BindDatabaseURL(fs, &b.DatabaseURL, "empty runs on the in-memory store, which keeps nothing across restarts")
+	fs.BoolVar(&b.Migrate, "migrate", b.Migrate, "apply pending PostgreSQL migrations at start (otherwise run `atrium migrate` first)")
+	cli.BindNATSURL(fs, &b.NATSURL, "events are published to JetStream there; "+natsUsage)
 }
 
-// Finish completes the configuration after parsing: the secret and the
-// logger writing to w.
-func (f *Flags) Finish(w io.Writer) error {
-	f.cfg.InternalSecret = []byte(f.secret)
-	logger, err := NewLogger(w, f.logFormat, f.logLevel)
+// BindDatabaseURL binds the PostgreSQL URL; usage says what an empty one
+// means to the command.
+func BindDatabaseURL(fs *flag.FlagSet, p *string, usage string) {
+	fs.StringVar(p, "database-url", *p, "PostgreSQL URL (postgres://user@host:5432/db); "+usage)
+}
+
+// BindGRPCAddr binds the gRPC listen address of the service called service
+// to the flag named name (grpc-addr in a service's own binary,
+// crm-grpc-addr in `atrium serve`).
+func BindGRPCAddr(fs *flag.FlagSet, p *string, name, service string) {
+	fs.StringVar(p, name, *p, "gRPC listen address of the "+service+" service (port 0: any free port)")
+}
+
+// Service is a service Main runs.
+type Service interface {
+	Run(ctx context.Context) error
+}
+
+// Main is the main function of a service binary (atrium-crm, ...): it reads
+// the settings from flags and ATRIUM_* variables, sets up logging and
+// tracing, opens the service with open and runs it until SIGINT or SIGTERM.
+// bind adds the service's own flags to the config open will receive.
+func Main(name, version string, bind func(*flag.FlagSet), open func(context.Context, Config) (Service, error)) {
+	if err := runMain(name, cli.DefaultGRPCAddr(name), version, bind, open); err != nil {
+		fmt.Fprintf(os.Stderr, "atrium-%s: %v\n", name, err)
+		os.Exit(1)
+	}
+}
+
+func runMain(name, defaultAddr, version string, bind func(*flag.FlagSet), open func(context.Context, Config) (Service, error)) error {
+	fs := flag.NewFlagSet("atrium-"+name, flag.ContinueOnError)
+	cfg := Config{GRPCAddr: defaultAddr, Backing: Backing{NATSURL: "nats://127.0.0.1:4222"}}
+	var common cli.Common
+	BindGRPCAddr(fs, &cfg.GRPCAddr, "grpc-addr", name)
+	cfg.Backing.BindFlags(fs, "required")
+	common.Bind(fs, "required, and the same in every process")
+	if bind != nil {
+		bind(fs)
+	}
+	switch err := cli.Parse(fs, os.Args[1:], version, os.Stdout, nil); {
+	case err == cli.ErrDone:
+		return nil
+	case err != nil:
+		return err
+	}
+	logger, err := common.Logger(os.Stderr)
 	if err != nil {
 		return err
 	}
-	f.cfg.Logger = logger
-	return f.cfg.Validate()
-}
-
-// NewLogger builds the process logger from the --log-format and --log-level
-// values.
-func NewLogger(w io.Writer, format, level string) (*slog.Logger, error) {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("log level must be debug, info, warn or error; got %q", level)
+	cfg.InternalSecret, cfg.ShutdownTimeout, cfg.Logger = []byte(common.InternalSecret), common.ShutdownTimeout, logger
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	telemetry.InstallGRPCLogger(logger)
+	shutdownTracing, err := telemetry.Setup(ctx, "atrium-"+name, version)
+	if err != nil {
+		return err
 	}
-	if format != "text" && format != "json" {
-		return nil, fmt.Errorf("log format must be text or json; got %q", format)
+	defer shutdownTracing(context.WithoutCancel(ctx))
+	svc, err := open(ctx, cfg)
+	if err != nil {
+		return err
 	}
-	return telemetry.NewLogger(w, format, lvl), nil
+	return svc.Run(ctx)
 }

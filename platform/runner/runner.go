@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -17,6 +18,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/atrium-hq/atrium/platform/cli"
+	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/principal"
@@ -24,20 +27,13 @@ import (
 )
 
 // DefaultShutdownTimeout bounds a graceful stop unless configured.
-const DefaultShutdownTimeout = 10 * time.Second
+const DefaultShutdownTimeout = cli.DefaultShutdownTimeout
 
 // Config is what every Atrium service is configured with.
 type Config struct {
 	// GRPCAddr is the listen address; port 0 picks a free port.
 	GRPCAddr string
-	// DatabaseURL selects the PostgreSQL store; empty selects the memory store.
-	DatabaseURL string
-	// Migrate applies pending migrations at start. Without it, a schema that
-	// is not at this binary's version stops the start with a message that
-	// says what to run.
-	Migrate bool
-	// NATSURL is the NATS server events are published to.
-	NATSURL string
+	Backing
 	// InternalSecret signs and verifies principals between processes.
 	InternalSecret []byte
 	// ShutdownTimeout bounds how long in-flight calls may take to finish.
@@ -60,6 +56,17 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Spec is what a service tells the runtime about itself.
+type Spec struct {
+	// Name is the service's name in logs, traces and principals (crm).
+	Name string
+	// Migrations are its PostgreSQL schema's migrations.
+	Migrations pgdb.Migrations
+	// Stream is the JetStream stream its events go to (ATRIUM_CRM), holding
+	// Subjects (atrium.crm.>).
+	Stream, Subjects string
+}
+
 // Runtime is a service's opened infrastructure.
 type Runtime struct {
 	name   string
@@ -73,14 +80,23 @@ type Runtime struct {
 	// GRPC is the bound server; register services on it before Run.
 	GRPC *rpc.Server
 
-	nats    *nats.Conn
-	relay   *outbox.Relay
+	// Exactly one of mem and pg is set: the transactional core of the
+	// service's store, whose outbox the relay publishes.
+	mem *memdb.DB
+	pg  *pgdb.DB
+
+	nats *nats.Conn
+	// relay is set once Open has the NATS connection; the connection's
+	// reconnect handler may run before that, hence the atomic.
+	relay   atomic.Pointer[outbox.Relay]
 	closers []func()
 }
 
-// Open opens what cfg names for the service called name (crm, collections,
-// ...), whose PostgreSQL schema migrations are migrations.
-func Open(ctx context.Context, name string, cfg Config, migrations pgdb.Migrations) (_ *Runtime, err error) {
+// Open opens what cfg names for the service spec describes: its database
+// (or the memory core), its NATS connection, the relay of its outbox to its
+// stream, and its gRPC listener.
+func Open(ctx context.Context, spec Spec, cfg Config) (_ *Runtime, err error) {
+	name, migrations := spec.Name, spec.Migrations
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%s service: %w", name, err)
 	}
@@ -123,12 +139,24 @@ func Open(ctx context.Context, name string, cfg Config, migrations pgdb.Migratio
 				r.logger.Warn("NATS disconnected", "error", err)
 			}
 		}),
-		nats.ReconnectHandler(func(*nats.Conn) { r.logger.Info("NATS reconnected") }),
+		nats.ReconnectHandler(func(*nats.Conn) {
+			r.logger.Info("NATS reconnected; relaying pending events")
+			// The relay may be sleeping out its backoff from the outage.
+			r.WakeRelay()
+		}),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("%s service: connect to NATS at %s: %w", name, cfg.NATSURL, err)
 	}
 	r.closers = append(r.closers, r.nats.Close)
+	if r.Pool != nil {
+		r.pg = pgdb.NewDB(r.Pool, r.WakeRelay)
+	} else {
+		r.mem = memdb.New(r.WakeRelay)
+	}
+	if err := r.startRelay(spec.Stream, spec.Subjects); err != nil {
+		return nil, fmt.Errorf("%s service: %w", name, err)
+	}
 	if r.GRPC, err = rpc.Listen(cfg.GRPCAddr, r.logger, r.Signer); err != nil {
 		return nil, fmt.Errorf("%s service: listen on %s: %w", name, cfg.GRPCAddr, err)
 	}
@@ -138,17 +166,31 @@ func Open(ctx context.Context, name string, cfg Config, migrations pgdb.Migratio
 // Memory reports whether the service runs on the memory store.
 func (r *Runtime) Memory() bool { return r.Pool == nil }
 
-// WakeRelay asks the outbox relay to publish now. Stores call it after a
-// commit that enqueued events.
+// Store builds the service's store on the core the configuration selected:
+// memory when there is no database URL, PostgreSQL otherwise. The core's
+// outbox is already relayed to the service's stream, and its commits wake
+// the relay. This is the one place a service chooses its store.
+func Store[S any](r *Runtime, memory func(*memdb.DB) S, postgres func(*pgdb.DB) S) S {
+	if r.mem != nil {
+		return memory(r.mem)
+	}
+	return postgres(r.pg)
+}
+
+// WakeRelay asks the outbox relay to publish now.
 func (r *Runtime) WakeRelay() {
-	if r.relay != nil {
-		r.relay.Wake()
+	if relay := r.relay.Load(); relay != nil {
+		relay.Wake()
 	}
 }
 
-// RelayOutbox relays src to the JetStream stream named stream, which holds
-// subjects.
-func (r *Runtime) RelayOutbox(src outbox.Source, stream, subjects string) error {
+func (r *Runtime) startRelay(stream, subjects string) error {
+	var src outbox.Source
+	if r.mem != nil {
+		src = r.mem.Outbox()
+	} else {
+		src = r.pg.Outbox()
+	}
 	js, err := jetstream.New(r.nats)
 	if err != nil {
 		return err
@@ -159,7 +201,7 @@ func (r *Runtime) RelayOutbox(src outbox.Source, stream, subjects string) error 
 		Storage:  jetstream.FileStorage,
 		MaxAge:   7 * 24 * time.Hour,
 	})
-	r.relay = outbox.NewRelay(src, pub, 500*time.Millisecond, r.logger)
+	r.relay.Store(outbox.NewRelay(src, pub, 500*time.Millisecond, r.logger))
 	return nil
 }
 
@@ -176,9 +218,8 @@ func (r *Runtime) Run(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	r.GRPC.SetServing(true)
 	g.Go(r.GRPC.Serve)
-	if r.relay != nil {
-		g.Go(func() error { return r.relay.Run(relayCtx) })
-	}
+	relay := r.relay.Load()
+	g.Go(func() error { return relay.Run(relayCtx) })
 	if r.Pool != nil {
 		g.Go(func() error { r.watchDatabase(gctx); return nil })
 	}
@@ -192,9 +233,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.ShutdownTimeout)
 		defer cancel()
 		r.GRPC.Shutdown(sctx)
-		if r.relay != nil {
-			r.relay.Drain(sctx)
-		}
+		relay.Drain(sctx)
 		stopRelay()
 		return nil
 	})

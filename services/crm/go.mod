@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/atrium-hq/atrium/platform v0.0.0
-	github.com/atrium-hq/atrium/proto v0.0.0-00010101000000-000000000000
+	github.com/atrium-hq/atrium/proto v0.0.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
 	google.golang.org/grpc v1.85.0

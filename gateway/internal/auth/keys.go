@@ -12,16 +12,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/atrium-hq/atrium/platform/apikey"
 	"github.com/atrium-hq/atrium/platform/principal"
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 )
-
-// KeyPrefix starts every API key secret.
-const KeyPrefix = "atr_"
-
-// keyBodyLen is the length of a secret after the prefix: 32 random bytes in
-// unpadded base64url.
-const keyBodyLen = 43
 
 // gatewayPrincipal is who the gateway is when it asks the CRM about a key.
 var gatewayPrincipal = principal.Principal{Kind: principal.KindService, Subject: "gateway"}
@@ -44,6 +38,7 @@ type Keys struct {
 
 type entry struct {
 	key   *crmv1.APIKey // nil: no such key
+	p     principal.Principal
 	until time.Time
 }
 
@@ -78,15 +73,14 @@ func (k *Keys) Authenticate(ctx context.Context, header string) (principal.Princ
 	if err != nil {
 		return principal.Principal{}, err
 	}
-	if !wellFormed(secret) {
-		return principal.Principal{}, status.Errorf(codes.Unauthenticated,
-			"malformed API key: Atrium keys are %q followed by %d characters", KeyPrefix, keyBodyLen)
+	if !apikey.WellFormed(secret) {
+		return principal.Principal{}, status.Error(codes.Unauthenticated, "malformed API key: "+apikey.FormatHint())
 	}
-	digest := sha256.Sum256([]byte(secret))
-	key, err := k.lookup(ctx, digest)
+	e, err := k.lookup(ctx, apikey.Digest(secret))
 	if err != nil {
 		return principal.Principal{}, err
 	}
+	key := e.key
 	// Lookups go by the digest of a 256-bit random secret: timing differences
 	// in finding it reveal nothing usable about any secret. The CRM compares
 	// the stored digest in constant time before answering.
@@ -101,33 +95,16 @@ func (k *Keys) Authenticate(ctx context.Context, header string) (principal.Princ
 		return principal.Principal{}, status.Errorf(codes.Unauthenticated, "API key expired at %s; ask your administrator for a new key",
 			exp.AsTime().UTC().Format(time.RFC3339))
 	}
-	p := principal.Principal{Kind: principal.KindKey, Subject: key.Id, SiteID: key.SiteId.GetValue(), AgencyID: key.AgencyId.GetValue()}
-	for _, s := range key.Scopes {
-		p.Scopes = append(p.Scopes, principal.Scope(s))
-	}
-	return p, nil
+	return e.p, nil
 }
 
-func wellFormed(secret string) bool {
-	body, ok := strings.CutPrefix(secret, KeyPrefix)
-	if !ok || len(body) != keyBodyLen {
-		return false
-	}
-	for _, c := range body {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
-
-func (k *Keys) lookup(ctx context.Context, digest [sha256.Size]byte) (*crmv1.APIKey, error) {
+func (k *Keys) lookup(ctx context.Context, digest [sha256.Size]byte) (entry, error) {
 	now := k.now()
 	k.mu.Lock()
 	e, ok := k.entries[digest]
 	k.mu.Unlock()
 	if ok && now.Before(e.until) {
-		return e.key, nil
+		return e, nil
 	}
 	// Concurrent requests with the same key share one CRM call. It runs
 	// detached from any one request, so one caller going away does not fail
@@ -145,16 +122,15 @@ func (k *Keys) lookup(ctx context.Context, digest [sha256.Size]byte) (*crmv1.API
 		default:
 			return nil, status.Error(codes.Unavailable, fmt.Sprintf("cannot verify the API key right now: %v", err))
 		}
-		k.store(digest, key)
-		return key, nil
+		return k.store(digest, key), nil
 	})
 	if err != nil {
-		return nil, err
+		return entry{}, err
 	}
-	return v.(*crmv1.APIKey), nil
+	return v.(entry), nil
 }
 
-func (k *Keys) store(digest [sha256.Size]byte, key *crmv1.APIKey) {
+func (k *Keys) store(digest [sha256.Size]byte, key *crmv1.APIKey) entry {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if len(k.entries) >= k.maxSize {
@@ -170,10 +146,14 @@ func (k *Keys) store(digest [sha256.Size]byte, key *crmv1.APIKey) {
 			}
 		}
 	}
-	k.entries[digest] = entry{key: key, until: k.now().Add(k.ttl)}
+	e := entry{key: key, until: k.now().Add(k.ttl)}
 	if key != nil {
+		e.p = principal.Principal{Kind: principal.KindKey, Subject: key.Id, Scopes: principal.ScopesFrom(key.Scopes),
+			SiteID: key.SiteId.GetValue(), AgencyID: key.AgencyId.GetValue()}
 		k.byID[key.Id] = digest
 	}
+	k.entries[digest] = e
+	return e
 }
 
 // Evict forgets a key, so its next use asks the CRM again. The gateway

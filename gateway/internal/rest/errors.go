@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -18,6 +19,13 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 )
+
+// ServerErrorLog routes net/http's own log lines (a handler that panicked,
+// a header written twice) through the structured logger, where caller-sent
+// text is escaped like any other value.
+func ServerErrorLog(logger *slog.Logger) *log.Logger {
+	return slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
+}
 
 // Body is the shape of every error response.
 type Body struct {
@@ -35,11 +43,12 @@ var httpStatus = map[codes.Code]int{
 	codes.PermissionDenied:   http.StatusForbidden,
 	codes.NotFound:           http.StatusNotFound,
 	codes.AlreadyExists:      http.StatusConflict,
-	codes.Aborted:            http.StatusConflict,
-	codes.ResourceExhausted:  http.StatusTooManyRequests,
-	codes.Unimplemented:      http.StatusNotImplemented,
-	codes.DeadlineExceeded:   http.StatusGatewayTimeout,
-	codes.Unavailable:        http.StatusServiceUnavailable,
+	codes.Aborted:            http.StatusServiceUnavailable, // a write collided and changed nothing: retry
+
+	codes.ResourceExhausted: http.StatusTooManyRequests,
+	codes.Unimplemented:     http.StatusNotImplemented,
+	codes.DeadlineExceeded:  http.StatusGatewayTimeout,
+	codes.Unavailable:       http.StatusServiceUnavailable,
 }
 
 // HTTPStatus returns the HTTP status for a gRPC code; anything unlisted
@@ -94,6 +103,11 @@ func ErrorHandler(logger *slog.Logger) runtime.ErrorHandlerFunc {
 	}
 }
 
+// ErrShuttingDown is the cause the gateway cancels requests with when a
+// shutdown runs out of time: they answer 503, which clients retry, rather
+// than being cut.
+var ErrShuttingDown = errors.New("the server is shutting down")
+
 // WriteError writes err as the JSON error body. It is what the error
 // handler, the routing error handler and the middlewares all use.
 func WriteError(ctx context.Context, logger *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
@@ -101,6 +115,12 @@ func WriteError(ctx context.Context, logger *slog.Logger, w http.ResponseWriter,
 		code int
 		msg  string
 	)
+	if errors.Is(context.Cause(ctx), ErrShuttingDown) {
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Connection", "close")
+		writeJSON(w, http.StatusServiceUnavailable, Body{Error: "the server is shutting down and did not finish this request; retry it"})
+		return
+	}
 	var hse *runtime.HTTPStatusError
 	if errors.As(err, &hse) {
 		// Raised by grpc-gateway for a malformed path (bad escape sequence).

@@ -8,10 +8,14 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/atrium-hq/atrium/platform/render"
 )
 
 // Marshaler is the JSON marshaler of both muxes: proto field names
@@ -24,8 +28,35 @@ func Marshaler() runtime.Marshaler {
 	}}}
 }
 
-// jsonMarshaler rewrites body decoding errors into messages for people.
+// jsonMarshaler writes a service's pre-rendered JSON body through untouched
+// (platform/render) and marshals anything else with protojson; it rewrites
+// body decoding errors into messages for people.
 type jsonMarshaler struct{ *runtime.JSONPb }
+
+// Marshal returns a response's rendered_json as is when the service filled
+// it. Otherwise it marshals the typed message, leaving rendered_json out of
+// the JSON.
+func (m jsonMarshaler) Marshal(v any) ([]byte, error) {
+	msg, ok := v.(proto.Message)
+	if !ok || !render.HasField(msg) {
+		return m.JSONPb.Marshal(v)
+	}
+	if b, ok := render.RenderedBytes(msg); ok {
+		return b, nil
+	}
+	// A service that was asked to render and did not: marshal the typed
+	// fields, without the empty rendered_json that EmitUnpopulated prints.
+	b, err := m.JSONPb.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return nil, err
+	}
+	delete(obj, render.Field)
+	return json.Marshal(obj)
+}
 
 // NewDecoder reads the whole (size-limited) body first, so that an error
 // can be explained with the field it is about.
@@ -74,6 +105,10 @@ func bodyError(err error, body []byte) error {
 	if errors.As(err, &tooLarge) {
 		return fmt.Errorf("request body too large: the limit is %d bytes", tooLarge.Limit)
 	}
+	if line, col, esc, ok := loneSurrogate(body); ok {
+		return fmt.Errorf(`request body is not valid JSON at line %d, column %d: %s is half of a UTF-16 surrogate pair; `+
+			`send the whole pair (such as \ud83d\ude00) or the character itself as UTF-8`, line, col, esc)
+	}
 	// protojson randomly writes U+00A0 instead of a space in its messages
 	// (per binary, so that nobody matches them byte for byte); fold it.
 	msg := strings.ReplaceAll(err.Error(), "\u00a0", " ")
@@ -89,8 +124,62 @@ func bodyError(err error, body []byte) error {
 		}
 		return fmt.Errorf("%s at line %s, column %s: %s", what, m[2], m[3], m[4])
 	}
-	if strings.HasPrefix(msg, "json: ") || strings.Contains(msg, "unexpected EOF") {
-		return fmt.Errorf("request body is not valid JSON: %s", strings.TrimPrefix(msg, "json: "))
+	msg = libraryPrefix.ReplaceAllString(msg, "")
+	if strings.Contains(msg, "unexpected EOF") {
+		return errors.New("request body is not valid JSON: it ends before the JSON value does")
 	}
-	return fmt.Errorf("invalid request body: %s", strings.TrimPrefix(msg, "proto: "))
+	if strings.HasPrefix(err.Error(), "json: ") || strings.Contains(msg, "invalid character") {
+		return fmt.Errorf("request body is not valid JSON: %s", msg)
+	}
+	return fmt.Errorf("invalid request body: %s", msg)
+}
+
+// libraryPrefix matches the package names libraries start their errors
+// with, which mean nothing to a caller.
+var libraryPrefix = regexp.MustCompile(`\b(proto|json|protojson):\s*`)
+
+// loneSurrogate finds a \uD800-\uDFFF escape that is not part of a
+// high-then-low pair, which JSON forbids in practice (RFC 8259 section 8.2)
+// and protojson reports only as an unexpected end of input.
+func loneSurrogate(body []byte) (line, col int, esc string, ok bool) {
+	line, col = 1, 1
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c == '\n' {
+			line, col = line+1, 1
+			continue
+		}
+		if c != '\\' || i+1 >= len(body) {
+			col++
+			continue
+		}
+		// An escape: \uXXXX or a two-character one.
+		if body[i+1] != 'u' || i+6 > len(body) {
+			i++
+			col += 2
+			continue
+		}
+		hi, err := strconv.ParseUint(string(body[i+2:i+6]), 16, 16)
+		if err != nil {
+			i += 5
+			col += 6
+			continue
+		}
+		switch {
+		case hi >= 0xD800 && hi <= 0xDBFF:
+			if i+12 <= len(body) && body[i+6] == '\\' && body[i+7] == 'u' {
+				if lo, err := strconv.ParseUint(string(body[i+8:i+12]), 16, 16); err == nil && lo >= 0xDC00 && lo <= 0xDFFF {
+					i += 11
+					col += 12
+					continue
+				}
+			}
+			return line, col, string(body[i : i+6]), true
+		case hi >= 0xDC00 && hi <= 0xDFFF:
+			return line, col, string(body[i : i+6]), true
+		}
+		i += 5
+		col += 6
+	}
+	return 0, 0, "", false
 }

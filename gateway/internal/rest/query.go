@@ -2,10 +2,14 @@ package rest
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
@@ -35,6 +39,7 @@ func (QueryParser) Parse(msg proto.Message, values url.Values, filter *utilities
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	values = maps.Clone(values) // checkScalar may replace a value
 	for _, k := range keys {
 		if !slices.Contains(allowed, k) {
 			if len(allowed) == 0 {
@@ -47,21 +52,40 @@ func (QueryParser) Parse(msg proto.Message, values url.Values, filter *utilities
 		if !f.IsList() && len(vs) > 1 {
 			return fmt.Errorf("query parameter %s is given %d times; give it once", k, len(vs))
 		}
-		for _, v := range vs {
-			if err := checkScalar(k, f, v); err != nil {
+		vs = slices.Clone(vs)
+		for i, v := range vs {
+			c, err := checkScalar(k, f, v)
+			if err != nil {
 				return err
 			}
+			vs[i] = c
 		}
+		values[k] = vs
 	}
 	return (&runtime.DefaultQueryParser{}).Parse(msg, values, filter)
 }
 
-func checkScalar(name string, f protoreflect.FieldDescriptor, v string) error {
+// checkScalar checks v against the field's type and returns the value to
+// parse. An integer beyond the 32-bit range becomes the nearest 32-bit
+// value, so that the route's own rule for large (or negative) numbers
+// judges it, as it judges any other: a limit of 99999999999 is capped like
+// one of 5000.
+func checkScalar(name string, f protoreflect.FieldDescriptor, v string) (string, error) {
 	var err error
 	switch f.Kind() {
+	case protoreflect.StringKind:
+		if !utf8.ValidString(v) {
+			return "", fmt.Errorf("query parameter %s is not valid UTF-8 once percent-decoded", name)
+		}
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		if _, err = strconv.ParseInt(v, 10, 32); err != nil {
-			return fmt.Errorf("query parameter %s must be an integer; got %q", name, v)
+		if _, err := strconv.ParseInt(v, 10, 32); err != nil {
+			if !integer.MatchString(v) {
+				return "", fmt.Errorf("query parameter %s must be an integer; got %q", name, v)
+			}
+			if strings.HasPrefix(v, "-") {
+				return strconv.Itoa(math.MinInt32), nil
+			}
+			return strconv.Itoa(math.MaxInt32), nil
 		}
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
 		_, err = strconv.ParseInt(v, 10, 64)
@@ -71,13 +95,16 @@ func checkScalar(name string, f protoreflect.FieldDescriptor, v string) error {
 		_, err = strconv.ParseUint(v, 10, 64)
 	case protoreflect.BoolKind:
 		if v != "true" && v != "false" {
-			return fmt.Errorf("query parameter %s must be true or false; got %q", name, v)
+			return "", fmt.Errorf("query parameter %s must be true or false; got %q", name, v)
 		}
 	case protoreflect.FloatKind, protoreflect.DoubleKind:
 		_, err = strconv.ParseFloat(v, 64)
 	}
 	if err != nil {
-		return fmt.Errorf("query parameter %s must be a number; got %q", name, v)
+		return "", fmt.Errorf("query parameter %s must be a number; got %q", name, v)
 	}
-	return nil
+	return v, nil
 }
+
+// integer matches a decimal integer of any size.
+var integer = regexp.MustCompile(`^[+-]?[0-9]+$`)

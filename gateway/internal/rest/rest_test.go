@@ -2,16 +2,20 @@ package rest
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 )
@@ -38,6 +42,31 @@ func TestBodyErrorsNameTheField(t *testing.T) {
 	}
 }
 
+// TestBodyErrorsNameRealProblems decodes bodies the way the gateway does and
+// checks the message names the problem, never a library's prefix.
+func TestBodyErrorsNameRealProblems(t *testing.T) {
+	m := Marshaler()
+	for body, want := range map[string]string{
+		`{"name":"\ud800"}`:            `line 1, column 10: \ud800 is half of a UTF-16 surrogate pair`,
+		`{"name":"ok \udc00"}`:         `\udc00 is half of a UTF-16 surrogate pair`,
+		"{\n \"name\": \"\\ud83d x\"}": `line 2, column 11: \ud83d is half`,
+		`{"name":"\\ud800"}`:           "", // an escaped backslash: valid
+		`{"name":"\ud83d\ude00"}`:      "", // a whole pair: valid
+		`{"name": "x"`:                 "request body is not valid JSON",
+		`{"name":"\x01"}`:              "request body is not valid JSON",
+	} {
+		err := m.NewDecoder(strings.NewReader(body)).Decode(&crmv1.CreateAgencyRequest{})
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", body, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v, want %q", body, err, want)
+		case err != nil && (strings.Contains(err.Error(), "proto:") || strings.Contains(err.Error(), "json:")):
+			t.Errorf("%s: %q shows a library prefix", body, err)
+		}
+	}
+}
+
 func TestQueryParser(t *testing.T) {
 	none := utilities.NewDoubleArray(nil)
 	parse := func(q string) (*crmv1.ListKeysRequest, error) {
@@ -53,14 +82,24 @@ func TestQueryParser(t *testing.T) {
 		t.Fatalf("valid query: %v %v", req, err)
 	}
 	for q, want := range map[string]string{
-		"limt=5":            `unknown query parameter "limt"; allowed: agency_id, site_id, limit, offset`,
-		"agencyId=a":        `unknown query parameter "agencyId"`,
-		"limit=x":           `query parameter limit must be an integer; got "x"`,
-		"limit=1&limit=2":   `query parameter limit is given 2 times; give it once`,
-		"offset=3000000000": `query parameter offset must be an integer; got "3000000000"`,
+		"limt=5":          `unknown query parameter "limt"; allowed: agency_id, site_id, limit, offset`,
+		"agencyId=a":      `unknown query parameter "agencyId"`,
+		"limit=x":         `query parameter limit must be an integer; got "x"`,
+		"limit=1&limit=2": `query parameter limit is given 2 times; give it once`,
+		"limit=1.5":       `query parameter limit must be an integer; got "1.5"`,
+		"site_id=%ff":     `query parameter site_id is not valid UTF-8`,
 	} {
 		if _, err := parse(q); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error = %v, want %q", q, err, want)
+		}
+	}
+	// Integers beyond 32 bits become the nearest 32-bit value, for the
+	// route's own range or cap rule to judge.
+	for q, want := range map[string]int32{"limit=99999999999": 2147483647, "offset=3000000000": 2147483647,
+		"limit=-99999999999999999999999": -2147483648, "limit=%2B7": 7} {
+		req, err := parse(q)
+		if err != nil || req.GetLimit()+req.GetOffset() != want {
+			t.Errorf("%s: %v, %v; want %d", q, req, err, want)
 		}
 	}
 	// Path parameters are not query parameters.
@@ -98,11 +137,44 @@ func TestHTTPStatusMapping(t *testing.T) {
 	for code, want := range map[codes.Code]int{
 		codes.InvalidArgument: 400, codes.Unauthenticated: 401, codes.PermissionDenied: 403, codes.NotFound: 404,
 		codes.AlreadyExists: 409, codes.Unavailable: 503, codes.DeadlineExceeded: 504, codes.Internal: 500,
-		codes.Unknown: 500, codes.DataLoss: 500,
+		codes.Unknown: 500, codes.DataLoss: 500, codes.Aborted: 503,
 	} {
 		if got := HTTPStatus(code); got != want {
 			t.Errorf("HTTPStatus(%s) = %d, want %d", code, got, want)
 		}
+	}
+}
+
+// Retryable failures say so twice: a 503 with Retry-After, and a message a
+// person can act on. Nothing internal leaks through the Unavailable text.
+func TestRetryableErrorsCarryRetryAfter(t *testing.T) {
+	logger := slog.New(slog.DiscardHandler)
+	shutting, cancel := context.WithCancelCause(context.Background())
+	cancel(ErrShuttingDown)
+	for name, tc := range map[string]struct {
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		"aborted transaction":  {context.Background(), status.Error(codes.Aborted, "the write collided with concurrent writes 5 times; retry the request"), "collided"},
+		"backing service down": {context.Background(), status.Error(codes.Unavailable, "dial tcp 10.0.0.7:5432: connection refused"), "temporarily unavailable"},
+		"shutdown ran out":     {shutting, context.Canceled, "shutting down"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			WriteError(tc.ctx, logger, rec, httptest.NewRequest("GET", "/api/v1/prospects", nil), tc.err)
+			var body Body
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+				t.Fatalf("body %q: %v", rec.Body, err)
+			}
+			if rec.Code != 503 || rec.Header().Get("Retry-After") == "" || !strings.Contains(body.Error, tc.want) {
+				t.Fatalf("got %d Retry-After=%q %q, want 503 with Retry-After and a message containing %q",
+					rec.Code, rec.Header().Get("Retry-After"), body.Error, tc.want)
+			}
+			if strings.Contains(body.Error, "10.0.0.7") {
+				t.Fatalf("message leaks an address: %q", body.Error)
+			}
+		})
 	}
 }
 

@@ -26,7 +26,9 @@ func Migrations() pgdb.Migrations { return postgres.Migrations() }
 
 // New opens the actions service's database, NATS connection and listener.
 func New(ctx context.Context, cfg Config) (*Service, error) {
-	rt, err := runner.Open(ctx, Name, cfg.Config, postgres.Migrations())
+	rt, err := runner.Open(ctx, runner.Spec{
+		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_ACTIONS", Subjects: "atrium.actions.>",
+	}, cfg.Config)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/services/collections/internal/adapters/memory"
@@ -31,23 +31,15 @@ func Migrations() pgdb.Migrations { return postgres.Migrations() }
 
 // New opens the collections service's store, NATS connection and listener.
 func New(ctx context.Context, cfg Config) (*Service, error) {
-	rt, err := runner.Open(ctx, Name, cfg.Config, postgres.Migrations())
+	rt, err := runner.Open(ctx, runner.Spec{
+		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_COLLECTIONS", Subjects: app.EventSubjects,
+	}, cfg.Config)
 	if err != nil {
 		return nil, err
 	}
-	var st interface {
-		app.Store
-		Outbox() outbox.Source
-	}
-	if rt.Memory() {
-		st = memory.New(rt.WakeRelay)
-	} else {
-		st = postgres.New(rt.Pool, rt.WakeRelay)
-	}
-	if err := rt.RelayOutbox(st.Outbox(), "ATRIUM_COLLECTIONS", app.EventSubjects); err != nil {
-		rt.Close()
-		return nil, err
-	}
+	st := runner.Store(rt,
+		func(db *memdb.DB) app.Store { return memory.New(db) },
+		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	transport.NewServer(app.NewSites(st, app.Clock(time.Now))).Register(rt.GRPC)
 	return &Service{rt: rt}, nil
 }

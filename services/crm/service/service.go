@@ -10,7 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/rpc"
@@ -47,7 +47,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.CollectionsAddr == "" {
 		return nil, errors.New("crm service: the collections service address is required")
 	}
-	rt, err := runner.Open(ctx, Name, cfg.Config, postgres.Migrations())
+	rt, err := runner.Open(ctx, runner.Spec{
+		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_CRM", Subjects: app.EventSubjects,
+	}, cfg.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -57,19 +59,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		rt.Close()
 		return nil, err
 	}
-	var st interface {
-		app.Store
-		Outbox() outbox.Source
-	}
-	if rt.Memory() {
-		st = memory.New(rt.WakeRelay)
-	} else {
-		st = postgres.New(rt.Pool, rt.WakeRelay)
-	}
-	if err := rt.RelayOutbox(st.Outbox(), "ATRIUM_CRM", app.EventSubjects); err != nil {
-		s.Close()
-		return nil, err
-	}
+	st := runner.Store(rt,
+		func(db *memdb.DB) app.Store { return memory.New(db) },
+		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	clock := app.Clock(time.Now)
 	transport.NewServer(
 		app.NewDirectory(st, clock),

@@ -24,6 +24,7 @@ var secret = []byte("service-test-secret-0123456789abcdef")
 // no call gets past the principal rules.
 
 type clients struct {
+	addr   string
 	crm    crmv1.CRMServiceClient
 	admin  crmv1.CRMAdminServiceClient
 	keys   crmv1.APIKeyServiceClient
@@ -37,7 +38,7 @@ func start(t *testing.T) clients {
 	l.Close()
 	svc, err := New(t.Context(), Config{
 		Config: runner.Config{
-			GRPCAddr: "127.0.0.1:0", NATSURL: natstest.URL(t), InternalSecret: secret,
+			GRPCAddr: "127.0.0.1:0", Backing: runner.Backing{NATSURL: natstest.URL(t)}, InternalSecret: secret,
 			Logger: slog.New(slog.DiscardHandler),
 		},
 		CollectionsAddr: collections,
@@ -55,7 +56,7 @@ func start(t *testing.T) clients {
 	}
 	t.Cleanup(func() { conn.Close() })
 	signer, _ := principal.NewSigner(secret)
-	return clients{crmv1.NewCRMServiceClient(conn), crmv1.NewCRMAdminServiceClient(conn), crmv1.NewAPIKeyServiceClient(conn), signer}
+	return clients{svc.Addr(), crmv1.NewCRMServiceClient(conn), crmv1.NewCRMAdminServiceClient(conn), crmv1.NewAPIKeyServiceClient(conn), signer}
 }
 
 func (c clients) as(ctx context.Context, p principal.Principal) context.Context {

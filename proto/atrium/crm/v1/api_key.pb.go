@@ -7,6 +7,7 @@
 package crmv1
 
 import (
+	_ "github.com/atrium-hq/atrium/proto/atrium/access/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -242,7 +243,7 @@ var File_atrium_crm_v1_api_key_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_api_key_proto_rawDesc = "" +
 	"\n" +
-	"\x1batrium/crm/v1/api_key.proto\x12\ratrium.crm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\":\n" +
+	"\x1batrium/crm/v1/api_key.proto\x12\ratrium.crm.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\":\n" +
 	"\x13VerifyAPIKeyRequest\x12#\n" +
 	"\rsecret_sha256\x18\x01 \x01(\fR\fsecretSha256\"?\n" +
 	"\x14VerifyAPIKeyResponse\x12'\n" +
@@ -262,9 +263,9 @@ const file_atrium_crm_v1_api_key_proto_rawDesc = "" +
 	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1b\n" +
 	"\x06secret\x18\n" +
 	" \x01(\tH\x00R\x06secret\x88\x01\x01B\t\n" +
-	"\a_secret2h\n" +
-	"\rAPIKeyService\x12W\n" +
-	"\fVerifyAPIKey\x12\".atrium.crm.v1.VerifyAPIKeyRequest\x1a#.atrium.crm.v1.VerifyAPIKeyResponseB7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
+	"\a_secret2p\n" +
+	"\rAPIKeyService\x12_\n" +
+	"\fVerifyAPIKey\x12\".atrium.crm.v1.VerifyAPIKeyRequest\x1a#.atrium.crm.v1.VerifyAPIKeyResponse\"\x06\xca\xf3\x18\x02\b\x03B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
 
 var (
 	file_atrium_crm_v1_api_key_proto_rawDescOnce sync.Once

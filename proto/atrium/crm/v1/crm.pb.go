@@ -7,6 +7,7 @@
 package crmv1
 
 import (
+	_ "github.com/atrium-hq/atrium/proto/atrium/access/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -78,8 +79,13 @@ func (x *ListProspectsRequest) GetOffset() int32 {
 }
 
 type ListProspectsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Data          []*Prospect            `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Data  []*Prospect            `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	// The whole response as the JSON the HTTP API returns, set instead of
+	// data when the caller sends the metadata x-atrium-render: json (the
+	// gateway does, so that a page's JSON is built once, by the service).
+	// Internal callers leave that metadata out and read data. See docs/grpc.md.
+	RenderedJson  []byte `protobuf:"bytes,1000,opt,name=rendered_json,json=renderedJson,proto3" json:"rendered_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -117,6 +123,13 @@ func (*ListProspectsResponse) Descriptor() ([]byte, []int) {
 func (x *ListProspectsResponse) GetData() []*Prospect {
 	if x != nil {
 		return x.Data
+	}
+	return nil
+}
+
+func (x *ListProspectsResponse) GetRenderedJson() []byte {
+	if x != nil {
+		return x.RenderedJson
 	}
 	return nil
 }
@@ -176,8 +189,13 @@ func (x *ListDealsRequest) GetOffset() int32 {
 }
 
 type ListDealsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Data          []*Deal                `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Data  []*Deal                `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	// The whole response as the JSON the HTTP API returns, set instead of
+	// data when the caller sends the metadata x-atrium-render: json (the
+	// gateway does, so that a page's JSON is built once, by the service).
+	// Internal callers leave that metadata out and read data. See docs/grpc.md.
+	RenderedJson  []byte `protobuf:"bytes,1000,opt,name=rendered_json,json=renderedJson,proto3" json:"rendered_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -215,6 +233,13 @@ func (*ListDealsResponse) Descriptor() ([]byte, []int) {
 func (x *ListDealsResponse) GetData() []*Deal {
 	if x != nil {
 		return x.Data
+	}
+	return nil
+}
+
+func (x *ListDealsResponse) GetRenderedJson() []byte {
+	if x != nil {
+		return x.RenderedJson
 	}
 	return nil
 }
@@ -457,21 +482,23 @@ var File_atrium_crm_v1_crm_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_crm_proto_rawDesc = "" +
 	"\n" +
-	"\x17atrium/crm/v1/crm.proto\x12\ratrium.crm.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"c\n" +
+	"\x17atrium/crm/v1/crm.proto\x12\ratrium.crm.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"c\n" +
 	"\x14ListProspectsRequest\x12\x19\n" +
 	"\x05limit\x18\x01 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
 	"\x06offset\x18\x02 \x01(\x05H\x01R\x06offset\x88\x01\x01B\b\n" +
 	"\x06_limitB\t\n" +
-	"\a_offset\"D\n" +
+	"\a_offset\"j\n" +
 	"\x15ListProspectsResponse\x12+\n" +
-	"\x04data\x18\x01 \x03(\v2\x17.atrium.crm.v1.ProspectR\x04data\"_\n" +
+	"\x04data\x18\x01 \x03(\v2\x17.atrium.crm.v1.ProspectR\x04data\x12$\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"_\n" +
 	"\x10ListDealsRequest\x12\x19\n" +
 	"\x05limit\x18\x01 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
 	"\x06offset\x18\x02 \x01(\x05H\x01R\x06offset\x88\x01\x01B\b\n" +
 	"\x06_limitB\t\n" +
-	"\a_offset\"<\n" +
+	"\a_offset\"b\n" +
 	"\x11ListDealsResponse\x12'\n" +
-	"\x04data\x18\x01 \x03(\v2\x13.atrium.crm.v1.DealR\x04data\"\xf3\x02\n" +
+	"\x04data\x18\x01 \x03(\v2\x13.atrium.crm.v1.DealR\x04data\x12$\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xf3\x02\n" +
 	"\bProspect\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12#\n" +
 	"\rbusiness_name\x18\x02 \x01(\tR\fbusinessName\x12\x1f\n" +
@@ -499,11 +526,11 @@ const file_atrium_crm_v1_crm_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt2\xea\x01\n" +
+	"updated_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt2\xfe\x01\n" +
 	"\n" +
-	"CRMService\x12u\n" +
-	"\rListProspects\x12#.atrium.crm.v1.ListProspectsRequest\x1a$.atrium.crm.v1.ListProspectsResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/api/v1/prospects\x12e\n" +
-	"\tListDeals\x12\x1f.atrium.crm.v1.ListDealsRequest\x1a .atrium.crm.v1.ListDealsResponse\"\x15\x82\xd3\xe4\x93\x02\x0f\x12\r/api/v1/dealsB7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
+	"CRMService\x12\x7f\n" +
+	"\rListProspects\x12#.atrium.crm.v1.ListProspectsRequest\x1a$.atrium.crm.v1.ListProspectsResponse\"#\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x13\x12\x11/api/v1/prospects\x12o\n" +
+	"\tListDeals\x12\x1f.atrium.crm.v1.ListDealsRequest\x1a .atrium.crm.v1.ListDealsResponse\"\x1f\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x0f\x12\r/api/v1/dealsB7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
 
 var (
 	file_atrium_crm_v1_crm_proto_rawDescOnce sync.Once

@@ -7,6 +7,7 @@
 package crmv1
 
 import (
+	_ "github.com/atrium-hq/atrium/proto/atrium/access/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -1748,7 +1749,7 @@ var File_atrium_crm_v1_crm_admin_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1datrium/crm/v1/crm_admin.proto\x12\ratrium.crm.v1\x1a\x1batrium/crm/v1/api_key.proto\x1a\x17atrium/crm/v1/crm.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa2\x01\n" +
+	"\x1datrium/crm/v1/crm_admin.proto\x12\ratrium.crm.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1batrium/crm/v1/api_key.proto\x1a\x17atrium/crm/v1/crm.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa2\x01\n" +
 	"\x06Agency\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
@@ -1892,23 +1893,23 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\t_currencyB\x16\n" +
 	"\x14_expected_close_date\"=\n" +
 	"\x12UpdateDealResponse\x12'\n" +
-	"\x04deal\x18\x01 \x01(\v2\x13.atrium.crm.v1.DealR\x04deal2\xc0\f\n" +
-	"\x0fCRMAdminService\x12v\n" +
-	"\fCreateAgency\x12\".atrium.crm.v1.CreateAgencyRequest\x1a#.atrium.crm.v1.CreateAgencyResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/admin/v1/agencies\x12\x8a\x01\n" +
-	"\fCreateMember\x12\".atrium.crm.v1.CreateMemberRequest\x1a#.atrium.crm.v1.CreateMemberResponse\"1\x82\xd3\xe4\x93\x02+:\x01*\"&/admin/v1/agencies/{agency_id}/members\x12u\n" +
-	"\fCreateClient\x12\".atrium.crm.v1.CreateClientRequest\x1a#.atrium.crm.v1.CreateClientResponse\"\x1c\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/admin/v1/clients\x12\x8d\x01\n" +
+	"\x04deal\x18\x01 \x01(\v2\x13.atrium.crm.v1.DealR\x04deal2\x88\r\n" +
+	"\x0fCRMAdminService\x12|\n" +
+	"\fCreateAgency\x12\".atrium.crm.v1.CreateAgencyRequest\x1a#.atrium.crm.v1.CreateAgencyResponse\"#\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/admin/v1/agencies\x12\x90\x01\n" +
+	"\fCreateMember\x12\".atrium.crm.v1.CreateMemberRequest\x1a#.atrium.crm.v1.CreateMemberResponse\"7\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02+:\x01*\"&/admin/v1/agencies/{agency_id}/members\x12{\n" +
+	"\fCreateClient\x12\".atrium.crm.v1.CreateClientRequest\x1a#.atrium.crm.v1.CreateClientResponse\"\"\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/admin/v1/clients\x12\x93\x01\n" +
 	"\n" +
-	"LinkClient\x12 .atrium.crm.v1.LinkClientRequest\x1a!.atrium.crm.v1.LinkClientResponse\":\x82\xd3\xe4\x93\x024\x1a2/admin/v1/agencies/{agency_id}/clients/{client_id}\x12\x93\x01\n" +
-	"\fUnlinkClient\x12\".atrium.crm.v1.UnlinkClientRequest\x1a#.atrium.crm.v1.UnlinkClientResponse\":\x82\xd3\xe4\x93\x024*2/admin/v1/agencies/{agency_id}/clients/{client_id}\x12i\n" +
-	"\tCreateKey\x12\x1f.atrium.crm.v1.CreateKeyRequest\x1a .atrium.crm.v1.CreateKeyResponse\"\x19\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/admin/v1/keys\x12c\n" +
-	"\bListKeys\x12\x1e.atrium.crm.v1.ListKeysRequest\x1a\x1f.atrium.crm.v1.ListKeysResponse\"\x16\x82\xd3\xe4\x93\x02\x10\x12\x0e/admin/v1/keys\x12o\n" +
-	"\tRevokeKey\x12\x1f.atrium.crm.v1.RevokeKeyRequest\x1a .atrium.crm.v1.RevokeKeyResponse\"\x1f\x82\xd3\xe4\x93\x02\x19*\x17/admin/v1/keys/{key_id}\x12\x92\x01\n" +
-	"\x0eCreateProspect\x12$.atrium.crm.v1.CreateProspectRequest\x1a%.atrium.crm.v1.CreateProspectResponse\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/admin/v1/agencies/{agency_id}/prospects\x12\xa0\x01\n" +
-	"\x0eUpdateProspect\x12$.atrium.crm.v1.UpdateProspectRequest\x1a%.atrium.crm.v1.UpdateProspectResponse\"A\x82\xd3\xe4\x93\x02;:\x01*26/admin/v1/agencies/{agency_id}/prospects/{prospect_id}\x12\x82\x01\n" +
+	"LinkClient\x12 .atrium.crm.v1.LinkClientRequest\x1a!.atrium.crm.v1.LinkClientResponse\"@\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x024\x1a2/admin/v1/agencies/{agency_id}/clients/{client_id}\x12\x99\x01\n" +
+	"\fUnlinkClient\x12\".atrium.crm.v1.UnlinkClientRequest\x1a#.atrium.crm.v1.UnlinkClientResponse\"@\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x024*2/admin/v1/agencies/{agency_id}/clients/{client_id}\x12o\n" +
+	"\tCreateKey\x12\x1f.atrium.crm.v1.CreateKeyRequest\x1a .atrium.crm.v1.CreateKeyResponse\"\x1f\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/admin/v1/keys\x12i\n" +
+	"\bListKeys\x12\x1e.atrium.crm.v1.ListKeysRequest\x1a\x1f.atrium.crm.v1.ListKeysResponse\"\x1c\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x10\x12\x0e/admin/v1/keys\x12u\n" +
+	"\tRevokeKey\x12\x1f.atrium.crm.v1.RevokeKeyRequest\x1a .atrium.crm.v1.RevokeKeyResponse\"%\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x19*\x17/admin/v1/keys/{key_id}\x12\x98\x01\n" +
+	"\x0eCreateProspect\x12$.atrium.crm.v1.CreateProspectRequest\x1a%.atrium.crm.v1.CreateProspectResponse\"9\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02-:\x01*\"(/admin/v1/agencies/{agency_id}/prospects\x12\xa6\x01\n" +
+	"\x0eUpdateProspect\x12$.atrium.crm.v1.UpdateProspectRequest\x1a%.atrium.crm.v1.UpdateProspectResponse\"G\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02;:\x01*26/admin/v1/agencies/{agency_id}/prospects/{prospect_id}\x12\x88\x01\n" +
 	"\n" +
-	"CreateDeal\x12 .atrium.crm.v1.CreateDealRequest\x1a!.atrium.crm.v1.CreateDealResponse\"/\x82\xd3\xe4\x93\x02):\x01*\"$/admin/v1/agencies/{agency_id}/deals\x12\x8c\x01\n" +
+	"CreateDeal\x12 .atrium.crm.v1.CreateDealRequest\x1a!.atrium.crm.v1.CreateDealResponse\"5\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02):\x01*\"$/admin/v1/agencies/{agency_id}/deals\x12\x92\x01\n" +
 	"\n" +
-	"UpdateDeal\x12 .atrium.crm.v1.UpdateDealRequest\x1a!.atrium.crm.v1.UpdateDealResponse\"9\x82\xd3\xe4\x93\x023:\x01*2./admin/v1/agencies/{agency_id}/deals/{deal_id}B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
+	"UpdateDeal\x12 .atrium.crm.v1.UpdateDealRequest\x1a!.atrium.crm.v1.UpdateDealResponse\"?\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x023:\x01*2./admin/v1/agencies/{agency_id}/deals/{deal_id}B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
 
 var (
 	file_atrium_crm_v1_crm_admin_proto_rawDescOnce sync.Once

@@ -12,6 +12,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/store"
 )
 
 // Site is a website whose content the collections interface serves.
@@ -22,11 +23,11 @@ type Site struct {
 	UpdatedAt time.Time
 }
 
-// ErrNotFound is returned by stores when no row matches.
-var ErrNotFound = errors.New("not found")
-
-// ErrDuplicate is returned by stores when a unique rule would break.
-var ErrDuplicate = errors.New("duplicate")
+// Store errors, shared with every service (platform/store).
+var (
+	ErrNotFound  = store.ErrNotFound
+	ErrDuplicate = store.ErrDuplicate
+)
 
 // Store is the collections service's persistence port, met by the memory and
 // postgres adapters under the contract suite in storetest.
@@ -49,10 +50,8 @@ const SubjectSiteCreated = "atrium.collections.site.created"
 // EventSubjects is the subject filter of the collections stream.
 const EventSubjects = "atrium.collections.>"
 
-// Clock returns the current time.
-type Clock func() time.Time
-
-func (c Clock) now() time.Time { return c().UTC().Truncate(time.Microsecond) }
+// Clock returns the current time; store.Clock fixes its precision.
+type Clock = store.Clock
 
 // Sites provisions sites.
 type Sites struct {
@@ -74,17 +73,13 @@ func (u *Sites) Create(ctx context.Context, name string) (Site, error) {
 	case strings.IndexFunc(name, unicode.IsControl) >= 0:
 		return Site{}, apperr.Invalid("name must not contain control characters")
 	}
-	now := u.clock.now()
-	s := Site{ID: uuid.Must(uuid.NewV7()).String(), Name: name, CreatedAt: now, UpdatedAt: now}
+	now := u.clock.Now()
+	s := Site{ID: store.NewID(), Name: name, CreatedAt: now, UpdatedAt: now}
 	err := u.store.InTx(ctx, func(tx Tx) error {
 		if err := tx.InsertSite(ctx, s); err != nil {
 			return err
 		}
-		e, err := outbox.New(SubjectSiteCreated, map[string]any{"id": s.ID, "at": now}, now)
-		if err != nil {
-			return err
-		}
-		return tx.Enqueue(ctx, e)
+		return outbox.Enqueue(ctx, tx, SubjectSiteCreated, map[string]any{"id": s.ID, "at": now}, now)
 	})
 	return s, err
 }

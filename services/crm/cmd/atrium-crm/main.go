@@ -1,55 +1,27 @@
-// Command atrium-crm runs the crm service alone, for the cluster
+// Command atrium-crm runs the CRM service alone, for the cluster
 // deployment. Every flag can also be set with an ATRIUM_* environment
-// variable (--nats-url: ATRIUM_NATS_URL); run with -h for the list.
+// variable (--nats-url: ATRIUM_NATS_URL); run with -h for the list and
+// --version for the version.
 package main
 
 import (
 	"context"
 	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
-	"github.com/atrium-hq/atrium/platform/envflag"
+	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/runner"
-	"github.com/atrium-hq/atrium/platform/telemetry"
 	"github.com/atrium-hq/atrium/services/crm/service"
 )
 
+// version is set at build time (make build).
 var version = "dev"
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "atrium-crm:", err)
-		os.Exit(1)
+	collections := cli.DefaultGRPCAddr("collections")
+	bind := func(fs *flag.FlagSet) {
+		fs.StringVar(&collections, "collections-addr", collections, "gRPC address of the collections service, asked whether a site exists")
 	}
-}
-
-func run(args []string) error {
-	fs := flag.NewFlagSet("atrium-crm", flag.ContinueOnError)
-	var cfg service.Config
-	flags := runner.BindFlags(fs, &cfg.Config, "127.0.0.1:9092")
-	fs.StringVar(&cfg.CollectionsAddr, "collections-addr", "127.0.0.1:9091", "collections service gRPC address")
-	if err := envflag.Parse(fs, args, "ATRIUM_", os.LookupEnv); err != nil {
-		if err == flag.ErrHelp {
-			return nil
-		}
-		return err
-	}
-	if err := flags.Finish(os.Stderr); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	shutdownTracing, err := telemetry.Setup(ctx, "atrium-crm", version)
-	if err != nil {
-		return err
-	}
-	defer shutdownTracing(context.Background())
-	svc, err := service.New(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	return svc.Run(ctx)
+	runner.Main(service.Name, version, bind, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
+		return service.New(ctx, service.Config{Config: cfg, CollectionsAddr: collections})
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/mail"
 	"strings"
-	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
@@ -29,13 +28,13 @@ func (d *Directory) CreateAgency(ctx context.Context, name string) (Agency, erro
 	if err != nil {
 		return Agency{}, err
 	}
-	now := d.clock.now()
+	now := d.clock.Now()
 	a := Agency{ID: newID(), Name: name, CreatedAt: now, UpdatedAt: now}
 	err = d.store.InTx(ctx, func(tx Tx) error {
 		if err := tx.InsertAgency(ctx, a); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, SubjectAgencyCreated, entityEvent{ID: a.ID, AgencyID: a.ID, At: now}, now)
+		return outbox.Enqueue(ctx, tx, SubjectAgencyCreated, entityEvent{ID: a.ID, AgencyID: a.ID, At: now}, now)
 	})
 	return a, err
 }
@@ -61,7 +60,7 @@ func (d *Directory) CreateMember(ctx context.Context, in NewMember) (Member, err
 	if err != nil {
 		return Member{}, err
 	}
-	now := d.clock.now()
+	now := d.clock.Now()
 	m := Member{ID: newID(), AgencyID: agencyID, Name: name, Email: email, CreatedAt: now, UpdatedAt: now}
 	err = d.store.InTx(ctx, func(tx Tx) error {
 		if _, err := tx.Agency(ctx, agencyID); err != nil {
@@ -73,7 +72,7 @@ func (d *Directory) CreateMember(ctx context.Context, in NewMember) (Member, err
 			}
 			return err
 		}
-		return enqueue(ctx, tx, SubjectMemberCreated, entityEvent{ID: m.ID, AgencyID: agencyID, At: now}, now)
+		return outbox.Enqueue(ctx, tx, SubjectMemberCreated, entityEvent{ID: m.ID, AgencyID: agencyID, At: now}, now)
 	})
 	return m, err
 }
@@ -113,13 +112,13 @@ func (d *Directory) CreateClient(ctx context.Context, in NewClient) (Client, err
 	if status, err = oneOf("status", status, ClientStatuses); err != nil {
 		return Client{}, err
 	}
-	now := d.clock.now()
+	now := d.clock.Now()
 	c := Client{ID: newID(), Name: name, Domain: domain, Status: status, CreatedAt: now, UpdatedAt: now}
 	err = d.store.InTx(ctx, func(tx Tx) error {
 		if err := tx.InsertClient(ctx, c); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, SubjectClientCreated, entityEvent{ID: c.ID, At: now}, now)
+		return outbox.Enqueue(ctx, tx, SubjectClientCreated, entityEvent{ID: c.ID, At: now}, now)
 	})
 	return c, err
 }
@@ -151,12 +150,12 @@ func (d *Directory) LinkClient(ctx context.Context, agencyID, clientID string) (
 		if !errors.Is(err, ErrNotFound) {
 			return err
 		}
-		now := d.clock.now()
+		now := d.clock.Now()
 		link = ClientLink{AgencyID: agencyID, ClientID: clientID, CreatedAt: now}
 		if err := tx.InsertLink(ctx, link); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, SubjectClientLinked, linkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
+		return outbox.Enqueue(ctx, tx, SubjectClientLinked, linkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
 	})
 	return link, err
 }
@@ -175,8 +174,8 @@ func (d *Directory) UnlinkClient(ctx context.Context, agencyID, clientID string)
 		if err := tx.DeleteLink(ctx, agencyID, clientID); err != nil {
 			return notFound(err, "client %q is not linked to agency %q", clientID, agencyID)
 		}
-		now := d.clock.now()
-		return enqueue(ctx, tx, SubjectClientUnlinked, linkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
+		now := d.clock.Now()
+		return outbox.Enqueue(ctx, tx, SubjectClientUnlinked, linkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
 	})
 }
 
@@ -187,12 +186,4 @@ func notFound(err error, format string, a ...any) error {
 		return apperr.NotFound(format, a...)
 	}
 	return err
-}
-
-func enqueue(ctx context.Context, tx Tx, subject string, payload any, at time.Time) error {
-	e, err := outbox.New(subject, payload, at)
-	if err != nil {
-		return err
-	}
-	return tx.Enqueue(ctx, e)
 }

@@ -2,7 +2,8 @@ package app
 
 import "time"
 
-// Subjects of the events the CRM service publishes (stream ATRIUM_CRM).
+// Subjects of the events the CRM service publishes (stream ATRIUM_CRM),
+// besides the key events of platform/apikey.
 // Payloads are JSON; docs/events.md describes them.
 const (
 	SubjectAgencyCreated   = "atrium.crm.agency.created"
@@ -10,8 +11,6 @@ const (
 	SubjectClientCreated   = "atrium.crm.client.created"
 	SubjectClientLinked    = "atrium.crm.client.linked"
 	SubjectClientUnlinked  = "atrium.crm.client.unlinked"
-	SubjectKeyCreated      = "atrium.crm.key.created"
-	SubjectKeyRevoked      = "atrium.crm.key.revoked"
 	SubjectProspectCreated = "atrium.crm.prospect.created"
 	SubjectProspectUpdated = "atrium.crm.prospect.updated"
 	SubjectDealCreated     = "atrium.crm.deal.created"
@@ -28,14 +27,8 @@ type linkEvent struct {
 	At       time.Time `json:"at"`
 }
 
-// keyEvent is the payload of key events. It never carries the digest.
-type keyEvent struct {
-	KeyID     string     `json:"key_id"`
-	SiteID    string     `json:"site_id,omitempty"`
-	AgencyID  string     `json:"agency_id,omitempty"`
-	RevokedAt *time.Time `json:"revoked_at,omitempty"`
-	At        time.Time  `json:"at"`
-}
+// Key events (atrium.crm.key.created and .revoked) are platform/apikey's:
+// the gateway reads them too.
 
 // entityEvent is the payload of created and updated events: the object's
 // id, its tenant and when it changed.

@@ -2,31 +2,17 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"errors"
-	"slices"
-	"strings"
 	"time"
 
+	"github.com/atrium-hq/atrium/platform/apikey"
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/principal"
 )
-
-// SecretPrefix starts every key secret, so that leaked keys are easy to
-// recognise (and to find with secret scanners).
-const SecretPrefix = "atr_"
-
-// secretBytes is the entropy of a secret: 256 bits, which is why one
-// unsalted SHA-256 is enough to store it.
-const secretBytes = 32
-
-// displayPrefixLen is how much of a secret is kept in clear to recognise the
-// key in lists: "atr_" and 8 characters, 48 of the 256 bits.
-const displayPrefixLen = len(SecretPrefix) + 8
 
 // keyListPolicy pages the admin key list.
 var keyListPolicy = pagination.Policy{DefaultLimit: 50, MaxLimit: 200, Clamp: true}
@@ -59,14 +45,14 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 	if err != nil {
 		return APIKey{}, "", err
 	}
-	scopes, err := parseScopes(in.Scopes)
+	scopes, err := principal.ParseScopes(in.Scopes)
 	if err != nil {
 		return APIKey{}, "", err
 	}
 	if in.SiteID == "" && in.AgencyID == "" {
 		return APIKey{}, "", apperr.Invalid("a key must be bound to a site_id (collections interface), an agency_id (CRM, data and action interfaces), or both")
 	}
-	now := k.clock.now()
+	now := k.clock.Now()
 	key := APIKey{ID: newID(), Name: name, Scopes: scopes, CreatedAt: now}
 	if in.ExpiresAt != nil {
 		exp := in.ExpiresAt.UTC().Truncate(time.Microsecond)
@@ -92,13 +78,13 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 			return APIKey{}, "", err
 		}
 	}
-	secret, err := newSecret()
+	secret, err := apikey.Generate()
 	if err != nil {
 		return APIKey{}, "", err
 	}
-	digest := sha256.Sum256([]byte(secret))
+	digest := apikey.Digest(secret)
 	key.SecretSHA256 = digest[:]
-	key.Prefix = secret[:displayPrefixLen]
+	key.Prefix = apikey.DisplayPrefix(secret)
 	err = k.store.InTx(ctx, func(tx Tx) error {
 		if key.AgencyID != "" {
 			if _, err := tx.Agency(ctx, key.AgencyID); err != nil {
@@ -111,42 +97,12 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 		if err := tx.InsertKey(ctx, key); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, SubjectKeyCreated, keyEvent{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, At: now}, now)
+		return outbox.Enqueue(ctx, tx, apikey.CreatedSubject, apikey.Event{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, At: now}, now)
 	})
 	if err != nil {
 		return APIKey{}, "", err
 	}
 	return key, secret, nil
-}
-
-func parseScopes(in []string) ([]principal.Scope, error) {
-	names := make([]string, len(principal.Scopes))
-	for i, s := range principal.Scopes {
-		names[i] = string(s)
-	}
-	if len(in) == 0 {
-		return nil, apperr.Invalid("scopes is required: one or both of %s", strings.Join(names, ", "))
-	}
-	var out []principal.Scope
-	for _, s := range principal.Scopes {
-		if slices.Contains(in, string(s)) {
-			out = append(out, s)
-		}
-	}
-	for _, s := range in {
-		if !slices.Contains(names, s) {
-			return nil, apperr.Invalid("scopes may contain only %s; got %q", strings.Join(names, ", "), s)
-		}
-	}
-	return out, nil
-}
-
-func newSecret() (string, error) {
-	b := make([]byte, secretBytes)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return SecretPrefix + base64.RawURLEncoding.EncodeToString(b), nil
 }
 
 // List lists keys, newest first. Filter ids that are not UUIDs match no key.
@@ -183,12 +139,12 @@ func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
 		if key.RevokedAt != nil {
 			return nil
 		}
-		now := k.clock.now()
+		now := k.clock.Now()
 		key.RevokedAt = &now
 		if err := tx.UpdateKey(ctx, key); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, SubjectKeyRevoked, keyEvent{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, RevokedAt: &now, At: now}, now)
+		return outbox.Enqueue(ctx, tx, apikey.RevokedSubject, apikey.Event{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, RevokedAt: &now, At: now}, now)
 	})
 	return key, err
 }

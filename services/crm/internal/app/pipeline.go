@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 )
 
@@ -124,7 +125,7 @@ func (p *Pipeline) CreateProspect(ctx context.Context, agencyID string, f Prospe
 	if err := f.apply(&pr); err != nil {
 		return Prospect{}, err
 	}
-	pr.CreatedAt = p.clock.now()
+	pr.CreatedAt = p.clock.Now()
 	pr.UpdatedAt = pr.CreatedAt
 	err = p.store.InTx(ctx, func(tx Tx) error {
 		if _, err := tx.Agency(ctx, agencyID); err != nil {
@@ -133,7 +134,7 @@ func (p *Pipeline) CreateProspect(ctx context.Context, agencyID string, f Prospe
 		if err := tx.InsertProspect(ctx, pr); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, SubjectProspectCreated, entityEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt)
+		return outbox.Enqueue(ctx, tx, SubjectProspectCreated, entityEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt)
 	})
 	return pr, err
 }
@@ -155,11 +156,11 @@ func (p *Pipeline) UpdateProspect(ctx context.Context, agencyID, id string, f Pr
 		if err := f.apply(&pr); err != nil {
 			return err
 		}
-		pr.UpdatedAt = p.clock.now()
+		pr.UpdatedAt = p.clock.Now()
 		if err := tx.UpdateProspect(ctx, pr); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, SubjectProspectUpdated, entityEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt)
+		return outbox.Enqueue(ctx, tx, SubjectProspectUpdated, entityEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt)
 	})
 	return pr, err
 }
@@ -236,7 +237,7 @@ func (p *Pipeline) CreateDeal(ctx context.Context, agencyID string, f DealFields
 	if err := f.apply(&d); err != nil {
 		return Deal{}, err
 	}
-	now := p.clock.now()
+	now := p.clock.Now()
 	d.CreatedAt, d.UpdatedAt = now, now
 	switch {
 	case f.ClosedAt != nil && !dealClosed(d.Stage):
@@ -260,7 +261,7 @@ func (p *Pipeline) CreateDeal(ctx context.Context, agencyID string, f DealFields
 		if err := tx.InsertDeal(ctx, d); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, SubjectDealCreated, entityEvent{ID: d.ID, AgencyID: agencyID, At: now}, now)
+		return outbox.Enqueue(ctx, tx, SubjectDealCreated, entityEvent{ID: d.ID, AgencyID: agencyID, At: now}, now)
 	})
 	return d, err
 }
@@ -302,7 +303,7 @@ func (p *Pipeline) UpdateDeal(ctx context.Context, agencyID, id string, f DealFi
 				return err
 			}
 		}
-		now := p.clock.now()
+		now := p.clock.Now()
 		switch closed := dealClosed(d.Stage); {
 		case closed && !wasClosed:
 			d.ClosedAt = &now
@@ -313,7 +314,7 @@ func (p *Pipeline) UpdateDeal(ctx context.Context, agencyID, id string, f DealFi
 		if err := tx.UpdateDeal(ctx, d); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, SubjectDealUpdated, entityEvent{ID: d.ID, AgencyID: agencyID, At: now}, now)
+		return outbox.Enqueue(ctx, tx, SubjectDealUpdated, entityEvent{ID: d.ID, AgencyID: agencyID, At: now}, now)
 	})
 	return d, err
 }

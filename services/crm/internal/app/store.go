@@ -2,20 +2,20 @@ package app
 
 import (
 	"context"
-	"errors"
 
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
+	"github.com/atrium-hq/atrium/platform/store"
 )
 
-// Store errors. Adapters return them (possibly wrapped) so that use cases can
-// turn them into messages for the caller.
+// Store errors (platform/store's). Adapters return them, possibly wrapped, so
+// that use cases can turn them into messages for the caller.
 var (
 	// ErrNotFound: no row matches.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = store.ErrNotFound
 	// ErrDuplicate: a unique rule (member email within an agency, link of a
 	// client to an agency, key digest) already holds for another row.
-	ErrDuplicate = errors.New("duplicate")
+	ErrDuplicate = store.ErrDuplicate
 )
 
 // Store is the CRM service's persistence port. The memory and postgres
@@ -77,7 +77,7 @@ type Tx interface {
 
 	// Enqueue adds an event to the outbox; the relay publishes it to NATS
 	// after the transaction commits.
-	Enqueue(ctx context.Context, e outbox.Event) error
+	outbox.Enqueuer
 }
 
 // SiteDirectory answers whether a site exists. Sites belong to the

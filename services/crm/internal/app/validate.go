@@ -12,20 +12,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/store"
 )
 
 // maxName bounds every name-like field.
 const maxName = 200
 
-// Clock returns the current time. Use cases take one so tests can fix it.
-type Clock func() time.Time
+// Clock returns the current time; store.Clock fixes its precision.
+type Clock = store.Clock
 
-// now is the clock's time in UTC at microsecond precision, the precision
-// PostgreSQL keeps, so both store adapters return identical timestamps.
-func (c Clock) now() time.Time { return c().UTC().Truncate(time.Microsecond) }
-
-// newID returns a time-ordered UUID (v7), which keeps b-tree inserts local.
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
+// newID returns a time-ordered UUID (v7).
+func newID() string { return store.NewID() }
 
 // pathID canonicalises an id taken from the request path. An id that is not
 // a UUID names no object, so it is reported as not found.

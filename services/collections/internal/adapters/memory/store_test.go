@@ -3,10 +3,11 @@ package memory_test
 import (
 	"testing"
 
+	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/services/collections/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/collections/internal/app/storetest"
 )
 
 func TestMemoryStoreContract(t *testing.T) {
-	storetest.RunAll(t, func(*testing.T) storetest.Store { return memory.New(nil) })
+	storetest.RunAll(t, func(*testing.T) storetest.Store { return memory.New(memdb.New(nil)) })
 }

@@ -20,7 +20,7 @@ func TestPostgresStoreContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(pool.Close)
-		return postgres.New(pool, nil)
+		return postgres.New(pgdb.NewDB(pool, nil))
 	})
 }
 

@@ -2,7 +2,7 @@
 // default of `atrium serve`, held to the same contract suite as the
 // PostgreSQL store. Nothing survives a restart.
 //
-// One mutex guards the state. A transaction holds it for writing from start
-// to end and records an undo step for every change, so a failed transaction
-// leaves no trace; its events reach the outbox only on commit.
+// The lock, the undo log and the outbox are platform/memdb's; this package
+// holds the CRM's maps and per-agency list indexes, and records how to undo
+// each change it makes.
 package memory

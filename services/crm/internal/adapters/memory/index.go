@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/atrium-hq/atrium/platform/memdb"
 )
 
 // recentIndex keeps one agency's rows sorted the way lists read them:
@@ -42,10 +44,10 @@ func (t *tx) indexInsert(idx map[string]*recentIndex, agencyID string, e indexEn
 	x, ok := idx[agencyID]
 	if !ok {
 		x = &recentIndex{}
-		put(t, idx, agencyID, x)
+		memdb.Put(t.Tx, idx, agencyID, x)
 	}
 	x.insert(e)
-	t.onRollback(func() { x.remove(e) })
+	t.OnRollback(func() { x.remove(e) })
 }
 
 // indexMove re-sorts a row whose updated_at changed, undone on rollback.
@@ -53,7 +55,7 @@ func (t *tx) indexMove(idx map[string]*recentIndex, agencyID string, from, to in
 	x := idx[agencyID]
 	x.remove(from)
 	x.insert(to)
-	t.onRollback(func() {
+	t.OnRollback(func() {
 		x.remove(to)
 		x.insert(from)
 	})

@@ -5,10 +5,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
-	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/services/crm/internal/app"
 )
@@ -17,7 +16,7 @@ type pair struct{ a, b string }
 
 // Store is the in-memory CRM store.
 type Store struct {
-	mu           sync.RWMutex
+	db           *memdb.DB
 	agencies     map[string]app.Agency
 	members      map[string]app.Member
 	memberEmails map[pair]string // (agency id, email) -> member id
@@ -31,15 +30,12 @@ type Store struct {
 	// one tenant's rows.
 	prospectsByAgency map[string]*recentIndex
 	dealsByAgency     map[string]*recentIndex
-
-	outbox   *outbox.Memory
-	onCommit func()
 }
 
-// New returns an empty store. onCommit, if not nil, is called after every
-// transaction that enqueued events commits (the outbox relay's wake-up).
-func New(onCommit func()) *Store {
+// New returns an empty store on db, which holds its lock and outbox.
+func New(db *memdb.DB) *Store {
 	return &Store{
+		db:                db,
 		agencies:          map[string]app.Agency{},
 		members:           map[string]app.Member{},
 		memberEmails:      map[pair]string{},
@@ -51,56 +47,18 @@ func New(onCommit func()) *Store {
 		deals:             map[string]app.Deal{},
 		prospectsByAgency: map[string]*recentIndex{},
 		dealsByAgency:     map[string]*recentIndex{},
-		outbox:            &outbox.Memory{},
-		onCommit:          onCommit,
 	}
 }
-
-// Outbox is the store's event outbox, for the relay.
-func (s *Store) Outbox() outbox.Source { return s.outbox }
 
 // InTx implements app.Store.
 func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	committed, err := s.run(fn)
-	if err != nil {
-		return err
-	}
-	if committed && s.onCommit != nil {
-		s.onCommit()
-	}
-	return nil
-}
-
-// run runs fn under the write lock, undoing its changes if it fails or
-// panics. It reports whether the transaction enqueued events.
-func (s *Store) run(fn func(app.Tx) error) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t := &tx{s: s}
-	ok := false
-	defer func() {
-		if !ok {
-			for i := len(t.undo) - 1; i >= 0; i-- {
-				t.undo[i]()
-			}
-		}
-	}()
-	if err := fn(t); err != nil {
-		return false, err
-	}
-	ok = true
-	// Appending under the store lock keeps the outbox in commit order.
-	s.outbox.Append(t.events...)
-	return len(t.events) > 0, nil
+	return s.db.InTx(ctx, func(t *memdb.Tx) error { return fn(&tx{Tx: t, s: s}) })
 }
 
 // Agency implements app.Reader.
 func (s *Store) Agency(_ context.Context, id string) (app.Agency, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.db.RLock()
+	defer s.db.RUnlock()
 	return s.agency(id)
 }
 
@@ -114,8 +72,8 @@ func (s *Store) agency(id string) (app.Agency, error) {
 
 // Member implements app.Reader.
 func (s *Store) Member(_ context.Context, agencyID, id string) (app.Member, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.db.RLock()
+	defer s.db.RUnlock()
 	return s.member(agencyID, id)
 }
 
@@ -129,8 +87,8 @@ func (s *Store) member(agencyID, id string) (app.Member, error) {
 
 // Client implements app.Reader.
 func (s *Store) Client(_ context.Context, id string) (app.Client, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.db.RLock()
+	defer s.db.RUnlock()
 	return s.client(id)
 }
 
@@ -156,34 +114,38 @@ func window[T any](rows []T, page pagination.Page) []T {
 
 // Prospects implements app.Reader.
 func (s *Store) Prospects(_ context.Context, agencyID string, page pagination.Page) ([]app.Prospect, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := []app.Prospect{}
+	s.db.RLock()
+	defer s.db.RUnlock()
+	var rows []indexEntry
 	if x := s.prospectsByAgency[agencyID]; x != nil {
-		for _, e := range window(x.rows, page) {
-			out = append(out, s.prospects[e.id])
-		}
+		rows = window(x.rows, page)
+	}
+	out := make([]app.Prospect, 0, len(rows))
+	for _, e := range rows {
+		out = append(out, s.prospects[e.id])
 	}
 	return out, nil
 }
 
 // Deals implements app.Reader.
 func (s *Store) Deals(_ context.Context, agencyID string, page pagination.Page) ([]app.Deal, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := []app.Deal{}
+	s.db.RLock()
+	defer s.db.RUnlock()
+	var rows []indexEntry
 	if x := s.dealsByAgency[agencyID]; x != nil {
-		for _, e := range window(x.rows, page) {
-			out = append(out, cloneDeal(s.deals[e.id]))
-		}
+		rows = window(x.rows, page)
+	}
+	out := make([]app.Deal, 0, len(rows))
+	for _, e := range rows {
+		out = append(out, cloneDeal(s.deals[e.id]))
 	}
 	return out, nil
 }
 
 // KeyBySecretSHA256 implements app.Reader.
 func (s *Store) KeyBySecretSHA256(_ context.Context, digest []byte) (app.APIKey, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.db.RLock()
+	defer s.db.RUnlock()
 	id, ok := s.keyDigests[string(digest)]
 	if !ok {
 		return app.APIKey{}, fmt.Errorf("key: %w", app.ErrNotFound)
@@ -193,14 +155,14 @@ func (s *Store) KeyBySecretSHA256(_ context.Context, digest []byte) (app.APIKey,
 
 // Keys implements app.Reader.
 func (s *Store) Keys(_ context.Context, f app.KeyFilter, page pagination.Page) ([]app.APIKey, error) {
-	s.mu.RLock()
+	s.db.RLock()
 	var rows []app.APIKey
 	for _, k := range s.keys {
 		if (f.AgencyID == "" || k.AgencyID == f.AgencyID) && (f.SiteID == "" || k.SiteID == f.SiteID) {
 			rows = append(rows, cloneKey(k))
 		}
 	}
-	s.mu.RUnlock()
+	s.db.RUnlock()
 	slices.SortFunc(rows, func(a, b app.APIKey) int { return recentFirst(a.CreatedAt, b.CreatedAt, a.ID, b.ID) })
 	return slices.Clone(window(rows, page)), nil
 }

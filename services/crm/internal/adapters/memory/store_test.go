@@ -3,12 +3,13 @@ package memory_test
 import (
 	"testing"
 
+	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/services/crm/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/crm/internal/app/storetest"
 )
 
 func TestMemoryStoreContract(t *testing.T) {
-	storetest.RunAll(t, func(*testing.T) storetest.Store { return memory.New(nil) })
+	storetest.RunAll(t, func(*testing.T) storetest.Store { return memory.New(memdb.New(nil)) })
 }
 
-func BenchmarkCRMStoreLists(b *testing.B) { storetest.BenchmarkLists(b, memory.New(nil)) }
+func BenchmarkCRMStoreLists(b *testing.B) { storetest.BenchmarkLists(b, memory.New(memdb.New(nil))) }

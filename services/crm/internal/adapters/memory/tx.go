@@ -4,40 +4,16 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/services/crm/internal/app"
 )
 
 // tx is a transaction over Store. The store's write lock is held for its
-// whole life, so its reads see its own writes and nobody else's.
+// whole life, so its reads see its own writes and nobody else's. Its
+// Enqueue is memdb's.
 type tx struct {
-	s      *Store
-	undo   []func()
-	events []outbox.Event
-}
-
-func (t *tx) onRollback(f func()) { t.undo = append(t.undo, f) }
-
-// put stores v under k in m, recording how to restore the previous state.
-func put[K comparable, V any](t *tx, m map[K]V, k K, v V) {
-	old, existed := m[k]
-	m[k] = v
-	t.onRollback(func() {
-		if existed {
-			m[k] = old
-		} else {
-			delete(m, k)
-		}
-	})
-}
-
-func del[K comparable, V any](t *tx, m map[K]V, k K) {
-	old, existed := m[k]
-	if !existed {
-		return
-	}
-	delete(m, k)
-	t.onRollback(func() { m[k] = old })
+	*memdb.Tx
+	s *Store
 }
 
 func (t *tx) Agency(_ context.Context, id string) (app.Agency, error) { return t.s.agency(id) }
@@ -92,7 +68,7 @@ func (t *tx) InsertAgency(_ context.Context, a app.Agency) error {
 	if err := t.duplicateID(exists, "agency", a.ID); err != nil {
 		return err
 	}
-	put(t, t.s.agencies, a.ID, a)
+	memdb.Put(t.Tx, t.s.agencies, a.ID, a)
 	return nil
 }
 
@@ -108,8 +84,8 @@ func (t *tx) InsertMember(_ context.Context, m app.Member) error {
 	if _, taken := t.s.memberEmails[email]; taken {
 		return fmt.Errorf("member email %s in agency %s: %w", m.Email, m.AgencyID, app.ErrDuplicate)
 	}
-	put(t, t.s.members, m.ID, m)
-	put(t, t.s.memberEmails, email, m.ID)
+	memdb.Put(t.Tx, t.s.members, m.ID, m)
+	memdb.Put(t.Tx, t.s.memberEmails, email, m.ID)
 	return nil
 }
 
@@ -118,7 +94,7 @@ func (t *tx) InsertClient(_ context.Context, c app.Client) error {
 	if err := t.duplicateID(exists, "client", c.ID); err != nil {
 		return err
 	}
-	put(t, t.s.clients, c.ID, c)
+	memdb.Put(t.Tx, t.s.clients, c.ID, c)
 	return nil
 }
 
@@ -134,7 +110,7 @@ func (t *tx) InsertLink(_ context.Context, l app.ClientLink) error {
 	if err := t.duplicateID(exists, "link", l.AgencyID+"/"+l.ClientID); err != nil {
 		return err
 	}
-	put(t, t.s.links, k, l)
+	memdb.Put(t.Tx, t.s.links, k, l)
 	return nil
 }
 
@@ -143,7 +119,7 @@ func (t *tx) DeleteLink(_ context.Context, agencyID, clientID string) error {
 	if _, ok := t.s.links[k]; !ok {
 		return fmt.Errorf("link %s/%s: %w", agencyID, clientID, app.ErrNotFound)
 	}
-	del(t, t.s.links, k)
+	memdb.Delete(t.Tx, t.s.links, k)
 	return nil
 }
 
@@ -160,8 +136,8 @@ func (t *tx) InsertKey(_ context.Context, k app.APIKey) error {
 	if _, taken := t.s.keyDigests[string(k.SecretSHA256)]; taken {
 		return fmt.Errorf("key digest: %w", app.ErrDuplicate)
 	}
-	put(t, t.s.keys, k.ID, cloneKey(k))
-	put(t, t.s.keyDigests, string(k.SecretSHA256), k.ID)
+	memdb.Put(t.Tx, t.s.keys, k.ID, cloneKey(k))
+	memdb.Put(t.Tx, t.s.keyDigests, string(k.SecretSHA256), k.ID)
 	return nil
 }
 
@@ -174,7 +150,7 @@ func (t *tx) UpdateKey(_ context.Context, k app.APIKey) error {
 	// issue, as in the PostgreSQL adapter.
 	old.Name = k.Name
 	old.RevokedAt = cloneTime(k.RevokedAt)
-	put(t, t.s.keys, k.ID, old)
+	memdb.Put(t.Tx, t.s.keys, k.ID, old)
 	return nil
 }
 
@@ -186,7 +162,7 @@ func (t *tx) InsertProspect(_ context.Context, p app.Prospect) error {
 	if err := t.duplicateID(exists, "prospect", p.ID); err != nil {
 		return err
 	}
-	put(t, t.s.prospects, p.ID, p)
+	memdb.Put(t.Tx, t.s.prospects, p.ID, p)
 	t.indexInsert(t.s.prospectsByAgency, p.AgencyID, indexEntry{p.UpdatedAt, p.ID})
 	return nil
 }
@@ -197,7 +173,7 @@ func (t *tx) UpdateProspect(_ context.Context, p app.Prospect) error {
 		return fmt.Errorf("prospect %s: %w", p.ID, app.ErrNotFound)
 	}
 	p.CreatedAt = old.CreatedAt
-	put(t, t.s.prospects, p.ID, p)
+	memdb.Put(t.Tx, t.s.prospects, p.ID, p)
 	t.indexMove(t.s.prospectsByAgency, p.AgencyID, indexEntry{old.UpdatedAt, p.ID}, indexEntry{p.UpdatedAt, p.ID})
 	return nil
 }
@@ -210,7 +186,7 @@ func (t *tx) InsertDeal(_ context.Context, d app.Deal) error {
 	if err := t.duplicateID(exists, "deal", d.ID); err != nil {
 		return err
 	}
-	put(t, t.s.deals, d.ID, cloneDeal(d))
+	memdb.Put(t.Tx, t.s.deals, d.ID, cloneDeal(d))
 	t.indexInsert(t.s.dealsByAgency, d.AgencyID, indexEntry{d.UpdatedAt, d.ID})
 	return nil
 }
@@ -224,12 +200,7 @@ func (t *tx) UpdateDeal(_ context.Context, d app.Deal) error {
 		return err
 	}
 	d.CreatedAt = old.CreatedAt
-	put(t, t.s.deals, d.ID, cloneDeal(d))
+	memdb.Put(t.Tx, t.s.deals, d.ID, cloneDeal(d))
 	t.indexMove(t.s.dealsByAgency, d.AgencyID, indexEntry{old.UpdatedAt, d.ID}, indexEntry{d.UpdatedAt, d.ID})
-	return nil
-}
-
-func (t *tx) Enqueue(_ context.Context, e outbox.Event) error {
-	t.events = append(t.events, e)
 	return nil
 }

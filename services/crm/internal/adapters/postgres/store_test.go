@@ -15,7 +15,7 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func TestPostgresStoreContract(t *testing.T) {
-	storetest.RunAll(t, func(t *testing.T) storetest.Store { return postgres.New(openDB(t), nil) })
+	storetest.RunAll(t, func(t *testing.T) storetest.Store { return postgres.New(pgdb.NewDB(openDB(t), nil)) })
 }
 
 func migrate(ctx context.Context, url string) error {
@@ -40,5 +40,5 @@ func BenchmarkCRMStoreLists(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer pool.Close()
-	storetest.BenchmarkLists(b, postgres.New(pool, nil))
+	storetest.BenchmarkLists(b, postgres.New(pgdb.NewDB(pool, nil)))
 }

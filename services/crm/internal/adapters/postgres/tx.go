@@ -5,25 +5,26 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/services/crm/internal/app"
 )
 
-// tx is a transaction; its reader locks the rows its getters return.
+// tx is a transaction; its reader locks the rows its getters return. Its
+// Enqueue is pgdb's.
 type tx struct {
+	*pgdb.Tx
 	reader
-	ptx    pgx.Tx
-	events int
 }
 
 func (t *tx) exec(ctx context.Context, what, sql string, args ...any) error {
-	_, err := t.ptx.Exec(ctx, sql, args...)
+	_, err := t.Tx.Exec(ctx, sql, args...)
 	return storeErr(err, what)
 }
 
 // execOne runs an UPDATE or DELETE that must touch exactly one row.
 func (t *tx) execOne(ctx context.Context, what, sql string, args ...any) error {
-	tag, err := t.ptx.Exec(ctx, sql, args...)
+	tag, err := t.Tx.Exec(ctx, sql, args...)
 	if err != nil {
 		return storeErr(err, what)
 	}
@@ -35,24 +36,24 @@ func (t *tx) execOne(ctx context.Context, what, sql string, args ...any) error {
 
 func (t *tx) Link(ctx context.Context, agencyID, clientID string) (app.ClientLink, error) {
 	l := app.ClientLink{}
-	err := t.ptx.QueryRow(ctx, `SELECT agency_id, client_id, created_at FROM agency_clients
+	err := t.Tx.QueryRow(ctx, `SELECT agency_id, client_id, created_at FROM agency_clients
 		WHERE agency_id = $1 AND client_id = $2 FOR UPDATE`, agencyID, clientID).Scan(&l.AgencyID, &l.ClientID, &l.CreatedAt)
 	l.CreatedAt = l.CreatedAt.UTC()
 	return l, storeErr(err, "link")
 }
 
 func (t *tx) Key(ctx context.Context, id string) (app.APIKey, error) {
-	k, err := scanKey(t.ptx.QueryRow(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = $1 FOR UPDATE`, id))
+	k, err := scanKey(t.Tx.QueryRow(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = $1 FOR UPDATE`, id))
 	return k, storeErr(err, "key "+id)
 }
 
 func (t *tx) Prospect(ctx context.Context, agencyID, id string) (app.Prospect, error) {
-	p, err := scanProspect(t.ptx.QueryRow(ctx, `SELECT `+prospectCols+` FROM prospects WHERE agency_id = $1 AND id = $2 FOR UPDATE`, agencyID, id))
+	p, err := newProspectScanner().scan(t.Tx.QueryRow(ctx, `SELECT `+prospectCols+` FROM prospects WHERE agency_id = $1 AND id = $2 FOR UPDATE`, agencyID, id))
 	return p, storeErr(err, "prospect "+id)
 }
 
 func (t *tx) Deal(ctx context.Context, agencyID, id string) (app.Deal, error) {
-	d, err := scanDeal(t.ptx.QueryRow(ctx, `SELECT `+dealCols+` FROM deals WHERE agency_id = $1 AND id = $2 FOR UPDATE`, agencyID, id))
+	d, err := newDealScanner().scan(t.Tx.QueryRow(ctx, `SELECT `+dealCols+` FROM deals WHERE agency_id = $1 AND id = $2 FOR UPDATE`, agencyID, id))
 	return d, storeErr(err, "deal "+id)
 }
 
@@ -81,12 +82,8 @@ func (t *tx) DeleteLink(ctx context.Context, agencyID, clientID string) error {
 }
 
 func (t *tx) InsertKey(ctx context.Context, k app.APIKey) error {
-	scopes := make([]string, len(k.Scopes))
-	for i, s := range k.Scopes {
-		scopes[i] = string(s)
-	}
 	return t.exec(ctx, "insert key", `INSERT INTO api_keys (`+keyCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		k.ID, k.Name, k.Prefix, k.SecretSHA256, scopes, nullable(k.SiteID), nullable(k.AgencyID), k.ExpiresAt, k.RevokedAt, k.CreatedAt)
+		k.ID, k.Name, k.Prefix, k.SecretSHA256, principal.ScopeStrings(k.Scopes), nullable(k.SiteID), nullable(k.AgencyID), k.ExpiresAt, k.RevokedAt, k.CreatedAt)
 }
 
 func (t *tx) UpdateKey(ctx context.Context, k app.APIKey) error {
@@ -116,12 +113,4 @@ func (t *tx) UpdateDeal(ctx context.Context, d app.Deal) error {
 		currency = $7, expected_close_date = $8::date, closed_at = $9, updated_at = $10
 		WHERE agency_id = $1 AND id = $2`,
 		d.AgencyID, d.ID, d.OwnerMemberID, d.Title, d.Stage, d.Value, d.Currency, d.ExpectedCloseDate, d.ClosedAt, d.UpdatedAt)
-}
-
-func (t *tx) Enqueue(ctx context.Context, e outbox.Event) error {
-	if err := outbox.Insert(ctx, t.ptx, e); err != nil {
-		return storeErr(err, "enqueue event")
-	}
-	t.events++
-	return nil
 }

@@ -13,9 +13,6 @@ import (
 
 // CreateAgency implements crmv1.CRMAdminServiceServer.
 func (s *Server) CreateAgency(ctx context.Context, req *crmv1.CreateAgencyRequest) (*crmv1.CreateAgencyResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	a, err := s.directory.CreateAgency(ctx, req.Name)
 	if err != nil {
 		return nil, err
@@ -27,9 +24,6 @@ func (s *Server) CreateAgency(ctx context.Context, req *crmv1.CreateAgencyReques
 
 // CreateMember implements crmv1.CRMAdminServiceServer.
 func (s *Server) CreateMember(ctx context.Context, req *crmv1.CreateMemberRequest) (*crmv1.CreateMemberResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	m, err := s.directory.CreateMember(ctx, app.NewMember{AgencyID: req.AgencyId, Name: req.Name, Email: req.Email})
 	if err != nil {
 		return nil, err
@@ -41,9 +35,6 @@ func (s *Server) CreateMember(ctx context.Context, req *crmv1.CreateMemberReques
 
 // CreateClient implements crmv1.CRMAdminServiceServer.
 func (s *Server) CreateClient(ctx context.Context, req *crmv1.CreateClientRequest) (*crmv1.CreateClientResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	c, err := s.directory.CreateClient(ctx, app.NewClient{Name: req.Name, Domain: req.Domain, Status: req.Status})
 	if err != nil {
 		return nil, err
@@ -55,9 +46,6 @@ func (s *Server) CreateClient(ctx context.Context, req *crmv1.CreateClientReques
 
 // LinkClient implements crmv1.CRMAdminServiceServer.
 func (s *Server) LinkClient(ctx context.Context, req *crmv1.LinkClientRequest) (*crmv1.LinkClientResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	l, err := s.directory.LinkClient(ctx, req.AgencyId, req.ClientId)
 	if err != nil {
 		return nil, err
@@ -69,9 +57,6 @@ func (s *Server) LinkClient(ctx context.Context, req *crmv1.LinkClientRequest) (
 
 // UnlinkClient implements crmv1.CRMAdminServiceServer.
 func (s *Server) UnlinkClient(ctx context.Context, req *crmv1.UnlinkClientRequest) (*crmv1.UnlinkClientResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	if err := s.directory.UnlinkClient(ctx, req.AgencyId, req.ClientId); err != nil {
 		return nil, err
 	}
@@ -80,9 +65,6 @@ func (s *Server) UnlinkClient(ctx context.Context, req *crmv1.UnlinkClientReques
 
 // CreateKey implements crmv1.CRMAdminServiceServer.
 func (s *Server) CreateKey(ctx context.Context, req *crmv1.CreateKeyRequest) (*crmv1.CreateKeyResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	exp, err := optionalTime("expires_at", req.ExpiresAt)
 	if err != nil {
 		return nil, err
@@ -100,9 +82,6 @@ func (s *Server) CreateKey(ctx context.Context, req *crmv1.CreateKeyRequest) (*c
 
 // ListKeys implements crmv1.CRMAdminServiceServer.
 func (s *Server) ListKeys(ctx context.Context, req *crmv1.ListKeysRequest) (*crmv1.ListKeysResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	ks, err := s.keys.List(ctx, app.KeyFilter{AgencyID: req.AgencyId, SiteID: req.SiteId}, req.Limit, req.Offset)
 	if err != nil {
 		return nil, err
@@ -116,9 +95,6 @@ func (s *Server) ListKeys(ctx context.Context, req *crmv1.ListKeysRequest) (*crm
 
 // RevokeKey implements crmv1.CRMAdminServiceServer.
 func (s *Server) RevokeKey(ctx context.Context, req *crmv1.RevokeKeyRequest) (*crmv1.RevokeKeyResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	k, err := s.keys.Revoke(ctx, req.KeyId)
 	if err != nil {
 		return nil, err
@@ -128,9 +104,6 @@ func (s *Server) RevokeKey(ctx context.Context, req *crmv1.RevokeKeyRequest) (*c
 
 // VerifyAPIKey implements crmv1.APIKeyServiceServer.
 func (s *Server) VerifyAPIKey(ctx context.Context, req *crmv1.VerifyAPIKeyRequest) (*crmv1.VerifyAPIKeyResponse, error) {
-	if err := principal.RequireService(ctx); err != nil {
-		return nil, err
-	}
 	k, err := s.keys.Verify(ctx, req.SecretSha256)
 	if err != nil {
 		return nil, err
@@ -139,15 +112,11 @@ func (s *Server) VerifyAPIKey(ctx context.Context, req *crmv1.VerifyAPIKeyReques
 }
 
 func keyPB(k app.APIKey) *crmv1.APIKey {
-	scopes := make([]string, len(k.Scopes))
-	for i, sc := range k.Scopes {
-		scopes[i] = string(sc)
-	}
 	return &crmv1.APIKey{
 		Id:        k.ID,
 		Name:      k.Name,
 		Prefix:    k.Prefix,
-		Scopes:    scopes,
+		Scopes:    principal.ScopeStrings(k.Scopes),
 		SiteId:    stringOrNull(k.SiteID),
 		AgencyId:  stringOrNull(k.AgencyID),
 		ExpiresAt: tsOrNull(k.ExpiresAt),
@@ -158,9 +127,6 @@ func keyPB(k app.APIKey) *crmv1.APIKey {
 
 // CreateProspect implements crmv1.CRMAdminServiceServer.
 func (s *Server) CreateProspect(ctx context.Context, req *crmv1.CreateProspectRequest) (*crmv1.CreateProspectResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	p, err := s.pipeline.CreateProspect(ctx, req.AgencyId, app.ProspectFields{
 		BusinessName:  &req.BusinessName,
 		WebsiteURL:    &req.WebsiteUrl,
@@ -178,9 +144,6 @@ func (s *Server) CreateProspect(ctx context.Context, req *crmv1.CreateProspectRe
 
 // UpdateProspect implements crmv1.CRMAdminServiceServer.
 func (s *Server) UpdateProspect(ctx context.Context, req *crmv1.UpdateProspectRequest) (*crmv1.UpdateProspectResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	p, err := s.pipeline.UpdateProspect(ctx, req.AgencyId, req.ProspectId, app.ProspectFields{
 		BusinessName:  req.BusinessName,
 		WebsiteURL:    req.WebsiteUrl,
@@ -198,9 +161,6 @@ func (s *Server) UpdateProspect(ctx context.Context, req *crmv1.UpdateProspectRe
 
 // CreateDeal implements crmv1.CRMAdminServiceServer.
 func (s *Server) CreateDeal(ctx context.Context, req *crmv1.CreateDealRequest) (*crmv1.CreateDealResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	closedAt, err := optionalTime("closed_at", req.ClosedAt)
 	if err != nil {
 		return nil, err
@@ -222,9 +182,6 @@ func (s *Server) CreateDeal(ctx context.Context, req *crmv1.CreateDealRequest) (
 
 // UpdateDeal implements crmv1.CRMAdminServiceServer.
 func (s *Server) UpdateDeal(ctx context.Context, req *crmv1.UpdateDealRequest) (*crmv1.UpdateDealResponse, error) {
-	if err := principal.RequireAdmin(ctx); err != nil {
-		return nil, err
-	}
 	d, err := s.pipeline.UpdateDeal(ctx, req.AgencyId, req.DealId, app.DealFields{
 		OwnerMemberID:     req.OwnerMemberId,
 		Title:             req.Title,

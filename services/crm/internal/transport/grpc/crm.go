@@ -4,19 +4,19 @@ import (
 	"context"
 
 	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/render"
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 	"github.com/atrium-hq/atrium/services/crm/internal/app"
 )
 
 // ListProspects implements crmv1.CRMServiceServer.
 func (s *Server) ListProspects(ctx context.Context, req *crmv1.ListProspectsRequest) (*crmv1.ListProspectsResponse, error) {
-	agencyID, err := principal.RequireAgency(ctx, principal.ScopeRead)
+	ps, err := s.pipeline.ListProspects(ctx, principal.AgencyID(ctx), req.Limit, req.Offset)
 	if err != nil {
 		return nil, err
 	}
-	ps, err := s.pipeline.ListProspects(ctx, agencyID, req.Limit, req.Offset)
-	if err != nil {
-		return nil, err
+	if render.Requested(ctx) {
+		return &crmv1.ListProspectsResponse{RenderedJson: renderProspects(ps)}, nil
 	}
 	out := &crmv1.ListProspectsResponse{Data: make([]*crmv1.Prospect, len(ps))}
 	for i, p := range ps {
@@ -27,13 +27,12 @@ func (s *Server) ListProspects(ctx context.Context, req *crmv1.ListProspectsRequ
 
 // ListDeals implements crmv1.CRMServiceServer.
 func (s *Server) ListDeals(ctx context.Context, req *crmv1.ListDealsRequest) (*crmv1.ListDealsResponse, error) {
-	agencyID, err := principal.RequireAgency(ctx, principal.ScopeRead)
+	ds, err := s.pipeline.ListDeals(ctx, principal.AgencyID(ctx), req.Limit, req.Offset)
 	if err != nil {
 		return nil, err
 	}
-	ds, err := s.pipeline.ListDeals(ctx, agencyID, req.Limit, req.Offset)
-	if err != nil {
-		return nil, err
+	if render.Requested(ctx) {
+		return &crmv1.ListDealsResponse{RenderedJson: renderDeals(ds)}, nil
 	}
 	out := &crmv1.ListDealsResponse{Data: make([]*crmv1.Deal, len(ds))}
 	for i, d := range ds {

@@ -1,25 +1,12 @@
 // Package postgres is the data service's PostgreSQL adapter. It owns the
-// data schema; today that holds only the outbox.
+// data schema; today that holds only the platform's outbox.
 package postgres
 
-import (
-	"embed"
-	"io/fs"
-
-	"github.com/atrium-hq/atrium/platform/pgdb"
-)
-
-//go:embed migrations/*.sql
-var migrationFiles embed.FS
+import "github.com/atrium-hq/atrium/platform/pgdb"
 
 // Schema is the PostgreSQL schema the data service owns.
 const Schema = "data"
 
-// Migrations are the data schema's migrations.
-func Migrations() pgdb.Migrations {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory always exists
-	}
-	return pgdb.Migrations{Schema: Schema, FS: sub}
-}
+// Migrations are the data schema's migrations: the platform's outbox, and
+// none of the service's own yet.
+func Migrations() pgdb.Migrations { return pgdb.ServiceMigrations(Schema, nil) }

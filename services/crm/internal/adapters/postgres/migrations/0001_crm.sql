@@ -1,6 +1,6 @@
 -- The CRM service's schema: agencies and their members, clients and the links
--- that give agencies access to them, API keys, prospects, deals, and the
--- outbox of events waiting for NATS.
+-- that give agencies access to them, API keys, prospects and deals. The
+-- outbox table is the platform's (platform/outbox/migrations).
 
 CREATE TABLE agencies (
 	id uuid PRIMARY KEY,
@@ -91,11 +91,3 @@ CREATE TABLE deals (
 	CONSTRAINT deals_closed CHECK ((stage IN ('won', 'lost')) = (closed_at IS NOT NULL))
 );
 CREATE INDEX deals_agency_recent_idx ON deals (agency_id, updated_at DESC, id DESC);
-
-CREATE TABLE outbox (
-	seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	id uuid NOT NULL UNIQUE,
-	subject text NOT NULL,
-	payload bytea NOT NULL,
-	created_at timestamptz NOT NULL
-);

@@ -1,0 +1,48 @@
+// Command bench measures Atrium's list routes against the hand-written floor
+// (bench/floor) under the same load, in one invocation:
+//
+//	bench crm [flags]    GET /api/v1/prospects and /api/v1/deals
+//
+// It creates a scratch PostgreSQL database, starts `atrium serve` on it and
+// a floor server, seeds data through Atrium's admin API, and drives each
+// server in turn with the same closed-loop load. On a machine with two or
+// more cores the servers and their PostgreSQL backends share one core and
+// the load generator has another, so that the generator measures the
+// servers and not itself. It prints requests/s, p50 and p99 for both and
+// Atrium's ratio to the floor; docs/performance.md records the figures.
+//
+// The roles run as separate processes of this same binary (bench floor,
+// bench load), so each can be pinned to its core.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: bench crm [flags] | bench floor [flags] | bench load [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "crm":
+		err = runCRM(ctx, os.Args[2:])
+	case "floor":
+		err = runFloor(ctx, os.Args[2:])
+	case "load":
+		err = runLoad(ctx, os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}

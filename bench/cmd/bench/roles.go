@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/atrium-hq/atrium/bench/floor"
+	"github.com/atrium-hq/atrium/bench/loadgen"
+	"github.com/atrium-hq/atrium/platform/pgdb"
+)
+
+// runFloor serves the floor until killed, printing its address first.
+func runFloor(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench floor", flag.ContinueOnError)
+	url := fs.String("database-url", "", "database holding the crm schema")
+	agency := fs.String("agency", "", "the one agency the floor serves")
+	addr := fs.String("addr", "127.0.0.1:0", "listen address")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	pool, err := pgdb.Open(ctx, *url, "crm")
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	fmt.Println(l.Addr().String())
+	return floor.New(pool, *agency).Serve(ctx, l)
+}
+
+// loadResult is what `bench load` prints, as JSON, for the orchestrator.
+type loadResult struct {
+	Requests   int     `json:"requests"`
+	Errors     int     `json:"errors"`
+	FirstError string  `json:"first_error,omitempty"`
+	RPS        float64 `json:"rps"`
+	P50        float64 `json:"p50_ms"`
+	P99        float64 `json:"p99_ms"`
+	BodyBytes  int     `json:"body_bytes"`
+}
+
+// runLoad drives one server and prints what it measured.
+func runLoad(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench load", flag.ContinueOnError)
+	addr := fs.String("addr", "", "server host:port")
+	path := fs.String("path", "", "request path with query")
+	auth := fs.String("authorization", "", "Authorization header value")
+	conns := fs.Int("conns", 16, "connections")
+	d := fs.Duration("duration", 10*time.Second, "how long to drive the server")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	req := loadgen.Request{Addr: *addr, Path: *path, Header: map[string]string{}}
+	if *auth != "" {
+		req.Header["Authorization"] = *auth
+	}
+	r := loadgen.Run(ctx, req, *conns, *d)
+	ms := func(p float64) float64 { return float64(r.Percentile(p).Microseconds()) / 1000 }
+	return json.NewEncoder(os.Stdout).Encode(loadResult{
+		Requests: r.Requests, Errors: r.Errors, FirstError: r.FirstError, RPS: r.RPS(),
+		P50: ms(50), P99: ms(99), BodyBytes: r.BodyBytes,
+	})
+}
+
+// pinned returns argv run under taskset on cpus, or argv alone when cpus is
+// empty (fewer than two cores: nothing to separate).
+func pinned(cpus string, argv ...string) []string {
+	if cpus == "" {
+		return argv
+	}
+	return append([]string{"taskset", "-c", cpus}, argv...)
+}
+
+func quoteArgs(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if strings.ContainsAny(a, " \"'") {
+			a = fmt.Sprintf("%q", a)
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,283 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/atrium-hq/atrium/gateway/internal/rest"
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/render"
+)
+
+// installQueryParser sets grpc-gateway's query parameter parser. grpc-gateway
+// keeps it in a package variable, not in the mux, so it is set once per
+// process, before any mux serves, rather than by each mux's options (which
+// would race with muxes already serving when several gateways start in one
+// process).
+var installQueryParser = sync.OnceFunc(func() {
+	runtime.NewServeMux(runtime.SetQueryParameterParser(rest.QueryParser{}))
+})
+
+// renderRequest is the metadata asking a service to render its JSON body.
+var renderRequest = render.Request()
+
+// newMux builds a grpc-gateway mux speaking Atrium's JSON contract for l.
+func (g *Gateway) newMux(l *listener) *runtime.ServeMux {
+	installQueryParser()
+	return runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, rest.Marshaler()),
+		runtime.WithErrorHandler(rest.ErrorHandler(g.cfg.Logger)),
+		runtime.WithRoutingErrorHandler(rest.RoutingErrorHandler(g.cfg.Logger, &l.routes.methods)),
+		runtime.WithForwardResponseOption(rest.CreatedStatus),
+		runtime.WithDisablePathLengthFallback(),
+		runtime.WithDisableHTTPMethodOverride(),
+		runtime.WithWriteContentLength(),
+		// Nothing from the client's headers becomes gRPC metadata; the
+		// principal is the only identity a service sees.
+		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithMetadata(func(ctx context.Context, r *http.Request) metadata.MD {
+			md := g.signPrincipal(r)
+			if l.render {
+				md = metadata.Join(md, renderRequest)
+			}
+			return md
+		}),
+		runtime.WithMiddlewares(g.routeMiddleware(l)),
+	)
+}
+
+// routeMiddleware runs once grpc-gateway has matched a route, before it
+// parses anything: it names the request after its route, authenticates the
+// caller (401) and checks the access rule the route's RPC declares (403),
+// so that a caller without access learns nothing about its parameters.
+func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
+	return func(next runtime.HandlerFunc) runtime.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+			ctx := r.Context()
+			pattern, _ := runtime.HTTPPattern(ctx)
+			rt := l.routes.lookup(r.Method, pattern.String())
+			if rt == nil {
+				// Every registered route is in the table; this is a bug.
+				rest.WriteError(ctx, g.cfg.Logger, w, r, status.Errorf(codes.Internal, "no route table entry for %s %s", r.Method, pattern))
+				return
+			}
+			nameRequest(ctx, rt.name)
+			p, err := l.authn(r)
+			if err != nil {
+				rest.WriteError(ctx, g.cfg.Logger, w, r, err)
+				return
+			}
+			if err := principal.Authorize(p, rt.access); err != nil {
+				rest.WriteError(ctx, g.cfg.Logger, w, r, apperr.ToStatus(err).Err())
+				return
+			}
+			for name, v := range params {
+				if !utf8.ValidString(v) {
+					rest.WriteError(ctx, g.cfg.Logger, w, r, status.Errorf(codes.InvalidArgument,
+						"path parameter %s is not valid UTF-8 once percent-decoded", name))
+					return
+				}
+			}
+			// grpc-gateway reads no query parameters for routes with a body;
+			// refuse them rather than ignore them.
+			if r.Method != http.MethodGet && r.URL.RawQuery != "" {
+				rest.WriteError(ctx, g.cfg.Logger, w, r, status.Errorf(codes.InvalidArgument,
+					"%s %s takes no query parameters; send its fields in the JSON body", r.Method, r.URL.Path))
+				return
+			}
+			ctx = principal.NewContext(ctx, p)
+			// grpc-gateway forwards Authorization to the service whatever the
+			// header matcher says; the service must not see the key.
+			r.Header.Del("Authorization")
+			if l.render {
+				// A rendered body is received into a pooled buffer and written
+				// from there; the buffer goes back once the response is out.
+				var rel *render.Releaser
+				ctx, rel = render.WithReleaser(ctx)
+				defer rel.Release()
+			}
+			next(w, r.WithContext(ctx), params)
+		}
+	}
+}
+
+func (g *Gateway) signPrincipal(r *http.Request) metadata.MD {
+	p, ok := principal.FromContext(r.Context())
+	if !ok {
+		return nil
+	}
+	return metadata.Pairs(principal.MetadataKey, g.signer.Token(p))
+}
+
+// authenticateKey resolves the public listener's API key.
+func (g *Gateway) authenticateKey(r *http.Request) (principal.Principal, error) {
+	return g.keys.Authenticate(r.Context(), r.Header.Get("Authorization"))
+}
+
+func (g *Gateway) authenticateAdmin(r *http.Request) (principal.Principal, error) {
+	return g.admin.Authenticate(r.Header.Get("Authorization"))
+}
+
+// requestState is what the access log line of a request says; the route
+// is filled in once a route has matched.
+type requestState struct {
+	route string
+}
+
+type stateKey struct{}
+
+// nameRequest names the request after its route: its span (otelhttp can
+// only name it by method) and its access log line.
+func nameRequest(ctx context.Context, route string) {
+	if st, ok := ctx.Value(stateKey{}).(*requestState); ok {
+		st.route = route
+	}
+	span := trace.SpanFromContext(ctx)
+	span.SetName(route)
+	span.SetAttributes(attribute.String("http.route", route[strings.IndexByte(route, ' ')+1:]))
+}
+
+// serve is the chain in front of a listener's mux: tracing, the access log,
+// panic recovery, header hygiene, the request deadline, and the body, read
+// whole under that deadline and the size limit before anything parses it.
+func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.inflight.Add(1)
+		defer g.inflight.Done()
+		start := time.Now()
+		st := &requestState{route: "unmatched"}
+		sw := &statusWriter{ResponseWriter: w}
+		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), stateKey{}, st), g.cfg.RequestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				rest.WriteError(ctx, g.cfg.Logger, sw, r, status.Errorf(codes.Internal, "panic: %v", v))
+			}
+			g.cfg.Logger.InfoContext(ctx, "request", "method", r.Method, "route", st.route, "status", sw.code(),
+				"duration_ms", float64(time.Since(start).Microseconds())/1000, "bytes", sw.bytes)
+		}()
+		if r.RequestURI == "*" {
+			rest.WriteError(ctx, g.cfg.Logger, sw, r, status.Errorf(codes.InvalidArgument,
+				"the request target * is not supported; send requests to the routes listed at /openapi.json"))
+			return
+		}
+		// A client header Grpc-Metadata-X would otherwise become gRPC metadata x.
+		for k := range r.Header {
+			if len(k) >= len(runtime.MetadataHeaderPrefix) && strings.EqualFold(k[:len(runtime.MetadataHeaderPrefix)], runtime.MetadataHeaderPrefix) {
+				delete(r.Header, k)
+			}
+		}
+		if !g.readBody(sw, r) {
+			return
+		}
+		next.ServeHTTP(sw, r)
+	})
+	var opts []otelhttp.Option
+	if g.cfg.TracerProvider != nil {
+		opts = append(opts, otelhttp.WithTracerProvider(g.cfg.TracerProvider))
+	}
+	return otelhttp.NewHandler(h, l.name, opts...)
+}
+
+// readBody reads the request body whole, bounded by the size limit and by
+// the request deadline, and gives the handlers a copy. It answers the
+// request itself and returns false when the body is too large (413), does
+// not arrive in time (408) or ends early (400).
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) bool {
+	if r.ContentLength == 0 && len(r.TransferEncoding) == 0 {
+		return true
+	}
+	limit := g.cfg.MaxBodyBytes
+	if r.ContentLength > limit {
+		rest.WriteJSON(w, http.StatusRequestEntityTooLarge, rest.Body{Error: fmt.Sprintf("request body too large: the limit is %d bytes", limit)})
+		return false
+	}
+	deadline, _ := r.Context().Deadline()
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(deadline)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	_ = rc.SetReadDeadline(time.Time{})
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		return true
+	case errors.As(err, &tooLarge):
+		rest.WriteJSON(w, http.StatusRequestEntityTooLarge, rest.Body{Error: fmt.Sprintf("request body too large: the limit is %d bytes", limit)})
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.Header().Set("Connection", "close")
+		rest.WriteJSON(w, http.StatusRequestTimeout, rest.Body{Error: fmt.Sprintf(
+			"the request body did not arrive within the request deadline of %s (%d of %s bytes received)", g.cfg.RequestTimeout, len(body), declared(r))})
+	default:
+		w.Header().Set("Connection", "close")
+		rest.WriteJSON(w, http.StatusBadRequest, rest.Body{Error: fmt.Sprintf(
+			"the request body ended before it was complete (%d of %s bytes received)", len(body), declared(r))})
+	}
+	return false
+}
+
+func declared(r *http.Request) string {
+	if r.ContentLength < 0 {
+		return "the chunked"
+	}
+	return fmt.Sprint(r.ContentLength)
+}
+
+// statusWriter remembers the status and size of a response for the access
+// log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) code() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

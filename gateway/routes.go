@@ -1,0 +1,105 @@
+package gateway
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+
+	"google.golang.org/genproto/googleapis/api/annotations"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/atrium-hq/atrium/gateway/internal/rest"
+	"github.com/atrium-hq/atrium/platform/principal"
+)
+
+// route is one HTTP route the gateway serves: a method on a path template,
+// the RPC it calls and the access rule that RPC declares. The table is read
+// from the protobuf descriptors of the services the gateway registers, so
+// the HTTP binding and the access rule each have one source: the proto.
+type route struct {
+	method   string // GET
+	template string // /admin/v1/agencies/{agency_id}/prospects
+	rpc      string // /atrium.crm.v1.CRMAdminService/CreateProspect
+	access   principal.Access
+	// name is the route as spans, metrics and the access log call it.
+	name string // GET /admin/v1/agencies/{agency_id}/prospects
+}
+
+// routeTable finds a request's route from the pattern grpc-gateway matched.
+type routeTable struct {
+	byPattern map[string]map[string]*route // method, then grpc-gateway's rendering of the pattern
+	all       []*route
+	// methods says which methods each path takes, for 405 answers.
+	methods rest.Routes
+}
+
+// variable matches a path variable of an HTTP rule, {name} or {name=...}.
+var variable = regexp.MustCompile(`\{([^}=]+)(=[^}]*)?\}`)
+
+// add reads the routes of the service named service.
+func (t *routeTable) add(service string) error {
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(service))
+	if err != nil {
+		return fmt.Errorf("service %s: %w", service, err)
+	}
+	sd, ok := d.(protoreflect.ServiceDescriptor)
+	if !ok {
+		return fmt.Errorf("%s is not a service", service)
+	}
+	if t.byPattern == nil {
+		t.byPattern = map[string]map[string]*route{}
+	}
+	for i := range sd.Methods().Len() {
+		md := sd.Methods().Get(i)
+		rule, _ := proto.GetExtension(md.Options(), annotations.E_Http).(*annotations.HttpRule)
+		method, path := httpBinding(rule)
+		if method == "" {
+			continue // not exposed over HTTP
+		}
+		access, ok := principal.MethodAccess(md)
+		if !ok {
+			return fmt.Errorf("%s/%s declares no access rule (atrium.access.v1.access)", service, md.Name())
+		}
+		r := &route{
+			method:   method,
+			template: variable.ReplaceAllString(path, "{$1}"),
+			rpc:      "/" + service + "/" + string(md.Name()),
+			access:   access,
+		}
+		r.name = r.method + " " + r.template
+		// grpc-gateway renders a matched pattern's variables as {name=*}.
+		if t.byPattern[method] == nil {
+			t.byPattern[method] = map[string]*route{}
+		}
+		t.byPattern[method][variable.ReplaceAllString(path, "{$1=*}")] = r
+		t.all = append(t.all, r)
+		t.methods.Add(r.method, r.template)
+	}
+	return nil
+}
+
+func httpBinding(rule *annotations.HttpRule) (method, path string) {
+	switch p := rule.GetPattern().(type) {
+	case *annotations.HttpRule_Get:
+		return http.MethodGet, p.Get
+	case *annotations.HttpRule_Post:
+		return http.MethodPost, p.Post
+	case *annotations.HttpRule_Put:
+		return http.MethodPut, p.Put
+	case *annotations.HttpRule_Patch:
+		return http.MethodPatch, p.Patch
+	case *annotations.HttpRule_Delete:
+		return http.MethodDelete, p.Delete
+	case *annotations.HttpRule_Custom:
+		return p.Custom.GetKind(), p.Custom.GetPath()
+	}
+	return "", ""
+}
+
+// lookup returns the route grpc-gateway matched for method and pattern (its
+// String()).
+func (t *routeTable) lookup(method, pattern string) *route {
+	return t.byPattern[method][pattern]
+}

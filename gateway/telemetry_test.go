@@ -1,0 +1,164 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/atrium-hq/atrium/platform/telemetry"
+	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
+)
+
+// TestSpansAreNamedByRoute: the HTTP server span of a request is named by
+// the route it matched, with http.route set, whatever the concrete path.
+func TestSpansAreNamedByRoute(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	f := &fakeCRM{list: func(context.Context) (*crmv1.ListProspectsResponse, error) {
+		return &crmv1.ListProspectsResponse{}, nil
+	}}
+	r := startGateway(t, startFakeCRM(t, f), func(c *Config) { c.TracerProvider = tp })
+	if code, _ := get(t, "http://"+r.gw.HTTPAddr()+"/api/v1/prospects?limit=5"); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	get(t, "http://"+r.gw.HTTPAddr()+"/api/v1/nothing")
+	names := map[string]string{}
+	for _, s := range rec.Ended() {
+		route := ""
+		for _, a := range s.Attributes() {
+			if a.Key == "http.route" {
+				route = a.Value.AsString()
+			}
+		}
+		names[s.Name()] = route
+	}
+	if route, ok := names["GET /api/v1/prospects"]; !ok || route != "/api/v1/prospects" {
+		t.Fatalf("spans %v: want one named GET /api/v1/prospects with http.route /api/v1/prospects", names)
+	}
+	for name := range names {
+		if strings.Contains(name, "nothing") {
+			t.Fatalf("an unmatched path became a span name: %q (names must not grow with paths)", name)
+		}
+	}
+}
+
+// TestOneAccessLogLinePerRequest: every request, answered or refused, logs
+// one info line with its method, route, status, duration, size and trace id.
+func TestOneAccessLogLinePerRequest(t *testing.T) {
+	var logs syncBuffer
+	logger, err := telemetry.NewLogger(&logs, "json", "info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeCRM{list: func(context.Context) (*crmv1.ListProspectsResponse, error) {
+		return &crmv1.ListProspectsResponse{}, nil
+	}}
+	// As in production without an exporter: spans not recorded, ids made.
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
+	r := startGateway(t, startFakeCRM(t, f), func(c *Config) { c.Logger, c.TracerProvider = logger, tp })
+	base := "http://" + r.gw.HTTPAddr()
+	get(t, base+"/api/v1/prospects")
+	get(t, base+"/api/v1/prospects?limit=abc")
+	resp, err := http.Get(base + "/api/v1/deals") // no key
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	get(t, base+"/api/v1/nope")
+
+	type line struct {
+		Msg, Method, Route, TraceID string
+		Status, Bytes               int
+		Duration                    *float64 `json:"duration_ms"`
+	}
+	var got []line
+	sc := bufio.NewScanner(strings.NewReader(logs.String()))
+	for sc.Scan() {
+		var raw map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
+			t.Fatalf("log line is not JSON: %s", sc.Text())
+		}
+		if raw["msg"] != "request" {
+			continue
+		}
+		if raw["level"] != "INFO" || raw["trace_id"] == nil {
+			t.Fatalf("access log line %v: want level INFO and a trace_id", raw)
+		}
+		var l line
+		_ = json.Unmarshal(sc.Bytes(), &l)
+		got = append(got, l)
+	}
+	want := []struct {
+		route  string
+		status int
+	}{{"GET /api/v1/prospects", 200}, {"GET /api/v1/prospects", 400}, {"GET /api/v1/deals", 401}, {"unmatched", 404}}
+	if len(got) != len(want) {
+		t.Fatalf("%d access log lines for 4 requests:\n%s", len(got), logs.String())
+	}
+	for i, w := range want {
+		if got[i].Route != w.route || got[i].Status != w.status || got[i].Method != "GET" || got[i].Bytes == 0 || got[i].Duration == nil {
+			t.Errorf("line %d = %+v, want route %s status %d with bytes and duration", i, got[i], w.route, w.status)
+		}
+	}
+}
+
+// TestProtocolErrorsAre4xxJSON: what net/http answers before any handler
+// runs is a 4xx with a JSON body too.
+func TestProtocolErrorsAre4xxJSON(t *testing.T) {
+	r := startGateway(t, closedAddr(t), nil)
+	for _, tc := range []struct {
+		raw    string
+		status int
+		words  string
+	}{
+		{"GET / HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n", 417, "Expect"},
+		{"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 400, "*"},
+		{"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 400, "Transfer-Encoding"},
+		{"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 400, "Transfer-Encoding"},
+		{"GET / HTTP/3.0\r\nHost: x\r\n\r\n", 400, "HTTP version"},
+		{"GET /x/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "malformed"},
+	} {
+		c, err := net.Dial("tcp", r.gw.HTTPAddr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = c.Write([]byte(tc.raw))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.raw, err)
+		}
+		var body struct{ Error string }
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		c.Close()
+		if err != nil || resp.StatusCode != tc.status || !strings.Contains(body.Error, tc.words) ||
+			resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%q: %d %q (%v), want %d JSON mentioning %q", tc.raw, resp.StatusCode, body.Error, err, tc.status, tc.words)
+		}
+	}
+}
+
+// syncBuffer is a log sink several goroutines write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

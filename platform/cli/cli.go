@@ -1,0 +1,115 @@
+// Package cli holds what every Atrium command shares on its command line:
+// the settings every process has (the internal secret, logging, the
+// shutdown timeout), defined here once as flags, and the parsing of flags,
+// ATRIUM_* environment variables, -h and --version.
+//
+// A component's own settings are bound by the component (gateway.Config's
+// BindFlags, runner.Backing's); `atrium serve` and the per-component binaries
+// bind the same definitions.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/atrium-hq/atrium/platform/envflag"
+	"github.com/atrium-hq/atrium/platform/telemetry"
+)
+
+// Prefix starts every setting's environment variable.
+const Prefix = "ATRIUM_"
+
+// Common are the settings of every Atrium process.
+type Common struct {
+	InternalSecret  string
+	LogFormat       string
+	LogLevel        string
+	ShutdownTimeout time.Duration
+}
+
+// DefaultShutdownTimeout bounds a graceful stop unless configured.
+const DefaultShutdownTimeout = 10 * time.Second
+
+// Bind binds the common settings to fs. secretUsage says what happens when
+// the internal secret is empty, which differs between the all-in-one
+// command (one is generated) and the cluster binaries (it is required).
+func (c *Common) Bind(fs *flag.FlagSet, secretUsage string) {
+	if c.LogFormat == "" {
+		c.LogFormat = "text"
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
+	if c.ShutdownTimeout == 0 {
+		c.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	fs.StringVar(&c.InternalSecret, "internal-secret", c.InternalSecret, "secret shared by every Atrium process of a deployment to sign caller identities, at least 32 characters; "+secretUsage)
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long in-flight requests may take to finish after SIGTERM")
+}
+
+// Logger is the process logger the settings describe, writing to w.
+func (c *Common) Logger(w io.Writer) (*slog.Logger, error) {
+	return telemetry.NewLogger(w, c.LogFormat, c.LogLevel)
+}
+
+// ErrDone means the command line asked for help or the version, which Parse
+// has printed: the command should exit 0 without doing anything else.
+var ErrDone = errors.New("done")
+
+// Parse parses args into fs, then fills every flag not given from its
+// ATRIUM_* environment variable (looked up with lookup; nil means the
+// process environment). It answers -h and --version itself, returning
+// ErrDone.
+func Parse(fs *flag.FlagSet, args []string, version string, stdout io.Writer, lookup func(string) (string, bool)) error {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	// --version is a question asked on the command line, never a setting:
+	// a deployment's ATRIUM_VERSION variable must not trigger (or break) it.
+	env := func(k string) (string, bool) {
+		if k == Prefix+"VERSION" {
+			return "", false
+		}
+		return lookup(k)
+	}
+	if err := envflag.Parse(fs, args, Prefix, env); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ErrDone
+		}
+		return err
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, version)
+		return ErrDone
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// defaultGRPCAddrs are the services' default gRPC addresses: where each
+// service listens, and where the gateway and other services look for it.
+var defaultGRPCAddrs = map[string]string{
+	"collections": "127.0.0.1:9091",
+	"crm":         "127.0.0.1:9092",
+	"data":        "127.0.0.1:9093",
+	"actions":     "127.0.0.1:9094",
+}
+
+// DefaultGRPCAddr is service's default gRPC address.
+func DefaultGRPCAddr(service string) string { return defaultGRPCAddrs[service] }
+
+// BindNATSURL binds the NATS server URL; usage says what the command does
+// with it, or without it.
+func BindNATSURL(fs *flag.FlagSet, p *string, usage string) {
+	fs.StringVar(p, "nats-url", *p, "NATS server URL; "+usage)
+}
