@@ -20,8 +20,10 @@ run: ## Run everything in one process (memory store, embedded NATS) with demo da
 	go run ./cmd/atrium serve --demo
 
 .PHONY: build
-build: ## Build the atrium binary and the per-service binaries into .bin/
-	go build -o .bin/ ./cmd/atrium ./gateway/cmd/atrium-gateway ./services/collections/cmd/atrium-collections \
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
+build: ## Build the atrium binary and the per-service binaries into .bin/, with VERSION from git describe
+	go build -ldflags "-X main.version=$(VERSION)" -o .bin/ ./cmd/atrium ./gateway/cmd/atrium-gateway ./services/collections/cmd/atrium-collections \
 		./services/crm/cmd/atrium-crm ./services/data/cmd/atrium-data ./services/actions/cmd/atrium-actions
 
 .PHONY: services-up
@@ -31,6 +33,15 @@ services-up: ## Start the local PostgreSQL and NATS the tests need, if they are 
 .PHONY: test
 test: services-up ## Run every test, PostgreSQL- and NATS-backed ones included
 	go test -count=1 -race $(TESTFLAGS) $(PACKAGES)
+
+FUZZTIME ?= 1000000x
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZTIME (default a million executions each); make test runs their seeds
+	cd gateway && for f in FuzzQueryParser FuzzBodyDecoding FuzzWriteError; do \
+		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) ./internal/rest/; done
+	cd platform && for f in FuzzVerify FuzzSignVerify; do \
+		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) ./principal/; done
 
 .PHONY: lint
 lint: $(BUF) ## gofmt, go vet, go mod tidy, buf lint, buf format and buf breaking checks

@@ -12,8 +12,17 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/atrium-hq/atrium/platform/render"
+	// The messages the documents describe, for their field presence.
+	_ "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
+	_ "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 )
 
 //go:embed atrium
@@ -83,6 +92,8 @@ func build(version, title, description string, keep func(path string) bool) (Doc
 		"properties": document{"error": document{"type": "string", "description": "What was wrong and what is allowed."}},
 	}
 	markNullable(defs)
+	describeProperties(defs)
+	markAlwaysPresent(defs)
 	var routes []Route
 	for _, p := range slices.Sorted(maps.Keys(paths)) {
 		item, _ := paths[p].(document)
@@ -92,7 +103,7 @@ func build(version, title, description string, keep func(path string) bool) (Doc
 				continue
 			}
 			routes = append(routes, Route{Method: strings.ToUpper(m), Path: p})
-			adjustOperation(op)
+			adjustOperation(op, p, strings.HasPrefix(p, "/api/"))
 		}
 	}
 	out := document{
@@ -112,8 +123,9 @@ func build(version, title, description string, keep func(path string) bool) (Doc
 	return Doc{JSON: b, Routes: routes}, nil
 }
 
-// adjustOperation declares the error body and, for creations, 201.
-func adjustOperation(op document) {
+// adjustOperation declares the errors the route can answer, each with the
+// error body, and 201 for creations.
+func adjustOperation(op document, path string, tenant bool) {
 	responses, _ := op["responses"].(document)
 	if responses == nil {
 		responses = document{}
@@ -128,9 +140,113 @@ func adjustOperation(op document) {
 			responses["201"] = ok
 		}
 	}
-	responses["default"] = document{
-		"description": "An error: 400 invalid parameter, 401 missing or invalid credentials, 403 scope or binding denied, 404 unknown route or object, 405 wrong method, 409 conflict, 5xx server error (retry with backoff).",
-		"schema":      document{"$ref": "#/definitions/Error"},
+	delete(responses, "default")
+	errorResponse := func(description string) document {
+		return document{"description": description, "schema": document{"$ref": "#/definitions/Error"}}
+	}
+	responses["400"] = errorResponse("A query parameter, path parameter or body field is invalid; the message names it and what is allowed.")
+	if tenant {
+		responses["401"] = errorResponse("The API key is missing, malformed, unknown, expired or revoked.")
+		responses["403"] = errorResponse("The key lacks the scope this route needs, or is not bound to what the route reads.")
+	} else {
+		responses["401"] = errorResponse("The admin token is missing or wrong.")
+	}
+	if strings.Contains(path, "{") {
+		responses["404"] = errorResponse("The object named in the path does not exist (or belongs to another tenant).")
+	}
+	params, _ := op["parameters"].([]any)
+	for _, prm := range params {
+		if prm, _ := prm.(document); prm["in"] == "body" {
+			responses["413"] = errorResponse("The request body is larger than the gateway's limit.")
+		}
+	}
+	responses["500"] = errorResponse("A fault; the message carries a reference to quote. Retry with backoff.")
+	responses["503"] = errorResponse("A backing service is unavailable, a write collided with others, or the server is shutting down. Retry after the Retry-After header.")
+	responses["504"] = errorResponse("The request ran out of time. Retry with backoff.")
+	for _, prm := range params {
+		if prm, _ := prm.(document); prm["in"] == "path" && isIDName(prm["name"]) {
+			prm["format"] = "uuid"
+		}
+	}
+}
+
+var (
+	oneOf    = regexp.MustCompile(`(?:One|Subset|One or both) of: ([a-z0-9_]+(?:, [a-z0-9_]+)*)`)
+	dateOnly = regexp.MustCompile(`\bYYYY-MM-DD\b`)
+)
+
+func isIDName(v any) bool {
+	name, _ := v.(string)
+	return name == "id" || strings.HasSuffix(name, "_id")
+}
+
+// describeProperties turns what the proto comments state into schema:
+// "One of: a, b" and "Subset of: a, b" become enumerations, "YYYY-MM-DD" the
+// date format, and every id a UUID. It drops rendered_json.
+func describeProperties(defs document) {
+	for _, d := range defs {
+		props, _ := d.(document)["properties"].(document)
+		delete(props, render.Field)
+		for name, p := range props {
+			prop, _ := p.(document)
+			desc, _ := prop["description"].(string)
+			target := prop
+			if prop["type"] == "array" {
+				target, _ = prop["items"].(document)
+			}
+			if target == nil || target["type"] != "string" {
+				continue
+			}
+			if m := oneOf.FindStringSubmatch(desc); m != nil {
+				target["enum"] = strings.Split(m[1], ", ")
+			}
+			if dateOnly.MatchString(desc) {
+				target["format"] = "date"
+			}
+			if isIDName(name) {
+				target["format"] = "uuid"
+			}
+		}
+	}
+}
+
+// responseDefinition is the proto message behind a definition the
+// generator named v1<Message>, when it is not a request.
+func responseDefinition(name string) protoreflect.MessageDescriptor {
+	msg, ok := strings.CutPrefix(name, "v1")
+	if !ok || strings.HasSuffix(msg, "Request") {
+		return nil
+	}
+	for _, pkg := range []string{"atrium.crm.v1.", "atrium.collections.v1."} {
+		if d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(pkg + msg)); err == nil {
+			if md, ok := d.(protoreflect.MessageDescriptor); ok {
+				return md
+			}
+		}
+	}
+	return nil
+}
+
+// markAlwaysPresent lists as required every response field the JSON always
+// carries: all of them (unset ones print as null or a zero value) except
+// proto3 optional fields, which are left out when unset.
+func markAlwaysPresent(defs document) {
+	for name, d := range defs {
+		md := responseDefinition(name)
+		if md == nil {
+			continue
+		}
+		props, _ := d.(document)["properties"].(document)
+		var required []string
+		for i := range md.Fields().Len() {
+			f := md.Fields().Get(i)
+			if _, shown := props[string(f.Name())]; shown && !f.HasOptionalKeyword() {
+				required = append(required, string(f.Name()))
+			}
+		}
+		if len(required) > 0 {
+			d.(document)["required"] = required
+		}
 	}
 }
 

@@ -68,6 +68,11 @@ func callerMessage(st *status.Status, ref string) string {
 	switch st.Code() {
 	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange, codes.Unauthenticated,
 		codes.PermissionDenied, codes.NotFound, codes.AlreadyExists, codes.Aborted:
+		if st.Message() == "" {
+			// Every error names what was wrong; a service that said nothing
+			// still gets its status said in words.
+			return strings.ToLower(http.StatusText(HTTPStatus(st.Code())))
+		}
 		return st.Message()
 	case codes.Unavailable:
 		return "a backing service is temporarily unavailable; retry with exponential backoff"

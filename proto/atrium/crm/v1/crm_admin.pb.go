@@ -8,6 +8,7 @@ package crmv1
 
 import (
 	_ "github.com/atrium-hq/atrium/proto/atrium/access/v1"
+	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -1749,7 +1750,7 @@ var File_atrium_crm_v1_crm_admin_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1datrium/crm/v1/crm_admin.proto\x12\ratrium.crm.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1batrium/crm/v1/api_key.proto\x1a\x17atrium/crm/v1/crm.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa2\x01\n" +
+	"\x1datrium/crm/v1/crm_admin.proto\x12\ratrium.crm.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1batrium/crm/v1/api_key.proto\x1a\x17atrium/crm/v1/crm.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xa2\x01\n" +
 	"\x06Agency\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
@@ -1780,21 +1781,24 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x1b\n" +
 	"\tclient_id\x18\x02 \x01(\tR\bclientId\x129\n" +
 	"\n" +
-	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\")\n" +
+	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"7\n" +
 	"\x13CreateAgencyRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"E\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name:\f\x92A\t\n" +
+	"\a\xd2\x01\x04name\"E\n" +
 	"\x14CreateAgencyResponse\x12-\n" +
-	"\x06agency\x18\x01 \x01(\v2\x15.atrium.crm.v1.AgencyR\x06agency\"\\\n" +
+	"\x06agency\x18\x01 \x01(\v2\x15.atrium.crm.v1.AgencyR\x06agency\"r\n" +
 	"\x13CreateMemberRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
-	"\x05email\x18\x03 \x01(\tR\x05email\"E\n" +
+	"\x05email\x18\x03 \x01(\tR\x05email:\x14\x92A\x11\n" +
+	"\x0f\xd2\x01\x04name\xd2\x01\x05email\"E\n" +
 	"\x14CreateMemberResponse\x12-\n" +
-	"\x06member\x18\x01 \x01(\v2\x15.atrium.crm.v1.MemberR\x06member\"Y\n" +
+	"\x06member\x18\x01 \x01(\v2\x15.atrium.crm.v1.MemberR\x06member\"p\n" +
 	"\x13CreateClientRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06domain\x18\x02 \x01(\tR\x06domain\x12\x16\n" +
-	"\x06status\x18\x03 \x01(\tR\x06status\"E\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status:\x15\x92A\x12\n" +
+	"\x10\xd2\x01\x04name\xd2\x01\x06domain\"E\n" +
 	"\x14CreateClientResponse\x12-\n" +
 	"\x06client\x18\x01 \x01(\v2\x15.atrium.crm.v1.ClientR\x06client\"M\n" +
 	"\x11LinkClientRequest\x12\x1b\n" +
@@ -1806,14 +1810,15 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x1b\n" +
 	"\tclient_id\x18\x02 \x01(\tR\bclientId\"&\n" +
 	"\x14UnlinkClientResponse\x12\x0e\n" +
-	"\x02ok\x18\x01 \x01(\bR\x02ok\"\xaf\x01\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok\"\xc6\x01\n" +
 	"\x10CreateKeyRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06scopes\x18\x02 \x03(\tR\x06scopes\x12\x17\n" +
 	"\asite_id\x18\x03 \x01(\tR\x06siteId\x12\x1b\n" +
 	"\tagency_id\x18\x04 \x01(\tR\bagencyId\x129\n" +
 	"\n" +
-	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"<\n" +
+	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt:\x15\x92A\x12\n" +
+	"\x10\xd2\x01\x04name\xd2\x01\x06scopes\"<\n" +
 	"\x11CreateKeyResponse\x12'\n" +
 	"\x03key\x18\x01 \x01(\v2\x15.atrium.crm.v1.APIKeyR\x03key\"\x94\x01\n" +
 	"\x0fListKeysRequest\x12\x1b\n" +
@@ -1828,7 +1833,7 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\x10RevokeKeyRequest\x12\x15\n" +
 	"\x06key_id\x18\x01 \x01(\tR\x05keyId\"<\n" +
 	"\x11RevokeKeyResponse\x12'\n" +
-	"\x03key\x18\x01 \x01(\v2\x15.atrium.crm.v1.APIKeyR\x03key\"\xc1\x02\n" +
+	"\x03key\x18\x01 \x01(\v2\x15.atrium.crm.v1.APIKeyR\x03key\"\xe6\x02\n" +
 	"\x15CreateProspectRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12#\n" +
 	"\rbusiness_name\x18\x02 \x01(\tR\fbusinessName\x12\x1f\n" +
@@ -1839,7 +1844,8 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\fhealth_score\x18\x06 \x01(\x01H\x00R\vhealthScore\x88\x01\x01\x12\"\n" +
 	"\n" +
 	"lead_score\x18\a \x01(\x01H\x01R\tleadScore\x88\x01\x01\x12%\n" +
-	"\x0epipeline_stage\x18\b \x01(\tR\rpipelineStageB\x0f\n" +
+	"\x0epipeline_stage\x18\b \x01(\tR\rpipelineStage:#\x92A \n" +
+	"\x1e\xd2\x01\rbusiness_name\xd2\x01\vwebsite_urlB\x0f\n" +
 	"\r_health_scoreB\r\n" +
 	"\v_lead_score\"M\n" +
 	"\x16CreateProspectResponse\x123\n" +
@@ -1865,7 +1871,7 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\v_lead_scoreB\x11\n" +
 	"\x0f_pipeline_stage\"M\n" +
 	"\x16UpdateProspectResponse\x123\n" +
-	"\bprospect\x18\x01 \x01(\v2\x17.atrium.crm.v1.ProspectR\bprospect\"\x9f\x02\n" +
+	"\bprospect\x18\x01 \x01(\v2\x17.atrium.crm.v1.ProspectR\bprospect\"\xe1\x02\n" +
 	"\x11CreateDealRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12&\n" +
 	"\x0fowner_member_id\x18\x02 \x01(\tR\rownerMemberId\x12\x14\n" +
@@ -1874,7 +1880,8 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\x05value\x18\x05 \x01(\x01R\x05value\x12\x1a\n" +
 	"\bcurrency\x18\x06 \x01(\tR\bcurrency\x12.\n" +
 	"\x13expected_close_date\x18\a \x01(\tR\x11expectedCloseDate\x127\n" +
-	"\tclosed_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\bclosedAt\"=\n" +
+	"\tclosed_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\bclosedAt:@\x92A=\n" +
+	";\xd2\x01\x0fowner_member_id\xd2\x01\x05title\xd2\x01\bcurrency\xd2\x01\x13expected_close_date\"=\n" +
 	"\x12CreateDealResponse\x12'\n" +
 	"\x04deal\x18\x01 \x01(\v2\x13.atrium.crm.v1.DealR\x04deal\"\xf4\x02\n" +
 	"\x11UpdateDealRequest\x12\x1b\n" +

@@ -1,0 +1,158 @@
+package app_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/services/crm/internal/adapters/memory"
+	"github.com/atrium-hq/atrium/services/crm/internal/app"
+)
+
+// The use cases' rules, on the memory store with a fixed clock. The
+// end-to-end suite checks the same rules over HTTP; these name the rule
+// that broke.
+
+var now = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+
+type sites map[string]bool
+
+func (s sites) SiteExists(_ context.Context, id string) (bool, error) { return s[id], nil }
+
+type fixture struct {
+	dir      *app.Directory
+	pipeline *app.Pipeline
+	keys     *app.Keys
+	agency   app.Agency
+	member   app.Member
+}
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	st := memory.New(memdb.New(nil))
+	clock := app.Clock(func() time.Time { return now })
+	f := fixture{dir: app.NewDirectory(st, clock), pipeline: app.NewPipeline(st, clock),
+		keys: app.NewKeys(st, sites{"0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b": true}, clock)}
+	var err error
+	if f.agency, err = f.dir.CreateAgency(t.Context(), "Acme"); err != nil {
+		t.Fatal(err)
+	}
+	if f.member, err = f.dir.CreateMember(t.Context(), app.NewMember{AgencyID: f.agency.ID, Name: "Ana", Email: "ana@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func wantInvalid(t *testing.T, err error, words ...string) {
+	t.Helper()
+	if apperr.KindOf(err) != apperr.KindInvalid {
+		t.Fatalf("got %v, want InvalidArgument mentioning %q", err, words)
+	}
+	for _, w := range words {
+		if !strings.Contains(err.Error(), w) {
+			t.Fatalf("error %q does not mention %q", err, w)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (f fixture) deal(stage string) app.DealFields {
+	return app.DealFields{OwnerMemberID: ptr(f.member.ID), Title: ptr("Retainer"), Stage: ptr(stage),
+		Currency: ptr("usd"), ExpectedCloseDate: ptr("2026-06-30")}
+}
+
+func TestDealCloseFollowsTheStage(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+
+	open, err := f.pipeline.CreateDeal(ctx, f.agency.ID, f.deal(""))
+	if err != nil || open.Stage != "lead" || open.ClosedAt != nil || open.Currency != "USD" {
+		t.Fatalf("open deal: %+v %v; want stage lead, no closed_at, USD", open, err)
+	}
+	won, err := f.pipeline.CreateDeal(ctx, f.agency.ID, f.deal("won"))
+	if err != nil || won.ClosedAt == nil || !won.ClosedAt.Equal(now) {
+		t.Fatalf("deal created as won: %+v %v; want closed_at now", won, err)
+	}
+	back := now.Add(-48 * time.Hour)
+	backdated := f.deal("lost")
+	backdated.ClosedAt = &back
+	if d, err := f.pipeline.CreateDeal(ctx, f.agency.ID, backdated); err != nil || !d.ClosedAt.Equal(back) {
+		t.Fatalf("backdated close: %+v %v", d, err)
+	}
+
+	openWithClose := f.deal("proposal")
+	openWithClose.ClosedAt = &back
+	_, err = f.pipeline.CreateDeal(ctx, f.agency.ID, openWithClose)
+	wantInvalid(t, err, "closed_at may be set only", "won or lost")
+	future := now.Add(time.Hour)
+	futureClose := f.deal("won")
+	futureClose.ClosedAt = &future
+	_, err = f.pipeline.CreateDeal(ctx, f.agency.ID, futureClose)
+	wantInvalid(t, err, "closed_at must not be in the future")
+
+	closed, err := f.pipeline.UpdateDeal(ctx, f.agency.ID, open.ID, app.DealFields{Stage: ptr("won")})
+	if err != nil || closed.ClosedAt == nil {
+		t.Fatalf("moving to won: %+v %v; want closed_at set", closed, err)
+	}
+	reopened, err := f.pipeline.UpdateDeal(ctx, f.agency.ID, open.ID, app.DealFields{Stage: ptr("negotiation")})
+	if err != nil || reopened.ClosedAt != nil {
+		t.Fatalf("reopening: %+v %v; want closed_at cleared", reopened, err)
+	}
+	_, err = f.pipeline.UpdateDeal(ctx, f.agency.ID, open.ID, app.DealFields{ClosedAt: &back})
+	wantInvalid(t, err, "closed_at cannot be set on update")
+}
+
+func TestDealRequiresItsFieldsAndAMemberOfTheAgency(t *testing.T) {
+	f := newFixture(t)
+	for _, field := range []string{"owner_member_id", "title", "currency", "expected_close_date"} {
+		d := f.deal("lead")
+		switch field {
+		case "owner_member_id":
+			d.OwnerMemberID = nil
+		case "title":
+			d.Title = ptr("")
+		case "currency":
+			d.Currency = nil
+		case "expected_close_date":
+			d.ExpectedCloseDate = nil
+		}
+		_, err := f.pipeline.CreateDeal(t.Context(), f.agency.ID, d)
+		wantInvalid(t, err, field+" is required")
+	}
+	other := newFixture(t) // a member of another agency (in another store, so unknown here)
+	d := f.deal("lead")
+	d.OwnerMemberID = ptr(other.member.ID)
+	_, err := f.pipeline.CreateDeal(t.Context(), f.agency.ID, d)
+	wantInvalid(t, err, "is not a member of agency")
+}
+
+func TestKeyRules(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	key, secret, err := f.keys.Create(ctx, app.NewKey{Name: "reporting", Scopes: []string{"read"}, AgencyID: f.agency.ID})
+	if err != nil || !strings.HasPrefix(secret, "atr_") || key.AgencyID != f.agency.ID {
+		t.Fatalf("create: %+v %q %v", key, secret, err)
+	}
+	for name, tc := range map[string]struct {
+		in    app.NewKey
+		words []string
+	}{
+		"no binding":     {app.NewKey{Name: "k", Scopes: []string{"read"}}, []string{"must be bound to a site_id", "agency_id"}},
+		"unknown scope":  {app.NewKey{Name: "k", Scopes: []string{"admin"}, AgencyID: f.agency.ID}, []string{"admin", "read", "write"}},
+		"no scope":       {app.NewKey{Name: "k", AgencyID: f.agency.ID}, []string{"scopes"}},
+		"past expiry":    {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: f.agency.ID, ExpiresAt: ptr(now.Add(-time.Second))}, []string{"expires_at must be in the future"}},
+		"no name":        {app.NewKey{Scopes: []string{"read"}, AgencyID: f.agency.ID}, []string{"name is required"}},
+		"malformed site": {app.NewKey{Name: "k", Scopes: []string{"read"}, SiteID: "site-1"}, []string{"site_id"}},
+		"unknown site":   {app.NewKey{Name: "k", Scopes: []string{"read"}, SiteID: "0190b7a8-3c1e-7d2f-9a4b-000000000000"}, []string{"does not name an existing site"}},
+		"unknown agency": {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: "0190b7a8-3c1e-7d2f-9a4b-000000000000"}, []string{"does not name an existing agency"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := f.keys.Create(ctx, tc.in)
+			wantInvalid(t, err, tc.words...)
+		})
+	}
+}
