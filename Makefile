@@ -39,9 +39,9 @@ FUZZTIME ?= 1000000x
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME (default a million executions each); make test runs their seeds
 	cd gateway && for f in FuzzQueryParser FuzzBodyDecoding FuzzWriteError; do \
-		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) ./internal/rest/; done
+		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./internal/rest/; done
 	cd platform && for f in FuzzVerify FuzzSignVerify; do \
-		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) ./principal/; done
+		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./principal/; done
 
 .PHONY: lint
 lint: $(BUF) ## gofmt, go vet, go mod tidy, buf lint, buf format and buf breaking checks

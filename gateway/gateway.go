@@ -30,7 +30,9 @@ import (
 // gRPC services whose HTTP routes the gateway serves on the public and the
 // admin listener. Adding an interface is adding its registrations here.
 var upstreams = []upstream{
-	{name: "collections", admin: []registration{
+	{name: "collections", public: []registration{
+		{collectionsv1.CollectionsService_ServiceDesc.ServiceName, collectionsv1.RegisterCollectionsServiceHandler},
+	}, admin: []registration{
 		{collectionsv1.CollectionsAdminService_ServiceDesc.ServiceName, collectionsv1.RegisterCollectionsAdminServiceHandler},
 	}},
 	{name: "crm", public: []registration{

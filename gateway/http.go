@@ -46,13 +46,13 @@ func (g *Gateway) newMux(l *listener) *runtime.ServeMux {
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, rest.Marshaler()),
 		runtime.WithErrorHandler(rest.ErrorHandler(g.cfg.Logger)),
 		runtime.WithRoutingErrorHandler(rest.RoutingErrorHandler(g.cfg.Logger, &l.routes.methods)),
-		runtime.WithForwardResponseOption(rest.CreatedStatus),
+		runtime.WithForwardResponseOption(rest.ResponseHeaders),
 		runtime.WithDisablePathLengthFallback(),
 		runtime.WithDisableHTTPMethodOverride(),
 		runtime.WithWriteContentLength(),
-		// Nothing from the client's headers becomes gRPC metadata; the
+		// Of the client's headers only If-Match becomes gRPC metadata; the
 		// principal is the only identity a service sees.
-		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithIncomingHeaderMatcher(rest.IncomingHeader),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithMetadata(func(ctx context.Context, r *http.Request) metadata.MD {

@@ -34,6 +34,23 @@ func testErrorContract(t *testing.T, s *stack) {
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", strings.Repeat(" ", 2<<20)), http.StatusRequestEntityTooLarge, "too large")
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies?name=x", map[string]any{"name": "y"}), http.StatusBadRequest, "takes no query parameters")
 
+	// Invalid UTF-8, once percent-decoded, is refused before any service
+	// sees it, with a 400 naming the parameter.
+	wantError(t, s.adminCall(t, "GET", "/admin/v1/sites/%ff", nil), http.StatusBadRequest, "site_id", "UTF-8")
+	wantError(t, s.adminCall(t, "GET", "/admin/v1/keys?site_id=%ff", nil), http.StatusBadRequest, "site_id", "UTF-8")
+	wantError(t, s.adminCall(t, "GET", "/admin/v1/keys?agency_id=%c3%28", nil), http.StatusBadRequest, "agency_id", "UTF-8")
+	wantStatus(t, call(t, "GET", s.api+"/api/v1/prospects?limit=99999999999999999999", tn.read, nil), http.StatusOK) // capped, like any large limit
+	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", `{"name":"\ud800"}`), http.StatusBadRequest, "surrogate", "line 1")
+	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", "{\"name\":\"\xff\"}"), http.StatusBadRequest, "request body")
+	for _, r := range []response{
+		s.adminCall(t, "POST", "/admin/v1/agencies", `{"name":"\ud800"}`),
+		s.adminCall(t, "POST", "/admin/v1/agencies", `{"name": `),
+	} {
+		if strings.Contains(string(r.body), "proto:") || strings.Contains(string(r.body), "unexpected EOF") {
+			t.Fatalf("error shows a library's wording: %s", r)
+		}
+	}
+
 	// net/http's own errors, raised before any handler, are JSON too.
 	conn, err := net.Dial("tcp", strings.TrimPrefix(s.api, "http://"))
 	if err != nil {

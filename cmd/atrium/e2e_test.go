@@ -46,6 +46,13 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		{"AdminValidation", testAdminValidation},
 		{"EventsReachNATS", testEventsReachNATS},
 		{"Probes", testProbes},
+		{"CollectionsEndpoints", testCollectionsEndpoints},
+		{"CollectionsValidation", testCollectionsValidation},
+		{"CollectionsSystem", testCollectionsSystem},
+		{"CollectionsTenancy", testCollectionsTenancy},
+		{"CollectionsPaging", testCollectionsPaging},
+		{"CollectionsConcurrentMerge", testCollectionsConcurrentMerge},
+		{"CollectionsEvents", testCollectionsEvents},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

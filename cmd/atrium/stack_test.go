@@ -103,9 +103,9 @@ type response struct {
 
 func (r response) String() string { return fmt.Sprintf("%d %s", r.status, r.body) }
 
-// call sends a request with a bearer token (none if empty) and a JSON body
-// (raw if body is a string).
-func call(t testing.TB, method, url, token string, body any) response {
+// call sends a request with a bearer token (none if empty), a JSON body
+// (raw if body is a string) and extra headers as name, value pairs.
+func call(t testing.TB, method, url, token string, body any, headers ...string) response {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -128,6 +128,9 @@ func call(t testing.TB, method, url, token string, body any) response {
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -29,6 +29,9 @@ const (
 	// serialization failure or deadlock that persisted through retries) and
 	// changed nothing; the same request is likely to succeed when retried.
 	KindAborted
+	// KindPreconditionFailed: a condition the caller set on the request (an
+	// If-Match ETag) does not hold; nothing changed. Re-read and decide.
+	KindPreconditionFailed
 )
 
 // Error is an error whose message is safe and useful to show to the caller.
@@ -77,6 +80,9 @@ func Unavailable(cause error, format string, a ...any) error {
 func Aborted(cause error, format string, a ...any) error {
 	return &Error{Kind: KindAborted, Message: fmt.Sprintf(format, a...), cause: cause}
 }
+
+// PreconditionFailed reports a caller's condition that does not hold.
+func PreconditionFailed(format string, a ...any) error { return newf(KindPreconditionFailed, format, a) }
 
 // Cause describes everything err wraps, for logs: the message of an *Error
 // and the chain of causes under it.

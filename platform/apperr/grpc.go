@@ -17,13 +17,14 @@ import (
 const InternalMessage = "internal error"
 
 var kindCodes = map[Kind]codes.Code{
-	KindInvalid:          codes.InvalidArgument,
-	KindNotFound:         codes.NotFound,
-	KindConflict:         codes.AlreadyExists,
-	KindUnauthenticated:  codes.Unauthenticated,
-	KindPermissionDenied: codes.PermissionDenied,
-	KindUnavailable:      codes.Unavailable,
-	KindAborted:          codes.Aborted,
+	KindInvalid:            codes.InvalidArgument,
+	KindNotFound:           codes.NotFound,
+	KindConflict:           codes.AlreadyExists,
+	KindUnauthenticated:    codes.Unauthenticated,
+	KindPermissionDenied:   codes.PermissionDenied,
+	KindUnavailable:        codes.Unavailable,
+	KindAborted:            codes.Aborted,
+	KindPreconditionFailed: codes.FailedPrecondition,
 }
 
 // ToStatus maps err to the gRPC status the caller receives. It is the only

@@ -38,8 +38,8 @@ func FuzzVerify(f *testing.F) {
 			}
 			return
 		}
-		if !sign && token != good {
-			t.Fatalf("Verify accepted an unsigned token %q as %+v", token, p)
+		if payload, sig, _ := strings.Cut(token, "."); !sign && sig != base64.RawURLEncoding.EncodeToString(s.mac(payload)) {
+			t.Fatalf("Verify accepted a token without this deployment's signature: %q as %+v", token, p)
 		}
 		again, err := s.Verify(token) // now from the cache: the same answer
 		if err != nil || !samePrincipal(again, p) {

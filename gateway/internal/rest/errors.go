@@ -37,7 +37,7 @@ var httpStatus = map[codes.Code]int{
 	codes.OK:                 http.StatusOK,
 	codes.Canceled:           499, // the client went away; nobody reads this
 	codes.InvalidArgument:    http.StatusBadRequest,
-	codes.FailedPrecondition: http.StatusBadRequest,
+	codes.FailedPrecondition: http.StatusPreconditionFailed, // an If-Match that does not hold
 	codes.OutOfRange:         http.StatusBadRequest,
 	codes.Unauthenticated:    http.StatusUnauthorized,
 	codes.PermissionDenied:   http.StatusForbidden,

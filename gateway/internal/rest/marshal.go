@@ -122,6 +122,16 @@ func bodyError(err error, body []byte) error {
 				return fmt.Errorf("%s: %s must be %s; got %s", what, field, wellKnownForm[wk[1]], wk[2])
 			}
 		}
+		if strings.HasPrefix(m[4], "unexpected token") && json.Valid(body) {
+			// Valid JSON with a value of the wrong kind where the route
+			// expects another (an array for an object, say): name the field.
+			line, _ := strconv.Atoi(m[2])
+			col, _ := strconv.Atoi(m[3])
+			if field := fieldAt(body, line, col); field != "" {
+				return fmt.Errorf("invalid request body: %s has the wrong type (at line %d, column %d: %s)", field, line, col, m[4])
+			}
+			what = "invalid request body"
+		}
 		return fmt.Errorf("%s at line %s, column %s: %s", what, m[2], m[3], m[4])
 	}
 	msg = libraryPrefix.ReplaceAllString(msg, "")
@@ -182,4 +192,37 @@ func loneSurrogate(body []byte) (line, col int, esc string, ok bool) {
 		col += 6
 	}
 	return 0, 0, "", false
+}
+
+// fieldAt returns the top-level field of a JSON object body whose value
+// holds the given line and column (1-based, columns in bytes), or "".
+func fieldAt(body []byte, line, col int) string {
+	offset, l := 0, 1
+	for i := 0; i < len(body) && l < line; i++ {
+		if body[i] == '\n' {
+			l++
+			offset = i + 1
+		}
+	}
+	offset += col - 1
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		start := int(dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return ""
+		}
+		if offset >= start && offset < int(dec.InputOffset()) {
+			k, _ := key.(string)
+			return k
+		}
+	}
+	return ""
 }

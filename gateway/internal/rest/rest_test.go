@@ -137,7 +137,7 @@ func TestHTTPStatusMapping(t *testing.T) {
 	for code, want := range map[codes.Code]int{
 		codes.InvalidArgument: 400, codes.Unauthenticated: 401, codes.PermissionDenied: 403, codes.NotFound: 404,
 		codes.AlreadyExists: 409, codes.Unavailable: 503, codes.DeadlineExceeded: 504, codes.Internal: 500,
-		codes.Unknown: 500, codes.DataLoss: 500, codes.Aborted: 503,
+		codes.Unknown: 500, codes.DataLoss: 500, codes.Aborted: 503, codes.FailedPrecondition: 412,
 	} {
 		if got := HTTPStatus(code); got != want {
 			t.Errorf("HTTPStatus(%s) = %d, want %d", code, got, want)

@@ -40,7 +40,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	st := runner.Store(rt,
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
-	transport.NewServer(app.NewSites(st, app.Clock(time.Now))).Register(rt.GRPC)
+	clock := app.Clock(time.Now)
+	transport.NewServer(app.NewSites(st, clock), app.NewContent(st, clock)).Register(rt.GRPC)
 	return &Service{rt: rt}, nil
 }
 

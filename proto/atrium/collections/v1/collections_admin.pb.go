@@ -12,6 +12,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -270,11 +271,470 @@ func (x *GetSiteResponse) GetSite() *Site {
 	return nil
 }
 
+type CreateCollectionRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	SiteId string                 `protobuf:"bytes,1,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
+	// 1 to 200 characters.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// 1 to 64 lower case letters, digits, dashes and underscores, starting
+	// with a letter or digit; unique within the site.
+	Slug string `protobuf:"bytes,3,opt,name=slug,proto3" json:"slug,omitempty"`
+	// Default false.
+	IsSystem      bool               `protobuf:"varint,4,opt,name=is_system,json=isSystem,proto3" json:"is_system,omitempty"`
+	Fields        []*FieldDefinition `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateCollectionRequest) Reset() {
+	*x = CreateCollectionRequest{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateCollectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateCollectionRequest) ProtoMessage() {}
+
+func (x *CreateCollectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateCollectionRequest.ProtoReflect.Descriptor instead.
+func (*CreateCollectionRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CreateCollectionRequest) GetSiteId() string {
+	if x != nil {
+		return x.SiteId
+	}
+	return ""
+}
+
+func (x *CreateCollectionRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateCollectionRequest) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *CreateCollectionRequest) GetIsSystem() bool {
+	if x != nil {
+		return x.IsSystem
+	}
+	return false
+}
+
+func (x *CreateCollectionRequest) GetFields() []*FieldDefinition {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+type CreateCollectionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Collection    *Collection            `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateCollectionResponse) Reset() {
+	*x = CreateCollectionResponse{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateCollectionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateCollectionResponse) ProtoMessage() {}
+
+func (x *CreateCollectionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateCollectionResponse.ProtoReflect.Descriptor instead.
+func (*CreateCollectionResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CreateCollectionResponse) GetCollection() *Collection {
+	if x != nil {
+		return x.Collection
+	}
+	return nil
+}
+
+type ListSiteCollectionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SiteId        string                 `protobuf:"bytes,1,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSiteCollectionsRequest) Reset() {
+	*x = ListSiteCollectionsRequest{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSiteCollectionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSiteCollectionsRequest) ProtoMessage() {}
+
+func (x *ListSiteCollectionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSiteCollectionsRequest.ProtoReflect.Descriptor instead.
+func (*ListSiteCollectionsRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListSiteCollectionsRequest) GetSiteId() string {
+	if x != nil {
+		return x.SiteId
+	}
+	return ""
+}
+
+type ListSiteCollectionsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Collections   []*Collection          `protobuf:"bytes,1,rep,name=collections,proto3" json:"collections,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSiteCollectionsResponse) Reset() {
+	*x = ListSiteCollectionsResponse{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSiteCollectionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSiteCollectionsResponse) ProtoMessage() {}
+
+func (x *ListSiteCollectionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSiteCollectionsResponse.ProtoReflect.Descriptor instead.
+func (*ListSiteCollectionsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListSiteCollectionsResponse) GetCollections() []*Collection {
+	if x != nil {
+		return x.Collections
+	}
+	return nil
+}
+
+type UpdateCollectionRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	SiteId string                 `protobuf:"bytes,1,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
+	Slug   string                 `protobuf:"bytes,2,opt,name=slug,proto3" json:"slug,omitempty"`
+	// A new display name.
+	Name *string `protobuf:"bytes,3,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	// Fields to add; they must not be required, since existing items lack them.
+	AddFields []*FieldDefinition `protobuf:"bytes,4,rep,name=add_fields,json=addFields,proto3" json:"add_fields,omitempty"`
+	// Keys of fields to remove; their values are removed from every item of
+	// the collection, in the same transaction.
+	RemoveFields []string `protobuf:"bytes,5,rep,name=remove_fields,json=removeFields,proto3" json:"remove_fields,omitempty"`
+	// Fields whose settings change (matched by key; the type cannot change).
+	UpdateFields  []*FieldDefinition `protobuf:"bytes,6,rep,name=update_fields,json=updateFields,proto3" json:"update_fields,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateCollectionRequest) Reset() {
+	*x = UpdateCollectionRequest{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateCollectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateCollectionRequest) ProtoMessage() {}
+
+func (x *UpdateCollectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateCollectionRequest.ProtoReflect.Descriptor instead.
+func (*UpdateCollectionRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *UpdateCollectionRequest) GetSiteId() string {
+	if x != nil {
+		return x.SiteId
+	}
+	return ""
+}
+
+func (x *UpdateCollectionRequest) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *UpdateCollectionRequest) GetName() string {
+	if x != nil && x.Name != nil {
+		return *x.Name
+	}
+	return ""
+}
+
+func (x *UpdateCollectionRequest) GetAddFields() []*FieldDefinition {
+	if x != nil {
+		return x.AddFields
+	}
+	return nil
+}
+
+func (x *UpdateCollectionRequest) GetRemoveFields() []string {
+	if x != nil {
+		return x.RemoveFields
+	}
+	return nil
+}
+
+func (x *UpdateCollectionRequest) GetUpdateFields() []*FieldDefinition {
+	if x != nil {
+		return x.UpdateFields
+	}
+	return nil
+}
+
+type UpdateCollectionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Collection    *Collection            `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateCollectionResponse) Reset() {
+	*x = UpdateCollectionResponse{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateCollectionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateCollectionResponse) ProtoMessage() {}
+
+func (x *UpdateCollectionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateCollectionResponse.ProtoReflect.Descriptor instead.
+func (*UpdateCollectionResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *UpdateCollectionResponse) GetCollection() *Collection {
+	if x != nil {
+		return x.Collection
+	}
+	return nil
+}
+
+type CreateSiteItemRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	SiteId string                 `protobuf:"bytes,1,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
+	Slug   string                 `protobuf:"bytes,2,opt,name=slug,proto3" json:"slug,omitempty"`
+	// The item's fields, as defined by the collection.
+	Data *structpb.Struct `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	// Default false (a draft).
+	IsPublished   *bool `protobuf:"varint,4,opt,name=is_published,json=isPublished,proto3,oneof" json:"is_published,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSiteItemRequest) Reset() {
+	*x = CreateSiteItemRequest{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSiteItemRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSiteItemRequest) ProtoMessage() {}
+
+func (x *CreateSiteItemRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSiteItemRequest.ProtoReflect.Descriptor instead.
+func (*CreateSiteItemRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CreateSiteItemRequest) GetSiteId() string {
+	if x != nil {
+		return x.SiteId
+	}
+	return ""
+}
+
+func (x *CreateSiteItemRequest) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *CreateSiteItemRequest) GetData() *structpb.Struct {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *CreateSiteItemRequest) GetIsPublished() bool {
+	if x != nil && x.IsPublished != nil {
+		return *x.IsPublished
+	}
+	return false
+}
+
+type CreateSiteItemResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Item          *structpb.Struct       `protobuf:"bytes,1,opt,name=item,proto3" json:"item,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSiteItemResponse) Reset() {
+	*x = CreateSiteItemResponse{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSiteItemResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSiteItemResponse) ProtoMessage() {}
+
+func (x *CreateSiteItemResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSiteItemResponse.ProtoReflect.Descriptor instead.
+func (*CreateSiteItemResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *CreateSiteItemResponse) GetItem() *structpb.Struct {
+	if x != nil {
+		return x.Item
+	}
+	return nil
+}
+
 var File_atrium_collections_v1_collections_admin_proto protoreflect.FileDescriptor
 
 const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\n" +
-	"-atrium/collections/v1/collections_admin.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xa0\x01\n" +
+	"-atrium/collections/v1/collections_admin.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a'atrium/collections/v1/collections.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xa0\x01\n" +
 	"\x04Site\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
@@ -290,11 +750,52 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\x0eGetSiteRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\"B\n" +
 	"\x0fGetSiteResponse\x12/\n" +
-	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site2\xa3\x02\n" +
+	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"\xcc\x01\n" +
+	"\x17CreateCollectionRequest\x12\x17\n" +
+	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04slug\x18\x03 \x01(\tR\x04slug\x12\x1b\n" +
+	"\tis_system\x18\x04 \x01(\bR\bisSystem\x12>\n" +
+	"\x06fields\x18\x05 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\x06fields:\x13\x92A\x10\n" +
+	"\x0e\xd2\x01\x04name\xd2\x01\x04slug\"]\n" +
+	"\x18CreateCollectionResponse\x12A\n" +
+	"\n" +
+	"collection\x18\x01 \x01(\v2!.atrium.collections.v1.CollectionR\n" +
+	"collection\"5\n" +
+	"\x1aListSiteCollectionsRequest\x12\x17\n" +
+	"\asite_id\x18\x01 \x01(\tR\x06siteId\"b\n" +
+	"\x1bListSiteCollectionsResponse\x12C\n" +
+	"\vcollections\x18\x01 \x03(\v2!.atrium.collections.v1.CollectionR\vcollections\"\xa1\x02\n" +
+	"\x17UpdateCollectionRequest\x12\x17\n" +
+	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12\x12\n" +
+	"\x04slug\x18\x02 \x01(\tR\x04slug\x12\x17\n" +
+	"\x04name\x18\x03 \x01(\tH\x00R\x04name\x88\x01\x01\x12E\n" +
+	"\n" +
+	"add_fields\x18\x04 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\taddFields\x12#\n" +
+	"\rremove_fields\x18\x05 \x03(\tR\fremoveFields\x12K\n" +
+	"\rupdate_fields\x18\x06 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\fupdateFieldsB\a\n" +
+	"\x05_name\"]\n" +
+	"\x18UpdateCollectionResponse\x12A\n" +
+	"\n" +
+	"collection\x18\x01 \x01(\v2!.atrium.collections.v1.CollectionR\n" +
+	"collection\"\xb8\x01\n" +
+	"\x15CreateSiteItemRequest\x12\x17\n" +
+	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12\x12\n" +
+	"\x04slug\x18\x02 \x01(\tR\x04slug\x12+\n" +
+	"\x04data\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x04data\x12&\n" +
+	"\fis_published\x18\x04 \x01(\bH\x00R\visPublished\x88\x01\x01:\f\x92A\t\n" +
+	"\a\xd2\x01\x04dataB\x0f\n" +
+	"\r_is_published\"E\n" +
+	"\x16CreateSiteItemResponse\x12+\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item2\xef\a\n" +
 	"\x17CollectionsAdminService\x12\x83\x01\n" +
 	"\n" +
 	"CreateSite\x12(.atrium.collections.v1.CreateSiteRequest\x1a).atrium.collections.v1.CreateSiteResponse\" \xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/admin/v1/sites\x12\x81\x01\n" +
-	"\aGetSite\x12%.atrium.collections.v1.GetSiteRequest\x1a&.atrium.collections.v1.GetSiteResponse\"'\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/admin/v1/sites/{site_id}BGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
+	"\aGetSite\x12%.atrium.collections.v1.GetSiteRequest\x1a&.atrium.collections.v1.GetSiteResponse\"'\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/admin/v1/sites/{site_id}\x12\xab\x01\n" +
+	"\x10CreateCollection\x12..atrium.collections.v1.CreateCollectionRequest\x1a/.atrium.collections.v1.CreateCollectionResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02*:\x01*\"%/admin/v1/sites/{site_id}/collections\x12\xb1\x01\n" +
+	"\x13ListSiteCollections\x121.atrium.collections.v1.ListSiteCollectionsRequest\x1a2.atrium.collections.v1.ListSiteCollectionsResponse\"3\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02'\x12%/admin/v1/sites/{site_id}/collections\x12\xb2\x01\n" +
+	"\x10UpdateCollection\x12..atrium.collections.v1.UpdateCollectionRequest\x1a/.atrium.collections.v1.UpdateCollectionResponse\"=\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x021:\x01*2,/admin/v1/sites/{site_id}/collections/{slug}\x12\xb2\x01\n" +
+	"\x0eCreateSiteItem\x12,.atrium.collections.v1.CreateSiteItemRequest\x1a-.atrium.collections.v1.CreateSiteItemResponse\"C\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x027:\x01*\"2/admin/v1/sites/{site_id}/collections/{slug}/itemsBGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
 
 var (
 	file_atrium_collections_v1_collections_admin_proto_rawDescOnce sync.Once
@@ -308,29 +809,56 @@ func file_atrium_collections_v1_collections_admin_proto_rawDescGZIP() []byte {
 	return file_atrium_collections_v1_collections_admin_proto_rawDescData
 }
 
-var file_atrium_collections_v1_collections_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_atrium_collections_v1_collections_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_atrium_collections_v1_collections_admin_proto_goTypes = []any{
-	(*Site)(nil),                  // 0: atrium.collections.v1.Site
-	(*CreateSiteRequest)(nil),     // 1: atrium.collections.v1.CreateSiteRequest
-	(*CreateSiteResponse)(nil),    // 2: atrium.collections.v1.CreateSiteResponse
-	(*GetSiteRequest)(nil),        // 3: atrium.collections.v1.GetSiteRequest
-	(*GetSiteResponse)(nil),       // 4: atrium.collections.v1.GetSiteResponse
-	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
+	(*Site)(nil),                        // 0: atrium.collections.v1.Site
+	(*CreateSiteRequest)(nil),           // 1: atrium.collections.v1.CreateSiteRequest
+	(*CreateSiteResponse)(nil),          // 2: atrium.collections.v1.CreateSiteResponse
+	(*GetSiteRequest)(nil),              // 3: atrium.collections.v1.GetSiteRequest
+	(*GetSiteResponse)(nil),             // 4: atrium.collections.v1.GetSiteResponse
+	(*CreateCollectionRequest)(nil),     // 5: atrium.collections.v1.CreateCollectionRequest
+	(*CreateCollectionResponse)(nil),    // 6: atrium.collections.v1.CreateCollectionResponse
+	(*ListSiteCollectionsRequest)(nil),  // 7: atrium.collections.v1.ListSiteCollectionsRequest
+	(*ListSiteCollectionsResponse)(nil), // 8: atrium.collections.v1.ListSiteCollectionsResponse
+	(*UpdateCollectionRequest)(nil),     // 9: atrium.collections.v1.UpdateCollectionRequest
+	(*UpdateCollectionResponse)(nil),    // 10: atrium.collections.v1.UpdateCollectionResponse
+	(*CreateSiteItemRequest)(nil),       // 11: atrium.collections.v1.CreateSiteItemRequest
+	(*CreateSiteItemResponse)(nil),      // 12: atrium.collections.v1.CreateSiteItemResponse
+	(*timestamppb.Timestamp)(nil),       // 13: google.protobuf.Timestamp
+	(*FieldDefinition)(nil),             // 14: atrium.collections.v1.FieldDefinition
+	(*Collection)(nil),                  // 15: atrium.collections.v1.Collection
+	(*structpb.Struct)(nil),             // 16: google.protobuf.Struct
 }
 var file_atrium_collections_v1_collections_admin_proto_depIdxs = []int32{
-	5, // 0: atrium.collections.v1.Site.created_at:type_name -> google.protobuf.Timestamp
-	5, // 1: atrium.collections.v1.Site.updated_at:type_name -> google.protobuf.Timestamp
-	0, // 2: atrium.collections.v1.CreateSiteResponse.site:type_name -> atrium.collections.v1.Site
-	0, // 3: atrium.collections.v1.GetSiteResponse.site:type_name -> atrium.collections.v1.Site
-	1, // 4: atrium.collections.v1.CollectionsAdminService.CreateSite:input_type -> atrium.collections.v1.CreateSiteRequest
-	3, // 5: atrium.collections.v1.CollectionsAdminService.GetSite:input_type -> atrium.collections.v1.GetSiteRequest
-	2, // 6: atrium.collections.v1.CollectionsAdminService.CreateSite:output_type -> atrium.collections.v1.CreateSiteResponse
-	4, // 7: atrium.collections.v1.CollectionsAdminService.GetSite:output_type -> atrium.collections.v1.GetSiteResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	13, // 0: atrium.collections.v1.Site.created_at:type_name -> google.protobuf.Timestamp
+	13, // 1: atrium.collections.v1.Site.updated_at:type_name -> google.protobuf.Timestamp
+	0,  // 2: atrium.collections.v1.CreateSiteResponse.site:type_name -> atrium.collections.v1.Site
+	0,  // 3: atrium.collections.v1.GetSiteResponse.site:type_name -> atrium.collections.v1.Site
+	14, // 4: atrium.collections.v1.CreateCollectionRequest.fields:type_name -> atrium.collections.v1.FieldDefinition
+	15, // 5: atrium.collections.v1.CreateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
+	15, // 6: atrium.collections.v1.ListSiteCollectionsResponse.collections:type_name -> atrium.collections.v1.Collection
+	14, // 7: atrium.collections.v1.UpdateCollectionRequest.add_fields:type_name -> atrium.collections.v1.FieldDefinition
+	14, // 8: atrium.collections.v1.UpdateCollectionRequest.update_fields:type_name -> atrium.collections.v1.FieldDefinition
+	15, // 9: atrium.collections.v1.UpdateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
+	16, // 10: atrium.collections.v1.CreateSiteItemRequest.data:type_name -> google.protobuf.Struct
+	16, // 11: atrium.collections.v1.CreateSiteItemResponse.item:type_name -> google.protobuf.Struct
+	1,  // 12: atrium.collections.v1.CollectionsAdminService.CreateSite:input_type -> atrium.collections.v1.CreateSiteRequest
+	3,  // 13: atrium.collections.v1.CollectionsAdminService.GetSite:input_type -> atrium.collections.v1.GetSiteRequest
+	5,  // 14: atrium.collections.v1.CollectionsAdminService.CreateCollection:input_type -> atrium.collections.v1.CreateCollectionRequest
+	7,  // 15: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:input_type -> atrium.collections.v1.ListSiteCollectionsRequest
+	9,  // 16: atrium.collections.v1.CollectionsAdminService.UpdateCollection:input_type -> atrium.collections.v1.UpdateCollectionRequest
+	11, // 17: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:input_type -> atrium.collections.v1.CreateSiteItemRequest
+	2,  // 18: atrium.collections.v1.CollectionsAdminService.CreateSite:output_type -> atrium.collections.v1.CreateSiteResponse
+	4,  // 19: atrium.collections.v1.CollectionsAdminService.GetSite:output_type -> atrium.collections.v1.GetSiteResponse
+	6,  // 20: atrium.collections.v1.CollectionsAdminService.CreateCollection:output_type -> atrium.collections.v1.CreateCollectionResponse
+	8,  // 21: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:output_type -> atrium.collections.v1.ListSiteCollectionsResponse
+	10, // 22: atrium.collections.v1.CollectionsAdminService.UpdateCollection:output_type -> atrium.collections.v1.UpdateCollectionResponse
+	12, // 23: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:output_type -> atrium.collections.v1.CreateSiteItemResponse
+	18, // [18:24] is the sub-list for method output_type
+	12, // [12:18] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_atrium_collections_v1_collections_admin_proto_init() }
@@ -338,13 +866,16 @@ func file_atrium_collections_v1_collections_admin_proto_init() {
 	if File_atrium_collections_v1_collections_admin_proto != nil {
 		return
 	}
+	file_atrium_collections_v1_collections_proto_init()
+	file_atrium_collections_v1_collections_admin_proto_msgTypes[9].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_admin_proto_msgTypes[11].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_collections_v1_collections_admin_proto_rawDesc), len(file_atrium_collections_v1_collections_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,8 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CollectionsAdminService_CreateSite_FullMethodName = "/atrium.collections.v1.CollectionsAdminService/CreateSite"
-	CollectionsAdminService_GetSite_FullMethodName    = "/atrium.collections.v1.CollectionsAdminService/GetSite"
+	CollectionsAdminService_CreateSite_FullMethodName          = "/atrium.collections.v1.CollectionsAdminService/CreateSite"
+	CollectionsAdminService_GetSite_FullMethodName             = "/atrium.collections.v1.CollectionsAdminService/GetSite"
+	CollectionsAdminService_CreateCollection_FullMethodName    = "/atrium.collections.v1.CollectionsAdminService/CreateCollection"
+	CollectionsAdminService_ListSiteCollections_FullMethodName = "/atrium.collections.v1.CollectionsAdminService/ListSiteCollections"
+	CollectionsAdminService_UpdateCollection_FullMethodName    = "/atrium.collections.v1.CollectionsAdminService/UpdateCollection"
+	CollectionsAdminService_CreateSiteItem_FullMethodName      = "/atrium.collections.v1.CollectionsAdminService/CreateSiteItem"
 )
 
 // CollectionsAdminServiceClient is the client API for CollectionsAdminService service.
@@ -28,12 +32,23 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // CollectionsAdminService provisions sites, the tenants of the collections
-// interface. It is served on the admin listener only.
+// interface, and their collections. It is served on the admin listener only.
 type CollectionsAdminServiceClient interface {
 	// CreateSite creates a site.
 	CreateSite(ctx context.Context, in *CreateSiteRequest, opts ...grpc.CallOption) (*CreateSiteResponse, error)
 	// GetSite returns one site.
 	GetSite(ctx context.Context, in *GetSiteRequest, opts ...grpc.CallOption) (*GetSiteResponse, error)
+	// CreateCollection defines a collection of a site.
+	CreateCollection(ctx context.Context, in *CreateCollectionRequest, opts ...grpc.CallOption) (*CreateCollectionResponse, error)
+	// ListSiteCollections returns every collection of a site.
+	ListSiteCollections(ctx context.Context, in *ListSiteCollectionsRequest, opts ...grpc.CallOption) (*ListSiteCollectionsResponse, error)
+	// UpdateCollection renames a collection, adds optional fields, removes
+	// fields or changes field settings. Existing items are not rewritten: see
+	// docs/collections.md.
+	UpdateCollection(ctx context.Context, in *UpdateCollectionRequest, opts ...grpc.CallOption) (*UpdateCollectionResponse, error)
+	// CreateSiteItem adds an item to any collection of a site, system
+	// collections included.
+	CreateSiteItem(ctx context.Context, in *CreateSiteItemRequest, opts ...grpc.CallOption) (*CreateSiteItemResponse, error)
 }
 
 type collectionsAdminServiceClient struct {
@@ -64,17 +79,68 @@ func (c *collectionsAdminServiceClient) GetSite(ctx context.Context, in *GetSite
 	return out, nil
 }
 
+func (c *collectionsAdminServiceClient) CreateCollection(ctx context.Context, in *CreateCollectionRequest, opts ...grpc.CallOption) (*CreateCollectionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateCollectionResponse)
+	err := c.cc.Invoke(ctx, CollectionsAdminService_CreateCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *collectionsAdminServiceClient) ListSiteCollections(ctx context.Context, in *ListSiteCollectionsRequest, opts ...grpc.CallOption) (*ListSiteCollectionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSiteCollectionsResponse)
+	err := c.cc.Invoke(ctx, CollectionsAdminService_ListSiteCollections_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *collectionsAdminServiceClient) UpdateCollection(ctx context.Context, in *UpdateCollectionRequest, opts ...grpc.CallOption) (*UpdateCollectionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateCollectionResponse)
+	err := c.cc.Invoke(ctx, CollectionsAdminService_UpdateCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *collectionsAdminServiceClient) CreateSiteItem(ctx context.Context, in *CreateSiteItemRequest, opts ...grpc.CallOption) (*CreateSiteItemResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateSiteItemResponse)
+	err := c.cc.Invoke(ctx, CollectionsAdminService_CreateSiteItem_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CollectionsAdminServiceServer is the server API for CollectionsAdminService service.
 // All implementations must embed UnimplementedCollectionsAdminServiceServer
 // for forward compatibility.
 //
 // CollectionsAdminService provisions sites, the tenants of the collections
-// interface. It is served on the admin listener only.
+// interface, and their collections. It is served on the admin listener only.
 type CollectionsAdminServiceServer interface {
 	// CreateSite creates a site.
 	CreateSite(context.Context, *CreateSiteRequest) (*CreateSiteResponse, error)
 	// GetSite returns one site.
 	GetSite(context.Context, *GetSiteRequest) (*GetSiteResponse, error)
+	// CreateCollection defines a collection of a site.
+	CreateCollection(context.Context, *CreateCollectionRequest) (*CreateCollectionResponse, error)
+	// ListSiteCollections returns every collection of a site.
+	ListSiteCollections(context.Context, *ListSiteCollectionsRequest) (*ListSiteCollectionsResponse, error)
+	// UpdateCollection renames a collection, adds optional fields, removes
+	// fields or changes field settings. Existing items are not rewritten: see
+	// docs/collections.md.
+	UpdateCollection(context.Context, *UpdateCollectionRequest) (*UpdateCollectionResponse, error)
+	// CreateSiteItem adds an item to any collection of a site, system
+	// collections included.
+	CreateSiteItem(context.Context, *CreateSiteItemRequest) (*CreateSiteItemResponse, error)
 	mustEmbedUnimplementedCollectionsAdminServiceServer()
 }
 
@@ -90,6 +156,18 @@ func (UnimplementedCollectionsAdminServiceServer) CreateSite(context.Context, *C
 }
 func (UnimplementedCollectionsAdminServiceServer) GetSite(context.Context, *GetSiteRequest) (*GetSiteResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetSite not implemented")
+}
+func (UnimplementedCollectionsAdminServiceServer) CreateCollection(context.Context, *CreateCollectionRequest) (*CreateCollectionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateCollection not implemented")
+}
+func (UnimplementedCollectionsAdminServiceServer) ListSiteCollections(context.Context, *ListSiteCollectionsRequest) (*ListSiteCollectionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSiteCollections not implemented")
+}
+func (UnimplementedCollectionsAdminServiceServer) UpdateCollection(context.Context, *UpdateCollectionRequest) (*UpdateCollectionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateCollection not implemented")
+}
+func (UnimplementedCollectionsAdminServiceServer) CreateSiteItem(context.Context, *CreateSiteItemRequest) (*CreateSiteItemResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateSiteItem not implemented")
 }
 func (UnimplementedCollectionsAdminServiceServer) mustEmbedUnimplementedCollectionsAdminServiceServer() {
 }
@@ -149,6 +227,78 @@ func _CollectionsAdminService_GetSite_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CollectionsAdminService_CreateCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CollectionsAdminServiceServer).CreateCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CollectionsAdminService_CreateCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CollectionsAdminServiceServer).CreateCollection(ctx, req.(*CreateCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CollectionsAdminService_ListSiteCollections_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSiteCollectionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CollectionsAdminServiceServer).ListSiteCollections(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CollectionsAdminService_ListSiteCollections_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CollectionsAdminServiceServer).ListSiteCollections(ctx, req.(*ListSiteCollectionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CollectionsAdminService_UpdateCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CollectionsAdminServiceServer).UpdateCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CollectionsAdminService_UpdateCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CollectionsAdminServiceServer).UpdateCollection(ctx, req.(*UpdateCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CollectionsAdminService_CreateSiteItem_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateSiteItemRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CollectionsAdminServiceServer).CreateSiteItem(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CollectionsAdminService_CreateSiteItem_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CollectionsAdminServiceServer).CreateSiteItem(ctx, req.(*CreateSiteItemRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CollectionsAdminService_ServiceDesc is the grpc.ServiceDesc for CollectionsAdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -163,6 +313,22 @@ var CollectionsAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetSite",
 			Handler:    _CollectionsAdminService_GetSite_Handler,
+		},
+		{
+			MethodName: "CreateCollection",
+			Handler:    _CollectionsAdminService_CreateCollection_Handler,
+		},
+		{
+			MethodName: "ListSiteCollections",
+			Handler:    _CollectionsAdminService_ListSiteCollections_Handler,
+		},
+		{
+			MethodName: "UpdateCollection",
+			Handler:    _CollectionsAdminService_UpdateCollection_Handler,
+		},
+		{
+			MethodName: "CreateSiteItem",
+			Handler:    _CollectionsAdminService_CreateSiteItem_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

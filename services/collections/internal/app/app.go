@@ -30,9 +30,19 @@ var (
 )
 
 // Store is the collections service's persistence port, met by the memory and
-// postgres adapters under the contract suite in storetest.
+// postgres adapters under the contract suite in storetest. Reads outside a
+// transaction see committed state.
 type Store interface {
 	Site(ctx context.Context, id string) (Site, error)
+	// Collections lists a site's collections by slug.
+	Collections(ctx context.Context, siteID string) ([]Collection, error)
+	// Collection returns a site's collection by slug.
+	Collection(ctx context.Context, siteID, slug string) (Collection, error)
+	// Items returns a page of the collection's items in the query's order,
+	// ties broken by id.
+	Items(ctx context.Context, c Collection, q ItemQuery) ([]Item, error)
+	// Item returns one item of a collection.
+	Item(ctx context.Context, collectionID, id string) (Item, error)
 	// InTx runs fn in a transaction: all of its writes and events, or none.
 	InTx(ctx context.Context, fn func(Tx) error) error
 }
@@ -40,6 +50,22 @@ type Store interface {
 // Tx is a transaction.
 type Tx interface {
 	InsertSite(ctx context.Context, s Site) error
+	Site(ctx context.Context, id string) (Site, error)
+	Collection(ctx context.Context, siteID, slug string) (Collection, error)
+	// InsertCollection fails with ErrDuplicate when the site has the slug.
+	InsertCollection(ctx context.Context, c Collection) error
+	// UpdateCollection stores c's name and fields and removes the values
+	// of the removed fields from every item of c.
+	UpdateCollection(ctx context.Context, c Collection, removed []string) error
+	ItemExists(ctx context.Context, collectionID, id string) (bool, error)
+	InsertItem(ctx context.Context, it Item) error
+	// PatchItem applies p to the item in one atomic write and returns the
+	// item before and after; ErrNotFound, or ErrVersionMismatch when
+	// p.IfVersion does not hold.
+	PatchItem(ctx context.Context, collectionID, id string, p ItemPatch) (before, after Item, err error)
+	// DeleteItem deletes the item and returns it; ErrNotFound, or
+	// ErrVersionMismatch when ifVersion is set and does not hold.
+	DeleteItem(ctx context.Context, collectionID, id string, ifVersion *int64) (Item, error)
 	// Enqueue adds an event to the outbox, published after commit.
 	Enqueue(ctx context.Context, e outbox.Event) error
 }

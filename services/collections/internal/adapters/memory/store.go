@@ -4,33 +4,140 @@
 package memory
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
 
-// Store is the in-memory collections store.
+// Store is the in-memory collections store. Items are immutable values:
+// a write replaces an item, so a reader holding one never sees it change.
 type Store struct {
-	db    *memdb.DB
-	sites map[string]app.Site
+	db          *memdb.DB
+	sites       map[string]app.Site
+	collections map[string]app.Collection // by id
+	slugs       map[string]string         // site id + "/" + slug -> collection id
+	items       map[string]app.Item       // by id
+	// order holds each collection's item ids sorted by (created_at, id),
+	// oldest first, so that the default list is a slice walk.
+	order map[string][]string
 }
 
 // New returns an empty store on db.
 func New(db *memdb.DB) *Store {
-	return &Store{db: db, sites: map[string]app.Site{}}
+	return &Store{db: db, sites: map[string]app.Site{}, collections: map[string]app.Collection{},
+		slugs: map[string]string{}, items: map[string]app.Item{}, order: map[string][]string{}}
 }
+
+func slugKey(siteID, slug string) string { return siteID + "/" + slug }
 
 // Site implements app.Store.
 func (s *Store) Site(_ context.Context, id string) (app.Site, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
+	return s.site(id)
+}
+
+func (s *Store) site(id string) (app.Site, error) {
 	site, ok := s.sites[id]
 	if !ok {
 		return app.Site{}, fmt.Errorf("site %s: %w", id, app.ErrNotFound)
 	}
 	return site, nil
+}
+
+// Collections implements app.Store.
+func (s *Store) Collections(_ context.Context, siteID string) ([]app.Collection, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	out := []app.Collection{}
+	for _, c := range s.collections {
+		if c.SiteID == siteID {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b app.Collection) int { return cmp.Compare(a.Slug, b.Slug) })
+	return out, nil
+}
+
+// Collection implements app.Store.
+func (s *Store) Collection(_ context.Context, siteID, slug string) (app.Collection, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	return s.collection(siteID, slug)
+}
+
+func (s *Store) collection(siteID, slug string) (app.Collection, error) {
+	id, ok := s.slugs[slugKey(siteID, slug)]
+	if !ok {
+		return app.Collection{}, fmt.Errorf("collection %s: %w", slug, app.ErrNotFound)
+	}
+	return s.collections[id], nil
+}
+
+func matches(it app.Item, q app.ItemQuery) bool {
+	if q.Published != nil && it.IsPublished != *q.Published {
+		return false
+	}
+	if q.FilterKey != "" && !bytes.Equal(it.Values[q.FilterKey], q.FilterValue) {
+		return false
+	}
+	return true
+}
+
+// Items implements app.Store.
+func (s *Store) Items(_ context.Context, c app.Collection, q app.ItemQuery) ([]app.Item, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	ids := s.order[c.ID]
+	if q.OrderBy == "updated_at" {
+		ids = slices.Clone(ids)
+		slices.SortFunc(ids, func(a, b string) int {
+			ia, ib := s.items[a], s.items[b]
+			return cmp.Or(ia.UpdatedAt.Compare(ib.UpdatedAt), cmp.Compare(a, b))
+		})
+	}
+	out := make([]app.Item, 0, min(int(q.Page.Limit), len(ids)))
+	skip := int(q.Page.Offset)
+	for i := range ids {
+		j := i
+		if !q.Asc {
+			j = len(ids) - 1 - i
+		}
+		it := s.items[ids[j]]
+		if !matches(it, q) {
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		out = append(out, it)
+		if len(out) == int(q.Page.Limit) {
+			break
+		}
+	}
+	return out, nil
+}
+
+// Item implements app.Store.
+func (s *Store) Item(_ context.Context, collectionID, id string) (app.Item, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	return s.item(collectionID, id)
+}
+
+func (s *Store) item(collectionID, id string) (app.Item, error) {
+	it, ok := s.items[id]
+	if !ok || it.CollectionID != collectionID {
+		return app.Item{}, fmt.Errorf("item %s: %w", id, app.ErrNotFound)
+	}
+	return it, nil
 }
 
 // InTx implements app.Store.
@@ -49,4 +156,123 @@ func (t *tx) InsertSite(_ context.Context, site app.Site) error {
 	}
 	memdb.Put(t.Tx, t.s.sites, site.ID, site)
 	return nil
+}
+
+func (t *tx) Site(_ context.Context, id string) (app.Site, error) { return t.s.site(id) }
+
+func (t *tx) Collection(_ context.Context, siteID, slug string) (app.Collection, error) {
+	return t.s.collection(siteID, slug)
+}
+
+func (t *tx) InsertCollection(_ context.Context, c app.Collection) error {
+	if _, ok := t.s.sites[c.SiteID]; !ok {
+		return fmt.Errorf("site %s: %w", c.SiteID, app.ErrNotFound)
+	}
+	if _, ok := t.s.slugs[slugKey(c.SiteID, c.Slug)]; ok {
+		return fmt.Errorf("collection %s: %w", c.Slug, app.ErrDuplicate)
+	}
+	memdb.Put(t.Tx, t.s.collections, c.ID, c)
+	memdb.Put(t.Tx, t.s.slugs, slugKey(c.SiteID, c.Slug), c.ID)
+	return nil
+}
+
+func (t *tx) UpdateCollection(_ context.Context, c app.Collection, removed []string) error {
+	if _, ok := t.s.collections[c.ID]; !ok {
+		return fmt.Errorf("collection %s: %w", c.ID, app.ErrNotFound)
+	}
+	memdb.Put(t.Tx, t.s.collections, c.ID, c)
+	if len(removed) == 0 {
+		return nil
+	}
+	for _, id := range t.s.order[c.ID] {
+		it := t.s.items[id]
+		vals := maps.Clone(it.Values)
+		for _, k := range removed {
+			delete(vals, k)
+		}
+		it.Values = vals
+		memdb.Put(t.Tx, t.s.items, id, it)
+	}
+	return nil
+}
+
+func (t *tx) ItemExists(_ context.Context, collectionID, id string) (bool, error) {
+	_, err := t.s.item(collectionID, id)
+	return err == nil, nil
+}
+
+// position is where an item sorts in its collection's order.
+func position(s *Store, ids []string, it app.Item) (int, bool) {
+	return slices.BinarySearchFunc(ids, it, func(id string, target app.Item) int {
+		e := s.items[id]
+		return cmp.Or(e.CreatedAt.Compare(target.CreatedAt), cmp.Compare(id, target.ID))
+	})
+}
+
+func (t *tx) setOrder(collectionID string, ids []string) {
+	old, existed := t.s.order[collectionID]
+	t.s.order[collectionID] = ids
+	t.OnRollback(func() {
+		if existed {
+			t.s.order[collectionID] = old
+		} else {
+			delete(t.s.order, collectionID)
+		}
+	})
+}
+
+func (t *tx) InsertItem(_ context.Context, it app.Item) error {
+	if _, ok := t.s.items[it.ID]; ok {
+		return fmt.Errorf("item %s: %w", it.ID, app.ErrDuplicate)
+	}
+	ids := t.s.order[it.CollectionID]
+	i, _ := position(t.s, ids, it)
+	// A new slice, so that a rollback restores the old one untouched.
+	next := make([]string, 0, len(ids)+1)
+	next = append(append(append(next, ids[:i]...), it.ID), ids[i:]...)
+	memdb.Put(t.Tx, t.s.items, it.ID, it)
+	t.setOrder(it.CollectionID, next)
+	return nil
+}
+
+func (t *tx) PatchItem(_ context.Context, collectionID, id string, p app.ItemPatch) (app.Item, app.Item, error) {
+	before, err := t.s.item(collectionID, id)
+	if err != nil {
+		return app.Item{}, app.Item{}, err
+	}
+	if p.IfVersion != nil && *p.IfVersion != before.Version {
+		return app.Item{}, app.Item{}, app.ErrVersionMismatch
+	}
+	after := before
+	after.Values = maps.Clone(before.Values)
+	if after.Values == nil {
+		after.Values = app.Values{}
+	}
+	for _, k := range p.Unset {
+		delete(after.Values, k)
+	}
+	maps.Copy(after.Values, p.Set)
+	if p.IsPublished != nil {
+		after.IsPublished = *p.IsPublished
+	}
+	after.Version++
+	after.UpdatedAt = p.At
+	memdb.Put(t.Tx, t.s.items, id, after)
+	return before, after, nil
+}
+
+func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *int64) (app.Item, error) {
+	it, err := t.s.item(collectionID, id)
+	if err != nil {
+		return app.Item{}, err
+	}
+	if ifVersion != nil && *ifVersion != it.Version {
+		return app.Item{}, app.ErrVersionMismatch
+	}
+	ids := t.s.order[collectionID]
+	if i, found := position(t.s, ids, it); found {
+		t.setOrder(collectionID, slices.Concat(ids[:i], ids[i+1:]))
+	}
+	memdb.Delete(t.Tx, t.s.items, id)
+	return it, nil
 }

@@ -1,12 +1,20 @@
 // Package postgres is the collections store on PostgreSQL through pgx. It
 // owns the collections schema; transactions and the outbox are
-// platform/pgdb's.
+// platform/pgdb's. Item values are one JSONB object per item, merged in
+// place by a single UPDATE so that concurrent patches of different fields
+// all survive.
 package postgres
 
 import (
 	"context"
 	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
@@ -28,30 +36,240 @@ func Migrations() pgdb.Migrations {
 }
 
 // Store is the PostgreSQL collections store.
-type Store struct{ db *pgdb.DB }
+type Store struct {
+	reader
+	db *pgdb.DB
+}
 
 // New returns a store on db, whose pool's search path must be the
 // collections schema.
-func New(db *pgdb.DB) *Store { return &Store{db: db} }
+func New(db *pgdb.DB) *Store { return &Store{reader: reader{q: db.Pool()}, db: db} }
+
+// InTx implements app.Store.
+func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
+	return s.db.InTx(ctx, func(t *pgdb.Tx) error { return fn(tx{Tx: t, reader: reader{q: t}}) })
+}
+
+// reader holds the queries shared by the store and its transactions.
+type reader struct{ q pgdb.Querier }
 
 // Site implements app.Store.
-func (s *Store) Site(ctx context.Context, id string) (app.Site, error) {
+func (r reader) Site(ctx context.Context, id string) (app.Site, error) {
 	var site app.Site
-	err := s.db.Pool().QueryRow(ctx, `SELECT id, name, created_at, updated_at FROM sites WHERE id = $1`, id).
+	err := r.q.QueryRow(ctx, `SELECT id, name, created_at, updated_at FROM sites WHERE id = $1`, id).
 		Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt)
 	site.CreatedAt, site.UpdatedAt = site.CreatedAt.UTC(), site.UpdatedAt.UTC()
 	return site, pgdb.Err(err, "site "+id)
 }
 
-// InTx implements app.Store.
-func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
-	return s.db.InTx(ctx, func(t *pgdb.Tx) error { return fn(tx{t}) })
+const collectionCols = `id, site_id, slug, name, is_system, fields, created_at, updated_at`
+
+func scanCollection(row pgx.Row) (app.Collection, error) {
+	var (
+		c      app.Collection
+		fields []byte
+	)
+	if err := row.Scan(&c.ID, &c.SiteID, &c.Slug, &c.Name, &c.IsSystem, &fields, &c.CreatedAt, &c.UpdatedAt); err != nil {
+		return c, err
+	}
+	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	if err := json.Unmarshal(fields, &c.Fields); err != nil {
+		return c, fmt.Errorf("collection %s: stored fields: %w", c.ID, err)
+	}
+	return c, nil
 }
 
-type tx struct{ *pgdb.Tx }
+// Collections implements app.Store.
+func (r reader) Collections(ctx context.Context, siteID string) ([]app.Collection, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+collectionCols+` FROM collections WHERE site_id = $1 ORDER BY slug`, siteID)
+	if err != nil {
+		return nil, pgdb.Err(err, "collections")
+	}
+	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.Collection, error) { return scanCollection(row) })
+	if cs == nil {
+		cs = []app.Collection{}
+	}
+	return cs, pgdb.Err(err, "collections")
+}
+
+// Collection implements app.Store.
+func (r reader) Collection(ctx context.Context, siteID, slug string) (app.Collection, error) {
+	c, err := scanCollection(r.q.QueryRow(ctx, `SELECT `+collectionCols+` FROM collections WHERE site_id = $1 AND slug = $2`, siteID, slug))
+	return c, pgdb.Err(err, "collection "+slug)
+}
+
+const itemCols = `id, collection_id, data, is_published, version, created_at, updated_at`
+
+func scanItem(row pgx.Row) (app.Item, error) {
+	var (
+		it   app.Item
+		data []byte
+	)
+	if err := row.Scan(&it.ID, &it.CollectionID, &data, &it.IsPublished, &it.Version, &it.CreatedAt, &it.UpdatedAt); err != nil {
+		return it, err
+	}
+	it.CreatedAt, it.UpdatedAt = it.CreatedAt.UTC(), it.UpdatedAt.UTC()
+	if err := json.Unmarshal(data, &it.Values); err != nil {
+		return it, fmt.Errorf("item %s: stored data: %w", it.ID, err)
+	}
+	return it, nil
+}
+
+// Items implements app.Store.
+func (r reader) Items(ctx context.Context, c app.Collection, q app.ItemQuery) ([]app.Item, error) {
+	sql := `SELECT ` + itemCols + ` FROM items WHERE collection_id = $1`
+	args := []any{c.ID}
+	if q.Published != nil {
+		args = append(args, *q.Published)
+		sql += ` AND is_published = $` + strconv.Itoa(len(args))
+	}
+	if q.FilterKey != "" {
+		args = append(args, q.FilterKey, []byte(q.FilterValue))
+		sql += fmt.Sprintf(` AND data @> jsonb_build_object($%d::text, $%d::jsonb)`, len(args)-1, len(args))
+	}
+	dir := " DESC"
+	if q.Asc {
+		dir = " ASC"
+	}
+	order := "created_at"
+	if q.OrderBy == "updated_at" {
+		order = "updated_at"
+	}
+	args = append(args, q.Page.Limit, q.Page.Offset)
+	sql += ` ORDER BY ` + order + dir + `, id` + dir + fmt.Sprintf(` LIMIT $%d OFFSET $%d`, len(args)-1, len(args))
+	rows, err := r.q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, pgdb.Err(err, "items")
+	}
+	items, err := pgdb.Collect(rows, int(q.Page.Limit), scanItem)
+	return items, pgdb.Err(err, "items")
+}
+
+// Item implements app.Store.
+func (r reader) Item(ctx context.Context, collectionID, id string) (app.Item, error) {
+	it, err := scanItem(r.q.QueryRow(ctx, `SELECT `+itemCols+` FROM items WHERE collection_id = $1 AND id = $2`, collectionID, id))
+	return it, pgdb.Err(err, "item "+id)
+}
+
+type tx struct {
+	*pgdb.Tx
+	reader
+}
 
 func (t tx) InsertSite(ctx context.Context, site app.Site) error {
 	_, err := t.Exec(ctx, `INSERT INTO sites (id, name, created_at, updated_at) VALUES ($1, $2, $3, $4)`,
 		site.ID, site.Name, site.CreatedAt, site.UpdatedAt)
 	return pgdb.Err(err, "insert site")
+}
+
+func (t tx) InsertCollection(ctx context.Context, c app.Collection) error {
+	fields, err := json.Marshal(c.Fields)
+	if err != nil {
+		return err
+	}
+	_, err = t.Exec(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		c.ID, c.SiteID, c.Slug, c.Name, c.IsSystem, fields, c.CreatedAt, c.UpdatedAt)
+	return pgdb.Err(err, "insert collection "+c.Slug)
+}
+
+func (t tx) UpdateCollection(ctx context.Context, c app.Collection, removed []string) error {
+	fields, err := json.Marshal(c.Fields)
+	if err != nil {
+		return err
+	}
+	tag, err := t.Exec(ctx, `UPDATE collections SET name = $2, fields = $3, updated_at = $4 WHERE id = $1`, c.ID, c.Name, fields, c.UpdatedAt)
+	if err != nil {
+		return pgdb.Err(err, "update collection "+c.Slug)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("collection %s: %w", c.ID, app.ErrNotFound)
+	}
+	if len(removed) > 0 {
+		_, err = t.Exec(ctx, `UPDATE items SET data = data - $2::text[] WHERE collection_id = $1 AND data ?| $2::text[]`, c.ID, removed)
+	}
+	return pgdb.Err(err, "remove fields of "+c.Slug)
+}
+
+func (t tx) ItemExists(ctx context.Context, collectionID, id string) (bool, error) {
+	var ok bool
+	err := t.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE collection_id = $1 AND id = $2)`, collectionID, id).Scan(&ok)
+	return ok, pgdb.Err(err, "item "+id)
+}
+
+func valuesJSON(v app.Values) ([]byte, error) {
+	if v == nil {
+		return []byte(`{}`), nil
+	}
+	return json.Marshal(v)
+}
+
+func (t tx) InsertItem(ctx context.Context, it app.Item) error {
+	data, err := valuesJSON(it.Values)
+	if err != nil {
+		return err
+	}
+	_, err = t.Exec(ctx, `INSERT INTO items (`+itemCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt)
+	return pgdb.Err(err, "insert item")
+}
+
+// PatchItem locks the row, then merges in one UPDATE: the removed keys go,
+// the given values replace theirs, the rest stay as the latest committed
+// write left them.
+func (t tx) PatchItem(ctx context.Context, collectionID, id string, p app.ItemPatch) (app.Item, app.Item, error) {
+	set, err := valuesJSON(p.Set)
+	if err != nil {
+		return app.Item{}, app.Item{}, err
+	}
+	unset := p.Unset
+	if unset == nil {
+		unset = []string{}
+	}
+	var (
+		wasPublished bool
+		after        app.Item
+		data         []byte
+	)
+	err = t.QueryRow(ctx, `
+		WITH current AS (
+			SELECT id, is_published, version FROM items WHERE collection_id = $1 AND id = $2 FOR UPDATE
+		)
+		UPDATE items i SET data = (i.data - $3::text[]) || $4::jsonb,
+			is_published = COALESCE($5, i.is_published), version = i.version + 1, updated_at = $6
+		FROM current c
+		WHERE i.id = c.id AND ($7::bigint IS NULL OR c.version = $7)
+		RETURNING c.is_published, i.id, i.collection_id, i.data, i.is_published, i.version, i.created_at, i.updated_at`,
+		collectionID, id, unset, set, p.IsPublished, p.At, p.IfVersion).
+		Scan(&wasPublished, &after.ID, &after.CollectionID, &data, &after.IsPublished, &after.Version, &after.CreatedAt, &after.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Either no such item, or a version that does not hold.
+		var v int64
+		if err := t.QueryRow(ctx, `SELECT version FROM items WHERE collection_id = $1 AND id = $2`, collectionID, id).Scan(&v); err == nil {
+			return app.Item{}, app.Item{}, app.ErrVersionMismatch
+		}
+		return app.Item{}, app.Item{}, fmt.Errorf("item %s: %w", id, app.ErrNotFound)
+	}
+	if err != nil {
+		return app.Item{}, app.Item{}, pgdb.Err(err, "patch item "+id)
+	}
+	after.CreatedAt, after.UpdatedAt = after.CreatedAt.UTC(), after.UpdatedAt.UTC()
+	if err := json.Unmarshal(data, &after.Values); err != nil {
+		return app.Item{}, app.Item{}, fmt.Errorf("item %s: stored data: %w", id, err)
+	}
+	before := after
+	before.IsPublished, before.Version = wasPublished, after.Version-1
+	return before, after, nil
+}
+
+func (t tx) DeleteItem(ctx context.Context, collectionID, id string, ifVersion *int64) (app.Item, error) {
+	it, err := scanItem(t.QueryRow(ctx, `DELETE FROM items WHERE collection_id = $1 AND id = $2 AND ($3::bigint IS NULL OR version = $3)
+		RETURNING `+itemCols, collectionID, id, ifVersion))
+	if errors.Is(err, pgx.ErrNoRows) {
+		var v int64
+		if err := t.QueryRow(ctx, `SELECT version FROM items WHERE collection_id = $1 AND id = $2`, collectionID, id).Scan(&v); err == nil {
+			return app.Item{}, app.ErrVersionMismatch
+		}
+		return app.Item{}, fmt.Errorf("item %s: %w", id, app.ErrNotFound)
+	}
+	return it, pgdb.Err(err, "delete item "+id)
 }

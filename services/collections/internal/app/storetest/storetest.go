@@ -3,13 +3,19 @@
 package storetest
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
 
@@ -26,6 +32,13 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 	}{
 		{"SiteRoundTrip", testSiteRoundTrip},
 		{"RollbackLeavesNoTrace", testRollback},
+		{"CollectionsRoundTrip", testCollections},
+		{"ItemsOrderAndPaging", testItemsPaging},
+		{"ItemFilters", testItemFilters},
+		{"PatchMergesAtomically", testPatch},
+		{"ConcurrentPatchesAllSurvive", testConcurrentPatches},
+		{"DeleteItem", testDelete},
+		{"RemovedFieldsLeaveItems", testRemoveFields},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,5 +85,336 @@ func testRollback(t *testing.T, s Store) {
 	}
 	if _, err := s.Site(t.Context(), site.ID); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("rolled-back site: error = %v, want ErrNotFound", err)
+	}
+}
+
+func inTx(t *testing.T, s Store, fn func(app.Tx) error) {
+	t.Helper()
+	if err := s.InTx(t.Context(), fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newSite(t *testing.T, s Store) app.Site {
+	site := app.Site{ID: uuid.NewString(), Name: "Site", CreatedAt: base, UpdatedAt: base}
+	inTx(t, s, func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })
+	return site
+}
+
+func newCollection(t *testing.T, s Store, siteID, slug string, fields ...app.Field) app.Collection {
+	c := app.Collection{ID: uuid.NewString(), SiteID: siteID, Name: "Posts", Slug: slug, Fields: fields, CreatedAt: base, UpdatedAt: base}
+	if c.Fields == nil {
+		c.Fields = []app.Field{}
+	}
+	inTx(t, s, func(tx app.Tx) error { return tx.InsertCollection(t.Context(), c) })
+	return c
+}
+
+func values(kv ...any) app.Values {
+	v := app.Values{}
+	for i := 0; i < len(kv); i += 2 {
+		b, _ := json.Marshal(kv[i+1])
+		v[kv[i].(string)] = b
+	}
+	return v
+}
+
+// decoded is an item's values as plain JSON values, to compare semantically.
+func decoded(t *testing.T, v app.Values) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	for k, raw := range v {
+		var x any
+		if err := json.Unmarshal(raw, &x); err != nil {
+			t.Fatalf("value %s = %q is not JSON: %v", k, raw, err)
+		}
+		out[k] = x
+	}
+	return out
+}
+
+func newItem(t *testing.T, s Store, c app.Collection, at time.Time, v app.Values) app.Item {
+	it := app.Item{ID: uuid.NewString(), SiteID: c.SiteID, CollectionID: c.ID, Values: v, Version: 1, CreatedAt: at, UpdatedAt: at}
+	inTx(t, s, func(tx app.Tx) error { return tx.InsertItem(t.Context(), it) })
+	return it
+}
+
+func testCollections(t *testing.T, s Store) {
+	ctx := t.Context()
+	site, other := newSite(t, s), newSite(t, s)
+	fields := []app.Field{
+		{Key: "title", Type: app.TypeText, Required: true, MaxLength: 120},
+		{Key: "tags", Type: app.TypeMultiSelect, Options: []string{"news", "recipes"}},
+		{Key: "author", Type: app.TypeReference, Target: "authors"},
+	}
+	posts := newCollection(t, s, site.ID, "posts", fields...)
+	newCollection(t, s, site.ID, "authors")
+	newCollection(t, s, other.ID, "posts")
+
+	got, err := s.Collection(ctx, site.ID, "posts")
+	if err != nil || !reflect.DeepEqual(got, posts) {
+		t.Fatalf("Collection = %+v, %v; want %+v", got, err, posts)
+	}
+	list, err := s.Collections(ctx, site.ID)
+	if err != nil || len(list) != 2 || list[0].Slug != "authors" || list[1].Slug != "posts" {
+		t.Fatalf("Collections = %+v, %v; want authors and posts of this site only, by slug", list, err)
+	}
+	if empty, err := s.Collections(ctx, uuid.NewString()); err != nil || empty == nil || len(empty) != 0 {
+		t.Fatalf("Collections of an unknown site = %#v, %v; want an empty list", empty, err)
+	}
+	if _, err := s.Collection(ctx, other.ID, "authors"); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("another site's slug: %v, want ErrNotFound", err)
+	}
+	err = s.InTx(ctx, func(tx app.Tx) error {
+		return tx.InsertCollection(ctx, app.Collection{ID: uuid.NewString(), SiteID: site.ID, Name: "Again", Slug: "posts", Fields: []app.Field{}, CreatedAt: base, UpdatedAt: base})
+	})
+	if !errors.Is(err, app.ErrDuplicate) {
+		t.Fatalf("duplicate slug in a site: %v, want ErrDuplicate", err)
+	}
+}
+
+func testItemsPaging(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	c := newCollection(t, s, site.ID, "posts", app.Field{Key: "n", Type: app.TypeInteger})
+	var all []app.Item
+	for i := range 23 {
+		// Groups of three share a creation time: ties are broken by id.
+		at := base.Add(time.Duration(i/3) * time.Second)
+		all = append(all, newItem(t, s, c, at, values("n", i)))
+	}
+	newItem(t, s, newCollection(t, s, site.ID, "other"), base, nil) // not in c
+	want := slices.Clone(all)
+	slices.SortFunc(want, func(a, b app.Item) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		if a.ID > b.ID {
+			return -1
+		}
+		return 1
+	})
+	for _, asc := range []bool{false, true} {
+		var got []string
+		for off := int32(0); off < 30; off += 5 {
+			page, err := s.Items(ctx, c, app.ItemQuery{Page: pagination.Page{Limit: 5, Offset: off}, OrderBy: "created_at", Asc: asc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range page {
+				got = append(got, it.ID)
+			}
+		}
+		wantIDs := ids(want)
+		if asc {
+			slices.Reverse(wantIDs)
+		}
+		if !slices.Equal(got, wantIDs) {
+			t.Fatalf("asc=%v: pages of 5 gave %v\nwant %v (newest first, ties by id, each once)", asc, got, wantIDs)
+		}
+	}
+	first, err := s.Items(ctx, c, app.ItemQuery{Page: pagination.Page{Limit: 1}, OrderBy: "created_at"})
+	if err != nil || len(first) != 1 || !reflect.DeepEqual(decoded(t, first[0].Values), decoded(t, want[0].Values)) {
+		t.Fatalf("first item = %+v, %v; want the values it was stored with", first, err)
+	}
+	// updated_at order follows the last write.
+	inTx(t, s, func(tx app.Tx) error {
+		_, _, err := tx.PatchItem(ctx, c.ID, all[0].ID, app.ItemPatch{Set: values("n", 100), At: base.Add(time.Hour)})
+		return err
+	})
+	latest, err := s.Items(ctx, c, app.ItemQuery{Page: pagination.Page{Limit: 1}, OrderBy: "updated_at"})
+	if err != nil || len(latest) != 1 || latest[0].ID != all[0].ID {
+		t.Fatalf("updated_at desc first = %+v, %v; want the item just patched", latest, err)
+	}
+}
+
+func ids(items []app.Item) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.ID
+	}
+	return out
+}
+
+func testItemFilters(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	c := newCollection(t, s, site.ID, "posts",
+		app.Field{Key: "category", Type: app.TypeText}, app.Field{Key: "rating", Type: app.TypeNumber}, app.Field{Key: "featured", Type: app.TypeBoolean})
+	a := newItem(t, s, c, base, values("category", "news", "rating", 4.5, "featured", true))
+	b := newItem(t, s, c, base.Add(time.Second), values("category", "News", "rating", 3, "featured", false))
+	inTx(t, s, func(tx app.Tx) error {
+		yes := true
+		_, _, err := tx.PatchItem(ctx, c.ID, b.ID, app.ItemPatch{IsPublished: &yes, At: base.Add(time.Minute)})
+		return err
+	})
+	query := func(q app.ItemQuery) []string {
+		q.Page, q.OrderBy = pagination.Page{Limit: 10}, "created_at"
+		items, err := s.Items(ctx, c, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(items)
+	}
+	yes, no := true, false
+	for name, tc := range map[string]struct {
+		q    app.ItemQuery
+		want []string
+	}{
+		"published":            {app.ItemQuery{Published: &yes}, []string{b.ID}},
+		"drafts":               {app.ItemQuery{Published: &no}, []string{a.ID}},
+		"text, case-sensitive": {app.ItemQuery{FilterKey: "category", FilterValue: json.RawMessage(`"news"`)}, []string{a.ID}},
+		"number":               {app.ItemQuery{FilterKey: "rating", FilterValue: json.RawMessage(`3`)}, []string{b.ID}},
+		"boolean":              {app.ItemQuery{FilterKey: "featured", FilterValue: json.RawMessage(`true`)}, []string{a.ID}},
+		"filter and published": {app.ItemQuery{FilterKey: "featured", FilterValue: json.RawMessage(`true`), Published: &yes}, nil},
+		"value nobody has":     {app.ItemQuery{FilterKey: "category", FilterValue: json.RawMessage(`"sport"`)}, nil},
+	} {
+		if got := query(tc.q); !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+			t.Errorf("%s: got %v, want %v", name, got, tc.want)
+		}
+	}
+}
+
+func testPatch(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	c := newCollection(t, s, site.ID, "posts", app.Field{Key: "title", Type: app.TypeText}, app.Field{Key: "body", Type: app.TypeText}, app.Field{Key: "tag", Type: app.TypeText})
+	it := newItem(t, s, c, base, values("title", "Hello", "body", "First", "tag", "x"))
+	yes := true
+	var before, after app.Item
+	inTx(t, s, func(tx app.Tx) error {
+		var err error
+		before, after, err = tx.PatchItem(ctx, c.ID, it.ID, app.ItemPatch{Set: values("title", "Hi"), Unset: []string{"tag"}, IsPublished: &yes, At: base.Add(time.Minute)})
+		return err
+	})
+	if before.IsPublished || before.Version != 1 {
+		t.Fatalf("before = %+v; want the draft at version 1", before)
+	}
+	if !after.IsPublished || after.Version != 2 || !after.UpdatedAt.Equal(base.Add(time.Minute)) || !after.CreatedAt.Equal(base) {
+		t.Fatalf("after = %+v; want published, version 2, updated now, created unchanged", after)
+	}
+	if got := decoded(t, after.Values); !reflect.DeepEqual(got, map[string]any{"title": "Hi", "body": "First"}) {
+		t.Fatalf("merged values = %v; want title replaced, body kept, tag removed", got)
+	}
+	stored, err := s.Item(ctx, c.ID, it.ID)
+	if err != nil || stored.Version != 2 || !reflect.DeepEqual(decoded(t, stored.Values), decoded(t, after.Values)) {
+		t.Fatalf("stored = %+v, %v", stored, err)
+	}
+	stale := int64(1)
+	err = s.InTx(ctx, func(tx app.Tx) error {
+		_, _, err := tx.PatchItem(ctx, c.ID, it.ID, app.ItemPatch{Set: values("title", "Lost"), IfVersion: &stale, At: base.Add(time.Hour)})
+		return err
+	})
+	if !errors.Is(err, app.ErrVersionMismatch) {
+		t.Fatalf("patch of a stale version: %v, want ErrVersionMismatch", err)
+	}
+	current := int64(2)
+	inTx(t, s, func(tx app.Tx) error {
+		_, _, err := tx.PatchItem(ctx, c.ID, it.ID, app.ItemPatch{Set: values("title", "Kept"), IfVersion: &current, At: base.Add(time.Hour)})
+		return err
+	})
+	for name, target := range map[string][2]string{"unknown item": {c.ID, uuid.NewString()}, "other collection": {uuid.NewString(), it.ID}} {
+		err := s.InTx(ctx, func(tx app.Tx) error {
+			_, _, err := tx.PatchItem(ctx, target[0], target[1], app.ItemPatch{Set: values("title", "x"), At: base})
+			return err
+		})
+		if !errors.Is(err, app.ErrNotFound) {
+			t.Fatalf("%s: %v, want ErrNotFound", name, err)
+		}
+	}
+	if _, err := s.Item(ctx, uuid.NewString(), it.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("item through another collection: %v, want ErrNotFound", err)
+	}
+}
+
+// testConcurrentPatches races one writer per field on one item: every
+// write must survive, which a read-modify-write in the service would lose.
+func testConcurrentPatches(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	var fields []app.Field
+	for i := range 16 {
+		fields = append(fields, app.Field{Key: fmt.Sprintf("f%d", i), Type: app.TypeInteger})
+	}
+	c := newCollection(t, s, site.ID, "posts", fields...)
+	it := newItem(t, s, c, base, nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, len(fields))
+	for i, f := range fields {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- s.InTx(context.WithoutCancel(ctx), func(tx app.Tx) error {
+				_, _, err := tx.PatchItem(ctx, c.ID, it.ID, app.ItemPatch{Set: values(f.Key, i), At: base.Add(time.Second)})
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Item(ctx, c.ID, it.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Values) != len(fields) || got.Version != int64(1+len(fields)) {
+		t.Fatalf("after %d concurrent patches: %d values, version %d; every write must survive", len(fields), len(got.Values), got.Version)
+	}
+}
+
+func testDelete(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	c := newCollection(t, s, site.ID, "posts")
+	it := newItem(t, s, c, base, nil)
+	keep := newItem(t, s, c, base.Add(time.Second), nil)
+	wrong := int64(7)
+	err := s.InTx(ctx, func(tx app.Tx) error { _, err := tx.DeleteItem(ctx, c.ID, it.ID, &wrong); return err })
+	if !errors.Is(err, app.ErrVersionMismatch) {
+		t.Fatalf("delete with a wrong version: %v, want ErrVersionMismatch", err)
+	}
+	var gone app.Item
+	inTx(t, s, func(tx app.Tx) error { var err error; gone, err = tx.DeleteItem(ctx, c.ID, it.ID, nil); return err })
+	if gone.ID != it.ID {
+		t.Fatalf("deleted %+v", gone)
+	}
+	if _, err := s.Item(ctx, c.ID, it.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("deleted item: %v, want ErrNotFound", err)
+	}
+	err = s.InTx(ctx, func(tx app.Tx) error { _, err := tx.DeleteItem(ctx, c.ID, it.ID, nil); return err })
+	if !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("second delete: %v, want ErrNotFound", err)
+	}
+	left, err := s.Items(ctx, c, app.ItemQuery{Page: pagination.Page{Limit: 10}, OrderBy: "created_at"})
+	if err != nil || !slices.Equal(ids(left), []string{keep.ID}) {
+		t.Fatalf("list after delete = %v, %v", ids(left), err)
+	}
+	// A rolled-back delete leaves the item in the list.
+	abort := errors.New("abort")
+	_ = s.InTx(ctx, func(tx app.Tx) error { _, _ = tx.DeleteItem(ctx, c.ID, keep.ID, nil); return abort })
+	if left, _ := s.Items(ctx, c, app.ItemQuery{Page: pagination.Page{Limit: 10}, OrderBy: "created_at"}); len(left) != 1 {
+		t.Fatalf("rolled-back delete: list = %v", ids(left))
+	}
+}
+
+func testRemoveFields(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	c := newCollection(t, s, site.ID, "posts", app.Field{Key: "a", Type: app.TypeText}, app.Field{Key: "b", Type: app.TypeText})
+	it := newItem(t, s, c, base, values("a", "1", "b", "2"))
+	c.Fields = c.Fields[:1]
+	c.Name = "Renamed"
+	inTx(t, s, func(tx app.Tx) error { return tx.UpdateCollection(ctx, c, []string{"b"}) })
+	got, err := s.Item(ctx, c.ID, it.ID)
+	if err != nil || !reflect.DeepEqual(decoded(t, got.Values), map[string]any{"a": "1"}) {
+		t.Fatalf("after removing b: %v, %v", got.Values, err)
+	}
+	stored, err := s.Collection(ctx, site.ID, "posts")
+	if err != nil || stored.Name != "Renamed" || len(stored.Fields) != 1 {
+		t.Fatalf("collection after update = %+v, %v", stored, err)
 	}
 }

@@ -1,13 +1,22 @@
-// Package grpc is the collections service's gRPC transport: principal
-// checks, protobuf conversion and calls into the use cases.
+// Package grpc is the collections service's gRPC transport: protobuf
+// conversion, the rendered JSON of the public reads, ETags, and calls into
+// the use cases. Who may call what is declared on each RPC in the proto
+// files and enforced by the interceptors.
 package grpc
 
 import (
 	"context"
+	"encoding/json"
+	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/render"
 	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
@@ -15,15 +24,39 @@ import (
 // Server implements the collections gRPC services.
 type Server struct {
 	collectionsv1.UnimplementedCollectionsAdminServiceServer
-	sites *app.Sites
+	collectionsv1.UnimplementedCollectionsServiceServer
+	sites   *app.Sites
+	content *app.Content
 }
 
 // NewServer returns a server over the use cases.
-func NewServer(sites *app.Sites) *Server { return &Server{sites: sites} }
+func NewServer(sites *app.Sites, content *app.Content) *Server {
+	return &Server{sites: sites, content: content}
+}
 
 // Register registers the collections services on r.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	collectionsv1.RegisterCollectionsAdminServiceServer(r, s)
+	collectionsv1.RegisterCollectionsServiceServer(r, s)
+}
+
+// ETag and If-Match travel as metadata; the gateway maps them to and from
+// the HTTP headers.
+const (
+	etagHeader  = "etag"
+	ifMatchHead = "if-match"
+)
+
+func setETag(ctx context.Context, it app.Item) {
+	_ = grpc.SetHeader(ctx, metadata.Pairs(etagHeader, it.ETag()))
+}
+
+func ifMatch(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	if v := md.Get(ifMatchHead); len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // CreateSite implements collectionsv1.CollectionsAdminServiceServer.
@@ -47,4 +80,199 @@ func (s *Server) GetSite(ctx context.Context, req *collectionsv1.GetSiteRequest)
 
 func sitePB(s app.Site) *collectionsv1.Site {
 	return &collectionsv1.Site{Id: s.ID, Name: s.Name, CreatedAt: timestamppb.New(s.CreatedAt), UpdatedAt: timestamppb.New(s.UpdatedAt)}
+}
+
+func fieldsFromPB(fs []*collectionsv1.FieldDefinition) []app.Field {
+	out := make([]app.Field, len(fs))
+	for i, f := range fs {
+		out[i] = app.Field{Key: f.Key, Type: f.Type, Required: f.Required, Options: f.Options, Target: f.GetTarget(), MaxLength: int(f.GetMaxLength())}
+	}
+	return out
+}
+
+// CreateCollection implements collectionsv1.CollectionsAdminServiceServer.
+func (s *Server) CreateCollection(ctx context.Context, req *collectionsv1.CreateCollectionRequest) (*collectionsv1.CreateCollectionResponse, error) {
+	c, err := s.content.CreateCollection(ctx, req.SiteId, app.NewCollection{
+		Name: req.Name, Slug: req.Slug, IsSystem: req.IsSystem, Fields: fieldsFromPB(req.Fields),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &collectionsv1.CreateCollectionResponse{Collection: collectionPB(c)}, nil
+}
+
+// ListSiteCollections implements collectionsv1.CollectionsAdminServiceServer.
+func (s *Server) ListSiteCollections(ctx context.Context, req *collectionsv1.ListSiteCollectionsRequest) (*collectionsv1.ListSiteCollectionsResponse, error) {
+	cs, err := s.content.SiteCollections(ctx, req.SiteId)
+	if err != nil {
+		return nil, err
+	}
+	out := &collectionsv1.ListSiteCollectionsResponse{Collections: make([]*collectionsv1.Collection, len(cs))}
+	for i, c := range cs {
+		out.Collections[i] = collectionPB(c)
+	}
+	return out, nil
+}
+
+// UpdateCollection implements collectionsv1.CollectionsAdminServiceServer.
+func (s *Server) UpdateCollection(ctx context.Context, req *collectionsv1.UpdateCollectionRequest) (*collectionsv1.UpdateCollectionResponse, error) {
+	c, err := s.content.UpdateCollection(ctx, req.SiteId, req.Slug, app.CollectionChange{
+		Name: req.Name, Add: fieldsFromPB(req.AddFields), Remove: req.RemoveFields, Update: fieldsFromPB(req.UpdateFields),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &collectionsv1.UpdateCollectionResponse{Collection: collectionPB(c)}, nil
+}
+
+// CreateSiteItem implements collectionsv1.CollectionsAdminServiceServer.
+func (s *Server) CreateSiteItem(ctx context.Context, req *collectionsv1.CreateSiteItemRequest) (*collectionsv1.CreateSiteItemResponse, error) {
+	c, it, err := s.content.CreateSiteItem(ctx, req.SiteId, req.Slug, app.NewItem{Data: structData(req.Data), IsPublished: req.IsPublished})
+	if err != nil {
+		return nil, err
+	}
+	setETag(ctx, it)
+	item, err := itemPB(c, it)
+	return &collectionsv1.CreateSiteItemResponse{Item: item}, err
+}
+
+// ListCollections implements collectionsv1.CollectionsServiceServer.
+func (s *Server) ListCollections(ctx context.Context, _ *collectionsv1.ListCollectionsRequest) (*collectionsv1.ListCollectionsResponse, error) {
+	cs, err := s.content.Collections(ctx, principal.SiteID(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if render.Requested(ctx) {
+		return &collectionsv1.ListCollectionsResponse{RenderedJson: renderCollections(cs)}, nil
+	}
+	out := &collectionsv1.ListCollectionsResponse{Collections: make([]*collectionsv1.Collection, len(cs))}
+	for i, c := range cs {
+		out.Collections[i] = collectionPB(c)
+	}
+	return out, nil
+}
+
+// ListItems implements collectionsv1.CollectionsServiceServer.
+func (s *Server) ListItems(ctx context.Context, req *collectionsv1.ListItemsRequest) (*collectionsv1.ListItemsResponse, error) {
+	c, items, page, err := s.content.Items(ctx, principal.SiteID(ctx), req.CollectionSlug, app.ListParams{
+		Limit: req.Limit, Offset: req.Offset, Published: req.IsPublished,
+		FilterField: req.FilterField, FilterValue: req.FilterValue, Order: req.Order, Direction: req.Direction,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if render.Requested(ctx) {
+		return &collectionsv1.ListItemsResponse{RenderedJson: renderItems(c, items, page.Limit, page.Offset)}, nil
+	}
+	out := &collectionsv1.ListItemsResponse{Collection: collectionPB(c), Items: make([]*structpb.Struct, len(items)), Limit: page.Limit, Offset: page.Offset}
+	for i, it := range items {
+		if out.Items[i], err = itemPB(c, it); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// GetItem implements collectionsv1.CollectionsServiceServer.
+func (s *Server) GetItem(ctx context.Context, req *collectionsv1.GetItemRequest) (*collectionsv1.GetItemResponse, error) {
+	c, it, err := s.content.Item(ctx, principal.SiteID(ctx), req.CollectionSlug, req.ItemId)
+	if err != nil {
+		return nil, err
+	}
+	setETag(ctx, it)
+	item, err := itemPB(c, it)
+	return &collectionsv1.GetItemResponse{Item: item}, err
+}
+
+// CreateItem implements collectionsv1.CollectionsServiceServer.
+func (s *Server) CreateItem(ctx context.Context, req *collectionsv1.CreateItemRequest) (*collectionsv1.CreateItemResponse, error) {
+	c, it, err := s.content.CreateItem(ctx, principal.SiteID(ctx), req.CollectionSlug, app.NewItem{Data: structData(req.Data), IsPublished: req.IsPublished})
+	if err != nil {
+		return nil, err
+	}
+	setETag(ctx, it)
+	item, err := itemPB(c, it)
+	return &collectionsv1.CreateItemResponse{Item: item}, err
+}
+
+// UpdateItem implements collectionsv1.CollectionsServiceServer.
+func (s *Server) UpdateItem(ctx context.Context, req *collectionsv1.UpdateItemRequest) (*collectionsv1.UpdateItemResponse, error) {
+	c, it, err := s.content.UpdateItem(ctx, principal.SiteID(ctx), req.CollectionSlug, req.ItemId, app.ItemUpdate{
+		Data: structData(req.Data), IsPublished: req.IsPublished, IfMatch: ifMatch(ctx),
+	})
+	if err != nil {
+		return nil, err
+	}
+	setETag(ctx, it)
+	item, err := itemPB(c, it)
+	return &collectionsv1.UpdateItemResponse{Item: item}, err
+}
+
+// DeleteItem implements collectionsv1.CollectionsServiceServer.
+func (s *Server) DeleteItem(ctx context.Context, req *collectionsv1.DeleteItemRequest) (*collectionsv1.DeleteItemResponse, error) {
+	if err := s.content.DeleteItem(ctx, principal.SiteID(ctx), req.CollectionSlug, req.ItemId, ifMatch(ctx)); err != nil {
+		return nil, err
+	}
+	return &collectionsv1.DeleteItemResponse{Ok: true}, nil
+}
+
+// structData is the request's data as decoded JSON, nil when absent.
+func structData(s *structpb.Struct) map[string]any {
+	if s == nil {
+		return nil
+	}
+	return s.AsMap()
+}
+
+func collectionPB(c app.Collection) *collectionsv1.Collection {
+	out := &collectionsv1.Collection{Name: c.Name, Slug: c.Slug, IsSystem: c.IsSystem, Fields: make([]*collectionsv1.FieldDefinition, len(c.Fields))}
+	for i, f := range c.Fields {
+		fd := &collectionsv1.FieldDefinition{Key: f.Key, Type: f.Type, Required: f.Required, Options: f.Options}
+		if fd.Options == nil {
+			fd.Options = []string{}
+		}
+		if f.Target != "" {
+			fd.Target = &f.Target
+		}
+		if f.MaxLength > 0 {
+			n := int32(f.MaxLength)
+			fd.MaxLength = &n
+		}
+		out.Fields[i] = fd
+	}
+	return out
+}
+
+// timestamp formats t as protojson formats a Timestamp, which is how the
+// rendered JSON writes it.
+func timestamp(t time.Time) string {
+	b := render.AppendTime(nil, t)
+	return string(b[1 : len(b)-1])
+}
+
+// itemPB is an item as a Struct: its system properties and every field
+// the collection defines, null when unset.
+func itemPB(c app.Collection, it app.Item) (*structpb.Struct, error) {
+	fields := make(map[string]*structpb.Value, 4+len(c.Fields))
+	fields["id"] = structpb.NewStringValue(it.ID)
+	fields["is_published"] = structpb.NewBoolValue(it.IsPublished)
+	fields["created_at"] = structpb.NewStringValue(timestamp(it.CreatedAt))
+	fields["updated_at"] = structpb.NewStringValue(timestamp(it.UpdatedAt))
+	for _, f := range c.Fields {
+		raw, ok := it.Values[f.Key]
+		if !ok {
+			fields[f.Key] = structpb.NewNullValue()
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, apperr.Unavailable(err, "item %s has unreadable data", it.ID)
+		}
+		pv, err := structpb.NewValue(v)
+		if err != nil {
+			return nil, err
+		}
+		fields[f.Key] = pv
+	}
+	return &structpb.Struct{Fields: fields}, nil
 }

@@ -1,0 +1,373 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pagination"
+	"github.com/atrium-hq/atrium/platform/store"
+)
+
+// Item is an item of a collection.
+type Item struct {
+	ID           string
+	SiteID       string
+	CollectionID string
+	Values       Values
+	IsPublished  bool
+	// Version counts the item's writes; its ETag is derived from it.
+	Version   int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// ETag is the item's entity tag, a strong validator.
+func (it Item) ETag() string { return `"` + strconv.FormatInt(it.Version, 10) + `"` }
+
+// ItemQuery selects and orders a page of a collection's items.
+type ItemQuery struct {
+	Page pagination.Page
+	// Published, when set, keeps only published (true) or draft items.
+	Published *bool
+	// FilterKey and FilterValue (JSON) keep items whose field equals the value.
+	FilterKey   string
+	FilterValue json.RawMessage
+	// OrderBy is created_at or updated_at; Asc reverses the default newest
+	// first. Ties are broken by id in the same direction.
+	OrderBy string
+	Asc     bool
+}
+
+// ItemPatch is an atomic change to an item, applied by the store in one
+// write so that concurrent patches of different fields all survive.
+type ItemPatch struct {
+	Set         Values
+	Unset       []string
+	IsPublished *bool
+	// IfVersion, when set, applies the patch only to that version.
+	IfVersion *int64
+	At        time.Time
+}
+
+// ErrVersionMismatch is returned by the store when an IfVersion does not
+// hold.
+var ErrVersionMismatch = errors.New("item version does not match")
+
+// itemPolicy is the item list's limit rule: default 100, above 1000 capped.
+var itemPolicy = pagination.Policy{DefaultLimit: 100, MaxLimit: 1000, Clamp: true}
+
+// Orders and directions of the item list.
+var (
+	ItemOrders     = []string{"created_at", "updated_at"}
+	ItemDirections = []string{"asc", "desc"}
+)
+
+// Content is the collections interface's use cases: collections and items
+// of one site.
+type Content struct {
+	store Store
+	clock Clock
+}
+
+// NewContent returns the content use cases.
+func NewContent(store Store, clock Clock) *Content { return &Content{store: store, clock: clock} }
+
+// Collections lists the site's collections.
+func (u *Content) Collections(ctx context.Context, siteID string) ([]Collection, error) {
+	return u.store.Collections(ctx, siteID)
+}
+
+func (u *Content) collection(ctx context.Context, siteID, slug string) (Collection, error) {
+	c, err := u.store.Collection(ctx, siteID, slug)
+	if errors.Is(err, ErrNotFound) {
+		return Collection{}, apperr.NotFound("collection %q not found", slug)
+	}
+	return c, err
+}
+
+// itemID checks an item id from a path: not a UUID is a bad request.
+func itemID(v string) (string, error) {
+	id, err := uuid.Parse(v)
+	if err != nil || len(v) != 36 {
+		return "", apperr.Invalid("item_id must be a UUID such as 0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b; got %q", v)
+	}
+	return id.String(), nil
+}
+
+// ListParams are the item list's parameters as the caller sent them.
+type ListParams struct {
+	Limit, Offset            *int32
+	Published                *bool
+	FilterField, FilterValue string
+	Order, Direction         string
+}
+
+// Items returns the collection and a page of its items.
+func (u *Content) Items(ctx context.Context, siteID, slug string, p ListParams) (Collection, []Item, pagination.Page, error) {
+	page, err := itemPolicy.Parse(p.Limit, p.Offset)
+	if err != nil {
+		return Collection{}, nil, page, err
+	}
+	q := ItemQuery{Page: page, Published: p.Published, OrderBy: "created_at"}
+	switch p.Order {
+	case "", "created_at", "updated_at":
+		if p.Order != "" {
+			q.OrderBy = p.Order
+		}
+	default:
+		return Collection{}, nil, page, apperr.Invalid("Invalid order field. Allowed: %s", strings.Join(ItemOrders, ", "))
+	}
+	switch p.Direction {
+	case "", "desc":
+	case "asc":
+		q.Asc = true
+	default:
+		return Collection{}, nil, page, apperr.Invalid("direction must be asc or desc (default desc); got %q", p.Direction)
+	}
+	if (p.FilterField == "") != (p.FilterValue == "") {
+		return Collection{}, nil, page, apperr.Invalid("filter_field and filter_value go together: give both or neither")
+	}
+	c, err := u.collection(ctx, siteID, slug)
+	if err != nil {
+		return Collection{}, nil, page, err
+	}
+	if p.FilterField != "" {
+		f, ok := c.Field(p.FilterField)
+		if !ok {
+			return Collection{}, nil, page, apperr.Invalid("Invalid filter field. Allowed: %s", fieldList(c))
+		}
+		if q.FilterValue, err = parseFilterValue(f, p.FilterValue); err != nil {
+			return Collection{}, nil, page, err
+		}
+		q.FilterKey = f.Key
+	}
+	items, err := u.store.Items(ctx, c, q)
+	return c, items, page, err
+}
+
+// Item returns one item of a collection.
+func (u *Content) Item(ctx context.Context, siteID, slug, id string) (Collection, Item, error) {
+	id, err := itemID(id)
+	if err != nil {
+		return Collection{}, Item{}, err
+	}
+	c, err := u.collection(ctx, siteID, slug)
+	if err != nil {
+		return Collection{}, Item{}, err
+	}
+	it, err := u.store.Item(ctx, c.ID, id)
+	if errors.Is(err, ErrNotFound) {
+		return Collection{}, Item{}, apperr.NotFound("item %q not found in collection %q", id, slug)
+	}
+	return c, it, err
+}
+
+// NewItem is the input of CreateItem.
+type NewItem struct {
+	// Data is the decoded JSON object of field values; nil when the caller
+	// sent none.
+	Data        map[string]any
+	IsPublished *bool
+	// Admin writes system collections too.
+	Admin bool
+}
+
+func systemCollection(c Collection) error {
+	return apperr.PermissionDenied("collection %q is a system collection and read-only: its items cannot be created, updated or deleted through this API", c.Slug)
+}
+
+// CreateItem validates and adds an item.
+func (u *Content) CreateItem(ctx context.Context, siteID, slug string, in NewItem) (Collection, Item, error) {
+	c, err := u.collection(ctx, siteID, slug)
+	if err != nil {
+		return Collection{}, Item{}, err
+	}
+	if c.IsSystem && !in.Admin {
+		return Collection{}, Item{}, systemCollection(c)
+	}
+	if in.Data == nil {
+		return Collection{}, Item{}, apperr.Invalid("data is required: a JSON object of the collection's fields (%s)", fieldList(c))
+	}
+	ch, err := checkData(c, in.Data, true)
+	if err != nil {
+		return Collection{}, Item{}, err
+	}
+	now := u.clock.Now()
+	it := Item{ID: store.NewID(), SiteID: siteID, CollectionID: c.ID, Values: ch.set, Version: 1, CreatedAt: now, UpdatedAt: now}
+	if in.IsPublished != nil {
+		it.IsPublished = *in.IsPublished
+	}
+	err = u.store.InTx(ctx, func(tx Tx) error {
+		if err := u.checkReferences(ctx, tx, c, ch.refs); err != nil {
+			return err
+		}
+		if err := tx.InsertItem(ctx, it); err != nil {
+			return err
+		}
+		return enqueueItem(ctx, tx, c, it, "created")
+	})
+	return c, it, err
+}
+
+func (u *Content) checkReferences(ctx context.Context, tx Tx, c Collection, refs []reference) error {
+	for _, r := range refs {
+		target, err := tx.Collection(ctx, c.SiteID, r.target)
+		if errors.Is(err, ErrNotFound) {
+			return apperr.Invalid("data.%s refers to collection %q, which does not exist in this site", r.field, r.target)
+		} else if err != nil {
+			return err
+		}
+		ok, err := tx.ItemExists(ctx, target.ID, r.id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return apperr.Invalid("data.%s must be the id of an item of collection %q; there is no item %q", r.field, r.target, r.id)
+		}
+	}
+	return nil
+}
+
+// ItemUpdate is the input of UpdateItem.
+type ItemUpdate struct {
+	Data        map[string]any
+	IsPublished *bool
+	// IfMatch is the caller's If-Match header, if any.
+	IfMatch string
+}
+
+// ifVersion reads an If-Match header: "*" or a list of entity tags. It
+// returns the version to require, or nil for none (no header, or "*").
+func ifVersion(header string) (*int64, error) {
+	header = strings.TrimSpace(header)
+	if header == "" || header == "*" {
+		return nil, nil
+	}
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimSpace(tag)
+		if v, err := strconv.ParseInt(strings.Trim(tag, `"`), 10, 64); err == nil && strings.HasPrefix(tag, `"`) && strings.HasSuffix(tag, `"`) {
+			return &v, nil
+		}
+	}
+	// No strong tag of ours: it can match no version (a weak tag never
+	// matches in If-Match).
+	never := int64(-1)
+	return &never, nil
+}
+
+func mismatch(id, ifMatch string) error {
+	return apperr.PreconditionFailed("item %q has changed: its ETag no longer matches If-Match %s; read it again and reapply your change", id, ifMatch)
+}
+
+// UpdateItem merges the given fields into an item, atomically in the store.
+func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in ItemUpdate) (Collection, Item, error) {
+	id, err := itemID(id)
+	if err != nil {
+		return Collection{}, Item{}, err
+	}
+	c, err := u.collection(ctx, siteID, slug)
+	if err != nil {
+		return Collection{}, Item{}, err
+	}
+	if c.IsSystem {
+		return Collection{}, Item{}, systemCollection(c)
+	}
+	if in.Data == nil {
+		return Collection{}, Item{}, apperr.Invalid("data is required: a JSON object of the fields to change ({} to change only is_published)")
+	}
+	ch, err := checkData(c, in.Data, false)
+	if err != nil {
+		return Collection{}, Item{}, err
+	}
+	v, _ := ifVersion(in.IfMatch)
+	patch := ItemPatch{Set: ch.set, Unset: ch.unset, IsPublished: in.IsPublished, IfVersion: v, At: u.clock.Now()}
+	var before, after Item
+	err = u.store.InTx(ctx, func(tx Tx) error {
+		if err := u.checkReferences(ctx, tx, c, ch.refs); err != nil {
+			return err
+		}
+		before, after, err = tx.PatchItem(ctx, c.ID, id, patch)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return apperr.NotFound("item %q not found in collection %q", id, slug)
+		case errors.Is(err, ErrVersionMismatch):
+			return mismatch(id, in.IfMatch)
+		case err != nil:
+			return err
+		}
+		if err := enqueueItem(ctx, tx, c, after, "updated"); err != nil {
+			return err
+		}
+		if before.IsPublished != after.IsPublished {
+			what := "unpublished"
+			if after.IsPublished {
+				what = "published"
+			}
+			return enqueueItem(ctx, tx, c, after, what)
+		}
+		return nil
+	})
+	return c, after, err
+}
+
+// DeleteItem deletes an item.
+func (u *Content) DeleteItem(ctx context.Context, siteID, slug, id, ifMatch string) error {
+	id, err := itemID(id)
+	if err != nil {
+		return err
+	}
+	c, err := u.collection(ctx, siteID, slug)
+	if err != nil {
+		return err
+	}
+	if c.IsSystem {
+		return systemCollection(c)
+	}
+	v, _ := ifVersion(ifMatch)
+	now := u.clock.Now()
+	return u.store.InTx(ctx, func(tx Tx) error {
+		it, err := tx.DeleteItem(ctx, c.ID, id, v)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return apperr.NotFound("item %q not found in collection %q", id, slug)
+		case errors.Is(err, ErrVersionMismatch):
+			return mismatch(id, ifMatch)
+		case err != nil:
+			return err
+		}
+		it.UpdatedAt = now
+		return enqueueItem(ctx, tx, c, it, "deleted")
+	})
+}
+
+// ItemEvent is the payload of the item events.
+type ItemEvent struct {
+	ID           string    `json:"id"`
+	SiteID       string    `json:"site_id"`
+	Collection   string    `json:"collection"`
+	IsPublished  bool      `json:"is_published"`
+	Version      int64     `json:"version"`
+	At           time.Time `json:"at"`
+	CollectionID string    `json:"collection_id"`
+}
+
+// ItemSubject is the subject of an item event: what is created, updated,
+// published, unpublished or deleted.
+func ItemSubject(siteID, slug, what string) string {
+	return fmt.Sprintf("atrium.collections.%s.%s.item.%s", siteID, slug, what)
+}
+
+func enqueueItem(ctx context.Context, tx Tx, c Collection, it Item, what string) error {
+	return outbox.Enqueue(ctx, tx, ItemSubject(c.SiteID, c.Slug, what), ItemEvent{
+		ID: it.ID, SiteID: c.SiteID, Collection: c.Slug, CollectionID: c.ID, IsPublished: it.IsPublished, Version: it.Version, At: it.UpdatedAt,
+	}, it.UpdatedAt)
+}

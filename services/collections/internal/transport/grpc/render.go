@@ -1,0 +1,109 @@
+package grpc
+
+import (
+	"github.com/atrium-hq/atrium/platform/render"
+	"github.com/atrium-hq/atrium/services/collections/internal/app"
+)
+
+// The JSON bodies of the public reads, rendered from the domain values in
+// one pass (platform/render). They carry the same JSON as the typed
+// responses through the gateway; TestRenderedMatchesTyped holds them to it.
+// An item's field values are written as the stored JSON, never decoded.
+
+func writeCollection(w *render.Writer, c app.Collection) {
+	w.Open()
+	w.Key("name")
+	w.String(c.Name)
+	w.Key("slug")
+	w.String(c.Slug)
+	w.Key("fields")
+	w.OpenArray()
+	for _, f := range c.Fields {
+		w.Open()
+		w.Key("key")
+		w.String(f.Key)
+		w.Key("type")
+		w.String(f.Type)
+		w.Key("required")
+		w.Bool(f.Required)
+		w.Key("options")
+		w.OpenArray()
+		for _, o := range f.Options {
+			w.String(o)
+		}
+		w.CloseArray()
+		if f.Target != "" {
+			w.Key("target")
+			w.String(f.Target)
+		}
+		if f.MaxLength > 0 {
+			w.Key("max_length")
+			w.Int(int64(f.MaxLength))
+		}
+		w.Close()
+	}
+	w.CloseArray()
+	w.Key("is_system")
+	w.Bool(c.IsSystem)
+	w.Close()
+}
+
+func renderCollections(cs []app.Collection) []byte {
+	w := render.NewWriter(64 + 256*len(cs))
+	w.Open()
+	w.Key("collections")
+	w.OpenArray()
+	for _, c := range cs {
+		writeCollection(w, c)
+	}
+	w.CloseArray()
+	w.Close()
+	return w.Bytes()
+}
+
+func writeItem(w *render.Writer, c app.Collection, it *app.Item) {
+	w.Open()
+	w.Key("id")
+	w.String(it.ID)
+	w.Key("is_published")
+	w.Bool(it.IsPublished)
+	w.Key("created_at")
+	w.Time(it.CreatedAt)
+	w.Key("updated_at")
+	w.Time(it.UpdatedAt)
+	for _, f := range c.Fields {
+		w.Key(f.Key)
+		if raw, ok := it.Values[f.Key]; ok {
+			w.Raw(raw)
+		} else {
+			w.Null()
+		}
+	}
+	w.Close()
+}
+
+func renderItems(c app.Collection, items []app.Item, limit, offset int32) []byte {
+	size := 256
+	for i := range items {
+		size += 160
+		for _, v := range items[i].Values {
+			size += len(v) + 24
+		}
+	}
+	w := render.NewWriter(size)
+	w.Open()
+	w.Key("collection")
+	writeCollection(w, c)
+	w.Key("items")
+	w.OpenArray()
+	for i := range items {
+		writeItem(w, c, &items[i])
+	}
+	w.CloseArray()
+	w.Key("limit")
+	w.Int(int64(limit))
+	w.Key("offset")
+	w.Int(int64(offset))
+	w.Close()
+	return w.Bytes()
+}
