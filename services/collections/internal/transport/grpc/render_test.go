@@ -1,0 +1,106 @@
+package grpc
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
+	"github.com/atrium-hq/atrium/services/collections/internal/app"
+)
+
+// gatewayJSON is what the gateway prints for a typed message: the options
+// of gateway/internal/rest's marshaler, without rendered_json.
+func gatewayJSON(t *testing.T, m proto.Message) map[string]any {
+	t.Helper()
+	b, err := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	delete(v, "rendered_json")
+	return v
+}
+
+func decode(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("rendered body is not JSON: %v\n%s", err, b)
+	}
+	return v
+}
+
+var posts = app.Collection{ID: "c1", SiteID: "s1", Name: "Posts \"quoted\" 🙂", Slug: "posts", Fields: []app.Field{
+	{Key: "title", Type: app.TypeText, Required: true, MaxLength: 80},
+	{Key: "rating", Type: app.TypeNumber},
+	{Key: "tags", Type: app.TypeMultiSelect, Options: []string{"a", "b"}},
+	{Key: "author", Type: app.TypeReference, Target: "authors"},
+	{Key: "extra", Type: app.TypeJSON},
+	{Key: "unset", Type: app.TypeBoolean},
+}}
+
+func raw(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// TestRenderedMatchesTyped: the JSON the service renders for the list
+// routes is the JSON the typed responses give through the gateway: the
+// same collection, items with every defined field (null when unset), and
+// the stored values untouched.
+func TestRenderedMatchesTyped(t *testing.T) {
+	at := time.Date(2026, 11, 1, 9, 30, 0, 120000000, time.UTC)
+	var items []app.Item
+	for i := range 5 {
+		items = append(items, app.Item{
+			ID: fmt.Sprintf("019a4b2c-3d4e-7f60-8a9b-%012d", i), CollectionID: "c1", IsPublished: i%2 == 0, Version: 1,
+			CreatedAt: at.Add(time.Duration(i) * time.Second), UpdatedAt: at.Add(time.Hour),
+			Values: app.Values{
+				"title":  raw(fmt.Sprintf("Post <%d> \u2028 \"q\"", i)),
+				"rating": raw(float64(i) / 3),
+				"tags":   raw([]string{"a"}),
+				"extra":  json.RawMessage(`{"nested": [1, 2.5, null, {"k": "v"}]}`), // as PostgreSQL prints JSONB
+				"author": raw("019a4b2c-3d4e-7f60-8a9b-000000000000"),
+			},
+		})
+	}
+	typed := &collectionsv1.ListItemsResponse{Collection: collectionPB(posts), Limit: 100, Offset: 5}
+	for _, it := range items {
+		s, err := itemPB(posts, it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		typed.Items = append(typed.Items, s)
+	}
+	got, want := decode(t, renderItems(posts, items, 100, 5)), gatewayJSON(t, typed)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("rendered items differ from typed:\nrendered %v\ntyped    %v", got, want)
+	}
+	if got["items"].([]any)[0].(map[string]any)["unset"] != nil {
+		t.Fatal("an unset field must render as null")
+	}
+
+	empty := &collectionsv1.ListItemsResponse{Collection: collectionPB(posts), Items: []*structpb.Struct{}, Limit: 1}
+	if got, want := decode(t, renderItems(posts, nil, 1, 0)), gatewayJSON(t, empty); !reflect.DeepEqual(got, want) {
+		t.Fatalf("empty page: rendered %v, typed %v", got, want)
+	}
+
+	cols := []app.Collection{posts, {Name: "Pages", Slug: "pages", IsSystem: true, Fields: []app.Field{}}}
+	typedCols := &collectionsv1.ListCollectionsResponse{}
+	for _, c := range cols {
+		typedCols.Collections = append(typedCols.Collections, collectionPB(c))
+	}
+	if got, want := decode(t, renderCollections(cols)), gatewayJSON(t, typedCols); !reflect.DeepEqual(got, want) {
+		t.Fatalf("collections: rendered %v\ntyped %v", got, want)
+	}
+}
