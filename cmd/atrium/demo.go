@@ -25,6 +25,35 @@ func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 		return err
 	}
 	site := out.Site.ID
+	if err := admin.do(ctx, "POST", "/admin/v1/sites/"+site+"/collections", map[string]any{
+		"name": "Blog posts", "slug": "posts", "fields": []map[string]any{
+			{"key": "title", "type": "text", "required": true, "max_length": 200},
+			{"key": "body", "type": "rich_text"},
+			{"key": "category", "type": "select", "options": []string{"news", "recipes", "events"}},
+			{"key": "publish_on", "type": "date"},
+		},
+	}, nil); err != nil {
+		return err
+	}
+	if err := admin.do(ctx, "POST", "/admin/v1/sites/"+site+"/collections", map[string]any{
+		"name": "Pages", "slug": "pages", "is_system": true, "fields": []map[string]any{
+			{"key": "title", "type": "text", "required": true}, {"key": "body", "type": "rich_text"},
+		},
+	}, nil); err != nil {
+		return err
+	}
+	for _, it := range []struct {
+		slug string
+		body map[string]any
+	}{
+		{"posts", map[string]any{"data": map[string]any{"title": "Our new sourdough", "body": "<p>Baked every morning.</p>", "category": "recipes"}, "is_published": true}},
+		{"posts", map[string]any{"data": map[string]any{"title": "Holiday hours", "category": "news"}}},
+		{"pages", map[string]any{"data": map[string]any{"title": "About us", "body": "<p>A family bakery since 1982.</p>"}, "is_published": true}},
+	} {
+		if err := admin.do(ctx, "POST", "/admin/v1/sites/"+site+"/collections/"+it.slug+"/items", it.body, nil); err != nil {
+			return err
+		}
+	}
 	if err := admin.do(ctx, "POST", "/admin/v1/agencies", map[string]any{"name": "Northwind Digital"}, &out); err != nil {
 		return err
 	}
@@ -69,7 +98,7 @@ func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 		keys[name] = out.Key.Secret
 	}
 	api := "http://" + l.HTTPAddr
-	fmt.Fprintf(w, `Demo data seeded: agency %s with 2 clients, 3 prospects and 2 deals; site %s.
+	fmt.Fprintf(w, `Demo data seeded: agency %s with 2 clients, 3 prospects and 2 deals; site %s with collections posts and pages (system).
   admin token: %s
   read key:    %s   (scopes: read)
   write key:   %s   (scopes: read, write)
@@ -77,9 +106,10 @@ func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 Try:
   curl -s -H "Authorization: Bearer %s" %s/api/v1/prospects
   curl -s -H "Authorization: Bearer %s" "%s/api/v1/deals?limit=1"
+  curl -s -H "Authorization: Bearer %s" "%s/api/public/v1/collections/posts?limit=10"
   curl -s -X POST -H "Authorization: Bearer %s" -H "Content-Type: application/json" -d '{"name":"Acme Agency"}' http://%s/admin/v1/agencies
 
-`, agency, site, l.AdminToken, keys["read"], keys["write"], keys["read"], api, keys["read"], api, l.AdminToken, l.AdminAddr)
+`, agency, site, l.AdminToken, keys["read"], keys["write"], keys["read"], api, keys["read"], api, keys["read"], api, l.AdminToken, l.AdminAddr)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -234,11 +235,23 @@ func checkValue(f Field, v any) (json.RawMessage, error) {
 		}
 		v = strings.ToLower(s)
 	}
-	raw, err := json.Marshal(v)
+	raw, err := encode(v)
 	if err != nil {
 		return nil, apperr.Invalid("data.%s cannot be encoded as JSON: %v", f.Key, err)
 	}
 	return raw, nil
+}
+
+// encode is json.Marshal without HTML escaping: values are stored and
+// returned as the client wrote them ("<p>", not "\u003cp\u003e").
+func encode(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // parseFilterValue reads a filter value (a query string) as the field's

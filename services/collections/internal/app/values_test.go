@@ -113,3 +113,10 @@ func TestIfMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestValuesKeepHTML(t *testing.T) {
+	got, err := checkValue(Field{Key: "body", Type: TypeRichText}, "<p>Tom & Jerry</p>")
+	if err != nil || string(got) != `"<p>Tom & Jerry</p>"` {
+		t.Fatalf("stored %s, %v; want the markup as written", got, err)
+	}
+}
