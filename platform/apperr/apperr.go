@@ -82,7 +82,9 @@ func Aborted(cause error, format string, a ...any) error {
 }
 
 // PreconditionFailed reports a caller's condition that does not hold.
-func PreconditionFailed(format string, a ...any) error { return newf(KindPreconditionFailed, format, a) }
+func PreconditionFailed(format string, a ...any) error {
+	return newf(KindPreconditionFailed, format, a)
+}
 
 // Cause describes everything err wraps, for logs: the message of an *Error
 // and the chain of causes under it.
