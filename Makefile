@@ -82,6 +82,11 @@ bench-crm: services-up build ## CRM lists end to end against the hand-written fl
 	.bin/bench crm --atrium .bin/atrium $(BENCHFLAGS)
 	go test -run '^$$' -bench 'CRM|Prospects' -benchmem -benchtime $(BENCHTIME) -count 1 ./services/crm/internal/adapters/... ./services/crm/internal/transport/grpc
 
+.PHONY: bench-collections
+bench-collections: services-up build ## Collections lists, get and create on 100,000 items against the hand-written floor
+	go build -o .bin/bench ./bench/cmd/bench
+	.bin/bench collections --atrium .bin/atrium $(BENCHFLAGS)
+
 .PHONY: bench-auth
 bench-auth: ## Benchmark API key authentication at the gateway (cache hits, principal signing)
 	go test -run '^$$' -bench . -benchtime $(BENCHTIME) -count 1 ./gateway/internal/auth ./platform/principal

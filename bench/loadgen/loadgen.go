@@ -20,9 +20,11 @@ import (
 
 // Request is what every connection sends.
 type Request struct {
+	Method string // GET when empty
 	Addr   string // host:port
 	Path   string // with query
 	Header map[string]string
+	Body   []byte // sent with a Content-Length
 }
 
 // Result is what a run measured.
@@ -50,14 +52,22 @@ func (r Result) Percentile(p float64) time.Duration {
 }
 
 // Run drives conns connections for d and returns what they measured. Every
-// response must be 200; anything else counts as an error.
+// response must be 200 or 201; anything else counts as an error.
 func Run(ctx context.Context, req Request, conns int, d time.Duration) Result {
 	var raw bytes.Buffer
-	fmt.Fprintf(&raw, "GET %s HTTP/1.1\r\nHost: %s\r\n", req.Path, req.Addr)
+	method := req.Method
+	if method == "" {
+		method = "GET"
+	}
+	fmt.Fprintf(&raw, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, req.Path, req.Addr)
 	for k, v := range req.Header {
 		fmt.Fprintf(&raw, "%s: %s\r\n", k, v)
 	}
+	if req.Body != nil {
+		fmt.Fprintf(&raw, "Content-Type: application/json\r\nContent-Length: %d\r\n", len(req.Body))
+	}
 	raw.WriteString("\r\n")
+	raw.Write(req.Body)
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var (
@@ -106,7 +116,7 @@ func drive(ctx context.Context, addr string, raw []byte) (lat []time.Duration, n
 		if err != nil {
 			return lat, n, bodyLen, quiet(ctx, err)
 		}
-		if status != 200 {
+		if status != 200 && status != 201 {
 			return lat, n, bodyLen, fmt.Errorf("status %d", status)
 		}
 		lat = append(lat, time.Since(t0))

@@ -157,7 +157,7 @@ func runCRM(ctx context.Context, args []string) error {
 				results[t.name] = append(results[t.name], r)
 			}
 		}
-		report(path, results)
+		report("GET "+path, results)
 	}
 	if f.profile != "" {
 		fmt.Printf("\nCPU profile of Atrium (first prospects round): %s\n", f.profile)
@@ -173,11 +173,26 @@ func runCRM(ctx context.Context, args []string) error {
 type target struct{ name, addr, auth string }
 
 func load(ctx context.Context, cpu string, t target, path string, conns int, d time.Duration) (loadResult, error) {
+	return loadRoute(ctx, cpu, t, route{method: "GET", path: path}, conns, d)
+}
+
+// route is one request the load generator repeats.
+type route struct {
+	method, path, body string
+}
+
+func (r route) String() string { return r.method + " " + r.path }
+
+func loadRoute(ctx context.Context, cpu string, t target, rt route, conns int, d time.Duration) (loadResult, error) {
+	path := rt.path
 	self, err := os.Executable()
 	if err != nil {
 		return loadResult{}, err
 	}
-	argv := pinned(cpu, self, "load", "--addr", t.addr, "--path", path, "--conns", strconv.Itoa(conns), "--duration", d.String())
+	argv := pinned(cpu, self, "load", "--addr", t.addr, "--path", path, "--conns", strconv.Itoa(conns), "--duration", d.String(), "--method", rt.method)
+	if rt.body != "" {
+		argv = append(argv, "--body", rt.body)
+	}
 	if t.auth != "" {
 		argv = append(argv, "--authorization", t.auth)
 	}
@@ -210,7 +225,7 @@ func settle(ctx context.Context, db string) error {
 	return nil
 }
 
-func report(path string, results map[string][]loadResult) {
+func report(label string, results map[string][]loadResult) {
 	mean := func(rs []loadResult, f func(loadResult) float64) float64 {
 		s := 0.0
 		for _, r := range rs {
@@ -218,7 +233,7 @@ func report(path string, results map[string][]loadResult) {
 		}
 		return s / float64(len(rs))
 	}
-	fmt.Printf("\nGET %s\n", path)
+	fmt.Printf("\n%s\n", label)
 	fmt.Printf("  %-8s %10s %9s %9s %10s   %s\n", "server", "req/s", "p50 ms", "p99 ms", "body B", "rounds (req/s)")
 	for _, name := range []string{"floor", "atrium"} {
 		rs := results[name]
@@ -517,11 +532,17 @@ func seed(ctx context.Context, p *atriumProc, n int) (agency, key string, err er
 }
 
 func startFloor(ctx context.Context, db, agency, cpu string) (*exec.Cmd, string, error) {
+	return startFloorWith(ctx, cpu, "--database-url", db, "--agency", agency)
+}
+
+// startFloorWith starts `bench floor` with args on cpu and returns its
+// address.
+func startFloorWith(ctx context.Context, cpu string, args ...string) (*exec.Cmd, string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, "", err
 	}
-	argv := pinned(cpu, self, "floor", "--database-url", db, "--agency", agency)
+	argv := pinned(cpu, append([]string{self, "floor"}, args...)...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -1,7 +1,8 @@
 // Command bench measures Atrium's list routes against the hand-written floor
 // (bench/floor) under the same load, in one invocation:
 //
-//	bench crm [flags]    GET /api/v1/prospects and /api/v1/deals
+//	bench crm [flags]           GET /api/v1/prospects and /api/v1/deals
+//	bench collections [flags]   item lists, one item and creates of the collections interface
 //
 // It creates a scratch PostgreSQL database, starts `atrium serve` on it and
 // a floor server, seeds data through Atrium's admin API, and drives each
@@ -27,13 +28,15 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench crm [flags] | bench floor [flags] | bench load [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench crm|collections [flags] | bench floor [flags] | bench load [flags]")
 		os.Exit(2)
 	}
 	var err error
 	switch os.Args[1] {
 	case "crm":
 		err = runCRM(ctx, os.Args[2:])
+	case "collections":
+		err = runCollections(ctx, os.Args[2:])
 	case "floor":
 		err = runFloor(ctx, os.Args[2:])
 	case "load":

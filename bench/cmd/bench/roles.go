@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -19,12 +20,17 @@ import (
 func runFloor(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench floor", flag.ContinueOnError)
 	url := fs.String("database-url", "", "database holding the crm schema")
-	agency := fs.String("agency", "", "the one agency the floor serves")
+	agency := fs.String("agency", "", "the one agency the floor serves (CRM)")
+	site := fs.String("site", "", "the one site the floor serves (collections)")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	pool, err := pgdb.Open(ctx, *url, "crm")
+	schema := "crm"
+	if *site != "" {
+		schema = "collections"
+	}
+	pool, err := pgdb.Open(ctx, *url, schema)
 	if err != nil {
 		return err
 	}
@@ -34,7 +40,16 @@ func runFloor(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Println(l.Addr().String())
-	return floor.New(pool, *agency).Serve(ctx, l)
+	var h http.Handler = floor.New(pool, *agency).Handler()
+	if *site != "" {
+		h = floor.NewCollections(pool, *site).Handler()
+	}
+	srv := &http.Server{Handler: h}
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	if err := srv.Serve(l); err != http.ErrServerClosed {
+		return err
+	}
+	return nil
 }
 
 // loadResult is what `bench load` prints, as JSON, for the orchestrator.
@@ -54,12 +69,17 @@ func runLoad(ctx context.Context, args []string) error {
 	addr := fs.String("addr", "", "server host:port")
 	path := fs.String("path", "", "request path with query")
 	auth := fs.String("authorization", "", "Authorization header value")
+	method := fs.String("method", "GET", "request method")
+	body := fs.String("body", "", "request body (JSON), sent when not empty")
 	conns := fs.Int("conns", 16, "connections")
 	d := fs.Duration("duration", 10*time.Second, "how long to drive the server")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	req := loadgen.Request{Addr: *addr, Path: *path, Header: map[string]string{}}
+	req := loadgen.Request{Method: *method, Addr: *addr, Path: *path, Header: map[string]string{}}
+	if *body != "" {
+		req.Body = []byte(*body)
+	}
 	if *auth != "" {
 		req.Header["Authorization"] = *auth
 	}

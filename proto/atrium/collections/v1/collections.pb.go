@@ -526,8 +526,11 @@ func (x *GetItemRequest) GetItemId() string {
 }
 
 type GetItemResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Item          *structpb.Struct       `protobuf:"bytes,1,opt,name=item,proto3" json:"item,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Item  *structpb.Struct       `protobuf:"bytes,1,opt,name=item,proto3" json:"item,omitempty"`
+	// The whole response as the JSON the HTTP API returns, set instead of
+	// item when the caller sends the metadata x-atrium-render: json.
+	RenderedJson  []byte `protobuf:"bytes,1000,opt,name=rendered_json,json=renderedJson,proto3" json:"rendered_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -565,6 +568,13 @@ func (*GetItemResponse) Descriptor() ([]byte, []int) {
 func (x *GetItemResponse) GetItem() *structpb.Struct {
 	if x != nil {
 		return x.Item
+	}
+	return nil
+}
+
+func (x *GetItemResponse) GetRenderedJson() []byte {
+	if x != nil {
+		return x.RenderedJson
 	}
 	return nil
 }
@@ -632,8 +642,11 @@ func (x *CreateItemRequest) GetIsPublished() bool {
 }
 
 type CreateItemResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Item          *structpb.Struct       `protobuf:"bytes,1,opt,name=item,proto3" json:"item,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Item  *structpb.Struct       `protobuf:"bytes,1,opt,name=item,proto3" json:"item,omitempty"`
+	// The whole response as the JSON the HTTP API returns, set instead of
+	// item when the caller sends the metadata x-atrium-render: json.
+	RenderedJson  []byte `protobuf:"bytes,1000,opt,name=rendered_json,json=renderedJson,proto3" json:"rendered_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -671,6 +684,13 @@ func (*CreateItemResponse) Descriptor() ([]byte, []int) {
 func (x *CreateItemResponse) GetItem() *structpb.Struct {
 	if x != nil {
 		return x.Item
+	}
+	return nil
+}
+
+func (x *CreateItemResponse) GetRenderedJson() []byte {
+	if x != nil {
+		return x.RenderedJson
 	}
 	return nil
 }
@@ -747,8 +767,11 @@ func (x *UpdateItemRequest) GetIsPublished() bool {
 }
 
 type UpdateItemResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Item          *structpb.Struct       `protobuf:"bytes,1,opt,name=item,proto3" json:"item,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Item  *structpb.Struct       `protobuf:"bytes,1,opt,name=item,proto3" json:"item,omitempty"`
+	// The whole response as the JSON the HTTP API returns, set instead of
+	// item when the caller sends the metadata x-atrium-render: json.
+	RenderedJson  []byte `protobuf:"bytes,1000,opt,name=rendered_json,json=renderedJson,proto3" json:"rendered_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -786,6 +809,13 @@ func (*UpdateItemResponse) Descriptor() ([]byte, []int) {
 func (x *UpdateItemResponse) GetItem() *structpb.Struct {
 	if x != nil {
 		return x.Item
+	}
+	return nil
+}
+
+func (x *UpdateItemResponse) GetRenderedJson() []byte {
+	if x != nil {
+		return x.RenderedJson
 	}
 	return nil
 }
@@ -933,26 +963,29 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"R\n" +
 	"\x0eGetItemRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
-	"\aitem_id\x18\x02 \x01(\tR\x06itemId\">\n" +
+	"\aitem_id\x18\x02 \x01(\tR\x06itemId\"d\n" +
 	"\x0fGetItemResponse\x12+\n" +
-	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\"\xb0\x01\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\x12$\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xb0\x01\n" +
 	"\x11CreateItemRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12+\n" +
 	"\x04data\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04data\x12&\n" +
 	"\fis_published\x18\x03 \x01(\bH\x00R\visPublished\x88\x01\x01:\f\x92A\t\n" +
 	"\a\xd2\x01\x04dataB\x0f\n" +
-	"\r_is_published\"A\n" +
+	"\r_is_published\"g\n" +
 	"\x12CreateItemResponse\x12+\n" +
-	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\"\xc9\x01\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\x12$\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xc9\x01\n" +
 	"\x11UpdateItemRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12+\n" +
 	"\x04data\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x04data\x12&\n" +
 	"\fis_published\x18\x04 \x01(\bH\x00R\visPublished\x88\x01\x01:\f\x92A\t\n" +
 	"\a\xd2\x01\x04dataB\x0f\n" +
-	"\r_is_published\"A\n" +
+	"\r_is_published\"g\n" +
 	"\x12UpdateItemResponse\x12+\n" +
-	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\"U\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\x12$\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"U\n" +
 	"\x11DeleteItemRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\"$\n" +

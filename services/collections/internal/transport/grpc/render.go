@@ -107,3 +107,17 @@ func renderItems(c app.Collection, items []app.Item, limit, offset int32) []byte
 	w.Close()
 	return w.Bytes()
 }
+
+// renderItem is the body of the single-item routes: {"item": {...}}.
+func renderItem(c app.Collection, it app.Item) []byte {
+	size := 192
+	for _, v := range it.Values {
+		size += len(v) + 24
+	}
+	w := render.NewWriter(size)
+	w.Open()
+	w.Key("item")
+	writeItem(w, c, &it)
+	w.Close()
+	return w.Bytes()
+}

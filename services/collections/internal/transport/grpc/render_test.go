@@ -95,6 +95,14 @@ func TestRenderedMatchesTyped(t *testing.T) {
 		t.Fatalf("empty page: rendered %v, typed %v", got, want)
 	}
 
+	one, err := itemPB(posts, items[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := decode(t, renderItem(posts, items[1])), gatewayJSON(t, &collectionsv1.GetItemResponse{Item: one}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("one item: rendered %v\ntyped %v", got, want)
+	}
+
 	cols := []app.Collection{posts, {Name: "Pages", Slug: "pages", IsSystem: true, Fields: []app.Field{}}}
 	typedCols := &collectionsv1.ListCollectionsResponse{}
 	for _, c := range cols {

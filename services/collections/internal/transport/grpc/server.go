@@ -180,6 +180,9 @@ func (s *Server) GetItem(ctx context.Context, req *collectionsv1.GetItemRequest)
 		return nil, err
 	}
 	setETag(ctx, it)
+	if render.Requested(ctx) {
+		return &collectionsv1.GetItemResponse{RenderedJson: renderItem(c, it)}, nil
+	}
 	item, err := itemPB(c, it)
 	return &collectionsv1.GetItemResponse{Item: item}, err
 }
@@ -191,6 +194,9 @@ func (s *Server) CreateItem(ctx context.Context, req *collectionsv1.CreateItemRe
 		return nil, err
 	}
 	setETag(ctx, it)
+	if render.Requested(ctx) {
+		return &collectionsv1.CreateItemResponse{RenderedJson: renderItem(c, it)}, nil
+	}
 	item, err := itemPB(c, it)
 	return &collectionsv1.CreateItemResponse{Item: item}, err
 }
@@ -204,6 +210,9 @@ func (s *Server) UpdateItem(ctx context.Context, req *collectionsv1.UpdateItemRe
 		return nil, err
 	}
 	setETag(ctx, it)
+	if render.Requested(ctx) {
+		return &collectionsv1.UpdateItemResponse{RenderedJson: renderItem(c, it)}, nil
+	}
 	item, err := itemPB(c, it)
 	return &collectionsv1.UpdateItemResponse{Item: item}, err
 }
