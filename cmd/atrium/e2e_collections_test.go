@@ -147,6 +147,10 @@ func testCollectionsEndpoints(t *testing.T, s *stack) {
 	if n := len(r.json["items"].([]any)); n != 1 {
 		t.Fatalf("filter category=recipes gave %d items, want 1", n)
 	}
+	r = call(t, "GET", c.base+"/posts?order=title&direction=asc", c.read, nil)
+	if items := r.json["items"].([]any); len(items) != 2 || items[0].(map[string]any)["title"] != "Draft" {
+		t.Fatalf("order=title asc = %s; want Draft before Sourdough", r)
+	}
 
 	// Delete answers {"ok": true}; the item is gone.
 	r = call(t, "DELETE", c.base+"/posts/"+id, c.write, nil)
@@ -199,7 +203,7 @@ func testCollectionsValidation(t *testing.T, s *stack) {
 		"limit=0":                              {"limit must be an integer of at least 1"},
 		"limit=abc":                            {"limit must be an integer"},
 		"offset=-1":                            {"offset must be an integer of 0 or more"},
-		"order=title":                          {"Invalid order field. Allowed: created_at, updated_at"},
+		"order=body":                           {"Invalid order field. Allowed: created_at, updated_at, title, rating, views, featured, publish_on, edited_at, contact, source, category"},
 		"direction=up":                         {"direction must be asc or desc"},
 		"filter_field=category":                {"filter_field and filter_value go together"},
 		"filter_field=nope&filter_value=1":     {"Invalid filter field. Allowed: title"},
@@ -350,5 +354,59 @@ func testCollectionsEvents(t *testing.T, s *stack) {
 	}
 	if !slices.Equal(got, []string{"created", "updated", "published", "deleted"}) {
 		t.Fatalf("events = %v, want created, updated, published, deleted", got)
+	}
+}
+
+// testCollectionsAdmin defines and changes collections through the admin
+// API, and checks what a change does to existing items.
+func testCollectionsAdmin(t *testing.T, s *stack) {
+	c := s.newCMS(t)
+	site := "/admin/v1/sites/" + c.site + "/collections"
+	for _, tc := range []struct {
+		body  map[string]any
+		code  int
+		words []string
+	}{
+		{map[string]any{"name": "Posts", "slug": "posts"}, http.StatusConflict, []string{`slug "posts"`}},
+		{map[string]any{"name": "Bad", "slug": "Bad Slug"}, http.StatusBadRequest, []string{"slug must be 1 to 64 lower case"}},
+		{map[string]any{"name": "X", "slug": "x", "fields": []map[string]any{{"key": "id", "type": "text"}}}, http.StatusBadRequest, []string{"reserved"}},
+		{map[string]any{"name": "X", "slug": "x", "fields": []map[string]any{{"key": "a", "type": "reference", "target": "nope"}}}, http.StatusBadRequest, []string{`collection "nope"`}},
+		{map[string]any{"name": "X", "slug": "x", "fields": []map[string]any{{"key": "a", "type": "colour"}}}, http.StatusBadRequest, []string{"fields[0].type must be one of"}},
+	} {
+		wantError(t, s.adminCall(t, "POST", site, tc.body), tc.code, tc.words...)
+	}
+	wantError(t, s.adminCall(t, "POST", "/admin/v1/sites/01a20a25-01a4-78fc-a7f2-443c2935f15b/collections", map[string]any{"name": "X", "slug": "x"}), http.StatusNotFound, "site")
+
+	id := c.createItem(t, "authors", map[string]any{"data": map[string]any{"name": "Ana"}})["id"].(string)
+	r := s.adminCall(t, "PATCH", site+"/authors", map[string]any{
+		"name": "Writers", "add_fields": []map[string]any{{"key": "bio", "type": "text", "max_length": 10}},
+	})
+	wantStatus(t, r, http.StatusOK)
+	item := call(t, "GET", c.base+"/authors/"+id, c.read, nil).json["item"].(map[string]any)
+	if v, ok := item["bio"]; !ok || v != nil {
+		t.Fatalf("an added field shows on existing items as null: %v", item)
+	}
+	wantError(t, call(t, "PATCH", c.base+"/authors/"+id, c.write, map[string]any{"data": map[string]any{"bio": "far too long a bio"}}), http.StatusBadRequest, "at most 10")
+	wantStatus(t, call(t, "PATCH", c.base+"/authors/"+id, c.write, map[string]any{"data": map[string]any{"bio": "Baker"}}), http.StatusOK)
+
+	wantError(t, s.adminCall(t, "PATCH", site+"/authors", map[string]any{"add_fields": []map[string]any{{"key": "email", "type": "email", "required": true}}}), http.StatusBadRequest, "cannot be required")
+	wantError(t, s.adminCall(t, "PATCH", site+"/authors", map[string]any{"update_fields": []map[string]any{{"key": "bio", "type": "number"}}}), http.StatusBadRequest, "cannot become number")
+	wantError(t, s.adminCall(t, "PATCH", site+"/authors", map[string]any{"remove_fields": []string{"nope"}}), http.StatusBadRequest, `no field "nope"`)
+	wantStatus(t, s.adminCall(t, "PATCH", site+"/authors", map[string]any{"update_fields": []map[string]any{{"key": "bio", "type": "text", "max_length": 100}}}), http.StatusOK)
+
+	wantStatus(t, s.adminCall(t, "PATCH", site+"/authors", map[string]any{"remove_fields": []string{"bio"}}), http.StatusOK)
+	item = call(t, "GET", c.base+"/authors/"+id, c.read, nil).json["item"].(map[string]any)
+	if _, ok := item["bio"]; ok {
+		t.Fatalf("a removed field still shows: %v", item)
+	}
+	wantStatus(t, s.adminCall(t, "PATCH", site+"/authors", map[string]any{"add_fields": []map[string]any{{"key": "bio", "type": "text"}}}), http.StatusOK)
+	item = call(t, "GET", c.base+"/authors/"+id, c.read, nil).json["item"].(map[string]any)
+	if item["bio"] != nil {
+		t.Fatalf("a re-added field starts empty; got %v", item["bio"])
+	}
+	list := s.adminCall(t, "GET", site, nil)
+	wantStatus(t, list, http.StatusOK)
+	if n := len(list.json["collections"].([]any)); n != 3 {
+		t.Fatalf("admin list of collections: %d, want 3", n)
 	}
 }

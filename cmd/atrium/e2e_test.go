@@ -53,6 +53,7 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		{"CollectionsPaging", testCollectionsPaging},
 		{"CollectionsConcurrentMerge", testCollectionsConcurrentMerge},
 		{"CollectionsEvents", testCollectionsEvents},
+		{"CollectionsAdmin", testCollectionsAdmin},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -76,6 +76,9 @@ var (
 	keyPattern  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
 
+// Sortable reports whether items can be ordered by f (SortableTypes).
+func (f Field) Sortable() bool { return slices.Contains(SortableTypes, f.Type) }
+
 // Field returns the field with key k.
 func (c Collection) Field(k string) (Field, bool) {
 	i := slices.IndexFunc(c.Fields, func(f Field) bool { return f.Key == k })

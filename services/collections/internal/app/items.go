@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,9 +42,12 @@ type ItemQuery struct {
 	// FilterKey and FilterValue (JSON) keep items whose field equals the value.
 	FilterKey   string
 	FilterValue json.RawMessage
-	// OrderBy is created_at or updated_at; Asc reverses the default newest
-	// first. Ties are broken by id in the same direction.
-	OrderBy string
+	// OrderBy is created_at, updated_at or, with OrderField set, a field.
+	// Asc reverses the default newest (largest) first. Ties are broken by id
+	// in the same direction. Items without a value for the field sort after
+	// every value (last ascending, first descending).
+	OrderBy    string
+	OrderField *Field
 	Asc     bool
 }
 
@@ -65,11 +69,20 @@ var ErrVersionMismatch = errors.New("item version does not match")
 // itemPolicy is the item list's limit rule: default 100, above 1000 capped.
 var itemPolicy = pagination.Policy{DefaultLimit: 100, MaxLimit: 1000, Clamp: true}
 
-// Orders and directions of the item list.
-var (
-	ItemOrders     = []string{"created_at", "updated_at"}
-	ItemDirections = []string{"asc", "desc"}
-)
+// ItemOrders are the orders every item list offers; sortable fields add
+// theirs (OrderFields).
+var ItemOrders = []string{"created_at", "updated_at"}
+
+// OrderFields lists what c's items can be ordered by.
+func OrderFields(c Collection) []string {
+	out := slices.Clone(ItemOrders)
+	for _, f := range c.Fields {
+		if f.Sortable() {
+			out = append(out, f.Key)
+		}
+	}
+	return out
+}
 
 // Content is the collections interface's use cases: collections and items
 // of one site.
@@ -118,14 +131,6 @@ func (u *Content) Items(ctx context.Context, siteID, slug string, p ListParams) 
 		return Collection{}, nil, page, err
 	}
 	q := ItemQuery{Page: page, Published: p.Published, OrderBy: "created_at"}
-	switch p.Order {
-	case "", "created_at", "updated_at":
-		if p.Order != "" {
-			q.OrderBy = p.Order
-		}
-	default:
-		return Collection{}, nil, page, apperr.Invalid("Invalid order field. Allowed: %s", strings.Join(ItemOrders, ", "))
-	}
 	switch p.Direction {
 	case "", "desc":
 	case "asc":
@@ -139,6 +144,18 @@ func (u *Content) Items(ctx context.Context, siteID, slug string, p ListParams) 
 	c, err := u.collection(ctx, siteID, slug)
 	if err != nil {
 		return Collection{}, nil, page, err
+	}
+	switch p.Order {
+	case "", "created_at", "updated_at":
+		if p.Order != "" {
+			q.OrderBy = p.Order
+		}
+	default:
+		f, ok := c.Field(p.Order)
+		if !ok || !f.Sortable() {
+			return Collection{}, nil, page, apperr.Invalid("Invalid order field. Allowed: %s", strings.Join(OrderFields(c), ", "))
+		}
+		q.OrderBy, q.OrderField = f.Key, &f
 	}
 	if p.FilterField != "" {
 		f, ok := c.Field(p.FilterField)

@@ -283,3 +283,54 @@ func parseFilterValue(f Field, s string) (json.RawMessage, error) {
 	}
 	return raw, nil
 }
+
+// CompareValues orders two stored values of one sortable field: numbers by
+// value, booleans false first, strings by their UTF-8 bytes (dates and
+// UTC date-times sort chronologically that way); an absent value (nil)
+// sorts after every value. It is the memory store's order and matches the
+// PostgreSQL store's.
+func CompareValues(a, b json.RawMessage) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	var x, y any
+	_ = json.Unmarshal(a, &x)
+	_ = json.Unmarshal(b, &y)
+	switch x := x.(type) {
+	case float64:
+		if y, ok := y.(float64); ok {
+			return cmpOrdered(x, y)
+		}
+	case bool:
+		if y, ok := y.(bool); ok {
+			return cmpOrdered(boolRank(x), boolRank(y))
+		}
+	case string:
+		if y, ok := y.(string); ok {
+			return strings.Compare(x, y)
+		}
+	}
+	return bytes.Compare(a, b)
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func cmpOrdered[T int | float64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -95,7 +95,13 @@ func (s *Store) Items(_ context.Context, c app.Collection, q app.ItemQuery) ([]a
 	s.db.RLock()
 	defer s.db.RUnlock()
 	ids := s.order[c.ID]
-	if q.OrderBy == "updated_at" {
+	if q.OrderField != nil {
+		ids = slices.Clone(ids)
+		key := q.OrderField.Key
+		slices.SortFunc(ids, func(a, b string) int {
+			return cmp.Or(app.CompareValues(s.items[a].Values[key], s.items[b].Values[key]), cmp.Compare(a, b))
+		})
+	} else if q.OrderBy == "updated_at" {
 		ids = slices.Clone(ids)
 		slices.SortFunc(ids, func(a, b string) int {
 			ia, ib := s.items[a], s.items[b]

@@ -11,7 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
+	"regexp"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -135,6 +137,19 @@ func (r reader) Items(ctx context.Context, c app.Collection, q app.ItemQuery) ([
 	if q.OrderBy == "updated_at" {
 		order = "updated_at"
 	}
+	if q.OrderField != nil {
+		expr, err := sortExpr(*q.OrderField)
+		if err != nil {
+			return nil, err
+		}
+		// The collection id is written into the statement so that the
+		// planner can match the collection's partial sort index.
+		if !uuidText.MatchString(c.ID) {
+			return nil, fmt.Errorf("collection id %q is not a UUID", c.ID)
+		}
+		sql += " AND collection_id = '" + c.ID + "'"
+		order = expr
+	}
 	args = append(args, q.Page.Limit, q.Page.Offset)
 	sql += ` ORDER BY ` + order + dir + `, id` + dir + fmt.Sprintf(` LIMIT $%d OFFSET $%d`, len(args)-1, len(args))
 	rows, err := r.q.Query(ctx, sql, args...)
@@ -169,7 +184,72 @@ func (t tx) InsertCollection(ctx context.Context, c app.Collection) error {
 	}
 	_, err = t.Exec(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		c.ID, c.SiteID, c.Slug, c.Name, c.IsSystem, fields, c.CreatedAt, c.UpdatedAt)
-	return pgdb.Err(err, "insert collection "+c.Slug)
+	if err != nil {
+		return pgdb.Err(err, "insert collection "+c.Slug)
+	}
+	return t.syncSortIndexes(ctx, c, nil)
+}
+
+var (
+	uuidText = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	keyText  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+)
+
+// sortExpr is the SQL expression a field's items are ordered by: numbers
+// as numeric, booleans as boolean, everything else as text in byte order
+// (COLLATE "C", the memory store's order). NULL (no value) sorts last
+// ascending and first descending, PostgreSQL's default and the memory
+// store's.
+func sortExpr(f app.Field) (string, error) {
+	if !keyText.MatchString(f.Key) {
+		return "", fmt.Errorf("field key %q cannot be ordered by", f.Key)
+	}
+	switch f.Type {
+	case app.TypeNumber, app.TypeInteger:
+		return "((data->>'" + f.Key + "')::numeric)", nil
+	case app.TypeBoolean:
+		return "((data->>'" + f.Key + "')::boolean)", nil
+	}
+	return "((data->>'" + f.Key + "') COLLATE \"C\")", nil
+}
+
+// sortIndex names the partial index that orders c's items by key.
+func sortIndex(collectionID, key string) string {
+	h := fnv.New64a()
+	h.Write([]byte(collectionID + "/" + key))
+	return fmt.Sprintf("items_sort_%016x", h.Sum64())
+}
+
+// syncSortIndexes gives every sortable field of c a partial index over
+// c's items, (value, id), and drops those of the removed fields. An index
+// is built in the transaction that defines the field; building it holds
+// writes to items for as long as it takes.
+func (t tx) syncSortIndexes(ctx context.Context, c app.Collection, removed []string) error {
+	if !uuidText.MatchString(c.ID) {
+		return fmt.Errorf("collection id %q is not a UUID", c.ID)
+	}
+	for _, k := range removed {
+		if _, err := t.Exec(ctx, `DROP INDEX IF EXISTS `+sortIndex(c.ID, k)); err != nil {
+			return pgdb.Err(err, "drop sort index")
+		}
+	}
+	for _, f := range c.Fields {
+		if !f.Sortable() {
+			if _, err := t.Exec(ctx, `DROP INDEX IF EXISTS `+sortIndex(c.ID, f.Key)); err != nil {
+				return pgdb.Err(err, "drop sort index")
+			}
+			continue
+		}
+		expr, err := sortExpr(f)
+		if err != nil {
+			return err
+		}
+		if _, err := t.Exec(ctx, `CREATE INDEX IF NOT EXISTS `+sortIndex(c.ID, f.Key)+` ON items (`+expr+`, id)
+			WHERE collection_id = '`+c.ID+`'`); err != nil {
+			return pgdb.Err(err, "create sort index")
+		}
+	}
+	return nil
 }
 
 func (t tx) UpdateCollection(ctx context.Context, c app.Collection, removed []string) error {
@@ -186,8 +266,11 @@ func (t tx) UpdateCollection(ctx context.Context, c app.Collection, removed []st
 	}
 	if len(removed) > 0 {
 		_, err = t.Exec(ctx, `UPDATE items SET data = data - $2::text[] WHERE collection_id = $1 AND data ?| $2::text[]`, c.ID, removed)
+		if err != nil {
+			return pgdb.Err(err, "remove fields of "+c.Slug)
+		}
 	}
-	return pgdb.Err(err, "remove fields of "+c.Slug)
+	return t.syncSortIndexes(ctx, c, removed)
 }
 
 func (t tx) ItemExists(ctx context.Context, collectionID, id string) (bool, error) {

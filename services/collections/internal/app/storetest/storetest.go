@@ -39,6 +39,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"ConcurrentPatchesAllSurvive", testConcurrentPatches},
 		{"DeleteItem", testDelete},
 		{"RemovedFieldsLeaveItems", testRemoveFields},
+		{"OrderByField", testOrderByField},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -416,5 +417,47 @@ func testRemoveFields(t *testing.T, s Store) {
 	stored, err := s.Collection(ctx, site.ID, "posts")
 	if err != nil || stored.Name != "Renamed" || len(stored.Fields) != 1 {
 		t.Fatalf("collection after update = %+v, %v", stored, err)
+	}
+}
+
+// testOrderByField orders by a number and by a text field both ways:
+// values in order, ties by id, items without a value after every value.
+func testOrderByField(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	rating := app.Field{Key: "rating", Type: app.TypeNumber}
+	title := app.Field{Key: "title", Type: app.TypeText}
+	c := newCollection(t, s, site.ID, "posts", rating, title)
+	mk := func(i int, v app.Values) app.Item { return newItem(t, s, c, base.Add(time.Duration(i)*time.Second), v) }
+	a := mk(0, values("rating", 10, "title", "banana"))
+	b := mk(1, values("rating", 2.5, "title", "Zebra"))
+	d := mk(2, values("rating", 10, "title", "apple"))
+	e := mk(3, values("title", "ápple"))
+	f := mk(4, values("rating", -1))
+	tie := func(x, y app.Item) []string { // the two tied items, by id
+		if x.ID < y.ID {
+			return []string{x.ID, y.ID}
+		}
+		return []string{y.ID, x.ID}
+	}
+	query := func(field app.Field, asc bool) []string {
+		items, err := s.Items(ctx, c, app.ItemQuery{Page: pagination.Page{Limit: 10}, OrderBy: field.Key, OrderField: &field, Asc: asc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(items)
+	}
+	wantAsc := append(append([]string{f.ID, b.ID}, tie(a, d)...), e.ID)
+	if got := query(rating, true); !slices.Equal(got, wantAsc) {
+		t.Fatalf("rating asc = %v, want %v (numbers by value, ties by id, no value last)", got, wantAsc)
+	}
+	wantDesc := slices.Clone(wantAsc)
+	slices.Reverse(wantDesc)
+	if got := query(rating, false); !slices.Equal(got, wantDesc) {
+		t.Fatalf("rating desc = %v, want %v (no value first)", got, wantDesc)
+	}
+	// Text in byte order: upper case before lower case, accents after.
+	if got, want := query(title, true), []string{b.ID, d.ID, a.ID, e.ID, f.ID}; !slices.Equal(got, want) {
+		t.Fatalf("title asc = %v, want %v", got, want)
 	}
 }
