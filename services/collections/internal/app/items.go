@@ -2,10 +2,10 @@ package app
 
 import (
 	"context"
-	"slices"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +48,7 @@ type ItemQuery struct {
 	// every value (last ascending, first descending).
 	OrderBy    string
 	OrderField *Field
-	Asc     bool
+	Asc        bool
 }
 
 // ItemPatch is an atomic change to an item, applied by the store in one
