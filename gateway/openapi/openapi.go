@@ -103,7 +103,7 @@ func build(version, title, description string, keep func(path string) bool) (Doc
 				continue
 			}
 			routes = append(routes, Route{Method: strings.ToUpper(m), Path: p})
-			adjustOperation(op, p, strings.HasPrefix(p, "/api/"))
+			adjustOperation(op, m, p, strings.HasPrefix(p, "/api/"))
 		}
 	}
 	out := document{
@@ -125,7 +125,7 @@ func build(version, title, description string, keep func(path string) bool) (Doc
 
 // adjustOperation declares the errors the route can answer, each with the
 // error body, and 201 for creations.
-func adjustOperation(op document, path string, tenant bool) {
+func adjustOperation(op document, method, path string, tenant bool) {
 	responses, _ := op["responses"].(document)
 	if responses == nil {
 		responses = document{}
@@ -159,6 +159,9 @@ func adjustOperation(op document, path string, tenant bool) {
 		if prm, _ := prm.(document); prm["in"] == "body" {
 			responses["413"] = errorResponse("The request body is larger than the gateway's limit.")
 		}
+	}
+	if tenant && strings.Contains(path, "{item_id}") && (method == "patch" || method == "delete") {
+		responses["412"] = errorResponse("An If-Match header does not match the item's current ETag; nothing changed.")
 	}
 	responses["500"] = errorResponse("A fault; the message carries a reference to quote. Retry with backoff.")
 	responses["503"] = errorResponse("A backing service is unavailable, a write collided with others, or the server is shutting down. Retry after the Retry-After header.")

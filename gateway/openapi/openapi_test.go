@@ -91,6 +91,12 @@ func TestEveryRouteListsItsErrors(t *testing.T) {
 	if _, ok := list["404"]; ok {
 		t.Error("GET /api/v1/prospects documents 404 but names no object in its path")
 	}
+	patch := dig(t, pub, "paths", "/api/public/v1/collections/{collection_slug}/{item_id}", "patch", "responses").(map[string]any)
+	for _, code := range []string{"200", "400", "403", "404", "412", "413"} {
+		if _, ok := patch[code]; !ok {
+			t.Errorf("PATCH of an item does not document %s", code)
+		}
+	}
 	admin := load(t, Admin)
 	create := dig(t, admin, "paths", "/admin/v1/keys", "post", "responses").(map[string]any)
 	for _, code := range []string{"201", "400", "401", "413", "503"} {
