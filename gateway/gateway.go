@@ -24,6 +24,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/rpc"
 	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
+	datav1 "github.com/atrium-hq/atrium/proto/atrium/data/v1"
 )
 
 // upstreams is the table of the services behind the gateway: for each, the
@@ -40,7 +41,11 @@ var upstreams = []upstream{
 	}, admin: []registration{
 		{crmv1.CRMAdminService_ServiceDesc.ServiceName, crmv1.RegisterCRMAdminServiceHandler},
 	}},
-	{name: "data"},
+	{name: "data", public: []registration{
+		{datav1.DataService_ServiceDesc.ServiceName, datav1.RegisterDataServiceHandler},
+	}, admin: []registration{
+		{datav1.DataAdminService_ServiceDesc.ServiceName, datav1.RegisterDataAdminServiceHandler},
+	}},
 	{name: "actions"},
 }
 

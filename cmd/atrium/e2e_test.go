@@ -54,6 +54,10 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		{"CollectionsConcurrentMerge", testCollectionsConcurrentMerge},
 		{"CollectionsEvents", testCollectionsEvents},
 		{"CollectionsAdmin", testCollectionsAdmin},
+		{"DataRead", testDataRead},
+		{"DataRules", testDataRules},
+		{"DataPaging", testDataPaging},
+		{"DataClientAccess", testDataClientAccess},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -143,7 +143,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		return err
 	}
 	services = append(services, crmSvc)
-	dataSvc, err := data.New(ctx, data.Config{Config: with("data")})
+	dataSvc, err := data.New(ctx, data.Config{Config: with("data"), CRMAddr: crmSvc.Addr()})
 	if err != nil {
 		return err
 	}

@@ -4,10 +4,21 @@ package service
 
 import (
 	"context"
+	"errors"
+	"time"
 
+	"google.golang.org/grpc"
+
+	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
+	"github.com/atrium-hq/atrium/services/data/internal/adapters/crmgrpc"
+	"github.com/atrium-hq/atrium/services/data/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/data/internal/adapters/postgres"
+	"github.com/atrium-hq/atrium/services/data/internal/app"
+	transport "github.com/atrium-hq/atrium/services/data/internal/transport/grpc"
 )
 
 // Name is the service's name in logs, traces and principals.
@@ -16,30 +27,55 @@ const Name = "data"
 // Config configures the data service.
 type Config struct {
 	runner.Config
+	// CRMAddr is the CRM service's gRPC address, asked on every read which
+	// clients the caller's agency may reach.
+	CRMAddr string
 }
 
 // Service is a running data service.
-type Service struct{ rt *runner.Runtime }
+type Service struct {
+	rt  *runner.Runtime
+	crm *grpc.ClientConn
+}
 
 // Migrations are the data schema's migrations, for `atrium migrate`.
 func Migrations() pgdb.Migrations { return postgres.Migrations() }
 
-// New opens the data service's database, NATS connection and listener.
+// New opens the data service's store, NATS connection and listener.
 func New(ctx context.Context, cfg Config) (*Service, error) {
+	if cfg.CRMAddr == "" {
+		return nil, errors.New("data service: the CRM service address is required")
+	}
 	rt, err := runner.Open(ctx, runner.Spec{
 		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_DATA", Subjects: "atrium.data.>",
 	}, cfg.Config)
 	if err != nil {
 		return nil, err
 	}
-	return &Service{rt: rt}, nil
+	s := &Service{rt: rt}
+	if s.crm, err = rpc.Dial(cfg.CRMAddr, grpc.WithPerRPCCredentials(
+		rt.Signer.Credentials(principal.Principal{Kind: principal.KindService, Subject: Name}))); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	st := runner.Store(rt,
+		func(db *memdb.DB) app.Store { return memory.New(db) },
+		func(db *pgdb.DB) app.Store { return postgres.New(db) })
+	transport.NewServer(app.NewDatasets(st, crmgrpc.New(s.crm), app.Clock(time.Now))).Register(rt.GRPC)
+	return s, nil
 }
 
 // Addr is the service's gRPC address.
 func (s *Service) Addr() string { return s.rt.Addr() }
 
 // Run serves until ctx ends, then shuts down gracefully.
-func (s *Service) Run(ctx context.Context) error { return s.rt.Run(ctx) }
+func (s *Service) Run(ctx context.Context) error {
+	defer s.crm.Close()
+	return s.rt.Run(ctx)
+}
 
 // Close releases what New opened, for a service that will not Run.
-func (s *Service) Close() { s.rt.Close() }
+func (s *Service) Close() {
+	s.crm.Close()
+	s.rt.Close()
+}

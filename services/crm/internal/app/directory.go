@@ -6,6 +6,8 @@ import (
 	"net/mail"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
 )
@@ -186,4 +188,24 @@ func notFound(err error, format string, a ...any) error {
 		return apperr.NotFound(format, a...)
 	}
 	return err
+}
+
+// Linked reports whether a client is linked to an agency. Ids that are not
+// UUIDs name nothing, so they are simply not linked.
+func (d *Directory) Linked(ctx context.Context, agencyID, clientID string) (bool, error) {
+	a, errA := uuid.Parse(agencyID)
+	c, errC := uuid.Parse(clientID)
+	if errA != nil || errC != nil || len(agencyID) != 36 || len(clientID) != 36 {
+		return false, nil
+	}
+	return d.store.Linked(ctx, a.String(), c.String())
+}
+
+// LinkedClients lists the clients linked to an agency.
+func (d *Directory) LinkedClients(ctx context.Context, agencyID string) ([]Client, error) {
+	a, err := uuid.Parse(agencyID)
+	if err != nil || len(agencyID) != 36 {
+		return []Client{}, nil
+	}
+	return d.store.LinkedClients(ctx, a.String())
 }

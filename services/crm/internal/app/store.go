@@ -34,6 +34,10 @@ type Reader interface {
 	Agency(ctx context.Context, id string) (Agency, error)
 	Member(ctx context.Context, agencyID, id string) (Member, error)
 	Client(ctx context.Context, id string) (Client, error)
+	// Linked reports whether the client is linked to the agency.
+	Linked(ctx context.Context, agencyID, clientID string) (bool, error)
+	// LinkedClients lists the clients linked to the agency, by id.
+	LinkedClients(ctx context.Context, agencyID string) ([]Client, error)
 	// Prospects lists an agency's prospects by updated_at descending, then
 	// id descending.
 	Prospects(ctx context.Context, agencyID string, page pagination.Page) ([]Prospect, error)

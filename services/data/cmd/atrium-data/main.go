@@ -6,7 +6,9 @@ package main
 
 import (
 	"context"
+	"flag"
 
+	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/services/data/service"
 )
@@ -15,7 +17,11 @@ import (
 var version = "dev"
 
 func main() {
-	runner.Main(service.Name, version, nil, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
-		return service.New(ctx, service.Config{Config: cfg})
+	crm := cli.DefaultGRPCAddr("crm")
+	bind := func(fs *flag.FlagSet) {
+		fs.StringVar(&crm, "crm-addr", crm, "gRPC address of the CRM service, asked on every read which clients the agency may reach")
+	}
+	runner.Main(service.Name, version, bind, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
+		return service.New(ctx, service.Config{Config: cfg, CRMAddr: crm})
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
@@ -90,6 +91,28 @@ func (s *Store) Client(_ context.Context, id string) (app.Client, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
 	return s.client(id)
+}
+
+// Linked implements app.Reader.
+func (s *Store) Linked(_ context.Context, agencyID, clientID string) (bool, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	_, ok := s.links[pair{agencyID, clientID}]
+	return ok, nil
+}
+
+// LinkedClients implements app.Reader.
+func (s *Store) LinkedClients(_ context.Context, agencyID string) ([]app.Client, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	out := []app.Client{}
+	for k := range s.links {
+		if k.a == agencyID {
+			out = append(out, s.clients[k.b])
+		}
+	}
+	slices.SortFunc(out, func(x, y app.Client) int { return strings.Compare(x.ID, y.ID) })
+	return out, nil
 }
 
 func (s *Store) client(id string) (app.Client, error) {

@@ -92,6 +92,30 @@ func (r reader) Client(ctx context.Context, id string) (app.Client, error) {
 	return c, storeErr(err, "client "+id)
 }
 
+func (r reader) Linked(ctx context.Context, agencyID, clientID string) (bool, error) {
+	var ok bool
+	err := r.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM agency_clients WHERE agency_id = $1 AND client_id = $2)`, agencyID, clientID).Scan(&ok)
+	return ok, storeErr(err, "client link")
+}
+
+func (r reader) LinkedClients(ctx context.Context, agencyID string) ([]app.Client, error) {
+	rows, err := r.q.Query(ctx, `SELECT c.id, c.name, c.domain, c.status, c.created_at, c.updated_at
+		FROM agency_clients l JOIN clients c ON c.id = l.client_id WHERE l.agency_id = $1 ORDER BY c.id`, agencyID)
+	if err != nil {
+		return nil, storeErr(err, "linked clients")
+	}
+	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.Client, error) {
+		var c app.Client
+		err := row.Scan(&c.ID, &c.Name, &c.Domain, &c.Status, &c.CreatedAt, &c.UpdatedAt)
+		c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+		return c, err
+	})
+	if cs == nil {
+		cs = []app.Client{}
+	}
+	return cs, storeErr(err, "linked clients")
+}
+
 const prospectCols = `id, agency_id, business_name, website_url, domain, industry, health_score, lead_score, pipeline_stage, created_at, updated_at`
 
 // prospectScanner scans rows of prospectCols into one variable whose

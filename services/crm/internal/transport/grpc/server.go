@@ -16,6 +16,7 @@ type Server struct {
 	crmv1.UnimplementedCRMServiceServer
 	crmv1.UnimplementedCRMAdminServiceServer
 	crmv1.UnimplementedAPIKeyServiceServer
+	crmv1.UnimplementedClientAccessServiceServer
 
 	directory *app.Directory
 	keys      *app.Keys
@@ -32,6 +33,7 @@ func (s *Server) Register(r grpc.ServiceRegistrar) {
 	crmv1.RegisterCRMServiceServer(r, s)
 	crmv1.RegisterCRMAdminServiceServer(r, s)
 	crmv1.RegisterAPIKeyServiceServer(r, s)
+	crmv1.RegisterClientAccessServiceServer(r, s)
 }
 
 func ts(t time.Time) *timestamppb.Timestamp { return timestamppb.New(t) }

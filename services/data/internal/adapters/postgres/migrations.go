@@ -1,12 +1,26 @@
-// Package postgres is the data service's PostgreSQL adapter. It owns the
-// data schema; today that holds only the platform's outbox.
+// Package postgres is the data store on PostgreSQL through pgx. It owns the
+// data schema: one rows table for every dataset, with typed columns for the
+// order and filter fields; transactions and the outbox are platform/pgdb's.
 package postgres
 
-import "github.com/atrium-hq/atrium/platform/pgdb"
+import (
+	"embed"
+	"io/fs"
+
+	"github.com/atrium-hq/atrium/platform/pgdb"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
 
 // Schema is the PostgreSQL schema the data service owns.
 const Schema = "data"
 
-// Migrations are the data schema's migrations: the platform's outbox, and
-// none of the service's own yet.
-func Migrations() pgdb.Migrations { return pgdb.ServiceMigrations(Schema, nil) }
+// Migrations are the data schema's migrations.
+func Migrations() pgdb.Migrations {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the embedded directory always exists
+	}
+	return pgdb.ServiceMigrations(Schema, sub)
+}

@@ -1,0 +1,244 @@
+package main
+
+// The data read interface over HTTP: datasets loaded through the admin
+// API, read with every parameter rule, paged through, and guarded by the
+// live link between the key's agency and the client.
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// newClient creates a client and, when link is set, links it to the
+// tenant's agency.
+func (s *stack) newClient(t *testing.T, tn tenant, link bool) string {
+	t.Helper()
+	id := s.create(t, "/admin/v1/clients", "client", map[string]any{"name": "Client " + t.Name(), "domain": "client.example"})["id"].(string)
+	if link {
+		wantStatus(t, s.adminCall(t, "PUT", "/admin/v1/agencies/"+tn.agency+"/clients/"+id, nil), http.StatusOK)
+	}
+	return id
+}
+
+func (s *stack) loadRows(t *testing.T, client, resource string, rows ...map[string]any) {
+	t.Helper()
+	r := s.adminCall(t, "POST", "/admin/v1/clients/"+client+"/datasets/"+resource, map[string]any{"rows": rows})
+	wantStatus(t, r, http.StatusCreated)
+	if r.json["inserted"] != float64(len(rows)) {
+		t.Fatalf("insert answered %s, want inserted %d", r, len(rows))
+	}
+}
+
+func (s *stack) read(t *testing.T, key string, q url.Values) response {
+	t.Helper()
+	return call(t, "GET", s.api+"/api/v1/data?"+q.Encode(), key, nil)
+}
+
+func params(kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Set(kv[i], kv[i+1])
+	}
+	return v
+}
+
+func testDataRead(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	s.loadRows(t, client, "keywords",
+		map[string]any{"keyword": "sourdough bread", "position": 3, "url": "https://bakery.example/bread", "search_volume": 1900, "difficulty": 41.5, "status": "active", "tracked_at": "2026-11-20T08:00:00Z"},
+		map[string]any{"keyword": "rye", "position": 12.5, "status": "paused", "created_at": "2026-11-01"},
+	)
+	r := s.read(t, tn.read, params("resource", "keywords", "client_id", client))
+	wantStatus(t, r, http.StatusOK)
+	wantKeys(t, r.json, "resource", "client_id", "data", "pagination")
+	p := r.json["pagination"].(map[string]any)
+	if r.json["resource"] != "keywords" || r.json["client_id"] != client || p["total"] != float64(2) || p["limit"] != float64(100) ||
+		p["offset"] != float64(0) || p["has_more"] != false {
+		t.Fatalf("read = %s", r)
+	}
+	row := r.json["data"].([]any)[0].(map[string]any)
+	wantKeys(t, row, "id", "keyword", "position", "url", "search_volume", "difficulty", "status", "tracked_at", "created_at", "updated_at")
+	if !dateRE.MatchString(row["created_at"].(string)) {
+		t.Fatalf("keyword created_at = %v, want a date", row["created_at"])
+	}
+	wantTimestamp(t, row, "updated_at")
+
+	// Filters read the value as the field's type, exactly and case-sensitively.
+	r = s.read(t, tn.read, params("resource", "keywords", "client_id", client, "filter_field", "status", "filter_value", "active"))
+	if got := r.json["pagination"].(map[string]any)["total"]; got != float64(1) {
+		t.Fatalf("status=active total = %v", got)
+	}
+	r = s.read(t, tn.read, params("resource", "keywords", "client_id", client, "filter_field", "status", "filter_value", "Active"))
+	if got := r.json["pagination"].(map[string]any)["total"]; got != float64(0) {
+		t.Fatalf("status=Active total = %v, want 0 (case-sensitive)", got)
+	}
+	s.loadRows(t, client, "blogs", map[string]any{"title": "Live", "published": true}, map[string]any{"title": "Draft", "published": false})
+	r = s.read(t, tn.read, params("resource", "blogs", "client_id", client, "filter_field", "published", "filter_value", "true"))
+	if d := r.json["data"].([]any); len(d) != 1 || d[0].(map[string]any)["title"] != "Live" {
+		t.Fatalf("published=true = %s", r)
+	}
+	// Every resource name answers.
+	for _, res := range []string{"keywords", "seo_tasks", "seo_reports", "blogs", "blog_categories", "blog_authors", "geo_articles",
+		"topical_maps", "press_releases", "backlinks", "anchor_texts", "top_linked_pages", "domain_metrics", "backlink_outreach",
+		"backlink_summaries", "citations", "gbp_profiles", "gbp_posts", "reviews", "locations", "grid_searches", "competitors",
+		"llm_reports", "ai_summaries", "ai_training", "call_tracking_calls", "thirdparty_calls", "call_scores",
+		"call_transcriptions", "integrations"} {
+		wantStatus(t, s.read(t, tn.read, params("resource", res, "client_id", client)), http.StatusOK)
+	}
+	wantStatus(t, s.read(t, tn.read, params("resource", "clients")), http.StatusOK)
+}
+
+func testDataRules(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	kw := func(kv ...string) url.Values {
+		return params(append([]string{"resource", "keywords", "client_id", client}, kv...)...)
+	}
+	for name, tc := range map[string]struct {
+		q     url.Values
+		words []string
+	}{
+		"no resource":            {params("client_id", client), []string{"resource is required", "keywords", "integrations"}},
+		"unknown resource":       {params("resource", "kw", "client_id", client), []string{`unknown resource "kw"`, "clients, keywords, seo_tasks"}},
+		"no client_id":           {params("resource", "keywords"), []string{"client_id is required"}},
+		"limit 0":                {kw("limit", "0"), []string{"limit must be an integer of at least 1"}},
+		"limit abc":              {kw("limit", "abc"), []string{"limit must be an integer"}},
+		"offset -1":              {kw("offset", "-1"), []string{"offset must be an integer of 0 or more"}},
+		"direction":              {kw("direction", "up"), []string{"direction must be asc or desc"}},
+		"filter without value":   {kw("filter_field", "status"), []string{"filter_field and filter_value go together"}},
+		"value without filter":   {kw("filter_value", "x"), []string{"filter_field and filter_value go together"}},
+		"order not listed":       {kw("order", "keyword"), []string{"Invalid order field. Allowed: created_at, updated_at, id, fetched_at, tracked_at, external_pages, linking_domains, appearances, scored_at"}},
+		"filter not listed":      {kw("filter_field", "keyword", "filter_value", "x"), []string{"Invalid filter field. Allowed: id, status, source_type, source_id, category_id, published, lead_grade, quality_grade, sentiment"}},
+		"order not of resource":  {kw("order", "scored_at"), []string{"resource keywords has no field scored_at", "created_at, updated_at, id, tracked_at"}},
+		"filter not of resource": {kw("filter_field", "sentiment", "filter_value", "x"), []string{"resource keywords has no field sentiment", "id, status"}},
+		"filter type":            {params("resource", "blogs", "client_id", client, "filter_field", "published", "filter_value", "yes"), []string{"filter_value for published must be true or false"}},
+		"filter uuid":            {kw("filter_field", "id", "filter_value", "42"), []string{"filter_value for id must be a UUID"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := s.read(t, tn.read, tc.q)
+			wantError(t, r, http.StatusBadRequest, tc.words...)
+			if strings.Contains(tc.words[0], "Invalid") && r.json["error"] != tc.words[0] {
+				t.Fatalf("message = %q, want exactly %q", r.json["error"], tc.words[0])
+			}
+		})
+	}
+	r := s.read(t, tn.read, kw("limit", "5000"))
+	if r.json["pagination"].(map[string]any)["limit"] != float64(1000) {
+		t.Fatalf("limit=5000 = %s, want limit 1000 reported", r)
+	}
+	wantError(t, call(t, "DELETE", s.api+"/api/v1/data", tn.read, nil), http.StatusMethodNotAllowed)
+	wantError(t, call(t, "POST", s.api+"/api/v1/data", tn.write, map[string]any{"action": "seo_audit"}), http.StatusMethodNotAllowed, "GET")
+
+	// A bad row refuses the whole request, naming the row, field and type.
+	for _, tc := range []struct {
+		row   map[string]any
+		words []string
+	}{
+		{map[string]any{"keyword": "x", "position": "first"}, []string{"rows[1].position must be a number", `"first"`}},
+		{map[string]any{"position": 1}, []string{"rows[1].keyword is required"}},
+		{map[string]any{"keyword": "x", "position": 1, "colour": "red"}, []string{"rows[1].colour is not a field of keywords"}},
+		{map[string]any{"keyword": "x", "position": 1, "tracked_at": "yesterday"}, []string{"rows[1].tracked_at must be an RFC 3339 timestamp"}},
+		{map[string]any{"keyword": "x", "position": 1, "created_at": "2026-11-01T00:00:00Z"}, []string{"rows[1].created_at must be a date"}},
+	} {
+		r := s.adminCall(t, "POST", "/admin/v1/clients/"+client+"/datasets/keywords", map[string]any{"rows": []any{
+			map[string]any{"keyword": "fine", "position": 1}, tc.row}})
+		wantError(t, r, http.StatusBadRequest, tc.words...)
+	}
+	if total := s.read(t, tn.read, kw()).json["pagination"].(map[string]any)["total"]; total != float64(0) {
+		t.Fatalf("refused loads wrote %v rows", total)
+	}
+	wantError(t, s.adminCall(t, "POST", "/admin/v1/clients/"+client+"/datasets/nope", map[string]any{"rows": []any{map[string]any{}}}), http.StatusNotFound, "unknown dataset")
+}
+
+// testDataPaging walks a dataset with ties in every order and filter: each
+// row exactly once.
+func testDataPaging(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	var rows []map[string]any
+	for i := range 37 {
+		rows = append(rows, map[string]any{"keyword": fmt.Sprint("k", i), "position": i % 4, "status": []string{"active", "paused"}[i%2],
+			"tracked_at": fmt.Sprintf("2026-11-%02dT00:00:00Z", 1+i%3), "created_at": fmt.Sprintf("2026-10-%02d", 1+i%5)})
+	}
+	s.loadRows(t, client, "keywords", rows...)
+	for _, extra := range [][]string{
+		{}, {"order", "tracked_at"}, {"order", "tracked_at", "direction", "asc"}, {"order", "id"},
+		{"filter_field", "status", "filter_value", "active", "order", "tracked_at"},
+	} {
+		seen := map[string]int{}
+		want := -1
+		for off := 0; ; off += 5 {
+			q := params(append([]string{"resource", "keywords", "client_id", client, "limit", "5", "offset", fmt.Sprint(off)}, extra...)...)
+			r := s.read(t, tn.read, q)
+			wantStatus(t, r, http.StatusOK)
+			p := r.json["pagination"].(map[string]any)
+			want = int(p["total"].(float64))
+			for _, d := range r.json["data"].([]any) {
+				seen[d.(map[string]any)["id"].(string)]++
+			}
+			if p["has_more"] == false {
+				break
+			}
+		}
+		if len(seen) != want {
+			t.Fatalf("%v: walk read %d distinct rows, total says %d", extra, len(seen), want)
+		}
+		for id, n := range seen {
+			if n != 1 {
+				t.Fatalf("%v: row %s read %d times", extra, id, n)
+			}
+		}
+	}
+}
+
+// testDataClientAccess: links apply at once with the same key; unknown
+// and unlinked clients get the same 403; clients lists what the key reaches.
+func testDataClientAccess(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	linked := s.newClient(t, tn, true)
+	later := s.newClient(t, tn, false)
+	s.loadRows(t, later, "reviews", map[string]any{"rating": 5, "sentiment": "positive"})
+	r1 := s.read(t, tn.read, params("resource", "reviews", "client_id", later))
+	r2 := s.read(t, tn.read, params("resource", "reviews", "client_id", "01a20a25-01a4-78fc-a7f2-443c2935f15b"))
+	wantError(t, r1, http.StatusForbidden, "not linked")
+	wantError(t, r2, http.StatusForbidden, "not linked")
+	if strings.ReplaceAll(r1.json["error"].(string), later, "X") != strings.ReplaceAll(r2.json["error"].(string), "01a20a25-01a4-78fc-a7f2-443c2935f15b", "X") {
+		t.Fatalf("unlinked and unknown clients answer differently: %q vs %q", r1.json["error"], r2.json["error"])
+	}
+	wantStatus(t, s.adminCall(t, "PUT", "/admin/v1/agencies/"+tn.agency+"/clients/"+later, nil), http.StatusOK)
+	wantStatus(t, s.read(t, tn.read, params("resource", "reviews", "client_id", later)), http.StatusOK)
+
+	r := s.read(t, tn.read, params("resource", "clients"))
+	wantStatus(t, r, http.StatusOK)
+	if _, ok := r.json["client_id"]; ok {
+		t.Fatalf("clients answers with a client_id: %s", r)
+	}
+	var got []string
+	for _, c := range r.json["data"].([]any) {
+		got = append(got, c.(map[string]any)["id"].(string))
+	}
+	if len(got) != 2 || !strings.Contains(strings.Join(got, ","), linked) || !strings.Contains(strings.Join(got, ","), later) {
+		t.Fatalf("clients = %v, want exactly %s and %s", got, linked, later)
+	}
+	r = s.read(t, tn.read, params("resource", "clients", "filter_field", "id", "filter_value", linked))
+	if n := r.json["pagination"].(map[string]any)["total"]; n != float64(1) {
+		t.Fatalf("clients filtered by id: total %v", n)
+	}
+
+	wantStatus(t, s.adminCall(t, "DELETE", "/admin/v1/agencies/"+tn.agency+"/clients/"+later, nil), http.StatusOK)
+	wantError(t, s.read(t, tn.read, params("resource", "reviews", "client_id", later)), http.StatusForbidden, "not linked")
+
+	// Another agency's key never reads this agency's clients.
+	other := s.newTenant(t)
+	wantError(t, s.read(t, other.read, params("resource", "reviews", "client_id", linked)), http.StatusForbidden, "not linked")
+	if r := s.read(t, other.read, params("resource", "clients")); len(r.json["data"].([]any)) != 0 {
+		t.Fatalf("another agency sees clients: %s", r)
+	}
+	// A key bound to a site only is refused.
+	siteOnly := s.newKey(t, map[string]any{"scopes": []string{"read"}, "site_id": tn.site})
+	wantError(t, s.read(t, siteOnly, params("resource", "clients")), http.StatusForbidden, "agency")
+}

@@ -1,0 +1,34 @@
+package grpc
+
+import (
+	"context"
+
+	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
+	"github.com/atrium-hq/atrium/services/crm/internal/app"
+)
+
+// CheckClientAccess implements crmv1.ClientAccessServiceServer.
+func (s *Server) CheckClientAccess(ctx context.Context, req *crmv1.CheckClientAccessRequest) (*crmv1.CheckClientAccessResponse, error) {
+	ok, err := s.directory.Linked(ctx, req.AgencyId, req.ClientId)
+	if err != nil {
+		return nil, err
+	}
+	return &crmv1.CheckClientAccessResponse{Linked: ok}, nil
+}
+
+// ListAgencyClients implements crmv1.ClientAccessServiceServer.
+func (s *Server) ListAgencyClients(ctx context.Context, req *crmv1.ListAgencyClientsRequest) (*crmv1.ListAgencyClientsResponse, error) {
+	cs, err := s.directory.LinkedClients(ctx, req.AgencyId)
+	if err != nil {
+		return nil, err
+	}
+	out := &crmv1.ListAgencyClientsResponse{Clients: make([]*crmv1.Client, len(cs))}
+	for i, c := range cs {
+		out.Clients[i] = clientPB(c)
+	}
+	return out, nil
+}
+
+func clientPB(c app.Client) *crmv1.Client {
+	return &crmv1.Client{Id: c.ID, Name: c.Name, Domain: c.Domain, Status: c.Status, CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt)}
+}

@@ -1,0 +1,190 @@
+package app
+
+import (
+	"slices"
+	"strings"
+)
+
+// Field types of dataset rows.
+const (
+	TString    = "string"
+	TNumber    = "number"
+	TInteger   = "integer"
+	TBoolean   = "boolean"
+	TDate      = "date"
+	TTimestamp = "timestamp"
+	TURL       = "url"
+	TUUID      = "uuid"
+)
+
+// Field is one property of a resource's rows.
+type Field struct {
+	Name     string
+	Type     string
+	Required bool
+}
+
+// Resource is a dataset: the shape of its rows. Every row also has id,
+// created_at and updated_at (SystemFields); which of the spec's order and
+// filter fields a resource offers follows from the fields it has.
+type Resource struct {
+	Name        string
+	Description string
+	Fields      []Field
+	// CreatedAtDate makes created_at a date (YYYY-MM-DD) rather than a
+	// timestamp, as the spec's keyword rows have it.
+	CreatedAtDate bool
+}
+
+// OrderFields and FilterFields are the spec's lists, in its order; the
+// error messages quote them exactly.
+var (
+	OrderFields  = []string{"created_at", "updated_at", "id", "fetched_at", "tracked_at", "external_pages", "linking_domains", "appearances", "scored_at"}
+	FilterFields = []string{"id", "status", "source_type", "source_id", "category_id", "published", "lead_grade", "quality_grade", "sentiment"}
+)
+
+// ClientsResource is the one resource read from the CRM rather than
+// stored: the clients the key's agency can reach.
+const ClientsResource = "clients"
+
+func f(name, typ string) Field   { return Field{Name: name, Type: typ} }
+func req(name, typ string) Field { return Field{Name: name, Type: typ, Required: true} }
+
+// Catalog is every resource, in the spec's order. It is the one statement
+// of each row shape: validation, ordering, filtering and docs/datasets.md
+// all follow it.
+var Catalog = []Resource{
+	{Name: ClientsResource, Description: "Clients the key can reach", Fields: []Field{
+		req("name", TString), req("domain", TString), req("status", TString)}},
+	{Name: "keywords", Description: "Tracked keyword rankings over time", CreatedAtDate: true, Fields: []Field{
+		req("keyword", TString), req("position", TNumber), f("url", TURL), f("search_volume", TInteger),
+		f("difficulty", TNumber), f("status", TString), f("tracked_at", TTimestamp)}},
+	{Name: "seo_tasks", Description: "SEO tasks with priority, status and category", Fields: []Field{
+		req("title", TString), f("description", TString), f("priority", TString), f("status", TString), f("category_id", TString)}},
+	{Name: "seo_reports", Description: "Audit reports", Fields: []Field{
+		req("url", TURL), f("score", TNumber), f("issues_found", TInteger), f("summary", TString)}},
+	{Name: "blogs", Description: "Blog articles, drafts and published", Fields: []Field{
+		req("title", TString), f("slug", TString), f("content", TString), f("status", TString), f("published", TBoolean),
+		f("category_id", TString), f("author_id", TString), f("published_at", TTimestamp)}},
+	{Name: "blog_categories", Description: "Blog taxonomy", Fields: []Field{req("name", TString), f("slug", TString)}},
+	{Name: "blog_authors", Description: "Blog authors", Fields: []Field{req("name", TString), f("bio", TString)}},
+	{Name: "geo_articles", Description: "Geo-targeted articles", Fields: []Field{
+		req("title", TString), f("location", TString), f("content", TString), f("status", TString)}},
+	{Name: "topical_maps", Description: "Topical authority maps", Fields: []Field{
+		req("topic", TString), f("pillar_count", TInteger), f("summary", TString)}},
+	{Name: "press_releases", Description: "Generated press releases", Fields: []Field{
+		req("title", TString), f("body", TString), f("status", TString), f("distributed_at", TTimestamp)}},
+	{Name: "backlinks", Description: "Individual backlinks with anchor and source authority", Fields: []Field{
+		req("source_url", TURL), req("target_url", TURL), f("anchor_text", TString), f("source_type", TString), f("source_id", TString),
+		f("domain_authority", TNumber), f("external_pages", TInteger), f("linking_domains", TInteger), f("first_seen", TDate)}},
+	{Name: "anchor_texts", Description: "Anchor text distribution", Fields: []Field{
+		req("anchor", TString), f("count", TInteger), f("percentage", TNumber), f("source_id", TString)}},
+	{Name: "top_linked_pages", Description: "Most-linked pages", Fields: []Field{
+		req("url", TURL), f("linking_domains", TInteger), f("external_pages", TInteger)}},
+	{Name: "domain_metrics", Description: "Domain authority, page authority, spam score", Fields: []Field{
+		req("domain", TString), f("domain_authority", TNumber), f("page_authority", TNumber), f("spam_score", TNumber), f("fetched_at", TTimestamp)}},
+	{Name: "backlink_outreach", Description: "Outreach pipeline", Fields: []Field{
+		req("target_domain", TString), f("contact_email", TString), f("status", TString), f("notes", TString)}},
+	{Name: "backlink_summaries", Description: "AI summaries of backlinks", Fields: []Field{
+		req("summary", TString), f("status", TString), f("source_id", TString)}},
+	{Name: "citations", Description: "Directory listings and status", Fields: []Field{
+		req("directory", TString), f("listing_url", TURL), f("status", TString)}},
+	{Name: "gbp_profiles", Description: "Business-profile data", Fields: []Field{
+		req("name", TString), f("address", TString), f("phone", TString), f("rating", TNumber), f("review_count", TInteger), f("status", TString)}},
+	{Name: "gbp_posts", Description: "Business-profile posts", Fields: []Field{
+		req("title", TString), f("body", TString), f("status", TString), f("posted_at", TTimestamp)}},
+	{Name: "reviews", Description: "Customer reviews", Fields: []Field{
+		f("author", TString), req("rating", TNumber), f("text", TString), f("sentiment", TString), f("source", TString)}},
+	{Name: "locations", Description: "Client business locations", Fields: []Field{
+		req("name", TString), f("address", TString), f("city", TString), f("country", TString), f("lat", TNumber), f("lng", TNumber)}},
+	{Name: "grid_searches", Description: "Local grid search results", Fields: []Field{
+		req("keyword", TString), f("grid_size", TInteger), f("average_rank", TNumber), f("tracked_at", TTimestamp)}},
+	{Name: "competitors", Description: "Competitor appearances", Fields: []Field{
+		req("domain", TString), f("appearances", TInteger), f("average_position", TNumber)}},
+	{Name: "llm_reports", Description: "Answer-engine visibility reports", Fields: []Field{
+		req("engine", TString), f("prompt", TString), f("visibility", TNumber), f("scored_at", TTimestamp)}},
+	{Name: "ai_summaries", Description: "Generated summaries", Fields: []Field{req("summary", TString), f("source_id", TString)}},
+	{Name: "ai_training", Description: "Knowledge base", Fields: []Field{
+		req("title", TString), f("content", TString), f("source_id", TString)}},
+	{Name: "call_tracking_calls", Description: "Calls", Fields: []Field{
+		f("caller_number", TString), f("duration_seconds", TInteger), f("status", TString), f("recording_url", TURL)}},
+	{Name: "thirdparty_calls", Description: "Calls from a third-party call tracker", Fields: []Field{
+		req("provider", TString), f("caller_number", TString), f("duration_seconds", TInteger), f("status", TString)}},
+	{Name: "call_scores", Description: "Lead scoring", Fields: []Field{
+		f("call_id", TString), f("lead_grade", TString), f("quality_grade", TString), f("score", TNumber)}},
+	{Name: "call_transcriptions", Description: "Call transcripts", Fields: []Field{
+		f("call_id", TString), req("transcript", TString), f("lead_grade", TString), f("quality_grade", TString)}},
+	{Name: "integrations", Description: "Connected integrations and status", Fields: []Field{
+		req("name", TString), f("provider", TString), f("status", TString), f("connected_at", TTimestamp)}},
+}
+
+var byName = func() map[string]*Resource {
+	m := make(map[string]*Resource, len(Catalog))
+	for i := range Catalog {
+		m[Catalog[i].Name] = &Catalog[i]
+	}
+	return m
+}()
+
+// ResourceNames lists the resource names in the spec's order.
+func ResourceNames() []string {
+	out := make([]string, len(Catalog))
+	for i, r := range Catalog {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// Lookup returns the resource named name.
+func Lookup(name string) (*Resource, bool) {
+	r, ok := byName[name]
+	return r, ok
+}
+
+// Field returns the row field called name, system fields included.
+func (r *Resource) Field(name string) (Field, bool) {
+	switch name {
+	case "id":
+		return Field{Name: "id", Type: TUUID}, true
+	case "created_at":
+		if r.CreatedAtDate {
+			return Field{Name: "created_at", Type: TDate}, true
+		}
+		return Field{Name: "created_at", Type: TTimestamp}, true
+	case "updated_at":
+		return Field{Name: "updated_at", Type: TTimestamp}, true
+	}
+	i := slices.IndexFunc(r.Fields, func(f Field) bool { return f.Name == name })
+	if i < 0 {
+		return Field{}, false
+	}
+	return r.Fields[i], true
+}
+
+// Orders lists the order fields this resource offers.
+func (r *Resource) Orders() []string { return r.offered(OrderFields) }
+
+// Filters lists the filter fields this resource offers.
+func (r *Resource) Filters() []string { return r.offered(FilterFields) }
+
+func (r *Resource) offered(universe []string) []string {
+	var out []string
+	for _, name := range universe {
+		if _, ok := r.Field(name); ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// AllFields lists every field of the resource's rows, system ones first.
+func (r *Resource) AllFields() []Field {
+	out := []Field{{Name: "id", Type: TUUID}}
+	for _, f := range r.Fields {
+		out = append(out, f)
+	}
+	cf, _ := r.Field("created_at")
+	return append(out, cf, Field{Name: "updated_at", Type: TTimestamp})
+}
+
+func list(names []string) string { return strings.Join(names, ", ") }

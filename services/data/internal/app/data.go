@@ -1,0 +1,292 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pagination"
+	"github.com/atrium-hq/atrium/platform/store"
+)
+
+// Store is the data service's persistence port, met by the memory and
+// postgres adapters under the contract suite in storetest.
+type Store interface {
+	// Rows returns the page q selects and how many rows match its filter.
+	Rows(ctx context.Context, q Query) ([]Row, int, error)
+	// InTx runs fn in a transaction: all of its writes and events, or none.
+	InTx(ctx context.Context, fn func(Tx) error) error
+}
+
+// Tx is a transaction.
+type Tx interface {
+	// InsertRows inserts rows; ErrDuplicate if an id exists.
+	InsertRows(ctx context.Context, rows []Row) error
+	outbox.Enqueuer
+}
+
+// Client is a client as the CRM describes it.
+type Client struct {
+	ID, Name, Domain, Status string
+	CreatedAt, UpdatedAt     time.Time
+}
+
+// ClientAccess answers, at the time of each request, which clients an
+// agency may reach. The CRM owns the links; the data service asks it.
+type ClientAccess interface {
+	Linked(ctx context.Context, agencyID, clientID string) (bool, error)
+	Clients(ctx context.Context, agencyID string) ([]Client, error)
+}
+
+// Store errors, shared with every service.
+var (
+	ErrNotFound  = store.ErrNotFound
+	ErrDuplicate = store.ErrDuplicate
+)
+
+// Clock returns the current time; store.Clock fixes its precision.
+type Clock = store.Clock
+
+var readPolicy = pagination.Policy{DefaultLimit: 100, MaxLimit: 1000, Clamp: true}
+
+// Datasets reads and loads dataset rows.
+type Datasets struct {
+	store  Store
+	access ClientAccess
+	clock  Clock
+}
+
+// NewDatasets returns the data use cases.
+func NewDatasets(store Store, access ClientAccess, clock Clock) *Datasets {
+	return &Datasets{store: store, access: access, clock: clock}
+}
+
+// ReadParams are the read's parameters as the caller sent them.
+type ReadParams struct {
+	Resource, ClientID       string
+	Limit, Offset            *int32
+	Order, Direction         string
+	FilterField, FilterValue string
+}
+
+// Page is a read's answer.
+type Page struct {
+	Resource *Resource
+	Query    Query
+	Rows     []Row
+	Total    int
+}
+
+// HasMore reports whether a page exists at offset + limit.
+func (p Page) HasMore() bool { return int(p.Query.Page.Offset)+int(p.Query.Page.Limit) < p.Total }
+
+func denied(clientID string) error {
+	return apperr.PermissionDenied("client %q is not linked to this key's agency, or does not exist; an administrator links clients to agencies", clientID)
+}
+
+// Read checks the parameters in the spec's order, then the client's link
+// to the agency, and reads the page.
+func (d *Datasets) Read(ctx context.Context, agencyID string, p ReadParams) (Page, error) {
+	if p.Resource == "" {
+		return Page{}, apperr.Invalid("resource is required; one of: %s", list(ResourceNames()))
+	}
+	r, ok := Lookup(p.Resource)
+	if !ok {
+		return Page{}, apperr.Invalid("unknown resource %q; valid resources: %s", p.Resource, list(ResourceNames()))
+	}
+	if r.Name != ClientsResource && p.ClientID == "" {
+		return Page{}, apperr.Invalid("client_id is required for resource %s (every resource but clients)", r.Name)
+	}
+	if r.Name == ClientsResource && p.ClientID != "" {
+		return Page{}, apperr.Invalid("client_id does not apply to resource clients, which lists the clients the key can reach; filter by id instead")
+	}
+	page, err := readPolicy.Parse(p.Limit, p.Offset)
+	if err != nil {
+		return Page{}, err
+	}
+	q := Query{Resource: r.Name, Page: page, Order: "created_at"}
+	switch p.Direction {
+	case "", "desc":
+	case "asc":
+		q.Asc = true
+	default:
+		return Page{}, apperr.Invalid("direction must be asc or desc (default desc); got %q", p.Direction)
+	}
+	if p.Order != "" {
+		if !contains(OrderFields, p.Order) {
+			return Page{}, apperr.Invalid("Invalid order field. Allowed: %s", list(OrderFields))
+		}
+		if !contains(r.Orders(), p.Order) {
+			return Page{}, apperr.Invalid("resource %s has no field %s to order by; it can be ordered by: %s", r.Name, p.Order, list(r.Orders()))
+		}
+		q.Order = p.Order
+	}
+	if (p.FilterField == "") != (p.FilterValue == "") {
+		return Page{}, apperr.Invalid("filter_field and filter_value go together: give both or neither")
+	}
+	if p.FilterField != "" {
+		if !contains(FilterFields, p.FilterField) {
+			return Page{}, apperr.Invalid("Invalid filter field. Allowed: %s", list(FilterFields))
+		}
+		if !contains(r.Filters(), p.FilterField) {
+			return Page{}, apperr.Invalid("resource %s has no field %s to filter by; it can be filtered by: %s", r.Name, p.FilterField, list(r.Filters()))
+		}
+		fd, _ := r.Field(p.FilterField)
+		v, err := filterValue(fd, p.FilterValue)
+		if err != nil {
+			return Page{}, err
+		}
+		q.FilterField, q.FilterValue = fd.Name, v
+	}
+	if r.Name == ClientsResource {
+		rows, total, err := d.clients(ctx, agencyID, q)
+		return Page{Resource: r, Query: q, Rows: rows, Total: total}, err
+	}
+	clientID, err := d.linked(ctx, agencyID, p.ClientID)
+	if err != nil {
+		return Page{}, err
+	}
+	q.ClientID = clientID
+	rows, total, err := d.store.Rows(ctx, q)
+	return Page{Resource: r, Query: q, Rows: rows, Total: total}, err
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// linked returns the canonical client id if the client is linked to the
+// agency now; unknown and unlinked clients get the same answer.
+func (d *Datasets) linked(ctx context.Context, agencyID, clientID string) (string, error) {
+	id, err := uuid.Parse(clientID)
+	if err != nil || len(clientID) != 36 {
+		return "", denied(clientID)
+	}
+	ok, err := d.access.Linked(ctx, agencyID, id.String())
+	if err != nil {
+		return "", apperr.Unavailable(err, "cannot check the client's link to the agency now: the CRM service is unavailable; retry later")
+	}
+	if !ok {
+		return "", denied(clientID)
+	}
+	return id.String(), nil
+}
+
+// filterValue reads a query string as the field's type.
+func filterValue(fd Field, s string) (any, error) {
+	var v any = s
+	switch fd.Type {
+	case TNumber, TInteger:
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+			return nil, apperr.Invalid("filter_value for %s must be %s; got %q", fd.Name, expected[fd.Type], s)
+		}
+		v = n
+	case TBoolean:
+		switch s {
+		case "true":
+			v = true
+		case "false":
+			v = false
+		default:
+			return nil, apperr.Invalid("filter_value for %s must be true or false; got %q", fd.Name, s)
+		}
+	}
+	key, _, ok := typed(fd, v)
+	if !ok {
+		return nil, apperr.Invalid("filter_value for %s must be %s; got %q", fd.Name, expected[fd.Type], s)
+	}
+	return key, nil
+}
+
+// clients is the clients resource: the agency's linked clients, from the
+// CRM, as rows.
+func (d *Datasets) clients(ctx context.Context, agencyID string, q Query) ([]Row, int, error) {
+	cs, err := d.access.Clients(ctx, agencyID)
+	if err != nil {
+		return nil, 0, apperr.Unavailable(err, "cannot list the agency's clients now: the CRM service is unavailable; retry later")
+	}
+	r, _ := Lookup(ClientsResource)
+	rows := make([]Row, 0, len(cs))
+	for i, c := range cs {
+		row, err := buildRow(r, "", i, map[string]any{
+			"id": c.ID, "name": c.Name, "domain": c.Domain, "status": c.Status,
+			"created_at": c.CreatedAt.Format(time.RFC3339Nano), "updated_at": c.UpdatedAt.Format(time.RFC3339Nano),
+		}, c.CreatedAt)
+		if err != nil {
+			return nil, 0, fmt.Errorf("client %s from the CRM: %w", c.ID, err)
+		}
+		rows = append(rows, row)
+	}
+	page, total := SelectRows(rows, q)
+	return page, total, nil
+}
+
+// SubjectRowsInserted announces rows loaded into a client's dataset.
+const SubjectRowsInserted = "atrium.data.rows.inserted"
+
+type rowsInserted struct {
+	ClientID string    `json:"client_id"`
+	Resource string    `json:"resource"`
+	Count    int       `json:"count"`
+	At       time.Time `json:"at"`
+}
+
+// Insert validates every row, then inserts them all in one transaction;
+// a bad row is refused with its index, field and expected type, and
+// nothing is written.
+func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs []map[string]any) (int, error) {
+	r, ok := Lookup(resource)
+	if !ok || r.Name == ClientsResource {
+		return 0, apperr.NotFound("unknown dataset %q; datasets: %s", resource, list(ResourceNames()[1:]))
+	}
+	id, err := uuid.Parse(clientID)
+	if err != nil || len(clientID) != 36 {
+		return 0, apperr.NotFound("client %q not found", clientID)
+	}
+	if len(objs) == 0 {
+		return 0, apperr.Invalid("rows is required: a non-empty array of %s rows", r.Name)
+	}
+	now := d.clock.Now()
+	rows := make([]Row, len(objs))
+	for i, o := range objs {
+		if rows[i], err = buildRow(r, id.String(), i, o, now); err != nil {
+			return 0, err
+		}
+	}
+	err = d.store.InTx(ctx, func(tx Tx) error {
+		if err := tx.InsertRows(ctx, rows); err != nil {
+			if err == ErrDuplicate || isDuplicate(err) {
+				return apperr.Conflict("a row with one of these ids already exists in %s", r.Name)
+			}
+			return err
+		}
+		return outbox.Enqueue(ctx, tx, SubjectRowsInserted, rowsInserted{id.String(), r.Name, len(rows), now}, now)
+	})
+	return len(rows), err
+}
+
+func isDuplicate(err error) bool {
+	for e := err; e != nil; {
+		if e == ErrDuplicate {
+			return true
+		}
+		u, ok := e.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		e = u.Unwrap()
+	}
+	return false
+}

@@ -1,0 +1,269 @@
+package app
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/pagination"
+)
+
+// Row is one dataset row. Data is the row object exactly as the API
+// returns it; Keys holds the typed values of the spec's order and filter
+// fields the row has (string, float64, bool or time.Time), for ordering and
+// filtering without decoding Data.
+type Row struct {
+	ID        string
+	ClientID  string
+	Resource  string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	Keys      map[string]any
+	Data      json.RawMessage
+}
+
+// Query selects a page of one resource's rows of one client.
+type Query struct {
+	Resource, ClientID string
+	Page               pagination.Page
+	// Order is one of the resource's order fields; Asc reverses the default
+	// largest first. Ties are broken by id in the same direction; rows
+	// without a value sort after every value.
+	Order string
+	Asc   bool
+	// FilterField and FilterValue (typed like Keys) keep the rows whose
+	// field equals the value.
+	FilterField string
+	FilterValue any
+}
+
+// maxText bounds a string value.
+const maxText = 100_000
+
+func describe(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		if utf8.RuneCountInString(v) > 40 {
+			return fmt.Sprintf("a string of %d characters", utf8.RuneCountInString(v))
+		}
+		return fmt.Sprintf("%q", v)
+	case float64:
+		b, _ := json.Marshal(v)
+		return "the number " + string(b)
+	case bool:
+		return fmt.Sprint(v)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+var expected = map[string]string{
+	TString: "a string", TNumber: "a number", TInteger: "an integer", TBoolean: "true or false",
+	TDate: "a date YYYY-MM-DD", TTimestamp: "an RFC 3339 timestamp such as 2026-01-02T15:04:05Z",
+	TURL: "an absolute http or https URL", TUUID: "a UUID",
+}
+
+// typed checks v against the field and returns its key form (string,
+// float64, bool, time.Time) and its JSON form.
+func typed(fd Field, v any) (any, any, bool) {
+	switch fd.Type {
+	case TString:
+		s, ok := v.(string)
+		return s, s, ok && utf8.RuneCountInString(s) <= maxText
+	case TNumber:
+		n, ok := v.(float64)
+		return n, n, ok && !math.IsNaN(n) && !math.IsInf(n, 0)
+	case TInteger:
+		n, ok := v.(float64)
+		return n, n, ok && n == math.Trunc(n) && math.Abs(n) <= 1<<53
+	case TBoolean:
+		b, ok := v.(bool)
+		return b, b, ok
+	case TDate:
+		s, ok := v.(string)
+		t, err := time.Parse(time.DateOnly, s)
+		return t, s, ok && err == nil && t.Year() >= 1
+	case TTimestamp:
+		s, ok := v.(string)
+		t, err := time.Parse(time.RFC3339Nano, s)
+		t = t.UTC().Truncate(time.Microsecond)
+		return t, t.Format(time.RFC3339Nano), ok && err == nil
+	case TURL:
+		s, ok := v.(string)
+		u, err := url.Parse(s)
+		return s, s, ok && err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(s) <= 2048
+	case TUUID:
+		s, ok := v.(string)
+		id, err := uuid.Parse(s)
+		return id.String(), id.String(), ok && err == nil && len(s) == 36
+	}
+	return nil, nil, false
+}
+
+// isKey reports whether a field's value is kept in Row.Keys.
+func isKey(name string) bool {
+	return slices.Contains(OrderFields, name) || slices.Contains(FilterFields, name)
+}
+
+// buildRow validates one row object of resource r (at index i of the
+// request) and returns it with its id and timestamps filled in.
+func buildRow(r *Resource, clientID string, i int, obj map[string]any, now time.Time) (Row, error) {
+	if obj == nil {
+		return Row{}, apperr.Invalid("rows[%d] must be an object of %s's fields", i, r.Name)
+	}
+	fields := r.AllFields()
+	for k := range obj {
+		if _, ok := r.Field(k); !ok {
+			names := make([]string, len(fields))
+			for j, fd := range fields {
+				names[j] = fd.Name
+			}
+			return Row{}, apperr.Invalid("rows[%d].%s is not a field of %s; its fields are: %s", i, k, r.Name, list(names))
+		}
+	}
+	row := Row{ClientID: clientID, Resource: r.Name, Keys: map[string]any{}}
+	out := make([]byte, 0, 256)
+	out = append(out, '{')
+	for j, fd := range fields {
+		v, given := obj[fd.Name]
+		if !given || v == nil {
+			switch fd.Name {
+			case "id":
+				v = uuid.Must(uuid.NewV7()).String()
+			case "created_at", "updated_at":
+				if fd.Type == TDate {
+					v = now.Format(time.DateOnly)
+				} else {
+					v = now.Format(time.RFC3339Nano)
+				}
+			default:
+				if fd.Required {
+					return Row{}, apperr.Invalid("rows[%d].%s is required: %s", i, fd.Name, expected[fd.Type])
+				}
+			}
+		}
+		var js any
+		if v != nil {
+			key, j2, ok := typed(fd, v)
+			if !ok {
+				return Row{}, apperr.Invalid("rows[%d].%s must be %s; got %s", i, fd.Name, expected[fd.Type], describe(v))
+			}
+			js = j2
+			if isKey(fd.Name) {
+				row.Keys[fd.Name] = key
+			}
+			switch fd.Name {
+			case "id":
+				row.ID = key.(string)
+			case "created_at":
+				row.CreatedAt = key.(time.Time)
+			case "updated_at":
+				row.UpdatedAt = key.(time.Time)
+			}
+		}
+		if j > 0 {
+			out = append(out, ',')
+		}
+		k, _ := json.Marshal(fd.Name)
+		out = append(append(out, k...), ':')
+		b, err := encode(js)
+		if err != nil {
+			return Row{}, apperr.Invalid("rows[%d].%s cannot be encoded: %v", i, fd.Name, err)
+		}
+		out = append(out, b...)
+	}
+	row.Data = append(out, '}')
+	return row, nil
+}
+
+// encode is json.Marshal without HTML escaping.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// CompareKeys orders two key values of one field; nil (no value) sorts
+// after every value, as PostgreSQL's NULLs do ascending.
+func CompareKeys(a, b any) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	switch x := a.(type) {
+	case string:
+		return strings.Compare(x, b.(string))
+	case float64:
+		return cmp.Compare(x, b.(float64))
+	case bool:
+		y := b.(bool)
+		switch {
+		case x == y:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	case time.Time:
+		return x.Compare(b.(time.Time))
+	}
+	return 0
+}
+
+func keyOf(r *Row, field string) any {
+	switch field {
+	case "id":
+		return r.ID
+	case "created_at":
+		return r.CreatedAt
+	case "updated_at":
+		return r.UpdatedAt
+	}
+	return r.Keys[field]
+}
+
+// SelectRows applies q to rows in memory: filter, order (ties by id, no
+// value after every value), count and page. The memory store and the
+// clients resource use it; PostgreSQL does the same in SQL.
+func SelectRows(rows []Row, q Query) ([]Row, int) {
+	var kept []Row
+	for i := range rows {
+		if q.FilterField == "" || CompareKeys(keyOf(&rows[i], q.FilterField), q.FilterValue) == 0 && keyOf(&rows[i], q.FilterField) != nil {
+			kept = append(kept, rows[i])
+		}
+	}
+	slices.SortFunc(kept, func(a, b Row) int {
+		c := cmp.Or(CompareKeys(keyOf(&a, q.Order), keyOf(&b, q.Order)), strings.Compare(a.ID, b.ID))
+		if !q.Asc {
+			c = -c
+		}
+		return c
+	})
+	total := len(kept)
+	start := min(int(q.Page.Offset), total)
+	end := min(start+int(q.Page.Limit), total)
+	return kept[start:end], total
+}
