@@ -242,3 +242,57 @@ func testDataClientAccess(t *testing.T, s *stack) {
 	siteOnly := s.newKey(t, map[string]any{"scopes": []string{"read"}, "site_id": tn.site})
 	wantError(t, s.read(t, siteOnly, params("resource", "clients")), http.StatusForbidden, "agency")
 }
+
+// testDataCursor walks with cursors: the same rows as offset paging, each
+// once; a cursor is refused for another query.
+func testDataCursor(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	var rows []map[string]any
+	for i := range 29 {
+		row := map[string]any{"keyword": fmt.Sprint("k", i), "position": i % 3, "status": []string{"active", "paused"}[i%2]}
+		if i%6 != 0 {
+			row["tracked_at"] = fmt.Sprintf("2026-11-%02dT00:00:00Z", 1+i%4)
+		}
+		rows = append(rows, row)
+	}
+	s.loadRows(t, client, "keywords", rows...)
+	for _, extra := range [][]string{{"order", "tracked_at"}, {"order", "tracked_at", "direction", "asc"}, {"filter_field", "status", "filter_value", "active"}} {
+		base := append([]string{"resource", "keywords", "client_id", client}, extra...)
+		all := s.read(t, tn.read, params(append(base, "limit", "1000")...))
+		var want []string
+		for _, d := range all.json["data"].([]any) {
+			want = append(want, d.(map[string]any)["id"].(string))
+		}
+		var got []string
+		cursor := ""
+		for range 20 {
+			q := params(append(base, "limit", "4")...)
+			if cursor != "" {
+				q.Set("cursor", cursor)
+			}
+			r := s.read(t, tn.read, q)
+			wantStatus(t, r, http.StatusOK)
+			for _, d := range r.json["data"].([]any) {
+				got = append(got, d.(map[string]any)["id"].(string))
+			}
+			p := r.json["pagination"].(map[string]any)
+			next, _ := p["next_cursor"].(string)
+			if p["has_more"] == false {
+				if next != "" {
+					t.Fatalf("last page carries a next_cursor: %s", r)
+				}
+				break
+			}
+			cursor = next
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("%v: cursor walk %v\nwant %v", extra, got, want)
+		}
+	}
+	first := s.read(t, tn.read, params("resource", "keywords", "client_id", client, "order", "tracked_at", "limit", "2"))
+	cursor := first.json["pagination"].(map[string]any)["next_cursor"].(string)
+	wantError(t, s.read(t, tn.read, params("resource", "keywords", "client_id", client, "order", "created_at", "limit", "2", "cursor", cursor)), http.StatusBadRequest, "cursor belongs to another query")
+	wantError(t, s.read(t, tn.read, params("resource", "keywords", "client_id", client, "order", "tracked_at", "cursor", "garbage!")), http.StatusBadRequest, "cursor is malformed")
+	wantError(t, s.read(t, tn.read, params("resource", "keywords", "client_id", client, "order", "tracked_at", "offset", "4", "cursor", cursor)), http.StatusBadRequest, "cursor and offset cannot be combined")
+}

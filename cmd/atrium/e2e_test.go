@@ -58,6 +58,7 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		{"DataRules", testDataRules},
 		{"DataPaging", testDataPaging},
 		{"DataClientAccess", testDataClientAccess},
+		{"DataCursor", testDataCursor},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,7 +42,11 @@ type ReadDatasetRequest struct {
 	// One of: id, status, source_type, source_id, category_id, published, lead_grade, quality_grade, sentiment.
 	FilterField string `protobuf:"bytes,7,opt,name=filter_field,json=filterField,proto3" json:"filter_field,omitempty"`
 	// The exact value filter_field must have, read as the field's type.
-	FilterValue   string `protobuf:"bytes,8,opt,name=filter_value,json=filterValue,proto3" json:"filter_value,omitempty"`
+	FilterValue string `protobuf:"bytes,8,opt,name=filter_value,json=filterValue,proto3" json:"filter_value,omitempty"`
+	// Beyond the spec: continue after the last row of a page, from that
+	// page's pagination.next_cursor (keyset paging; every page costs the
+	// same). Bound to the resource, client, filter and order it came from.
+	Cursor        string `protobuf:"bytes,9,opt,name=cursor,proto3" json:"cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -133,6 +137,13 @@ func (x *ReadDatasetRequest) GetFilterValue() string {
 	return ""
 }
 
+func (x *ReadDatasetRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
 type Pagination struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Rows matching the filter, ignoring limit and offset.
@@ -142,7 +153,10 @@ type Pagination struct {
 	// The offset used.
 	Offset int32 `protobuf:"varint,3,opt,name=offset,proto3" json:"offset,omitempty"`
 	// Whether a further page exists at offset + limit.
-	HasMore       bool `protobuf:"varint,4,opt,name=has_more,json=hasMore,proto3" json:"has_more,omitempty"`
+	HasMore bool `protobuf:"varint,4,opt,name=has_more,json=hasMore,proto3" json:"has_more,omitempty"`
+	// Beyond the spec: when has_more, a cursor for the next page (send it as
+	// cursor with the same query); absent on the last page.
+	NextCursor    *string `protobuf:"bytes,5,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -203,6 +217,13 @@ func (x *Pagination) GetHasMore() bool {
 		return x.HasMore
 	}
 	return false
+}
+
+func (x *Pagination) GetNextCursor() string {
+	if x != nil && x.NextCursor != nil {
+		return *x.NextCursor
+	}
+	return ""
 }
 
 type ReadDatasetResponse struct {
@@ -394,7 +415,7 @@ var File_atrium_data_v1_data_proto protoreflect.FileDescriptor
 
 const file_atrium_data_v1_data_proto_rawDesc = "" +
 	"\n" +
-	"\x19atrium/data/v1/data.proto\x12\x0eatrium.data.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\x94\x02\n" +
+	"\x19atrium/data/v1/data.proto\x12\x0eatrium.data.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xac\x02\n" +
 	"\x12ReadDatasetRequest\x12\x1a\n" +
 	"\bresource\x18\x01 \x01(\tR\bresource\x12\x1b\n" +
 	"\tclient_id\x18\x02 \x01(\tR\bclientId\x12\x19\n" +
@@ -403,15 +424,19 @@ const file_atrium_data_v1_data_proto_rawDesc = "" +
 	"\x05order\x18\x05 \x01(\tR\x05order\x12\x1c\n" +
 	"\tdirection\x18\x06 \x01(\tR\tdirection\x12!\n" +
 	"\ffilter_field\x18\a \x01(\tR\vfilterField\x12!\n" +
-	"\ffilter_value\x18\b \x01(\tR\vfilterValueB\b\n" +
+	"\ffilter_value\x18\b \x01(\tR\vfilterValue\x12\x16\n" +
+	"\x06cursor\x18\t \x01(\tR\x06cursorB\b\n" +
 	"\x06_limitB\t\n" +
-	"\a_offset\"k\n" +
+	"\a_offset\"\xa1\x01\n" +
 	"\n" +
 	"Pagination\x12\x14\n" +
 	"\x05total\x18\x01 \x01(\x05R\x05total\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06offset\x18\x03 \x01(\x05R\x06offset\x12\x19\n" +
-	"\bhas_more\x18\x04 \x01(\bR\ahasMore\"\xf0\x01\n" +
+	"\bhas_more\x18\x04 \x01(\bR\ahasMore\x12$\n" +
+	"\vnext_cursor\x18\x05 \x01(\tH\x00R\n" +
+	"nextCursor\x88\x01\x01B\x0e\n" +
+	"\f_next_cursor\"\xf0\x01\n" +
 	"\x13ReadDatasetResponse\x12\x1a\n" +
 	"\bresource\x18\x01 \x01(\tR\bresource\x12 \n" +
 	"\tclient_id\x18\x02 \x01(\tH\x00R\bclientId\x88\x01\x01\x12+\n" +
@@ -477,6 +502,7 @@ func file_atrium_data_v1_data_proto_init() {
 		return
 	}
 	file_atrium_data_v1_data_proto_msgTypes[0].OneofWrappers = []any{}
+	file_atrium_data_v1_data_proto_msgTypes[1].OneofWrappers = []any{}
 	file_atrium_data_v1_data_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -73,6 +73,7 @@ type ReadParams struct {
 	Limit, Offset            *int32
 	Order, Direction         string
 	FilterField, FilterValue string
+	Cursor                   string
 }
 
 // Page is a read's answer.
@@ -81,10 +82,14 @@ type Page struct {
 	Query    Query
 	Rows     []Row
 	Total    int
+	// NextCursor continues after this page when there is more.
+	NextCursor string
+	more       bool
 }
 
-// HasMore reports whether a page exists at offset + limit.
-func (p Page) HasMore() bool { return int(p.Query.Page.Offset)+int(p.Query.Page.Limit) < p.Total }
+// HasMore reports whether a further page exists: at offset + limit, or
+// after this page's last row for a cursor read.
+func (p Page) HasMore() bool { return p.more }
 
 func denied(clientID string) error {
 	return apperr.PermissionDenied("client %q is not linked to this key's agency, or does not exist; an administrator links clients to agencies", clientID)
@@ -144,17 +149,46 @@ func (d *Datasets) Read(ctx context.Context, agencyID string, p ReadParams) (Pag
 		}
 		q.FilterField, q.FilterValue = fd.Name, v
 	}
-	if r.Name == ClientsResource {
-		rows, total, err := d.clients(ctx, agencyID, q)
-		return Page{Resource: r, Query: q, Rows: rows, Total: total}, err
+	if r.Name != ClientsResource {
+		if q.ClientID, err = d.linked(ctx, agencyID, p.ClientID); err != nil {
+			return Page{}, err
+		}
 	}
-	clientID, err := d.linked(ctx, agencyID, p.ClientID)
+	if p.Cursor != "" {
+		if p.Offset != nil && *p.Offset != 0 {
+			return Page{}, apperr.Invalid("cursor and offset cannot be combined: a cursor continues where its page ended")
+		}
+		if q.After, err = readCursor(p.Cursor, p, q); err != nil {
+			return Page{}, err
+		}
+	}
+	var (
+		rows  []Row
+		total int
+	)
+	read := q
+	if q.After != nil {
+		read.Page.Limit++ // one row more says whether another page follows
+	}
+	if r.Name == ClientsResource {
+		rows, total, err = d.clients(ctx, agencyID, read)
+	} else {
+		rows, total, err = d.store.Rows(ctx, read)
+	}
 	if err != nil {
 		return Page{}, err
 	}
-	q.ClientID = clientID
-	rows, total, err := d.store.Rows(ctx, q)
-	return Page{Resource: r, Query: q, Rows: rows, Total: total}, err
+	pg := Page{Resource: r, Query: q, Total: total}
+	if q.After == nil {
+		pg.more = int(q.Page.Offset)+int(q.Page.Limit) < total
+	} else if len(rows) > int(q.Page.Limit) {
+		pg.more, rows = true, rows[:q.Page.Limit]
+	}
+	pg.Rows = rows
+	if pg.more && len(rows) > 0 {
+		pg.NextCursor = nextCursor(p, q, &rows[len(rows)-1])
+	}
+	return pg, nil
 }
 
 func contains(list []string, s string) bool {

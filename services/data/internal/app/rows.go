@@ -45,6 +45,9 @@ type Query struct {
 	// field equals the value.
 	FilterField string
 	FilterValue any
+	// After, when set, starts the page after that position (keyset
+	// paging) instead of at Page.Offset.
+	After *After
 }
 
 // maxText bounds a string value.
@@ -255,15 +258,25 @@ func SelectRows(rows []Row, q Query) ([]Row, int) {
 			kept = append(kept, rows[i])
 		}
 	}
-	slices.SortFunc(kept, func(a, b Row) int {
-		c := cmp.Or(CompareKeys(keyOf(&a, q.Order), keyOf(&b, q.Order)), strings.Compare(a.ID, b.ID))
+	order := func(ak any, aid string, bk any, bid string) int {
+		c := cmp.Or(CompareKeys(ak, bk), strings.Compare(aid, bid))
 		if !q.Asc {
 			c = -c
 		}
 		return c
-	})
+	}
+	slices.SortFunc(kept, func(a, b Row) int { return order(keyOf(&a, q.Order), a.ID, keyOf(&b, q.Order), b.ID) })
 	total := len(kept)
 	start := min(int(q.Page.Offset), total)
+	if q.After != nil {
+		start = 0
+		start, _ = slices.BinarySearchFunc(kept, *q.After, func(r Row, a After) int {
+			if order(keyOf(&r, q.Order), r.ID, a.Key, a.ID) <= 0 {
+				return -1
+			}
+			return 1
+		})
+	}
 	end := min(start+int(q.Page.Limit), total)
 	return kept[start:end], total
 }

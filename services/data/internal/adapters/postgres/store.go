@@ -61,17 +61,51 @@ func (s *Store) Rows(ctx context.Context, q app.Query) ([]app.Row, int, error) {
 	if err := s.db.Pool().QueryRow(ctx, `SELECT count(*) FROM rows WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, pgdb.Err(err, "count rows")
 	}
+	if q.After != nil {
+		// Keyset: the rows after (key, id) in the query's order, NULL keys
+		// first descending and last ascending, as the ORDER BY puts them.
+		args = append(args, q.After.ID)
+		i := len(args)
+		switch {
+		case q.After.Key == nil && !q.Asc:
+			where += fmt.Sprintf(` AND ((%s IS NULL AND id < $%d) OR %s IS NOT NULL)`, order, i, order)
+		case q.After.Key == nil:
+			where += fmt.Sprintf(` AND %s IS NULL AND id > $%d`, order, i)
+		default:
+			args = append(args, q.After.Key)
+			k := len(args)
+			if q.Asc {
+				where += fmt.Sprintf(` AND ((%s, id) > ($%d, $%d) OR %s IS NULL)`, order, k, i, order)
+			} else {
+				where += fmt.Sprintf(` AND (%s, id) < ($%d, $%d)`, order, k, i)
+			}
+		}
+	}
+	offset := q.Page.Offset
+	if q.After != nil {
+		offset = 0
+	}
 	n := len(args)
-	sql := fmt.Sprintf(`SELECT id, client_id, resource, created_at, updated_at, data FROM rows WHERE %s
-		ORDER BY %s%s, id%s LIMIT $%d OFFSET $%d`, where, order, dir, dir, n+1, n+2)
-	rows, err := s.db.Pool().Query(ctx, sql, append(args, q.Page.Limit, q.Page.Offset)...)
+	// The order column comes back too: a cursor after the page carries it.
+	sql := fmt.Sprintf(`SELECT id, client_id, resource, created_at, updated_at, data, %s FROM rows WHERE %s
+		ORDER BY %s%s, id%s LIMIT $%d OFFSET $%d`, order, where, order, dir, dir, n+1, n+2)
+	rows, err := s.db.Pool().Query(ctx, sql, append(args, q.Page.Limit, offset)...)
 	if err != nil {
 		return nil, 0, pgdb.Err(err, "rows")
 	}
 	out, err := pgdb.Collect(rows, int(q.Page.Limit), func(row pgx.Row) (app.Row, error) {
-		var r app.Row
-		err := row.Scan(&r.ID, &r.ClientID, &r.Resource, &r.CreatedAt, &r.UpdatedAt, &r.Data)
+		var (
+			r   app.Row
+			key any
+		)
+		err := row.Scan(&r.ID, &r.ClientID, &r.Resource, &r.CreatedAt, &r.UpdatedAt, &r.Data, &key)
 		r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
+		if t, ok := key.(time.Time); ok {
+			key = t.UTC()
+		}
+		if key != nil && slices.Contains(keyColumns, q.Order) {
+			r.Keys = map[string]any{q.Order: key}
+		}
 		return r, err
 	})
 	return out, total, pgdb.Err(err, "rows")

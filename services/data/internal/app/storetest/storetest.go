@@ -28,6 +28,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"OrderAndFilter", testOrderAndFilter},
 		{"DatasetsAreSeparate", testSeparate},
 		{"InsertIsAllOrNothing", testAllOrNothing},
+		{"KeysetPaging", testKeyset},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -171,5 +172,59 @@ func testAllOrNothing(t *testing.T, s Store) {
 	}
 	if _, total := read(t, s, app.Query{Resource: "keywords", ClientID: client, Order: "created_at", Page: pagination.Page{Limit: 10}}); total != 1 {
 		t.Fatalf("after a refused insert, %d rows; want the first only", total)
+	}
+}
+
+// testKeyset walks with After positions in every order, ties and missing
+// keys included: the same rows as offset paging, each once.
+func testKeyset(t *testing.T, s Store) {
+	client := uuid.NewString()
+	var all []app.Row
+	for i := range 23 {
+		keys := map[string]any{"status": []string{"a", "b"}[i%2]}
+		if i%5 != 0 {
+			keys["tracked_at"] = base.Add(time.Duration(i%3) * time.Hour)
+		}
+		all = append(all, row(client, "keywords", base.Add(time.Duration(i%4)*time.Minute), keys))
+	}
+	insert(t, s, all...)
+	for _, q := range []app.Query{
+		{Order: "created_at"}, {Order: "created_at", Asc: true}, {Order: "tracked_at"}, {Order: "tracked_at", Asc: true},
+		{Order: "id"}, {Order: "tracked_at", FilterField: "status", FilterValue: "a"},
+	} {
+		q.Resource, q.ClientID = "keywords", client
+		q.Page = pagination.Page{Limit: 100}
+		want, _ := read(t, s, q)
+		var got []string
+		q.Page.Limit = 4
+		for range 20 {
+			rows, _, err := s.Rows(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) == 0 {
+				break
+			}
+			got = append(got, ids(rows)...)
+			last := rows[len(rows)-1]
+			var key any
+			switch q.Order {
+			case "created_at":
+				key = last.CreatedAt
+			case "id":
+				key = last.ID
+			default:
+				key = last.Keys[q.Order]
+			}
+			for _, r := range all { // the store must return the order key it sorted by
+				if r.ID == last.ID && fmt.Sprint(r.Keys[q.Order]) != fmt.Sprint(last.Keys[q.Order]) && q.Order == "tracked_at" {
+					t.Fatalf("row %s came back with %s = %v, stored %v", r.ID, q.Order, last.Keys[q.Order], r.Keys[q.Order])
+				}
+			}
+			q.After = &app.After{Key: key, ID: last.ID}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s asc=%v filter=%v: keyset walk %v\nwant %v", q.Order, q.Asc, q.FilterValue, got, want)
+		}
 	}
 }

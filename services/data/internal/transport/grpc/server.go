@@ -38,7 +38,7 @@ func (s *Server) Register(r grpc.ServiceRegistrar) {
 func (s *Server) ReadDataset(ctx context.Context, req *datav1.ReadDatasetRequest) (*datav1.ReadDatasetResponse, error) {
 	p, err := s.datasets.Read(ctx, principal.AgencyID(ctx), app.ReadParams{
 		Resource: req.Resource, ClientID: req.ClientId, Limit: req.Limit, Offset: req.Offset,
-		Order: req.Order, Direction: req.Direction, FilterField: req.FilterField, FilterValue: req.FilterValue,
+		Order: req.Order, Direction: req.Direction, FilterField: req.FilterField, FilterValue: req.FilterValue, Cursor: req.Cursor,
 	})
 	if err != nil {
 		return nil, err
@@ -49,6 +49,9 @@ func (s *Server) ReadDataset(ctx context.Context, req *datav1.ReadDatasetRequest
 	out := &datav1.ReadDatasetResponse{Resource: p.Resource.Name, Data: make([]*structpb.Struct, len(p.Rows)), Pagination: &datav1.Pagination{
 		Total: int32(p.Total), Limit: p.Query.Page.Limit, Offset: p.Query.Page.Offset, HasMore: p.HasMore(),
 	}}
+	if p.NextCursor != "" {
+		out.Pagination.NextCursor = &p.NextCursor
+	}
 	if p.Resource.Name != app.ClientsResource {
 		out.ClientId = &p.Query.ClientID
 	}
@@ -107,6 +110,10 @@ func renderPage(p app.Page) []byte {
 	w.Int(int64(p.Query.Page.Offset))
 	w.Key("has_more")
 	w.Bool(p.HasMore())
+	if p.NextCursor != "" {
+		w.Key("next_cursor")
+		w.String(p.NextCursor)
+	}
 	w.Close()
 	w.Close()
 	return w.Bytes()
