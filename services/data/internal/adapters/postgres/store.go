@@ -43,15 +43,21 @@ func (s *Store) Rows(ctx context.Context, q app.Query) ([]app.Row, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	where := `client_id = $1 AND resource = $2`
-	args := []any{q.ClientID, q.Resource}
+	// The resource is written as a literal so that the planner can use the
+	// resource's partial indexes.
+	lit, err := resourceLiteral(q.Resource)
+	if err != nil {
+		return nil, 0, err
+	}
+	where := `client_id = $1 AND resource = ` + lit
+	args := []any{q.ClientID}
 	if q.FilterField != "" {
 		col, err := column(q.FilterField)
 		if err != nil {
 			return nil, 0, err
 		}
 		args = append(args, q.FilterValue)
-		where += fmt.Sprintf(` AND %s = $3`, col)
+		where += fmt.Sprintf(` AND %s = $2`, col)
 	}
 	dir := " DESC"
 	if q.Asc {
