@@ -296,3 +296,8 @@ func testDataCursor(t *testing.T, s *stack) {
 	wantError(t, s.read(t, tn.read, params("resource", "keywords", "client_id", client, "order", "tracked_at", "cursor", "garbage!")), http.StatusBadRequest, "cursor is malformed")
 	wantError(t, s.read(t, tn.read, params("resource", "keywords", "client_id", client, "order", "tracked_at", "offset", "4", "cursor", cursor)), http.StatusBadRequest, "cursor and offset cannot be combined")
 }
+
+func testDataLoadUnknownClient(t *testing.T, s *stack) {
+	wantError(t, s.adminCall(t, "POST", "/admin/v1/clients/01a20a25-01a4-78fc-a7f2-443c2935f15b/datasets/keywords",
+		map[string]any{"rows": []any{map[string]any{"keyword": "x", "position": 1}}}), http.StatusNotFound, "client")
+}

@@ -59,6 +59,7 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		{"DataPaging", testDataPaging},
 		{"DataClientAccess", testDataClientAccess},
 		{"DataCursor", testDataCursor},
+		{"DataLoadUnknownClient", testDataLoadUnknownClient},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -206,6 +206,94 @@ func (x *ListAgencyClientsResponse) GetClients() []*Client {
 	return nil
 }
 
+type CheckClientExistsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ClientId      string                 `protobuf:"bytes,1,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckClientExistsRequest) Reset() {
+	*x = CheckClientExistsRequest{}
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckClientExistsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckClientExistsRequest) ProtoMessage() {}
+
+func (x *CheckClientExistsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckClientExistsRequest.ProtoReflect.Descriptor instead.
+func (*CheckClientExistsRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CheckClientExistsRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+type CheckClientExistsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Exists        bool                   `protobuf:"varint,1,opt,name=exists,proto3" json:"exists,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckClientExistsResponse) Reset() {
+	*x = CheckClientExistsResponse{}
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckClientExistsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckClientExistsResponse) ProtoMessage() {}
+
+func (x *CheckClientExistsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckClientExistsResponse.ProtoReflect.Descriptor instead.
+func (*CheckClientExistsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CheckClientExistsResponse) GetExists() bool {
+	if x != nil {
+		return x.Exists
+	}
+	return false
+}
+
 var File_atrium_crm_v1_client_access_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_client_access_proto_rawDesc = "" +
@@ -219,9 +307,14 @@ const file_atrium_crm_v1_client_access_proto_rawDesc = "" +
 	"\x18ListAgencyClientsRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\"L\n" +
 	"\x19ListAgencyClientsResponse\x12/\n" +
-	"\aclients\x18\x01 \x03(\v2\x15.atrium.crm.v1.ClientR\aclients2\xf5\x01\n" +
+	"\aclients\x18\x01 \x03(\v2\x15.atrium.crm.v1.ClientR\aclients\"7\n" +
+	"\x18CheckClientExistsRequest\x12\x1b\n" +
+	"\tclient_id\x18\x01 \x01(\tR\bclientId\"3\n" +
+	"\x19CheckClientExistsResponse\x12\x16\n" +
+	"\x06exists\x18\x01 \x01(\bR\x06exists2\xe5\x02\n" +
 	"\x13ClientAccessService\x12n\n" +
 	"\x11CheckClientAccess\x12'.atrium.crm.v1.CheckClientAccessRequest\x1a(.atrium.crm.v1.CheckClientAccessResponse\"\x06\xca\xf3\x18\x02\b\x03\x12n\n" +
+	"\x11CheckClientExists\x12'.atrium.crm.v1.CheckClientExistsRequest\x1a(.atrium.crm.v1.CheckClientExistsResponse\"\x06\xca\xf3\x18\x02\b\x03\x12n\n" +
 	"\x11ListAgencyClients\x12'.atrium.crm.v1.ListAgencyClientsRequest\x1a(.atrium.crm.v1.ListAgencyClientsResponse\"\x06\xca\xf3\x18\x02\b\x03B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
 
 var (
@@ -236,22 +329,26 @@ func file_atrium_crm_v1_client_access_proto_rawDescGZIP() []byte {
 	return file_atrium_crm_v1_client_access_proto_rawDescData
 }
 
-var file_atrium_crm_v1_client_access_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_atrium_crm_v1_client_access_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_atrium_crm_v1_client_access_proto_goTypes = []any{
 	(*CheckClientAccessRequest)(nil),  // 0: atrium.crm.v1.CheckClientAccessRequest
 	(*CheckClientAccessResponse)(nil), // 1: atrium.crm.v1.CheckClientAccessResponse
 	(*ListAgencyClientsRequest)(nil),  // 2: atrium.crm.v1.ListAgencyClientsRequest
 	(*ListAgencyClientsResponse)(nil), // 3: atrium.crm.v1.ListAgencyClientsResponse
-	(*Client)(nil),                    // 4: atrium.crm.v1.Client
+	(*CheckClientExistsRequest)(nil),  // 4: atrium.crm.v1.CheckClientExistsRequest
+	(*CheckClientExistsResponse)(nil), // 5: atrium.crm.v1.CheckClientExistsResponse
+	(*Client)(nil),                    // 6: atrium.crm.v1.Client
 }
 var file_atrium_crm_v1_client_access_proto_depIdxs = []int32{
-	4, // 0: atrium.crm.v1.ListAgencyClientsResponse.clients:type_name -> atrium.crm.v1.Client
+	6, // 0: atrium.crm.v1.ListAgencyClientsResponse.clients:type_name -> atrium.crm.v1.Client
 	0, // 1: atrium.crm.v1.ClientAccessService.CheckClientAccess:input_type -> atrium.crm.v1.CheckClientAccessRequest
-	2, // 2: atrium.crm.v1.ClientAccessService.ListAgencyClients:input_type -> atrium.crm.v1.ListAgencyClientsRequest
-	1, // 3: atrium.crm.v1.ClientAccessService.CheckClientAccess:output_type -> atrium.crm.v1.CheckClientAccessResponse
-	3, // 4: atrium.crm.v1.ClientAccessService.ListAgencyClients:output_type -> atrium.crm.v1.ListAgencyClientsResponse
-	3, // [3:5] is the sub-list for method output_type
-	1, // [1:3] is the sub-list for method input_type
+	4, // 2: atrium.crm.v1.ClientAccessService.CheckClientExists:input_type -> atrium.crm.v1.CheckClientExistsRequest
+	2, // 3: atrium.crm.v1.ClientAccessService.ListAgencyClients:input_type -> atrium.crm.v1.ListAgencyClientsRequest
+	1, // 4: atrium.crm.v1.ClientAccessService.CheckClientAccess:output_type -> atrium.crm.v1.CheckClientAccessResponse
+	5, // 5: atrium.crm.v1.ClientAccessService.CheckClientExists:output_type -> atrium.crm.v1.CheckClientExistsResponse
+	3, // 6: atrium.crm.v1.ClientAccessService.ListAgencyClients:output_type -> atrium.crm.v1.ListAgencyClientsResponse
+	4, // [4:7] is the sub-list for method output_type
+	1, // [1:4] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
 	1, // [1:1] is the sub-list for extension extendee
 	0, // [0:1] is the sub-list for field type_name
@@ -269,7 +366,7 @@ func file_atrium_crm_v1_client_access_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_crm_v1_client_access_proto_rawDesc), len(file_atrium_crm_v1_client_access_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

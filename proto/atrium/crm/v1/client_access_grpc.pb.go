@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	ClientAccessService_CheckClientAccess_FullMethodName = "/atrium.crm.v1.ClientAccessService/CheckClientAccess"
+	ClientAccessService_CheckClientExists_FullMethodName = "/atrium.crm.v1.ClientAccessService/CheckClientExists"
 	ClientAccessService_ListAgencyClients_FullMethodName = "/atrium.crm.v1.ClientAccessService/ListAgencyClients"
 )
 
@@ -34,6 +35,9 @@ type ClientAccessServiceClient interface {
 	// CheckClientAccess answers whether the client is linked to the agency.
 	// An unknown client is simply not linked.
 	CheckClientAccess(ctx context.Context, in *CheckClientAccessRequest, opts ...grpc.CallOption) (*CheckClientAccessResponse, error)
+	// CheckClientExists answers whether a client exists, for writes that name
+	// one (loading dataset rows).
+	CheckClientExists(ctx context.Context, in *CheckClientExistsRequest, opts ...grpc.CallOption) (*CheckClientExistsResponse, error)
 	// ListAgencyClients returns every client linked to the agency.
 	ListAgencyClients(ctx context.Context, in *ListAgencyClientsRequest, opts ...grpc.CallOption) (*ListAgencyClientsResponse, error)
 }
@@ -50,6 +54,16 @@ func (c *clientAccessServiceClient) CheckClientAccess(ctx context.Context, in *C
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CheckClientAccessResponse)
 	err := c.cc.Invoke(ctx, ClientAccessService_CheckClientAccess_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clientAccessServiceClient) CheckClientExists(ctx context.Context, in *CheckClientExistsRequest, opts ...grpc.CallOption) (*CheckClientExistsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckClientExistsResponse)
+	err := c.cc.Invoke(ctx, ClientAccessService_CheckClientExists_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +91,9 @@ type ClientAccessServiceServer interface {
 	// CheckClientAccess answers whether the client is linked to the agency.
 	// An unknown client is simply not linked.
 	CheckClientAccess(context.Context, *CheckClientAccessRequest) (*CheckClientAccessResponse, error)
+	// CheckClientExists answers whether a client exists, for writes that name
+	// one (loading dataset rows).
+	CheckClientExists(context.Context, *CheckClientExistsRequest) (*CheckClientExistsResponse, error)
 	// ListAgencyClients returns every client linked to the agency.
 	ListAgencyClients(context.Context, *ListAgencyClientsRequest) (*ListAgencyClientsResponse, error)
 	mustEmbedUnimplementedClientAccessServiceServer()
@@ -91,6 +108,9 @@ type UnimplementedClientAccessServiceServer struct{}
 
 func (UnimplementedClientAccessServiceServer) CheckClientAccess(context.Context, *CheckClientAccessRequest) (*CheckClientAccessResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckClientAccess not implemented")
+}
+func (UnimplementedClientAccessServiceServer) CheckClientExists(context.Context, *CheckClientExistsRequest) (*CheckClientExistsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckClientExists not implemented")
 }
 func (UnimplementedClientAccessServiceServer) ListAgencyClients(context.Context, *ListAgencyClientsRequest) (*ListAgencyClientsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAgencyClients not implemented")
@@ -134,6 +154,24 @@ func _ClientAccessService_CheckClientAccess_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClientAccessService_CheckClientExists_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckClientExistsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientAccessServiceServer).CheckClientExists(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClientAccessService_CheckClientExists_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientAccessServiceServer).CheckClientExists(ctx, req.(*CheckClientExistsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ClientAccessService_ListAgencyClients_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListAgencyClientsRequest)
 	if err := dec(in); err != nil {
@@ -162,6 +200,10 @@ var ClientAccessService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CheckClientAccess",
 			Handler:    _ClientAccessService_CheckClientAccess_Handler,
+		},
+		{
+			MethodName: "CheckClientExists",
+			Handler:    _ClientAccessService_CheckClientExists_Handler,
 		},
 		{
 			MethodName: "ListAgencyClients",

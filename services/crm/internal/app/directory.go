@@ -209,3 +209,16 @@ func (d *Directory) LinkedClients(ctx context.Context, agencyID string) ([]Clien
 	}
 	return d.store.LinkedClients(ctx, a.String())
 }
+
+// ClientExists reports whether a client exists.
+func (d *Directory) ClientExists(ctx context.Context, clientID string) (bool, error) {
+	c, err := uuid.Parse(clientID)
+	if err != nil || len(clientID) != 36 {
+		return false, nil
+	}
+	_, err = d.store.Client(ctx, c.String())
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -41,6 +41,7 @@ type Client struct {
 // agency may reach. The CRM owns the links; the data service asks it.
 type ClientAccess interface {
 	Linked(ctx context.Context, agencyID, clientID string) (bool, error)
+	Exists(ctx context.Context, clientID string) (bool, error)
 	Clients(ctx context.Context, agencyID string) ([]Client, error)
 }
 
@@ -291,6 +292,13 @@ func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs [
 	}
 	if len(objs) == 0 {
 		return 0, apperr.Invalid("rows is required: a non-empty array of %s rows", r.Name)
+	}
+	exists, err := d.access.Exists(ctx, id.String())
+	if err != nil {
+		return 0, apperr.Unavailable(err, "cannot check the client now: the CRM service is unavailable; retry later")
+	}
+	if !exists {
+		return 0, apperr.NotFound("client %q not found", clientID)
 	}
 	now := d.clock.Now()
 	rows := make([]Row, len(objs))

@@ -16,6 +16,15 @@ func (s *Server) CheckClientAccess(ctx context.Context, req *crmv1.CheckClientAc
 	return &crmv1.CheckClientAccessResponse{Linked: ok}, nil
 }
 
+// CheckClientExists implements crmv1.ClientAccessServiceServer.
+func (s *Server) CheckClientExists(ctx context.Context, req *crmv1.CheckClientExistsRequest) (*crmv1.CheckClientExistsResponse, error) {
+	ok, err := s.directory.ClientExists(ctx, req.ClientId)
+	if err != nil {
+		return nil, err
+	}
+	return &crmv1.CheckClientExistsResponse{Exists: ok}, nil
+}
+
 // ListAgencyClients implements crmv1.ClientAccessServiceServer.
 func (s *Server) ListAgencyClients(ctx context.Context, req *crmv1.ListAgencyClientsRequest) (*crmv1.ListAgencyClientsResponse, error) {
 	cs, err := s.directory.LinkedClients(ctx, req.AgencyId)

@@ -32,6 +32,15 @@ func (a *Access) Linked(ctx context.Context, agencyID, clientID string) (bool, e
 	return resp.Linked, nil
 }
 
+// Exists implements app.ClientAccess.
+func (a *Access) Exists(ctx context.Context, clientID string) (bool, error) {
+	resp, err := a.client.CheckClientExists(ctx, &crmv1.CheckClientExistsRequest{ClientId: clientID})
+	if err != nil {
+		return false, err
+	}
+	return resp.Exists, nil
+}
+
 // Clients implements app.ClientAccess.
 func (a *Access) Clients(ctx context.Context, agencyID string) ([]app.Client, error) {
 	resp, err := a.client.ListAgencyClients(ctx, &crmv1.ListAgencyClientsRequest{AgencyId: agencyID})
