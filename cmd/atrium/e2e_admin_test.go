@@ -33,8 +33,8 @@ func testAdminProvisioning(t *testing.T, s *stack) {
 		http.StatusConflict, "ana@example.com")
 
 	client := s.create(t, "/admin/v1/clients", "client", map[string]any{"name": "Sunrise Bakery", "domain": "Sunrise-Bakery.example"})
-	wantKeys(t, client, "id", "name", "domain", "status", "created_at", "updated_at")
-	if client["status"] != "active" || client["domain"] != "sunrise-bakery.example" {
+	wantKeys(t, client, "id", "name", "domain", "status", "auto_deploy", "created_at", "updated_at")
+	if client["status"] != "active" || client["domain"] != "sunrise-bakery.example" || client["auto_deploy"] != false {
 		t.Fatalf("client = %v", client)
 	}
 	cid := client["id"].(string)

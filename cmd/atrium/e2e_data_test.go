@@ -301,3 +301,28 @@ func testDataLoadUnknownClient(t *testing.T, s *stack) {
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/clients/01a20a25-01a4-78fc-a7f2-443c2935f15b/datasets/keywords",
 		map[string]any{"rows": []any{map[string]any{"keyword": "x", "position": 1}}}), http.StatusNotFound, "client")
 }
+
+// testClientSettings changes a client's settings through the admin API and
+// reads them back through resource=clients.
+func testClientSettings(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	r := s.adminCall(t, "PATCH", "/admin/v1/clients/"+client, map[string]any{"status": "paused", "auto_deploy": true})
+	wantStatus(t, r, http.StatusOK)
+	c := r.json["client"].(map[string]any)
+	if c["status"] != "paused" || c["auto_deploy"] != true || c["name"] == "" {
+		t.Fatalf("updated client = %v", c)
+	}
+	wantError(t, s.adminCall(t, "PATCH", "/admin/v1/clients/"+client, map[string]any{"status": "gone"}), http.StatusBadRequest, "status must be one of: active, paused, archived")
+	wantError(t, s.adminCall(t, "PATCH", "/admin/v1/clients/01a20a25-01a4-78fc-a7f2-443c2935f15b", map[string]any{"status": "paused"}), http.StatusNotFound, "client")
+	r = s.read(t, tn.read, params("resource", "clients", "filter_field", "status", "filter_value", "paused"))
+	d := r.json["data"].([]any)
+	if len(d) != 1 || d[0].(map[string]any)["auto_deploy"] != true {
+		t.Fatalf("clients with status=paused = %s", r)
+	}
+	// Settings kept when not given.
+	r = s.adminCall(t, "PATCH", "/admin/v1/clients/"+client, map[string]any{"status": "active"})
+	if c := r.json["client"].(map[string]any); c["auto_deploy"] != true || c["status"] != "active" {
+		t.Fatalf("a status change reset auto_deploy: %v", c)
+	}
+}

@@ -60,6 +60,7 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		{"DataClientAccess", testDataClientAccess},
 		{"DataCursor", testDataCursor},
 		{"DataLoadUnknownClient", testDataLoadUnknownClient},
+		{"ClientSettings", testClientSettings},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -183,9 +183,11 @@ type Client struct {
 	Name   string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	Domain string                 `protobuf:"bytes,3,opt,name=domain,proto3" json:"domain,omitempty"`
 	// One of: active, paused, archived.
-	Status        string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	Status    string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// Whether actions publish or deploy generated content without review.
+	AutoDeploy    bool `protobuf:"varint,7,opt,name=auto_deploy,json=autoDeploy,proto3" json:"auto_deploy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -260,6 +262,13 @@ func (x *Client) GetUpdatedAt() *timestamppb.Timestamp {
 		return x.UpdatedAt
 	}
 	return nil
+}
+
+func (x *Client) GetAutoDeploy() bool {
+	if x != nil {
+		return x.AutoDeploy
+	}
+	return false
 }
 
 type ClientLink struct {
@@ -1746,6 +1755,111 @@ func (x *UpdateDealResponse) GetDeal() *Deal {
 	return nil
 }
 
+type UpdateClientRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ClientId string                 `protobuf:"bytes,1,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	// One of: active, paused, archived.
+	Status        *string `protobuf:"bytes,2,opt,name=status,proto3,oneof" json:"status,omitempty"`
+	AutoDeploy    *bool   `protobuf:"varint,3,opt,name=auto_deploy,json=autoDeploy,proto3,oneof" json:"auto_deploy,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateClientRequest) Reset() {
+	*x = UpdateClientRequest{}
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateClientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateClientRequest) ProtoMessage() {}
+
+func (x *UpdateClientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateClientRequest.ProtoReflect.Descriptor instead.
+func (*UpdateClientRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *UpdateClientRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+func (x *UpdateClientRequest) GetStatus() string {
+	if x != nil && x.Status != nil {
+		return *x.Status
+	}
+	return ""
+}
+
+func (x *UpdateClientRequest) GetAutoDeploy() bool {
+	if x != nil && x.AutoDeploy != nil {
+		return *x.AutoDeploy
+	}
+	return false
+}
+
+type UpdateClientResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Client        *Client                `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateClientResponse) Reset() {
+	*x = UpdateClientResponse{}
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateClientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateClientResponse) ProtoMessage() {}
+
+func (x *UpdateClientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateClientResponse.ProtoReflect.Descriptor instead.
+func (*UpdateClientResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *UpdateClientResponse) GetClient() *Client {
+	if x != nil {
+		return x.Client
+	}
+	return nil
+}
+
 var File_atrium_crm_v1_crm_admin_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
@@ -1766,7 +1880,7 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xd2\x01\n" +
+	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xf3\x01\n" +
 	"\x06Client\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -1775,7 +1889,9 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\x81\x01\n" +
+	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1f\n" +
+	"\vauto_deploy\x18\a \x01(\bR\n" +
+	"autoDeploy\"\x81\x01\n" +
 	"\n" +
 	"ClientLink\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x1b\n" +
@@ -1900,11 +2016,21 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\t_currencyB\x16\n" +
 	"\x14_expected_close_date\"=\n" +
 	"\x12UpdateDealResponse\x12'\n" +
-	"\x04deal\x18\x01 \x01(\v2\x13.atrium.crm.v1.DealR\x04deal2\x88\r\n" +
+	"\x04deal\x18\x01 \x01(\v2\x13.atrium.crm.v1.DealR\x04deal\"\x90\x01\n" +
+	"\x13UpdateClientRequest\x12\x1b\n" +
+	"\tclient_id\x18\x01 \x01(\tR\bclientId\x12\x1b\n" +
+	"\x06status\x18\x02 \x01(\tH\x00R\x06status\x88\x01\x01\x12$\n" +
+	"\vauto_deploy\x18\x03 \x01(\bH\x01R\n" +
+	"autoDeploy\x88\x01\x01B\t\n" +
+	"\a_statusB\x0e\n" +
+	"\f_auto_deploy\"E\n" +
+	"\x14UpdateClientResponse\x12-\n" +
+	"\x06client\x18\x01 \x01(\v2\x15.atrium.crm.v1.ClientR\x06client2\x92\x0e\n" +
 	"\x0fCRMAdminService\x12|\n" +
 	"\fCreateAgency\x12\".atrium.crm.v1.CreateAgencyRequest\x1a#.atrium.crm.v1.CreateAgencyResponse\"#\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/admin/v1/agencies\x12\x90\x01\n" +
 	"\fCreateMember\x12\".atrium.crm.v1.CreateMemberRequest\x1a#.atrium.crm.v1.CreateMemberResponse\"7\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02+:\x01*\"&/admin/v1/agencies/{agency_id}/members\x12{\n" +
-	"\fCreateClient\x12\".atrium.crm.v1.CreateClientRequest\x1a#.atrium.crm.v1.CreateClientResponse\"\"\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/admin/v1/clients\x12\x93\x01\n" +
+	"\fCreateClient\x12\".atrium.crm.v1.CreateClientRequest\x1a#.atrium.crm.v1.CreateClientResponse\"\"\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/admin/v1/clients\x12\x87\x01\n" +
+	"\fUpdateClient\x12\".atrium.crm.v1.UpdateClientRequest\x1a#.atrium.crm.v1.UpdateClientResponse\".\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\":\x01*2\x1d/admin/v1/clients/{client_id}\x12\x93\x01\n" +
 	"\n" +
 	"LinkClient\x12 .atrium.crm.v1.LinkClientRequest\x1a!.atrium.crm.v1.LinkClientResponse\"@\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x024\x1a2/admin/v1/agencies/{agency_id}/clients/{client_id}\x12\x99\x01\n" +
 	"\fUnlinkClient\x12\".atrium.crm.v1.UnlinkClientRequest\x1a#.atrium.crm.v1.UnlinkClientResponse\"@\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x024*2/admin/v1/agencies/{agency_id}/clients/{client_id}\x12o\n" +
@@ -1930,7 +2056,7 @@ func file_atrium_crm_v1_crm_admin_proto_rawDescGZIP() []byte {
 	return file_atrium_crm_v1_crm_admin_proto_rawDescData
 }
 
-var file_atrium_crm_v1_crm_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_atrium_crm_v1_crm_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_atrium_crm_v1_crm_admin_proto_goTypes = []any{
 	(*Agency)(nil),                 // 0: atrium.crm.v1.Agency
 	(*Member)(nil),                 // 1: atrium.crm.v1.Member
@@ -1960,61 +2086,66 @@ var file_atrium_crm_v1_crm_admin_proto_goTypes = []any{
 	(*CreateDealResponse)(nil),     // 25: atrium.crm.v1.CreateDealResponse
 	(*UpdateDealRequest)(nil),      // 26: atrium.crm.v1.UpdateDealRequest
 	(*UpdateDealResponse)(nil),     // 27: atrium.crm.v1.UpdateDealResponse
-	(*timestamppb.Timestamp)(nil),  // 28: google.protobuf.Timestamp
-	(*APIKey)(nil),                 // 29: atrium.crm.v1.APIKey
-	(*Prospect)(nil),               // 30: atrium.crm.v1.Prospect
-	(*Deal)(nil),                   // 31: atrium.crm.v1.Deal
+	(*UpdateClientRequest)(nil),    // 28: atrium.crm.v1.UpdateClientRequest
+	(*UpdateClientResponse)(nil),   // 29: atrium.crm.v1.UpdateClientResponse
+	(*timestamppb.Timestamp)(nil),  // 30: google.protobuf.Timestamp
+	(*APIKey)(nil),                 // 31: atrium.crm.v1.APIKey
+	(*Prospect)(nil),               // 32: atrium.crm.v1.Prospect
+	(*Deal)(nil),                   // 33: atrium.crm.v1.Deal
 }
 var file_atrium_crm_v1_crm_admin_proto_depIdxs = []int32{
-	28, // 0: atrium.crm.v1.Agency.created_at:type_name -> google.protobuf.Timestamp
-	28, // 1: atrium.crm.v1.Agency.updated_at:type_name -> google.protobuf.Timestamp
-	28, // 2: atrium.crm.v1.Member.created_at:type_name -> google.protobuf.Timestamp
-	28, // 3: atrium.crm.v1.Member.updated_at:type_name -> google.protobuf.Timestamp
-	28, // 4: atrium.crm.v1.Client.created_at:type_name -> google.protobuf.Timestamp
-	28, // 5: atrium.crm.v1.Client.updated_at:type_name -> google.protobuf.Timestamp
-	28, // 6: atrium.crm.v1.ClientLink.created_at:type_name -> google.protobuf.Timestamp
+	30, // 0: atrium.crm.v1.Agency.created_at:type_name -> google.protobuf.Timestamp
+	30, // 1: atrium.crm.v1.Agency.updated_at:type_name -> google.protobuf.Timestamp
+	30, // 2: atrium.crm.v1.Member.created_at:type_name -> google.protobuf.Timestamp
+	30, // 3: atrium.crm.v1.Member.updated_at:type_name -> google.protobuf.Timestamp
+	30, // 4: atrium.crm.v1.Client.created_at:type_name -> google.protobuf.Timestamp
+	30, // 5: atrium.crm.v1.Client.updated_at:type_name -> google.protobuf.Timestamp
+	30, // 6: atrium.crm.v1.ClientLink.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 7: atrium.crm.v1.CreateAgencyResponse.agency:type_name -> atrium.crm.v1.Agency
 	1,  // 8: atrium.crm.v1.CreateMemberResponse.member:type_name -> atrium.crm.v1.Member
 	2,  // 9: atrium.crm.v1.CreateClientResponse.client:type_name -> atrium.crm.v1.Client
 	3,  // 10: atrium.crm.v1.LinkClientResponse.link:type_name -> atrium.crm.v1.ClientLink
-	28, // 11: atrium.crm.v1.CreateKeyRequest.expires_at:type_name -> google.protobuf.Timestamp
-	29, // 12: atrium.crm.v1.CreateKeyResponse.key:type_name -> atrium.crm.v1.APIKey
-	29, // 13: atrium.crm.v1.ListKeysResponse.keys:type_name -> atrium.crm.v1.APIKey
-	29, // 14: atrium.crm.v1.RevokeKeyResponse.key:type_name -> atrium.crm.v1.APIKey
-	30, // 15: atrium.crm.v1.CreateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
-	30, // 16: atrium.crm.v1.UpdateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
-	28, // 17: atrium.crm.v1.CreateDealRequest.closed_at:type_name -> google.protobuf.Timestamp
-	31, // 18: atrium.crm.v1.CreateDealResponse.deal:type_name -> atrium.crm.v1.Deal
-	31, // 19: atrium.crm.v1.UpdateDealResponse.deal:type_name -> atrium.crm.v1.Deal
-	4,  // 20: atrium.crm.v1.CRMAdminService.CreateAgency:input_type -> atrium.crm.v1.CreateAgencyRequest
-	6,  // 21: atrium.crm.v1.CRMAdminService.CreateMember:input_type -> atrium.crm.v1.CreateMemberRequest
-	8,  // 22: atrium.crm.v1.CRMAdminService.CreateClient:input_type -> atrium.crm.v1.CreateClientRequest
-	10, // 23: atrium.crm.v1.CRMAdminService.LinkClient:input_type -> atrium.crm.v1.LinkClientRequest
-	12, // 24: atrium.crm.v1.CRMAdminService.UnlinkClient:input_type -> atrium.crm.v1.UnlinkClientRequest
-	14, // 25: atrium.crm.v1.CRMAdminService.CreateKey:input_type -> atrium.crm.v1.CreateKeyRequest
-	16, // 26: atrium.crm.v1.CRMAdminService.ListKeys:input_type -> atrium.crm.v1.ListKeysRequest
-	18, // 27: atrium.crm.v1.CRMAdminService.RevokeKey:input_type -> atrium.crm.v1.RevokeKeyRequest
-	20, // 28: atrium.crm.v1.CRMAdminService.CreateProspect:input_type -> atrium.crm.v1.CreateProspectRequest
-	22, // 29: atrium.crm.v1.CRMAdminService.UpdateProspect:input_type -> atrium.crm.v1.UpdateProspectRequest
-	24, // 30: atrium.crm.v1.CRMAdminService.CreateDeal:input_type -> atrium.crm.v1.CreateDealRequest
-	26, // 31: atrium.crm.v1.CRMAdminService.UpdateDeal:input_type -> atrium.crm.v1.UpdateDealRequest
-	5,  // 32: atrium.crm.v1.CRMAdminService.CreateAgency:output_type -> atrium.crm.v1.CreateAgencyResponse
-	7,  // 33: atrium.crm.v1.CRMAdminService.CreateMember:output_type -> atrium.crm.v1.CreateMemberResponse
-	9,  // 34: atrium.crm.v1.CRMAdminService.CreateClient:output_type -> atrium.crm.v1.CreateClientResponse
-	11, // 35: atrium.crm.v1.CRMAdminService.LinkClient:output_type -> atrium.crm.v1.LinkClientResponse
-	13, // 36: atrium.crm.v1.CRMAdminService.UnlinkClient:output_type -> atrium.crm.v1.UnlinkClientResponse
-	15, // 37: atrium.crm.v1.CRMAdminService.CreateKey:output_type -> atrium.crm.v1.CreateKeyResponse
-	17, // 38: atrium.crm.v1.CRMAdminService.ListKeys:output_type -> atrium.crm.v1.ListKeysResponse
-	19, // 39: atrium.crm.v1.CRMAdminService.RevokeKey:output_type -> atrium.crm.v1.RevokeKeyResponse
-	21, // 40: atrium.crm.v1.CRMAdminService.CreateProspect:output_type -> atrium.crm.v1.CreateProspectResponse
-	23, // 41: atrium.crm.v1.CRMAdminService.UpdateProspect:output_type -> atrium.crm.v1.UpdateProspectResponse
-	25, // 42: atrium.crm.v1.CRMAdminService.CreateDeal:output_type -> atrium.crm.v1.CreateDealResponse
-	27, // 43: atrium.crm.v1.CRMAdminService.UpdateDeal:output_type -> atrium.crm.v1.UpdateDealResponse
-	32, // [32:44] is the sub-list for method output_type
-	20, // [20:32] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	30, // 11: atrium.crm.v1.CreateKeyRequest.expires_at:type_name -> google.protobuf.Timestamp
+	31, // 12: atrium.crm.v1.CreateKeyResponse.key:type_name -> atrium.crm.v1.APIKey
+	31, // 13: atrium.crm.v1.ListKeysResponse.keys:type_name -> atrium.crm.v1.APIKey
+	31, // 14: atrium.crm.v1.RevokeKeyResponse.key:type_name -> atrium.crm.v1.APIKey
+	32, // 15: atrium.crm.v1.CreateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
+	32, // 16: atrium.crm.v1.UpdateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
+	30, // 17: atrium.crm.v1.CreateDealRequest.closed_at:type_name -> google.protobuf.Timestamp
+	33, // 18: atrium.crm.v1.CreateDealResponse.deal:type_name -> atrium.crm.v1.Deal
+	33, // 19: atrium.crm.v1.UpdateDealResponse.deal:type_name -> atrium.crm.v1.Deal
+	2,  // 20: atrium.crm.v1.UpdateClientResponse.client:type_name -> atrium.crm.v1.Client
+	4,  // 21: atrium.crm.v1.CRMAdminService.CreateAgency:input_type -> atrium.crm.v1.CreateAgencyRequest
+	6,  // 22: atrium.crm.v1.CRMAdminService.CreateMember:input_type -> atrium.crm.v1.CreateMemberRequest
+	8,  // 23: atrium.crm.v1.CRMAdminService.CreateClient:input_type -> atrium.crm.v1.CreateClientRequest
+	28, // 24: atrium.crm.v1.CRMAdminService.UpdateClient:input_type -> atrium.crm.v1.UpdateClientRequest
+	10, // 25: atrium.crm.v1.CRMAdminService.LinkClient:input_type -> atrium.crm.v1.LinkClientRequest
+	12, // 26: atrium.crm.v1.CRMAdminService.UnlinkClient:input_type -> atrium.crm.v1.UnlinkClientRequest
+	14, // 27: atrium.crm.v1.CRMAdminService.CreateKey:input_type -> atrium.crm.v1.CreateKeyRequest
+	16, // 28: atrium.crm.v1.CRMAdminService.ListKeys:input_type -> atrium.crm.v1.ListKeysRequest
+	18, // 29: atrium.crm.v1.CRMAdminService.RevokeKey:input_type -> atrium.crm.v1.RevokeKeyRequest
+	20, // 30: atrium.crm.v1.CRMAdminService.CreateProspect:input_type -> atrium.crm.v1.CreateProspectRequest
+	22, // 31: atrium.crm.v1.CRMAdminService.UpdateProspect:input_type -> atrium.crm.v1.UpdateProspectRequest
+	24, // 32: atrium.crm.v1.CRMAdminService.CreateDeal:input_type -> atrium.crm.v1.CreateDealRequest
+	26, // 33: atrium.crm.v1.CRMAdminService.UpdateDeal:input_type -> atrium.crm.v1.UpdateDealRequest
+	5,  // 34: atrium.crm.v1.CRMAdminService.CreateAgency:output_type -> atrium.crm.v1.CreateAgencyResponse
+	7,  // 35: atrium.crm.v1.CRMAdminService.CreateMember:output_type -> atrium.crm.v1.CreateMemberResponse
+	9,  // 36: atrium.crm.v1.CRMAdminService.CreateClient:output_type -> atrium.crm.v1.CreateClientResponse
+	29, // 37: atrium.crm.v1.CRMAdminService.UpdateClient:output_type -> atrium.crm.v1.UpdateClientResponse
+	11, // 38: atrium.crm.v1.CRMAdminService.LinkClient:output_type -> atrium.crm.v1.LinkClientResponse
+	13, // 39: atrium.crm.v1.CRMAdminService.UnlinkClient:output_type -> atrium.crm.v1.UnlinkClientResponse
+	15, // 40: atrium.crm.v1.CRMAdminService.CreateKey:output_type -> atrium.crm.v1.CreateKeyResponse
+	17, // 41: atrium.crm.v1.CRMAdminService.ListKeys:output_type -> atrium.crm.v1.ListKeysResponse
+	19, // 42: atrium.crm.v1.CRMAdminService.RevokeKey:output_type -> atrium.crm.v1.RevokeKeyResponse
+	21, // 43: atrium.crm.v1.CRMAdminService.CreateProspect:output_type -> atrium.crm.v1.CreateProspectResponse
+	23, // 44: atrium.crm.v1.CRMAdminService.UpdateProspect:output_type -> atrium.crm.v1.UpdateProspectResponse
+	25, // 45: atrium.crm.v1.CRMAdminService.CreateDeal:output_type -> atrium.crm.v1.CreateDealResponse
+	27, // 46: atrium.crm.v1.CRMAdminService.UpdateDeal:output_type -> atrium.crm.v1.UpdateDealResponse
+	34, // [34:47] is the sub-list for method output_type
+	21, // [21:34] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_atrium_crm_v1_crm_admin_proto_init() }
@@ -2028,13 +2159,14 @@ func file_atrium_crm_v1_crm_admin_proto_init() {
 	file_atrium_crm_v1_crm_admin_proto_msgTypes[20].OneofWrappers = []any{}
 	file_atrium_crm_v1_crm_admin_proto_msgTypes[22].OneofWrappers = []any{}
 	file_atrium_crm_v1_crm_admin_proto_msgTypes[26].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[28].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_crm_v1_crm_admin_proto_rawDesc), len(file_atrium_crm_v1_crm_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   28,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	CRMAdminService_CreateAgency_FullMethodName   = "/atrium.crm.v1.CRMAdminService/CreateAgency"
 	CRMAdminService_CreateMember_FullMethodName   = "/atrium.crm.v1.CRMAdminService/CreateMember"
 	CRMAdminService_CreateClient_FullMethodName   = "/atrium.crm.v1.CRMAdminService/CreateClient"
+	CRMAdminService_UpdateClient_FullMethodName   = "/atrium.crm.v1.CRMAdminService/UpdateClient"
 	CRMAdminService_LinkClient_FullMethodName     = "/atrium.crm.v1.CRMAdminService/LinkClient"
 	CRMAdminService_UnlinkClient_FullMethodName   = "/atrium.crm.v1.CRMAdminService/UnlinkClient"
 	CRMAdminService_CreateKey_FullMethodName      = "/atrium.crm.v1.CRMAdminService/CreateKey"
@@ -48,6 +49,8 @@ type CRMAdminServiceClient interface {
 	CreateMember(ctx context.Context, in *CreateMemberRequest, opts ...grpc.CallOption) (*CreateMemberResponse, error)
 	// CreateClient creates a client (a business whose data agencies manage).
 	CreateClient(ctx context.Context, in *CreateClientRequest, opts ...grpc.CallOption) (*CreateClientResponse, error)
+	// UpdateClient changes a client's settings: status and auto_deploy.
+	UpdateClient(ctx context.Context, in *UpdateClientRequest, opts ...grpc.CallOption) (*UpdateClientResponse, error)
 	// LinkClient links a client to an agency. Linking an already linked
 	// client changes nothing and returns the existing link.
 	LinkClient(ctx context.Context, in *LinkClientRequest, opts ...grpc.CallOption) (*LinkClientResponse, error)
@@ -106,6 +109,16 @@ func (c *cRMAdminServiceClient) CreateClient(ctx context.Context, in *CreateClie
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateClientResponse)
 	err := c.cc.Invoke(ctx, CRMAdminService_CreateClient_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *cRMAdminServiceClient) UpdateClient(ctx context.Context, in *UpdateClientRequest, opts ...grpc.CallOption) (*UpdateClientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateClientResponse)
+	err := c.cc.Invoke(ctx, CRMAdminService_UpdateClient_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -217,6 +230,8 @@ type CRMAdminServiceServer interface {
 	CreateMember(context.Context, *CreateMemberRequest) (*CreateMemberResponse, error)
 	// CreateClient creates a client (a business whose data agencies manage).
 	CreateClient(context.Context, *CreateClientRequest) (*CreateClientResponse, error)
+	// UpdateClient changes a client's settings: status and auto_deploy.
+	UpdateClient(context.Context, *UpdateClientRequest) (*UpdateClientResponse, error)
 	// LinkClient links a client to an agency. Linking an already linked
 	// client changes nothing and returns the existing link.
 	LinkClient(context.Context, *LinkClientRequest) (*LinkClientResponse, error)
@@ -259,6 +274,9 @@ func (UnimplementedCRMAdminServiceServer) CreateMember(context.Context, *CreateM
 }
 func (UnimplementedCRMAdminServiceServer) CreateClient(context.Context, *CreateClientRequest) (*CreateClientResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateClient not implemented")
+}
+func (UnimplementedCRMAdminServiceServer) UpdateClient(context.Context, *UpdateClientRequest) (*UpdateClientResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateClient not implemented")
 }
 func (UnimplementedCRMAdminServiceServer) LinkClient(context.Context, *LinkClientRequest) (*LinkClientResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method LinkClient not implemented")
@@ -358,6 +376,24 @@ func _CRMAdminService_CreateClient_Handler(srv interface{}, ctx context.Context,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(CRMAdminServiceServer).CreateClient(ctx, req.(*CreateClientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CRMAdminService_UpdateClient_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateClientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CRMAdminServiceServer).UpdateClient(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CRMAdminService_UpdateClient_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CRMAdminServiceServer).UpdateClient(ctx, req.(*UpdateClientRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -542,6 +578,10 @@ var CRMAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateClient",
 			Handler:    _CRMAdminService_CreateClient_Handler,
+		},
+		{
+			MethodName: "UpdateClient",
+			Handler:    _CRMAdminService_UpdateClient_Handler,
 		},
 		{
 			MethodName: "LinkClient",

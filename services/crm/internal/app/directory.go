@@ -222,3 +222,43 @@ func (d *Directory) ClientExists(ctx context.Context, clientID string) (bool, er
 	}
 	return err == nil, err
 }
+
+// ClientSettings is the input of UpdateClient; nil fields are kept.
+type ClientSettings struct {
+	Status     *string
+	AutoDeploy *bool
+}
+
+// SubjectClientUpdated is published when a client's settings change.
+const SubjectClientUpdated = "atrium.crm.client.updated"
+
+// UpdateClient changes a client's settings.
+func (d *Directory) UpdateClient(ctx context.Context, clientID string, in ClientSettings) (Client, error) {
+	id, err := pathID("client", clientID)
+	if err != nil {
+		return Client{}, err
+	}
+	if in.Status != nil {
+		if _, err := oneOf("status", *in.Status, ClientStatuses); err != nil {
+			return Client{}, err
+		}
+	}
+	var c Client
+	err = d.store.InTx(ctx, func(tx Tx) error {
+		if c, err = tx.Client(ctx, id); err != nil {
+			return notFound(err, "client %q not found", id)
+		}
+		if in.Status != nil {
+			c.Status = *in.Status
+		}
+		if in.AutoDeploy != nil {
+			c.AutoDeploy = *in.AutoDeploy
+		}
+		c.UpdatedAt = d.clock.Now()
+		if err := tx.UpdateClient(ctx, c); err != nil {
+			return err
+		}
+		return outbox.Enqueue(ctx, tx, SubjectClientUpdated, map[string]any{"id": c.ID, "at": c.UpdatedAt}, c.UpdatedAt)
+	})
+	return c, err
+}

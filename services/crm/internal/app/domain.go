@@ -29,12 +29,15 @@ type Member struct {
 // Client is a business whose data agencies manage. A client can be linked to
 // several agencies.
 type Client struct {
-	ID        string
-	Name      string
-	Domain    string
-	Status    string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID     string
+	Name   string
+	Domain string
+	Status string
+	// AutoDeploy lets actions publish or deploy generated content without
+	// review.
+	AutoDeploy bool
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // Client statuses.

@@ -70,6 +70,8 @@ type Tx interface {
 	InsertAgency(ctx context.Context, a Agency) error
 	InsertMember(ctx context.Context, m Member) error
 	InsertClient(ctx context.Context, c Client) error
+	// UpdateClient stores c's status, auto_deploy and updated_at.
+	UpdateClient(ctx context.Context, c Client) error
 	InsertLink(ctx context.Context, l ClientLink) error
 	DeleteLink(ctx context.Context, agencyID, clientID string) error
 	InsertKey(ctx context.Context, k APIKey) error

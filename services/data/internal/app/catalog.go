@@ -55,7 +55,7 @@ func req(name, typ string) Field { return Field{Name: name, Type: typ, Required:
 // all follow it.
 var Catalog = []Resource{
 	{Name: ClientsResource, Description: "Clients the key can reach", Fields: []Field{
-		req("name", TString), req("domain", TString), req("status", TString)}},
+		req("name", TString), req("domain", TString), req("status", TString), req("auto_deploy", TBoolean)}},
 	{Name: "keywords", Description: "Tracked keyword rankings over time", CreatedAtDate: true, Fields: []Field{
 		req("keyword", TString), req("position", TNumber), f("url", TURL), f("search_volume", TInteger),
 		f("difficulty", TNumber), f("status", TString), f("tracked_at", TTimestamp)}},

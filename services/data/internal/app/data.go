@@ -34,6 +34,7 @@ type Tx interface {
 // Client is a client as the CRM describes it.
 type Client struct {
 	ID, Name, Domain, Status string
+	AutoDeploy               bool
 	CreatedAt, UpdatedAt     time.Time
 }
 
@@ -256,7 +257,7 @@ func (d *Datasets) clients(ctx context.Context, agencyID string, q Query) ([]Row
 	rows := make([]Row, 0, len(cs))
 	for i, c := range cs {
 		row, err := buildRow(r, "", i, map[string]any{
-			"id": c.ID, "name": c.Name, "domain": c.Domain, "status": c.Status,
+			"id": c.ID, "name": c.Name, "domain": c.Domain, "status": c.Status, "auto_deploy": c.AutoDeploy,
 			"created_at": c.CreatedAt.Format(time.RFC3339Nano), "updated_at": c.UpdatedAt.Format(time.RFC3339Nano),
 		}, c.CreatedAt)
 		if err != nil {

@@ -89,6 +89,14 @@ func (t *tx) InsertMember(_ context.Context, m app.Member) error {
 	return nil
 }
 
+func (t *tx) UpdateClient(_ context.Context, c app.Client) error {
+	if _, ok := t.s.clients[c.ID]; !ok {
+		return fmt.Errorf("client %s: %w", c.ID, app.ErrNotFound)
+	}
+	memdb.Put(t.Tx, t.s.clients, c.ID, c)
+	return nil
+}
+
 func (t *tx) InsertClient(_ context.Context, c app.Client) error {
 	_, exists := t.s.clients[c.ID]
 	if err := t.duplicateID(exists, "client", c.ID); err != nil {

@@ -82,12 +82,12 @@ func (r reader) Member(ctx context.Context, agencyID, id string) (app.Member, er
 	return m, storeErr(err, "member "+id)
 }
 
-const clientCols = `id, name, domain, status, created_at, updated_at`
+const clientCols = `id, name, domain, status, auto_deploy, created_at, updated_at`
 
 func (r reader) Client(ctx context.Context, id string) (app.Client, error) {
 	var c app.Client
 	err := r.q.QueryRow(ctx, `SELECT `+clientCols+` FROM clients WHERE id = $1`+r.lock, id).
-		Scan(&c.ID, &c.Name, &c.Domain, &c.Status, &c.CreatedAt, &c.UpdatedAt)
+		Scan(&c.ID, &c.Name, &c.Domain, &c.Status, &c.AutoDeploy, &c.CreatedAt, &c.UpdatedAt)
 	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
 	return c, storeErr(err, "client "+id)
 }
@@ -99,14 +99,14 @@ func (r reader) Linked(ctx context.Context, agencyID, clientID string) (bool, er
 }
 
 func (r reader) LinkedClients(ctx context.Context, agencyID string) ([]app.Client, error) {
-	rows, err := r.q.Query(ctx, `SELECT c.id, c.name, c.domain, c.status, c.created_at, c.updated_at
+	rows, err := r.q.Query(ctx, `SELECT c.id, c.name, c.domain, c.status, c.auto_deploy, c.created_at, c.updated_at
 		FROM agency_clients l JOIN clients c ON c.id = l.client_id WHERE l.agency_id = $1 ORDER BY c.id`, agencyID)
 	if err != nil {
 		return nil, storeErr(err, "linked clients")
 	}
 	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.Client, error) {
 		var c app.Client
-		err := row.Scan(&c.ID, &c.Name, &c.Domain, &c.Status, &c.CreatedAt, &c.UpdatedAt)
+		err := row.Scan(&c.ID, &c.Name, &c.Domain, &c.Status, &c.AutoDeploy, &c.CreatedAt, &c.UpdatedAt)
 		c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
 		return c, err
 	})

@@ -68,8 +68,13 @@ func (t *tx) InsertMember(ctx context.Context, m app.Member) error {
 }
 
 func (t *tx) InsertClient(ctx context.Context, c app.Client) error {
-	return t.exec(ctx, "insert client", `INSERT INTO clients (`+clientCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
-		c.ID, c.Name, c.Domain, c.Status, c.CreatedAt, c.UpdatedAt)
+	return t.exec(ctx, "insert client", `INSERT INTO clients (`+clientCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		c.ID, c.Name, c.Domain, c.Status, c.AutoDeploy, c.CreatedAt, c.UpdatedAt)
+}
+
+func (t *tx) UpdateClient(ctx context.Context, c app.Client) error {
+	return t.exec(ctx, "update client", `UPDATE clients SET status = $2, auto_deploy = $3, updated_at = $4 WHERE id = $1`,
+		c.ID, c.Status, c.AutoDeploy, c.UpdatedAt)
 }
 
 func (t *tx) InsertLink(ctx context.Context, l app.ClientLink) error {

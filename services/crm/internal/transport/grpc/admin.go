@@ -39,9 +39,16 @@ func (s *Server) CreateClient(ctx context.Context, req *crmv1.CreateClientReques
 	if err != nil {
 		return nil, err
 	}
-	return &crmv1.CreateClientResponse{Client: &crmv1.Client{
-		Id: c.ID, Name: c.Name, Domain: c.Domain, Status: c.Status, CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt),
-	}}, nil
+	return &crmv1.CreateClientResponse{Client: clientPB(c)}, nil
+}
+
+// UpdateClient implements crmv1.CRMAdminServiceServer.
+func (s *Server) UpdateClient(ctx context.Context, req *crmv1.UpdateClientRequest) (*crmv1.UpdateClientResponse, error) {
+	c, err := s.directory.UpdateClient(ctx, req.ClientId, app.ClientSettings{Status: req.Status, AutoDeploy: req.AutoDeploy})
+	if err != nil {
+		return nil, err
+	}
+	return &crmv1.UpdateClientResponse{Client: clientPB(c)}, nil
 }
 
 // LinkClient implements crmv1.CRMAdminServiceServer.

@@ -39,5 +39,6 @@ func (s *Server) ListAgencyClients(ctx context.Context, req *crmv1.ListAgencyCli
 }
 
 func clientPB(c app.Client) *crmv1.Client {
-	return &crmv1.Client{Id: c.ID, Name: c.Name, Domain: c.Domain, Status: c.Status, CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt)}
+	return &crmv1.Client{Id: c.ID, Name: c.Name, Domain: c.Domain, Status: c.Status, AutoDeploy: c.AutoDeploy,
+		CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt)}
 }

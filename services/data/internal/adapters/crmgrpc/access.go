@@ -49,7 +49,7 @@ func (a *Access) Clients(ctx context.Context, agencyID string) ([]app.Client, er
 	}
 	out := make([]app.Client, len(resp.Clients))
 	for i, c := range resp.Clients {
-		out[i] = app.Client{ID: c.Id, Name: c.Name, Domain: c.Domain, Status: c.Status,
+		out[i] = app.Client{ID: c.Id, Name: c.Name, Domain: c.Domain, Status: c.Status, AutoDeploy: c.AutoDeploy,
 			CreatedAt: c.CreatedAt.AsTime().UTC(), UpdatedAt: c.UpdatedAt.AsTime().UTC()}
 	}
 	return out, nil
