@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 )
@@ -324,5 +325,56 @@ func testClientSettings(t *testing.T, s *stack) {
 	r = s.adminCall(t, "PATCH", "/admin/v1/clients/"+client, map[string]any{"status": "active"})
 	if c := r.json["client"].(map[string]any); c["auto_deploy"] != true || c["status"] != "active" {
 		t.Fatalf("a status change reset auto_deploy: %v", c)
+	}
+}
+
+// testBulkLoad streams NDJSON through `atrium load-rows`: batches commit
+// as they fill, a bad line stops the load and says what was committed.
+func testBulkLoad(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	write := func(n int, bad int) string {
+		var b strings.Builder
+		for i := 1; i <= n; i++ {
+			if i == bad {
+				b.WriteString(`{"keyword": "broken", "position": "first"}` + "\n")
+				continue
+			}
+			fmt.Fprintf(&b, `{"keyword": "kw %d", "position": %d, "status": "active", "tracked_at": "2026-11-20T08:00:00Z"}`+"\n", i, i%100)
+		}
+		path := t.TempDir() + "/rows.ndjson"
+		if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	load := func(path string) (string, error) {
+		var out, errOut strings.Builder
+		err := loadRows(t.Context(), []string{"--data-addr", s.dataAddr, "--client", client, "--resource", "keywords", path},
+			func(k string) (string, bool) {
+				if k == "ATRIUM_INTERNAL_SECRET" {
+					return testInternalSecret, true
+				}
+				return "", false
+			}, &out, &errOut)
+		return out.String(), err
+	}
+	out, err := load(write(12_000, 0))
+	if err != nil || !strings.Contains(out, "loaded 12000 keywords rows") {
+		t.Fatalf("load-rows = %q, %v", out, err)
+	}
+	total := func() float64 {
+		return s.read(t, tn.read, params("resource", "keywords", "client_id", client)).json["pagination"].(map[string]any)["total"].(float64)
+	}
+	if n := total(); n != 12_000 {
+		t.Fatalf("after the load, total %v", n)
+	}
+	_, err = load(write(7_000, 6_001))
+	if err == nil || !strings.Contains(err.Error(), "line 6001") || !strings.Contains(err.Error(), "5000 rows committed before it") ||
+		!strings.Contains(err.Error(), "position must be a number") {
+		t.Fatalf("a bad line: %v", err)
+	}
+	if n := total(); n != 17_000 {
+		t.Fatalf("after the stopped load, total %v; want the first load and the committed batch", n)
 	}
 }

@@ -61,6 +61,7 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		{"DataCursor", testDataCursor},
 		{"DataLoadUnknownClient", testDataLoadUnknownClient},
 		{"ClientSettings", testClientSettings},
+		{"BulkLoad", testBulkLoad},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,6 +31,7 @@ Commands:
   serve      run the gateway and all four services in one process
   migrate    apply every service's PostgreSQL migrations
   principal  sign a principal for an internal gRPC caller (docs/grpc.md)
+  load-rows  stream NDJSON dataset rows into the data service (docs/datasets.md)
   version    print the version (also --version)
 
 Run "atrium <command> -h" for the flags of a command. Every flag can also
@@ -69,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return migrate(ctx, args[1:], stdout, stderr)
 	case "principal":
 		return signPrincipal(args[1:], os.LookupEnv, stdout, stderr)
+	case "load-rows":
+		return loadRows(ctx, args[1:], os.LookupEnv, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, version)
 		return nil

@@ -85,6 +85,8 @@ type listening struct {
 	AdminAddr  string
 	AdminToken string
 	NATSURL    string
+	// DataAddr is the data service's gRPC address (atrium load-rows).
+	DataAddr string
 }
 
 // serveable is a service serve starts.
@@ -182,7 +184,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 			return nil
 		})
 	}
-	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL}
+	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr()}
 	printBanner(stdout, l, c)
 	if c.demo {
 		if err := seedDemo(gctx, stdout, l); err != nil {

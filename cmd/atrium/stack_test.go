@@ -16,12 +16,16 @@ import (
 	"github.com/atrium-hq/atrium/platform/pgtest"
 )
 
-const testAdminToken = "test-admin-token-0123456789"
+const (
+	testAdminToken     = "test-admin-token-0123456789"
+	testInternalSecret = "test-internal-secret-0123456789abcdef"
+)
 
 // stack is a running `atrium serve` with every listener on a free port.
 type stack struct {
 	api, admin string
 	natsURL    string
+	dataAddr   string
 	logs       *syncBuffer
 }
 
@@ -49,7 +53,7 @@ func startStack(t testing.TB, extra ...string) *stack {
 		"--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0", "--admin-token=" + testAdminToken,
 		"--collections-grpc-addr=127.0.0.1:0", "--crm-grpc-addr=127.0.0.1:0",
 		"--data-grpc-addr=127.0.0.1:0", "--actions-grpc-addr=127.0.0.1:0",
-		"--nats-embedded-addr=127.0.0.1:0", "--log-level=warn",
+		"--nats-embedded-addr=127.0.0.1:0", "--log-level=warn", "--internal-secret=" + testInternalSecret,
 	}, extra...)
 	cfg, err := parseServe(args, func(string) (string, bool) { return "", false }, io.Discard, io.Discard)
 	if err != nil {
@@ -66,7 +70,7 @@ func startStack(t testing.TB, extra ...string) *stack {
 	go func() { done <- serve(ctx, *cfg, logger, s.logs, func(l listening) { ready <- l }) }()
 	select {
 	case l := <-ready:
-		s.api, s.admin, s.natsURL = "http://"+l.HTTPAddr, "http://"+l.AdminAddr, l.NATSURL
+		s.api, s.admin, s.natsURL, s.dataAddr = "http://"+l.HTTPAddr, "http://"+l.AdminAddr, l.NATSURL, l.DataAddr
 	case err := <-done:
 		cancel()
 		t.Fatalf("atrium serve stopped before it was ready: %v\n%s", err, s.logs)

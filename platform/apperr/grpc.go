@@ -65,22 +65,40 @@ func UnaryServerInterceptor(logger *slog.Logger, passThrough func(fullMethod str
 				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 				resp = nil
 			}
-			if err == nil {
-				return
-			}
-			st := ToStatus(err)
-			switch st.Code() {
-			case codes.Internal, codes.Unavailable, codes.Aborted:
-				// The caller sees a safe message; the log gets the whole
-				// chain, the cause that apperr.Error hides included.
-				logger.ErrorContext(ctx, "request failed",
-					"method", info.FullMethod,
-					"code", st.Code().String(),
-					"error", st.Message(),
-					"cause", Cause(err))
-			}
-			err = st.Err()
+			err = toStatusErr(ctx, logger, info.FullMethod, err)
 		}()
 		return handler(ctx, req)
 	}
+}
+
+// StreamServerInterceptor is UnaryServerInterceptor for streaming calls.
+func StreamServerInterceptor(logger *slog.Logger, passThrough func(fullMethod string) bool) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+		if passThrough != nil && passThrough(info.FullMethod) {
+			return handler(srv, ss)
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+			}
+			err = toStatusErr(ss.Context(), logger, info.FullMethod, err)
+		}()
+		return handler(srv, ss)
+	}
+}
+
+// toStatusErr maps err with ToStatus and logs faults with their cause.
+func toStatusErr(ctx context.Context, logger *slog.Logger, method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	st := ToStatus(err)
+	switch st.Code() {
+	case codes.Internal, codes.Unavailable, codes.Aborted:
+		// The caller sees a safe message; the log gets the whole chain,
+		// the cause that apperr.Error hides included.
+		logger.ErrorContext(ctx, "request failed", "method", method, "code", st.Code().String(),
+			"error", st.Message(), "cause", Cause(err))
+	}
+	return st.Err()
 }

@@ -27,21 +27,53 @@ func (s *Signer) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 		if Infrastructure(info.FullMethod) {
 			return handler(ctx, req)
 		}
-		tokens := metadata.ValueFromIncomingContext(ctx, MetadataKey)
-		if len(tokens) != 1 {
-			return nil, apperr.Unauthenticated("missing caller identity: send a signed principal in the %s metadata (see docs/grpc.md), or call through the gateway", MetadataKey)
-		}
-		p, err := s.Verify(tokens[0])
+		ctx, err := s.admit(ctx, info.FullMethod)
 		if err != nil {
-			return nil, apperr.Unauthenticated("invalid caller identity: %v", err)
-		}
-		a, ok := AccessOf(info.FullMethod)
-		if !ok {
-			return nil, apperr.PermissionDenied("%s declares no access rule, so nobody may call it", info.FullMethod)
-		}
-		if err := Authorize(p, a); err != nil {
 			return nil, err
 		}
-		return handler(NewContext(ctx, p), req)
+		return handler(ctx, req)
 	}
+}
+
+// StreamServerInterceptor is UnaryServerInterceptor for streaming calls
+// (the bulk loads): the same identity and the same access rule.
+func (s *Signer) StreamServerInterceptor() grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		if Infrastructure(info.FullMethod) {
+			return handler(srv, ss)
+		}
+		ctx, err := s.admit(ss.Context(), info.FullMethod)
+		if err != nil {
+			return err
+		}
+		return handler(srv, &contextStream{ServerStream: ss, ctx: ctx})
+	}
+}
+
+type contextStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (c *contextStream) Context() context.Context { return c.ctx }
+
+// admit verifies the call's principal against the method's access rule
+// and returns the context carrying it.
+func (s *Signer) admit(ctx context.Context, fullMethod string) (context.Context, error) {
+	tokens := metadata.ValueFromIncomingContext(ctx, MetadataKey)
+	if len(tokens) != 1 {
+		return nil, apperr.Unauthenticated("missing caller identity: send a signed principal in the %s metadata (see docs/grpc.md), or call through the gateway", MetadataKey)
+	}
+	p, err := s.Verify(tokens[0])
+	if err != nil {
+		return nil, apperr.Unauthenticated("invalid caller identity: %v", err)
+	}
+	a, ok := AccessOf(fullMethod)
+	if !ok {
+		return nil, apperr.PermissionDenied("%s declares no access rule, so nobody may call it", fullMethod)
+	}
+	if err := Authorize(p, a); err != nil {
+		return nil, err
+	}
+	return NewContext(ctx, p), nil
 }

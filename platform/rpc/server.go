@@ -51,6 +51,10 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer) (*Server
 			apperr.UnaryServerInterceptor(logger, principal.Infrastructure),
 			signer.UnaryServerInterceptor(),
 		),
+		grpc.ChainStreamInterceptor(
+			apperr.StreamServerInterceptor(logger, principal.Infrastructure),
+			signer.StreamServerInterceptor(),
+		),
 	)
 	h := health.NewServer()
 	healthpb.RegisterHealthServer(srv, h)

@@ -411,6 +411,114 @@ func (x *CreateRowsResponse) GetInserted() int32 {
 	return 0
 }
 
+type LoadRowsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// In the first message only.
+	ClientId string `protobuf:"bytes,1,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	// In the first message only.
+	Resource string `protobuf:"bytes,2,opt,name=resource,proto3" json:"resource,omitempty"`
+	// A chunk of NDJSON: one row object per line; lines may span chunks.
+	Ndjson        []byte `protobuf:"bytes,3,opt,name=ndjson,proto3" json:"ndjson,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LoadRowsRequest) Reset() {
+	*x = LoadRowsRequest{}
+	mi := &file_atrium_data_v1_data_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LoadRowsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LoadRowsRequest) ProtoMessage() {}
+
+func (x *LoadRowsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_data_v1_data_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LoadRowsRequest.ProtoReflect.Descriptor instead.
+func (*LoadRowsRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_data_v1_data_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *LoadRowsRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+func (x *LoadRowsRequest) GetResource() string {
+	if x != nil {
+		return x.Resource
+	}
+	return ""
+}
+
+func (x *LoadRowsRequest) GetNdjson() []byte {
+	if x != nil {
+		return x.Ndjson
+	}
+	return nil
+}
+
+type LoadRowsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Rows committed.
+	Loaded        int64 `protobuf:"varint,1,opt,name=loaded,proto3" json:"loaded,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LoadRowsResponse) Reset() {
+	*x = LoadRowsResponse{}
+	mi := &file_atrium_data_v1_data_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LoadRowsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LoadRowsResponse) ProtoMessage() {}
+
+func (x *LoadRowsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_data_v1_data_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LoadRowsResponse.ProtoReflect.Descriptor instead.
+func (*LoadRowsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_data_v1_data_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *LoadRowsResponse) GetLoaded() int64 {
+	if x != nil {
+		return x.Loaded
+	}
+	return 0
+}
+
 var File_atrium_data_v1_data_proto protoreflect.FileDescriptor
 
 const file_atrium_data_v1_data_proto_rawDesc = "" +
@@ -453,12 +561,19 @@ const file_atrium_data_v1_data_proto_rawDesc = "" +
 	"\x04rows\x18\x03 \x03(\v2\x17.google.protobuf.StructR\x04rows:\f\x92A\t\n" +
 	"\a\xd2\x01\x04rows\"0\n" +
 	"\x12CreateRowsResponse\x12\x1a\n" +
-	"\binserted\x18\x01 \x01(\x05R\binserted2\x85\x01\n" +
+	"\binserted\x18\x01 \x01(\x05R\binserted\"b\n" +
+	"\x0fLoadRowsRequest\x12\x1b\n" +
+	"\tclient_id\x18\x01 \x01(\tR\bclientId\x12\x1a\n" +
+	"\bresource\x18\x02 \x01(\tR\bresource\x12\x16\n" +
+	"\x06ndjson\x18\x03 \x01(\fR\x06ndjson\"*\n" +
+	"\x10LoadRowsResponse\x12\x16\n" +
+	"\x06loaded\x18\x01 \x01(\x03R\x06loaded2\x85\x01\n" +
 	"\vDataService\x12v\n" +
-	"\vReadDataset\x12\".atrium.data.v1.ReadDatasetRequest\x1a#.atrium.data.v1.ReadDatasetResponse\"\x1e\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x0e\x12\f/api/v1/data2\xac\x01\n" +
+	"\vReadDataset\x12\".atrium.data.v1.ReadDatasetRequest\x1a#.atrium.data.v1.ReadDatasetResponse\"\x1e\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x0e\x12\f/api/v1/data2\x85\x02\n" +
 	"\x10DataAdminService\x12\x97\x01\n" +
 	"\n" +
-	"CreateRows\x12!.atrium.data.v1.CreateRowsRequest\x1a\".atrium.data.v1.CreateRowsResponse\"B\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x026:\x01*\"1/admin/v1/clients/{client_id}/datasets/{resource}B9Z7github.com/atrium-hq/atrium/proto/atrium/data/v1;datav1b\x06proto3"
+	"CreateRows\x12!.atrium.data.v1.CreateRowsRequest\x1a\".atrium.data.v1.CreateRowsResponse\"B\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x026:\x01*\"1/admin/v1/clients/{client_id}/datasets/{resource}\x12W\n" +
+	"\bLoadRows\x12\x1f.atrium.data.v1.LoadRowsRequest\x1a .atrium.data.v1.LoadRowsResponse\"\x06\xca\xf3\x18\x02\b\x02(\x01B9Z7github.com/atrium-hq/atrium/proto/atrium/data/v1;datav1b\x06proto3"
 
 var (
 	file_atrium_data_v1_data_proto_rawDescOnce sync.Once
@@ -472,25 +587,29 @@ func file_atrium_data_v1_data_proto_rawDescGZIP() []byte {
 	return file_atrium_data_v1_data_proto_rawDescData
 }
 
-var file_atrium_data_v1_data_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_atrium_data_v1_data_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_atrium_data_v1_data_proto_goTypes = []any{
 	(*ReadDatasetRequest)(nil),  // 0: atrium.data.v1.ReadDatasetRequest
 	(*Pagination)(nil),          // 1: atrium.data.v1.Pagination
 	(*ReadDatasetResponse)(nil), // 2: atrium.data.v1.ReadDatasetResponse
 	(*CreateRowsRequest)(nil),   // 3: atrium.data.v1.CreateRowsRequest
 	(*CreateRowsResponse)(nil),  // 4: atrium.data.v1.CreateRowsResponse
-	(*structpb.Struct)(nil),     // 5: google.protobuf.Struct
+	(*LoadRowsRequest)(nil),     // 5: atrium.data.v1.LoadRowsRequest
+	(*LoadRowsResponse)(nil),    // 6: atrium.data.v1.LoadRowsResponse
+	(*structpb.Struct)(nil),     // 7: google.protobuf.Struct
 }
 var file_atrium_data_v1_data_proto_depIdxs = []int32{
-	5, // 0: atrium.data.v1.ReadDatasetResponse.data:type_name -> google.protobuf.Struct
+	7, // 0: atrium.data.v1.ReadDatasetResponse.data:type_name -> google.protobuf.Struct
 	1, // 1: atrium.data.v1.ReadDatasetResponse.pagination:type_name -> atrium.data.v1.Pagination
-	5, // 2: atrium.data.v1.CreateRowsRequest.rows:type_name -> google.protobuf.Struct
+	7, // 2: atrium.data.v1.CreateRowsRequest.rows:type_name -> google.protobuf.Struct
 	0, // 3: atrium.data.v1.DataService.ReadDataset:input_type -> atrium.data.v1.ReadDatasetRequest
 	3, // 4: atrium.data.v1.DataAdminService.CreateRows:input_type -> atrium.data.v1.CreateRowsRequest
-	2, // 5: atrium.data.v1.DataService.ReadDataset:output_type -> atrium.data.v1.ReadDatasetResponse
-	4, // 6: atrium.data.v1.DataAdminService.CreateRows:output_type -> atrium.data.v1.CreateRowsResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
+	5, // 5: atrium.data.v1.DataAdminService.LoadRows:input_type -> atrium.data.v1.LoadRowsRequest
+	2, // 6: atrium.data.v1.DataService.ReadDataset:output_type -> atrium.data.v1.ReadDatasetResponse
+	4, // 7: atrium.data.v1.DataAdminService.CreateRows:output_type -> atrium.data.v1.CreateRowsResponse
+	6, // 8: atrium.data.v1.DataAdminService.LoadRows:output_type -> atrium.data.v1.LoadRowsResponse
+	6, // [6:9] is the sub-list for method output_type
+	3, // [3:6] is the sub-list for method input_type
 	3, // [3:3] is the sub-list for extension type_name
 	3, // [3:3] is the sub-list for extension extendee
 	0, // [0:3] is the sub-list for field type_name
@@ -510,7 +629,7 @@ func file_atrium_data_v1_data_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_data_v1_data_proto_rawDesc), len(file_atrium_data_v1_data_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -132,6 +132,7 @@ var DataService_ServiceDesc = grpc.ServiceDesc{
 
 const (
 	DataAdminService_CreateRows_FullMethodName = "/atrium.data.v1.DataAdminService/CreateRows"
+	DataAdminService_LoadRows_FullMethodName   = "/atrium.data.v1.DataAdminService/LoadRows"
 )
 
 // DataAdminServiceClient is the client API for DataAdminService service.
@@ -143,6 +144,11 @@ type DataAdminServiceClient interface {
 	// CreateRows validates and inserts rows of a resource for a client, all
 	// or nothing.
 	CreateRows(ctx context.Context, in *CreateRowsRequest, opts ...grpc.CallOption) (*CreateRowsResponse, error)
+	// LoadRows is the bulk path: NDJSON rows streamed in chunks, validated
+	// and copied in batches. The first message names the client and
+	// resource. A bad line stops the load; the answer says how many rows
+	// were committed before it. gRPC only (`atrium load-rows` drives it).
+	LoadRows(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[LoadRowsRequest, LoadRowsResponse], error)
 }
 
 type dataAdminServiceClient struct {
@@ -163,6 +169,19 @@ func (c *dataAdminServiceClient) CreateRows(ctx context.Context, in *CreateRowsR
 	return out, nil
 }
 
+func (c *dataAdminServiceClient) LoadRows(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[LoadRowsRequest, LoadRowsResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &DataAdminService_ServiceDesc.Streams[0], DataAdminService_LoadRows_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[LoadRowsRequest, LoadRowsResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type DataAdminService_LoadRowsClient = grpc.ClientStreamingClient[LoadRowsRequest, LoadRowsResponse]
+
 // DataAdminServiceServer is the server API for DataAdminService service.
 // All implementations must embed UnimplementedDataAdminServiceServer
 // for forward compatibility.
@@ -172,6 +191,11 @@ type DataAdminServiceServer interface {
 	// CreateRows validates and inserts rows of a resource for a client, all
 	// or nothing.
 	CreateRows(context.Context, *CreateRowsRequest) (*CreateRowsResponse, error)
+	// LoadRows is the bulk path: NDJSON rows streamed in chunks, validated
+	// and copied in batches. The first message names the client and
+	// resource. A bad line stops the load; the answer says how many rows
+	// were committed before it. gRPC only (`atrium load-rows` drives it).
+	LoadRows(grpc.ClientStreamingServer[LoadRowsRequest, LoadRowsResponse]) error
 	mustEmbedUnimplementedDataAdminServiceServer()
 }
 
@@ -184,6 +208,9 @@ type UnimplementedDataAdminServiceServer struct{}
 
 func (UnimplementedDataAdminServiceServer) CreateRows(context.Context, *CreateRowsRequest) (*CreateRowsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateRows not implemented")
+}
+func (UnimplementedDataAdminServiceServer) LoadRows(grpc.ClientStreamingServer[LoadRowsRequest, LoadRowsResponse]) error {
+	return status.Error(codes.Unimplemented, "method LoadRows not implemented")
 }
 func (UnimplementedDataAdminServiceServer) mustEmbedUnimplementedDataAdminServiceServer() {}
 func (UnimplementedDataAdminServiceServer) testEmbeddedByValue()                          {}
@@ -224,6 +251,13 @@ func _DataAdminService_CreateRows_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DataAdminService_LoadRows_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(DataAdminServiceServer).LoadRows(&grpc.GenericServerStream[LoadRowsRequest, LoadRowsResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type DataAdminService_LoadRowsServer = grpc.ClientStreamingServer[LoadRowsRequest, LoadRowsResponse]
+
 // DataAdminService_ServiceDesc is the grpc.ServiceDesc for DataAdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -236,6 +270,12 @@ var DataAdminService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _DataAdminService_CreateRows_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "LoadRows",
+			Handler:       _DataAdminService_LoadRows_Handler,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "atrium/data/v1/data.proto",
 }

@@ -315,9 +315,13 @@ func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs [
 			}
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectRowsInserted, rowsInserted{id.String(), r.Name, len(rows), now}, now)
+		return enqueueInserted(ctx, tx, id.String(), r.Name, len(rows), now)
 	})
 	return len(rows), err
+}
+
+func enqueueInserted(ctx context.Context, tx Tx, clientID, resource string, n int, at time.Time) error {
+	return outbox.Enqueue(ctx, tx, SubjectRowsInserted, rowsInserted{clientID, resource, n, at}, at)
 }
 
 func isDuplicate(err error) bool {

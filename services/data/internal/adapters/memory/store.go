@@ -45,14 +45,21 @@ type tx struct {
 }
 
 func (t *tx) InsertRows(_ context.Context, rows []app.Row) error {
+	added := map[dataset][]app.Row{}
 	for _, r := range rows {
 		if t.s.ids[r.ID] {
 			return fmt.Errorf("row %s: %w", r.ID, app.ErrDuplicate)
 		}
 		memdb.Put(t.Tx, t.s.ids, r.ID, true)
 		k := dataset{r.ClientID, r.Resource}
-		// A new slice, so that a rollback restores the old one untouched.
-		memdb.Put(t.Tx, t.s.rows, k, append(t.s.rows[k][:len(t.s.rows[k]):len(t.s.rows[k])], r))
+		added[k] = append(added[k], r)
+	}
+	for k, rs := range added {
+		// One new slice per dataset, so that a rollback restores the old
+		// one untouched and a batch costs one copy, not one per row.
+		old := t.s.rows[k]
+		next := make([]app.Row, 0, len(old)+len(rs))
+		memdb.Put(t.Tx, t.s.rows, k, append(append(next, old...), rs...))
 	}
 	return nil
 }

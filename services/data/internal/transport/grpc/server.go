@@ -7,6 +7,7 @@ package grpc
 import (
 	"context"
 	"encoding/json"
+	"io"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -78,6 +79,36 @@ func (s *Server) CreateRows(ctx context.Context, req *datav1.CreateRowsRequest) 
 		return nil, err
 	}
 	return &datav1.CreateRowsResponse{Inserted: int32(n)}, nil
+}
+
+// LoadRows implements datav1.DataAdminServiceServer: the bulk path.
+func (s *Server) LoadRows(stream grpc.ClientStreamingServer[datav1.LoadRowsRequest, datav1.LoadRowsResponse]) error {
+	ctx := stream.Context()
+	first, err := stream.Recv()
+	if err == io.EOF {
+		return apperr.Invalid("the load sent nothing: its first message names client_id and resource")
+	}
+	if err != nil {
+		return err
+	}
+	l, err := s.datasets.NewLoader(ctx, first.ClientId, first.Resource)
+	if err != nil {
+		return err
+	}
+	for msg := first; ; {
+		if err := l.Write(ctx, msg.Ndjson); err != nil {
+			return err
+		}
+		if msg, err = stream.Recv(); err == io.EOF {
+			break
+		} else if err != nil {
+			return err
+		}
+	}
+	if err := l.Close(ctx); err != nil {
+		return err
+	}
+	return stream.SendAndClose(&datav1.LoadRowsResponse{Loaded: l.Loaded()})
 }
 
 // renderPage writes the read's HTTP body once, each row as stored.

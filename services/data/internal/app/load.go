@@ -1,0 +1,136 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+)
+
+// LoadBatch is how many rows the bulk path commits at a time.
+const LoadBatch = 5000
+
+// Loader is one bulk load: NDJSON chunks in, rows validated and committed
+// in batches of LoadBatch. A bad line stops it; what was committed before
+// stays, and Loaded says how much that is, so a load can resume after it.
+type Loader struct {
+	d        *Datasets
+	resource *Resource
+	clientID string
+	partial  []byte
+	batch    []Row
+	line     int64
+	loaded   int64
+}
+
+// NewLoader starts a bulk load of resource rows for a client.
+func (d *Datasets) NewLoader(ctx context.Context, clientID, resource string) (*Loader, error) {
+	r, ok := Lookup(resource)
+	if !ok || r.Name == ClientsResource {
+		return nil, apperr.NotFound("unknown dataset %q; datasets: %s", resource, list(ResourceNames()[1:]))
+	}
+	id, err := uuid.Parse(clientID)
+	if err != nil || len(clientID) != 36 {
+		return nil, apperr.NotFound("client %q not found", clientID)
+	}
+	exists, err := d.access.Exists(ctx, id.String())
+	if err != nil {
+		return nil, apperr.Unavailable(err, "cannot check the client now: the CRM service is unavailable; retry later")
+	}
+	if !exists {
+		return nil, apperr.NotFound("client %q not found", clientID)
+	}
+	return &Loader{d: d, resource: r, clientID: id.String(), batch: make([]Row, 0, LoadBatch)}, nil
+}
+
+// Loaded is how many rows are committed.
+func (l *Loader) Loaded() int64 { return l.loaded }
+
+// Write takes the next chunk of NDJSON.
+func (l *Loader) Write(ctx context.Context, chunk []byte) error {
+	data := chunk
+	if len(l.partial) > 0 {
+		data = append(l.partial, chunk...)
+		l.partial = nil
+	}
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			l.partial = append([]byte(nil), data...)
+			return nil
+		}
+		if err := l.addLine(ctx, data[:i]); err != nil {
+			return err
+		}
+		data = data[i+1:]
+	}
+}
+
+func (l *Loader) addLine(ctx context.Context, line []byte) error {
+	l.line++
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
+		return apperr.Invalid("line %d is not a JSON object (%d rows committed before it)", l.line, l.loaded)
+	}
+	row, err := buildRow(l.resource, l.clientID, int(l.line), obj, l.d.clock.Now())
+	if err != nil {
+		return apperr.Invalid("line %d: %s (%d rows committed before it)", l.line, trimRows(err.Error(), l.line), l.loaded)
+	}
+	l.batch = append(l.batch, row)
+	if len(l.batch) == LoadBatch {
+		return l.flush(ctx)
+	}
+	return nil
+}
+
+// trimRows turns buildRow's "rows[12].field ..." into "field ...".
+func trimRows(msg string, line int64) string {
+	prefix := fmt.Sprintf("rows[%d].", line)
+	if len(msg) > len(prefix) && msg[:len(prefix)] == prefix {
+		return msg[len(prefix):]
+	}
+	return msg
+}
+
+func (l *Loader) flush(ctx context.Context) error {
+	if len(l.batch) == 0 {
+		return nil
+	}
+	n := len(l.batch)
+	err := l.d.store.InTx(ctx, func(tx Tx) error {
+		if err := tx.InsertRows(ctx, l.batch); err != nil {
+			if isDuplicate(err) {
+				return apperr.Conflict("a row before line %d has an id that already exists in %s (%d rows committed before its batch)", l.line, l.resource.Name, l.loaded)
+			}
+			return err
+		}
+		now := l.d.clock.Now()
+		return enqueueInserted(ctx, tx, l.clientID, l.resource.Name, n, now)
+	})
+	if err != nil {
+		return err
+	}
+	l.loaded += int64(n)
+	l.batch = l.batch[:0]
+	return nil
+}
+
+// Close commits what is left; a last line without a newline counts.
+func (l *Loader) Close(ctx context.Context) error {
+	if len(bytes.TrimSpace(l.partial)) > 0 {
+		line := l.partial
+		l.partial = nil
+		if err := l.addLine(ctx, line); err != nil {
+			return err
+		}
+	}
+	return l.flush(ctx)
+}
