@@ -87,6 +87,11 @@ bench-collections: services-up build ## Collections lists, get and create on 100
 	go build -o .bin/bench ./bench/cmd/bench
 	.bin/bench collections --atrium .bin/atrium $(BENCHFLAGS)
 
+.PHONY: bench-data
+bench-data: services-up build ## Data read on 1,000,000 keyword rows (offset 0, offset 50,000, cursor) against the hand-written floor
+	go build -o .bin/bench ./bench/cmd/bench
+	.bin/bench data --atrium .bin/atrium $(BENCHFLAGS)
+
 .PHONY: bench-auth
 bench-auth: ## Benchmark API key authentication at the gateway (cache hits, principal signing)
 	go test -run '^$$' -bench . -benchtime $(BENCHTIME) -count 1 ./gateway/internal/auth ./platform/principal

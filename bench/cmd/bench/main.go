@@ -3,6 +3,7 @@
 //
 //	bench crm [flags]           GET /api/v1/prospects and /api/v1/deals
 //	bench collections [flags]   item lists, one item and creates of the collections interface
+//	bench data [flags]          the data read at offset 0, deep, and by cursor
 //
 // It creates a scratch PostgreSQL database, starts `atrium serve` on it and
 // a floor server, seeds data through Atrium's admin API, and drives each
@@ -28,7 +29,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench crm|collections [flags] | bench floor [flags] | bench load [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench crm|collections|data [flags] | bench floor [flags] | bench load [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -37,6 +38,8 @@ func main() {
 		err = runCRM(ctx, os.Args[2:])
 	case "collections":
 		err = runCollections(ctx, os.Args[2:])
+	case "data":
+		err = runData(ctx, os.Args[2:])
 	case "floor":
 		err = runFloor(ctx, os.Args[2:])
 	case "load":

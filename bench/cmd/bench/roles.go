@@ -22,13 +22,17 @@ func runFloor(ctx context.Context, args []string) error {
 	url := fs.String("database-url", "", "database holding the crm schema")
 	agency := fs.String("agency", "", "the one agency the floor serves (CRM)")
 	site := fs.String("site", "", "the one site the floor serves (collections)")
+	dataFloor := fs.Bool("data", false, "serve the data read floor")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	schema := "crm"
-	if *site != "" {
+	switch {
+	case *site != "":
 		schema = "collections"
+	case *dataFloor:
+		schema = "data"
 	}
 	pool, err := pgdb.Open(ctx, *url, schema)
 	if err != nil {
@@ -43,6 +47,9 @@ func runFloor(ctx context.Context, args []string) error {
 	var h http.Handler = floor.New(pool, *agency).Handler()
 	if *site != "" {
 		h = floor.NewCollections(pool, *site).Handler()
+	}
+	if *dataFloor {
+		h = floor.NewData(pool).Handler()
 	}
 	srv := &http.Server{Handler: h}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
