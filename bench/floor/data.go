@@ -11,7 +11,8 @@ import (
 )
 
 // Data is the floor of the data read for the keyword reads the benchmark
-// makes: the same count and page SQL as Atrium's data store (resource as a
+// makes: the same count (the counter kept with the rows) and page SQL as
+// Atrium's data store (resource as a
 // literal, client, optional status filter, tracked_at order, ties by id,
 // keyset after a position), the rows as stored, encoding/json around them.
 // No key, no client-link check, no parameter rules beyond these.
@@ -46,12 +47,16 @@ func (s *Data) read(w http.ResponseWriter, r *http.Request) {
 	}
 	where := `client_id = $1 AND resource = 'keywords'`
 	args := []any{client}
+	field, value := "", ""
 	if f := q.Get("filter_field"); f == "status" {
 		args = append(args, q.Get("filter_value"))
 		where += ` AND status = $2`
+		field, value = "status", q.Get("filter_value")
 	}
-	var total int
-	if err := s.pool.QueryRow(r.Context(), `SELECT count(*) FROM rows WHERE `+where, args...).Scan(&total); err != nil {
+	// The total from the same counter Atrium keeps with the rows.
+	var total int64
+	if err := s.pool.QueryRow(r.Context(), `SELECT coalesce((SELECT count FROM row_counts
+		WHERE client_id = $1 AND resource = 'keywords' AND field = $2 AND value = $3), 0)`, client, field, value).Scan(&total); err != nil {
 		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
 		return
 	}
@@ -94,6 +99,6 @@ func (s *Data) read(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"resource": "keywords", "client_id": client, "data": data,
-		"pagination": map[string]any{"total": total, "limit": limit, "offset": offset, "has_more": offset+limit < total},
+		"pagination": map[string]any{"total": total, "limit": limit, "offset": offset, "has_more": int64(offset+limit) < total},
 	})
 }

@@ -172,6 +172,13 @@ func seedData(ctx context.Context, p *atriumProc, db string, rows, clients, big 
 			return "", "", fmt.Errorf("seed rows: %w", err)
 		}
 	}
+	// The counters the data service keeps with the rows it writes.
+	if _, err := conn.Exec(ctx, `INSERT INTO data.row_counts (client_id, resource, field, value, count)
+		SELECT client_id, resource, '', '', count(*) FROM data.rows GROUP BY client_id, resource
+		UNION ALL
+		SELECT client_id, resource, 'status', status, count(*) FROM data.rows WHERE status IS NOT NULL GROUP BY client_id, resource, status`); err != nil {
+		return "", "", fmt.Errorf("seed counts: %w", err)
+	}
 	return ids[0], k.Key.Secret, nil
 }
 

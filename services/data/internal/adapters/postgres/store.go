@@ -1,9 +1,12 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -63,9 +66,9 @@ func (s *Store) Rows(ctx context.Context, q app.Query) ([]app.Row, int, error) {
 	if q.Asc {
 		dir = " ASC"
 	}
-	var total int
-	if err := s.db.Pool().QueryRow(ctx, `SELECT count(*) FROM rows WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, pgdb.Err(err, "count rows")
+	total, err := s.count(ctx, q, where, args)
+	if err != nil {
+		return nil, 0, err
 	}
 	if q.After != nil {
 		// Keyset: the rows after (key, id) in the query's order, NULL keys
@@ -117,6 +120,43 @@ func (s *Store) Rows(ctx context.Context, q app.Query) ([]app.Row, int, error) {
 	return out, total, pgdb.Err(err, "rows")
 }
 
+// counted are the filter fields whose values have counters; id filters
+// match one row at most and are counted from the index.
+var counted = []string{"status", "source_type", "source_id", "category_id", "published", "lead_grade", "quality_grade", "sentiment"}
+
+// countValue is a filter value as the counters key it.
+func countValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case bool:
+		if v {
+			return "true"
+		}
+		return "false"
+	}
+	return fmt.Sprint(v)
+}
+
+// count is pagination.total: the counter of the client's dataset, or of
+// the filter value, kept with the rows; an id filter counts its one row.
+func (s *Store) count(ctx context.Context, q app.Query, where string, args []any) (int, error) {
+	var total int64
+	var err error
+	switch {
+	case q.FilterField == "":
+		err = s.db.Pool().QueryRow(ctx, `SELECT coalesce((SELECT count FROM row_counts
+			WHERE client_id = $1 AND resource = $2 AND field = '' AND value = ''), 0)`, q.ClientID, q.Resource).Scan(&total)
+	case slices.Contains(counted, q.FilterField):
+		err = s.db.Pool().QueryRow(ctx, `SELECT coalesce((SELECT count FROM row_counts
+			WHERE client_id = $1 AND resource = $2 AND field = $3 AND value = $4), 0)`,
+			q.ClientID, q.Resource, q.FilterField, countValue(q.FilterValue)).Scan(&total)
+	default:
+		err = s.db.Pool().QueryRow(ctx, `SELECT count(*) FROM rows WHERE `+where, args...).Scan(&total)
+	}
+	return int(total), pgdb.Err(err, "count rows")
+}
+
 // InTx implements app.Store.
 func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
 	return s.db.InTx(ctx, func(t *pgdb.Tx) error { return fn(tx{t}) })
@@ -141,5 +181,39 @@ func (t tx) InsertRows(ctx context.Context, rows []app.Row) error {
 		}
 		return vals, nil
 	}))
-	return pgdb.Err(err, "insert rows")
+	if err != nil {
+		return pgdb.Err(err, "insert rows")
+	}
+	return t.addCounts(ctx, rows)
+}
+
+type countKey struct{ client, resource, field, value string }
+
+// addCounts adds the rows to their counters, in key order so that
+// concurrent loads lock counters in the same order and cannot deadlock.
+func (t tx) addCounts(ctx context.Context, rows []app.Row) error {
+	counts := map[countKey]int64{}
+	for _, r := range rows {
+		counts[countKey{r.ClientID, r.Resource, "", ""}]++
+		for _, f := range counted {
+			if v, ok := r.Keys[f]; ok && v != nil {
+				counts[countKey{r.ClientID, r.Resource, f, countValue(v)}]++
+			}
+		}
+	}
+	keys := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(keys, func(a, b countKey) int {
+		return cmp.Or(strings.Compare(a.client, b.client), strings.Compare(a.resource, b.resource),
+			strings.Compare(a.field, b.field), strings.Compare(a.value, b.value))
+	})
+	b := &pgx.Batch{}
+	for _, k := range keys {
+		b.Queue(`INSERT INTO row_counts (client_id, resource, field, value, count) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (client_id, resource, field, value) DO UPDATE SET count = row_counts.count + EXCLUDED.count`,
+			k.client, k.resource, k.field, k.value, counts[k])
+	}
+	if err := t.SendBatch(ctx, b).Close(); err != nil {
+		return pgdb.Err(err, "count rows")
+	}
+	return nil
 }
