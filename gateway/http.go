@@ -167,6 +167,14 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 		start := time.Now()
 		st := &requestState{route: "unmatched"}
 		sw := &statusWriter{ResponseWriter: w}
+		// A shutdown that ran out of time closes the connections once the
+		// handlers return; net/http writes a response only after that, so
+		// the 503 the handler wrote must go out first.
+		defer func() {
+			if g.base.Err() != nil {
+				_ = http.NewResponseController(sw).Flush()
+			}
+		}()
 		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), stateKey{}, st), g.cfg.RequestTimeout)
 		defer cancel()
 		r = r.WithContext(ctx)
