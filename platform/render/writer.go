@@ -1,7 +1,9 @@
 package render
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"strconv"
 	"time"
@@ -298,4 +300,17 @@ func appendEscaped(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// Marshal is json.Marshal without HTML escaping, the way the rendered
+// bodies write strings: stored values keep "<p>" as the client wrote it
+// rather than "\u003cp\u003e".
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -22,13 +20,7 @@ func runCollections(ctx context.Context, args []string) error {
 	var f crmFlags
 	var items int
 	fs := flag.NewFlagSet("bench collections", flag.ContinueOnError)
-	fs.StringVar(&f.atrium, "atrium", ".bin/atrium", "the atrium binary to measure (make build)")
-	fs.StringVar(&f.databaseURL, "database-url", envOr("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL server; a scratch database is created there and dropped")
-	fs.StringVar(&f.natsURL, "nats-url", envOr("TEST_NATS_URL", "nats://127.0.0.1:4222"), "NATS server for Atrium's events")
-	fs.IntVar(&f.conns, "conns", 16, "concurrent connections of the load generator")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of each measured round")
-	fs.DurationVar(&f.warmup, "warmup", 3*time.Second, "unmeasured load before the rounds, per server and route")
-	fs.IntVar(&f.rounds, "rounds", 3, "measured rounds per server and route, alternating floor and Atrium")
+	bindCommon(fs, &f)
 	fs.IntVar(&items, "items", 100_000, "items in the measured collection")
 	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during its first measured round of the 100-item list, and print its top entries")
 	fs.StringVar(&f.routes, "routes", "list100,list1000,list100-deep,list1000-deep,get,create", "routes to measure")
@@ -36,28 +28,12 @@ func runCollections(ctx context.Context, args []string) error {
 		return err
 	}
 	f.store = "postgres"
-	loadCPU, serverCPU := "", ""
-	if runtime.NumCPU() >= 2 {
-		loadCPU, serverCPU = "0", "1"
-	}
-	tmp, err := os.MkdirTemp("", "atrium-bench-")
+	env, err := setUp(ctx, f)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	db, drop, err := scratchDatabase(ctx, f.databaseURL)
-	if err != nil {
-		return err
-	}
-	defer drop()
-	if out, err := exec.CommandContext(ctx, f.atrium, "migrate", "--database-url", db).CombinedOutput(); err != nil {
-		return fmt.Errorf("atrium migrate: %v\n%s", err, out)
-	}
-	atrium, err := startAtrium(ctx, f, db, serverCPU, filepath.Join(tmp, "atrium.log"))
-	if err != nil {
-		return err
-	}
-	defer atrium.stop()
+	defer env.tearDown()
+	loadCPU, serverCPU, db, atrium := env.loadCPU, env.serverCPU, env.db, env.atrium
 
 	fmt.Printf("seeding a posts collection with %d items ...\n", items)
 	site, key, itemID, err := seedCollections(ctx, atrium, db, items)

@@ -47,13 +47,7 @@ const adminToken = "bench-admin-token-0123456789"
 func runCRM(ctx context.Context, args []string) error {
 	var f crmFlags
 	fs := flag.NewFlagSet("bench crm", flag.ContinueOnError)
-	fs.StringVar(&f.atrium, "atrium", ".bin/atrium", "the atrium binary to measure (make build)")
-	fs.StringVar(&f.databaseURL, "database-url", envOr("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL server; a scratch database is created there and dropped")
-	fs.StringVar(&f.natsURL, "nats-url", envOr("TEST_NATS_URL", "nats://127.0.0.1:4222"), "NATS server for Atrium's events")
-	fs.IntVar(&f.conns, "conns", 16, "concurrent connections of the load generator")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of each measured round")
-	fs.DurationVar(&f.warmup, "warmup", 3*time.Second, "unmeasured load before the rounds, per server and route")
-	fs.IntVar(&f.rounds, "rounds", 3, "measured rounds per server and route, alternating floor and Atrium")
+	bindCommon(fs, &f)
 	fs.IntVar(&f.prospects, "prospects", 5000, "prospects and deals in the measured agency")
 	fs.StringVar(&f.store, "store", "postgres", "Atrium's store: postgres or memory (the floor always reads PostgreSQL)")
 	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during its first measured prospects round to this file, and print its top entries")
@@ -65,30 +59,12 @@ func runCRM(ctx context.Context, args []string) error {
 	if f.store != "postgres" && f.store != "memory" {
 		return fmt.Errorf("--store must be postgres or memory; got %q", f.store)
 	}
-	loadCPU, serverCPU := "", ""
-	if runtime.NumCPU() >= 2 {
-		loadCPU, serverCPU = "0", "1"
-	}
-	tmp, err := os.MkdirTemp("", "atrium-bench-")
+	env, err := setUp(ctx, f)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-
-	db, drop, err := scratchDatabase(ctx, f.databaseURL)
-	if err != nil {
-		return err
-	}
-	defer drop()
-	if out, err := exec.CommandContext(ctx, f.atrium, "migrate", "--database-url", db).CombinedOutput(); err != nil {
-		return fmt.Errorf("atrium migrate: %v\n%s", err, out)
-	}
-
-	atrium, err := startAtrium(ctx, f, db, serverCPU, filepath.Join(tmp, "atrium.log"))
-	if err != nil {
-		return err
-	}
-	defer atrium.stop()
+	defer env.tearDown()
+	loadCPU, serverCPU, db, atrium := env.loadCPU, env.serverCPU, env.db, env.atrium
 	fmt.Printf("seeding %d prospects and %d deals through the admin API ...\n", f.prospects, f.prospects)
 	agency, key, err := seed(ctx, atrium, f.prospects)
 	if err != nil {
@@ -168,6 +144,63 @@ func runCRM(ctx context.Context, args []string) error {
 		fmt.Println(string(out))
 	}
 	return nil
+}
+
+// bindCommon binds the flags every bench command takes.
+func bindCommon(fs *flag.FlagSet, f *crmFlags) {
+	fs.StringVar(&f.atrium, "atrium", ".bin/atrium", "the atrium binary to measure (make build)")
+	fs.StringVar(&f.databaseURL, "database-url", envOr("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL server; a scratch database is created there and dropped")
+	fs.StringVar(&f.natsURL, "nats-url", envOr("TEST_NATS_URL", "nats://127.0.0.1:4222"), "NATS server for Atrium's events")
+	fs.IntVar(&f.conns, "conns", 16, "concurrent connections of the load generator")
+	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of each measured round")
+	fs.DurationVar(&f.warmup, "warmup", 3*time.Second, "unmeasured load before the rounds, per server and route")
+	fs.IntVar(&f.rounds, "rounds", 3, "measured rounds per server and route, alternating floor and Atrium")
+}
+
+// env is a bench run's scratch database and running Atrium, with the cores
+// the load and the servers are pinned to.
+type env struct {
+	loadCPU, serverCPU string
+	db                 string
+	atrium             *atriumProc
+	cleanups           []func()
+}
+
+// setUp creates a scratch database, migrates it with `atrium migrate` and
+// starts `atrium serve` on it.
+func setUp(ctx context.Context, f crmFlags) (*env, error) {
+	e := &env{}
+	if runtime.NumCPU() >= 2 {
+		e.loadCPU, e.serverCPU = "0", "1"
+	}
+	tmp, err := os.MkdirTemp("", "atrium-bench-")
+	if err != nil {
+		return nil, err
+	}
+	e.cleanups = append(e.cleanups, func() { os.RemoveAll(tmp) })
+	db, drop, err := scratchDatabase(ctx, f.databaseURL)
+	if err != nil {
+		e.tearDown()
+		return nil, err
+	}
+	e.db, e.cleanups = db, append(e.cleanups, drop)
+	if out, err := exec.CommandContext(ctx, f.atrium, "migrate", "--database-url", db).CombinedOutput(); err != nil {
+		e.tearDown()
+		return nil, fmt.Errorf("atrium migrate: %v\n%s", err, out)
+	}
+	if e.atrium, err = startAtrium(ctx, f, db, e.serverCPU, filepath.Join(tmp, "atrium.log")); err != nil {
+		e.tearDown()
+		return nil, err
+	}
+	e.cleanups = append(e.cleanups, e.atrium.stop)
+	return e, nil
+}
+
+// tearDown undoes setUp, in reverse order.
+func (e *env) tearDown() {
+	for i := len(e.cleanups) - 1; i >= 0; i-- {
+		e.cleanups[i]()
+	}
 }
 
 type target struct{ name, addr, auth string }

@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"time"
 
@@ -24,13 +21,7 @@ func runData(ctx context.Context, args []string) error {
 	var f crmFlags
 	var rows, clients int
 	fs := flag.NewFlagSet("bench data", flag.ContinueOnError)
-	fs.StringVar(&f.atrium, "atrium", ".bin/atrium", "the atrium binary to measure (make build)")
-	fs.StringVar(&f.databaseURL, "database-url", envOr("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL server; a scratch database is created there and dropped")
-	fs.StringVar(&f.natsURL, "nats-url", envOr("TEST_NATS_URL", "nats://127.0.0.1:4222"), "NATS server for Atrium's events")
-	fs.IntVar(&f.conns, "conns", 16, "concurrent connections of the load generator")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of each measured round")
-	fs.DurationVar(&f.warmup, "warmup", 3*time.Second, "unmeasured load before the rounds, per server and route")
-	fs.IntVar(&f.rounds, "rounds", 3, "measured rounds per server and route, alternating floor and Atrium")
+	bindCommon(fs, &f)
 	fs.IntVar(&rows, "rows", 1_000_000, "keyword rows in all")
 	fs.IntVar(&clients, "clients", 100, "clients; the first has a tenth of the rows")
 	var depth int
@@ -39,28 +30,12 @@ func runData(ctx context.Context, args []string) error {
 		return err
 	}
 	f.store = "postgres"
-	loadCPU, serverCPU := "", ""
-	if runtime.NumCPU() >= 2 {
-		loadCPU, serverCPU = "0", "1"
-	}
-	tmp, err := os.MkdirTemp("", "atrium-bench-")
+	env, err := setUp(ctx, f)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	db, drop, err := scratchDatabase(ctx, f.databaseURL)
-	if err != nil {
-		return err
-	}
-	defer drop()
-	if out, err := exec.CommandContext(ctx, f.atrium, "migrate", "--database-url", db).CombinedOutput(); err != nil {
-		return fmt.Errorf("atrium migrate: %v\n%s", err, out)
-	}
-	atrium, err := startAtrium(ctx, f, db, serverCPU, filepath.Join(tmp, "atrium.log"))
-	if err != nil {
-		return err
-	}
-	defer atrium.stop()
+	defer env.tearDown()
+	loadCPU, serverCPU, db, atrium := env.loadCPU, env.serverCPU, env.db, env.atrium
 
 	big := rows / 10
 	fmt.Printf("seeding %d keyword rows over %d clients (%d for the large one) ...\n", rows, clients, big)

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/render"
 )
 
 // Values are an item's field values, each as its JSON encoding. Absent
@@ -235,23 +236,11 @@ func checkValue(f Field, v any) (json.RawMessage, error) {
 		}
 		v = strings.ToLower(s)
 	}
-	raw, err := encode(v)
+	raw, err := render.Marshal(v)
 	if err != nil {
 		return nil, apperr.Invalid("data.%s cannot be encoded as JSON: %v", f.Key, err)
 	}
 	return raw, nil
-}
-
-// encode is json.Marshal without HTML escaping: values are stored and
-// returned as the client wrote them ("<p>", not "\u003cp\u003e").
-func encode(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // parseFilterValue reads a filter value (a query string) as the field's

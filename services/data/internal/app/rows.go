@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/pagination"
+	"github.com/atrium-hq/atrium/platform/render"
 )
 
 // Row is one dataset row. Data is the row object exactly as the API
@@ -184,7 +184,7 @@ func buildRow(r *Resource, clientID string, i int, obj map[string]any, now time.
 		}
 		k, _ := json.Marshal(fd.Name)
 		out = append(append(out, k...), ':')
-		b, err := encode(js)
+		b, err := render.Marshal(js)
 		if err != nil {
 			return Row{}, apperr.Invalid("rows[%d].%s cannot be encoded: %v", i, fd.Name, err)
 		}
@@ -192,17 +192,6 @@ func buildRow(r *Resource, clientID string, i int, obj map[string]any, now time.
 	}
 	row.Data = append(out, '}')
 	return row, nil
-}
-
-// encode is json.Marshal without HTML escaping.
-func encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // CompareKeys orders two key values of one field; nil (no value) sorts
