@@ -68,8 +68,15 @@ func Run(ctx context.Context, req Request, conns int, d time.Duration) Result {
 	}
 	raw.WriteString("\r\n")
 	raw.Write(req.Body)
+	// At the end of d no connection sends another request, but each lets
+	// the one it has in flight finish (up to drainTimeout more), so that
+	// the servers never see a burst of aborted requests: an abort cancels
+	// the request's database query, which costs a pooled connection, and
+	// the next round would pay to open it again.
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	hard, cancelHard := context.WithTimeout(context.WithoutCancel(ctx), d+drainTimeout)
+	defer cancelHard()
 	var (
 		mu  sync.Mutex
 		res Result
@@ -78,7 +85,7 @@ func Run(ctx context.Context, req Request, conns int, d time.Duration) Result {
 	start := time.Now()
 	for range conns {
 		wg.Go(func() {
-			lat, n, body, err := drive(ctx, req.Addr, raw.Bytes())
+			lat, n, body, err := drive(ctx, hard, req.Addr, raw.Bytes())
 			mu.Lock()
 			defer mu.Unlock()
 			res.Requests += n
@@ -98,23 +105,29 @@ func Run(ctx context.Context, req Request, conns int, d time.Duration) Result {
 	return res
 }
 
-func drive(ctx context.Context, addr string, raw []byte) (lat []time.Duration, n, bodyLen int, err error) {
+// drainTimeout bounds how long the requests in flight at the end of a run
+// may take to finish.
+const drainTimeout = 10 * time.Second
+
+// drive sends requests on one connection until ctx ends; hard cuts the
+// last one if it has not finished by then.
+func drive(ctx, hard context.Context, addr string, raw []byte) (lat []time.Duration, n, bodyLen int, err error) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	defer c.Close()
-	go func() { <-ctx.Done(); _ = c.SetDeadline(time.Now()) }()
+	go func() { <-hard.Done(); _ = c.SetDeadline(time.Now()) }()
 	r := bufio.NewReaderSize(c, 64<<10)
 	lat = make([]time.Duration, 0, 1<<16)
 	for ctx.Err() == nil {
 		t0 := time.Now()
 		if _, err := c.Write(raw); err != nil {
-			return lat, n, bodyLen, quiet(ctx, err)
+			return lat, n, bodyLen, quiet(hard, err)
 		}
 		status, body, err := readResponse(r)
 		if err != nil {
-			return lat, n, bodyLen, quiet(ctx, err)
+			return lat, n, bodyLen, quiet(hard, err)
 		}
 		if status != 200 && status != 201 {
 			return lat, n, bodyLen, fmt.Errorf("status %d", status)
@@ -126,7 +139,8 @@ func drive(ctx context.Context, addr string, raw []byte) (lat []time.Duration, n
 	return lat, n, bodyLen, nil
 }
 
-// quiet drops the error of the connection the deadline cut at the end.
+// quiet drops the error of a connection cut because its last request
+// outlived the drain timeout.
 func quiet(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
@@ -29,6 +30,15 @@ func Open(ctx context.Context, databaseURL, schema string) (*pgxpool.Pool, error
 	cfg.ConnConfig.RuntimeParams["search_path"] = schema
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "atrium-" + schema
+	}
+	// A request whose caller went away cancels its query. pgx's default
+	// answer is to break the connection, so a burst of client timeouts
+	// would empty the pool and every following request would pay to open
+	// a connection again. Instead the query is left to finish (it usually
+	// does within milliseconds), then cancelled on the server, and the
+	// connection is only given up if even that does not end it.
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, CancelRequestDelay: 100 * time.Millisecond, DeadlineDelay: 5 * time.Second}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -228,3 +228,29 @@ func TestErrTranslatesDriverErrors(t *testing.T) {
 		t.Fatalf("a programming error became %v", err)
 	}
 }
+
+// A caller that goes away mid-query must not cost the pool its connection:
+// the next query runs on the same server session, not a new one.
+func TestCanceledQueryKeepsItsConnection(t *testing.T) {
+	pool := openKV(t)
+	ctx := t.Context()
+	var before int32
+	if err := pool.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	for _, sleep := range []string{"0.05", "2"} { // ends before the cancel request is sent; is cancelled by it
+		qctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		_, err := pool.Exec(qctx, "SELECT pg_sleep("+sleep+")")
+		cancel()
+		if sleep == "2" && err == nil {
+			t.Fatalf("pg_sleep(2) under a 20ms deadline succeeded")
+		}
+		var after int32
+		if err := pool.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&after); err != nil {
+			t.Fatal(err)
+		}
+		if after != before {
+			t.Fatalf("after a canceled pg_sleep(%s) the pool runs on backend %d, not %d: the connection was dropped", sleep, after, before)
+		}
+	}
+}

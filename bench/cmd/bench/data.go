@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"runtime"
 	"time"
 
@@ -26,6 +27,7 @@ func runData(ctx context.Context, args []string) error {
 	fs.IntVar(&clients, "clients", 100, "clients; the first has a tenth of the rows")
 	var depth int
 	fs.IntVar(&depth, "depth", 50_000, "the deep offset, and the cursor's position, in the large client's active rows")
+	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during its first measured round of each read to this file with the read's name appended (offset-0, offset-deep, cursor), and print their top entries")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,13 +69,14 @@ func runData(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("load: %d connections, %s warm-up, %d rounds of %s per server, alternating\n", f.conns, f.warmup, f.rounds, f.duration)
 
+	var profiles []string
 	for _, c := range []struct {
-		label       string
+		label, file string
 		atrium, flr string
 	}{
-		{"offset 0", base, base},
-		{fmt.Sprintf("offset %d", depth), fmt.Sprintf("%s&offset=%d", base, depth), fmt.Sprintf("%s&offset=%d", base, depth)},
-		{fmt.Sprintf("cursor at %d", depth), base + "&cursor=" + url.QueryEscape(cursor),
+		{"offset 0", "offset-0", base, base},
+		{fmt.Sprintf("offset %d", depth), "offset-deep", fmt.Sprintf("%s&offset=%d", base, depth), fmt.Sprintf("%s&offset=%d", base, depth)},
+		{fmt.Sprintf("cursor at %d", depth), "cursor", base + "&cursor=" + url.QueryEscape(cursor),
 			base + "&after_tracked_at=" + url.QueryEscape(afterAt) + "&after_id=" + afterID},
 	} {
 		targets := map[string]target{"floor": {name: "floor", addr: floorAddr}, "atrium": {name: "atrium", addr: atrium.api, auth: "Bearer " + key}}
@@ -85,16 +88,36 @@ func runData(ctx context.Context, args []string) error {
 		}
 		pinBackends(ctx, f.databaseURL, db, serverCPU)
 		results := map[string][]loadResult{}
-		for range f.rounds {
+		for round := range f.rounds {
 			for _, name := range []string{"floor", "atrium"} {
+				var prof chan error
+				if name == "atrium" && round == 0 && f.profile != "" {
+					file := f.profile + "-" + c.file
+					profiles = append(profiles, file)
+					prof = make(chan error, 1)
+					go func() { prof <- atrium.profile(ctx, "profile", file, f.duration-time.Second) }()
+				}
 				r, err := loadRoute(ctx, loadCPU, targets[name], route{method: "GET", path: paths[name]}, f.conns, f.duration)
 				if err != nil {
 					return err
+				}
+				if prof != nil {
+					if err := <-prof; err != nil {
+						return err
+					}
 				}
 				results[name] = append(results[name], r)
 			}
 		}
 		report("GET keywords, status=active by tracked_at, limit 100, "+c.label, results)
+	}
+	for _, file := range profiles {
+		fmt.Printf("\nCPU profile of Atrium (first round): %s\n", file)
+		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", file).CombinedOutput()
+		if err != nil {
+			fmt.Printf("go tool pprof: %v\n", err)
+		}
+		fmt.Println(string(out))
 	}
 	return nil
 }

@@ -17,6 +17,10 @@ const LoadBatch = 5000
 // Loader is one bulk load: NDJSON chunks in, rows validated and committed
 // in batches of LoadBatch. A bad line stops it; what was committed before
 // stays, and Loaded says how much that is, so a load can resume after it.
+//
+// One batch commits while the next is parsed, so that the service's CPU
+// (reading the JSON, checking the rows) and the database's (COPY and index
+// upkeep) overlap: a load takes about the longer of the two, not the sum.
 type Loader struct {
 	d        *Datasets
 	resource *Resource
@@ -25,6 +29,10 @@ type Loader struct {
 	batch    []Row
 	line     int64
 	loaded   int64
+	// committing is the batch being committed, if any: its result, and
+	// its size.
+	committing chan error
+	pending    int
 }
 
 // NewLoader starts a bulk load of resource rows for a client.
@@ -78,10 +86,16 @@ func (l *Loader) addLine(ctx context.Context, line []byte) error {
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
+		if werr := l.wait(); werr != nil {
+			return werr
+		}
 		return apperr.Invalid("line %d is not a JSON object (%d rows committed before it)", l.line, l.loaded)
 	}
 	row, err := buildRow(l.resource, l.clientID, int(l.line), obj, l.d.clock.Now())
 	if err != nil {
+		if werr := l.wait(); werr != nil {
+			return werr
+		}
 		return apperr.Invalid("line %d: %s (%d rows committed before it)", l.line, trimRows(err.Error(), l.line), l.loaded)
 	}
 	l.batch = append(l.batch, row)
@@ -100,27 +114,50 @@ func trimRows(msg string, line int64) string {
 	return msg
 }
 
+// flush hands the batch to be committed while the next one is read, once
+// the one before it has committed.
 func (l *Loader) flush(ctx context.Context) error {
+	if err := l.wait(); err != nil {
+		return err
+	}
 	if len(l.batch) == 0 {
 		return nil
 	}
-	n := len(l.batch)
-	err := l.d.store.InTx(ctx, func(tx Tx) error {
-		if err := tx.InsertRows(ctx, l.batch); err != nil {
+	batch, line, loaded := l.batch, l.line, l.loaded
+	l.batch = make([]Row, 0, LoadBatch)
+	l.pending = len(batch)
+	done := make(chan error, 1)
+	l.committing = done
+	go func() { done <- l.commit(ctx, batch, line, loaded) }()
+	return nil
+}
+
+// wait returns once no batch is being committed, with the error of the
+// last one.
+func (l *Loader) wait() error {
+	if l.committing == nil {
+		return nil
+	}
+	err := <-l.committing
+	l.committing = nil
+	if err == nil {
+		l.loaded += int64(l.pending)
+	}
+	l.pending = 0
+	return err
+}
+
+// commit inserts one batch, whose last line is line, in a transaction.
+func (l *Loader) commit(ctx context.Context, batch []Row, line, loaded int64) error {
+	return l.d.store.InTx(ctx, func(tx Tx) error {
+		if err := tx.InsertRows(ctx, batch); err != nil {
 			if isDuplicate(err) {
-				return apperr.Conflict("a row before line %d has an id that already exists in %s (%d rows committed before its batch)", l.line, l.resource.Name, l.loaded)
+				return apperr.Conflict("a row before line %d has an id that already exists in %s (%d rows committed before its batch)", line+1, l.resource.Name, loaded)
 			}
 			return err
 		}
-		now := l.d.clock.Now()
-		return enqueueInserted(ctx, tx, l.clientID, l.resource.Name, n, now)
+		return enqueueInserted(ctx, tx, l.clientID, l.resource.Name, len(batch), l.d.clock.Now())
 	})
-	if err != nil {
-		return err
-	}
-	l.loaded += int64(n)
-	l.batch = l.batch[:0]
-	return nil
 }
 
 // Close commits what is left; a last line without a newline counts.
@@ -132,5 +169,12 @@ func (l *Loader) Close(ctx context.Context) error {
 			return err
 		}
 	}
-	return l.flush(ctx)
+	if err := l.flush(ctx); err != nil {
+		return err
+	}
+	return l.wait()
 }
+
+// Abort waits for the batch being committed, if any, for a load that ends
+// without Close.
+func (l *Loader) Abort() { _ = l.wait() }

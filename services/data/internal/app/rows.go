@@ -140,9 +140,9 @@ func buildRow(r *Resource, clientID string, i int, obj map[string]any, now time.
 		}
 	}
 	row := Row{ClientID: clientID, Resource: r.Name, Keys: map[string]any{}}
-	out := make([]byte, 0, 256)
-	out = append(out, '{')
-	for j, fd := range fields {
+	out := render.NewWriter(256)
+	out.Open()
+	for _, fd := range fields {
 		v, given := obj[fd.Name]
 		if !given || v == nil {
 			switch fd.Name {
@@ -160,37 +160,38 @@ func buildRow(r *Resource, clientID string, i int, obj map[string]any, now time.
 				}
 			}
 		}
-		var js any
-		if v != nil {
-			key, j2, ok := typed(fd, v)
-			if !ok {
-				return Row{}, apperr.Invalid("rows[%d].%s must be %s; got %s", i, fd.Name, expected[fd.Type], describe(v))
-			}
-			js = j2
-			if isKey(fd.Name) {
-				row.Keys[fd.Name] = key
-			}
-			switch fd.Name {
-			case "id":
-				row.ID = key.(string)
-			case "created_at":
-				row.CreatedAt = key.(time.Time)
-			case "updated_at":
-				row.UpdatedAt = key.(time.Time)
-			}
+		out.Key(fd.Name)
+		if v == nil {
+			out.Null()
+			continue
 		}
-		if j > 0 {
-			out = append(out, ',')
+		key, js, ok := typed(fd, v)
+		if !ok {
+			return Row{}, apperr.Invalid("rows[%d].%s must be %s; got %s", i, fd.Name, expected[fd.Type], describe(v))
 		}
-		k, _ := json.Marshal(fd.Name)
-		out = append(append(out, k...), ':')
-		b, err := render.Marshal(js)
-		if err != nil {
-			return Row{}, apperr.Invalid("rows[%d].%s cannot be encoded: %v", i, fd.Name, err)
+		if isKey(fd.Name) {
+			row.Keys[fd.Name] = key
 		}
-		out = append(out, b...)
+		switch fd.Name {
+		case "id":
+			row.ID = key.(string)
+		case "created_at":
+			row.CreatedAt = key.(time.Time)
+		case "updated_at":
+			row.UpdatedAt = key.(time.Time)
+		}
+		// typed returns a string, a finite float64 or a bool.
+		switch js := js.(type) {
+		case string:
+			out.String(js)
+		case float64:
+			out.Float(js)
+		case bool:
+			out.Bool(js)
+		}
 	}
-	row.Data = append(out, '}')
+	out.Close()
+	row.Data = out.Bytes()
 	return row, nil
 }
 

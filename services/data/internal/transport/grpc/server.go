@@ -95,6 +95,7 @@ func (s *Server) LoadRows(stream grpc.ClientStreamingServer[datav1.LoadRowsReque
 	if err != nil {
 		return err
 	}
+	defer l.Abort()
 	for msg := first; ; {
 		if err := l.Write(ctx, msg.Ndjson); err != nil {
 			return err
