@@ -1,6 +1,7 @@
-// Package app will hold the actions service's domain: the actions of the
-// action interface (POST /api/v1/data), their credits, and the completion
-// events they publish through the outbox. The service runs today with its
-// gRPC server, health check, schema and outbox in place; the actions
-// themselves land with the actions issue.
+// Package app is the actions service's domain: the catalog of actions of
+// the action interface (POST /api/v1/data), the validation of their
+// fields, the credits they spend, the runs that record them, the completion
+// events they publish through the outbox, and the ports through which the
+// actions do their work (language models, web pages, mail, search engines,
+// images, SEO data) and write their records (the data service).
 package app
