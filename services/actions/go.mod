@@ -2,7 +2,10 @@ module github.com/atrium-hq/atrium/services/actions
 
 go 1.26.0
 
-require github.com/atrium-hq/atrium/platform v0.0.0
+require (
+	github.com/atrium-hq/atrium/platform v0.0.0
+	golang.org/x/image v0.47.0
+)
 
 require (
 	github.com/atrium-hq/atrium/proto v0.0.0 // indirect
