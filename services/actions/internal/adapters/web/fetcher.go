@@ -70,7 +70,7 @@ type Config struct {
 	AllowPrivate bool
 }
 
-// Fetcher fetches and reads web pages.
+// Fetcher fetches and reads web pages. It is safe for concurrent use.
 type Fetcher struct {
 	cfg       Config
 	transport *http.Transport

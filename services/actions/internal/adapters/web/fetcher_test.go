@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/web"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
@@ -190,6 +191,9 @@ func TestFetchDecodesCharsets(t *testing.T) {
 		case "/header":
 			w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
 			w.Write([]byte("<html><head><title>Caf\xe9</title></head><body><p>Na\xefve cr\xe8me</p></body></html>"))
+		case "/invalid":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte("<html><head><title>Bad \xff\xfe bytes</title></head><body><a href=\"/x\">\xc3</a></body></html>"))
 		case "/meta":
 			w.Header().Set("Content-Type", "text/html")
 			w.Write([]byte("<html><head><meta charset=\"windows-1252\"><title>Caf\xe9 \x93quoted\x94</title></head><body></body></html>"))
@@ -198,6 +202,11 @@ func TestFetchDecodesCharsets(t *testing.T) {
 	f := newFetcher(t, web.Config{AllowPrivate: true})
 	if p := fetch(t, f, srv.URL+"/header"); p.Title != "Café" || p.Text != "Naïve crème" {
 		t.Errorf("charset from the header: title %q, text %q, want Café and Naïve crème", p.Title, p.Text)
+	}
+	// Invalid UTF-8 would make the page's strings unusable in protobuf
+	// messages and JSON.
+	if p := fetch(t, f, srv.URL+"/invalid"); !utf8.ValidString(p.Title) || !utf8.ValidString(p.Links[0].Text) || !utf8.ValidString(p.Text) {
+		t.Errorf("invalid UTF-8 kept: title %q, link %q, text %q", p.Title, p.Links[0].Text, p.Text)
 	}
 	if p := fetch(t, f, srv.URL+"/meta"); p.Title != "Café “quoted”" {
 		t.Errorf("charset from <meta>: title %q, want Café “quoted”", p.Title)
