@@ -62,7 +62,8 @@ func testDataRead(t *testing.T, s *stack) {
 		t.Fatalf("read = %s", r)
 	}
 	row := r.json["data"].([]any)[0].(map[string]any)
-	wantKeys(t, row, "id", "keyword", "position", "url", "search_volume", "difficulty", "status", "tracked_at", "created_at", "updated_at")
+	wantKeys(t, row, "id", "keyword", "position", "url", "search_volume", "difficulty", "status", "tracked_at",
+		"location", "cpc", "intent", "source", "created_at", "updated_at")
 	if !dateRE.MatchString(row["created_at"].(string)) {
 		t.Fatalf("keyword created_at = %v, want a date", row["created_at"])
 	}
@@ -77,9 +78,9 @@ func testDataRead(t *testing.T, s *stack) {
 	if got := r.json["pagination"].(map[string]any)["total"]; got != float64(0) {
 		t.Fatalf("status=Active total = %v, want 0 (case-sensitive)", got)
 	}
-	s.loadRows(t, client, "blogs", map[string]any{"title": "Live", "published": true}, map[string]any{"title": "Draft", "published": false})
+	s.loadRows(t, client, "blogs", map[string]any{"post_title": "Live", "published": true}, map[string]any{"post_title": "Draft", "published": false})
 	r = s.read(t, tn.read, params("resource", "blogs", "client_id", client, "filter_field", "published", "filter_value", "true"))
-	if d := r.json["data"].([]any); len(d) != 1 || d[0].(map[string]any)["title"] != "Live" {
+	if d := r.json["data"].([]any); len(d) != 1 || d[0].(map[string]any)["post_title"] != "Live" {
 		t.Fatalf("published=true = %s", r)
 	}
 	// Every resource name answers.
@@ -87,7 +88,7 @@ func testDataRead(t *testing.T, s *stack) {
 		"topical_maps", "press_releases", "backlinks", "anchor_texts", "top_linked_pages", "domain_metrics", "backlink_outreach",
 		"backlink_summaries", "citations", "gbp_profiles", "gbp_posts", "reviews", "locations", "grid_searches", "competitors",
 		"llm_reports", "ai_summaries", "ai_training", "call_tracking_calls", "thirdparty_calls", "call_scores",
-		"call_transcriptions", "integrations"} {
+		"call_transcriptions", "integrations", "action_runs", "blog_images"} {
 		wantStatus(t, s.read(t, tn.read, params("resource", res, "client_id", client)), http.StatusOK)
 	}
 	wantStatus(t, s.read(t, tn.read, params("resource", "clients")), http.StatusOK)

@@ -27,7 +27,7 @@ const (
 
 type ReadDatasetRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// One of the 31 resource names (docs/datasets.md).
+	// One of the 33 resource names (docs/datasets.md).
 	Resource string `protobuf:"bytes,1,opt,name=resource,proto3" json:"resource,omitempty"`
 	// Required for every resource except clients.
 	ClientId string `protobuf:"bytes,2,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`

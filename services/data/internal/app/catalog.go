@@ -15,6 +15,11 @@ const (
 	TTimestamp = "timestamp"
 	TURL       = "url"
 	TUUID      = "uuid"
+	// TJSON is any JSON value (object, array, string, number, boolean),
+	// stored and returned as given: the structured parts of the records
+	// actions create (an audit's issues, a map's pillars). Never an order
+	// or filter key.
+	TJSON = "json"
 )
 
 // Field is one property of a resource's rows.
@@ -34,6 +39,9 @@ type Resource struct {
 	// CreatedAtDate makes created_at a date (YYYY-MM-DD) rather than a
 	// timestamp, as the spec's keyword rows have it.
 	CreatedAtDate bool
+	// BeyondSpec marks a resource Atrium adds to the spec's 31: the
+	// records of the actions that have no dataset of their own.
+	BeyondSpec bool
 }
 
 // OrderFields and FilterFields are the spec's lists, in its order; the
@@ -50,41 +58,52 @@ const ClientsResource = "clients"
 func f(name, typ string) Field   { return Field{Name: name, Type: typ} }
 func req(name, typ string) Field { return Field{Name: name, Type: typ, Required: true} }
 
-// Catalog is every resource, in the spec's order. It is the one statement
-// of each row shape: validation, ordering, filtering and docs/datasets.md
-// all follow it.
+// Catalog is every resource: the spec's 31 in its order, then Atrium's own
+// (BeyondSpec). It is the one statement of each row shape: validation,
+// ordering, filtering, the PostgreSQL indexes and docs/datasets.md all
+// follow it. The optional fields beyond the spec's descriptions are those
+// of the records the actions write (docs/actions.md).
 var Catalog = []Resource{
 	{Name: ClientsResource, Description: "Clients the key can reach", Fields: []Field{
 		req("name", TString), req("domain", TString), req("status", TString), req("auto_deploy", TBoolean)}},
 	{Name: "keywords", Description: "Tracked keyword rankings over time", CreatedAtDate: true, Fields: []Field{
 		req("keyword", TString), req("position", TNumber), f("url", TURL), f("search_volume", TInteger),
-		f("difficulty", TNumber), f("status", TString), f("tracked_at", TTimestamp)}},
+		f("difficulty", TNumber), f("status", TString), f("tracked_at", TTimestamp),
+		f("location", TString), f("cpc", TNumber), f("intent", TString), f("source", TString)}},
 	{Name: "seo_tasks", Description: "SEO tasks with priority, status and category", Fields: []Field{
-		req("title", TString), f("description", TString), f("priority", TString), f("status", TString), f("category_id", TString)}},
+		req("title", TString), f("description", TString), f("priority", TString), f("status", TString), f("category_id", TString),
+		f("url", TURL), f("source_id", TString), f("check", TString)}},
 	{Name: "seo_reports", Description: "Audit reports", Fields: []Field{
-		req("url", TURL), f("score", TNumber), f("issues_found", TInteger), f("summary", TString)}},
+		req("url", TURL), f("score", TNumber), f("issues_found", TInteger), f("summary", TString),
+		f("issues", TJSON), f("checks_passed", TInteger), f("status_code", TInteger), f("fetched_at", TTimestamp), f("title", TString)}},
 	{Name: "blogs", Description: "Blog articles, drafts and published", Fields: []Field{
-		req("title", TString), f("slug", TString), f("content", TString), f("status", TString), f("published", TBoolean),
-		f("category_id", TString), f("author_id", TString), f("published_at", TTimestamp)}},
+		req("post_title", TString), f("slug", TString), f("content", TString), f("status", TString), f("published", TBoolean),
+		f("category_id", TString), f("author_id", TString), f("published_at", TTimestamp),
+		f("meta_description", TString), f("keyword", TString), f("word_count", TInteger), f("featured_image_url", TURL)}},
 	{Name: "blog_categories", Description: "Blog taxonomy", Fields: []Field{req("name", TString), f("slug", TString)}},
 	{Name: "blog_authors", Description: "Blog authors", Fields: []Field{req("name", TString), f("bio", TString)}},
 	{Name: "geo_articles", Description: "Geo-targeted articles", Fields: []Field{
-		req("title", TString), f("location", TString), f("content", TString), f("status", TString)}},
+		req("title", TString), f("location", TString), f("content", TString), f("status", TString),
+		f("keyword", TString), f("city", TString), f("state", TString), f("meta_description", TString),
+		f("category_id", TString), f("published", TBoolean)}},
 	{Name: "topical_maps", Description: "Topical authority maps", Fields: []Field{
-		req("topic", TString), f("pillar_count", TInteger), f("summary", TString)}},
+		req("topic", TString), f("pillar_count", TInteger), f("summary", TString), f("depth", TInteger), f("pillars", TJSON)}},
 	{Name: "press_releases", Description: "Generated press releases", Fields: []Field{
 		req("title", TString), f("body", TString), f("status", TString), f("distributed_at", TTimestamp)}},
 	{Name: "backlinks", Description: "Individual backlinks with anchor and source authority", Fields: []Field{
 		req("source_url", TURL), req("target_url", TURL), f("anchor_text", TString), f("source_type", TString), f("source_id", TString),
-		f("domain_authority", TNumber), f("external_pages", TInteger), f("linking_domains", TInteger), f("first_seen", TDate)}},
+		f("domain_authority", TNumber), f("external_pages", TInteger), f("linking_domains", TInteger), f("first_seen", TDate),
+		f("source_domain", TString), f("nofollow", TBoolean)}},
 	{Name: "anchor_texts", Description: "Anchor text distribution", Fields: []Field{
 		req("anchor", TString), f("count", TInteger), f("percentage", TNumber), f("source_id", TString)}},
 	{Name: "top_linked_pages", Description: "Most-linked pages", Fields: []Field{
 		req("url", TURL), f("linking_domains", TInteger), f("external_pages", TInteger)}},
 	{Name: "domain_metrics", Description: "Domain authority, page authority, spam score", Fields: []Field{
-		req("domain", TString), f("domain_authority", TNumber), f("page_authority", TNumber), f("spam_score", TNumber), f("fetched_at", TTimestamp)}},
+		req("domain", TString), f("domain_authority", TNumber), f("page_authority", TNumber), f("spam_score", TNumber), f("fetched_at", TTimestamp),
+		f("backlinks", TInteger), f("linking_domains", TInteger)}},
 	{Name: "backlink_outreach", Description: "Outreach pipeline", Fields: []Field{
-		req("target_domain", TString), f("contact_email", TString), f("status", TString), f("notes", TString)}},
+		req("target_domain", TString), f("contact_email", TString), f("status", TString), f("notes", TString),
+		f("prospect_url", TURL), f("subject", TString), f("body", TString), f("sent_at", TTimestamp), f("message_id", TString)}},
 	{Name: "backlink_summaries", Description: "AI summaries of backlinks", Fields: []Field{
 		req("summary", TString), f("status", TString), f("source_id", TString)}},
 	{Name: "citations", Description: "Directory listings and status", Fields: []Field{
@@ -92,17 +111,19 @@ var Catalog = []Resource{
 	{Name: "gbp_profiles", Description: "Business-profile data", Fields: []Field{
 		req("name", TString), f("address", TString), f("phone", TString), f("rating", TNumber), f("review_count", TInteger), f("status", TString)}},
 	{Name: "gbp_posts", Description: "Business-profile posts", Fields: []Field{
-		req("title", TString), f("body", TString), f("status", TString), f("posted_at", TTimestamp)}},
+		req("title", TString), f("body", TString), f("status", TString), f("posted_at", TTimestamp), f("cta", TString)}},
 	{Name: "reviews", Description: "Customer reviews", Fields: []Field{
 		f("author", TString), req("rating", TNumber), f("text", TString), f("sentiment", TString), f("source", TString)}},
 	{Name: "locations", Description: "Client business locations", Fields: []Field{
 		req("name", TString), f("address", TString), f("city", TString), f("country", TString), f("lat", TNumber), f("lng", TNumber)}},
 	{Name: "grid_searches", Description: "Local grid search results", Fields: []Field{
-		req("keyword", TString), f("grid_size", TInteger), f("average_rank", TNumber), f("tracked_at", TTimestamp)}},
+		req("keyword", TString), f("grid_size", TInteger), f("average_rank", TNumber), f("tracked_at", TTimestamp),
+		f("lat", TNumber), f("lng", TNumber), f("radius_km", TNumber), f("points", TJSON), f("competitors", TJSON), f("source", TString)}},
 	{Name: "competitors", Description: "Competitor appearances", Fields: []Field{
 		req("domain", TString), f("appearances", TInteger), f("average_position", TNumber)}},
 	{Name: "llm_reports", Description: "Answer-engine visibility reports", Fields: []Field{
-		req("engine", TString), f("prompt", TString), f("visibility", TNumber), f("scored_at", TTimestamp)}},
+		req("engine", TString), f("prompt", TString), f("visibility", TNumber), f("scored_at", TTimestamp),
+		f("brand_name", TString), f("mentioned", TBoolean), f("position", TInteger), f("competitors", TJSON), f("answer", TString)}},
 	{Name: "ai_summaries", Description: "Generated summaries", Fields: []Field{req("summary", TString), f("source_id", TString)}},
 	{Name: "ai_training", Description: "Knowledge base", Fields: []Field{
 		req("title", TString), f("content", TString), f("source_id", TString)}},
@@ -111,11 +132,20 @@ var Catalog = []Resource{
 	{Name: "thirdparty_calls", Description: "Calls from a third-party call tracker", Fields: []Field{
 		req("provider", TString), f("caller_number", TString), f("duration_seconds", TInteger), f("status", TString)}},
 	{Name: "call_scores", Description: "Lead scoring", Fields: []Field{
-		f("call_id", TString), f("lead_grade", TString), f("quality_grade", TString), f("score", TNumber)}},
+		f("call_id", TString), f("lead_grade", TString), f("quality_grade", TString), f("score", TNumber),
+		f("summary", TString), f("signals", TJSON)}},
 	{Name: "call_transcriptions", Description: "Call transcripts", Fields: []Field{
 		f("call_id", TString), req("transcript", TString), f("lead_grade", TString), f("quality_grade", TString)}},
 	{Name: "integrations", Description: "Connected integrations and status", Fields: []Field{
-		req("name", TString), f("provider", TString), f("status", TString), f("connected_at", TTimestamp)}},
+		req("name", TString), f("provider", TString), f("status", TString), f("connected_at", TTimestamp), f("config", TJSON)}},
+
+	{Name: "action_runs", Description: "Runs of actions, successful or not", BeyondSpec: true, Fields: []Field{
+		req("action", TString), f("status", TString), f("status_code", TInteger), f("agency_id", TString),
+		f("credits_ai", TInteger), f("credits_data", TInteger), f("record_id", TString), f("record_resource", TString),
+		f("error", TString), f("data", TJSON), f("started_at", TTimestamp), f("finished_at", TTimestamp)}},
+	{Name: "blog_images", Description: "Generated featured images", BeyondSpec: true, Fields: []Field{
+		req("title", TString), f("style", TString), req("url", TURL), f("width", TInteger), f("height", TInteger),
+		f("bytes", TInteger), f("content_type", TString)}},
 }
 
 var byName = func() map[string]*Resource {
@@ -126,7 +156,7 @@ var byName = func() map[string]*Resource {
 	return m
 }()
 
-// ResourceNames lists the resource names in the spec's order.
+// ResourceNames lists the resource names in the catalog's order.
 func ResourceNames() []string {
 	out := make([]string, len(Catalog))
 	for i, r := range Catalog {

@@ -15,6 +15,9 @@ func catalogMarkdown() string {
 		if r.Name == ClientsResource {
 			b.WriteString(" Read from the CRM, not stored; no client_id.")
 		}
+		if r.BeyondSpec {
+			b.WriteString(" **Beyond the spec:** an Atrium dataset the actions write.")
+		}
 		b.WriteString("\n\n| Field | Type | Required on load |\n|---|---|---|\n")
 		for _, f := range r.AllFields() {
 			req := ""
@@ -61,13 +64,28 @@ func TestDatasetsDocMatchesCatalog(t *testing.T) {
 }
 
 func TestCatalogHasTheSpecsResources(t *testing.T) {
-	if n := len(Catalog); n != 31 {
-		t.Fatalf("%d resources, want 31", n)
-	}
+	var spec, own []string
 	for _, r := range Catalog {
 		if r.Name != ClientsResource && len(r.Fields) == 0 {
 			t.Errorf("%s has no fields", r.Name)
 		}
+		if r.BeyondSpec {
+			own = append(own, r.Name)
+		} else if len(own) > 0 {
+			t.Errorf("%s, of the spec, comes after Atrium's own datasets", r.Name)
+		} else {
+			spec = append(spec, r.Name)
+		}
+		// A json value has no order: it can be neither an order nor a
+		// filter key.
+		for _, f := range r.Fields {
+			if f.Type == TJSON && isKey(f.Name) {
+				t.Errorf("%s.%s is json but named as an order or filter field", r.Name, f.Name)
+			}
+		}
+	}
+	if len(spec) != 31 || list(own) != "action_runs, blog_images" {
+		t.Fatalf("%d resources of the spec and %v of Atrium's, want 31 and action_runs, blog_images", len(spec), own)
 	}
 	for name, want := range map[string]struct{ orders, filters string }{
 		"keywords":       {"created_at, updated_at, id, tracked_at", "id, status"},
@@ -78,7 +96,12 @@ func TestCatalogHasTheSpecsResources(t *testing.T) {
 		"competitors":    {"created_at, updated_at, id, appearances", "id"},
 		"clients":        {"created_at, updated_at, id", "id, status"},
 		"reviews":        {"created_at, updated_at, id", "id, sentiment"},
-		"domain_metrics": {"created_at, updated_at, id, fetched_at", "id"},
+		"domain_metrics": {"created_at, updated_at, id, fetched_at, linking_domains", "id"},
+		"seo_tasks":      {"created_at, updated_at, id", "id, status, source_id, category_id"},
+		"seo_reports":    {"created_at, updated_at, id, fetched_at", "id"},
+		"geo_articles":   {"created_at, updated_at, id", "id, status, category_id, published"},
+		"action_runs":    {"created_at, updated_at, id", "id, status"},
+		"blog_images":    {"created_at, updated_at, id", "id"},
 	} {
 		r, _ := Lookup(name)
 		if got := list(r.Orders()); got != want.orders {

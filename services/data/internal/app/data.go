@@ -20,6 +20,10 @@ import (
 type Store interface {
 	// Rows returns the page q selects and how many rows match its filter.
 	Rows(ctx context.Context, q Query) ([]Row, int, error)
+	// Row returns the row with that id of the client's resource;
+	// ErrNotFound when the id is absent or stored under another client or
+	// resource.
+	Row(ctx context.Context, clientID, resource, id string) (Row, error)
 	// InTx runs fn in a transaction: all of its writes and events, or none.
 	InTx(ctx context.Context, fn func(Tx) error) error
 }
@@ -28,6 +32,15 @@ type Store interface {
 type Tx interface {
 	// InsertRows inserts rows; ErrDuplicate if an id exists.
 	InsertRows(ctx context.Context, rows []Row) error
+	// LockRows returns the stored rows with these ids, whatever their
+	// client and resource, in id order, and keeps other transactions from
+	// changing them until this one ends. Absent ids are left out.
+	LockRows(ctx context.Context, ids []string) ([]Row, error)
+	// ReplaceRows replaces stored rows by id: timestamps, keys and data.
+	// Each must be stored under the same client and resource (ErrNotFound
+	// otherwise, and nothing is replaced). Filter-value totals move with
+	// the keys.
+	ReplaceRows(ctx context.Context, rows []Row) error
 	outbox.Enqueuer
 }
 
@@ -256,7 +269,7 @@ func (d *Datasets) clients(ctx context.Context, agencyID string, q Query) ([]Row
 	r, _ := Lookup(ClientsResource)
 	rows := make([]Row, 0, len(cs))
 	for i, c := range cs {
-		row, err := buildRow(r, "", i, map[string]any{
+		row, err := buildRow(r, "", fmt.Sprintf("clients[%d]", i), map[string]any{
 			"id": c.ID, "name": c.Name, "domain": c.Domain, "status": c.Status, "auto_deploy": c.AutoDeploy,
 			"created_at": c.CreatedAt.Format(time.RFC3339Nano), "updated_at": c.UpdatedAt.Format(time.RFC3339Nano),
 		}, c.CreatedAt)
@@ -272,7 +285,9 @@ func (d *Datasets) clients(ctx context.Context, agencyID string, q Query) ([]Row
 // SubjectRowsInserted announces rows loaded into a client's dataset.
 const SubjectRowsInserted = "atrium.data.rows.inserted"
 
-type rowsInserted struct {
+// rowsEvent is the payload of the rows events: how many rows of a
+// client's dataset a transaction inserted or replaced.
+type rowsEvent struct {
 	ClientID string    `json:"client_id"`
 	Resource string    `json:"resource"`
 	Count    int       `json:"count"`
@@ -304,7 +319,7 @@ func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs [
 	now := d.clock.Now()
 	rows := make([]Row, len(objs))
 	for i, o := range objs {
-		if rows[i], err = buildRow(r, id.String(), i, o, now); err != nil {
+		if rows[i], err = buildRow(r, id.String(), fmt.Sprintf("rows[%d]", i), o, now); err != nil {
 			return 0, err
 		}
 	}
@@ -321,7 +336,7 @@ func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs [
 }
 
 func enqueueInserted(ctx context.Context, tx Tx, clientID, resource string, n int, at time.Time) error {
-	return outbox.Enqueue(ctx, tx, SubjectRowsInserted, rowsInserted{clientID, resource, n, at}, at)
+	return outbox.Enqueue(ctx, tx, SubjectRowsInserted, rowsEvent{clientID, resource, n, at}, at)
 }
 
 func isDuplicate(err error) bool {

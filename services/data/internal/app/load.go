@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/google/uuid"
 
@@ -91,27 +90,18 @@ func (l *Loader) addLine(ctx context.Context, line []byte) error {
 		}
 		return apperr.Invalid("line %d is not a JSON object (%d rows committed before it)", l.line, l.loaded)
 	}
-	row, err := buildRow(l.resource, l.clientID, int(l.line), obj, l.d.clock.Now())
+	row, err := buildRow(l.resource, l.clientID, "", obj, l.d.clock.Now())
 	if err != nil {
 		if werr := l.wait(); werr != nil {
 			return werr
 		}
-		return apperr.Invalid("line %d: %s (%d rows committed before it)", l.line, trimRows(err.Error(), l.line), l.loaded)
+		return apperr.Invalid("line %d: %s (%d rows committed before it)", l.line, err.Error(), l.loaded)
 	}
 	l.batch = append(l.batch, row)
 	if len(l.batch) == LoadBatch {
 		return l.flush(ctx)
 	}
 	return nil
-}
-
-// trimRows turns buildRow's "rows[12].field ..." into "field ...".
-func trimRows(msg string, line int64) string {
-	prefix := fmt.Sprintf("rows[%d].", line)
-	if len(msg) > len(prefix) && msg[:len(prefix)] == prefix {
-		return msg[len(prefix):]
-	}
-	return msg
 }
 
 // flush hands the batch to be committed while the next one is read, once

@@ -50,8 +50,11 @@ type Query struct {
 	After *After
 }
 
-// maxText bounds a string value.
-const maxText = 100_000
+// maxText bounds a string value; maxJSON a json value, encoded.
+const (
+	maxText = 100_000
+	maxJSON = 200_000
+)
 
 func describe(v any) string {
 	switch v := v.(type) {
@@ -79,10 +82,12 @@ var expected = map[string]string{
 	TString: "a string", TNumber: "a number", TInteger: "an integer", TBoolean: "true or false",
 	TDate: "a date YYYY-MM-DD", TTimestamp: "an RFC 3339 timestamp such as 2026-01-02T15:04:05Z",
 	TURL: "an absolute http or https URL", TUUID: "a UUID",
+	TJSON: "a JSON value (object, array, string, number or boolean) of at most 200,000 bytes encoded",
 }
 
 // typed checks v against the field and returns its key form (string,
-// float64, bool, time.Time) and its JSON form.
+// float64, bool, time.Time; none for json) and its JSON form (a string, a
+// finite float64, a bool, or encoded json.RawMessage).
 func typed(fd Field, v any) (any, any, bool) {
 	switch fd.Type {
 	case TString:
@@ -114,6 +119,11 @@ func typed(fd Field, v any) (any, any, bool) {
 		s, ok := v.(string)
 		id, err := uuid.Parse(s)
 		return id.String(), id.String(), ok && err == nil && len(s) == 36
+	case TJSON:
+		// Values come from a decoded JSON or protobuf Struct, so they are
+		// JSON already; encoding refuses what is not (NaN from a Struct).
+		b, err := render.Marshal(v)
+		return nil, json.RawMessage(b), err == nil && len(b) <= maxJSON
 	}
 	return nil, nil, false
 }
@@ -123,11 +133,21 @@ func isKey(name string) bool {
 	return slices.Contains(OrderFields, name) || slices.Contains(FilterFields, name)
 }
 
-// buildRow validates one row object of resource r (at index i of the
-// request) and returns it with its id and timestamps filled in.
-func buildRow(r *Resource, clientID string, i int, obj map[string]any, now time.Time) (Row, error) {
+// path names a field of the row at where ("rows[3]"), or the field alone
+// when where is empty (a bulk load's line).
+func path(where, field string) string {
+	if where == "" {
+		return field
+	}
+	return where + "." + field
+}
+
+// buildRow validates one row object of resource r (at where in the
+// request, such as "rows[3]", for the error messages) and returns it with
+// its id and timestamps filled in.
+func buildRow(r *Resource, clientID, where string, obj map[string]any, now time.Time) (Row, error) {
 	if obj == nil {
-		return Row{}, apperr.Invalid("rows[%d] must be an object of %s's fields", i, r.Name)
+		return Row{}, apperr.Invalid("%s must be an object of %s's fields", cmp.Or(where, "the row"), r.Name)
 	}
 	fields := r.AllFields()
 	for k := range obj {
@@ -136,7 +156,7 @@ func buildRow(r *Resource, clientID string, i int, obj map[string]any, now time.
 			for j, fd := range fields {
 				names[j] = fd.Name
 			}
-			return Row{}, apperr.Invalid("rows[%d].%s is not a field of %s; its fields are: %s", i, k, r.Name, list(names))
+			return Row{}, apperr.Invalid("%s is not a field of %s; its fields are: %s", path(where, k), r.Name, list(names))
 		}
 	}
 	row := Row{ClientID: clientID, Resource: r.Name, Keys: map[string]any{}}
@@ -156,7 +176,7 @@ func buildRow(r *Resource, clientID string, i int, obj map[string]any, now time.
 				}
 			default:
 				if fd.Required {
-					return Row{}, apperr.Invalid("rows[%d].%s is required: %s", i, fd.Name, expected[fd.Type])
+					return Row{}, apperr.Invalid("%s is required: %s", path(where, fd.Name), expected[fd.Type])
 				}
 			}
 		}
@@ -167,7 +187,7 @@ func buildRow(r *Resource, clientID string, i int, obj map[string]any, now time.
 		}
 		key, js, ok := typed(fd, v)
 		if !ok {
-			return Row{}, apperr.Invalid("rows[%d].%s must be %s; got %s", i, fd.Name, expected[fd.Type], describe(v))
+			return Row{}, apperr.Invalid("%s must be %s; got %s", path(where, fd.Name), expected[fd.Type], describe(v))
 		}
 		if isKey(fd.Name) {
 			row.Keys[fd.Name] = key
@@ -180,7 +200,6 @@ func buildRow(r *Resource, clientID string, i int, obj map[string]any, now time.
 		case "updated_at":
 			row.UpdatedAt = key.(time.Time)
 		}
-		// typed returns a string, a finite float64 or a bool.
 		switch js := js.(type) {
 		case string:
 			out.String(js)
@@ -188,6 +207,8 @@ func buildRow(r *Resource, clientID string, i int, obj map[string]any, now time.
 			out.Float(js)
 		case bool:
 			out.Bool(js)
+		case json.RawMessage:
+			out.Raw(js)
 		}
 	}
 	out.Close()

@@ -20,9 +20,12 @@ func resourceLiteral(name string) (string, error) {
 	return "'" + name + "'", nil
 }
 
-// indexDDL is the index part of the rows migration, from the catalog.
-func indexDDL() string {
-	var b strings.Builder
+// catalogIndexes are the indexes the catalog's reads need, one CREATE
+// INDEX statement each: for each resource, one per order field it offers
+// (client, value, id) and one per filter field and order (client, filter
+// value, value, id), each partial on the resource.
+func catalogIndexes() []string {
+	var out []string
 	for _, r := range app.Catalog {
 		if r.Name == app.ClientsResource {
 			continue
@@ -39,15 +42,73 @@ func indexDDL() string {
 			if o == "id" {
 				cols = "client_id, id"
 			}
-			fmt.Fprintf(&b, "CREATE INDEX rows_%s_by_%s ON rows (%s) WHERE resource = '%s';\n", r.Name, o, cols, r.Name)
+			out = append(out, fmt.Sprintf("CREATE INDEX rows_%s_by_%s ON rows (%s) WHERE resource = '%s';", r.Name, o, cols, r.Name))
 		}
 		for _, f := range r.Filters() {
 			if f == "id" {
 				continue
 			}
 			for _, o := range append([]string{"created_at"}, special...) {
-				fmt.Fprintf(&b, "CREATE INDEX rows_%s_%s_by_%s ON rows (client_id, %s, %s, id) WHERE resource = '%s';\n", r.Name, f, o, f, o, r.Name)
+				out = append(out, fmt.Sprintf("CREATE INDEX rows_%s_%s_by_%s ON rows (client_id, %s, %s, id) WHERE resource = '%s';", r.Name, f, o, f, o, r.Name))
 			}
+		}
+	}
+	return out
+}
+
+// indexStatement reads a line of a migration that creates or drops an
+// index, as the generated sections write them.
+func indexStatement(line string) (name string, create, ok bool) {
+	fields := strings.Fields(line)
+	switch {
+	case len(fields) >= 3 && fields[0] == "CREATE" && fields[1] == "INDEX":
+		return fields[2], true, true
+	case len(fields) == 3 && fields[0] == "DROP" && fields[1] == "INDEX":
+		return strings.TrimSuffix(fields[2], ";"), false, true
+	}
+	return "", false, false
+}
+
+// builtIndexes applies the index lines of migration SQL to the indexes
+// the migrations before it left: name → statement.
+func builtIndexes(built map[string]string, sql string) {
+	for _, line := range strings.Split(sql, "\n") {
+		name, create, ok := indexStatement(line)
+		switch {
+		case !ok:
+		case create:
+			built[name] = strings.TrimSpace(line)
+		default:
+			delete(built, name)
+		}
+	}
+}
+
+// indexSection is the generated part of the newest migration: the indexes
+// the catalog needs that the migrations before it do not leave (created
+// again if their definition changed), after dropping those it no longer
+// needs.
+func indexSection(built map[string]string) string {
+	want := catalogIndexes()
+	needed := map[string]bool{}
+	var b strings.Builder
+	for _, stmt := range want {
+		name, _, _ := indexStatement(stmt)
+		needed[name] = built[name] == stmt
+	}
+	var stale []string
+	for name := range built {
+		if !needed[name] { // not wanted, or wanted as another statement
+			stale = append(stale, name)
+		}
+	}
+	slices.Sort(stale)
+	for _, name := range stale {
+		fmt.Fprintf(&b, "DROP INDEX %s;\n", name)
+	}
+	for _, stmt := range want {
+		if name, _, _ := indexStatement(stmt); !needed[name] {
+			b.WriteString(stmt + "\n")
 		}
 	}
 	return b.String()

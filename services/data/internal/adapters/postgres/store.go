@@ -207,17 +207,32 @@ func (t tx) InsertRows(ctx context.Context, rows []app.Row) error {
 
 type countKey struct{ client, resource, field, value string }
 
-// addCounts adds the rows to their counters, in key order so that
-// concurrent loads lock counters in the same order and cannot deadlock.
+// count adds delta to the counters of the filter values of a row with
+// keys.
+func count(counts map[countKey]int64, client, resource string, keys map[string]any, delta int64) {
+	for _, f := range counted {
+		if v, ok := keys[f]; ok && v != nil {
+			counts[countKey{client, resource, f, countValue(v)}] += delta
+		}
+	}
+}
+
+// addCounts adds the rows to their counters.
 func (t tx) addCounts(ctx context.Context, rows []app.Row) error {
 	counts := map[countKey]int64{}
 	for _, r := range rows {
 		counts[countKey{r.ClientID, r.Resource, "", ""}]++
-		for _, f := range counted {
-			if v, ok := r.Keys[f]; ok && v != nil {
-				counts[countKey{r.ClientID, r.Resource, f, countValue(v)}]++
-			}
-		}
+		count(counts, r.ClientID, r.Resource, r.Keys, 1)
+	}
+	return t.applyCounts(ctx, counts)
+}
+
+// applyCounts adds each delta to its counter, in key order so that
+// concurrent writers lock counters in the same order and cannot deadlock.
+func (t tx) applyCounts(ctx context.Context, counts map[countKey]int64) error {
+	maps.DeleteFunc(counts, func(_ countKey, n int64) bool { return n == 0 })
+	if len(counts) == 0 {
+		return nil
 	}
 	keys := slices.Collect(maps.Keys(counts))
 	slices.SortFunc(keys, func(a, b countKey) int {
@@ -234,4 +249,91 @@ func (t tx) addCounts(ctx context.Context, rows []app.Row) error {
 		return pgdb.Err(err, "count rows")
 	}
 	return nil
+}
+
+// rowColumns are what a whole row is read with; scanRow reads them.
+var rowColumns = "id, client_id, resource, created_at, updated_at, data, " + strings.Join(keyColumns, ", ")
+
+func scanRow(row pgx.Row) (app.Row, error) {
+	var r app.Row
+	keys := make([]any, len(keyColumns))
+	dest := []any{&r.ID, &r.ClientID, &r.Resource, &r.CreatedAt, &r.UpdatedAt, (*[]byte)(&r.Data)}
+	for i := range keys {
+		dest = append(dest, &keys[i])
+	}
+	if err := row.Scan(dest...); err != nil {
+		return app.Row{}, err
+	}
+	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
+	r.Keys = map[string]any{}
+	for i, v := range keys {
+		if t, ok := v.(time.Time); ok {
+			v = t.UTC()
+		}
+		if v != nil {
+			r.Keys[keyColumns[i]] = v
+		}
+	}
+	return r, nil
+}
+
+// Row implements app.Store.
+func (s *Store) Row(ctx context.Context, clientID, resource, id string) (app.Row, error) {
+	r, err := scanRow(s.db.Pool().QueryRow(ctx, `SELECT `+rowColumns+` FROM rows
+		WHERE id = $1 AND client_id = $2 AND resource = $3`, id, clientID, resource))
+	return r, pgdb.Err(err, "row")
+}
+
+// LockRows implements app.Tx: FOR UPDATE, in id order (the rows are locked
+// as the sorted scan returns them), so that writers of the same rows queue
+// rather than deadlock.
+func (t tx) LockRows(ctx context.Context, ids []string) ([]app.Row, error) {
+	rows, err := t.Query(ctx, `SELECT `+rowColumns+` FROM rows WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, ids)
+	if err != nil {
+		return nil, pgdb.Err(err, "lock rows")
+	}
+	out, err := pgdb.Collect(rows, len(ids), scanRow)
+	return out, pgdb.Err(err, "lock rows")
+}
+
+// ReplaceRows implements app.Tx: it reads the stored rows' filter values
+// (locking them), rewrites the rows and moves their counters from the old
+// values to the new ones, in one more round trip.
+func (t tx) ReplaceRows(ctx context.Context, rows []app.Row) error {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	old, err := t.LockRows(ctx, ids)
+	if err != nil {
+		return err
+	}
+	stored := make(map[string]app.Row, len(old))
+	for _, r := range old {
+		stored[r.ID] = r
+	}
+	counts := map[countKey]int64{}
+	b := &pgx.Batch{}
+	set := make([]string, len(keyColumns))
+	for i, c := range keyColumns {
+		set[i] = fmt.Sprintf("%s = $%d", c, i+5)
+	}
+	update := `UPDATE rows SET created_at = $2, updated_at = $3, data = $4, ` + strings.Join(set, ", ") + ` WHERE id = $1`
+	for _, r := range rows {
+		o, ok := stored[r.ID]
+		if !ok || o.ClientID != r.ClientID || o.Resource != r.Resource {
+			return fmt.Errorf("replace row %s of %s: %w", r.ID, r.Resource, app.ErrNotFound)
+		}
+		count(counts, o.ClientID, o.Resource, o.Keys, -1)
+		count(counts, r.ClientID, r.Resource, r.Keys, 1)
+		args := []any{r.ID, r.CreatedAt, r.UpdatedAt, []byte(r.Data)}
+		for _, c := range keyColumns {
+			args = append(args, r.Keys[c])
+		}
+		b.Queue(update, args...)
+	}
+	if err := t.SendBatch(ctx, b).Close(); err != nil {
+		return pgdb.Err(err, "replace rows")
+	}
+	return t.applyCounts(ctx, counts)
 }

@@ -30,6 +30,15 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"InsertIsAllOrNothing", testAllOrNothing},
 		{"KeysetPaging", testKeyset},
 		{"ConcurrentTotals", testConcurrentTotals},
+		{"UpsertInsertsAndReplaces", testUpsertInsertsAndReplaces},
+		{"ReplacementKeepsCreatedAt", testCreatedAt},
+		{"UpdateSkipsMissing", testUpdateSkipsMissing},
+		{"TakenIDIsRefused", testTakenID},
+		{"ReapplyingAWriteChangesNothing", testReapply},
+		{"WritesAreAllOrNothing", testWritesAllOrNothing},
+		{"ConcurrentUpsertsOfOneID", testConcurrentUpserts},
+		{"RowNotFound", testRowNotFound},
+		{"ReplaceRowsChecksOwner", testReplaceRowsChecksOwner},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -23,6 +23,7 @@ import (
 type Server struct {
 	datav1.UnimplementedDataServiceServer
 	datav1.UnimplementedDataAdminServiceServer
+	datav1.UnimplementedDataRecordsServiceServer
 	datasets *app.Datasets
 }
 
@@ -33,6 +34,7 @@ func NewServer(datasets *app.Datasets) *Server { return &Server{datasets: datase
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	datav1.RegisterDataServiceServer(r, s)
 	datav1.RegisterDataAdminServiceServer(r, s)
+	datav1.RegisterDataRecordsServiceServer(r, s)
 }
 
 // ReadDataset implements datav1.DataServiceServer.
