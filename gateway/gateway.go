@@ -22,6 +22,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/render"
 	"github.com/atrium-hq/atrium/platform/rpc"
+	actionsv1 "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
 	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 	datav1 "github.com/atrium-hq/atrium/proto/atrium/data/v1"
@@ -46,7 +47,11 @@ var upstreams = []upstream{
 	}, admin: []registration{
 		{datav1.DataAdminService_ServiceDesc.ServiceName, datav1.RegisterDataAdminServiceHandler},
 	}},
-	{name: "actions"},
+	{name: "actions", public: []registration{
+		{actionsv1.ActionsService_ServiceDesc.ServiceName, actionsv1.RegisterActionsServiceHandler},
+	}, admin: []registration{
+		{actionsv1.ActionsAdminService_ServiceDesc.ServiceName, actionsv1.RegisterActionsAdminServiceHandler},
+	}},
 }
 
 type upstream struct {

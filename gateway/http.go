@@ -25,6 +25,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/render"
+	accessv1 "github.com/atrium-hq/atrium/proto/atrium/access/v1"
 )
 
 // installQueryParser sets grpc-gateway's query parameter parser. grpc-gateway
@@ -82,10 +83,13 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 				return
 			}
 			nameRequest(ctx, rt.name)
-			p, err := l.authn(r)
-			if err != nil {
-				rest.WriteError(ctx, g.cfg.Logger, w, r, err)
-				return
+			p := principal.Principal{Kind: principal.KindAnonymous, Subject: "anonymous"}
+			if rt.access.Caller != accessv1.Caller_CALLER_ANYONE {
+				var err error
+				if p, err = l.authn(r); err != nil {
+					rest.WriteError(ctx, g.cfg.Logger, w, r, err)
+					return
+				}
 			}
 			if err := principal.Authorize(p, rt.access); err != nil {
 				rest.WriteError(ctx, g.cfg.Logger, w, r, apperr.ToStatus(err).Err())

@@ -32,13 +32,33 @@ const (
 	// KindPreconditionFailed: a condition the caller set on the request (an
 	// If-Match ETag) does not hold; nothing changed. Re-read and decide.
 	KindPreconditionFailed
+	// KindExhausted: the caller has run out of something it pays for or is
+	// allotted (credits); nothing changed. Retrying helps only once more
+	// is granted.
+	KindExhausted
+)
+
+// Reasons refine a kind where HTTP callers are owed a more precise status.
+// They travel as the reason of a google.rpc.ErrorInfo detail in the domain
+// ErrorDomain, so internal gRPC callers can read them too.
+const (
+	ErrorDomain = "atrium"
+	// ReasonInsufficientCredits: an agency's credit balance is below what
+	// the request costs (HTTP 402).
+	ReasonInsufficientCredits = "INSUFFICIENT_CREDITS"
+	// ReasonUnprocessable: the request is well formed but contradicts an
+	// earlier one, such as an idempotency key reused with another body
+	// (HTTP 422).
+	ReasonUnprocessable = "UNPROCESSABLE"
 )
 
 // Error is an error whose message is safe and useful to show to the caller.
 type Error struct {
 	Kind    Kind
 	Message string
-	cause   error
+	// Reason, when set, is one of the Reason constants.
+	Reason string
+	cause  error
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -84,6 +104,17 @@ func Aborted(cause error, format string, a ...any) error {
 // PreconditionFailed reports a caller's condition that does not hold.
 func PreconditionFailed(format string, a ...any) error {
 	return newf(KindPreconditionFailed, format, a)
+}
+
+// InsufficientCredits reports a balance too low for what a request costs.
+func InsufficientCredits(format string, a ...any) error {
+	return &Error{Kind: KindExhausted, Reason: ReasonInsufficientCredits, Message: fmt.Sprintf(format, a...)}
+}
+
+// Unprocessable reports a well-formed request that contradicts an earlier
+// one.
+func Unprocessable(format string, a ...any) error {
+	return &Error{Kind: KindInvalid, Reason: ReasonUnprocessable, Message: fmt.Sprintf(format, a...)}
 }
 
 // Cause describes everything err wraps, for logs: the message of an *Error

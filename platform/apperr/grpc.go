@@ -7,10 +7,21 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
+
+// ReasonOf returns the reason of an Atrium ErrorInfo detail of st, if any.
+func ReasonOf(st *status.Status) string {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Domain == ErrorDomain {
+			return info.Reason
+		}
+	}
+	return ""
+}
 
 // InternalMessage is what a caller sees for a fault. The gateway adds the
 // trace id, which is also in the log line that holds the real error.
@@ -25,6 +36,7 @@ var kindCodes = map[Kind]codes.Code{
 	KindUnavailable:        codes.Unavailable,
 	KindAborted:            codes.Aborted,
 	KindPreconditionFailed: codes.FailedPrecondition,
+	KindExhausted:          codes.ResourceExhausted,
 }
 
 // ToStatus maps err to the gRPC status the caller receives. It is the only
@@ -36,7 +48,13 @@ func ToStatus(err error) *status.Status {
 		return status.New(codes.OK, "")
 	case errors.As(err, &e):
 		if c, ok := kindCodes[e.Kind]; ok {
-			return status.New(c, e.Message)
+			st := status.New(c, e.Message)
+			if e.Reason != "" {
+				if withInfo, err := st.WithDetails(&errdetails.ErrorInfo{Reason: e.Reason, Domain: ErrorDomain}); err == nil {
+					st = withInfo
+				}
+			}
+			return st
 		}
 	case errors.Is(err, context.Canceled):
 		return status.New(codes.Canceled, "request canceled")

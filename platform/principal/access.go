@@ -38,7 +38,8 @@ const (
 // for a tenant (one that names an agency or site), carrying a's scope and
 // bound to a's binding. An admin RPC takes the admin principal or a service
 // acting for no tenant; an internal RPC only the latter. A service acting
-// for a tenant is held to exactly what a key of that tenant could do.
+// for a tenant is held to exactly what a key of that tenant could do. An
+// RPC open to anyone takes every principal, the anonymous one included.
 func Authorize(p Principal, a Access) error {
 	switch a.Caller {
 	case accessv1.Caller_CALLER_TENANT:
@@ -69,6 +70,8 @@ func Authorize(p Principal, a Access) error {
 			return nil
 		}
 		return apperr.PermissionDenied("this operation is internal to Atrium")
+	case accessv1.Caller_CALLER_ANYONE:
+		return nil
 	}
 	return apperr.PermissionDenied("this operation declares no access rule, so nobody may call it")
 }

@@ -19,6 +19,9 @@ const (
 	// KindService is another Atrium process: the gateway resolving a key, or
 	// one service asking another.
 	KindService Kind = "service"
+	// KindAnonymous is a caller without credentials, admitted only by RPCs
+	// open to anyone (CALLER_ANYONE).
+	KindAnonymous Kind = "anonymous"
 )
 
 // Scope is a permission an API key carries.

@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
 )
 
 // ServerErrorLog routes net/http's own log lines (a handler that panicked,
@@ -51,6 +53,13 @@ var httpStatus = map[codes.Code]int{
 	codes.Unavailable:       http.StatusServiceUnavailable,
 }
 
+// reasonStatus refines httpStatus for the reasons a service gives in an
+// ErrorInfo detail (apperr.Reason*): a code, then the reason.
+var reasonStatus = map[codes.Code]map[string]int{
+	codes.ResourceExhausted: {apperr.ReasonInsufficientCredits: http.StatusPaymentRequired},
+	codes.InvalidArgument:   {apperr.ReasonUnprocessable: http.StatusUnprocessableEntity},
+}
+
 // HTTPStatus returns the HTTP status for a gRPC code; anything unlisted
 // (Internal, Unknown, DataLoss) is 500.
 func HTTPStatus(c codes.Code) int {
@@ -58,6 +67,17 @@ func HTTPStatus(c codes.Code) int {
 		return s
 	}
 	return http.StatusInternalServerError
+}
+
+// StatusOf returns the HTTP status for st: its code's, or its reason's
+// where the service gave one.
+func StatusOf(st *status.Status) int {
+	if byReason, ok := reasonStatus[st.Code()]; ok {
+		if s, ok := byReason[apperr.ReasonOf(st)]; ok {
+			return s
+		}
+	}
+	return HTTPStatus(st.Code())
 }
 
 // callerMessage returns the message the caller sees for st. Only codes the
@@ -79,6 +99,9 @@ func callerMessage(st *status.Status, ref string) string {
 	case codes.DeadlineExceeded:
 		return "the request timed out; retry with exponential backoff"
 	case codes.ResourceExhausted:
+		if apperr.ReasonOf(st) != "" && st.Message() != "" {
+			return st.Message() // raised on purpose, such as insufficient credits
+		}
 		return "the request or its response exceeds a size or rate limit"
 	case codes.Unimplemented:
 		return "this operation is not implemented"
@@ -132,7 +155,7 @@ func WriteError(ctx context.Context, logger *slog.Logger, w http.ResponseWriter,
 		code, msg = hse.HTTPStatus, "malformed request path: "+hse.Err.Error()
 	} else {
 		st := status.Convert(err)
-		code = HTTPStatus(st.Code())
+		code = StatusOf(st)
 		ref := ""
 		if code >= 500 {
 			ref = reference(ctx)
@@ -145,6 +168,7 @@ func WriteError(ctx context.Context, logger *slog.Logger, w http.ResponseWriter,
 		}
 	}
 	h := w.Header()
+	responseMetadataHeaders(ctx, w)
 	switch code {
 	case http.StatusUnauthorized:
 		h.Set("WWW-Authenticate", `Bearer realm="atrium"`)

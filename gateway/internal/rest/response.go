@@ -17,24 +17,53 @@ const ETagMetadata = "etag"
 // header, the one client header that reaches a service.
 const IfMatchMetadata = "if-match"
 
-// IncomingHeader lets only If-Match through as gRPC metadata: the
-// principal the gateway signs is the only identity a service sees.
+// IdempotencyKeyMetadata is the request metadata carrying the client's
+// Idempotency-Key header (the action interface).
+const IdempotencyKeyMetadata = "idempotency-key"
+
+// IncomingHeader lets only If-Match and Idempotency-Key through as gRPC
+// metadata: the principal the gateway signs is the only identity a service
+// sees.
 func IncomingHeader(key string) (string, bool) {
-	if strings.EqualFold(key, "If-Match") {
+	switch {
+	case strings.EqualFold(key, "If-Match"):
 		return IfMatchMetadata, true
+	case strings.EqualFold(key, "Idempotency-Key"):
+		return IdempotencyKeyMetadata, true
 	}
 	return "", false
 }
 
-// ResponseHeaders sets the ETag a service gave and answers 201 Created for
-// every RPC named Create*: a new object exists at the server. Other
-// successes stay 200.
-func ResponseHeaders(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
-	if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
-		if tags := md.HeaderMD.Get(ETagMetadata); len(tags) == 1 {
-			w.Header().Set("ETag", tags[0])
+// headerMetadata maps the response header metadata services set to the HTTP
+// headers the gateway sends, on successes and errors alike. No other
+// metadata reaches the client.
+var headerMetadata = map[string]string{
+	ETagMetadata:                    "ETag",
+	"atrium-ai-credits-remaining":   "Atrium-AI-Credits-Remaining",
+	"atrium-data-credits-remaining": "Atrium-Data-Credits-Remaining",
+	"idempotent-replayed":           "Idempotent-Replayed",
+	"cache-control":                 "Cache-Control",
+}
+
+// responseMetadataHeaders writes the headers of headerMetadata the service
+// set.
+func responseMetadataHeaders(ctx context.Context, w http.ResponseWriter) {
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return
+	}
+	for key, header := range headerMetadata {
+		if v := md.HeaderMD.Get(key); len(v) == 1 {
+			w.Header().Set(header, v[0])
 		}
 	}
+}
+
+// ResponseHeaders sets the headers a service gave (the ETag, credit
+// balances) and answers 201 Created for every RPC named Create*: a new
+// object exists at the server. Other successes stay 200.
+func ResponseHeaders(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	responseMetadataHeaders(ctx, w)
 	method, ok := runtime.RPCMethod(ctx)
 	if !ok {
 		return nil

@@ -34,6 +34,10 @@ const (
 	Caller_CALLER_ADMIN Caller = 2
 	// Only an Atrium service acting for no tenant.
 	Caller_CALLER_INTERNAL Caller = 3
+	// Anyone, with no credentials at all. Only for reads of objects whose
+	// names are unguessable capabilities, such as generated images that
+	// published pages embed.
+	Caller_CALLER_ANYONE Caller = 4
 )
 
 // Enum value maps for Caller.
@@ -43,12 +47,14 @@ var (
 		1: "CALLER_TENANT",
 		2: "CALLER_ADMIN",
 		3: "CALLER_INTERNAL",
+		4: "CALLER_ANYONE",
 	}
 	Caller_value = map[string]int32{
 		"CALLER_UNSPECIFIED": 0,
 		"CALLER_TENANT":      1,
 		"CALLER_ADMIN":       2,
 		"CALLER_INTERNAL":    3,
+		"CALLER_ANYONE":      4,
 	}
 )
 
@@ -276,12 +282,13 @@ const file_atrium_access_v1_access_proto_rawDesc = "" +
 	"\x06Access\x120\n" +
 	"\x06caller\x18\x01 \x01(\x0e2\x18.atrium.access.v1.CallerR\x06caller\x12-\n" +
 	"\x05scope\x18\x02 \x01(\x0e2\x17.atrium.access.v1.ScopeR\x05scope\x123\n" +
-	"\abinding\x18\x03 \x01(\x0e2\x19.atrium.access.v1.BindingR\abinding*Z\n" +
+	"\abinding\x18\x03 \x01(\x0e2\x19.atrium.access.v1.BindingR\abinding*m\n" +
 	"\x06Caller\x12\x16\n" +
 	"\x12CALLER_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rCALLER_TENANT\x10\x01\x12\x10\n" +
 	"\fCALLER_ADMIN\x10\x02\x12\x13\n" +
-	"\x0fCALLER_INTERNAL\x10\x03*?\n" +
+	"\x0fCALLER_INTERNAL\x10\x03\x12\x11\n" +
+	"\rCALLER_ANYONE\x10\x04*?\n" +
 	"\x05Scope\x12\x15\n" +
 	"\x11SCOPE_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +

@@ -294,6 +294,190 @@ func (x *CheckClientExistsResponse) GetExists() bool {
 	return false
 }
 
+type GetLinkedClientRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AgencyId      string                 `protobuf:"bytes,1,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
+	ClientId      string                 `protobuf:"bytes,2,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLinkedClientRequest) Reset() {
+	*x = GetLinkedClientRequest{}
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLinkedClientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLinkedClientRequest) ProtoMessage() {}
+
+func (x *GetLinkedClientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLinkedClientRequest.ProtoReflect.Descriptor instead.
+func (*GetLinkedClientRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *GetLinkedClientRequest) GetAgencyId() string {
+	if x != nil {
+		return x.AgencyId
+	}
+	return ""
+}
+
+func (x *GetLinkedClientRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+type GetLinkedClientResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Client        *Client                `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLinkedClientResponse) Reset() {
+	*x = GetLinkedClientResponse{}
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLinkedClientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLinkedClientResponse) ProtoMessage() {}
+
+func (x *GetLinkedClientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLinkedClientResponse.ProtoReflect.Descriptor instead.
+func (*GetLinkedClientResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetLinkedClientResponse) GetClient() *Client {
+	if x != nil {
+		return x.Client
+	}
+	return nil
+}
+
+type CheckAgencyExistsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AgencyId      string                 `protobuf:"bytes,1,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckAgencyExistsRequest) Reset() {
+	*x = CheckAgencyExistsRequest{}
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckAgencyExistsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckAgencyExistsRequest) ProtoMessage() {}
+
+func (x *CheckAgencyExistsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckAgencyExistsRequest.ProtoReflect.Descriptor instead.
+func (*CheckAgencyExistsRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CheckAgencyExistsRequest) GetAgencyId() string {
+	if x != nil {
+		return x.AgencyId
+	}
+	return ""
+}
+
+type CheckAgencyExistsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Exists        bool                   `protobuf:"varint,1,opt,name=exists,proto3" json:"exists,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckAgencyExistsResponse) Reset() {
+	*x = CheckAgencyExistsResponse{}
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckAgencyExistsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckAgencyExistsResponse) ProtoMessage() {}
+
+func (x *CheckAgencyExistsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckAgencyExistsResponse.ProtoReflect.Descriptor instead.
+func (*CheckAgencyExistsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CheckAgencyExistsResponse) GetExists() bool {
+	if x != nil {
+		return x.Exists
+	}
+	return false
+}
+
 var File_atrium_crm_v1_client_access_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_client_access_proto_rawDesc = "" +
@@ -311,10 +495,21 @@ const file_atrium_crm_v1_client_access_proto_rawDesc = "" +
 	"\x18CheckClientExistsRequest\x12\x1b\n" +
 	"\tclient_id\x18\x01 \x01(\tR\bclientId\"3\n" +
 	"\x19CheckClientExistsResponse\x12\x16\n" +
-	"\x06exists\x18\x01 \x01(\bR\x06exists2\xe5\x02\n" +
+	"\x06exists\x18\x01 \x01(\bR\x06exists\"R\n" +
+	"\x16GetLinkedClientRequest\x12\x1b\n" +
+	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x1b\n" +
+	"\tclient_id\x18\x02 \x01(\tR\bclientId\"H\n" +
+	"\x17GetLinkedClientResponse\x12-\n" +
+	"\x06client\x18\x01 \x01(\v2\x15.atrium.crm.v1.ClientR\x06client\"7\n" +
+	"\x18CheckAgencyExistsRequest\x12\x1b\n" +
+	"\tagency_id\x18\x01 \x01(\tR\bagencyId\"3\n" +
+	"\x19CheckAgencyExistsResponse\x12\x16\n" +
+	"\x06exists\x18\x01 \x01(\bR\x06exists2\xbf\x04\n" +
 	"\x13ClientAccessService\x12n\n" +
 	"\x11CheckClientAccess\x12'.atrium.crm.v1.CheckClientAccessRequest\x1a(.atrium.crm.v1.CheckClientAccessResponse\"\x06\xca\xf3\x18\x02\b\x03\x12n\n" +
-	"\x11CheckClientExists\x12'.atrium.crm.v1.CheckClientExistsRequest\x1a(.atrium.crm.v1.CheckClientExistsResponse\"\x06\xca\xf3\x18\x02\b\x03\x12n\n" +
+	"\x11CheckClientExists\x12'.atrium.crm.v1.CheckClientExistsRequest\x1a(.atrium.crm.v1.CheckClientExistsResponse\"\x06\xca\xf3\x18\x02\b\x03\x12h\n" +
+	"\x0fGetLinkedClient\x12%.atrium.crm.v1.GetLinkedClientRequest\x1a&.atrium.crm.v1.GetLinkedClientResponse\"\x06\xca\xf3\x18\x02\b\x03\x12n\n" +
+	"\x11CheckAgencyExists\x12'.atrium.crm.v1.CheckAgencyExistsRequest\x1a(.atrium.crm.v1.CheckAgencyExistsResponse\"\x06\xca\xf3\x18\x02\b\x03\x12n\n" +
 	"\x11ListAgencyClients\x12'.atrium.crm.v1.ListAgencyClientsRequest\x1a(.atrium.crm.v1.ListAgencyClientsResponse\"\x06\xca\xf3\x18\x02\b\x03B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
 
 var (
@@ -329,7 +524,7 @@ func file_atrium_crm_v1_client_access_proto_rawDescGZIP() []byte {
 	return file_atrium_crm_v1_client_access_proto_rawDescData
 }
 
-var file_atrium_crm_v1_client_access_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_atrium_crm_v1_client_access_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_atrium_crm_v1_client_access_proto_goTypes = []any{
 	(*CheckClientAccessRequest)(nil),  // 0: atrium.crm.v1.CheckClientAccessRequest
 	(*CheckClientAccessResponse)(nil), // 1: atrium.crm.v1.CheckClientAccessResponse
@@ -337,21 +532,30 @@ var file_atrium_crm_v1_client_access_proto_goTypes = []any{
 	(*ListAgencyClientsResponse)(nil), // 3: atrium.crm.v1.ListAgencyClientsResponse
 	(*CheckClientExistsRequest)(nil),  // 4: atrium.crm.v1.CheckClientExistsRequest
 	(*CheckClientExistsResponse)(nil), // 5: atrium.crm.v1.CheckClientExistsResponse
-	(*Client)(nil),                    // 6: atrium.crm.v1.Client
+	(*GetLinkedClientRequest)(nil),    // 6: atrium.crm.v1.GetLinkedClientRequest
+	(*GetLinkedClientResponse)(nil),   // 7: atrium.crm.v1.GetLinkedClientResponse
+	(*CheckAgencyExistsRequest)(nil),  // 8: atrium.crm.v1.CheckAgencyExistsRequest
+	(*CheckAgencyExistsResponse)(nil), // 9: atrium.crm.v1.CheckAgencyExistsResponse
+	(*Client)(nil),                    // 10: atrium.crm.v1.Client
 }
 var file_atrium_crm_v1_client_access_proto_depIdxs = []int32{
-	6, // 0: atrium.crm.v1.ListAgencyClientsResponse.clients:type_name -> atrium.crm.v1.Client
-	0, // 1: atrium.crm.v1.ClientAccessService.CheckClientAccess:input_type -> atrium.crm.v1.CheckClientAccessRequest
-	4, // 2: atrium.crm.v1.ClientAccessService.CheckClientExists:input_type -> atrium.crm.v1.CheckClientExistsRequest
-	2, // 3: atrium.crm.v1.ClientAccessService.ListAgencyClients:input_type -> atrium.crm.v1.ListAgencyClientsRequest
-	1, // 4: atrium.crm.v1.ClientAccessService.CheckClientAccess:output_type -> atrium.crm.v1.CheckClientAccessResponse
-	5, // 5: atrium.crm.v1.ClientAccessService.CheckClientExists:output_type -> atrium.crm.v1.CheckClientExistsResponse
-	3, // 6: atrium.crm.v1.ClientAccessService.ListAgencyClients:output_type -> atrium.crm.v1.ListAgencyClientsResponse
-	4, // [4:7] is the sub-list for method output_type
-	1, // [1:4] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	10, // 0: atrium.crm.v1.ListAgencyClientsResponse.clients:type_name -> atrium.crm.v1.Client
+	10, // 1: atrium.crm.v1.GetLinkedClientResponse.client:type_name -> atrium.crm.v1.Client
+	0,  // 2: atrium.crm.v1.ClientAccessService.CheckClientAccess:input_type -> atrium.crm.v1.CheckClientAccessRequest
+	4,  // 3: atrium.crm.v1.ClientAccessService.CheckClientExists:input_type -> atrium.crm.v1.CheckClientExistsRequest
+	6,  // 4: atrium.crm.v1.ClientAccessService.GetLinkedClient:input_type -> atrium.crm.v1.GetLinkedClientRequest
+	8,  // 5: atrium.crm.v1.ClientAccessService.CheckAgencyExists:input_type -> atrium.crm.v1.CheckAgencyExistsRequest
+	2,  // 6: atrium.crm.v1.ClientAccessService.ListAgencyClients:input_type -> atrium.crm.v1.ListAgencyClientsRequest
+	1,  // 7: atrium.crm.v1.ClientAccessService.CheckClientAccess:output_type -> atrium.crm.v1.CheckClientAccessResponse
+	5,  // 8: atrium.crm.v1.ClientAccessService.CheckClientExists:output_type -> atrium.crm.v1.CheckClientExistsResponse
+	7,  // 9: atrium.crm.v1.ClientAccessService.GetLinkedClient:output_type -> atrium.crm.v1.GetLinkedClientResponse
+	9,  // 10: atrium.crm.v1.ClientAccessService.CheckAgencyExists:output_type -> atrium.crm.v1.CheckAgencyExistsResponse
+	3,  // 11: atrium.crm.v1.ClientAccessService.ListAgencyClients:output_type -> atrium.crm.v1.ListAgencyClientsResponse
+	7,  // [7:12] is the sub-list for method output_type
+	2,  // [2:7] is the sub-list for method input_type
+	2,  // [2:2] is the sub-list for extension type_name
+	2,  // [2:2] is the sub-list for extension extendee
+	0,  // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_atrium_crm_v1_client_access_proto_init() }
@@ -366,7 +570,7 @@ func file_atrium_crm_v1_client_access_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_crm_v1_client_access_proto_rawDesc), len(file_atrium_crm_v1_client_access_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

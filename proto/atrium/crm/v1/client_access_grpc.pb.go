@@ -21,6 +21,8 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	ClientAccessService_CheckClientAccess_FullMethodName = "/atrium.crm.v1.ClientAccessService/CheckClientAccess"
 	ClientAccessService_CheckClientExists_FullMethodName = "/atrium.crm.v1.ClientAccessService/CheckClientExists"
+	ClientAccessService_GetLinkedClient_FullMethodName   = "/atrium.crm.v1.ClientAccessService/GetLinkedClient"
+	ClientAccessService_CheckAgencyExists_FullMethodName = "/atrium.crm.v1.ClientAccessService/CheckAgencyExists"
 	ClientAccessService_ListAgencyClients_FullMethodName = "/atrium.crm.v1.ClientAccessService/ListAgencyClients"
 )
 
@@ -38,6 +40,13 @@ type ClientAccessServiceClient interface {
 	// CheckClientExists answers whether a client exists, for writes that name
 	// one (loading dataset rows).
 	CheckClientExists(ctx context.Context, in *CheckClientExistsRequest, opts ...grpc.CallOption) (*CheckClientExistsResponse, error)
+	// GetLinkedClient returns the client if it is linked to the agency, with
+	// its settings (auto_deploy), in one call: the action service asks it on
+	// every action. An unknown client and an unlinked one are both NOT_FOUND.
+	GetLinkedClient(ctx context.Context, in *GetLinkedClientRequest, opts ...grpc.CallOption) (*GetLinkedClientResponse, error)
+	// CheckAgencyExists answers whether an agency exists, for writes that
+	// name one (adding credits).
+	CheckAgencyExists(ctx context.Context, in *CheckAgencyExistsRequest, opts ...grpc.CallOption) (*CheckAgencyExistsResponse, error)
 	// ListAgencyClients returns every client linked to the agency.
 	ListAgencyClients(ctx context.Context, in *ListAgencyClientsRequest, opts ...grpc.CallOption) (*ListAgencyClientsResponse, error)
 }
@@ -70,6 +79,26 @@ func (c *clientAccessServiceClient) CheckClientExists(ctx context.Context, in *C
 	return out, nil
 }
 
+func (c *clientAccessServiceClient) GetLinkedClient(ctx context.Context, in *GetLinkedClientRequest, opts ...grpc.CallOption) (*GetLinkedClientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLinkedClientResponse)
+	err := c.cc.Invoke(ctx, ClientAccessService_GetLinkedClient_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clientAccessServiceClient) CheckAgencyExists(ctx context.Context, in *CheckAgencyExistsRequest, opts ...grpc.CallOption) (*CheckAgencyExistsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckAgencyExistsResponse)
+	err := c.cc.Invoke(ctx, ClientAccessService_CheckAgencyExists_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *clientAccessServiceClient) ListAgencyClients(ctx context.Context, in *ListAgencyClientsRequest, opts ...grpc.CallOption) (*ListAgencyClientsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListAgencyClientsResponse)
@@ -94,6 +123,13 @@ type ClientAccessServiceServer interface {
 	// CheckClientExists answers whether a client exists, for writes that name
 	// one (loading dataset rows).
 	CheckClientExists(context.Context, *CheckClientExistsRequest) (*CheckClientExistsResponse, error)
+	// GetLinkedClient returns the client if it is linked to the agency, with
+	// its settings (auto_deploy), in one call: the action service asks it on
+	// every action. An unknown client and an unlinked one are both NOT_FOUND.
+	GetLinkedClient(context.Context, *GetLinkedClientRequest) (*GetLinkedClientResponse, error)
+	// CheckAgencyExists answers whether an agency exists, for writes that
+	// name one (adding credits).
+	CheckAgencyExists(context.Context, *CheckAgencyExistsRequest) (*CheckAgencyExistsResponse, error)
 	// ListAgencyClients returns every client linked to the agency.
 	ListAgencyClients(context.Context, *ListAgencyClientsRequest) (*ListAgencyClientsResponse, error)
 	mustEmbedUnimplementedClientAccessServiceServer()
@@ -111,6 +147,12 @@ func (UnimplementedClientAccessServiceServer) CheckClientAccess(context.Context,
 }
 func (UnimplementedClientAccessServiceServer) CheckClientExists(context.Context, *CheckClientExistsRequest) (*CheckClientExistsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckClientExists not implemented")
+}
+func (UnimplementedClientAccessServiceServer) GetLinkedClient(context.Context, *GetLinkedClientRequest) (*GetLinkedClientResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLinkedClient not implemented")
+}
+func (UnimplementedClientAccessServiceServer) CheckAgencyExists(context.Context, *CheckAgencyExistsRequest) (*CheckAgencyExistsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckAgencyExists not implemented")
 }
 func (UnimplementedClientAccessServiceServer) ListAgencyClients(context.Context, *ListAgencyClientsRequest) (*ListAgencyClientsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAgencyClients not implemented")
@@ -172,6 +214,42 @@ func _ClientAccessService_CheckClientExists_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClientAccessService_GetLinkedClient_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLinkedClientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientAccessServiceServer).GetLinkedClient(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClientAccessService_GetLinkedClient_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientAccessServiceServer).GetLinkedClient(ctx, req.(*GetLinkedClientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClientAccessService_CheckAgencyExists_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckAgencyExistsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientAccessServiceServer).CheckAgencyExists(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClientAccessService_CheckAgencyExists_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientAccessServiceServer).CheckAgencyExists(ctx, req.(*CheckAgencyExistsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ClientAccessService_ListAgencyClients_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListAgencyClientsRequest)
 	if err := dec(in); err != nil {
@@ -204,6 +282,14 @@ var ClientAccessService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CheckClientExists",
 			Handler:    _ClientAccessService_CheckClientExists_Handler,
+		},
+		{
+			MethodName: "GetLinkedClient",
+			Handler:    _ClientAccessService_GetLinkedClient_Handler,
+		},
+		{
+			MethodName: "CheckAgencyExists",
+			Handler:    _ClientAccessService_CheckAgencyExists_Handler,
 		},
 		{
 			MethodName: "ListAgencyClients",

@@ -210,6 +210,34 @@ func (d *Directory) LinkedClients(ctx context.Context, agencyID string) ([]Clien
 	return d.store.LinkedClients(ctx, a.String())
 }
 
+// LinkedClient returns the client if it is linked to the agency, with the
+// settings actions follow (auto_deploy). ok is false for an unlinked or
+// unknown client alike.
+func (d *Directory) LinkedClient(ctx context.Context, agencyID, clientID string) (Client, bool, error) {
+	linked, err := d.Linked(ctx, agencyID, clientID)
+	if err != nil || !linked {
+		return Client{}, false, err
+	}
+	c, err := d.store.Client(ctx, uuid.MustParse(clientID).String())
+	if errors.Is(err, ErrNotFound) {
+		return Client{}, false, nil // deleted since the link was read
+	}
+	return c, err == nil, err
+}
+
+// AgencyExists reports whether an agency exists.
+func (d *Directory) AgencyExists(ctx context.Context, agencyID string) (bool, error) {
+	a, err := uuid.Parse(agencyID)
+	if err != nil || len(agencyID) != 36 {
+		return false, nil
+	}
+	_, err = d.store.Agency(ctx, a.String())
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // ClientExists reports whether a client exists.
 func (d *Directory) ClientExists(ctx context.Context, clientID string) (bool, error) {
 	c, err := uuid.Parse(clientID)

@@ -1,12 +1,24 @@
-// Package postgres is the actions service's PostgreSQL adapter. It owns the
-// actions schema; today that holds only the platform's outbox.
 package postgres
 
-import "github.com/atrium-hq/atrium/platform/pgdb"
+import (
+	"embed"
+	"io/fs"
+
+	"github.com/atrium-hq/atrium/platform/pgdb"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
 
 // Schema is the PostgreSQL schema the actions service owns.
 const Schema = "actions"
 
-// Migrations are the actions schema's migrations: the platform's outbox, and
-// none of the service's own yet.
-func Migrations() pgdb.Migrations { return pgdb.ServiceMigrations(Schema, nil) }
+// Migrations are the actions schema's migrations: credits, runs and the
+// platform's outbox.
+func Migrations() pgdb.Migrations {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the embedded directory always exists
+	}
+	return pgdb.ServiceMigrations(Schema, sub)
+}

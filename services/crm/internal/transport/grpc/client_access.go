@@ -3,6 +3,7 @@ package grpc
 import (
 	"context"
 
+	"github.com/atrium-hq/atrium/platform/apperr"
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 	"github.com/atrium-hq/atrium/services/crm/internal/app"
 )
@@ -23,6 +24,27 @@ func (s *Server) CheckClientExists(ctx context.Context, req *crmv1.CheckClientEx
 		return nil, err
 	}
 	return &crmv1.CheckClientExistsResponse{Exists: ok}, nil
+}
+
+// GetLinkedClient implements crmv1.ClientAccessServiceServer.
+func (s *Server) GetLinkedClient(ctx context.Context, req *crmv1.GetLinkedClientRequest) (*crmv1.GetLinkedClientResponse, error) {
+	c, ok, err := s.directory.LinkedClient(ctx, req.AgencyId, req.ClientId)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, apperr.NotFound("client %q is not linked to agency %q", req.ClientId, req.AgencyId)
+	}
+	return &crmv1.GetLinkedClientResponse{Client: clientPB(c)}, nil
+}
+
+// CheckAgencyExists implements crmv1.ClientAccessServiceServer.
+func (s *Server) CheckAgencyExists(ctx context.Context, req *crmv1.CheckAgencyExistsRequest) (*crmv1.CheckAgencyExistsResponse, error) {
+	ok, err := s.directory.AgencyExists(ctx, req.AgencyId)
+	if err != nil {
+		return nil, err
+	}
+	return &crmv1.CheckAgencyExistsResponse{Exists: ok}, nil
 }
 
 // ListAgencyClients implements crmv1.ClientAccessServiceServer.

@@ -1,0 +1,159 @@
+// Package memory is the actions store kept in process memory, the embedded
+// default, held to the same contract suite as PostgreSQL. The lock, undo
+// log and outbox are platform/memdb's: a reservation and a run insert in
+// one transaction are one critical section, which is what keeps a balance
+// from going below zero under concurrent actions.
+package memory
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/services/actions/internal/app"
+)
+
+type runKey struct{ agency, key string }
+
+// Store is the in-memory actions store.
+type Store struct {
+	db       *memdb.DB
+	balances map[string]app.Balance
+	runs     map[string]app.Run
+	keys     map[runKey]string // idempotency key -> run id
+}
+
+// New returns an empty store on db.
+func New(db *memdb.DB) *Store {
+	return &Store{db: db, balances: map[string]app.Balance{}, runs: map[string]app.Run{}, keys: map[runKey]string{}}
+}
+
+var _ app.Store = (*Store)(nil)
+
+// InTx implements app.Store.
+func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
+	return s.db.InTx(ctx, func(t *memdb.Tx) error { return fn(&tx{Tx: t, s: s}) })
+}
+
+// Balance implements app.Store.
+func (s *Store) Balance(_ context.Context, agencyID string) (app.Balance, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	return s.balances[agencyID], nil
+}
+
+// Run implements app.Store.
+func (s *Store) Run(_ context.Context, id string) (app.Run, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	r, ok := s.runs[id]
+	if !ok {
+		return app.Run{}, app.ErrNotFound
+	}
+	return r, nil
+}
+
+// UnappliedRuns implements app.Store.
+func (s *Store) UnappliedRuns(_ context.Context, before time.Time, limit int) ([]app.Run, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	var out []app.Run
+	for _, r := range s.runs {
+		if r.Status != app.StatusPending && !r.Applied && r.FinishedAt.Before(before) {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b app.Run) int { return cmp.Or(a.FinishedAt.Compare(b.FinishedAt), cmp.Compare(a.ID, b.ID)) })
+	return out[:min(limit, len(out))], nil
+}
+
+// MarkApplied implements app.Store.
+func (s *Store) MarkApplied(ctx context.Context, ids []string) error {
+	return s.db.InTx(ctx, func(t *memdb.Tx) error {
+		for _, id := range ids {
+			if r, ok := s.runs[id]; ok {
+				r.Applied = true
+				memdb.Put(t, s.runs, id, r)
+			}
+		}
+		return nil
+	})
+}
+
+type tx struct {
+	*memdb.Tx
+	s *Store
+}
+
+func (t *tx) Balance(_ context.Context, agencyID string) (app.Balance, error) {
+	return t.s.balances[agencyID], nil
+}
+
+func (t *tx) AddCredits(_ context.Context, agencyID string, d app.Balance) (app.Balance, bool, error) {
+	b := t.s.balances[agencyID]
+	if b.AI+d.AI < 0 || b.Data+d.Data < 0 {
+		return b, false, nil
+	}
+	b.AI += d.AI
+	b.Data += d.Data
+	memdb.Put(t.Tx, t.s.balances, agencyID, b)
+	return b, true, nil
+}
+
+func (t *tx) InsertRun(_ context.Context, r app.Run) error {
+	if _, ok := t.s.runs[r.ID]; ok {
+		return app.ErrDuplicate
+	}
+	if r.IdempotencyKey != "" {
+		k := runKey{r.AgencyID, r.IdempotencyKey}
+		if _, ok := t.s.keys[k]; ok {
+			return app.ErrDuplicate
+		}
+		memdb.Put(t.Tx, t.s.keys, k, r.ID)
+	}
+	memdb.Put(t.Tx, t.s.runs, r.ID, r)
+	return nil
+}
+
+func (t *tx) FinishRun(_ context.Context, r app.Run) (bool, error) {
+	cur, ok := t.s.runs[r.ID]
+	if !ok || cur.Status != app.StatusPending {
+		return false, nil
+	}
+	cur.Status, cur.StatusCode, cur.Data, cur.Writes, cur.FinishedAt = r.Status, r.StatusCode, r.Data, r.Writes, r.FinishedAt
+	cur.Applied = false
+	memdb.Put(t.Tx, t.s.runs, r.ID, cur)
+	return true, nil
+}
+
+func (t *tx) RunByKey(_ context.Context, agencyID, key string) (app.Run, error) {
+	id, ok := t.s.keys[runKey{agencyID, key}]
+	if !ok {
+		return app.Run{}, app.ErrNotFound
+	}
+	return t.s.runs[id], nil
+}
+
+func (t *tx) ForgetKey(_ context.Context, runID string) error {
+	r, ok := t.s.runs[runID]
+	if !ok || r.IdempotencyKey == "" {
+		return nil
+	}
+	memdb.Delete(t.Tx, t.s.keys, runKey{r.AgencyID, r.IdempotencyKey})
+	r.IdempotencyKey, r.RequestHash = "", ""
+	memdb.Put(t.Tx, t.s.runs, runID, r)
+	return nil
+}
+
+func (t *tx) ExpiredRuns(_ context.Context, now time.Time, limit int) ([]app.Run, error) {
+	var out []app.Run
+	for _, r := range t.s.runs {
+		if r.Status == app.StatusPending && r.LeaseUntil.Before(now) {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b app.Run) int { return cmp.Or(a.StartedAt.Compare(b.StartedAt), cmp.Compare(a.ID, b.ID)) })
+	return out[:min(limit, len(out))], nil
+}

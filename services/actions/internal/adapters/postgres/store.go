@@ -1,0 +1,189 @@
+// Package postgres is the actions store on PostgreSQL through pgx. It owns
+// the actions schema: credits, runs and the outbox; transactions and the
+// outbox are platform/pgdb's. A reservation is one conditional UPDATE of
+// the agency's balance row, so concurrent runs queue on that row and the
+// balance cannot go below zero.
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/services/actions/internal/app"
+)
+
+// Store is the PostgreSQL actions store.
+type Store struct{ db *pgdb.DB }
+
+// New returns a store on db, whose pool's search path must be the actions
+// schema.
+func New(db *pgdb.DB) *Store { return &Store{db: db} }
+
+var _ app.Store = (*Store)(nil)
+
+// querier is what reads need: the pool or a transaction.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func balance(ctx context.Context, q querier, agencyID string) (app.Balance, error) {
+	var b app.Balance
+	err := q.QueryRow(ctx, `SELECT ai, data FROM credits WHERE agency_id = $1`, agencyID).Scan(&b.AI, &b.Data)
+	if err == pgx.ErrNoRows {
+		return app.Balance{}, nil
+	}
+	return b, pgdb.Err(err, "read balance")
+}
+
+// Balance implements app.Store.
+func (s *Store) Balance(ctx context.Context, agencyID string) (app.Balance, error) {
+	return balance(ctx, s.db.Pool(), agencyID)
+}
+
+const runColumns = `id, agency_id, client_id, action, status, status_code, cost_ai, cost_data, data, writes, applied,
+	coalesce(idempotency_key, ''), coalesce(request_hash, ''), started_at, finished_at, lease_until`
+
+func scanRun(row pgx.Row) (app.Run, error) {
+	var (
+		r            app.Run
+		data, writes []byte
+		finished     *time.Time
+	)
+	err := row.Scan(&r.ID, &r.AgencyID, &r.ClientID, &r.Action, &r.Status, &r.StatusCode, &r.Cost.AI, &r.Cost.Data,
+		&data, &writes, &r.Applied, &r.IdempotencyKey, &r.RequestHash, &r.StartedAt, &finished, &r.LeaseUntil)
+	if err != nil {
+		return app.Run{}, err
+	}
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &r.Data); err != nil {
+			return app.Run{}, fmt.Errorf("run %s data: %w", r.ID, err)
+		}
+	}
+	if len(writes) > 0 {
+		if err := json.Unmarshal(writes, &r.Writes); err != nil {
+			return app.Run{}, fmt.Errorf("run %s writes: %w", r.ID, err)
+		}
+	}
+	r.StartedAt, r.LeaseUntil = r.StartedAt.UTC(), r.LeaseUntil.UTC()
+	if finished != nil {
+		r.FinishedAt = finished.UTC()
+	}
+	return r, nil
+}
+
+func runs(ctx context.Context, q querier, what, sql string, args ...any) ([]app.Run, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, pgdb.Err(err, what)
+	}
+	out, err := pgdb.Collect(rows, 0, scanRun)
+	return out, pgdb.Err(err, what)
+}
+
+// Run implements app.Store.
+func (s *Store) Run(ctx context.Context, id string) (app.Run, error) {
+	r, err := scanRun(s.db.Pool().QueryRow(ctx, `SELECT `+runColumns+` FROM runs WHERE id = $1`, id))
+	return r, pgdb.Err(err, "read run")
+}
+
+// UnappliedRuns implements app.Store.
+func (s *Store) UnappliedRuns(ctx context.Context, before time.Time, limit int) ([]app.Run, error) {
+	return runs(ctx, s.db.Pool(), "unapplied runs", `SELECT `+runColumns+` FROM runs
+		WHERE status <> 'pending' AND NOT applied AND finished_at < $1 ORDER BY finished_at, id LIMIT $2`, before, limit)
+}
+
+// MarkApplied implements app.Store.
+func (s *Store) MarkApplied(ctx context.Context, ids []string) error {
+	_, err := s.db.Pool().Exec(ctx, `UPDATE runs SET applied = true WHERE id = ANY($1)`, ids)
+	return pgdb.Err(err, "mark runs applied")
+}
+
+// InTx implements app.Store.
+func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
+	return s.db.InTx(ctx, func(t *pgdb.Tx) error { return fn(tx{t}) })
+}
+
+type tx struct{ *pgdb.Tx }
+
+func (t tx) Balance(ctx context.Context, agencyID string) (app.Balance, error) {
+	return balance(ctx, t, agencyID)
+}
+
+// AddCredits takes the common path, an agency with a balance and enough
+// in it, in one statement; only a first grant or a refusal reads more.
+func (t tx) AddCredits(ctx context.Context, agencyID string, d app.Balance) (app.Balance, bool, error) {
+	var b app.Balance
+	err := t.QueryRow(ctx, `UPDATE credits SET ai = ai + $2, data = data + $3, updated_at = now()
+		WHERE agency_id = $1 AND ai + $2 >= 0 AND data + $3 >= 0 RETURNING ai, data`, agencyID, d.AI, d.Data).Scan(&b.AI, &b.Data)
+	if err == nil {
+		return b, true, nil
+	}
+	if err != pgx.ErrNoRows {
+		return app.Balance{}, false, pgdb.Err(err, "change balance")
+	}
+	if b, err = balance(ctx, t, agencyID); err != nil {
+		return app.Balance{}, false, err
+	}
+	if b.AI+d.AI < 0 || b.Data+d.Data < 0 {
+		return b, false, nil
+	}
+	// No balance yet: the first grant creates it (a concurrent first grant
+	// is added to).
+	err = t.QueryRow(ctx, `INSERT INTO credits AS c (agency_id, ai, data, updated_at) VALUES ($1, $2, $3, now())
+		ON CONFLICT (agency_id) DO UPDATE SET ai = c.ai + EXCLUDED.ai, data = c.data + EXCLUDED.data, updated_at = now()
+		RETURNING ai, data`, agencyID, d.AI, d.Data).Scan(&b.AI, &b.Data)
+	return b, err == nil, pgdb.Err(err, "create balance")
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func (t tx) InsertRun(ctx context.Context, r app.Run) error {
+	_, err := t.Exec(ctx, `INSERT INTO runs (id, agency_id, client_id, action, status, status_code, cost_ai, cost_data,
+		idempotency_key, request_hash, started_at, lease_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		r.ID, r.AgencyID, r.ClientID, r.Action, r.Status, r.StatusCode, r.Cost.AI, r.Cost.Data,
+		nullIfEmpty(r.IdempotencyKey), nullIfEmpty(r.RequestHash), r.StartedAt, r.LeaseUntil)
+	return pgdb.Err(err, "insert run")
+}
+
+func (t tx) FinishRun(ctx context.Context, r app.Run) (bool, error) {
+	data, err := json.Marshal(r.Data)
+	if err != nil {
+		return false, err
+	}
+	writes, err := json.Marshal(r.Writes)
+	if err != nil {
+		return false, err
+	}
+	tag, err := t.Exec(ctx, `UPDATE runs SET status = $2, status_code = $3, data = $4, writes = $5, finished_at = $6, applied = false
+		WHERE id = $1 AND status = 'pending'`, r.ID, r.Status, r.StatusCode, data, writes, r.FinishedAt)
+	if err != nil {
+		return false, pgdb.Err(err, "finish run")
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+func (t tx) RunByKey(ctx context.Context, agencyID, key string) (app.Run, error) {
+	r, err := scanRun(t.QueryRow(ctx, `SELECT `+runColumns+` FROM runs WHERE agency_id = $1 AND idempotency_key = $2`, agencyID, key))
+	return r, pgdb.Err(err, "read run by idempotency key")
+}
+
+func (t tx) ForgetKey(ctx context.Context, runID string) error {
+	_, err := t.Exec(ctx, `UPDATE runs SET idempotency_key = NULL, request_hash = NULL WHERE id = $1`, runID)
+	return pgdb.Err(err, "forget idempotency key")
+}
+
+func (t tx) ExpiredRuns(ctx context.Context, now time.Time, limit int) ([]app.Run, error) {
+	return runs(ctx, t, "expired runs", `SELECT `+runColumns+` FROM runs
+		WHERE status = 'pending' AND lease_until < $1 ORDER BY lease_until, id LIMIT $2 FOR UPDATE SKIP LOCKED`, now, limit)
+}

@@ -1,0 +1,94 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/store"
+)
+
+// Run statuses.
+const (
+	StatusPending = "pending"
+	StatusSuccess = "success"
+	StatusError   = "error"
+)
+
+// Run is one execution of an action: what it reserved, how it ended, what
+// it answered and which records it writes.
+type Run struct {
+	ID, AgencyID, ClientID, Action string
+	// Status is pending until the run finishes with success or error.
+	Status     string
+	StatusCode int
+	// Cost is reserved when the run starts; it stays spent on success and
+	// is released on error.
+	Cost Cost
+	// Data is the response's data: the record, or {"error": message}.
+	Data map[string]any
+	// Writes are the rows the run writes to the data service, applied after
+	// the run commits; Applied says they are.
+	Writes  []RecordWrite
+	Applied bool
+	// IdempotencyKey and RequestHash are set when the caller sent an
+	// Idempotency-Key: the key and the SHA-256 of its request body.
+	IdempotencyKey, RequestHash string
+	StartedAt, FinishedAt       time.Time
+	// LeaseUntil is when a pending run counts as abandoned (its process
+	// died): recovery then ends it with an error and releases its cost.
+	LeaseUntil time.Time
+}
+
+// Balance is an agency's credits.
+type Balance struct{ AI, Data int64 }
+
+// MaxBalance bounds a balance of each kind (the API's int32 numbers).
+const MaxBalance = 2_000_000_000
+
+// Store is the actions service's persistence port, met by the memory and
+// postgres adapters under the contract suite in storetest.
+type Store interface {
+	// InTx runs fn in a transaction: all of its writes and events, or none.
+	InTx(ctx context.Context, fn func(Tx) error) error
+	// Balance returns an agency's balance; zero if it never had credits.
+	Balance(ctx context.Context, agencyID string) (Balance, error)
+	// Run returns a run by id.
+	Run(ctx context.Context, id string) (Run, error)
+	// UnappliedRuns returns up to limit finished runs whose writes are not
+	// applied, finished before before, oldest first.
+	UnappliedRuns(ctx context.Context, before time.Time, limit int) ([]Run, error)
+	// MarkApplied records that the runs' writes are applied.
+	MarkApplied(ctx context.Context, ids []string) error
+}
+
+// Tx is a transaction.
+type Tx interface {
+	outbox.Enqueuer
+	// Balance returns an agency's balance.
+	Balance(ctx context.Context, agencyID string) (Balance, error)
+	// AddCredits adds delta (which may be negative) to the balance. If a
+	// kind would go below zero it changes nothing and returns ok false
+	// with the balance as it is.
+	AddCredits(ctx context.Context, agencyID string, delta Balance) (b Balance, ok bool, err error)
+	// InsertRun stores a new run; ErrDuplicate if its agency already has a
+	// run with its idempotency key.
+	InsertRun(ctx context.Context, r Run) error
+	// FinishRun stores how a pending run ended (status, code, data, writes,
+	// finish time). It returns false, changing nothing, if the run is not
+	// pending any more.
+	FinishRun(ctx context.Context, r Run) (bool, error)
+	// RunByKey returns the agency's run with the idempotency key;
+	// ErrNotFound if none.
+	RunByKey(ctx context.Context, agencyID, key string) (Run, error)
+	// ForgetKey removes a run's idempotency key (it expired), so the key
+	// can be used again.
+	ForgetKey(ctx context.Context, runID string) error
+	// ExpiredRuns returns up to limit pending runs whose lease ended
+	// before now, locked for this transaction; runs another transaction
+	// holds are skipped.
+	ExpiredRuns(ctx context.Context, now time.Time, limit int) ([]Run, error)
+}
+
+// Clock returns the current time; store.Clock fixes its precision.
+type Clock = store.Clock

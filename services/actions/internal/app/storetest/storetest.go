@@ -1,0 +1,376 @@
+// Package storetest is the contract every actions store adapter must meet.
+// Each adapter's test is one call to RunAll; a behaviour the memory store
+// and the PostgreSQL store disagree on fails here rather than in
+// production. Transactions, events and the outbox are platform/txtest's
+// contract; this suite checks credits and runs.
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/atrium-hq/atrium/services/actions/internal/app"
+)
+
+// Store is what the suite needs of an adapter.
+type Store = app.Store
+
+// RunAll runs the contract against fresh stores made by newStore.
+func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Store)
+	}{
+		{"CreditsAddAndRemove", testCreditsAddAndRemove},
+		{"ConcurrentReservationsNeverOverdraw", testConcurrentReservations},
+		{"RunLifecycle", testRunLifecycle},
+		{"IdempotencyKeys", testIdempotencyKeys},
+		{"ExpiredRuns", testExpiredRuns},
+		{"ExpiredRunsAreClaimedOnce", testExpiredClaimedOnce},
+		{"UnappliedRuns", testUnappliedRuns},
+		{"RollbackUndoesEverything", testRollback},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.fn(t, newStore(t))
+		})
+	}
+}
+
+var base = time.Date(2026, 11, 1, 9, 30, 0, 123456000, time.UTC)
+
+func id() string { return uuid.Must(uuid.NewV7()).String() }
+
+func mustTx(t *testing.T, s Store, fn func(app.Tx) error) {
+	t.Helper()
+	if err := s.InTx(t.Context(), fn); err != nil {
+		t.Fatalf("InTx: %v", err)
+	}
+}
+
+func add(t *testing.T, s Store, agency string, d app.Balance) (app.Balance, bool) {
+	t.Helper()
+	var (
+		b  app.Balance
+		ok bool
+	)
+	mustTx(t, s, func(tx app.Tx) error {
+		var err error
+		b, ok, err = tx.AddCredits(t.Context(), agency, d)
+		return err
+	})
+	return b, ok
+}
+
+func balance(t *testing.T, s Store, agency string) app.Balance {
+	t.Helper()
+	b, err := s.Balance(t.Context(), agency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func testCreditsAddAndRemove(t *testing.T, s Store) {
+	a := id()
+	if b := balance(t, s, a); b != (app.Balance{}) {
+		t.Fatalf("balance of an agency never granted = %+v, want zero", b)
+	}
+	if b, ok := add(t, s, a, app.Balance{AI: -1}); ok || b != (app.Balance{}) {
+		t.Fatalf("removing from nothing = %+v, %v; want refused with a zero balance", b, ok)
+	}
+	if b, ok := add(t, s, a, app.Balance{AI: 10, Data: 5}); !ok || b != (app.Balance{AI: 10, Data: 5}) {
+		t.Fatalf("first grant = %+v, %v", b, ok)
+	}
+	if b, ok := add(t, s, a, app.Balance{AI: 3}); !ok || b != (app.Balance{AI: 13, Data: 5}) {
+		t.Fatalf("second grant = %+v, %v", b, ok)
+	}
+	// Either kind short refuses the whole change.
+	if b, ok := add(t, s, a, app.Balance{AI: -1, Data: -6}); ok || b != (app.Balance{AI: 13, Data: 5}) {
+		t.Fatalf("overdraw of data = %+v, %v; want refused, balance unchanged", b, ok)
+	}
+	if b, ok := add(t, s, a, app.Balance{AI: -13, Data: -5}); !ok || b != (app.Balance{}) {
+		t.Fatalf("spending everything = %+v, %v", b, ok)
+	}
+	if b := balance(t, s, id()); b != (app.Balance{}) {
+		t.Fatalf("another agency's balance = %+v, want zero", b)
+	}
+}
+
+// testConcurrentReservations takes 3 AI credits 40 times at once from a
+// balance of 60: exactly 20 succeed and the balance ends at zero.
+func testConcurrentReservations(t *testing.T, s Store) {
+	a := id()
+	add(t, s, a, app.Balance{AI: 60, Data: 1})
+	var ok atomic.Int32
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Go(func() {
+			err := s.InTx(context.Background(), func(tx app.Tx) error {
+				_, got, err := tx.AddCredits(context.Background(), a, app.Balance{AI: -3})
+				if got {
+					ok.Add(1)
+				}
+				return err
+			})
+			if err != nil {
+				t.Errorf("reservation: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := ok.Load(); n != 20 {
+		t.Fatalf("%d reservations of 3 succeeded against a balance of 60, want 20", n)
+	}
+	if b := balance(t, s, a); b != (app.Balance{AI: 0, Data: 1}) {
+		t.Fatalf("balance after = %+v, want 0 AI, 1 data", b)
+	}
+}
+
+func newRun(agency string) app.Run {
+	return app.Run{ID: id(), AgencyID: agency, ClientID: id(), Action: "generate_blog", Status: app.StatusPending,
+		Cost: app.Cost{AI: 2, Data: 1}, StartedAt: base, LeaseUntil: base.Add(time.Minute)}
+}
+
+func insert(t *testing.T, s Store, runs ...app.Run) {
+	t.Helper()
+	mustTx(t, s, func(tx app.Tx) error {
+		for _, r := range runs {
+			if err := tx.InsertRun(t.Context(), r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func finish(t *testing.T, s Store, r app.Run) bool {
+	t.Helper()
+	var ok bool
+	mustTx(t, s, func(tx app.Tx) error {
+		var err error
+		ok, err = tx.FinishRun(t.Context(), r)
+		return err
+	})
+	return ok
+}
+
+// jsonEqual compares values as JSON documents.
+func jsonEqual(t *testing.T, got, want any) bool {
+	t.Helper()
+	var g, w any
+	gb, _ := json.Marshal(got)
+	wb, _ := json.Marshal(want)
+	_ = json.Unmarshal(gb, &g)
+	_ = json.Unmarshal(wb, &w)
+	return reflect.DeepEqual(g, w)
+}
+
+func testRunLifecycle(t *testing.T, s Store) {
+	r := newRun(id())
+	insert(t, s, r)
+	got, err := s.Run(t.Context(), r.ID)
+	if err != nil || got.Status != app.StatusPending || got.Cost != r.Cost || !got.StartedAt.Equal(base) || !got.LeaseUntil.Equal(r.LeaseUntil) || got.Action != r.Action {
+		t.Fatalf("pending run read back = %+v, %v", got, err)
+	}
+	r.Status, r.StatusCode, r.FinishedAt = app.StatusSuccess, 200, base.Add(3*time.Second)
+	r.Data = map[string]any{"id": "x", "post_title": "Sourdough <b>&</b> you", "nested": map[string]any{"n": 1.5, "list": []any{"a", true}}}
+	r.Writes = []app.RecordWrite{{Resource: "blogs", Mode: app.Upsert, Rows: []map[string]any{{"id": "x", "post_title": "t"}}}, {Resource: "seo_tasks", Mode: app.Update, Rows: []map[string]any{{"id": "y"}}}}
+	if !finish(t, s, r) {
+		t.Fatal("finishing a pending run was refused")
+	}
+	got, err = s.Run(t.Context(), r.ID)
+	if err != nil || got.Status != app.StatusSuccess || got.StatusCode != 200 || !got.FinishedAt.Equal(r.FinishedAt) || got.Applied {
+		t.Fatalf("finished run read back = %+v, %v", got, err)
+	}
+	if !jsonEqual(t, got.Data, r.Data) || !jsonEqual(t, got.Writes, r.Writes) {
+		t.Fatalf("data/writes read back = %v / %v\nwant %v / %v", got.Data, got.Writes, r.Data, r.Writes)
+	}
+	r.Status = app.StatusError
+	if finish(t, s, r) {
+		t.Fatal("a finished run was finished again")
+	}
+	if got, _ := s.Run(t.Context(), r.ID); got.Status != app.StatusSuccess {
+		t.Fatalf("second finish changed the run: %+v", got)
+	}
+	if _, err := s.Run(t.Context(), id()); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("unknown run: %v, want ErrNotFound", err)
+	}
+}
+
+func testIdempotencyKeys(t *testing.T, s Store) {
+	a, b := id(), id()
+	r := newRun(a)
+	r.IdempotencyKey, r.RequestHash = "key-1", "hash-1"
+	insert(t, s, r)
+	twin := newRun(a)
+	twin.IdempotencyKey = "key-1"
+	err := s.InTx(t.Context(), func(tx app.Tx) error { return tx.InsertRun(t.Context(), twin) })
+	if !errors.Is(err, app.ErrDuplicate) {
+		t.Fatalf("second run with the agency's key: %v, want ErrDuplicate", err)
+	}
+	other := newRun(b)
+	other.IdempotencyKey = "key-1"
+	insert(t, s, other) // another agency's keys are its own
+	mustTx(t, s, func(tx app.Tx) error {
+		got, err := tx.RunByKey(t.Context(), a, "key-1")
+		if err != nil || got.ID != r.ID || got.RequestHash != "hash-1" {
+			t.Errorf("RunByKey = %+v, %v; want run %s", got, err, r.ID)
+		}
+		if _, err := tx.RunByKey(t.Context(), a, "key-2"); !errors.Is(err, app.ErrNotFound) {
+			t.Errorf("unknown key: %v, want ErrNotFound", err)
+		}
+		return tx.ForgetKey(t.Context(), r.ID)
+	})
+	insert(t, s, twin) // the forgotten key is free again
+	mustTx(t, s, func(tx app.Tx) error {
+		if got, err := tx.RunByKey(t.Context(), a, "key-1"); err != nil || got.ID != twin.ID {
+			t.Errorf("RunByKey after reuse = %+v, %v; want %s", got, err, twin.ID)
+		}
+		return nil
+	})
+}
+
+func expired(t *testing.T, s Store, now time.Time) []string {
+	t.Helper()
+	var ids []string
+	mustTx(t, s, func(tx app.Tx) error {
+		runs, err := tx.ExpiredRuns(t.Context(), now, 10)
+		for _, r := range runs {
+			ids = append(ids, r.ID)
+		}
+		return err
+	})
+	return ids
+}
+
+func testExpiredRuns(t *testing.T, s Store) {
+	a := id()
+	old, fresh, done := newRun(a), newRun(a), newRun(a)
+	fresh.LeaseUntil = base.Add(time.Hour)
+	insert(t, s, old, fresh, done)
+	done.Status, done.FinishedAt = app.StatusSuccess, base
+	finish(t, s, done)
+	now := base.Add(2 * time.Minute)
+	if got := expired(t, s, now); !reflect.DeepEqual(got, []string{old.ID}) {
+		t.Fatalf("expired runs = %v, want only %s (pending, lease over)", got, old.ID)
+	}
+}
+
+// testExpiredClaimedOnce: while one recovery holds expired runs, another
+// never gets them. PostgreSQL skips the locked rows; the memory store
+// makes the second wait for the first.
+func testExpiredClaimedOnce(t *testing.T, s Store) {
+	a := id()
+	var runs []app.Run
+	for range 6 {
+		runs = append(runs, newRun(a))
+	}
+	insert(t, s, runs...)
+	now := base.Add(2 * time.Minute)
+	held, release := make(chan []string, 1), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- s.InTx(context.Background(), func(tx app.Tx) error {
+			rs, err := tx.ExpiredRuns(context.Background(), now, 3)
+			var ids []string
+			for _, r := range rs {
+				ids = append(ids, r.ID)
+			}
+			held <- ids
+			<-release
+			return err
+		})
+	}()
+	first := <-held
+	if len(first) != 3 {
+		t.Fatalf("first claim got %d runs, want 3", len(first))
+	}
+	second := make(chan []string, 1)
+	go func() { second <- expired(t, s, now) }()
+	select {
+	case got := <-second:
+		for _, id := range got {
+			if slices.Contains(first, id) {
+				t.Errorf("run %s claimed by a second recovery while the first held it", id)
+			}
+		}
+		close(release)
+	case <-time.After(300 * time.Millisecond):
+		close(release) // the second waits for the first to end
+		<-second
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testUnappliedRuns(t *testing.T, s Store) {
+	a := id()
+	r1, r2, pending := newRun(a), newRun(a), newRun(a)
+	insert(t, s, r1, r2, pending)
+	r1.Status, r1.FinishedAt = app.StatusSuccess, base.Add(time.Second)
+	r2.Status, r2.FinishedAt = app.StatusError, base.Add(2*time.Second)
+	finish(t, s, r1)
+	finish(t, s, r2)
+	ids := func(before time.Time) []string {
+		runs, err := s.UnappliedRuns(t.Context(), before, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range runs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	if got := ids(base.Add(time.Minute)); !reflect.DeepEqual(got, []string{r1.ID, r2.ID}) {
+		t.Fatalf("unapplied = %v, want %s then %s (oldest first, no pending run)", got, r1.ID, r2.ID)
+	}
+	if got := ids(base.Add(1500 * time.Millisecond)); !reflect.DeepEqual(got, []string{r1.ID}) {
+		t.Fatalf("unapplied before r2 finished = %v, want only %s", got, r1.ID)
+	}
+	if err := s.MarkApplied(t.Context(), []string{r1.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(base.Add(time.Minute)); !reflect.DeepEqual(got, []string{r2.ID}) {
+		t.Fatalf("unapplied after marking %s = %v", r1.ID, got)
+	}
+}
+
+func testRollback(t *testing.T, s Store) {
+	a := id()
+	add(t, s, a, app.Balance{AI: 5})
+	r := newRun(a)
+	r.IdempotencyKey = "k"
+	boom := errors.New("boom")
+	err := s.InTx(t.Context(), func(tx app.Tx) error {
+		if err := tx.InsertRun(t.Context(), r); err != nil {
+			return err
+		}
+		if _, _, err := tx.AddCredits(t.Context(), a, app.Balance{AI: -5}); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("InTx = %v, want the function's error", err)
+	}
+	if b := balance(t, s, a); b.AI != 5 {
+		t.Fatalf("balance after rollback = %+v, want 5 AI", b)
+	}
+	if _, err := s.Run(t.Context(), r.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("run after rollback: %v, want ErrNotFound", err)
+	}
+	insert(t, s, r) // its key was never taken
+}

@@ -1,0 +1,176 @@
+// Package grpc is the actions service's gRPC transport: protobuf
+// conversion, the response headers (credit balances, idempotent replays)
+// and calls into the use cases. Who may call what is declared on each RPC
+// in the proto files and enforced by the interceptors.
+package grpc
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"google.golang.org/genproto/googleapis/api/httpbody"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/atrium-hq/atrium/platform/principal"
+	actionsv1 "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
+	"github.com/atrium-hq/atrium/services/actions/internal/app"
+)
+
+// Response header metadata, sent by the gateway as HTTP headers.
+const (
+	headerAICredits   = "atrium-ai-credits-remaining"
+	headerDataCredits = "atrium-data-credits-remaining"
+	headerReplayed    = "idempotent-replayed"
+	headerCache       = "cache-control"
+	// idempotencyKey is the request metadata carrying Idempotency-Key.
+	idempotencyKey = "idempotency-key"
+)
+
+// Server implements the actions gRPC services.
+type Server struct {
+	actionsv1.UnimplementedActionsServiceServer
+	actionsv1.UnimplementedActionsAdminServiceServer
+	actions *app.Actions
+}
+
+// NewServer returns a server over the use cases.
+func NewServer(actions *app.Actions) *Server { return &Server{actions: actions} }
+
+// Register registers the actions services on r.
+func (s *Server) Register(r grpc.ServiceRegistrar) {
+	actionsv1.RegisterActionsServiceServer(r, s)
+	actionsv1.RegisterActionsAdminServiceServer(r, s)
+}
+
+// setBalance sends the agency's balance with the response, success or
+// error, so that a caller always knows what it has left.
+func setBalance(ctx context.Context, b app.Balance) {
+	_ = grpc.SetHeader(ctx, metadata.Pairs(headerAICredits, strconv.FormatInt(b.AI, 10), headerDataCredits, strconv.FormatInt(b.Data, 10)))
+}
+
+// RunAction implements actionsv1.ActionsServiceServer.
+func (s *Server) RunAction(ctx context.Context, req *actionsv1.RunActionRequest) (*actionsv1.RunActionResponse, error) {
+	var key string
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		if v := md.Get(idempotencyKey); len(v) > 0 {
+			key = v[0]
+		}
+	}
+	agency := principal.AgencyID(ctx)
+	out, err := s.actions.Run(ctx, agency, req.GetParams().AsMap(), key)
+	if err != nil {
+		if out.Balance != (app.Balance{}) {
+			setBalance(ctx, out.Balance)
+		}
+		return nil, err
+	}
+	setBalance(ctx, out.Balance)
+	if out.Replayed {
+		_ = grpc.SetHeader(ctx, metadata.Pairs(headerReplayed, "true"))
+	}
+	data, err := toStruct(out.Run.Data)
+	if err != nil {
+		return nil, err
+	}
+	return &actionsv1.RunActionResponse{
+		Action: out.Run.Action, ClientId: out.Run.ClientID, Status: out.Run.Status,
+		StatusCode: int32(out.Run.StatusCode), Data: data,
+	}, nil
+}
+
+// toStruct converts a record to a Struct; values structpb does not take
+// directly (typed slices) go through JSON.
+func toStruct(m map[string]any) (*structpb.Struct, error) {
+	if st, err := structpb.NewStruct(m); err == nil {
+		return st, nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	st := &structpb.Struct{}
+	return st, st.UnmarshalJSON(b)
+}
+
+// ListActions implements actionsv1.ActionsServiceServer.
+func (s *Server) ListActions(context.Context, *actionsv1.ListActionsRequest) (*actionsv1.ListActionsResponse, error) {
+	out := &actionsv1.ListActionsResponse{}
+	for _, a := range app.Catalog() {
+		pa := &actionsv1.Action{Name: a.Name, Description: a.Description, Writes: a.Writes, Refreshes: a.Refreshes,
+			Cost: &actionsv1.Cost{Ai: int32(a.Cost.AI), Data: int32(a.Cost.Data)}, Fields: []*actionsv1.Field{}}
+		for _, f := range a.Fields {
+			pf := &actionsv1.Field{Name: f.Name, Type: f.Type, Description: f.Description, Required: f.Required, AllowedValues: f.Enum}
+			if pf.AllowedValues == nil {
+				pf.AllowedValues = []string{}
+			}
+			if f.Format != "" {
+				pf.Format = &f.Format
+			}
+			pf.Minimum, pf.Maximum = f.Min, f.Max
+			if f.MaxLength > 0 {
+				n := int32(f.MaxLength)
+				pf.MaxLength = &n
+			}
+			if f.MaxItems > 0 {
+				n := int32(f.MaxItems)
+				pf.MaxItems = &n
+			}
+			if f.Default != nil {
+				v, err := structpb.NewValue(f.Default)
+				if err != nil {
+					return nil, err
+				}
+				pf.Default = v
+			}
+			pa.Fields = append(pa.Fields, pf)
+		}
+		out.Actions = append(out.Actions, pa)
+	}
+	return out, nil
+}
+
+func balancePB(b app.Balance) *actionsv1.CreditBalanceResponse {
+	return &actionsv1.CreditBalanceResponse{Balance: &actionsv1.Balance{Ai: int32(b.AI), Data: int32(b.Data)}}
+}
+
+// GetCreditBalance implements actionsv1.ActionsServiceServer.
+func (s *Server) GetCreditBalance(ctx context.Context, _ *actionsv1.GetCreditBalanceRequest) (*actionsv1.CreditBalanceResponse, error) {
+	b, err := s.actions.OwnCredits(ctx, principal.AgencyID(ctx))
+	if err != nil {
+		return nil, err
+	}
+	setBalance(ctx, b)
+	return balancePB(b), nil
+}
+
+// GetMedia implements actionsv1.ActionsServiceServer.
+func (s *Server) GetMedia(ctx context.Context, req *actionsv1.GetMediaRequest) (*httpbody.HttpBody, error) {
+	b, err := s.actions.Media(ctx, req.Name)
+	if err != nil {
+		return nil, err
+	}
+	// A name is never reused for other content.
+	_ = grpc.SetHeader(ctx, metadata.Pairs(headerCache, "public, max-age=31536000, immutable"))
+	return &httpbody.HttpBody{ContentType: b.ContentType, Data: b.Data}, nil
+}
+
+// AddCredits implements actionsv1.ActionsAdminServiceServer.
+func (s *Server) AddCredits(ctx context.Context, req *actionsv1.AddCreditsRequest) (*actionsv1.CreditBalanceResponse, error) {
+	b, err := s.actions.AddCredits(ctx, req.AgencyId, int64(req.Ai), int64(req.Data))
+	if err != nil {
+		return nil, err
+	}
+	return balancePB(b), nil
+}
+
+// GetCredits implements actionsv1.ActionsAdminServiceServer.
+func (s *Server) GetCredits(ctx context.Context, req *actionsv1.GetCreditsRequest) (*actionsv1.CreditBalanceResponse, error) {
+	b, err := s.actions.Credits(ctx, req.AgencyId)
+	if err != nil {
+		return nil, err
+	}
+	return balancePB(b), nil
+}
