@@ -2,7 +2,12 @@ module github.com/atrium-hq/atrium/services/actions
 
 go 1.26.0
 
-require github.com/atrium-hq/atrium/platform v0.0.0
+require (
+	github.com/atrium-hq/atrium/platform v0.0.0
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
+	golang.org/x/net v0.61.0
+)
 
 require (
 	github.com/atrium-hq/atrium/proto v0.0.0 // indirect
@@ -31,7 +36,6 @@ require (
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.11.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
