@@ -146,9 +146,6 @@ func New(cfg Config) (*Mailer, error) {
 	return m, nil
 }
 
-// From returns the sender's address.
-func (m *Mailer) From() string { return m.from }
-
 // Send delivers msg to the server. A reply of the server becomes a
 // ProviderError: 4xx is 503 (deferred, try later), 5xx is 502 with the
 // server's text. An unreachable server is 503, no answer in time 504. A
