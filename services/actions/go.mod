@@ -5,6 +5,8 @@ go 1.26.0
 require (
 	github.com/atrium-hq/atrium/platform v0.0.0
 	github.com/atrium-hq/atrium/proto v0.0.0
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
 	golang.org/x/image v0.47.0
