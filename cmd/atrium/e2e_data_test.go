@@ -132,8 +132,7 @@ func testDataRules(t *testing.T, s *stack) {
 	if r.json["pagination"].(map[string]any)["limit"] != float64(1000) {
 		t.Fatalf("limit=5000 = %s, want limit 1000 reported", r)
 	}
-	wantError(t, call(t, "DELETE", s.api+"/api/v1/data", tn.read, nil), http.StatusMethodNotAllowed)
-	wantError(t, call(t, "POST", s.api+"/api/v1/data", tn.write, map[string]any{"action": "seo_audit"}), http.StatusMethodNotAllowed, "GET")
+	wantError(t, call(t, "DELETE", s.api+"/api/v1/data", tn.read, nil), http.StatusMethodNotAllowed, "GET, POST")
 
 	// A bad row refuses the whole request, naming the row, field and type.
 	for _, tc := range []struct {

@@ -31,7 +31,8 @@ func TestEndToEndPostgres(t *testing.T) {
 }
 
 func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
-	s := start(t)
+	w := newActionWorld(t)
+	s := start(t, w.flags()...)
 	tests := []struct {
 		name string
 		fn   func(*testing.T, *stack)
@@ -62,6 +63,16 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		{"DataLoadUnknownClient", testDataLoadUnknownClient},
 		{"ClientSettings", testClientSettings},
 		{"BulkLoad", testBulkLoad},
+		{"ActionsDiscovery", testActionsDiscovery},
+		{"ActionsValidation", testActionsValidation},
+		{"ActionsEveryAction", func(t *testing.T, s *stack) { testActionsEveryAction(t, s, w) }},
+		{"ActionsCredits", testActionsCredits},
+		{"ActionsIdempotency", testActionsIdempotency},
+		{"ActionsRefresh", func(t *testing.T, s *stack) { testActionsRefresh(t, s, w) }},
+		{"ActionsAutoDeploy", testActionsAutoDeploy},
+		{"ActionsEvents", testActionsEvents},
+		{"ActionsTenancy", testActionsTenancy},
+		{"ActionRuns", testActionRuns},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,6 +28,7 @@ type serveConfig struct {
 	common  cli.Common
 	backing runner.Backing
 	gateway gateway.Config
+	actions actions.Settings
 	// grpcAddrs are the services' gRPC listen addresses, by service name.
 	grpcAddrs        map[string]*string
 	natsEmbeddedAddr string
@@ -48,11 +49,13 @@ var serviceNames = []string{"collections", "crm", "data", "actions"}
 func parseServe(args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) (*serveConfig, error) {
 	fs := flag.NewFlagSet("atrium serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	c := &serveConfig{gateway: gateway.DefaultConfig(), grpcAddrs: map[string]*string{}}
+	c := &serveConfig{gateway: gateway.DefaultConfig(), actions: actions.DefaultSettings(), grpcAddrs: map[string]*string{}}
+	c.actions.PublicURL = "" // derived from the public listener unless set
 	c.gateway.HTTPAddr, c.gateway.AdminAddr = "127.0.0.1:8080", "127.0.0.1:8081"
 	c.gateway.BindFlags(fs)
 	c.common.Bind(fs, "generated when empty (one process needs no shared value)")
 	c.backing.BindFlags(fs, "empty starts an embedded NATS server with JetStream")
+	c.actions.BindFlags(fs)
 	for _, name := range serviceNames {
 		c.grpcAddrs[name] = new(cli.DefaultGRPCAddr(name))
 		runner.BindGRPCAddr(fs, c.grpcAddrs[name], name+"-grpc-addr", name)
@@ -150,7 +153,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		return err
 	}
 	services = append(services, dataSvc)
-	actionsSvc, err := actions.New(ctx, actions.Config{Config: with("actions")})
+	actionsSvc, err := actions.New(ctx, actions.Config{Config: with("actions"), Settings: c.actions, CRMAddr: crmSvc.Addr(), DataAddr: dataSvc.Addr()})
 	if err != nil {
 		return err
 	}
@@ -163,6 +166,9 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	gw, err := gateway.New(ctx, gcfg)
 	if err != nil {
 		return err
+	}
+	if c.actions.PublicURL == "" {
+		actionsSvc.SetPublicURL("http://" + gw.HTTPAddr())
 	}
 
 	g, gctx := errgroup.WithContext(ctx)

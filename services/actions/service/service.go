@@ -4,42 +4,255 @@ package service
 
 import (
 	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
 
+	"google.golang.org/grpc"
+
+	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/blobdir"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/builtintext"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/crmgrpc"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/datagrpc"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/indexnow"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/memory"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/openai"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/pngimage"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/postgres"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/smtp"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/syntheticseo"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/web"
+	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	transport "github.com/atrium-hq/atrium/services/actions/internal/transport/grpc"
 )
 
 // Name is the service's name in logs, traces and principals.
 const Name = "actions"
 
+// Settings are the actions service's own settings, bound as flags (and
+// ATRIUM_* variables) by both binaries that run it: atrium-actions and
+// atrium serve.
+type Settings struct {
+	// PublicURL is the public API's base URL, which generated media links
+	// start with.
+	PublicURL string
+	// DataDir keeps generated files (images); empty: a temporary directory
+	// removed at exit.
+	DataDir string
+	// ActionTimeout bounds one run; ProviderTimeout each provider call.
+	ActionTimeout, ProviderTimeout time.Duration
+	// AllowPrivateFetch lets audits fetch private network addresses.
+	AllowPrivateFetch bool
+	// The text generator: an OpenAI-compatible chat-completions API when
+	// LLMBaseURL is set, the built-in generator otherwise.
+	LLMBaseURL, LLMModel, LLMAPIKey string
+	// The mailer of send_prospect_email.
+	SMTPAddr, SMTPFrom, SMTPUsername, SMTPPassword, SMTPTLS string
+	// IndexNow for index_url.
+	IndexNowEndpoint, IndexNowKey, IndexNowKeyLocation string
+	// RecoveryInterval is how often abandoned runs and unwritten records
+	// are looked for.
+	RecoveryInterval time.Duration
+}
+
+// DefaultSettings are the settings' defaults.
+func DefaultSettings() Settings {
+	return Settings{
+		PublicURL: "http://127.0.0.1:8080", ActionTimeout: app.DefaultActionTimeout, ProviderTimeout: 20 * time.Second,
+		SMTPTLS: "starttls", IndexNowEndpoint: "https://api.indexnow.org/indexnow", RecoveryInterval: 5 * time.Second,
+	}
+}
+
+// BindFlags binds the settings to fs.
+func (s *Settings) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&s.PublicURL, "public-url", s.PublicURL, "base URL of the public API as clients reach it; links to generated media start with it")
+	fs.StringVar(&s.DataDir, "data-dir", s.DataDir, "directory for generated files (images); empty: a temporary directory removed at exit")
+	fs.DurationVar(&s.ActionTimeout, "action-timeout", s.ActionTimeout, "longest an action may run, every provider call included")
+	fs.DurationVar(&s.ProviderTimeout, "provider-timeout", s.ProviderTimeout, "longest one call to a provider (language model, web page, mail server, IndexNow) may take")
+	fs.BoolVar(&s.AllowPrivateFetch, "allow-private-fetch", s.AllowPrivateFetch, "let seo_audit and optimize_page fetch private, loopback and link-local addresses (local testing only)")
+	fs.StringVar(&s.LLMBaseURL, "llm-base-url", s.LLMBaseURL, "base URL of an OpenAI-compatible chat-completions API (https://api.openai.com/v1, http://127.0.0.1:11434/v1); empty uses the built-in generator")
+	fs.StringVar(&s.LLMModel, "llm-model", s.LLMModel, "model to ask (required with --llm-base-url)")
+	fs.StringVar(&s.LLMAPIKey, "llm-api-key", s.LLMAPIKey, "API key sent as a bearer token (local servers need none)")
+	fs.StringVar(&s.SMTPAddr, "smtp-addr", s.SMTPAddr, "SMTP server host:port for send_prospect_email; empty: sending email answers status error 503")
+	fs.StringVar(&s.SMTPFrom, "smtp-from", s.SMTPFrom, "sender address of send_prospect_email (required with --smtp-addr)")
+	fs.StringVar(&s.SMTPUsername, "smtp-username", s.SMTPUsername, "SMTP user name (AUTH PLAIN, only over TLS)")
+	fs.StringVar(&s.SMTPPassword, "smtp-password", s.SMTPPassword, "SMTP password")
+	fs.StringVar(&s.SMTPTLS, "smtp-tls", s.SMTPTLS, "SMTP transport security: starttls, tls (implicit, port 465) or none")
+	fs.StringVar(&s.IndexNowEndpoint, "indexnow-endpoint", s.IndexNowEndpoint, "IndexNow endpoint index_url submits to")
+	fs.StringVar(&s.IndexNowKey, "indexnow-key", s.IndexNowKey, "IndexNow key (hosted at https://<site>/<key>.txt); empty: index_url answers status error 503")
+	fs.StringVar(&s.IndexNowKeyLocation, "indexnow-key-location", s.IndexNowKeyLocation, "URL of the key file when it is not at the site's root")
+	fs.DurationVar(&s.RecoveryInterval, "recovery-interval", s.RecoveryInterval, "how often abandoned runs are ended and unwritten records written")
+}
+
 // Config configures the actions service.
 type Config struct {
 	runner.Config
+	Settings
+	// CRMAddr and DataAddr are the CRM's and the data service's gRPC
+	// addresses: the CRM is asked on every action whether the client is
+	// linked; the data service takes the records.
+	CRMAddr, DataAddr string
 }
 
 // Service is a running actions service.
-type Service struct{ rt *runner.Runtime }
+type Service struct {
+	rt        *runner.Runtime
+	conns     []*grpc.ClientConn
+	actions   *app.Actions
+	publicURL atomic.Pointer[string]
+	tempDir   string
+	recovery  time.Duration
+}
 
 // Migrations are the actions schema's migrations, for `atrium migrate`.
 func Migrations() pgdb.Migrations { return postgres.Migrations() }
 
-// New opens the actions service's database, NATS connection and listener.
-func New(ctx context.Context, cfg Config) (*Service, error) {
+// New opens the actions service's store, NATS connection and listener and
+// builds its providers.
+func New(ctx context.Context, cfg Config) (_ *Service, err error) {
+	if cfg.CRMAddr == "" || cfg.DataAddr == "" {
+		return nil, errors.New("actions service: the CRM and data service addresses are required")
+	}
+	if cfg.ProviderTimeout <= 0 || cfg.ActionTimeout <= 0 {
+		return nil, errors.New("actions service: --provider-timeout and --action-timeout must be positive")
+	}
+	if cfg.RecoveryInterval <= 0 {
+		cfg.RecoveryInterval = DefaultSettings().RecoveryInterval
+	}
 	rt, err := runner.Open(ctx, runner.Spec{
 		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_ACTIONS", Subjects: "atrium.actions.>",
 	}, cfg.Config)
 	if err != nil {
 		return nil, err
 	}
-	return &Service{rt: rt}, nil
+	s := &Service{rt: rt, recovery: cfg.RecoveryInterval}
+	s.publicURL.Store(&cfg.PublicURL)
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	providers, err := s.providers(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("actions service: %w", err)
+	}
+	creds := grpc.WithPerRPCCredentials(rt.Signer.Credentials(principal.Principal{Kind: principal.KindService, Subject: Name}))
+	crm, err := rpc.Dial(cfg.CRMAddr, creds)
+	if err != nil {
+		return nil, err
+	}
+	s.conns = append(s.conns, crm)
+	data, err := rpc.Dial(cfg.DataAddr, creds)
+	if err != nil {
+		return nil, err
+	}
+	s.conns = append(s.conns, data)
+	st := runner.Store(rt,
+		func(db *memdb.DB) app.Store { return memory.New(db) },
+		func(db *pgdb.DB) app.Store { return postgres.New(db) })
+	s.actions = app.NewActions(st, crmgrpc.New(crm), datagrpc.New(data), providers, app.Clock(time.Now),
+		app.Config{AllowPrivateFetch: cfg.AllowPrivateFetch, ActionTimeout: cfg.ActionTimeout}, cfg.Logger.With("service", Name))
+	transport.NewServer(s.actions).Register(rt.GRPC)
+	return s, nil
+}
+
+// providers builds the ports the actions work through from the settings.
+func (s *Service) providers(cfg Config) (*app.Providers, error) {
+	p := &app.Providers{MediaURL: s.mediaURL}
+	var err error
+	if cfg.LLMBaseURL != "" {
+		if p.Text, err = openai.New(openai.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.ProviderTimeout}); err != nil {
+			return nil, fmt.Errorf("--llm-base-url: %w", err)
+		}
+	} else {
+		p.Text = builtintext.New()
+	}
+	if p.Pages, err = web.New(web.Config{Timeout: cfg.ProviderTimeout, AllowPrivate: cfg.AllowPrivateFetch}); err != nil {
+		return nil, err
+	}
+	if cfg.SMTPAddr != "" {
+		if p.Mail, err = smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword,
+			TLS: cfg.SMTPTLS, Timeout: cfg.ProviderTimeout}); err != nil {
+			return nil, fmt.Errorf("--smtp-addr: %w", err)
+		}
+	} else {
+		p.Mail = mailNotConfigured{}
+	}
+	if p.Index, err = indexnow.New(indexnow.Config{Endpoint: cfg.IndexNowEndpoint, Key: cfg.IndexNowKey, KeyLocation: cfg.IndexNowKeyLocation, Timeout: cfg.ProviderTimeout}); err != nil {
+		return nil, fmt.Errorf("--indexnow-*: %w", err)
+	}
+	if p.Images, err = pngimage.New(pngimage.Config{}); err != nil {
+		return nil, err
+	}
+	dir := cfg.DataDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "atrium-actions-"); err != nil {
+			return nil, err
+		}
+		s.tempDir = dir
+	}
+	if p.Blobs, err = blobdir.New(dir); err != nil {
+		return nil, fmt.Errorf("--data-dir: %w", err)
+	}
+	if p.Search, err = syntheticseo.New(syntheticseo.Config{}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (s *Service) mediaURL(name string) string {
+	return strings.TrimSuffix(*s.publicURL.Load(), "/") + "/media/" + name
+}
+
+// SetPublicURL changes the base URL of media links, for `atrium serve`,
+// which knows its public address only once the gateway listens.
+func (s *Service) SetPublicURL(u string) { s.publicURL.Store(&u) }
+
+// mailNotConfigured answers send_prospect_email when no SMTP server is set.
+type mailNotConfigured struct{}
+
+func (mailNotConfigured) Send(context.Context, app.Mail) (app.SentMail, error) {
+	return app.SentMail{}, app.ProviderFailure("mail", 503, nil, "sending email is not configured on this deployment: an operator sets --smtp-addr and --smtp-from (ATRIUM_SMTP_ADDR, ATRIUM_SMTP_FROM)")
 }
 
 // Addr is the service's gRPC address.
 func (s *Service) Addr() string { return s.rt.Addr() }
 
-// Run serves until ctx ends, then shuts down gracefully.
-func (s *Service) Run(ctx context.Context) error { return s.rt.Run(ctx) }
+// Run serves until ctx ends, then shuts down gracefully. Recovery of
+// abandoned runs and unwritten records runs beside it.
+func (s *Service) Run(ctx context.Context) error {
+	defer s.closeOwn()
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); s.actions.RunRecovery(rctx, s.recovery) }()
+	err := s.rt.Run(ctx)
+	stop()
+	<-done
+	return err
+}
+
+func (s *Service) closeOwn() {
+	for _, c := range s.conns {
+		_ = c.Close()
+	}
+	s.conns = nil
+	if s.tempDir != "" {
+		_ = os.RemoveAll(s.tempDir)
+		s.tempDir = ""
+	}
+}
 
 // Close releases what New opened, for a service that will not Run.
-func (s *Service) Close() { s.rt.Close() }
+func (s *Service) Close() {
+	s.closeOwn()
+	s.rt.Close()
+}

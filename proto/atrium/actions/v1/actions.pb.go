@@ -558,27 +558,27 @@ func (x *Balance) GetData() int32 {
 	return 0
 }
 
-type CreditBalanceResponse struct {
+type GetCreditBalanceResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Balance       *Balance               `protobuf:"bytes,1,opt,name=balance,proto3" json:"balance,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *CreditBalanceResponse) Reset() {
-	*x = CreditBalanceResponse{}
+func (x *GetCreditBalanceResponse) Reset() {
+	*x = GetCreditBalanceResponse{}
 	mi := &file_atrium_actions_v1_actions_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *CreditBalanceResponse) String() string {
+func (x *GetCreditBalanceResponse) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*CreditBalanceResponse) ProtoMessage() {}
+func (*GetCreditBalanceResponse) ProtoMessage() {}
 
-func (x *CreditBalanceResponse) ProtoReflect() protoreflect.Message {
+func (x *GetCreditBalanceResponse) ProtoReflect() protoreflect.Message {
 	mi := &file_atrium_actions_v1_actions_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -590,12 +590,100 @@ func (x *CreditBalanceResponse) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use CreditBalanceResponse.ProtoReflect.Descriptor instead.
-func (*CreditBalanceResponse) Descriptor() ([]byte, []int) {
+// Deprecated: Use GetCreditBalanceResponse.ProtoReflect.Descriptor instead.
+func (*GetCreditBalanceResponse) Descriptor() ([]byte, []int) {
 	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{8}
 }
 
-func (x *CreditBalanceResponse) GetBalance() *Balance {
+func (x *GetCreditBalanceResponse) GetBalance() *Balance {
+	if x != nil {
+		return x.Balance
+	}
+	return nil
+}
+
+type AddCreditsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Balance       *Balance               `protobuf:"bytes,1,opt,name=balance,proto3" json:"balance,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddCreditsResponse) Reset() {
+	*x = AddCreditsResponse{}
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddCreditsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddCreditsResponse) ProtoMessage() {}
+
+func (x *AddCreditsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddCreditsResponse.ProtoReflect.Descriptor instead.
+func (*AddCreditsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *AddCreditsResponse) GetBalance() *Balance {
+	if x != nil {
+		return x.Balance
+	}
+	return nil
+}
+
+type GetCreditsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Balance       *Balance               `protobuf:"bytes,1,opt,name=balance,proto3" json:"balance,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCreditsResponse) Reset() {
+	*x = GetCreditsResponse{}
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCreditsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCreditsResponse) ProtoMessage() {}
+
+func (x *GetCreditsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCreditsResponse.ProtoReflect.Descriptor instead.
+func (*GetCreditsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GetCreditsResponse) GetBalance() *Balance {
 	if x != nil {
 		return x.Balance
 	}
@@ -610,7 +698,7 @@ type GetCreditBalanceRequest struct {
 
 func (x *GetCreditBalanceRequest) Reset() {
 	*x = GetCreditBalanceRequest{}
-	mi := &file_atrium_actions_v1_actions_proto_msgTypes[9]
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -622,7 +710,7 @@ func (x *GetCreditBalanceRequest) String() string {
 func (*GetCreditBalanceRequest) ProtoMessage() {}
 
 func (x *GetCreditBalanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_actions_v1_actions_proto_msgTypes[9]
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -635,7 +723,7 @@ func (x *GetCreditBalanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCreditBalanceRequest.ProtoReflect.Descriptor instead.
 func (*GetCreditBalanceRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{9}
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{11}
 }
 
 type AddCreditsRequest struct {
@@ -651,7 +739,7 @@ type AddCreditsRequest struct {
 
 func (x *AddCreditsRequest) Reset() {
 	*x = AddCreditsRequest{}
-	mi := &file_atrium_actions_v1_actions_proto_msgTypes[10]
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -663,7 +751,7 @@ func (x *AddCreditsRequest) String() string {
 func (*AddCreditsRequest) ProtoMessage() {}
 
 func (x *AddCreditsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_actions_v1_actions_proto_msgTypes[10]
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -676,7 +764,7 @@ func (x *AddCreditsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCreditsRequest.ProtoReflect.Descriptor instead.
 func (*AddCreditsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{10}
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AddCreditsRequest) GetAgencyId() string {
@@ -709,7 +797,7 @@ type GetCreditsRequest struct {
 
 func (x *GetCreditsRequest) Reset() {
 	*x = GetCreditsRequest{}
-	mi := &file_atrium_actions_v1_actions_proto_msgTypes[11]
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -721,7 +809,7 @@ func (x *GetCreditsRequest) String() string {
 func (*GetCreditsRequest) ProtoMessage() {}
 
 func (x *GetCreditsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_actions_v1_actions_proto_msgTypes[11]
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -734,7 +822,7 @@ func (x *GetCreditsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCreditsRequest.ProtoReflect.Descriptor instead.
 func (*GetCreditsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{11}
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetCreditsRequest) GetAgencyId() string {
@@ -754,7 +842,7 @@ type GetMediaRequest struct {
 
 func (x *GetMediaRequest) Reset() {
 	*x = GetMediaRequest{}
-	mi := &file_atrium_actions_v1_actions_proto_msgTypes[12]
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -766,7 +854,7 @@ func (x *GetMediaRequest) String() string {
 func (*GetMediaRequest) ProtoMessage() {}
 
 func (x *GetMediaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_actions_v1_actions_proto_msgTypes[12]
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -779,7 +867,7 @@ func (x *GetMediaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMediaRequest.ProtoReflect.Descriptor instead.
 func (*GetMediaRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{12}
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetMediaRequest) GetName() string {
@@ -841,8 +929,12 @@ const file_atrium_actions_v1_actions_proto_rawDesc = "" +
 	"\x04data\x18\x02 \x01(\x05R\x04data\"-\n" +
 	"\aBalance\x12\x0e\n" +
 	"\x02ai\x18\x01 \x01(\x05R\x02ai\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\x05R\x04data\"M\n" +
-	"\x15CreditBalanceResponse\x124\n" +
+	"\x04data\x18\x02 \x01(\x05R\x04data\"P\n" +
+	"\x18GetCreditBalanceResponse\x124\n" +
+	"\abalance\x18\x01 \x01(\v2\x1a.atrium.actions.v1.BalanceR\abalance\"J\n" +
+	"\x12AddCreditsResponse\x124\n" +
+	"\abalance\x18\x01 \x01(\v2\x1a.atrium.actions.v1.BalanceR\abalance\"J\n" +
+	"\x12GetCreditsResponse\x124\n" +
 	"\abalance\x18\x01 \x01(\v2\x1a.atrium.actions.v1.BalanceR\abalance\"\x19\n" +
 	"\x17GetCreditBalanceRequest\"T\n" +
 	"\x11AddCreditsRequest\x12\x1b\n" +
@@ -852,17 +944,17 @@ const file_atrium_actions_v1_actions_proto_rawDesc = "" +
 	"\x11GetCreditsRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\"%\n" +
 	"\x0fGetMediaRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name2\x82\x04\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name2\x85\x04\n" +
 	"\x0eActionsService\x12~\n" +
 	"\tRunAction\x12#.atrium.actions.v1.RunActionRequest\x1a$.atrium.actions.v1.RunActionResponse\"&\xca\xf3\x18\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02\x16:\x06params\"\f/api/v1/data\x12\x7f\n" +
-	"\vListActions\x12%.atrium.actions.v1.ListActionsRequest\x1a&.atrium.actions.v1.ListActionsResponse\"!\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/actions\x12\x8b\x01\n" +
-	"\x10GetCreditBalance\x12*.atrium.actions.v1.GetCreditBalanceRequest\x1a(.atrium.actions.v1.CreditBalanceResponse\"!\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/credits\x12a\n" +
-	"\bGetMedia\x12\".atrium.actions.v1.GetMediaRequest\x1a\x14.google.api.HttpBody\"\x1b\xca\xf3\x18\x02\b\x04\x82\xd3\xe4\x93\x02\x0f\x12\r/media/{name}2\xc2\x02\n" +
-	"\x13ActionsAdminService\x12\x95\x01\n" +
+	"\vListActions\x12%.atrium.actions.v1.ListActionsRequest\x1a&.atrium.actions.v1.ListActionsResponse\"!\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/actions\x12\x8e\x01\n" +
+	"\x10GetCreditBalance\x12*.atrium.actions.v1.GetCreditBalanceRequest\x1a+.atrium.actions.v1.GetCreditBalanceResponse\"!\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/credits\x12a\n" +
+	"\bGetMedia\x12\".atrium.actions.v1.GetMediaRequest\x1a\x14.google.api.HttpBody\"\x1b\xca\xf3\x18\x02\b\x04\x82\xd3\xe4\x93\x02\x0f\x12\r/media/{name}2\xbc\x02\n" +
+	"\x13ActionsAdminService\x12\x92\x01\n" +
 	"\n" +
-	"AddCredits\x12$.atrium.actions.v1.AddCreditsRequest\x1a(.atrium.actions.v1.CreditBalanceResponse\"7\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02+:\x01*\"&/admin/v1/agencies/{agency_id}/credits\x12\x92\x01\n" +
+	"AddCredits\x12$.atrium.actions.v1.AddCreditsRequest\x1a%.atrium.actions.v1.AddCreditsResponse\"7\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02+:\x01*\"&/admin/v1/agencies/{agency_id}/credits\x12\x8f\x01\n" +
 	"\n" +
-	"GetCredits\x12$.atrium.actions.v1.GetCreditsRequest\x1a(.atrium.actions.v1.CreditBalanceResponse\"4\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02(\x12&/admin/v1/agencies/{agency_id}/creditsB?Z=github.com/atrium-hq/atrium/proto/atrium/actions/v1;actionsv1b\x06proto3"
+	"GetCredits\x12$.atrium.actions.v1.GetCreditsRequest\x1a%.atrium.actions.v1.GetCreditsResponse\"4\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02(\x12&/admin/v1/agencies/{agency_id}/creditsB?Z=github.com/atrium-hq/atrium/proto/atrium/actions/v1;actionsv1b\x06proto3"
 
 var (
 	file_atrium_actions_v1_actions_proto_rawDescOnce sync.Once
@@ -876,50 +968,54 @@ func file_atrium_actions_v1_actions_proto_rawDescGZIP() []byte {
 	return file_atrium_actions_v1_actions_proto_rawDescData
 }
 
-var file_atrium_actions_v1_actions_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_atrium_actions_v1_actions_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_atrium_actions_v1_actions_proto_goTypes = []any{
-	(*RunActionRequest)(nil),        // 0: atrium.actions.v1.RunActionRequest
-	(*RunActionResponse)(nil),       // 1: atrium.actions.v1.RunActionResponse
-	(*ListActionsRequest)(nil),      // 2: atrium.actions.v1.ListActionsRequest
-	(*ListActionsResponse)(nil),     // 3: atrium.actions.v1.ListActionsResponse
-	(*Action)(nil),                  // 4: atrium.actions.v1.Action
-	(*Field)(nil),                   // 5: atrium.actions.v1.Field
-	(*Cost)(nil),                    // 6: atrium.actions.v1.Cost
-	(*Balance)(nil),                 // 7: atrium.actions.v1.Balance
-	(*CreditBalanceResponse)(nil),   // 8: atrium.actions.v1.CreditBalanceResponse
-	(*GetCreditBalanceRequest)(nil), // 9: atrium.actions.v1.GetCreditBalanceRequest
-	(*AddCreditsRequest)(nil),       // 10: atrium.actions.v1.AddCreditsRequest
-	(*GetCreditsRequest)(nil),       // 11: atrium.actions.v1.GetCreditsRequest
-	(*GetMediaRequest)(nil),         // 12: atrium.actions.v1.GetMediaRequest
-	(*structpb.Struct)(nil),         // 13: google.protobuf.Struct
-	(*structpb.Value)(nil),          // 14: google.protobuf.Value
-	(*httpbody.HttpBody)(nil),       // 15: google.api.HttpBody
+	(*RunActionRequest)(nil),         // 0: atrium.actions.v1.RunActionRequest
+	(*RunActionResponse)(nil),        // 1: atrium.actions.v1.RunActionResponse
+	(*ListActionsRequest)(nil),       // 2: atrium.actions.v1.ListActionsRequest
+	(*ListActionsResponse)(nil),      // 3: atrium.actions.v1.ListActionsResponse
+	(*Action)(nil),                   // 4: atrium.actions.v1.Action
+	(*Field)(nil),                    // 5: atrium.actions.v1.Field
+	(*Cost)(nil),                     // 6: atrium.actions.v1.Cost
+	(*Balance)(nil),                  // 7: atrium.actions.v1.Balance
+	(*GetCreditBalanceResponse)(nil), // 8: atrium.actions.v1.GetCreditBalanceResponse
+	(*AddCreditsResponse)(nil),       // 9: atrium.actions.v1.AddCreditsResponse
+	(*GetCreditsResponse)(nil),       // 10: atrium.actions.v1.GetCreditsResponse
+	(*GetCreditBalanceRequest)(nil),  // 11: atrium.actions.v1.GetCreditBalanceRequest
+	(*AddCreditsRequest)(nil),        // 12: atrium.actions.v1.AddCreditsRequest
+	(*GetCreditsRequest)(nil),        // 13: atrium.actions.v1.GetCreditsRequest
+	(*GetMediaRequest)(nil),          // 14: atrium.actions.v1.GetMediaRequest
+	(*structpb.Struct)(nil),          // 15: google.protobuf.Struct
+	(*structpb.Value)(nil),           // 16: google.protobuf.Value
+	(*httpbody.HttpBody)(nil),        // 17: google.api.HttpBody
 }
 var file_atrium_actions_v1_actions_proto_depIdxs = []int32{
-	13, // 0: atrium.actions.v1.RunActionRequest.params:type_name -> google.protobuf.Struct
-	13, // 1: atrium.actions.v1.RunActionResponse.data:type_name -> google.protobuf.Struct
+	15, // 0: atrium.actions.v1.RunActionRequest.params:type_name -> google.protobuf.Struct
+	15, // 1: atrium.actions.v1.RunActionResponse.data:type_name -> google.protobuf.Struct
 	4,  // 2: atrium.actions.v1.ListActionsResponse.actions:type_name -> atrium.actions.v1.Action
 	5,  // 3: atrium.actions.v1.Action.fields:type_name -> atrium.actions.v1.Field
 	6,  // 4: atrium.actions.v1.Action.cost:type_name -> atrium.actions.v1.Cost
-	14, // 5: atrium.actions.v1.Field.default:type_name -> google.protobuf.Value
-	7,  // 6: atrium.actions.v1.CreditBalanceResponse.balance:type_name -> atrium.actions.v1.Balance
-	0,  // 7: atrium.actions.v1.ActionsService.RunAction:input_type -> atrium.actions.v1.RunActionRequest
-	2,  // 8: atrium.actions.v1.ActionsService.ListActions:input_type -> atrium.actions.v1.ListActionsRequest
-	9,  // 9: atrium.actions.v1.ActionsService.GetCreditBalance:input_type -> atrium.actions.v1.GetCreditBalanceRequest
-	12, // 10: atrium.actions.v1.ActionsService.GetMedia:input_type -> atrium.actions.v1.GetMediaRequest
-	10, // 11: atrium.actions.v1.ActionsAdminService.AddCredits:input_type -> atrium.actions.v1.AddCreditsRequest
-	11, // 12: atrium.actions.v1.ActionsAdminService.GetCredits:input_type -> atrium.actions.v1.GetCreditsRequest
-	1,  // 13: atrium.actions.v1.ActionsService.RunAction:output_type -> atrium.actions.v1.RunActionResponse
-	3,  // 14: atrium.actions.v1.ActionsService.ListActions:output_type -> atrium.actions.v1.ListActionsResponse
-	8,  // 15: atrium.actions.v1.ActionsService.GetCreditBalance:output_type -> atrium.actions.v1.CreditBalanceResponse
-	15, // 16: atrium.actions.v1.ActionsService.GetMedia:output_type -> google.api.HttpBody
-	8,  // 17: atrium.actions.v1.ActionsAdminService.AddCredits:output_type -> atrium.actions.v1.CreditBalanceResponse
-	8,  // 18: atrium.actions.v1.ActionsAdminService.GetCredits:output_type -> atrium.actions.v1.CreditBalanceResponse
-	13, // [13:19] is the sub-list for method output_type
-	7,  // [7:13] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	16, // 5: atrium.actions.v1.Field.default:type_name -> google.protobuf.Value
+	7,  // 6: atrium.actions.v1.GetCreditBalanceResponse.balance:type_name -> atrium.actions.v1.Balance
+	7,  // 7: atrium.actions.v1.AddCreditsResponse.balance:type_name -> atrium.actions.v1.Balance
+	7,  // 8: atrium.actions.v1.GetCreditsResponse.balance:type_name -> atrium.actions.v1.Balance
+	0,  // 9: atrium.actions.v1.ActionsService.RunAction:input_type -> atrium.actions.v1.RunActionRequest
+	2,  // 10: atrium.actions.v1.ActionsService.ListActions:input_type -> atrium.actions.v1.ListActionsRequest
+	11, // 11: atrium.actions.v1.ActionsService.GetCreditBalance:input_type -> atrium.actions.v1.GetCreditBalanceRequest
+	14, // 12: atrium.actions.v1.ActionsService.GetMedia:input_type -> atrium.actions.v1.GetMediaRequest
+	12, // 13: atrium.actions.v1.ActionsAdminService.AddCredits:input_type -> atrium.actions.v1.AddCreditsRequest
+	13, // 14: atrium.actions.v1.ActionsAdminService.GetCredits:input_type -> atrium.actions.v1.GetCreditsRequest
+	1,  // 15: atrium.actions.v1.ActionsService.RunAction:output_type -> atrium.actions.v1.RunActionResponse
+	3,  // 16: atrium.actions.v1.ActionsService.ListActions:output_type -> atrium.actions.v1.ListActionsResponse
+	8,  // 17: atrium.actions.v1.ActionsService.GetCreditBalance:output_type -> atrium.actions.v1.GetCreditBalanceResponse
+	17, // 18: atrium.actions.v1.ActionsService.GetMedia:output_type -> google.api.HttpBody
+	9,  // 19: atrium.actions.v1.ActionsAdminService.AddCredits:output_type -> atrium.actions.v1.AddCreditsResponse
+	10, // 20: atrium.actions.v1.ActionsAdminService.GetCredits:output_type -> atrium.actions.v1.GetCreditsResponse
+	15, // [15:21] is the sub-list for method output_type
+	9,  // [9:15] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_atrium_actions_v1_actions_proto_init() }
@@ -934,7 +1030,7 @@ func file_atrium_actions_v1_actions_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_actions_v1_actions_proto_rawDesc), len(file_atrium_actions_v1_actions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -42,9 +42,11 @@ type ActionsServiceClient interface {
 	// and the dataset it writes.
 	ListActions(ctx context.Context, in *ListActionsRequest, opts ...grpc.CallOption) (*ListActionsResponse, error)
 	// GetCreditBalance returns the caller's agency's credit balance.
-	GetCreditBalance(ctx context.Context, in *GetCreditBalanceRequest, opts ...grpc.CallOption) (*CreditBalanceResponse, error)
+	GetCreditBalance(ctx context.Context, in *GetCreditBalanceRequest, opts ...grpc.CallOption) (*GetCreditBalanceResponse, error)
 	// GetMedia serves a file an action generated (a featured image). Its
 	// name is an unguessable capability, so pages can embed it without a key.
+	// The response is the file itself (HttpBody), not a JSON message.
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	GetMedia(ctx context.Context, in *GetMediaRequest, opts ...grpc.CallOption) (*httpbody.HttpBody, error)
 }
 
@@ -76,9 +78,9 @@ func (c *actionsServiceClient) ListActions(ctx context.Context, in *ListActionsR
 	return out, nil
 }
 
-func (c *actionsServiceClient) GetCreditBalance(ctx context.Context, in *GetCreditBalanceRequest, opts ...grpc.CallOption) (*CreditBalanceResponse, error) {
+func (c *actionsServiceClient) GetCreditBalance(ctx context.Context, in *GetCreditBalanceRequest, opts ...grpc.CallOption) (*GetCreditBalanceResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(CreditBalanceResponse)
+	out := new(GetCreditBalanceResponse)
 	err := c.cc.Invoke(ctx, ActionsService_GetCreditBalance_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -112,9 +114,11 @@ type ActionsServiceServer interface {
 	// and the dataset it writes.
 	ListActions(context.Context, *ListActionsRequest) (*ListActionsResponse, error)
 	// GetCreditBalance returns the caller's agency's credit balance.
-	GetCreditBalance(context.Context, *GetCreditBalanceRequest) (*CreditBalanceResponse, error)
+	GetCreditBalance(context.Context, *GetCreditBalanceRequest) (*GetCreditBalanceResponse, error)
 	// GetMedia serves a file an action generated (a featured image). Its
 	// name is an unguessable capability, so pages can embed it without a key.
+	// The response is the file itself (HttpBody), not a JSON message.
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	GetMedia(context.Context, *GetMediaRequest) (*httpbody.HttpBody, error)
 	mustEmbedUnimplementedActionsServiceServer()
 }
@@ -132,7 +136,7 @@ func (UnimplementedActionsServiceServer) RunAction(context.Context, *RunActionRe
 func (UnimplementedActionsServiceServer) ListActions(context.Context, *ListActionsRequest) (*ListActionsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListActions not implemented")
 }
-func (UnimplementedActionsServiceServer) GetCreditBalance(context.Context, *GetCreditBalanceRequest) (*CreditBalanceResponse, error) {
+func (UnimplementedActionsServiceServer) GetCreditBalance(context.Context, *GetCreditBalanceRequest) (*GetCreditBalanceResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCreditBalance not implemented")
 }
 func (UnimplementedActionsServiceServer) GetMedia(context.Context, *GetMediaRequest) (*httpbody.HttpBody, error) {
@@ -273,9 +277,9 @@ const (
 type ActionsAdminServiceClient interface {
 	// AddCredits adds AI and data credits to an agency's balance (negative
 	// amounts remove credits; a balance never goes below zero).
-	AddCredits(ctx context.Context, in *AddCreditsRequest, opts ...grpc.CallOption) (*CreditBalanceResponse, error)
+	AddCredits(ctx context.Context, in *AddCreditsRequest, opts ...grpc.CallOption) (*AddCreditsResponse, error)
 	// GetCredits reads an agency's balance.
-	GetCredits(ctx context.Context, in *GetCreditsRequest, opts ...grpc.CallOption) (*CreditBalanceResponse, error)
+	GetCredits(ctx context.Context, in *GetCreditsRequest, opts ...grpc.CallOption) (*GetCreditsResponse, error)
 }
 
 type actionsAdminServiceClient struct {
@@ -286,9 +290,9 @@ func NewActionsAdminServiceClient(cc grpc.ClientConnInterface) ActionsAdminServi
 	return &actionsAdminServiceClient{cc}
 }
 
-func (c *actionsAdminServiceClient) AddCredits(ctx context.Context, in *AddCreditsRequest, opts ...grpc.CallOption) (*CreditBalanceResponse, error) {
+func (c *actionsAdminServiceClient) AddCredits(ctx context.Context, in *AddCreditsRequest, opts ...grpc.CallOption) (*AddCreditsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(CreditBalanceResponse)
+	out := new(AddCreditsResponse)
 	err := c.cc.Invoke(ctx, ActionsAdminService_AddCredits_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -296,9 +300,9 @@ func (c *actionsAdminServiceClient) AddCredits(ctx context.Context, in *AddCredi
 	return out, nil
 }
 
-func (c *actionsAdminServiceClient) GetCredits(ctx context.Context, in *GetCreditsRequest, opts ...grpc.CallOption) (*CreditBalanceResponse, error) {
+func (c *actionsAdminServiceClient) GetCredits(ctx context.Context, in *GetCreditsRequest, opts ...grpc.CallOption) (*GetCreditsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(CreditBalanceResponse)
+	out := new(GetCreditsResponse)
 	err := c.cc.Invoke(ctx, ActionsAdminService_GetCredits_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -315,9 +319,9 @@ func (c *actionsAdminServiceClient) GetCredits(ctx context.Context, in *GetCredi
 type ActionsAdminServiceServer interface {
 	// AddCredits adds AI and data credits to an agency's balance (negative
 	// amounts remove credits; a balance never goes below zero).
-	AddCredits(context.Context, *AddCreditsRequest) (*CreditBalanceResponse, error)
+	AddCredits(context.Context, *AddCreditsRequest) (*AddCreditsResponse, error)
 	// GetCredits reads an agency's balance.
-	GetCredits(context.Context, *GetCreditsRequest) (*CreditBalanceResponse, error)
+	GetCredits(context.Context, *GetCreditsRequest) (*GetCreditsResponse, error)
 	mustEmbedUnimplementedActionsAdminServiceServer()
 }
 
@@ -328,10 +332,10 @@ type ActionsAdminServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedActionsAdminServiceServer struct{}
 
-func (UnimplementedActionsAdminServiceServer) AddCredits(context.Context, *AddCreditsRequest) (*CreditBalanceResponse, error) {
+func (UnimplementedActionsAdminServiceServer) AddCredits(context.Context, *AddCreditsRequest) (*AddCreditsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AddCredits not implemented")
 }
-func (UnimplementedActionsAdminServiceServer) GetCredits(context.Context, *GetCreditsRequest) (*CreditBalanceResponse, error) {
+func (UnimplementedActionsAdminServiceServer) GetCredits(context.Context, *GetCreditsRequest) (*GetCreditsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCredits not implemented")
 }
 func (UnimplementedActionsAdminServiceServer) mustEmbedUnimplementedActionsAdminServiceServer() {}

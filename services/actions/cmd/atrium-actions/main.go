@@ -6,7 +6,9 @@ package main
 
 import (
 	"context"
+	"flag"
 
+	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/services/actions/service"
 )
@@ -15,7 +17,14 @@ import (
 var version = "dev"
 
 func main() {
-	runner.Main(service.Name, version, nil, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
-		return service.New(ctx, service.Config{Config: cfg})
+	settings := service.DefaultSettings()
+	crm, data := cli.DefaultGRPCAddr("crm"), cli.DefaultGRPCAddr("data")
+	bind := func(fs *flag.FlagSet) {
+		settings.BindFlags(fs)
+		fs.StringVar(&crm, "crm-addr", crm, "gRPC address of the CRM service, asked on every action whether the client is linked")
+		fs.StringVar(&data, "data-addr", data, "gRPC address of the data service, which takes the records actions write")
+	}
+	runner.Main(service.Name, version, bind, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
+		return service.New(ctx, service.Config{Config: cfg, Settings: settings, CRMAddr: crm, DataAddr: data})
 	})
 }

@@ -67,7 +67,7 @@ var Catalog = []Resource{
 	{Name: ClientsResource, Description: "Clients the key can reach", Fields: []Field{
 		req("name", TString), req("domain", TString), req("status", TString), req("auto_deploy", TBoolean)}},
 	{Name: "keywords", Description: "Tracked keyword rankings over time", CreatedAtDate: true, Fields: []Field{
-		req("keyword", TString), req("position", TNumber), f("url", TURL), f("search_volume", TInteger),
+		req("keyword", TString), f("position", TNumber), f("url", TURL), f("search_volume", TInteger),
 		f("difficulty", TNumber), f("status", TString), f("tracked_at", TTimestamp),
 		f("location", TString), f("cpc", TNumber), f("intent", TString), f("source", TString)}},
 	{Name: "seo_tasks", Description: "SEO tasks with priority, status and category", Fields: []Field{

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/principal"
 	actionsv1 "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
@@ -62,7 +63,7 @@ func (s *Server) RunAction(ctx context.Context, req *actionsv1.RunActionRequest)
 	agency := principal.AgencyID(ctx)
 	out, err := s.actions.Run(ctx, agency, req.GetParams().AsMap(), key)
 	if err != nil {
-		if out.Balance != (app.Balance{}) {
+		if apperr.KindOf(err) == apperr.KindExhausted {
 			setBalance(ctx, out.Balance)
 		}
 		return nil, err
@@ -132,18 +133,18 @@ func (s *Server) ListActions(context.Context, *actionsv1.ListActionsRequest) (*a
 	return out, nil
 }
 
-func balancePB(b app.Balance) *actionsv1.CreditBalanceResponse {
-	return &actionsv1.CreditBalanceResponse{Balance: &actionsv1.Balance{Ai: int32(b.AI), Data: int32(b.Data)}}
+func balancePB(b app.Balance) *actionsv1.Balance {
+	return &actionsv1.Balance{Ai: int32(b.AI), Data: int32(b.Data)}
 }
 
 // GetCreditBalance implements actionsv1.ActionsServiceServer.
-func (s *Server) GetCreditBalance(ctx context.Context, _ *actionsv1.GetCreditBalanceRequest) (*actionsv1.CreditBalanceResponse, error) {
+func (s *Server) GetCreditBalance(ctx context.Context, _ *actionsv1.GetCreditBalanceRequest) (*actionsv1.GetCreditBalanceResponse, error) {
 	b, err := s.actions.OwnCredits(ctx, principal.AgencyID(ctx))
 	if err != nil {
 		return nil, err
 	}
 	setBalance(ctx, b)
-	return balancePB(b), nil
+	return &actionsv1.GetCreditBalanceResponse{Balance: balancePB(b)}, nil
 }
 
 // GetMedia implements actionsv1.ActionsServiceServer.
@@ -158,19 +159,19 @@ func (s *Server) GetMedia(ctx context.Context, req *actionsv1.GetMediaRequest) (
 }
 
 // AddCredits implements actionsv1.ActionsAdminServiceServer.
-func (s *Server) AddCredits(ctx context.Context, req *actionsv1.AddCreditsRequest) (*actionsv1.CreditBalanceResponse, error) {
+func (s *Server) AddCredits(ctx context.Context, req *actionsv1.AddCreditsRequest) (*actionsv1.AddCreditsResponse, error) {
 	b, err := s.actions.AddCredits(ctx, req.AgencyId, int64(req.Ai), int64(req.Data))
 	if err != nil {
 		return nil, err
 	}
-	return balancePB(b), nil
+	return &actionsv1.AddCreditsResponse{Balance: balancePB(b)}, nil
 }
 
 // GetCredits implements actionsv1.ActionsAdminServiceServer.
-func (s *Server) GetCredits(ctx context.Context, req *actionsv1.GetCreditsRequest) (*actionsv1.CreditBalanceResponse, error) {
+func (s *Server) GetCredits(ctx context.Context, req *actionsv1.GetCreditsRequest) (*actionsv1.GetCreditsResponse, error) {
 	b, err := s.actions.Credits(ctx, req.AgencyId)
 	if err != nil {
 		return nil, err
 	}
-	return balancePB(b), nil
+	return &actionsv1.GetCreditsResponse{Balance: balancePB(b)}, nil
 }
