@@ -92,6 +92,11 @@ bench-data: services-up build ## Data read on 1,000,000 keyword rows (offset 0, 
 	go build -o .bin/bench ./bench/cmd/bench
 	.bin/bench data --atrium .bin/atrium $(BENCHFLAGS)
 
+.PHONY: bench-actions
+bench-actions: services-up build ## generate_blog end to end on PostgreSQL and NATS at 1, 8 and 32 clients: actions/s, latency, response-to-event delay
+	go build -o .bin/bench ./bench/cmd/bench
+	.bin/bench actions --atrium .bin/atrium $(BENCHFLAGS)
+
 .PHONY: bench-auth
 bench-auth: ## Benchmark API key authentication at the gateway (cache hits, principal signing)
 	go test -run '^$$' -bench . -benchtime $(BENCHTIME) -count 1 ./gateway/internal/auth ./platform/principal

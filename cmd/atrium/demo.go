@@ -62,6 +62,7 @@ func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 		return err
 	}
 	member := out.Member.ID
+	var clients []string
 	for _, c := range []map[string]any{
 		{"name": "Sunrise Bakery", "domain": "sunrise-bakery.example"},
 		{"name": "Harbor Dental", "domain": "harbor-dental.example"},
@@ -72,6 +73,18 @@ func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 		if err := admin.do(ctx, "PUT", "/admin/v1/agencies/"+agency+"/clients/"+out.Client.ID, nil, nil); err != nil {
 			return err
 		}
+		clients = append(clients, out.Client.ID)
+	}
+	bakery := clients[0]
+	if err := admin.do(ctx, "POST", "/admin/v1/clients/"+bakery+"/datasets/keywords", map[string]any{"rows": []map[string]any{
+		{"keyword": "sourdough bread", "position": 3, "url": "https://sunrise-bakery.example/bread", "search_volume": 1900, "difficulty": 41, "status": "active", "tracked_at": time.Now().UTC().Format(time.RFC3339)},
+		{"keyword": "bakery near me", "position": 7, "search_volume": 12100, "difficulty": 58, "status": "active", "tracked_at": time.Now().UTC().Add(-24 * time.Hour).Format(time.RFC3339)},
+		{"keyword": "wedding cakes", "position": 15, "search_volume": 4400, "difficulty": 35, "status": "paused"},
+	}}, nil); err != nil {
+		return err
+	}
+	if err := admin.do(ctx, "POST", "/admin/v1/agencies/"+agency+"/credits", map[string]any{"ai": 100, "data": 100}, nil); err != nil {
+		return err
 	}
 	for _, p := range []map[string]any{
 		{"business_name": "Green Leaf Cafe", "website_url": "https://greenleaf.example", "industry": "restaurants", "health_score": 64, "lead_score": 81, "pipeline_stage": "qualified"},
@@ -98,7 +111,7 @@ func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 		keys[name] = out.Key.Secret
 	}
 	api := "http://" + l.HTTPAddr
-	fmt.Fprintf(w, `Demo data seeded: agency %s with 2 clients, 3 prospects and 2 deals; site %s with collections posts and pages (system).
+	fmt.Fprintf(w, `Demo data seeded: agency %s with 2 clients (Sunrise Bakery: %s), 3 prospects, 2 deals, 3 keyword rows and 100 AI + 100 data credits; site %s with collections posts and pages (system).
   admin token: %s
   read key:    %s   (scopes: read)
   write key:   %s   (scopes: read, write)
@@ -107,9 +120,13 @@ Try:
   curl -s -H "Authorization: Bearer %s" %s/api/v1/prospects
   curl -s -H "Authorization: Bearer %s" "%s/api/v1/deals?limit=1"
   curl -s -H "Authorization: Bearer %s" "%s/api/public/v1/collections/posts?limit=10"
+  curl -s -H "Authorization: Bearer %s" "%s/api/v1/data?resource=keywords&client_id=%s&order=tracked_at"
+  curl -s -X POST -H "Authorization: Bearer %s" -H "Content-Type: application/json" -d '{"action":"generate_blog","client_id":"%s","keyword":"sourdough starter"}' %s/api/v1/data
+  curl -s -H "Authorization: Bearer %s" %s/api/v1/actions
   curl -s -X POST -H "Authorization: Bearer %s" -H "Content-Type: application/json" -d '{"name":"Acme Agency"}' http://%s/admin/v1/agencies
 
-`, agency, site, l.AdminToken, keys["read"], keys["write"], keys["read"], api, keys["read"], api, keys["read"], api, l.AdminToken, l.AdminAddr)
+`, agency, bakery, site, l.AdminToken, keys["read"], keys["write"], keys["read"], api, keys["read"], api, keys["read"], api,
+		keys["read"], api, bakery, keys["write"], bakery, api, keys["read"], api, l.AdminToken, l.AdminAddr)
 	return nil
 }
 

@@ -29,7 +29,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench crm|collections|data [flags] | bench floor [flags] | bench load [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench crm|collections|data|actions [flags] | bench floor [flags] | bench load [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -40,6 +40,8 @@ func main() {
 		err = runCollections(ctx, os.Args[2:])
 	case "data":
 		err = runData(ctx, os.Args[2:])
+	case "actions":
+		err = runActions(ctx, os.Args[2:])
 	case "floor":
 		err = runFloor(ctx, os.Args[2:])
 	case "load":
