@@ -18,7 +18,10 @@ import (
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/platform/pgtest"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/memory"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/postgres"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 )
 
@@ -123,8 +126,9 @@ func (g *text) Generate(ctx context.Context, req app.TextRequest) (app.Text, err
 }
 
 type env struct {
-	db      *memdb.DB
-	store   *memory.Store
+	// pending returns the events the store's outbox holds.
+	pending func() []outbox.Event
+	store   app.Store
 	dir     *directory
 	records *records
 	text    *text
@@ -134,10 +138,59 @@ type env struct {
 	client  app.Client
 }
 
-func newEnv(t *testing.T, cfg app.Config) *env {
+// stores are the two adapters every use-case test runs on.
+var stores = []struct {
+	name string
+	open func(t *testing.T) (app.Store, func() []outbox.Event)
+}{
+	{"Memory", func(t *testing.T) (app.Store, func() []outbox.Event) {
+		db := memdb.New(nil)
+		return memory.New(db), db.Outbox().(*outbox.Memory).Pending
+	}},
+	{"Postgres", func(t *testing.T) (app.Store, func() []outbox.Event) {
+		url := pgtest.NewDatabase(t, postgres.Schema, func(ctx context.Context, url string) error {
+			return pgdb.ApplyURL(ctx, url, postgres.Migrations())
+		})
+		pool, err := pgdb.Open(t.Context(), url, postgres.Schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		return postgres.New(pgdb.NewDB(pool, nil)), func() []outbox.Event {
+			rows, err := pool.Query(context.Background(), `SELECT id, subject, payload FROM outbox ORDER BY seq`)
+			if err != nil {
+				panic(err)
+			}
+			var out []outbox.Event
+			for rows.Next() {
+				var e outbox.Event
+				if err := rows.Scan(&e.ID, &e.Subject, &e.Payload); err != nil {
+					panic(err)
+				}
+				out = append(out, e)
+			}
+			return out
+		}
+	}},
+}
+
+// onEveryStore runs a use-case test on each store.
+func onEveryStore(t *testing.T, test func(t *testing.T, open func(*testing.T, app.Config) *env)) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			test(t, func(t *testing.T, cfg app.Config) *env { return newEnvOn(t, cfg, st.open) })
+		})
+	}
+}
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func newEnv(t *testing.T, cfg app.Config) *env { return newEnvOn(t, cfg, stores[0].open) }
+
+func newEnvOn(t *testing.T, cfg app.Config, open func(*testing.T) (app.Store, func() []outbox.Event)) *env {
 	t.Helper()
-	e := &env{db: memdb.New(nil), dir: &directory{links: map[string]app.Client{}}, records: &records{rows: map[string]map[string]map[string]any{}}, text: &text{}}
-	e.store = memory.New(e.db)
+	e := &env{dir: &directory{links: map[string]app.Client{}}, records: &records{rows: map[string]map[string]map[string]any{}}, text: &text{}}
+	e.store, e.pending = open(t)
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	e.now.Store(&now)
 	e.agency = uuid.NewString()
@@ -177,7 +230,7 @@ func (e *env) blog(keyword string) map[string]any {
 // events returns the completion events the outbox holds.
 func (e *env) events() []app.CompletedEvent {
 	var out []app.CompletedEvent
-	for _, ev := range e.db.Outbox().(*outbox.Memory).Pending() {
+	for _, ev := range e.pending() {
 		if !strings.HasPrefix(ev.Subject, app.SubjectCompleted) {
 			continue
 		}
@@ -203,44 +256,46 @@ func wantKind(t *testing.T, err error, kind apperr.Kind, words ...string) {
 }
 
 func TestSuccessSpendsAndFailureReleases(t *testing.T) {
-	e := newEnv(t, app.Config{})
-	e.grant(t, 10, 10)
-	out, err := e.actions.Run(t.Context(), e.agency, e.blog("sourdough"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Run.Status != app.StatusSuccess || out.Run.StatusCode != 200 || out.Balance != (app.Balance{AI: 8, Data: 10}) {
-		t.Fatalf("run = %+v, balance %+v; want success and 2 AI credits spent", out.Run, out.Balance)
-	}
-	if out.Run.Data["post_title"] == nil || out.Run.Data["id"] == nil || out.Run.Data["status"] != "draft" {
-		t.Fatalf("generate_blog data = %v, want id, post_title and a draft", out.Run.Data)
-	}
-	if n := e.records.count("blogs"); n != 1 {
-		t.Fatalf("blogs written = %d, want 1", n)
-	}
-	if n := e.records.count("action_runs"); n != 1 {
-		t.Fatalf("action_runs written = %d, want 1", n)
-	}
+	onEveryStore(t, func(t *testing.T, newEnv func(*testing.T, app.Config) *env) {
+		e := newEnv(t, app.Config{})
+		e.grant(t, 10, 10)
+		out, err := e.actions.Run(t.Context(), e.agency, e.blog("sourdough"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Run.Status != app.StatusSuccess || out.Run.StatusCode != 200 || out.Balance != (app.Balance{AI: 8, Data: 10}) {
+			t.Fatalf("run = %+v, balance %+v; want success and 2 AI credits spent", out.Run, out.Balance)
+		}
+		if out.Run.Data["post_title"] == nil || out.Run.Data["id"] == nil || out.Run.Data["status"] != "draft" {
+			t.Fatalf("generate_blog data = %v, want id, post_title and a draft", out.Run.Data)
+		}
+		if n := e.records.count("blogs"); n != 1 {
+			t.Fatalf("blogs written = %d, want 1", n)
+		}
+		if n := e.records.count("action_runs"); n != 1 {
+			t.Fatalf("action_runs written = %d, want 1", n)
+		}
 
-	e.text.err = app.ProviderFailure("text generator", 429, nil, "rate limited; retry later")
-	out, err = e.actions.Run(t.Context(), e.agency, e.blog("rye"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Run.Status != app.StatusError || out.Run.StatusCode != 429 || out.Balance != (app.Balance{AI: 8, Data: 10}) {
-		t.Fatalf("failed run = %+v, balance %+v; want error 429, nothing spent", out.Run, out.Balance)
-	}
-	if msg, _ := out.Run.Data["error"].(string); !strings.Contains(msg, "rate limited") {
-		t.Fatalf("failed run data = %v, want the provider's message", out.Run.Data)
-	}
-	if n := e.records.count("blogs"); n != 1 {
-		t.Fatalf("a failed run wrote a blog: %d blogs", n)
-	}
-	evs := e.events()
-	if len(evs) != 2 || evs[0].Status != "success" || evs[0].CreditsSpent != (app.Credits{AI: 2}) ||
-		evs[1].Status != "error" || evs[1].StatusCode != 429 || evs[1].CreditsSpent != (app.Credits{}) {
-		t.Fatalf("completion events = %+v", evs)
-	}
+		e.text.err = app.ProviderFailure("text generator", 429, nil, "rate limited; retry later")
+		out, err = e.actions.Run(t.Context(), e.agency, e.blog("rye"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Run.Status != app.StatusError || out.Run.StatusCode != 429 || out.Balance != (app.Balance{AI: 8, Data: 10}) {
+			t.Fatalf("failed run = %+v, balance %+v; want error 429, nothing spent", out.Run, out.Balance)
+		}
+		if msg, _ := out.Run.Data["error"].(string); !strings.Contains(msg, "rate limited") {
+			t.Fatalf("failed run data = %v, want the provider's message", out.Run.Data)
+		}
+		if n := e.records.count("blogs"); n != 1 {
+			t.Fatalf("a failed run wrote a blog: %d blogs", n)
+		}
+		evs := e.events()
+		if len(evs) != 2 || evs[0].Status != "success" || evs[0].CreditsSpent != (app.Credits{AI: 2}) ||
+			evs[1].Status != "error" || evs[1].StatusCode != 429 || evs[1].CreditsSpent != (app.Credits{}) {
+			t.Fatalf("completion events = %+v", evs)
+		}
+	})
 }
 
 func TestTimeoutIs504AndFreeOfCharge(t *testing.T) {
@@ -304,101 +359,107 @@ func TestBadRequestsRunNothing(t *testing.T) {
 }
 
 func TestInsufficientCredits(t *testing.T) {
-	e := newEnv(t, app.Config{})
-	e.grant(t, 1, 2)
-	out, err := e.actions.Run(t.Context(), e.agency, e.blog("sourdough"), "")
-	wantKind(t, err, apperr.KindExhausted, "insufficient AI credits", "generate_blog needs 2 AI credits", "has 1 available")
-	if out.Balance != (app.Balance{AI: 1, Data: 2}) {
-		t.Fatalf("balance with the refusal = %+v", out.Balance)
-	}
-	_, err = e.actions.Run(t.Context(), e.agency, map[string]any{"action": "run_grid_search", "client_id": e.client.ID, "keyword": "k", "lat": 1.0, "lng": 2.0}, "")
-	wantKind(t, err, apperr.KindExhausted, "insufficient data credits", "needs 3 data credits", "has 2 available")
-	if e.text.calls.Load() != 0 || len(e.events()) != 0 {
-		t.Fatal("a refused run ran")
-	}
+	onEveryStore(t, func(t *testing.T, newEnv func(*testing.T, app.Config) *env) {
+		e := newEnv(t, app.Config{})
+		e.grant(t, 1, 2)
+		out, err := e.actions.Run(t.Context(), e.agency, e.blog("sourdough"), "")
+		wantKind(t, err, apperr.KindExhausted, "insufficient AI credits", "generate_blog needs 2 AI credits", "has 1 available")
+		if out.Balance != (app.Balance{AI: 1, Data: 2}) {
+			t.Fatalf("balance with the refusal = %+v", out.Balance)
+		}
+		_, err = e.actions.Run(t.Context(), e.agency, map[string]any{"action": "run_grid_search", "client_id": e.client.ID, "keyword": "k", "lat": 1.0, "lng": 2.0}, "")
+		wantKind(t, err, apperr.KindExhausted, "insufficient data credits", "needs 3 data credits", "has 2 available")
+		if e.text.calls.Load() != 0 || len(e.events()) != 0 {
+			t.Fatal("a refused run ran")
+		}
+	})
 }
 
 // Fifty calls at once against credits for twenty: exactly twenty run.
 func TestConcurrentRunsNeverOverdraw(t *testing.T) {
-	e := newEnv(t, app.Config{})
-	e.grant(t, 40, 0)
-	var ok, refused atomic.Int32
-	var wg sync.WaitGroup
-	for i := range 50 {
-		wg.Go(func() {
-			out, err := e.actions.Run(context.Background(), e.agency, e.blog(fmt.Sprint("kw ", i)), "")
-			switch {
-			case err == nil && out.Run.Status == app.StatusSuccess:
-				ok.Add(1)
-			case apperr.KindOf(err) == apperr.KindExhausted:
-				refused.Add(1)
-			default:
-				t.Errorf("run %d: %+v, %v", i, out.Run, err)
-			}
-		})
-	}
-	wg.Wait()
-	if ok.Load() != 20 || refused.Load() != 30 {
-		t.Fatalf("%d succeeded, %d refused; want 20 and 30", ok.Load(), refused.Load())
-	}
-	if b := e.balance(t); b.AI != 0 {
-		t.Fatalf("balance = %+v, want 0", b)
-	}
-	if n := e.records.count("blogs"); n != 20 {
-		t.Fatalf("%d blogs written, want 20", n)
-	}
+	onEveryStore(t, func(t *testing.T, newEnv func(*testing.T, app.Config) *env) {
+		e := newEnv(t, app.Config{})
+		e.grant(t, 40, 0)
+		var ok, refused atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 50 {
+			wg.Go(func() {
+				out, err := e.actions.Run(context.Background(), e.agency, e.blog(fmt.Sprint("kw ", i)), "")
+				switch {
+				case err == nil && out.Run.Status == app.StatusSuccess:
+					ok.Add(1)
+				case apperr.KindOf(err) == apperr.KindExhausted:
+					refused.Add(1)
+				default:
+					t.Errorf("run %d: %+v, %v", i, out.Run, err)
+				}
+			})
+		}
+		wg.Wait()
+		if ok.Load() != 20 || refused.Load() != 30 {
+			t.Fatalf("%d succeeded, %d refused; want 20 and 30", ok.Load(), refused.Load())
+		}
+		if b := e.balance(t); b.AI != 0 {
+			t.Fatalf("balance = %+v, want 0", b)
+		}
+		if n := e.records.count("blogs"); n != 20 {
+			t.Fatalf("%d blogs written, want 20", n)
+		}
+	})
 }
 
 func TestIdempotencyKey(t *testing.T) {
-	e := newEnv(t, app.Config{})
-	e.grant(t, 10, 0)
-	first, err := e.actions.Run(t.Context(), e.agency, e.blog("sourdough"), "key-1")
-	if err != nil || first.Replayed {
-		t.Fatalf("first: %+v, %v", first, err)
-	}
-	// Same key, same body, keys in another order: the first answer again.
-	body := map[string]any{"keyword": "sourdough", "client_id": e.client.ID, "action": "generate_blog"}
-	again, err := e.actions.Run(t.Context(), e.agency, body, "key-1")
-	if err != nil || !again.Replayed || again.Run.ID != first.Run.ID || again.Run.Data["post_title"] != first.Run.Data["post_title"] {
-		t.Fatalf("replay = %+v, %v; want run %s replayed", again, err, first.Run.ID)
-	}
-	if b := e.balance(t); b.AI != 8 || e.records.count("blogs") != 1 || e.text.calls.Load() != 1 {
-		t.Fatalf("after a replay: balance %+v, %d blogs, %d generations; want one run's worth", b, e.records.count("blogs"), e.text.calls.Load())
-	}
-	_, err = e.actions.Run(t.Context(), e.agency, e.blog("rye"), "key-1")
-	wantKind(t, err, apperr.KindInvalid, "key-1", "different request body")
-	if apperr.ToStatus(err).Code().String() != "InvalidArgument" || apperr.ReasonOf(apperr.ToStatus(err)) != apperr.ReasonUnprocessable {
-		t.Fatalf("reused key's status = %v, want InvalidArgument with reason %s (HTTP 422)", apperr.ToStatus(err), apperr.ReasonUnprocessable)
-	}
-	// Another agency's identical key is its own.
-	if _, err := e.actions.Run(t.Context(), uuid.NewString(), e.blog("sourdough"), "key-1"); apperr.KindOf(err) != apperr.KindPermissionDenied {
-		t.Fatalf("other agency: %v, want its own (unlinked client) answer", err)
-	}
+	onEveryStore(t, func(t *testing.T, newEnv func(*testing.T, app.Config) *env) {
+		e := newEnv(t, app.Config{})
+		e.grant(t, 10, 0)
+		first, err := e.actions.Run(t.Context(), e.agency, e.blog("sourdough"), "key-1")
+		if err != nil || first.Replayed {
+			t.Fatalf("first: %+v, %v", first, err)
+		}
+		// Same key, same body, keys in another order: the first answer again.
+		body := map[string]any{"keyword": "sourdough", "client_id": e.client.ID, "action": "generate_blog"}
+		again, err := e.actions.Run(t.Context(), e.agency, body, "key-1")
+		if err != nil || !again.Replayed || again.Run.ID != first.Run.ID || again.Run.Data["post_title"] != first.Run.Data["post_title"] {
+			t.Fatalf("replay = %+v, %v; want run %s replayed", again, err, first.Run.ID)
+		}
+		if b := e.balance(t); b.AI != 8 || e.records.count("blogs") != 1 || e.text.calls.Load() != 1 {
+			t.Fatalf("after a replay: balance %+v, %d blogs, %d generations; want one run's worth", b, e.records.count("blogs"), e.text.calls.Load())
+		}
+		_, err = e.actions.Run(t.Context(), e.agency, e.blog("rye"), "key-1")
+		wantKind(t, err, apperr.KindInvalid, "key-1", "different request body")
+		if apperr.ToStatus(err).Code().String() != "InvalidArgument" || apperr.ReasonOf(apperr.ToStatus(err)) != apperr.ReasonUnprocessable {
+			t.Fatalf("reused key's status = %v, want InvalidArgument with reason %s (HTTP 422)", apperr.ToStatus(err), apperr.ReasonUnprocessable)
+		}
+		// Another agency's identical key is its own.
+		if _, err := e.actions.Run(t.Context(), uuid.NewString(), e.blog("sourdough"), "key-1"); apperr.KindOf(err) != apperr.KindPermissionDenied {
+			t.Fatalf("other agency: %v, want its own (unlinked client) answer", err)
+		}
 
-	// A duplicate while the first is still running.
-	e.text.release = make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		_, err := e.actions.Run(context.Background(), e.agency, e.blog("spelt"), "key-2")
-		done <- err
-	}()
-	for e.text.calls.Load() < 2 {
-		time.Sleep(time.Millisecond)
-	}
-	_, err = e.actions.Run(t.Context(), e.agency, e.blog("spelt"), "key-2")
-	wantKind(t, err, apperr.KindConflict, "key-2", "still running")
-	close(e.text.release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	// After the TTL the key is free for a new request.
-	e.advance(25 * time.Hour)
-	e.text.release = nil
-	out, err := e.actions.Run(t.Context(), e.agency, e.blog("rye"), "key-1")
-	if err != nil || out.Replayed || out.Run.ID == first.Run.ID {
-		t.Fatalf("key reused after 25h: %+v, %v; want a new run", out, err)
-	}
-	wantKind(t, func() error { _, err := e.actions.Run(t.Context(), e.agency, e.blog("x"), "bad key"); return err }(), apperr.KindInvalid, "Idempotency-Key")
+		// A duplicate while the first is still running.
+		e.text.release = make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			_, err := e.actions.Run(context.Background(), e.agency, e.blog("spelt"), "key-2")
+			done <- err
+		}()
+		for e.text.calls.Load() < 2 {
+			time.Sleep(time.Millisecond)
+		}
+		_, err = e.actions.Run(t.Context(), e.agency, e.blog("spelt"), "key-2")
+		wantKind(t, err, apperr.KindConflict, "key-2", "still running")
+		close(e.text.release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		// After the TTL the key is free for a new request.
+		e.advance(25 * time.Hour)
+		e.text.release = nil
+		out, err := e.actions.Run(t.Context(), e.agency, e.blog("rye"), "key-1")
+		if err != nil || out.Replayed || out.Run.ID == first.Run.ID {
+			t.Fatalf("key reused after 25h: %+v, %v; want a new run", out, err)
+		}
+		wantKind(t, func() error { _, err := e.actions.Run(t.Context(), e.agency, e.blog("x"), "bad key"); return err }(), apperr.KindInvalid, "Idempotency-Key")
+	})
 }
 
 // The crash points. A process that stops after reserving (the run
@@ -407,102 +468,108 @@ func TestIdempotencyKey(t *testing.T) {
 // leaves them for recovery to write. Neither spends credits on work that
 // produced nothing, nor keeps records whose charge was released.
 func TestRecoveryAfterACrashBeforeTheOutcome(t *testing.T) {
-	e := newEnv(t, app.Config{ActionTimeout: time.Second, Lease: 2 * time.Second})
-	e.grant(t, 10, 0)
-	// A run as a process that died after the reservation leaves it.
-	run := app.Run{ID: uuid.NewString(), AgencyID: e.agency, ClientID: e.client.ID, Action: "generate_blog", Status: app.StatusPending,
-		Cost: app.Cost{AI: 2}, StartedAt: *e.now.Load(), LeaseUntil: e.now.Load().Add(2 * time.Second)}
-	if err := e.store.InTx(t.Context(), func(tx app.Tx) error {
-		if err := tx.InsertRun(t.Context(), run); err != nil {
+	onEveryStore(t, func(t *testing.T, newEnv func(*testing.T, app.Config) *env) {
+		e := newEnv(t, app.Config{ActionTimeout: time.Second, Lease: 2 * time.Second})
+		e.grant(t, 10, 0)
+		// A run as a process that died after the reservation leaves it.
+		run := app.Run{ID: uuid.NewString(), AgencyID: e.agency, ClientID: e.client.ID, Action: "generate_blog", Status: app.StatusPending,
+			Cost: app.Cost{AI: 2}, StartedAt: *e.now.Load(), LeaseUntil: e.now.Load().Add(2 * time.Second)}
+		if err := e.store.InTx(t.Context(), func(tx app.Tx) error {
+			if err := tx.InsertRun(t.Context(), run); err != nil {
+				return err
+			}
+			_, _, err := tx.AddCredits(t.Context(), e.agency, app.Balance{AI: -2})
 			return err
+		}); err != nil {
+			t.Fatal(err)
 		}
-		_, _, err := tx.AddCredits(t.Context(), e.agency, app.Balance{AI: -2})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if n, _, err := e.actions.Recover(t.Context()); err != nil || n != 0 {
-		t.Fatalf("recovery within the lease ended %d runs (%v); want none", n, err)
-	}
-	e.advance(3 * time.Second)
-	n, _, err := e.actions.Recover(t.Context())
-	if err != nil || n != 1 {
-		t.Fatalf("recovery after the lease: %d runs, %v", n, err)
-	}
-	if b := e.balance(t); b.AI != 10 {
-		t.Fatalf("balance after recovery = %+v, want the reservation released", b)
-	}
-	got, _ := e.store.Run(t.Context(), run.ID)
-	if got.Status != app.StatusError || got.StatusCode != 500 || !strings.Contains(fmt.Sprint(got.Data["error"]), "interrupted") {
-		t.Fatalf("recovered run = %+v", got)
-	}
-	if evs := e.events(); len(evs) != 1 || evs[0].RunID != run.ID || evs[0].Status != "error" {
-		t.Fatalf("events = %+v, want the interrupted run's", evs)
-	}
-	// The error run's action_runs row is written on the next pass.
-	e.advance(10 * time.Second)
-	if _, w, err := e.actions.Recover(t.Context()); err != nil || w != 1 || e.records.count("action_runs") != 1 || e.records.count("blogs") != 0 {
-		t.Fatalf("second pass wrote %d runs (%v); action_runs %d, blogs %d", w, err, e.records.count("action_runs"), e.records.count("blogs"))
-	}
-	if n, w, _ := e.actions.Recover(t.Context()); n != 0 || w != 0 {
-		t.Fatalf("a third pass found work: %d, %d", n, w)
-	}
+		if n, _, err := e.actions.Recover(t.Context()); err != nil || n != 0 {
+			t.Fatalf("recovery within the lease ended %d runs (%v); want none", n, err)
+		}
+		e.advance(3 * time.Second)
+		n, _, err := e.actions.Recover(t.Context())
+		if err != nil || n != 1 {
+			t.Fatalf("recovery after the lease: %d runs, %v", n, err)
+		}
+		if b := e.balance(t); b.AI != 10 {
+			t.Fatalf("balance after recovery = %+v, want the reservation released", b)
+		}
+		got, _ := e.store.Run(t.Context(), run.ID)
+		if got.Status != app.StatusError || got.StatusCode != 500 || !strings.Contains(fmt.Sprint(got.Data["error"]), "interrupted") {
+			t.Fatalf("recovered run = %+v", got)
+		}
+		if evs := e.events(); len(evs) != 1 || evs[0].RunID != run.ID || evs[0].Status != "error" {
+			t.Fatalf("events = %+v, want the interrupted run's", evs)
+		}
+		// The error run's action_runs row is written on the next pass.
+		e.advance(10 * time.Second)
+		if _, w, err := e.actions.Recover(t.Context()); err != nil || w != 1 || e.records.count("action_runs") != 1 || e.records.count("blogs") != 0 {
+			t.Fatalf("second pass wrote %d runs (%v); action_runs %d, blogs %d", w, err, e.records.count("action_runs"), e.records.count("blogs"))
+		}
+		if n, w, _ := e.actions.Recover(t.Context()); n != 0 || w != 0 {
+			t.Fatalf("a third pass found work: %d, %d", n, w)
+		}
+	})
 }
 
 func TestRecoveryWritesRecordsOfACommittedRun(t *testing.T) {
-	e := newEnv(t, app.Config{})
-	e.grant(t, 10, 0)
-	e.records.fail.Store(true) // the data service is down when the run ends
-	out, err := e.actions.Run(t.Context(), e.agency, e.blog("sourdough"), "")
-	if err != nil || out.Run.Status != app.StatusSuccess || out.Balance.AI != 8 {
-		t.Fatalf("run = %+v, %v", out, err)
-	}
-	if e.records.count("blogs") != 0 {
-		t.Fatal("a blog was written while the data service was down")
-	}
-	e.records.fail.Store(false)
-	e.advance(10 * time.Second)
-	if _, w, err := e.actions.Recover(t.Context()); err != nil || w != 1 {
-		t.Fatalf("recovery wrote %d runs: %v", w, err)
-	}
-	if e.records.count("blogs") != 1 || e.records.rows["blogs"][out.Run.Data["id"].(string)] == nil {
-		t.Fatalf("recovery did not write the blog %v", out.Run.Data["id"])
-	}
-	if b := e.balance(t); b.AI != 8 {
-		t.Fatalf("balance = %+v, want the charge kept", b)
-	}
+	onEveryStore(t, func(t *testing.T, newEnv func(*testing.T, app.Config) *env) {
+		e := newEnv(t, app.Config{})
+		e.grant(t, 10, 0)
+		e.records.fail.Store(true) // the data service is down when the run ends
+		out, err := e.actions.Run(t.Context(), e.agency, e.blog("sourdough"), "")
+		if err != nil || out.Run.Status != app.StatusSuccess || out.Balance.AI != 8 {
+			t.Fatalf("run = %+v, %v", out, err)
+		}
+		if e.records.count("blogs") != 0 {
+			t.Fatal("a blog was written while the data service was down")
+		}
+		e.records.fail.Store(false)
+		e.advance(10 * time.Second)
+		if _, w, err := e.actions.Recover(t.Context()); err != nil || w != 1 {
+			t.Fatalf("recovery wrote %d runs: %v", w, err)
+		}
+		if e.records.count("blogs") != 1 || e.records.rows["blogs"][out.Run.Data["id"].(string)] == nil {
+			t.Fatalf("recovery did not write the blog %v", out.Run.Data["id"])
+		}
+		if b := e.balance(t); b.AI != 8 {
+			t.Fatalf("balance = %+v, want the charge kept", b)
+		}
+	})
 }
 
 // A run that outlives its lease is ended by recovery; when its work
 // finally returns, the recorded failure stands and nothing is charged or
 // written.
 func TestLateFinishAfterRecoveryChangesNothing(t *testing.T) {
-	e := newEnv(t, app.Config{ActionTimeout: time.Minute, Lease: 2 * time.Minute})
-	e.grant(t, 10, 0)
-	e.text.release = make(chan struct{})
-	done := make(chan app.Outcome, 1)
-	go func() {
-		out, err := e.actions.Run(context.Background(), e.agency, e.blog("slow"), "")
-		if err != nil {
-			t.Error(err)
+	onEveryStore(t, func(t *testing.T, newEnv func(*testing.T, app.Config) *env) {
+		e := newEnv(t, app.Config{ActionTimeout: time.Minute, Lease: 2 * time.Minute})
+		e.grant(t, 10, 0)
+		e.text.release = make(chan struct{})
+		done := make(chan app.Outcome, 1)
+		go func() {
+			out, err := e.actions.Run(context.Background(), e.agency, e.blog("slow"), "")
+			if err != nil {
+				t.Error(err)
+			}
+			done <- out
+		}()
+		for e.text.calls.Load() < 1 {
+			time.Sleep(time.Millisecond)
 		}
-		done <- out
-	}()
-	for e.text.calls.Load() < 1 {
-		time.Sleep(time.Millisecond)
-	}
-	e.advance(3 * time.Minute)
-	if n, _, err := e.actions.Recover(t.Context()); err != nil || n != 1 {
-		t.Fatalf("recovery ended %d runs: %v", n, err)
-	}
-	close(e.text.release)
-	out := <-done
-	if out.Run.Status != app.StatusError || out.Run.StatusCode != 500 || out.Balance.AI != 10 {
-		t.Fatalf("late run answered %+v, balance %+v; want the recorded interruption, nothing spent", out.Run, out.Balance)
-	}
-	if e.records.count("blogs") != 0 || len(e.events()) != 1 {
-		t.Fatalf("late finish wrote %d blogs and %d events", e.records.count("blogs"), len(e.events()))
-	}
+		e.advance(3 * time.Minute)
+		if n, _, err := e.actions.Recover(t.Context()); err != nil || n != 1 {
+			t.Fatalf("recovery ended %d runs: %v", n, err)
+		}
+		close(e.text.release)
+		out := <-done
+		if out.Run.Status != app.StatusError || out.Run.StatusCode != 500 || out.Balance.AI != 10 {
+			t.Fatalf("late run answered %+v, balance %+v; want the recorded interruption, nothing spent", out.Run, out.Balance)
+		}
+		if e.records.count("blogs") != 0 || len(e.events()) != 1 {
+			t.Fatalf("late finish wrote %d blogs and %d events", e.records.count("blogs"), len(e.events()))
+		}
+	})
 }
 
 func TestAddCredits(t *testing.T) {
