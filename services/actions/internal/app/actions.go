@@ -120,6 +120,9 @@ const (
 
 // Actions runs actions and keeps their credits.
 type Actions struct {
+	// applied carries the ids of runs whose records were written, to be
+	// marked in batches (one UPDATE for many runs, not one per run).
+	applied   chan string
 	store     Store
 	clients   ClientDirectory
 	records   RecordWriter
@@ -140,7 +143,8 @@ func NewActions(st Store, clients ClientDirectory, records RecordWriter, p *Prov
 	if cfg.IdempotencyTTL <= 0 {
 		cfg.IdempotencyTTL = DefaultIdempotencyTTL
 	}
-	return &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger}
+	return &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger,
+		applied: make(chan string, 4096)}
 }
 
 // Outcome is what a run answers.
@@ -395,16 +399,41 @@ func (a *Actions) finish(ctx context.Context, run Run, act *Action, res Result, 
 
 var errInterrupted = errors.New("the run is no longer pending")
 
-// apply writes a finished run's records and marks them written; if the
-// data service cannot take them now, recovery writes them later.
+// apply writes a finished run's records; if the data service cannot take
+// them now, recovery writes them later. The mark that they are written is
+// batched with other runs' (flushMarks): should the process stop before
+// the mark, recovery writes the same rows again, which changes nothing.
 func (a *Actions) apply(ctx context.Context, run Run) {
 	if err := a.records.WriteRecords(ctx, run.ClientID, run.Writes); err != nil {
 		a.logger.WarnContext(ctx, "writing an action's records failed; recovery retries", "run", run.ID, "action", run.Action, "error", apperr.Cause(err))
 		return
 	}
-	if err := a.store.MarkApplied(ctx, []string{run.ID}); err != nil {
-		a.logger.WarnContext(ctx, "marking an action's records written failed; recovery writes them again", "run", run.ID, "error", apperr.Cause(err))
+	select {
+	case a.applied <- run.ID:
+	default: // the batch is full: mark this one on its own
+		if err := a.store.MarkApplied(ctx, []string{run.ID}); err != nil {
+			a.logger.WarnContext(ctx, "marking an action's records written failed; recovery writes them again", "run", run.ID, "error", apperr.Cause(err))
+		}
 	}
+}
+
+// flushMarks marks the runs whose records were written since the last
+// flush, in one write.
+func (a *Actions) flushMarks(ctx context.Context) error {
+	var ids []string
+	for {
+		select {
+		case id := <-a.applied:
+			ids = append(ids, id)
+			continue
+		default:
+		}
+		break
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return a.store.MarkApplied(ctx, ids)
 }
 
 // runRow is the run as a row of the action_runs dataset.

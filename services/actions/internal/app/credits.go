@@ -106,6 +106,9 @@ func (a *Actions) Media(ctx context.Context, name string) (Blob, error) {
 // released, with their completion event; finished runs whose records were
 // not written are written. It returns how many runs of each it handled.
 func (a *Actions) Recover(ctx context.Context) (abandoned, written int, err error) {
+	if err := a.flushMarks(ctx); err != nil {
+		return 0, 0, err
+	}
 	now := a.clock.Now()
 	var ended []Run
 	err = a.store.InTx(ctx, func(tx Tx) error {
@@ -159,18 +162,38 @@ func (a *Actions) Recover(ctx context.Context) (abandoned, written int, err erro
 	return len(ended), written, nil
 }
 
-// RunRecovery calls Recover every interval until ctx ends.
+// markInterval is how often the marks of written records are flushed.
+const markInterval = 20 * time.Millisecond
+
+// RunRecovery calls Recover every interval, and flushes the marks of
+// written records every markInterval, until ctx ends; then it flushes the
+// last marks.
 func (a *Actions) RunRecovery(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
+	recoveries := time.NewTicker(interval)
+	defer recoveries.Stop()
+	marks := time.NewTicker(markInterval)
+	defer marks.Stop()
 	for {
 		if _, _, err := a.Recover(ctx); err != nil && ctx.Err() == nil {
 			a.logger.WarnContext(ctx, "action recovery failed; retrying", "error", apperr.Cause(err), "retry_in", interval)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				defer cancel()
+				if err := a.flushMarks(fctx); err != nil {
+					a.logger.WarnContext(fctx, "marking written records failed at shutdown; recovery writes them again", "error", apperr.Cause(err))
+				}
+				return
+			case <-marks.C:
+				if err := a.flushMarks(ctx); err != nil && ctx.Err() == nil {
+					a.logger.WarnContext(ctx, "marking written records failed; recovery writes them again", "error", apperr.Cause(err))
+				}
+			case <-recoveries.C:
+				break wait
+			}
 		}
 	}
 }

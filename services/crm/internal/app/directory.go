@@ -214,15 +214,16 @@ func (d *Directory) LinkedClients(ctx context.Context, agencyID string) ([]Clien
 // settings actions follow (auto_deploy). ok is false for an unlinked or
 // unknown client alike.
 func (d *Directory) LinkedClient(ctx context.Context, agencyID, clientID string) (Client, bool, error) {
-	linked, err := d.Linked(ctx, agencyID, clientID)
-	if err != nil || !linked {
-		return Client{}, false, err
+	a, errA := uuid.Parse(agencyID)
+	c, errC := uuid.Parse(clientID)
+	if errA != nil || errC != nil || len(agencyID) != 36 || len(clientID) != 36 {
+		return Client{}, false, nil
 	}
-	c, err := d.store.Client(ctx, uuid.MustParse(clientID).String())
+	cl, err := d.store.LinkedClient(ctx, a.String(), c.String())
 	if errors.Is(err, ErrNotFound) {
-		return Client{}, false, nil // deleted since the link was read
+		return Client{}, false, nil
 	}
-	return c, err == nil, err
+	return cl, err == nil, err
 }
 
 // AgencyExists reports whether an agency exists.

@@ -36,6 +36,9 @@ type Reader interface {
 	Client(ctx context.Context, id string) (Client, error)
 	// Linked reports whether the client is linked to the agency.
 	Linked(ctx context.Context, agencyID, clientID string) (bool, error)
+	// LinkedClient returns the client if it is linked to the agency, in one
+	// read; ErrNotFound otherwise.
+	LinkedClient(ctx context.Context, agencyID, clientID string) (Client, error)
 	// LinkedClients lists the clients linked to the agency, by id.
 	LinkedClients(ctx context.Context, agencyID string) ([]Client, error)
 	// Prospects lists an agency's prospects by updated_at descending, then

@@ -101,6 +101,16 @@ func (s *Store) Linked(_ context.Context, agencyID, clientID string) (bool, erro
 	return ok, nil
 }
 
+// LinkedClient implements app.Reader.
+func (s *Store) LinkedClient(_ context.Context, agencyID, clientID string) (app.Client, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	if _, ok := s.links[pair{agencyID, clientID}]; !ok {
+		return app.Client{}, app.ErrNotFound
+	}
+	return s.client(clientID)
+}
+
 // LinkedClients implements app.Reader.
 func (s *Store) LinkedClients(_ context.Context, agencyID string) ([]app.Client, error) {
 	s.db.RLock()

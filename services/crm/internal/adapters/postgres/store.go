@@ -98,6 +98,15 @@ func (r reader) Linked(ctx context.Context, agencyID, clientID string) (bool, er
 	return ok, storeErr(err, "client link")
 }
 
+func (r reader) LinkedClient(ctx context.Context, agencyID, clientID string) (app.Client, error) {
+	var c app.Client
+	err := r.q.QueryRow(ctx, `SELECT c.id, c.name, c.domain, c.status, c.auto_deploy, c.created_at, c.updated_at
+		FROM agency_clients l JOIN clients c ON c.id = l.client_id WHERE l.agency_id = $1 AND l.client_id = $2`, agencyID, clientID).
+		Scan(&c.ID, &c.Name, &c.Domain, &c.Status, &c.AutoDeploy, &c.CreatedAt, &c.UpdatedAt)
+	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	return c, storeErr(err, "linked client "+clientID)
+}
+
 func (r reader) LinkedClients(ctx context.Context, agencyID string) ([]app.Client, error) {
 	rows, err := r.q.Query(ctx, `SELECT c.id, c.name, c.domain, c.status, c.auto_deploy, c.created_at, c.updated_at
 		FROM agency_clients l JOIN clients c ON c.id = l.client_id WHERE l.agency_id = $1 ORDER BY c.id`, agencyID)

@@ -143,7 +143,18 @@ func testClientLinks(t *testing.T, s Store) {
 	wantEqual(t, got, c)
 
 	link := app.ClientLink{AgencyID: a.ID, ClientID: c.ID, CreatedAt: base}
+	if _, err := s.LinkedClient(ctx(t), a.ID, c.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("LinkedClient before the link: %v, want ErrNotFound", err)
+	}
 	mustTx(t, s, func(tx app.Tx) error { return tx.InsertLink(ctx(t), link) })
+	if got, err := s.LinkedClient(ctx(t), a.ID, c.ID); err != nil {
+		t.Fatal(err)
+	} else {
+		wantEqual(t, got, c)
+	}
+	if _, err := s.LinkedClient(ctx(t), newAgency(t, s).ID, c.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("LinkedClient under another agency: %v, want ErrNotFound", err)
+	}
 	mustTx(t, s, func(tx app.Tx) error {
 		got, err := tx.Link(ctx(t), a.ID, c.ID)
 		if err != nil {
@@ -164,6 +175,9 @@ func testClientLinks(t *testing.T, s Store) {
 	wantErr(t, err, app.ErrNotFound)
 	err = s.InTx(ctx(t), func(tx app.Tx) error { return tx.DeleteLink(ctx(t), a.ID, c.ID) })
 	wantErr(t, err, app.ErrNotFound)
+	if _, err := s.LinkedClient(ctx(t), a.ID, c.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("LinkedClient after the unlink: %v, want ErrNotFound", err)
+	}
 }
 
 func digest(s string) []byte {

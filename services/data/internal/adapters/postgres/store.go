@@ -174,35 +174,66 @@ type tx struct{ *pgdb.Tx }
 var insertColumns = append([]string{"id", "client_id", "resource", "created_at", "updated_at", "data"}, keyColumns...)
 
 // InsertRows copies the rows in with COPY, in the transaction.
+// copyThreshold is the batch size from which COPY beats INSERTs: a COPY
+// costs three round trips and its setup, a pipelined batch of INSERTs one
+// round trip (the actions service writes a few rows at a time).
+const copyThreshold = 64
+
+var insertSQL = func() string {
+	ps := make([]string, len(insertColumns))
+	for i := range ps {
+		ps[i] = fmt.Sprintf("$%d", i+1)
+	}
+	return "INSERT INTO rows (" + strings.Join(insertColumns, ", ") + ") VALUES (" + strings.Join(ps, ", ") + ")"
+}()
+
+// InsertRows inserts the rows in the transaction: with COPY for bulk
+// loads, with one pipelined batch of INSERTs (the counters in the same
+// batch) for a few rows.
 func (t tx) InsertRows(ctx context.Context, rows []app.Row) error {
-	_, err := t.CopyFrom(ctx, pgx.Identifier{"rows"}, insertColumns, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
-		r := rows[i]
-		// Ids as 16 bytes: pgx would otherwise try, and fail, to encode the
-		// strings in binary first, building an error for each (a tenth of a
-		// bulk load's CPU).
-		id, err := uuid.Parse(r.ID)
-		if err != nil {
-			return nil, fmt.Errorf("row id %q: %w", r.ID, err)
-		}
-		client, err := uuid.Parse(r.ClientID)
-		if err != nil {
-			return nil, fmt.Errorf("client id %q: %w", r.ClientID, err)
-		}
-		vals := make([]any, 0, len(insertColumns))
-		vals = append(vals, id, client, r.Resource, r.CreatedAt, r.UpdatedAt, []byte(r.Data))
-		for _, c := range keyColumns {
-			v := r.Keys[c]
-			if tm, ok := v.(time.Time); ok {
-				v = tm
+	if len(rows) < copyThreshold {
+		b := &pgx.Batch{}
+		for i := range rows {
+			vals, err := insertValues(&rows[i])
+			if err != nil {
+				return err
 			}
-			vals = append(vals, v)
+			b.Queue(insertSQL, vals...)
 		}
-		return vals, nil
+		queueCounts(b, rowCounts(rows))
+		if err := t.SendBatch(ctx, b).Close(); err != nil {
+			return pgdb.Err(err, "insert rows")
+		}
+		return nil
+	}
+	_, err := t.CopyFrom(ctx, pgx.Identifier{"rows"}, insertColumns, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
+		return insertValues(&rows[i])
 	}))
 	if err != nil {
 		return pgdb.Err(err, "insert rows")
 	}
-	return t.addCounts(ctx, rows)
+	return t.applyCounts(ctx, rowCounts(rows))
+}
+
+// insertValues are a row's values in insertColumns' order.
+func insertValues(r *app.Row) ([]any, error) {
+	// Ids as 16 bytes: pgx would otherwise try, and fail, to encode the
+	// strings in binary first, building an error for each (a tenth of a
+	// bulk load's CPU).
+	id, err := uuid.Parse(r.ID)
+	if err != nil {
+		return nil, fmt.Errorf("row id %q: %w", r.ID, err)
+	}
+	client, err := uuid.Parse(r.ClientID)
+	if err != nil {
+		return nil, fmt.Errorf("client id %q: %w", r.ClientID, err)
+	}
+	vals := make([]any, 0, len(insertColumns))
+	vals = append(vals, id, client, r.Resource, r.CreatedAt, r.UpdatedAt, []byte(r.Data))
+	for _, c := range keyColumns {
+		vals = append(vals, r.Keys[c])
+	}
+	return vals, nil
 }
 
 type countKey struct{ client, resource, field, value string }
@@ -217,38 +248,44 @@ func count(counts map[countKey]int64, client, resource string, keys map[string]a
 	}
 }
 
-// addCounts adds the rows to their counters.
-func (t tx) addCounts(ctx context.Context, rows []app.Row) error {
+// rowCounts are the counter deltas of inserting rows.
+func rowCounts(rows []app.Row) map[countKey]int64 {
 	counts := map[countKey]int64{}
 	for _, r := range rows {
 		counts[countKey{r.ClientID, r.Resource, "", ""}]++
 		count(counts, r.ClientID, r.Resource, r.Keys, 1)
 	}
-	return t.applyCounts(ctx, counts)
+	return counts
 }
 
-// applyCounts adds each delta to its counter, in key order so that
-// concurrent writers lock counters in the same order and cannot deadlock.
+// applyCounts adds each delta to its counter.
 func (t tx) applyCounts(ctx context.Context, counts map[countKey]int64) error {
-	maps.DeleteFunc(counts, func(_ countKey, n int64) bool { return n == 0 })
-	if len(counts) == 0 {
-		return nil
-	}
-	keys := slices.Collect(maps.Keys(counts))
-	slices.SortFunc(keys, func(a, b countKey) int {
-		return cmp.Or(strings.Compare(a.client, b.client), strings.Compare(a.resource, b.resource),
-			strings.Compare(a.field, b.field), strings.Compare(a.value, b.value))
-	})
 	b := &pgx.Batch{}
-	for _, k := range keys {
-		b.Queue(`INSERT INTO row_counts (client_id, resource, field, value, count) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (client_id, resource, field, value) DO UPDATE SET count = row_counts.count + EXCLUDED.count`,
-			k.client, k.resource, k.field, k.value, counts[k])
+	if queueCounts(b, counts) == 0 {
+		return nil
 	}
 	if err := t.SendBatch(ctx, b).Close(); err != nil {
 		return pgdb.Err(err, "count rows")
 	}
 	return nil
+}
+
+// queueCounts queues the counter updates, in key order so that concurrent
+// writers lock counters in the same order and cannot deadlock, and returns
+// how many it queued.
+func queueCounts(b *pgx.Batch, counts map[countKey]int64) int {
+	maps.DeleteFunc(counts, func(_ countKey, n int64) bool { return n == 0 })
+	keys := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(keys, func(a, b countKey) int {
+		return cmp.Or(strings.Compare(a.client, b.client), strings.Compare(a.resource, b.resource),
+			strings.Compare(a.field, b.field), strings.Compare(a.value, b.value))
+	})
+	for _, k := range keys {
+		b.Queue(`INSERT INTO row_counts (client_id, resource, field, value, count) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (client_id, resource, field, value) DO UPDATE SET count = row_counts.count + EXCLUDED.count`,
+			k.client, k.resource, k.field, k.value, counts[k])
+	}
+	return len(keys)
 }
 
 // rowColumns are what a whole row is read with; scanRow reads them.
