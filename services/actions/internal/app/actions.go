@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -440,7 +441,7 @@ func (a *Actions) flushMarks(ctx context.Context) error {
 func runRow(run Run, act *Action) RecordWrite {
 	row := map[string]any{
 		"id": run.ID, "action": run.Action, "status": run.Status, "status_code": float64(run.StatusCode),
-		"agency_id": run.AgencyID, "record_resource": act.Writes, "data": run.Data,
+		"agency_id": run.AgencyID, "record_resource": act.Writes, "data": shortened(run.Data),
 		"started_at": run.StartedAt.Format(time.RFC3339Nano), "finished_at": run.FinishedAt.Format(time.RFC3339Nano),
 		"created_at": run.StartedAt.Format(time.RFC3339Nano), "updated_at": run.FinishedAt.Format(time.RFC3339Nano),
 		"credits_ai": 0.0, "credits_data": 0.0,
@@ -454,6 +455,23 @@ func runRow(run Run, act *Action) RecordWrite {
 		row["error"] = msg
 	}
 	return RecordWrite{Resource: "action_runs", Mode: Upsert, Rows: []map[string]any{row}}
+}
+
+// runDataMax is the longest string a run's row keeps of its data; longer
+// ones (an article's body) are in the record itself.
+const runDataMax = 500
+
+// shortened is data with its long strings cut to runDataMax characters,
+// marked with the length they had.
+func shortened(data map[string]any) map[string]any {
+	out := make(map[string]any, len(data))
+	for k, v := range data {
+		if s, ok := v.(string); ok && utf8.RuneCountInString(s) > runDataMax {
+			v = string([]rune(s)[:runDataMax]) + fmt.Sprintf("… (%d characters; the record has them all)", utf8.RuneCountInString(s))
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // SubjectCompleted is the subject prefix of completion events:

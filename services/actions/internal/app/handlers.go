@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -110,10 +111,26 @@ func oneLine(s string) string {
 	return strings.Trim(s, "\"'“”")
 }
 
-var tags = regexp.MustCompile(`<[^>]*>`)
-
-// wordCount counts the words of HTML or plain text.
-func wordCount(s string) int { return len(strings.Fields(tags.ReplaceAllString(s, " "))) }
+// wordCount counts the words of HTML or plain text: runs of characters
+// outside tags, separated by spaces or tags.
+func wordCount(s string) int {
+	n, inTag, inWord := 0, false, false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			inTag, inWord = true, false
+		case r == '>' && inTag:
+			inTag = false
+		case inTag:
+		case unicode.IsSpace(r):
+			inWord = false
+		case !inWord:
+			inWord = true
+			n++
+		}
+	}
+	return n
+}
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 
