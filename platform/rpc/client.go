@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -34,6 +35,10 @@ const (
 // the calls made on a process's own account: an action's records written
 // after its run, the actions service's recovery loop.
 const DefaultCallTimeout = 5 * time.Second
+
+// reconnectBackoff spaces the attempts to reconnect to a service that went
+// away: from 1s, growing by 1.6 with 20% jitter, to at most 5s.
+var reconnectBackoff = backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second}
 
 // The retry policy of the RPCs that declare themselves safe to repeat.
 const (
@@ -66,6 +71,10 @@ func Dial(addr string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 		grpc.WithInitialWindowSize(windowSize),
 		grpc.WithInitialConnWindowSize(connWindowSize),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize)),
+		// A service back from a restart or an outage is reached again within
+		// seconds: gRPC's default backoff between reconnection attempts
+		// grows to two minutes.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: reconnectBackoff, MinConnectTimeout: 20 * time.Second}),
 		// The retry policy is ours, never a DNS TXT record's.
 		grpc.WithDisableServiceConfig(),
 		grpc.WithDefaultServiceConfig(serviceConfig()),
