@@ -13,7 +13,10 @@ import (
 	"github.com/atrium-hq/atrium/platform/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	pgtest.Main(m)
+	removeBinaries()
+}
 
 // The same end-to-end suite runs on the embedded defaults (memory store,
 // embedded NATS) and on the production adapters (PostgreSQL, external
@@ -33,10 +36,30 @@ func TestEndToEndPostgres(t *testing.T) {
 func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 	w := newActionWorld(t)
 	s := start(t, w.flags()...)
-	tests := []struct {
-		name string
-		fn   func(*testing.T, *stack)
-	}{
+	for _, tt := range suiteTests(w) {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.fn(t, s)
+		})
+	}
+	t.Run("RevocationIsPrompt", func(t *testing.T) {
+		t.Parallel()
+		// A long cache TTL: only the revocation event can make this prompt.
+		testRevocationIsPrompt(t, start(t, "--key-cache-ttl=1m"))
+	})
+}
+
+type suiteTest struct {
+	name string
+	fn   func(*testing.T, *stack)
+}
+
+// suiteTests are the end-to-end tests every deployment passes: the
+// all-in-one on memory and on PostgreSQL, and the separate processes
+// (cluster_test.go). Each makes its own tenants, so they run in parallel on
+// one stack. w is the outside world the stack's actions were pointed at.
+func suiteTests(w *actionWorld) []suiteTest {
+	return []suiteTest{
 		{"CRMListShapes", testCRMListShapes},
 		{"CRMOrderingAndPaging", testCRMOrderingAndPaging},
 		{"CRMLimits", testCRMLimits},
@@ -74,17 +97,6 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		{"ActionsTenancy", testActionsTenancy},
 		{"ActionRuns", testActionRuns},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tt.fn(t, s)
-		})
-	}
-	t.Run("RevocationIsPrompt", func(t *testing.T) {
-		t.Parallel()
-		// A long cache TTL: only the revocation event can make this prompt.
-		testRevocationIsPrompt(t, start(t, "--key-cache-ttl=1m"))
-	})
 }
 
 // tenant is an agency with a member, a site and keys, made through the

@@ -1,9 +1,21 @@
 package rpc
 
 import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 const (
@@ -17,9 +29,37 @@ const (
 	MaxMessageSize = 32 << 20
 )
 
+// DefaultCallTimeout is the deadline of a unary call whose context has
+// none. Calls made while serving a request inherit that request's
+// deadline (gRPC carries it from process to process), so this bounds only
+// the calls made on a process's own account: an action's records written
+// after its run, the actions service's recovery loop.
+const DefaultCallTimeout = 5 * time.Second
+
+// reconnectBackoff spaces the attempts to reconnect to a service that went
+// away: from 1s, growing by 1.6 with 20% jitter, to at most 5s.
+var reconnectBackoff = backoff.Config{BaseDelay: time.Second, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second}
+
+// The retry policy of the RPCs that declare themselves safe to repeat.
+const (
+	// MaxAttempts counts the first call: two retries at most.
+	MaxAttempts    = 3
+	initialBackoff = "0.1s"
+	maxBackoff     = "1s"
+)
+
 // Dial returns a client connection to an Atrium service at addr, traced so
 // that the call joins the caller's trace. The connection is lazy: it
 // connects on first use and reconnects by itself.
+//
+// Every unary call without a deadline gets DefaultCallTimeout. A call that
+// fails with UNAVAILABLE (the service is restarting, unreachable, or could
+// not reach its database) is retried, up to MaxAttempts with backoff, only
+// if its RPC declares the proto option idempotency_level (NO_SIDE_EFFECTS
+// for reads, IDEMPOTENT for writes that may be repeated, such as
+// WriteRecords with ids): the descriptors are the one source of that rule.
+// Other writes are never retried here; gRPC itself only replays a call
+// that never reached the server.
 //
 // Transport security is left to the network (loopback in one process, the
 // cluster network or a service mesh in Kubernetes); callers are
@@ -31,6 +71,103 @@ func Dial(addr string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 		grpc.WithInitialWindowSize(windowSize),
 		grpc.WithInitialConnWindowSize(connWindowSize),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize)),
+		// A service back from a restart or an outage is reached again within
+		// seconds: gRPC's default backoff between reconnection attempts
+		// grows to two minutes.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: reconnectBackoff, MinConnectTimeout: 20 * time.Second}),
+		// The retry policy is ours, never a DNS TXT record's.
+		grpc.WithDisableServiceConfig(),
+		grpc.WithDefaultServiceConfig(serviceConfig()),
+		grpc.WithChainUnaryInterceptor(defaultDeadline),
 	}, opts...)
 	return grpc.NewClient(addr, opts...)
 }
+
+// defaultDeadline gives a call without a deadline DefaultCallTimeout, so
+// that no call can wait forever on a service that accepted it and hangs.
+func defaultDeadline(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
+		defer cancel()
+	}
+	return invoker(ctx, method, req, reply, cc, opts...)
+}
+
+// RetriedMethods are the full names (/atrium.crm.v1.CRMService/ListProspects)
+// of the unary RPCs Dial retries on UNAVAILABLE: those of the atrium.*
+// proto packages linked into the binary whose idempotency_level is
+// NO_SIDE_EFFECTS or IDEMPOTENT.
+func RetriedMethods() []string {
+	var names []string
+	for _, n := range retried() {
+		names = append(names, "/"+n.Service+"/"+n.Method)
+	}
+	return names
+}
+
+type methodName struct {
+	Service string `json:"service"`
+	Method  string `json:"method"`
+}
+
+// retried reads the descriptors once, when the first connection is dialled:
+// by then every proto package of the binary has registered its files.
+var retried = sync.OnceValue(func() []methodName {
+	var names []methodName
+	protoregistry.GlobalFiles.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		if !strings.HasPrefix(string(fd.Package()), "atrium.") {
+			return true
+		}
+		for i := range fd.Services().Len() {
+			sd := fd.Services().Get(i)
+			for j := range sd.Methods().Len() {
+				md := sd.Methods().Get(j)
+				opts, _ := md.Options().(*descriptorpb.MethodOptions)
+				if md.IsStreamingClient() || md.IsStreamingServer() || opts.GetIdempotencyLevel() == descriptorpb.MethodOptions_IDEMPOTENCY_UNKNOWN {
+					continue
+				}
+				names = append(names, methodName{string(sd.FullName()), string(md.Name())})
+			}
+		}
+		return true
+	})
+	slices.SortFunc(names, func(a, b methodName) int {
+		return cmp.Or(cmp.Compare(a.Service, b.Service), cmp.Compare(a.Method, b.Method))
+	})
+	return names
+})
+
+// serviceConfig is the gRPC service config of every Atrium connection: the
+// retry policy of the retried methods, and throttling, so that a service
+// that is down is not also sent every call three times: each failure costs
+// a token of ten, each success earns a tenth back, and retries stop while
+// half or fewer remain (after five failures in a row).
+var serviceConfig = sync.OnceValue(func() string {
+	type retryPolicy struct {
+		MaxAttempts          int      `json:"maxAttempts"`
+		InitialBackoff       string   `json:"initialBackoff"`
+		MaxBackoff           string   `json:"maxBackoff"`
+		BackoffMultiplier    float64  `json:"backoffMultiplier"`
+		RetryableStatusCodes []string `json:"retryableStatusCodes"`
+	}
+	type methodConfig struct {
+		Name        []methodName `json:"name"`
+		RetryPolicy retryPolicy  `json:"retryPolicy"`
+	}
+	cfg := struct {
+		MethodConfig    []methodConfig `json:"methodConfig,omitempty"`
+		RetryThrottling map[string]any `json:"retryThrottling"`
+	}{RetryThrottling: map[string]any{"maxTokens": 10, "tokenRatio": 0.1}}
+	if names := retried(); len(names) > 0 {
+		cfg.MethodConfig = []methodConfig{{Name: names, RetryPolicy: retryPolicy{
+			MaxAttempts: MaxAttempts, InitialBackoff: initialBackoff, MaxBackoff: maxBackoff,
+			BackoffMultiplier: 2, RetryableStatusCodes: []string{"UNAVAILABLE"},
+		}}}
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		panic(err) // static shape: cannot fail
+	}
+	return string(b)
+})

@@ -944,17 +944,17 @@ const file_atrium_actions_v1_actions_proto_rawDesc = "" +
 	"\x11GetCreditsRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\"%\n" +
 	"\x0fGetMediaRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name2\x85\x04\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name2\x8f\x04\n" +
 	"\x0eActionsService\x12~\n" +
-	"\tRunAction\x12#.atrium.actions.v1.RunActionRequest\x1a$.atrium.actions.v1.RunActionResponse\"&\xca\xf3\x18\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02\x16:\x06params\"\f/api/v1/data\x12\x7f\n" +
-	"\vListActions\x12%.atrium.actions.v1.ListActionsRequest\x1a&.atrium.actions.v1.ListActionsResponse\"!\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/actions\x12\x8e\x01\n" +
-	"\x10GetCreditBalance\x12*.atrium.actions.v1.GetCreditBalanceRequest\x1a+.atrium.actions.v1.GetCreditBalanceResponse\"!\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/credits\x12a\n" +
-	"\bGetMedia\x12\".atrium.actions.v1.GetMediaRequest\x1a\x14.google.api.HttpBody\"\x1b\xca\xf3\x18\x02\b\x04\x82\xd3\xe4\x93\x02\x0f\x12\r/media/{name}2\xbc\x02\n" +
+	"\tRunAction\x12#.atrium.actions.v1.RunActionRequest\x1a$.atrium.actions.v1.RunActionResponse\"&\xca\xf3\x18\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02\x16:\x06params\"\f/api/v1/data\x12\x82\x01\n" +
+	"\vListActions\x12%.atrium.actions.v1.ListActionsRequest\x1a&.atrium.actions.v1.ListActionsResponse\"$\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/actions\x90\x02\x01\x12\x91\x01\n" +
+	"\x10GetCreditBalance\x12*.atrium.actions.v1.GetCreditBalanceRequest\x1a+.atrium.actions.v1.GetCreditBalanceResponse\"$\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/credits\x90\x02\x01\x12d\n" +
+	"\bGetMedia\x12\".atrium.actions.v1.GetMediaRequest\x1a\x14.google.api.HttpBody\"\x1e\xca\xf3\x18\x02\b\x04\x82\xd3\xe4\x93\x02\x0f\x12\r/media/{name}\x90\x02\x012\xbf\x02\n" +
 	"\x13ActionsAdminService\x12\x92\x01\n" +
 	"\n" +
-	"AddCredits\x12$.atrium.actions.v1.AddCreditsRequest\x1a%.atrium.actions.v1.AddCreditsResponse\"7\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02+:\x01*\"&/admin/v1/agencies/{agency_id}/credits\x12\x8f\x01\n" +
+	"AddCredits\x12$.atrium.actions.v1.AddCreditsRequest\x1a%.atrium.actions.v1.AddCreditsResponse\"7\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02+:\x01*\"&/admin/v1/agencies/{agency_id}/credits\x12\x92\x01\n" +
 	"\n" +
-	"GetCredits\x12$.atrium.actions.v1.GetCreditsRequest\x1a%.atrium.actions.v1.GetCreditsResponse\"4\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02(\x12&/admin/v1/agencies/{agency_id}/creditsB?Z=github.com/atrium-hq/atrium/proto/atrium/actions/v1;actionsv1b\x06proto3"
+	"GetCredits\x12$.atrium.actions.v1.GetCreditsRequest\x1a%.atrium.actions.v1.GetCreditsResponse\"7\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02(\x12&/admin/v1/agencies/{agency_id}/credits\x90\x02\x01B?Z=github.com/atrium-hq/atrium/proto/atrium/actions/v1;actionsv1b\x06proto3"
 
 var (
 	file_atrium_actions_v1_actions_proto_rawDescOnce sync.Once

@@ -787,13 +787,13 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\a\xd2\x01\x04dataB\x0f\n" +
 	"\r_is_published\"E\n" +
 	"\x16CreateSiteItemResponse\x12+\n" +
-	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item2\xef\a\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item2\xf5\a\n" +
 	"\x17CollectionsAdminService\x12\x83\x01\n" +
 	"\n" +
-	"CreateSite\x12(.atrium.collections.v1.CreateSiteRequest\x1a).atrium.collections.v1.CreateSiteResponse\" \xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/admin/v1/sites\x12\x81\x01\n" +
-	"\aGetSite\x12%.atrium.collections.v1.GetSiteRequest\x1a&.atrium.collections.v1.GetSiteResponse\"'\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/admin/v1/sites/{site_id}\x12\xab\x01\n" +
-	"\x10CreateCollection\x12..atrium.collections.v1.CreateCollectionRequest\x1a/.atrium.collections.v1.CreateCollectionResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02*:\x01*\"%/admin/v1/sites/{site_id}/collections\x12\xb1\x01\n" +
-	"\x13ListSiteCollections\x121.atrium.collections.v1.ListSiteCollectionsRequest\x1a2.atrium.collections.v1.ListSiteCollectionsResponse\"3\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02'\x12%/admin/v1/sites/{site_id}/collections\x12\xb2\x01\n" +
+	"CreateSite\x12(.atrium.collections.v1.CreateSiteRequest\x1a).atrium.collections.v1.CreateSiteResponse\" \xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/admin/v1/sites\x12\x84\x01\n" +
+	"\aGetSite\x12%.atrium.collections.v1.GetSiteRequest\x1a&.atrium.collections.v1.GetSiteResponse\"*\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/admin/v1/sites/{site_id}\x90\x02\x01\x12\xab\x01\n" +
+	"\x10CreateCollection\x12..atrium.collections.v1.CreateCollectionRequest\x1a/.atrium.collections.v1.CreateCollectionResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02*:\x01*\"%/admin/v1/sites/{site_id}/collections\x12\xb4\x01\n" +
+	"\x13ListSiteCollections\x121.atrium.collections.v1.ListSiteCollectionsRequest\x1a2.atrium.collections.v1.ListSiteCollectionsResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02'\x12%/admin/v1/sites/{site_id}/collections\x90\x02\x01\x12\xb2\x01\n" +
 	"\x10UpdateCollection\x12..atrium.collections.v1.UpdateCollectionRequest\x1a/.atrium.collections.v1.UpdateCollectionResponse\"=\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x021:\x01*2,/admin/v1/sites/{site_id}/collections/{slug}\x12\xb2\x01\n" +
 	"\x0eCreateSiteItem\x12,.atrium.collections.v1.CreateSiteItemRequest\x1a-.atrium.collections.v1.CreateSiteItemResponse\"C\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x027:\x01*\"2/admin/v1/sites/{site_id}/collections/{slug}/itemsBGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
 

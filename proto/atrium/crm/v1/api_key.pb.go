@@ -263,9 +263,9 @@ const file_atrium_crm_v1_api_key_proto_rawDesc = "" +
 	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1b\n" +
 	"\x06secret\x18\n" +
 	" \x01(\tH\x00R\x06secret\x88\x01\x01B\t\n" +
-	"\a_secret2p\n" +
-	"\rAPIKeyService\x12_\n" +
-	"\fVerifyAPIKey\x12\".atrium.crm.v1.VerifyAPIKeyRequest\x1a#.atrium.crm.v1.VerifyAPIKeyResponse\"\x06\xca\xf3\x18\x02\b\x03B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
+	"\a_secret2s\n" +
+	"\rAPIKeyService\x12b\n" +
+	"\fVerifyAPIKey\x12\".atrium.crm.v1.VerifyAPIKeyRequest\x1a#.atrium.crm.v1.VerifyAPIKeyResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
 
 var (
 	file_atrium_crm_v1_api_key_proto_rawDescOnce sync.Once

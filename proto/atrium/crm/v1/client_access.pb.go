@@ -504,13 +504,13 @@ const file_atrium_crm_v1_client_access_proto_rawDesc = "" +
 	"\x18CheckAgencyExistsRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\"3\n" +
 	"\x19CheckAgencyExistsResponse\x12\x16\n" +
-	"\x06exists\x18\x01 \x01(\bR\x06exists2\xbf\x04\n" +
-	"\x13ClientAccessService\x12n\n" +
-	"\x11CheckClientAccess\x12'.atrium.crm.v1.CheckClientAccessRequest\x1a(.atrium.crm.v1.CheckClientAccessResponse\"\x06\xca\xf3\x18\x02\b\x03\x12n\n" +
-	"\x11CheckClientExists\x12'.atrium.crm.v1.CheckClientExistsRequest\x1a(.atrium.crm.v1.CheckClientExistsResponse\"\x06\xca\xf3\x18\x02\b\x03\x12h\n" +
-	"\x0fGetLinkedClient\x12%.atrium.crm.v1.GetLinkedClientRequest\x1a&.atrium.crm.v1.GetLinkedClientResponse\"\x06\xca\xf3\x18\x02\b\x03\x12n\n" +
-	"\x11CheckAgencyExists\x12'.atrium.crm.v1.CheckAgencyExistsRequest\x1a(.atrium.crm.v1.CheckAgencyExistsResponse\"\x06\xca\xf3\x18\x02\b\x03\x12n\n" +
-	"\x11ListAgencyClients\x12'.atrium.crm.v1.ListAgencyClientsRequest\x1a(.atrium.crm.v1.ListAgencyClientsResponse\"\x06\xca\xf3\x18\x02\b\x03B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
+	"\x06exists\x18\x01 \x01(\bR\x06exists2\xce\x04\n" +
+	"\x13ClientAccessService\x12q\n" +
+	"\x11CheckClientAccess\x12'.atrium.crm.v1.CheckClientAccessRequest\x1a(.atrium.crm.v1.CheckClientAccessResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12q\n" +
+	"\x11CheckClientExists\x12'.atrium.crm.v1.CheckClientExistsRequest\x1a(.atrium.crm.v1.CheckClientExistsResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12k\n" +
+	"\x0fGetLinkedClient\x12%.atrium.crm.v1.GetLinkedClientRequest\x1a&.atrium.crm.v1.GetLinkedClientResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12q\n" +
+	"\x11CheckAgencyExists\x12'.atrium.crm.v1.CheckAgencyExistsRequest\x1a(.atrium.crm.v1.CheckAgencyExistsResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12q\n" +
+	"\x11ListAgencyClients\x12'.atrium.crm.v1.ListAgencyClientsRequest\x1a(.atrium.crm.v1.ListAgencyClientsResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
 
 var (
 	file_atrium_crm_v1_client_access_proto_rawDescOnce sync.Once

@@ -2025,7 +2025,7 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\a_statusB\x0e\n" +
 	"\f_auto_deploy\"E\n" +
 	"\x14UpdateClientResponse\x12-\n" +
-	"\x06client\x18\x01 \x01(\v2\x15.atrium.crm.v1.ClientR\x06client2\x92\x0e\n" +
+	"\x06client\x18\x01 \x01(\v2\x15.atrium.crm.v1.ClientR\x06client2\x95\x0e\n" +
 	"\x0fCRMAdminService\x12|\n" +
 	"\fCreateAgency\x12\".atrium.crm.v1.CreateAgencyRequest\x1a#.atrium.crm.v1.CreateAgencyResponse\"#\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/admin/v1/agencies\x12\x90\x01\n" +
 	"\fCreateMember\x12\".atrium.crm.v1.CreateMemberRequest\x1a#.atrium.crm.v1.CreateMemberResponse\"7\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02+:\x01*\"&/admin/v1/agencies/{agency_id}/members\x12{\n" +
@@ -2034,8 +2034,8 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\n" +
 	"LinkClient\x12 .atrium.crm.v1.LinkClientRequest\x1a!.atrium.crm.v1.LinkClientResponse\"@\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x024\x1a2/admin/v1/agencies/{agency_id}/clients/{client_id}\x12\x99\x01\n" +
 	"\fUnlinkClient\x12\".atrium.crm.v1.UnlinkClientRequest\x1a#.atrium.crm.v1.UnlinkClientResponse\"@\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x024*2/admin/v1/agencies/{agency_id}/clients/{client_id}\x12o\n" +
-	"\tCreateKey\x12\x1f.atrium.crm.v1.CreateKeyRequest\x1a .atrium.crm.v1.CreateKeyResponse\"\x1f\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/admin/v1/keys\x12i\n" +
-	"\bListKeys\x12\x1e.atrium.crm.v1.ListKeysRequest\x1a\x1f.atrium.crm.v1.ListKeysResponse\"\x1c\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x10\x12\x0e/admin/v1/keys\x12u\n" +
+	"\tCreateKey\x12\x1f.atrium.crm.v1.CreateKeyRequest\x1a .atrium.crm.v1.CreateKeyResponse\"\x1f\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/admin/v1/keys\x12l\n" +
+	"\bListKeys\x12\x1e.atrium.crm.v1.ListKeysRequest\x1a\x1f.atrium.crm.v1.ListKeysResponse\"\x1f\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x10\x12\x0e/admin/v1/keys\x90\x02\x01\x12u\n" +
 	"\tRevokeKey\x12\x1f.atrium.crm.v1.RevokeKeyRequest\x1a .atrium.crm.v1.RevokeKeyResponse\"%\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x19*\x17/admin/v1/keys/{key_id}\x12\x98\x01\n" +
 	"\x0eCreateProspect\x12$.atrium.crm.v1.CreateProspectRequest\x1a%.atrium.crm.v1.CreateProspectResponse\"9\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02-:\x01*\"(/admin/v1/agencies/{agency_id}/prospects\x12\xa6\x01\n" +
 	"\x0eUpdateProspect\x12$.atrium.crm.v1.UpdateProspectRequest\x1a%.atrium.crm.v1.UpdateProspectResponse\"G\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02;:\x01*26/admin/v1/agencies/{agency_id}/prospects/{prospect_id}\x12\x88\x01\n" +

@@ -388,10 +388,10 @@ const file_atrium_data_v1_data_records_proto_rawDesc = "" +
 	"\tWriteMode\x12\x1a\n" +
 	"\x16WRITE_MODE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WRITE_MODE_UPSERT\x10\x01\x12\x15\n" +
-	"\x11WRITE_MODE_UPDATE\x10\x022\xd1\x01\n" +
-	"\x12DataRecordsService\x12a\n" +
-	"\fWriteRecords\x12#.atrium.data.v1.WriteRecordsRequest\x1a$.atrium.data.v1.WriteRecordsResponse\"\x06\xca\xf3\x18\x02\b\x03\x12X\n" +
-	"\tGetRecord\x12 .atrium.data.v1.GetRecordRequest\x1a!.atrium.data.v1.GetRecordResponse\"\x06\xca\xf3\x18\x02\b\x03B9Z7github.com/atrium-hq/atrium/proto/atrium/data/v1;datav1b\x06proto3"
+	"\x11WRITE_MODE_UPDATE\x10\x022\xd7\x01\n" +
+	"\x12DataRecordsService\x12d\n" +
+	"\fWriteRecords\x12#.atrium.data.v1.WriteRecordsRequest\x1a$.atrium.data.v1.WriteRecordsResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x02\x12[\n" +
+	"\tGetRecord\x12 .atrium.data.v1.GetRecordRequest\x1a!.atrium.data.v1.GetRecordResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01B9Z7github.com/atrium-hq/atrium/proto/atrium/data/v1;datav1b\x06proto3"
 
 var (
 	file_atrium_data_v1_data_records_proto_rawDescOnce sync.Once

@@ -33,7 +33,10 @@ const (
 // dataset catalog exactly as loads are (docs/datasets.md).
 type DataRecordsServiceClient interface {
 	// WriteRecords applies writes to one client's datasets in one
-	// transaction: all or nothing.
+	// transaction: all or nothing. It is idempotent when every row names its
+	// id, as the actions service's rows always do: a retry replaces the same
+	// rows with the same values, so callers may retry it (a row without id
+	// would be inserted again).
 	WriteRecords(ctx context.Context, in *WriteRecordsRequest, opts ...grpc.CallOption) (*WriteRecordsResponse, error)
 	// GetRecord returns one row of a client's dataset; NOT_FOUND if absent.
 	GetRecord(ctx context.Context, in *GetRecordRequest, opts ...grpc.CallOption) (*GetRecordResponse, error)
@@ -77,7 +80,10 @@ func (c *dataRecordsServiceClient) GetRecord(ctx context.Context, in *GetRecordR
 // dataset catalog exactly as loads are (docs/datasets.md).
 type DataRecordsServiceServer interface {
 	// WriteRecords applies writes to one client's datasets in one
-	// transaction: all or nothing.
+	// transaction: all or nothing. It is idempotent when every row names its
+	// id, as the actions service's rows always do: a retry replaces the same
+	// rows with the same values, so callers may retry it (a row without id
+	// would be inserted again).
 	WriteRecords(context.Context, *WriteRecordsRequest) (*WriteRecordsResponse, error)
 	// GetRecord returns one row of a client's dataset; NOT_FOUND if absent.
 	GetRecord(context.Context, *GetRecordRequest) (*GetRecordResponse, error)

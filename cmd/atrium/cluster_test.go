@@ -1,0 +1,448 @@
+package main
+
+// The cluster deployment, tested as it runs: the gateway and the four
+// services as five separate processes built from their own binaries,
+// configured only by flags and ATRIUM_* variables, talking gRPC over
+// loopback, sharing one PostgreSQL database (each migrating its own schema)
+// and the local NATS server.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/atrium-hq/atrium/platform/natstest"
+	"github.com/atrium-hq/atrium/platform/pgtest"
+)
+
+// binaryPackages are the binaries `make build` ships.
+var binaryPackages = []string{
+	"github.com/atrium-hq/atrium/cmd/atrium",
+	"github.com/atrium-hq/atrium/gateway/cmd/atrium-gateway",
+	"github.com/atrium-hq/atrium/services/collections/cmd/atrium-collections",
+	"github.com/atrium-hq/atrium/services/crm/cmd/atrium-crm",
+	"github.com/atrium-hq/atrium/services/data/cmd/atrium-data",
+	"github.com/atrium-hq/atrium/services/actions/cmd/atrium-actions",
+}
+
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// binaries builds every binary once per run of this test binary, into a
+// directory TestMain removes, and returns that directory.
+func binaries(t testing.TB) string {
+	t.Helper()
+	built.once.Do(func() {
+		goCmd, err := exec.LookPath("go")
+		if err != nil {
+			built.err = fmt.Errorf("the go command is needed to build the binaries under test: %w", err)
+			return
+		}
+		if built.dir, built.err = os.MkdirTemp("", "atrium-bin-"); built.err != nil {
+			return
+		}
+		out, err := exec.Command(goCmd, append([]string{"build", "-o", built.dir + string(filepath.Separator)}, binaryPackages...)...).CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.dir
+}
+
+func removeBinaries() {
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+}
+
+// Settings of every process of the test cluster. The drain delay is short
+// so that stopping a process does not dominate the test's run time.
+const (
+	clusterShutdownTimeout = 5 * time.Second
+	clusterDrainDelay      = time.Second
+)
+
+// process is one running binary of the cluster.
+type process struct {
+	name string // collections, crm, data, actions, gateway
+	cmd  *exec.Cmd
+	logs *syncBuffer
+	done chan struct{}
+	err  error // the exit, once done is closed
+}
+
+// cluster is the five processes and what they share.
+type cluster struct {
+	bins string
+	env  []string
+	db   string
+	// procs are every process started, restarts included, for the logs.
+	mu    sync.Mutex
+	procs []*process
+	// addrs are the gRPC addresses of the services, by name.
+	addrs map[string]string
+	stack *stack
+}
+
+// startCluster builds the binaries and starts the services one by one,
+// each on a free port it picks itself (reported in its log), then the
+// gateway. Each service applies its own migrations (--migrate) to the
+// empty database; the test checks after each start that the tables it
+// created are all in its own schema. actionsFlags go to atrium-actions,
+// gatewayFlags to atrium-gateway.
+func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
+	t.Helper()
+	c := &cluster{bins: binaries(t), addrs: map[string]string{}}
+	c.db = pgtest.NewDatabase(t, "cluster", func(context.Context, string) error { return nil })
+	natsURL := natstest.URL(t)
+	// Configuration comes from the environment, as a container platform
+	// gives it, and from flags; none of the test process's ATRIUM_*
+	// variables leak in. A variable for a setting a binary lacks is ignored.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ATRIUM_") {
+			c.env = append(c.env, kv)
+		}
+	}
+	c.env = append(c.env,
+		"ATRIUM_INTERNAL_SECRET="+testInternalSecret,
+		"ATRIUM_DATABASE_URL="+c.db,
+		"ATRIUM_NATS_URL="+natsURL,
+		"ATRIUM_MIGRATE=true",
+		"ATRIUM_LOG_FORMAT=json",
+		"ATRIUM_SHUTDOWN_TIMEOUT="+clusterShutdownTimeout.String(),
+		"ATRIUM_DRAIN_DELAY="+clusterDrainDelay.String(),
+		"ATRIUM_METRICS_ADDR=127.0.0.1:0",
+	)
+	t.Cleanup(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, p := range c.procs {
+			select {
+			case <-p.done:
+			default:
+				_ = p.cmd.Process.Kill()
+				<-p.done
+			}
+			if t.Failed() {
+				t.Logf("last lines of atrium-%s's log:\n%s", p.name, p.tail(40))
+			}
+		}
+	})
+
+	// The gateway's public address is chosen now: the actions service
+	// writes it into the links of the media it generates.
+	publicAddr := freeAddr(t)
+	tables := c.tables(t)
+	// Each service's upstreams are started before it, so their addresses
+	// are known when its flags are written.
+	for _, svc := range []struct {
+		name string
+		args func() []string
+	}{
+		{"collections", func() []string { return nil }},
+		{"crm", func() []string { return []string{"--collections-addr=" + c.addrs["collections"]} }},
+		{"data", func() []string { return []string{"--crm-addr=" + c.addrs["crm"]} }},
+		{"actions", func() []string {
+			return append([]string{"--crm-addr=" + c.addrs["crm"], "--data-addr=" + c.addrs["data"], "--public-url=http://" + publicAddr}, actionsFlags...)
+		}},
+	} {
+		p := c.start(t, svc.name, append([]string{"--grpc-addr=127.0.0.1:0"}, svc.args()...)...)
+		c.addrs[svc.name] = p.waitLog(t, "serving gRPC")["addr"].(string)
+		before := tables
+		tables = c.tables(t)
+		var created []string
+		for _, tbl := range tables {
+			if !slices.Contains(before, tbl) {
+				created = append(created, tbl)
+			}
+		}
+		if len(created) == 0 {
+			t.Fatalf("atrium-%s --migrate created no table", svc.name)
+		}
+		for _, tbl := range before {
+			if !slices.Contains(tables, tbl) {
+				t.Fatalf("atrium-%s --migrate dropped %s", svc.name, tbl)
+			}
+		}
+		for _, tbl := range created {
+			if !strings.HasPrefix(tbl, svc.name+".") {
+				t.Fatalf("atrium-%s --migrate created %s, outside its own schema %q (it created %v)", svc.name, tbl, svc.name, created)
+			}
+		}
+	}
+	gw := c.start(t, "gateway", append([]string{
+		"--http-addr=" + publicAddr, "--admin-addr=127.0.0.1:0",
+		"--collections-addr=" + c.addrs["collections"], "--crm-addr=" + c.addrs["crm"],
+		"--data-addr=" + c.addrs["data"], "--actions-addr=" + c.addrs["actions"],
+	}, gatewayFlags...)...)
+	listening := gw.waitLog(t, "gateway listening")
+	c.stack = &stack{
+		api: "http://" + listening["public"].(string), admin: "http://" + listening["admin"].(string),
+		natsURL: natsURL, dataAddr: c.addrs["data"], logs: &syncBuffer{},
+	}
+	c.waitReady(t)
+	return c
+}
+
+// start runs atrium-<name> with args and the cluster's environment.
+func (c *cluster) start(t *testing.T, name string, args ...string) *process {
+	t.Helper()
+	p := &process{name: name, logs: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(filepath.Join(c.bins, "atrium-"+name), args...)
+	p.cmd.Env = slices.Clone(c.env)
+	if name == "gateway" {
+		p.cmd.Env = append(p.cmd.Env, "ATRIUM_ADMIN_TOKEN="+testAdminToken)
+	}
+	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start atrium-%s: %v", name, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	c.mu.Lock()
+	c.procs = append(c.procs, p)
+	c.mu.Unlock()
+	return p
+}
+
+// proc is the latest process started under name.
+func (c *cluster) proc(name string) *process {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.procs) - 1; i >= 0; i-- {
+		if c.procs[i].name == name {
+			return c.procs[i]
+		}
+	}
+	return nil
+}
+
+// waitReady waits, for a bounded time, until every service answers its
+// gRPC health check with SERVING and the gateway's /readyz is 200.
+func (c *cluster) waitReady(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for name, addr := range c.addrs {
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			resp, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+			cancel()
+			if err == nil && resp.Status == healthpb.HealthCheckResponse_SERVING {
+				break
+			}
+			if time.Now().After(deadline) {
+				conn.Close()
+				t.Fatalf("atrium-%s at %s is not SERVING: %v %v", name, addr, resp.GetStatus(), err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		conn.Close()
+	}
+	for {
+		r := call(t, "GET", c.stack.admin+"/readyz", "", nil)
+		if r.status == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the gateway's /readyz is still %s", r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// tables lists the tables of the database as schema.table.
+func (c *cluster) tables(t *testing.T) []string {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), c.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.WithoutCancel(t.Context()))
+	rows, err := conn.Query(t.Context(), `SELECT table_schema || '.' || table_name FROM information_schema.tables
+		WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// waitLog waits for the process's first JSON log line whose msg is msg and
+// returns it; it fails if the process exits first.
+func (p *process) waitLog(t *testing.T, msg string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		sc := bufio.NewScanner(strings.NewReader(p.logs.String()))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var rec map[string]any
+			if json.Unmarshal(sc.Bytes(), &rec) == nil && rec["msg"] == msg {
+				return rec
+			}
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("atrium-%s exited (%v) before logging %q:\n%s", p.name, p.err, msg, p.tail(40))
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("atrium-%s did not log %q within 30s:\n%s", p.name, msg, p.tail(40))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM and reports an error unless the process exits 0
+// within its drain delay and shutdown timeout (plus slack for a loaded
+// machine); a process still running then is killed.
+func (p *process) stop(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Errorf("SIGTERM to atrium-%s: %v", p.name, err)
+		return
+	}
+	bound := clusterDrainDelay + clusterShutdownTimeout + 10*time.Second
+	select {
+	case <-p.done:
+	case <-time.After(bound):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		t.Errorf("atrium-%s was still running %s after SIGTERM:\n%s", p.name, bound, p.tail(40))
+		return
+	}
+	if p.err != nil {
+		t.Errorf("atrium-%s exited with %v after SIGTERM, want exit status 0:\n%s", p.name, p.err, p.tail(40))
+	}
+}
+
+// tail is the last n lines of the process's output.
+func (p *process) tail(n int) string {
+	lines := strings.Split(strings.TrimRight(p.logs.String(), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// freeAddr is a loopback address no listener holds now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	return lis.Addr().String()
+}
+
+// TestClusterOfSeparateProcesses runs the deployment the Helm chart
+// installs. Starting it checks that each service migrates only its own
+// schema and that every service reports SERVING and the gateway ready.
+// Then the whole end-to-end suite (suiteTests) runs through the gateway
+// over HTTP, as against `atrium serve`: admin provisioning, the CRM lists,
+// the collections routes, the data read (filters, order, cursor pages, the
+// bulk load over gRPC), every action against a local site (credits and
+// their headers, records read back through the data read), the completion
+// events on NATS, and key revocation reaching the gateway through NATS.
+// With the data service stopped, /readyz fails naming it and the data read
+// is 503 while the other interfaces keep working; restarted, it recovers.
+// Every process then exits 0 on SIGTERM.
+func TestClusterOfSeparateProcesses(t *testing.T) {
+	w := newActionWorld(t)
+	// The gateway keeps key lookups for a minute: only the revocation event
+	// published by atrium-crm can make a revocation prompt.
+	c := startCluster(t, w.flags(), []string{"--key-cache-ttl=1m"})
+	s := c.stack
+
+	t.Run("Suite", func(t *testing.T) {
+		for _, tt := range suiteTests(w) {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				tt.fn(t, s)
+			})
+		}
+		t.Run("RevocationIsPrompt", func(t *testing.T) {
+			t.Parallel()
+			testRevocationIsPrompt(t, s)
+		})
+	})
+
+	t.Run("ReadinessFollowsTheDataService", func(t *testing.T) {
+		tn := s.newTenant(t)
+		client := s.newClient(t, tn, true)
+		s.loadRows(t, client, "keywords", map[string]any{"keyword": "rye", "position": 4, "status": "active"})
+		read := params("resource", "keywords", "client_id", client)
+		wantStatus(t, s.read(t, tn.read, read), http.StatusOK)
+
+		c.proc("data").stop(t)
+		var r response
+		eventually(t, 15*time.Second, func() bool {
+			r = call(t, "GET", s.admin+"/readyz", "", nil)
+			return r.status == http.StatusServiceUnavailable
+		})
+		if msg, _ := r.json["error"].(string); !strings.Contains(msg, "data") {
+			t.Fatalf("/readyz with atrium-data stopped = %s, want an error naming the data service", r)
+		}
+		down := s.read(t, tn.read, read)
+		wantError(t, down, http.StatusServiceUnavailable, "retry")
+		if down.header.Get("Retry-After") == "" {
+			t.Fatalf("data read with atrium-data stopped lacks Retry-After: %v", down.header)
+		}
+		// The other interfaces do not depend on the data service.
+		s.newProspect(t, tn, "Still Serving")
+		if n := len(s.list(t, "/api/v1/prospects", tn.read)); n != 1 {
+			t.Fatalf("prospects with atrium-data stopped = %d, want 1", n)
+		}
+
+		restarted := c.start(t, "data", "--grpc-addr="+c.addrs["data"], "--crm-addr="+c.addrs["crm"])
+		restarted.waitLog(t, "serving gRPC")
+		eventually(t, 15*time.Second, func() bool {
+			return call(t, "GET", s.admin+"/readyz", "", nil).status == http.StatusOK
+		})
+		r = s.read(t, tn.read, read)
+		wantStatus(t, r, http.StatusOK)
+		if rows := r.json["data"].([]any); len(rows) != 1 || rows[0].(map[string]any)["keyword"] != "rye" {
+			t.Fatalf("data read after the restart = %s, want the row loaded before it", r)
+		}
+	})
+
+	// Stop everything at once, as a rollout or a node drain does.
+	var wg sync.WaitGroup
+	for _, name := range []string{"gateway", "actions", "data", "crm", "collections"} {
+		wg.Go(func() { c.proc(name).stop(t) })
+	}
+	wg.Wait()
+}
