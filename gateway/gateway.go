@@ -147,6 +147,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	}
 	if cfg.RateLimit > 0 {
 		g.limiter = newRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, cfg.now)
+		go g.limiter.run(g.base) // until close
 	}
 	publicMux, adminMux := g.newMux(g.public), g.newMux(g.adminL)
 	for _, u := range upstreams {

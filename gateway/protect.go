@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -41,9 +42,10 @@ func writeOverloaded(w http.ResponseWriter, max int64) {
 
 // rateLimiter is a token bucket per API key: each key may make burst
 // requests at once, refilled at rate per second. Buckets are kept only for
-// keys seen within the time a bucket takes to refill: a bucket idle that
-// long is full, the same as none, so dropping it changes nothing, and the
-// memory held is bounded by the keys active in that window.
+// keys seen within the time a bucket takes to refill (run sweeps the
+// others): a bucket idle that long is full, the same as none, so dropping
+// it changes nothing, and the memory held is bounded by the keys active
+// in that window. Only authenticated keys get a bucket.
 type rateLimiter struct {
 	rate   float64 // tokens per second
 	burst  float64
@@ -54,9 +56,8 @@ type rateLimiter struct {
 }
 
 type bucketShard struct {
-	mu        sync.Mutex
-	buckets   map[string]*bucket
-	lastSweep time.Time
+	mu      sync.Mutex
+	buckets map[string]*bucket
 }
 
 type bucket struct {
@@ -80,9 +81,6 @@ func (l *rateLimiter) allow(key string) (bool, time.Duration) {
 	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if now.Sub(s.lastSweep) >= max(l.refill, time.Second) {
-		s.sweep(now, l.refill)
-	}
 	b := s.buckets[key]
 	if b == nil {
 		b = &bucket{tokens: l.burst, at: now}
@@ -99,14 +97,35 @@ func (l *rateLimiter) allow(key string) (bool, time.Duration) {
 	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
 }
 
-// sweep drops the buckets that have had time to refill.
-func (s *bucketShard) sweep(now time.Time, refill time.Duration) {
-	for k, b := range s.buckets {
-		if now.Sub(b.at) >= refill {
-			delete(s.buckets, k)
+// run sweeps the buckets every refill period (at least every second)
+// until ctx ends.
+func (l *rateLimiter) run(ctx context.Context) {
+	t := time.NewTicker(max(l.refill, time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			l.sweep()
 		}
 	}
-	s.lastSweep = now
+}
+
+// sweep drops the buckets that have had time to refill, one shard at a
+// time so that requests wait for at most one shard's sweep.
+func (l *rateLimiter) sweep() {
+	now := l.now()
+	for i := range l.shards {
+		s := &l.shards[i]
+		s.mu.Lock()
+		for k, b := range s.buckets {
+			if now.Sub(b.at) >= l.refill {
+				delete(s.buckets, k)
+			}
+		}
+		s.mu.Unlock()
+	}
 }
 
 // size is the number of buckets held, for tests.
