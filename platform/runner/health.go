@@ -9,9 +9,14 @@ import (
 	"github.com/atrium-hq/atrium/platform/rpc"
 )
 
-// healthInterval is how often a service checks what it depends on. A
-// readiness probe sees a change within it.
-var healthInterval = 5 * time.Second
+// healthInterval is how often a serving service checks what it depends
+// on: a readiness probe sees a failure within it. A service that is not
+// serving checks every recheckInterval, so that it is back as soon as what
+// it waits for is (another service starting after it, say).
+const (
+	healthInterval  = 5 * time.Second
+	recheckInterval = time.Second
+)
 
 // healthTimeout bounds each check.
 const healthTimeout = 2 * time.Second
@@ -23,21 +28,26 @@ type health struct {
 	draining bool
 }
 
-// watchHealth checks the service's dependencies at once and then every
-// healthInterval until ctx ends, and reports the result.
+// watchHealth checks the service's dependencies at once and then
+// periodically until ctx ends, and reports the result.
 func (r *Runtime) watchHealth(ctx context.Context) {
-	t := time.NewTicker(healthInterval)
+	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 		cause := r.checkHealth(ctx)
 		if ctx.Err() != nil {
 			return
 		}
 		r.report(cause)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+		if cause == "" {
+			t.Reset(healthInterval)
+		} else {
+			t.Reset(recheckInterval)
 		}
 	}
 }
