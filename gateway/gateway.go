@@ -274,6 +274,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 			time.Sleep(g.cfg.DrainDelay)
 		}
 		g.shutdown(context.WithoutCancel(ctx))
+		g.cfg.Logger.Info("gateway stopped")
 		return nil
 	})
 	return eg.Wait()

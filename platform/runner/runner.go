@@ -264,6 +264,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 		r.GRPC.Shutdown(sctx)
 		relay.Drain(sctx)
 		stopRelay()
+		r.logger.Info("stopped")
 		return nil
 	})
 	return g.Wait()
