@@ -115,6 +115,15 @@ func (r *Runtime) report(cause string) {
 	}
 }
 
+// NotServing returns why the service reports NOT_SERVING, or "" while it
+// reports SERVING: what an HTTP readiness endpoint beside the gRPC health
+// service answers.
+func (r *Runtime) NotServing() string {
+	r.health.mu.Lock()
+	defer r.health.mu.Unlock()
+	return r.health.cause
+}
+
 // drain reports NOT_SERVING for good: the service is stopping.
 func (r *Runtime) drain() {
 	h := &r.health

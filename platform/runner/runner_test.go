@@ -98,6 +98,9 @@ func TestStopDrainsThenStops(t *testing.T) {
 	if st != healthpb.HealthCheckResponse_NOT_SERVING || cause != rpc.CauseShuttingDown {
 		t.Fatalf("health during the drain = %s (%q), want NOT_SERVING (%q)", st, cause, rpc.CauseShuttingDown)
 	}
+	if got := rt.NotServing(); got != rpc.CauseShuttingDown {
+		t.Fatalf("NotServing() during the drain = %q", got)
+	}
 
 	select {
 	case err := <-done:
