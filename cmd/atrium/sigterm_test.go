@@ -24,7 +24,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -36,19 +35,16 @@ import (
 	"time"
 )
 
-// drainBinary builds the atrium command once per test binary run.
-var drainBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "atrium-sigterm-")
-	if err != nil {
-		return "", err
+// buildAtriumBinary builds this command into a directory removed when the
+// test ends.
+func buildAtriumBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "atrium")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	bin := filepath.Join(dir, "atrium")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
+	return bin
+}
 
 // drainProcess is `atrium serve` running as a child process.
 type drainProcess struct {
@@ -243,10 +239,7 @@ func readyzDuringDrain(addr string, deadline time.Time) (unready []map[string]an
 }
 
 func TestSIGTERMDuringABurstAnswersEveryWrittenRequest(t *testing.T) {
-	bin, err := drainBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := buildAtriumBinary(t)
 	const clients = 8
 	for round := 1; round <= 3; round++ {
 		t.Run(fmt.Sprintf("round %d", round), func(t *testing.T) {
