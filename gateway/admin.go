@@ -2,15 +2,18 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/pprof"
 	"strings"
+	"sync"
 	"time"
-
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
 	"github.com/atrium-hq/atrium/gateway/openapi"
+	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/rpc"
 )
 
 // withDoc serves the listener's OpenAPI document at /openapi.json, without
@@ -32,9 +35,9 @@ func (g *Gateway) withDoc(doc openapi.Doc, next http.Handler) http.Handler {
 	})
 }
 
-// withProbes adds /healthz (the process is up), /readyz (every service
-// answers its health check) and /debug/pprof/ to the admin listener. The
-// probes are unauthenticated so that orchestrators can call them; the
+// withProbes adds /healthz (the process is up), /readyz (the gateway can
+// use every service: see Ready) and /debug/pprof/ to the admin listener.
+// The probes are unauthenticated so that orchestrators can call them; the
 // profiles need the admin token.
 func (g *Gateway) withProbes(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -43,8 +46,7 @@ func (g *Gateway) withProbes(next http.Handler) http.Handler {
 			g.pprof(w, r)
 			return
 		}
-		probe := r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
-		if !probe {
+		if !isProbe(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -86,29 +88,59 @@ func (g *Gateway) pprof(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	checks := map[string]string{}
-	var down []string
-	for _, c := range g.conns {
-		resp, err := healthpb.NewHealthClient(c.conn).Check(ctx, &healthpb.HealthCheckRequest{})
-		st := resp.GetStatus().String()
-		if err != nil {
-			st = "UNREACHABLE"
-		}
-		checks[c.name] = st
-		if st != healthpb.HealthCheckResponse_SERVING.String() {
-			down = append(down, c.name+" "+st)
+func isProbe(path string) bool { return path == "/healthz" || path == "/readyz" }
+
+// readyTimeout bounds each upstream's health check within /readyz.
+const readyTimeout = 2 * time.Second
+
+// readyzPrincipal is who the gateway says it is when it checks a service:
+// the check then also proves that the service verifies its signatures.
+var readyzPrincipal = principal.Principal{Kind: principal.KindService, Subject: "gateway"}
+
+// Ready reports whether the gateway should be sent traffic: nil, or an
+// error that names every reason it should not. It should not while it
+// drains, nor while it cannot use one of the services: unreachable,
+// refusing the gateway's principal (the two were given different internal
+// secrets: every request would fail), or reporting NOT_SERVING for a
+// reason other than its own shutdown (a service whose database is down).
+// checks holds each service's health status and the NATS connection's
+// state, which is shown but not required: without it, revocations take
+// effect within the key cache TTL instead of at once.
+func (g *Gateway) Ready(ctx context.Context) (checks map[string]string, err error) {
+	if g.draining.Load() {
+		return nil, errors.New("shutting down")
+	}
+	ctx = g.signer.OutgoingContext(ctx, readyzPrincipal)
+	problems := make([]error, len(g.conns))
+	var wg sync.WaitGroup
+	for i, c := range g.conns {
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, readyTimeout)
+			defer cancel()
+			problems[i] = rpc.Upstream{Name: c.name, Conn: c.conn}.Check(cctx, "gateway", true)
+		})
+	}
+	wg.Wait()
+	checks = map[string]string{}
+	for i, c := range g.conns {
+		checks[c.name] = "SERVING"
+		if problems[i] != nil {
+			checks[c.name] = problems[i].Error()
 		}
 	}
 	if g.nats != nil {
 		checks["nats"] = g.nats.Status().String()
 	}
-	if len(down) > 0 {
-		rest.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{
-			"error": "not ready: " + strings.Join(down, ", "), "checks": checks,
-		})
+	if err := errors.Join(problems...); err != nil {
+		return checks, fmt.Errorf("not ready: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return checks, nil
+}
+
+func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) {
+	checks, err := g.Ready(r.Context())
+	if err != nil {
+		rest.WriteJSON(w, http.StatusServiceUnavailable, rest.Body{Error: err.Error()})
 		return
 	}
 	rest.WriteJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": checks})

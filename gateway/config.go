@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"time"
 
@@ -45,12 +46,30 @@ type Config struct {
 	MaxBodyBytes int64
 	// ShutdownTimeout bounds the drain of in-flight requests at shutdown.
 	ShutdownTimeout time.Duration
+	// DrainDelay is how long, once asked to stop, the gateway answers
+	// /readyz 503 while still serving (and closing keep-alive connections
+	// after each response), so that load balancers stop sending before it
+	// stops accepting.
+	DrainDelay time.Duration
+
+	// RateLimit is the requests per second each API key may make on the
+	// public listener, refilled continuously; 0 turns the limit off.
+	RateLimit float64
+	// RateLimitBurst is how many requests a key may make at once after
+	// being idle; 0 means twice RateLimit, rounded up.
+	RateLimitBurst int
+	// MaxInFlight bounds the requests each listener serves at once; over
+	// it, requests are answered 503 at once rather than queued.
+	MaxInFlight int
 
 	Version string
 	Logger  *slog.Logger
 	// TracerProvider makes the gateway's spans; nil means the global one
 	// (telemetry.Setup installs it).
 	TracerProvider trace.TracerProvider
+
+	// now is the rate limiter's clock; tests set it.
+	now func() time.Time
 }
 
 // Defaults of the optional settings.
@@ -60,6 +79,7 @@ const (
 	DefaultRequestTimeout  = 30 * time.Second
 	DefaultMaxBodyBytes    = 1 << 20
 	DefaultShutdownTimeout = 10 * time.Second
+	DefaultMaxInFlight     = 1000
 )
 
 // UpstreamNames are the services behind the gateway, in the order the
@@ -74,9 +94,10 @@ func UpstreamNames() []string {
 
 // BindFlags binds the gateway's own settings to fs, with c's current values
 // as defaults: the listeners, the admin token, the key cache, the request
-// limits. `atrium serve` and atrium-gateway both bind them here; the
-// settings every process shares (internal secret, logging, shutdown
-// timeout) are platform/cli's, the upstream addresses atrium-gateway's.
+// limits and the protection against bursts. `atrium serve` and
+// atrium-gateway both bind them here; the settings every process shares
+// (internal secret, logging, shutdown timeout, drain delay) are
+// platform/cli's, the upstream addresses atrium-gateway's.
 func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "public API listen address")
 	fs.StringVar(&c.AdminAddr, "admin-addr", c.AdminAddr, "admin API listen address (also /healthz, /readyz and /debug/pprof/); keep it off public networks, never the public one")
@@ -85,6 +106,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.KeyCacheSize, "key-cache-size", c.KeyCacheSize, "maximum cached API key lookups")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", c.RequestTimeout, "deadline of each request, body included")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest accepted request body")
+	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests per second each API key may make (token bucket per key, answered 429 with Retry-After over it); 0 turns the limit off")
+	fs.IntVar(&c.RateLimitBurst, "rate-limit-burst", c.RateLimitBurst, "requests an idle API key may make at once; 0 means twice --rate-limit, rounded up")
+	fs.IntVar(&c.MaxInFlight, "max-in-flight", c.MaxInFlight, "requests each listener serves at once; more are answered 503 with Retry-After at once, never queued")
 }
 
 // DefaultConfig returns a configuration with every default set.
@@ -109,6 +133,15 @@ func (c *Config) setDefaults() {
 	}
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = DefaultMaxInFlight
+	}
+	if c.RateLimit > 0 && c.RateLimitBurst == 0 {
+		c.RateLimitBurst = max(1, int(math.Ceil(2*c.RateLimit)))
+	}
+	if c.now == nil {
+		c.now = time.Now
 	}
 	if c.Version == "" {
 		c.Version = "dev"
@@ -140,8 +173,14 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("key cache TTL must be between 0s and 1m so that revocations take effect promptly; got %s", c.KeyCacheTTL)
 	case c.KeyCacheSize < 1:
 		return errors.New("key cache size must be at least 1")
-	case c.RequestTimeout < 0 || c.MaxBodyBytes < 0 || c.ShutdownTimeout < 0:
+	case c.RequestTimeout < 0 || c.MaxBodyBytes < 0 || c.ShutdownTimeout < 0 || c.DrainDelay < 0:
 		return errors.New("timeouts and sizes must not be negative")
+	case c.RateLimit < 0 || math.IsNaN(c.RateLimit) || math.IsInf(c.RateLimit, 0):
+		return fmt.Errorf("--rate-limit must be 0 (off) or a positive number of requests per second per API key; got %v", c.RateLimit)
+	case c.RateLimitBurst < 0:
+		return fmt.Errorf("--rate-limit-burst must be at least 1 (0: twice --rate-limit); got %d", c.RateLimitBurst)
+	case c.MaxInFlight < 0:
+		return fmt.Errorf("--max-in-flight must be at least 1 (0: the default, %d); got %d", DefaultMaxInFlight, c.MaxInFlight)
 	case c.Logger == nil:
 		return errors.New("logger is required")
 	}

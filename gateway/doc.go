@@ -11,4 +11,9 @@
 // proxied. The caller's principal reaches the service signed in gRPC
 // metadata; client-sent Grpc-Metadata-* headers and the Authorization header
 // are never forwarded.
+//
+// Each listener serves a bounded number of requests at once (503 past it),
+// and each API key may be held to a rate (429). On stop the gateway first
+// reports not ready while still serving, then stops accepting and lets
+// in-flight requests finish (Run).
 package gateway

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -75,6 +76,11 @@ type Gateway struct {
 
 	public, adminL *listener
 	nats           *nats.Conn
+	// limiter is the per-key rate limit of the public listener, nil when off.
+	limiter *rateLimiter
+	// draining is set once the gateway is asked to stop: /readyz answers
+	// 503 and every HTTP/1.1 response closes its connection.
+	draining atomic.Bool
 
 	// base is every request's parent context. Cancelled with
 	// rest.ErrShuttingDown when a shutdown runs out of time, so that the requests
@@ -97,6 +103,11 @@ type listener struct {
 	authn  func(*http.Request) (principal.Principal, error)
 	// render asks services for rendered JSON bodies (platform/render).
 	render bool
+	// probes: the listener serves /healthz and /readyz, which the in-flight
+	// bound leaves out so that an orchestrator still hears from a busy
+	// gateway.
+	probes bool
+	limit  inFlightLimit
 	srv    *http.Server
 	lis    net.Listener
 }
@@ -129,9 +140,14 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		return nil, err
 	}
 	g.public = &listener{name: "atrium-gateway", doc: publicDoc, authn: g.authenticateKey, render: true}
-	g.adminL = &listener{name: "atrium-admin", doc: adminDoc, authn: g.authenticateAdmin}
+	g.adminL = &listener{name: "atrium-admin", doc: adminDoc, authn: g.authenticateAdmin, probes: true}
 	for _, l := range []*listener{g.public, g.adminL} {
 		l.routes.methods.Add(http.MethodGet, "/openapi.json")
+		l.limit.max = int64(cfg.MaxInFlight)
+	}
+	if cfg.RateLimit > 0 {
+		g.limiter = newRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, cfg.now)
+		go g.limiter.run(g.base) // until close
 	}
 	publicMux, adminMux := g.newMux(g.public), g.newMux(g.adminL)
 	for _, u := range upstreams {
@@ -229,11 +245,15 @@ func (g *Gateway) HTTPAddr() string { return g.public.lis.Addr().String() }
 // AdminAddr is the admin listener's address.
 func (g *Gateway) AdminAddr() string { return g.adminL.lis.Addr().String() }
 
-// Run serves both listeners until ctx ends, then stops accepting and lets
-// in-flight requests finish. Requests still running when the shutdown
-// timeout expires are answered 503 (retry) rather than cut. Run then closes
-// the upstream connections. A shutdown that ran out of time is still a
-// clean one: Run returns nil.
+// Run serves both listeners until ctx ends, then stops gracefully: for the
+// drain delay it answers /readyz 503 while still serving, closing each
+// HTTP/1.1 connection after its next response so that clients reconnect
+// (through a load balancer that no longer sends here) instead of reusing
+// a connection the gateway is about to close; then it stops accepting and
+// lets in-flight requests finish. Requests still running when the
+// shutdown timeout expires are answered 503 (retry) rather than cut. Run
+// then closes the upstream connections. A shutdown that ran out of time is
+// still a clean one: Run returns nil.
 func (g *Gateway) Run(ctx context.Context) error {
 	defer g.close()
 	eg, ectx := errgroup.WithContext(ctx)
@@ -248,7 +268,13 @@ func (g *Gateway) Run(ctx context.Context) error {
 	g.cfg.Logger.Info("gateway listening", "public", g.HTTPAddr(), "admin", g.AdminAddr())
 	eg.Go(func() error {
 		<-ectx.Done()
+		g.draining.Store(true)
+		if ctx.Err() != nil && g.cfg.DrainDelay > 0 {
+			g.cfg.Logger.Info("draining: /readyz answers 503 while requests are still served", "drain_delay", g.cfg.DrainDelay)
+			time.Sleep(g.cfg.DrainDelay)
+		}
 		g.shutdown(context.WithoutCancel(ctx))
+		g.cfg.Logger.Info("gateway stopped")
 		return nil
 	})
 	return eg.Wait()

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,10 +28,14 @@ import (
 
 var secret = []byte("0123456789abcdef0123456789abcdef")
 
-const apiKey = "atr_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+const (
+	apiKey = "atr_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+	// otherAPIKey is key-2, of another agency.
+	otherAPIKey = "atr_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
+)
 
 // fakeCRM is a CRM service double on a real gRPC server with the real
-// interceptors: it knows one key and answers ListProspects as told.
+// interceptors: it knows two keys and answers ListProspects as told.
 type fakeCRM struct {
 	crmv1.UnimplementedCRMServiceServer
 	crmv1.UnimplementedAPIKeyServiceServer
@@ -40,13 +45,15 @@ type fakeCRM struct {
 
 func (f *fakeCRM) VerifyAPIKey(ctx context.Context, req *crmv1.VerifyAPIKeyRequest) (*crmv1.VerifyAPIKeyResponse, error) {
 	f.verifies.Add(1)
-	d := sha256.Sum256([]byte(apiKey))
-	if string(req.SecretSha256) != string(d[:]) {
-		return nil, status.Error(codes.NotFound, "unknown API key")
+	for i, key := range []string{apiKey, otherAPIKey} {
+		if d := sha256.Sum256([]byte(key)); string(req.SecretSha256) == string(d[:]) {
+			n := strconv.Itoa(i + 1)
+			return &crmv1.VerifyAPIKeyResponse{Key: &crmv1.APIKey{
+				Id: "key-" + n, Scopes: []string{"read"}, AgencyId: wrapperspb.String("agency-" + n), CreatedAt: timestamppb.Now(),
+			}}, nil
+		}
 	}
-	return &crmv1.VerifyAPIKeyResponse{Key: &crmv1.APIKey{
-		Id: "key-1", Scopes: []string{"read"}, AgencyId: wrapperspb.String("agency-1"), CreatedAt: timestamppb.Now(),
-	}}, nil
+	return nil, status.Error(codes.NotFound, "unknown API key")
 }
 
 func (f *fakeCRM) ListProspects(ctx context.Context, _ *crmv1.ListProspectsRequest) (*crmv1.ListProspectsResponse, error) {
@@ -87,9 +94,15 @@ type running struct {
 func startGateway(t *testing.T, crmAddr string, tweak func(*Config)) *running {
 	t.Helper()
 	other := closedAddr(t)
+	return startGatewayTo(t, map[string]string{"crm": crmAddr, "collections": other, "data": other, "actions": other}, tweak)
+}
+
+// startGatewayTo starts a gateway in front of the services at upstreams.
+func startGatewayTo(t *testing.T, upstreams map[string]string, tweak func(*Config)) *running {
+	t.Helper()
 	cfg := Config{
 		HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", AdminToken: "admin-token-0123456789", InternalSecret: secret,
-		Upstreams: map[string]string{"crm": crmAddr, "collections": other, "data": other, "actions": other},
+		Upstreams: upstreams,
 		Logger:    slog.New(slog.DiscardHandler),
 	}
 	if tweak != nil {

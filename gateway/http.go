@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -45,7 +46,7 @@ func (g *Gateway) newMux(l *listener) *runtime.ServeMux {
 	installQueryParser()
 	return runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, rest.Marshaler()),
-		runtime.WithErrorHandler(rest.ErrorHandler(g.cfg.Logger)),
+		runtime.WithErrorHandler(refusedPrincipal(rest.ErrorHandler(g.cfg.Logger))),
 		runtime.WithRoutingErrorHandler(rest.RoutingErrorHandler(g.cfg.Logger, &l.routes.methods)),
 		runtime.WithForwardResponseOption(rest.ResponseHeaders),
 		runtime.WithDisablePathLengthFallback(),
@@ -95,6 +96,12 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 				rest.WriteError(ctx, g.cfg.Logger, w, r, apperr.ToStatus(err).Err())
 				return
 			}
+			if l == g.public && g.limiter != nil && p.Kind == principal.KindKey {
+				if ok, wait := g.limiter.allow(p.Subject); !ok {
+					g.limiter.writeRateLimited(w, wait)
+					return
+				}
+			}
 			for name, v := range params {
 				if !utf8.ValidString(v) {
 					rest.WriteError(ctx, g.cfg.Logger, w, r, status.Errorf(codes.InvalidArgument,
@@ -122,6 +129,21 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 			}
 			next(w, r.WithContext(ctx), params)
 		}
+	}
+}
+
+// refusedPrincipal wraps the mux's error handler. The gateway answers
+// every client credential problem itself (401) before calling a service,
+// so a service that answers Unauthenticated refuses the gateway's own
+// signed principal: the processes were given different internal secrets.
+// That is a fault of the deployment, not of the caller's key, so it is a
+// 500 whose log line names the cause (and /readyz says the same).
+func refusedPrincipal(next runtime.ErrorHandlerFunc) runtime.ErrorHandlerFunc {
+	return func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+		if st, ok := status.FromError(err); ok && st.Code() == codes.Unauthenticated {
+			err = status.Errorf(codes.Internal, "the service refused the gateway's signed principal (%s): is --internal-secret the same in the gateway and the services?", st.Message())
+		}
+		next(ctx, mux, m, w, r, err)
 	}
 }
 
@@ -162,15 +184,16 @@ func nameRequest(ctx context.Context, route string) {
 }
 
 // serve is the chain in front of a listener's mux: tracing, the access log,
-// panic recovery, header hygiene, the request deadline, and the body, read
-// whole under that deadline and the size limit before anything parses it.
+// panic recovery, the in-flight bound, header hygiene, the request
+// deadline, and the body, read whole under that deadline and the size
+// limit before anything parses it.
 func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		g.inflight.Add(1)
 		defer g.inflight.Done()
 		start := time.Now()
 		st := &requestState{route: "unmatched"}
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statusWriter{ResponseWriter: w, http1: r.ProtoMajor == 1, draining: &g.draining}
 		// A shutdown that ran out of time closes the connections once the
 		// handlers return; net/http writes a response only after that, so
 		// the 503 the handler wrote must go out first.
@@ -192,6 +215,13 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 			g.cfg.Logger.InfoContext(ctx, "request", "method", r.Method, "route", st.route, "status", sw.code(),
 				"duration_ms", float64(time.Since(start).Microseconds())/1000, "bytes", sw.bytes)
 		}()
+		if !(l.probes && isProbe(r.URL.Path)) {
+			if !l.limit.acquire() {
+				writeOverloaded(sw, l.limit.max)
+				return
+			}
+			defer l.limit.release()
+		}
 		if r.RequestURI == "*" {
 			rest.WriteError(ctx, g.cfg.Logger, sw, r, status.Errorf(codes.InvalidArgument,
 				"the request target * is not supported; send requests to the routes listed at /openapi.json"))
@@ -261,16 +291,23 @@ func declared(r *http.Request) string {
 }
 
 // statusWriter remembers the status and size of a response for the access
-// log.
+// log. While the gateway drains, it also closes HTTP/1.1 connections after
+// their response: a client then opens a new connection for its next
+// request, which a load balancer sends elsewhere, rather than writing it
+// on a connection the gateway may be closing at that moment, where it
+// would be lost. (HTTP/2 has GOAWAY for this, which Shutdown sends.)
 type statusWriter struct {
 	http.ResponseWriter
-	status int
-	bytes  int
+	status   int
+	bytes    int
+	http1    bool
+	draining *atomic.Bool
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
+		w.closeIfDraining()
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -278,10 +315,17 @@ func (w *statusWriter) WriteHeader(code int) {
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
+		w.closeIfDraining()
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += n
 	return n, err
+}
+
+func (w *statusWriter) closeIfDraining() {
+	if w.http1 && w.draining != nil && w.draining.Load() {
+		w.Header().Set("Connection", "close")
+	}
 }
 
 func (w *statusWriter) code() int {

@@ -15,8 +15,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/telemetry"
@@ -39,7 +37,8 @@ be set with an ATRIUM_* environment variable (--http-addr: ATRIUM_HTTP_ADDR).
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first SIGINT or SIGTERM stops gracefully; a second, at once.
+	ctx, stop := cli.SignalContext()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil && err != cli.ErrDone {

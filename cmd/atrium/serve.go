@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -100,8 +101,10 @@ type serveable interface {
 
 // serve runs everything until ctx ends. Start order: NATS, collections,
 // CRM (which calls collections), data, actions, gateway. Stop order is the
-// reverse: the gateway drains HTTP first, then the services drain gRPC and
-// publish what is left in their outboxes, then NATS stops.
+// reverse: the gateway reports not ready for the drain delay while still
+// serving, then drains HTTP; then the services drain gRPC (no delay: they
+// are reached through the gateway, or on loopback) and publish what is
+// left in their outboxes; then NATS stops.
 func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Writer, ready func(listening)) (err error) {
 	shutdownTracing, err := telemetry.Setup(ctx, "atrium", version)
 	if err != nil {
@@ -162,7 +165,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	gcfg := c.gateway
 	gcfg.InternalSecret = []byte(c.common.InternalSecret)
 	gcfg.Upstreams = map[string]string{"collections": collectionsSvc.Addr(), "crm": crmSvc.Addr(), "data": dataSvc.Addr(), "actions": actionsSvc.Addr()}
-	gcfg.NATSURL, gcfg.ShutdownTimeout, gcfg.Version, gcfg.Logger = natsURL, c.common.ShutdownTimeout, version, logger
+	gcfg.NATSURL, gcfg.ShutdownTimeout, gcfg.DrainDelay, gcfg.Version, gcfg.Logger = natsURL, c.common.ShutdownTimeout, c.common.DrainDelay, version, logger
 	gw, err := gateway.New(ctx, gcfg)
 	if err != nil {
 		return err
@@ -191,6 +194,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		})
 	}
 	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr()}
+	waitReady(gctx, gw, logger)
 	printBanner(stdout, l, c)
 	if c.demo {
 		if err := seedDemo(gctx, stdout, l); err != nil {
@@ -204,6 +208,32 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	logger.Info("atrium stopped")
 	return err
 }
+
+// waitReady waits until the gateway reports ready, which takes the
+// services' first checks of what they depend on, so that "Atrium is
+// running" is true when printed. A stack that is not ready within
+// readyWait starts anyway, with a warning naming why; /readyz keeps saying
+// it.
+func waitReady(ctx context.Context, gw *gateway.Gateway, logger *slog.Logger) {
+	deadline := time.Now().Add(readyWait)
+	for {
+		_, err := gw.Ready(ctx)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			logger.Warn("not ready yet; serving anyway", "cause", err.Error())
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+const readyWait = 10 * time.Second
 
 func printBanner(w io.Writer, l listening, c serveConfig) {
 	fmt.Fprintf(w, "\nAtrium is running.\n  public API:  http://%s   (routes: http://%s/openapi.json)\n  admin API:   http://%s   (probes: /healthz, /readyz)\n",

@@ -148,6 +148,7 @@ func adjustOperation(op document, method, path string, tenant bool) {
 	if tenant {
 		responses["401"] = errorResponse("The API key is missing, malformed, unknown, expired or revoked.")
 		responses["403"] = errorResponse("The key lacks the scope this route needs, or is not bound to what the route reads.")
+		responses["429"] = errorResponse("The API key is over the deployment's rate limit (when one is set). Retry after the Retry-After header.")
 	} else {
 		responses["401"] = errorResponse("The admin token is missing or wrong.")
 	}
@@ -164,7 +165,7 @@ func adjustOperation(op document, method, path string, tenant bool) {
 		responses["412"] = errorResponse("An If-Match header does not match the item's current ETag; nothing changed.")
 	}
 	responses["500"] = errorResponse("A fault; the message carries a reference to quote. Retry with backoff.")
-	responses["503"] = errorResponse("A backing service is unavailable, a write collided with others, or the server is shutting down. Retry after the Retry-After header.")
+	responses["503"] = errorResponse("A backing service is unavailable, a write collided with others, the server is at its limit of requests in flight, or it is shutting down. Retry after the Retry-After header.")
 	responses["504"] = errorResponse("The request ran out of time. Retry with backoff.")
 	for _, prm := range params {
 		if prm, _ := prm.(document); prm["in"] == "path" && isIDName(prm["name"]) {

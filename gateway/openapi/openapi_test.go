@@ -83,7 +83,7 @@ func TestSchemasSayWhatTheAPIChecks(t *testing.T) {
 func TestEveryRouteListsItsErrors(t *testing.T) {
 	pub := load(t, Public)
 	list := dig(t, pub, "paths", "/api/v1/prospects", "get", "responses").(map[string]any)
-	for _, code := range []string{"200", "400", "401", "403", "500", "503"} {
+	for _, code := range []string{"200", "400", "401", "403", "429", "500", "503"} {
 		if _, ok := list[code]; !ok {
 			t.Errorf("GET /api/v1/prospects does not document %s", code)
 		}
@@ -103,6 +103,9 @@ func TestEveryRouteListsItsErrors(t *testing.T) {
 		if _, ok := create[code]; !ok {
 			t.Errorf("POST /admin/v1/keys does not document %s", code)
 		}
+	}
+	if _, ok := create["429"]; ok {
+		t.Error("POST /admin/v1/keys documents 429, but the admin API is not rate limited")
 	}
 	if ref := dig(t, create, "400", "schema", "$ref"); ref != "#/definitions/Error" {
 		t.Errorf("400 schema = %v, want the error body", ref)

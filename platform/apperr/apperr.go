@@ -50,6 +50,11 @@ const (
 	// earlier one, such as an idempotency key reused with another body
 	// (HTTP 422).
 	ReasonUnprocessable = "UNPROCESSABLE"
+	// ReasonPrincipalSignature: the caller's principal is signed with
+	// another secret than the service's, a deployment fault (the processes
+	// were given different --internal-secret values) rather than a bad
+	// credential, which readiness checks report as such.
+	ReasonPrincipalSignature = "PRINCIPAL_SIGNATURE"
 )
 
 // Error is an error whose message is safe and useful to show to the caller.

@@ -9,12 +9,15 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/envflag"
@@ -30,10 +33,21 @@ type Common struct {
 	LogFormat       string
 	LogLevel        string
 	ShutdownTimeout time.Duration
+	// DrainDelay is how long a process reports not ready after SIGTERM
+	// while still serving, so that load balancers stop sending to it
+	// before it stops accepting. Unlike the others, its default is the
+	// caller's: set it before Bind (DefaultDrainDelay for the per-component
+	// binaries; 0 for `atrium serve`, which no load balancer fronts).
+	DrainDelay time.Duration
 }
 
-// DefaultShutdownTimeout bounds a graceful stop unless configured.
-const DefaultShutdownTimeout = 10 * time.Second
+const (
+	// DefaultShutdownTimeout bounds a graceful stop unless configured.
+	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultDrainDelay is the drain delay of the per-component binaries:
+	// longer than a readiness probe's period plus an endpoint update.
+	DefaultDrainDelay = 5 * time.Second
+)
 
 // Bind binds the common settings to fs. secretUsage says what happens when
 // the internal secret is empty, which differs between the all-in-one
@@ -51,7 +65,21 @@ func (c *Common) Bind(fs *flag.FlagSet, secretUsage string) {
 	fs.StringVar(&c.InternalSecret, "internal-secret", c.InternalSecret, "secret shared by every Atrium process of a deployment to sign caller identities, at least 32 characters; "+secretUsage)
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
-	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long in-flight requests may take to finish after SIGTERM")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long in-flight requests may take to finish once the drain delay is over")
+	fs.DurationVar(&c.DrainDelay, "drain-delay", c.DrainDelay, "how long after SIGTERM the process reports not ready while still serving, so that load balancers stop sending before it stops accepting")
+}
+
+// SignalContext returns a context cancelled by the first SIGINT or
+// SIGTERM, which starts a graceful stop. That first signal also restores
+// the default behaviour, so a second one stops the process at once, for
+// an operator who will not wait for the drain.
+func SignalContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
 }
 
 // Logger is the process logger the settings describe, writing to w.

@@ -2,6 +2,7 @@ package principal
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -22,9 +23,16 @@ func Infrastructure(fullMethod string) bool {
 // infrastructure calls, checks it against the access rule the method
 // declares (Authorize), and puts it in the handler's context. A method
 // without an access rule is refused: the rule is not optional.
+//
+// Infrastructure calls need no principal, but one that is sent must
+// verify: a caller checks with one health call that the service is up and
+// that both were given the same secret (readiness, see platform/rpc).
 func (s *Signer) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		if Infrastructure(info.FullMethod) {
+			if err := s.checkSent(ctx); err != nil {
+				return nil, err
+			}
 			return handler(ctx, req)
 		}
 		ctx, err := s.admit(ctx, info.FullMethod)
@@ -40,6 +48,9 @@ func (s *Signer) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 func (s *Signer) StreamServerInterceptor() grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		if Infrastructure(info.FullMethod) {
+			if err := s.checkSent(ss.Context()); err != nil {
+				return err
+			}
 			return handler(srv, ss)
 		}
 		ctx, err := s.admit(ss.Context(), info.FullMethod)
@@ -66,7 +77,7 @@ func (s *Signer) admit(ctx context.Context, fullMethod string) (context.Context,
 	}
 	p, err := s.Verify(tokens[0])
 	if err != nil {
-		return nil, apperr.Unauthenticated("invalid caller identity: %v", err)
+		return nil, invalidIdentity(err)
 	}
 	a, ok := AccessOf(fullMethod)
 	if !ok {
@@ -76,4 +87,33 @@ func (s *Signer) admit(ctx context.Context, fullMethod string) (context.Context,
 		return nil, err
 	}
 	return NewContext(ctx, p), nil
+}
+
+// checkSent verifies the principal of an infrastructure call if it carries
+// one. The error is a status already: the error-mapping interceptor lets
+// infrastructure calls through untouched.
+func (s *Signer) checkSent(ctx context.Context) error {
+	tokens := metadata.ValueFromIncomingContext(ctx, MetadataKey)
+	if len(tokens) == 0 {
+		return nil
+	}
+	if len(tokens) > 1 {
+		return apperr.ToStatus(apperr.Unauthenticated("more than one caller identity in the %s metadata", MetadataKey)).Err()
+	}
+	if _, err := s.Verify(tokens[0]); err != nil {
+		return apperr.ToStatus(invalidIdentity(err)).Err()
+	}
+	return nil
+}
+
+// invalidIdentity is the error for a principal that does not verify. A
+// signature made with another secret carries ReasonPrincipalSignature, so
+// that callers can tell a misconfigured deployment from a bad token.
+func invalidIdentity(err error) error {
+	e := &apperr.Error{Kind: apperr.KindUnauthenticated, Message: "invalid caller identity: " + err.Error()}
+	if errors.Is(err, errSignature) {
+		e.Reason = apperr.ReasonPrincipalSignature
+		e.Message += " (the caller and this service were given different --internal-secret values?)"
+	}
+	return e
 }

@@ -26,7 +26,7 @@ import (
 // Server is a gRPC server bound to a listener.
 type Server struct {
 	*grpc.Server
-	health *health.Server
+	health *healthServer
 	lis    net.Listener
 }
 
@@ -56,7 +56,7 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer) (*Server
 			signer.StreamServerInterceptor(),
 		),
 	)
-	h := health.NewServer()
+	h := &healthServer{Server: health.NewServer()}
 	healthpb.RegisterHealthServer(srv, h)
 	// Reflection lets grpcurl and other tools list and describe the services
 	// without the .proto files. It describes the API, not anyone's data.
@@ -67,15 +67,17 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer) (*Server
 // Addr is the address the server listens on.
 func (s *Server) Addr() string { return s.lis.Addr().String() }
 
-// SetServing reports the health of the process to probes: for the empty
-// service name and for each service registered on the server
-// (atrium.crm.v1.CRMService), so that a client may check the service it
-// calls. A name the server does not serve answers NOT_FOUND.
-func (s *Server) SetServing(ok bool) {
+// SetHealth reports the health of the process to probes: SERVING when
+// cause is empty, otherwise NOT_SERVING with cause (see HealthCauseKey).
+// It applies to the empty service name and to each service registered on
+// the server (atrium.crm.v1.CRMService), so that a client may check the
+// service it calls. A name the server does not serve answers NOT_FOUND.
+func (s *Server) SetHealth(cause string) {
 	st := healthpb.HealthCheckResponse_SERVING
-	if !ok {
+	if cause != "" {
 		st = healthpb.HealthCheckResponse_NOT_SERVING
 	}
+	s.health.cause.Store(&cause)
 	s.health.SetServingStatus("", st)
 	for name := range s.GetServiceInfo() {
 		if !principal.Infrastructure("/" + name + "/") {
@@ -96,6 +98,7 @@ func (s *Server) Serve() error {
 // Shutdown stops accepting calls, waits for in-flight calls to finish until
 // ctx ends, then cuts the rest.
 func (s *Server) Shutdown(ctx context.Context) {
+	s.health.cause.Store(new(CauseShuttingDown))
 	s.health.Shutdown()
 	done := make(chan struct{})
 	go func() {

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/telemetry"
@@ -53,7 +51,8 @@ type Service interface {
 
 // Main is the main function of a service binary (atrium-crm, ...): it reads
 // the settings from flags and ATRIUM_* variables, sets up logging and
-// tracing, opens the service with open and runs it until SIGINT or SIGTERM.
+// tracing, opens the service with open and runs it until SIGINT or SIGTERM,
+// then drains and stops it (Runtime.Run) and exits 0.
 // bind adds the service's own flags to the config open will receive.
 func Main(name, version string, bind func(*flag.FlagSet), open func(context.Context, Config) (Service, error)) {
 	if err := runMain(name, cli.DefaultGRPCAddr(name), version, bind, open); err != nil {
@@ -65,7 +64,7 @@ func Main(name, version string, bind func(*flag.FlagSet), open func(context.Cont
 func runMain(name, defaultAddr, version string, bind func(*flag.FlagSet), open func(context.Context, Config) (Service, error)) error {
 	fs := flag.NewFlagSet("atrium-"+name, flag.ContinueOnError)
 	cfg := Config{GRPCAddr: defaultAddr, Backing: Backing{NATSURL: "nats://127.0.0.1:4222"}}
-	var common cli.Common
+	common := cli.Common{DrainDelay: cli.DefaultDrainDelay}
 	BindGRPCAddr(fs, &cfg.GRPCAddr, "grpc-addr", name)
 	cfg.Backing.BindFlags(fs, "required")
 	common.Bind(fs, "required, and the same in every process")
@@ -82,8 +81,8 @@ func runMain(name, defaultAddr, version string, bind func(*flag.FlagSet), open f
 	if err != nil {
 		return err
 	}
-	cfg.InternalSecret, cfg.ShutdownTimeout, cfg.Logger = []byte(common.InternalSecret), common.ShutdownTimeout, logger
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	cfg.InternalSecret, cfg.ShutdownTimeout, cfg.DrainDelay, cfg.Logger = []byte(common.InternalSecret), common.ShutdownTimeout, common.DrainDelay, logger
+	ctx, stop := cli.SignalContext()
 	defer stop()
 	telemetry.InstallGRPCLogger(logger)
 	shutdownTracing, err := telemetry.Setup(ctx, "atrium-"+name, version)

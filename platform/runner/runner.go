@@ -1,8 +1,8 @@
 // Package runner is the runtime every Atrium service shares: it opens the
 // store's database (or none, for the memory store), applies or checks
 // migrations, connects to NATS, relays the outbox to JetStream, serves gRPC,
-// watches the database for the health check, and shuts all of it down in
-// reverse order.
+// reports its health (the database, the services it calls, the drain) to
+// probes, and shuts all of it down in reverse order.
 package runner
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
 
 	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/memdb"
@@ -36,9 +37,13 @@ type Config struct {
 	Backing
 	// InternalSecret signs and verifies principals between processes.
 	InternalSecret []byte
-	// ShutdownTimeout bounds how long in-flight calls may take to finish.
+	// ShutdownTimeout bounds how long in-flight calls may take to finish,
+	// and the outbox to be published, once the drain delay is over.
 	ShutdownTimeout time.Duration
-	Logger          *slog.Logger
+	// DrainDelay is how long the service reports NOT_SERVING after it is
+	// asked to stop, while still serving, before it stops accepting calls.
+	DrainDelay time.Duration
+	Logger     *slog.Logger
 }
 
 // Validate reports the first missing or invalid setting.
@@ -50,6 +55,8 @@ func (c Config) Validate() error {
 		return errors.New("NATS URL is required: services publish their events to NATS JetStream")
 	case len(c.InternalSecret) < principal.MinSecretLen:
 		return fmt.Errorf("internal secret must be at least %d bytes", principal.MinSecretLen)
+	case c.DrainDelay < 0:
+		return fmt.Errorf("drain delay (--drain-delay) must not be negative; got %s", c.DrainDelay)
 	case c.Logger == nil:
 		return errors.New("logger is required")
 	}
@@ -90,6 +97,11 @@ type Runtime struct {
 	// reconnect handler may run before that, hence the atomic.
 	relay   atomic.Pointer[outbox.Relay]
 	closers []func()
+
+	// upstreams are the services this one calls; health is what the
+	// runtime reports to probes about them, the database and the drain.
+	upstreams []rpc.Upstream
+	health    health
 }
 
 // Open opens what cfg names for the service spec describes: its database
@@ -160,7 +172,18 @@ func Open(ctx context.Context, spec Spec, cfg Config) (_ *Runtime, err error) {
 	if r.GRPC, err = rpc.Listen(cfg.GRPCAddr, r.logger, r.Signer); err != nil {
 		return nil, fmt.Errorf("%s service: listen on %s: %w", name, cfg.GRPCAddr, err)
 	}
+	r.health.cause = rpc.CauseStarting
+	r.GRPC.SetHealth(rpc.CauseStarting)
 	return r, nil
+}
+
+// DependsOn declares that the service calls the service called name on
+// conn, a connection that signs the service's principal into every call.
+// The service reports NOT_SERVING, with the cause, while it cannot use it:
+// unreachable, or refusing the principal because the two were given
+// different internal secrets. Call it before Run.
+func (r *Runtime) DependsOn(name string, conn *grpc.ClientConn) {
+	r.upstreams = append(r.upstreams, rpc.Upstream{Name: name, Conn: conn})
 }
 
 // Memory reports whether the service runs on the memory store.
@@ -208,21 +231,22 @@ func (r *Runtime) startRelay(stream, subjects string) error {
 // Addr is the gRPC listen address.
 func (r *Runtime) Addr() string { return r.GRPC.Addr() }
 
-// Run serves until ctx ends, then stops taking calls, lets in-flight calls
-// finish (up to the shutdown timeout), publishes what they enqueued, and
-// closes everything.
+// Run serves until ctx ends, then shuts down in this order: it reports
+// NOT_SERVING and keeps serving for the drain delay, so that callers and
+// load balancers stop sending; it stops accepting calls and lets those in
+// flight finish; it publishes what they enqueued; and it closes
+// everything. The last two share the shutdown timeout.
 func (r *Runtime) Run(ctx context.Context) error {
 	defer r.Close()
 	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRelay()
 	g, gctx := errgroup.WithContext(ctx)
-	r.GRPC.SetServing(true)
+	// The services are registered now: each of their names reports too.
+	r.GRPC.SetHealth(rpc.CauseStarting)
 	g.Go(r.GRPC.Serve)
 	relay := r.relay.Load()
 	g.Go(func() error { return relay.Run(relayCtx) })
-	if r.Pool != nil {
-		g.Go(func() error { r.watchDatabase(gctx); return nil })
-	}
+	g.Go(func() error { r.watchHealth(gctx); return nil })
 	store := "postgres"
 	if r.Memory() {
 		store = "memory"
@@ -230,43 +254,20 @@ func (r *Runtime) Run(ctx context.Context) error {
 	r.logger.Info("serving gRPC", "addr", r.Addr(), "store", store)
 	g.Go(func() error {
 		<-gctx.Done()
+		r.drain()
+		if ctx.Err() != nil && r.cfg.DrainDelay > 0 {
+			r.logger.Info("draining: reporting NOT_SERVING while still serving", "drain_delay", r.cfg.DrainDelay)
+			time.Sleep(r.cfg.DrainDelay)
+		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.ShutdownTimeout)
 		defer cancel()
 		r.GRPC.Shutdown(sctx)
 		relay.Drain(sctx)
 		stopRelay()
+		r.logger.Info("stopped")
 		return nil
 	})
 	return g.Wait()
-}
-
-// watchDatabase reports the database's reachability to the health service.
-func (r *Runtime) watchDatabase(ctx context.Context) {
-	t := time.NewTicker(5 * time.Second)
-	defer t.Stop()
-	up := true
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		err := r.Pool.Ping(pctx)
-		cancel()
-		if ctx.Err() != nil {
-			return
-		}
-		if (err == nil) != up {
-			up = err == nil
-			r.GRPC.SetServing(up)
-			if up {
-				r.logger.Info("database reachable again")
-			} else {
-				r.logger.Error("database unreachable; reporting NOT_SERVING", "error", err)
-			}
-		}
-	}
 }
 
 // Close releases what Open opened, in reverse order. Run calls it.

@@ -9,8 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/atrium-hq/atrium/gateway"
 	"github.com/atrium-hq/atrium/platform/cli"
@@ -38,7 +36,7 @@ func run(args []string) error {
 		fs.StringVar(upstreams[name], name+"-addr", *upstreams[name], "gRPC address of the "+name+" service")
 	}
 	cli.BindNATSURL(fs, &cfg.NATSURL, "when set, key revocations evict cached keys at once")
-	var common cli.Common
+	common := cli.Common{DrainDelay: cli.DefaultDrainDelay}
 	common.Bind(fs, "required, and the same in every process")
 	if err := cli.Parse(fs, args, version, os.Stdout, nil); err != nil {
 		return err
@@ -51,8 +49,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.Logger, cfg.InternalSecret, cfg.ShutdownTimeout = logger, []byte(common.InternalSecret), common.ShutdownTimeout
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	cfg.Logger, cfg.InternalSecret, cfg.ShutdownTimeout, cfg.DrainDelay = logger, []byte(common.InternalSecret), common.ShutdownTimeout, common.DrainDelay
+	// SIGTERM: drain, stop, flush the traces, exit 0 (gateway.Run).
+	ctx, stop := cli.SignalContext()
 	defer stop()
 	telemetry.InstallGRPCLogger(logger)
 	shutdownTracing, err := telemetry.Setup(ctx, "atrium-gateway", version)

@@ -156,6 +156,8 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		return nil, err
 	}
 	s.conns = append(s.conns, data)
+	rt.DependsOn("crm", crm)
+	rt.DependsOn("data", data)
 	st := runner.Store(rt,
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })

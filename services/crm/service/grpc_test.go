@@ -1,11 +1,19 @@
 package service
 
 import (
+	"io"
+	"log/slog"
+	"net"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 
 	"github.com/atrium-hq/atrium/platform/principal"
@@ -13,25 +21,133 @@ import (
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 )
 
+// healthOf asks the service at conn for the health of name, and the cause
+// it gives when it is not serving.
+func healthOf(t *testing.T, conn *grpc.ClientConn, name string) (healthpb.HealthCheckResponse_ServingStatus, string, error) {
+	t.Helper()
+	var header metadata.MD
+	resp, err := healthpb.NewHealthClient(conn).Check(t.Context(), &healthpb.HealthCheckRequest{Service: name}, grpc.Header(&header))
+	cause := ""
+	if v := header.Get(rpc.HealthCauseKey); len(v) > 0 {
+		cause = v[0]
+	}
+	return resp.GetStatus(), cause, err
+}
+
+// waitHealth waits, boundedly, for the service's first check of what it
+// depends on, and returns what it then reports.
+func waitHealth(t *testing.T, conn *grpc.ClientConn) (healthpb.HealthCheckResponse_ServingStatus, string) {
+	t.Helper()
+	for range 200 {
+		st, cause, err := healthOf(t, conn, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cause != rpc.CauseStarting {
+			return st, cause
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatal("the service still reports that it is starting after 5s")
+	return 0, ""
+}
+
+// fakeCollections is a gRPC server that answers health checks, signing
+// with secret: the collections service as the CRM's readiness sees it.
+func fakeCollections(t *testing.T, secret []byte) string {
+	t.Helper()
+	signer, err := principal.NewSigner(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := rpc.Listen("127.0.0.1:0", slog.New(slog.DiscardHandler), signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve() }()
+	t.Cleanup(srv.Stop)
+	return srv.Addr()
+}
+
 // TestHealthByServiceName: probes may ask for the process ("") or for one
 // service by its full name; a name the server does not serve is NOT_FOUND,
 // not an internal error.
 func TestHealthByServiceName(t *testing.T) {
-	c := start(t)
+	c := startWith(t, fakeCollections(t, secret), slog.New(slog.DiscardHandler))
 	conn, err := rpc.Dial(c.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	h := healthpb.NewHealthClient(conn)
+	if st, cause := waitHealth(t, conn); st != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("health = %s (%s), want SERVING", st, cause)
+	}
 	for _, name := range []string{"", "atrium.crm.v1.CRMService", "atrium.crm.v1.CRMAdminService", "atrium.crm.v1.APIKeyService"} {
-		resp, err := h.Check(t.Context(), &healthpb.HealthCheckRequest{Service: name})
-		if err != nil || resp.Status != healthpb.HealthCheckResponse_SERVING {
-			t.Fatalf("health of %q = %v, %v; want SERVING", name, resp, err)
+		st, _, err := healthOf(t, conn, name)
+		if err != nil || st != healthpb.HealthCheckResponse_SERVING {
+			t.Fatalf("health of %q = %v, %v; want SERVING", name, st, err)
 		}
 	}
-	_, err = h.Check(t.Context(), &healthpb.HealthCheckRequest{Service: "atrium.nope.v1.Nothing"})
+	_, _, err = healthOf(t, conn, "atrium.nope.v1.Nothing")
 	wantCode(t, err, codes.NotFound)
+}
+
+// TestHealthNamesWhyCollectionsCannotBeUsed: the CRM calls the collections
+// service; while it cannot (nothing answers, or the two were given
+// different internal secrets, so every call would be refused), it reports
+// NOT_SERVING, says why in the health response and logs it.
+func TestHealthNamesWhyCollectionsCannotBeUsed(t *testing.T) {
+	for name, tc := range map[string]struct {
+		collections func(t *testing.T) string
+		want        []string
+	}{
+		"unreachable": {func(t *testing.T) string {
+			l, _ := net.Listen("tcp", "127.0.0.1:0")
+			defer l.Close()
+			return l.Addr().String()
+		}, []string{"collections service", "unreachable"}},
+		"another secret": {func(t *testing.T) string {
+			return fakeCollections(t, []byte("another-secret-0123456789abcdef-xyz"))
+		}, []string{"principal signing secret differs between the crm service and the collections service", "--internal-secret"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var logs strings.Builder
+			var mu sync.Mutex
+			logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+			c := startWith(t, tc.collections(t), logger)
+			conn, err := rpc.Dial(c.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			st, cause := waitHealth(t, conn)
+			if st != healthpb.HealthCheckResponse_NOT_SERVING {
+				t.Fatalf("health = %s, want NOT_SERVING", st)
+			}
+			mu.Lock()
+			logged := logs.String()
+			mu.Unlock()
+			for _, w := range tc.want {
+				if !strings.Contains(cause, w) {
+					t.Fatalf("cause %q does not say %q", cause, w)
+				}
+				if !strings.Contains(logged, w) {
+					t.Fatalf("the logs do not say %q:\n%s", w, logged)
+				}
+			}
+		})
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // TestReflectionListsServices: grpcurl and other tools find the services

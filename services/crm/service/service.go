@@ -59,6 +59,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		rt.Close()
 		return nil, err
 	}
+	rt.DependsOn("collections", s.collections)
 	st := runner.Store(rt,
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })

@@ -36,10 +36,17 @@ func start(t *testing.T) clients {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	collections := l.Addr().String() // nothing answers there
 	l.Close()
+	return startWith(t, collections, slog.New(slog.DiscardHandler))
+}
+
+// startWith starts the CRM service calling the collections service at
+// collections and logging to logger.
+func startWith(t *testing.T, collections string, logger *slog.Logger) clients {
+	t.Helper()
 	svc, err := New(t.Context(), Config{
 		Config: runner.Config{
 			GRPCAddr: "127.0.0.1:0", Backing: runner.Backing{NATSURL: natstest.URL(t)}, InternalSecret: secret,
-			Logger: slog.New(slog.DiscardHandler),
+			Logger: logger,
 		},
 		CollectionsAddr: collections,
 	})

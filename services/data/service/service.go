@@ -58,6 +58,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		rt.Close()
 		return nil, err
 	}
+	rt.DependsOn("crm", s.crm)
 	st := runner.Store(rt,
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })

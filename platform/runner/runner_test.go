@@ -1,0 +1,183 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/platform/natstest"
+	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/rpc"
+)
+
+var testSecret = []byte("runner-test-secret-0123456789abcdef")
+
+// testSpec is a service of the test's own, with a stream of its own.
+func testSpec(t *testing.T) Spec {
+	id := fmt.Sprintf("%d", time.Now().UnixNano())
+	return Spec{Name: "runnertest", Stream: "ATRIUM_RUNNERTEST_" + id, Subjects: "atrium.runnertest." + id + ".>"}
+}
+
+// checkHealthOf asks conn for the process's health and the cause it gives.
+func checkHealthOf(t *testing.T, conn *grpc.ClientConn) (healthpb.HealthCheckResponse_ServingStatus, string, error) {
+	t.Helper()
+	var header metadata.MD
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.Header(&header))
+	cause := ""
+	if v := header.Get(rpc.HealthCauseKey); len(v) > 0 {
+		cause = v[0]
+	}
+	return resp.GetStatus(), cause, err
+}
+
+// On stop a service reports NOT_SERVING, saying it is shutting down, while
+// it still answers calls for the drain delay; then it stops accepting,
+// publishes what its last calls enqueued, and Run returns nil.
+func TestStopDrainsThenStops(t *testing.T) {
+	natsURL := natstest.URL(t)
+	spec := testSpec(t)
+	rt, err := Open(t.Context(), spec, Config{GRPCAddr: "127.0.0.1:0", Backing: Backing{NATSURL: natsURL},
+		InternalSecret: testSecret, DrainDelay: 2 * time.Second, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := Store(rt, func(db *memdb.DB) *memdb.DB { return db }, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- rt.Run(ctx) }()
+	conn, err := rpc.Dial(rt.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for {
+		st, cause, err := checkHealthOf(t, conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st == healthpb.HealthCheckResponse_SERVING {
+			break
+		}
+		if cause != rpc.CauseStarting {
+			t.Fatalf("health = %s (%s), want SERVING", st, cause)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	if err := db.InTx(ctx, func(tx *memdb.Tx) error {
+		return outbox.Enqueue(ctx, tx, strings.TrimSuffix(spec.Subjects, ">")+"last", map[string]string{"id": "last"}, time.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cancel() // SIGTERM
+	var st healthpb.HealthCheckResponse_ServingStatus
+	var cause string
+	for range 100 {
+		if st, cause, err = checkHealthOf(t, conn); err != nil {
+			t.Fatalf("health check during the drain: %v; want an answer", err)
+		}
+		if st == healthpb.HealthCheckResponse_NOT_SERVING {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st != healthpb.HealthCheckResponse_NOT_SERVING || cause != rpc.CauseShuttingDown {
+		t.Fatalf("health during the drain = %s (%q), want NOT_SERVING (%q)", st, cause, rpc.CauseShuttingDown)
+	}
+	if got := rt.NotServing(); got != rpc.CauseShuttingDown {
+		t.Fatalf("NotServing() during the drain = %q", got)
+	}
+
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run = %v, want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run still running 30s after the stop")
+	}
+	if c, err := net.Dial("tcp", rt.Addr()); err == nil {
+		c.Close()
+		t.Fatal("the service still accepts connections after Run returned")
+	}
+
+	nc, err := nats.Connect(natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	stream, err := js.Stream(t.Context(), spec.Stream)
+	if err != nil {
+		t.Fatalf("the event enqueued before the stop was not published: %v", err)
+	}
+	defer func() { _ = js.DeleteStream(context.Background(), spec.Stream) }()
+	if info, err := stream.Info(t.Context()); err != nil || info.State.Msgs != 1 {
+		t.Fatalf("stream holds %v messages (%v), want the 1 enqueued before the stop", info.State.Msgs, err)
+	}
+}
+
+// A service that calls another reports NOT_SERVING while it cannot use it,
+// and says why: here the two were given different internal secrets.
+func TestNotServingWhileAnUpstreamRefusesThePrincipal(t *testing.T) {
+	other, _ := principal.NewSigner([]byte("another-secret-0123456789abcdef-xyz"))
+	up, err := rpc.Listen("127.0.0.1:0", slog.New(slog.DiscardHandler), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = up.Serve() }()
+	defer up.Stop()
+
+	rt, err := Open(t.Context(), testSpec(t), Config{GRPCAddr: "127.0.0.1:0", Backing: Backing{NATSURL: natstest.URL(t)},
+		InternalSecret: testSecret, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upConn, err := rpc.Dial(up.Addr(), grpc.WithPerRPCCredentials(
+		rt.Signer.Credentials(principal.Principal{Kind: principal.KindService, Subject: "runnertest"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer upConn.Close()
+	rt.DependsOn("upstream", upConn)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- rt.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	conn, err := rpc.Dial(rt.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for range 500 {
+		st, cause, err := checkHealthOf(t, conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cause == rpc.CauseStarting {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		want := "the principal signing secret differs between the runnertest service and the upstream service"
+		if st != healthpb.HealthCheckResponse_NOT_SERVING || !strings.Contains(cause, want) {
+			t.Fatalf("health = %s (%q), want NOT_SERVING saying %q", st, cause, want)
+		}
+		return
+	}
+	t.Fatal("still starting after 5s")
+}
