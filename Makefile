@@ -83,6 +83,10 @@ $(BUF): tools/go.mod tools/go.sum
 	@mkdir -p .bin
 	cd tools && GOWORK=off go build -o ../$(BUF) github.com/bufbuild/buf/cmd/buf
 
+.PHONY: chart-check
+chart-check: $(HELM) $(KUBECONFORM) build-static ## Lint and render the Helm chart (default and production values), validate it against ../shared/k8s-schemas, run its tests
+	HELM=$(HELM) KUBECONFORM=$(KUBECONFORM) ATRIUM_BIN_DIR=.bin/static scripts/chart-check.sh
+
 $(HELM): tools/go.mod tools/go.sum
 	@mkdir -p .bin
 	cd tools && GOWORK=off go build -o ../$(HELM) helm.sh/helm/v3/cmd/helm
