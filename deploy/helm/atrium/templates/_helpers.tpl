@@ -1,0 +1,300 @@
+{{/*
+Helpers of the Atrium chart. A component is one of gateway, collections,
+crm, data, actions; most helpers take (dict "root" $ "component" $c).
+*/}}
+
+{{- define "atrium.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The prefix of every resource name: <release>-atrium unless the release name already holds the chart name. */}}
+{{- define "atrium.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The four gRPC services, in the order they start. */}}
+{{- define "atrium.services" -}}
+collections crm data actions
+{{- end }}
+
+{{/*
+The chart's own components that call a service over gRPC, besides the
+gateway, which calls all four: crm asks collections whether a site exists,
+data and actions ask crm which clients an agency may reach, actions writes
+records through data.
+*/}}
+{{- define "atrium.internalCallers" -}}
+{{- $callers := dict "collections" (list "crm") "crm" (list "data" "actions") "data" (list "actions") "actions" (list) -}}
+{{- get $callers . | join " " -}}
+{{- end }}
+
+{{/* <fullname>-<component>, the name of a component's resources. */}}
+{{- define "atrium.componentName" -}}
+{{- printf "%s-%s" (include "atrium.fullname" .root) .component | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "atrium.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The Kubernetes recommended labels of a component's resources. */}}
+{{- define "atrium.labels" -}}
+helm.sh/chart: {{ include "atrium.chart" .root }}
+{{ include "atrium.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: atrium
+{{- end }}
+
+{{/* The labels selecting a component's pods; NetworkPolicies use them too. */}}
+{{- define "atrium.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "atrium.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/* The image of a component: its own override, else the chart's image. */}}
+{{- define "atrium.image" -}}
+{{- $global := .root.Values.image }}
+{{- $own := .image | default dict }}
+{{- $repository := $own.repository | default $global.repository }}
+{{- $tag := $own.tag | default $global.tag | default .root.Chart.AppVersion }}
+{{- $digest := $own.digest | default $global.digest }}
+{{- if $digest }}
+{{- printf "%s@%s" $repository $digest }}
+{{- else }}
+{{- printf "%s:%s" $repository $tag }}
+{{- end }}
+{{- end }}
+
+{{/* The gRPC address of a service as the other components reach it. */}}
+{{- define "atrium.serviceAddr" -}}
+{{- $values := index .root.Values .component }}
+{{- printf "%s.%s.svc.%s:%d" (include "atrium.componentName" .) .root.Release.Namespace .root.Values.clusterDomain (int $values.grpcPort) }}
+{{- end }}
+
+{{/* An env entry taking its value from an existing Secret. */}}
+{{- define "atrium.secretEnv" -}}
+- name: {{ .env }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ .ref.name }}
+      key: {{ .ref.key }}
+{{- end }}
+
+{{/* The NATS URL, from its Secret when one is named. */}}
+{{- define "atrium.natsSecretEnv" -}}
+{{- if .Values.nats.urlSecret.name }}
+{{ include "atrium.secretEnv" (dict "env" "ATRIUM_NATS_URL" "ref" .Values.nats.urlSecret) }}
+{{- end }}
+{{- end }}
+
+{{/* The settings every component's ConfigMap holds. */}}
+{{- define "atrium.commonConfig" -}}
+{{- $values := index .root.Values .component }}
+ATRIUM_LOG_FORMAT: {{ .root.Values.logging.format | quote }}
+ATRIUM_LOG_LEVEL: {{ .root.Values.logging.level | quote }}
+{{- if not .root.Values.nats.urlSecret.name }}
+ATRIUM_NATS_URL: {{ .root.Values.nats.url | quote }}
+{{- end }}
+ATRIUM_DRAIN_DELAY: {{ $values.drainDelay | quote }}
+ATRIUM_SHUTDOWN_TIMEOUT: {{ $values.shutdownTimeout | quote }}
+{{- range $name, $value := .root.Values.otel.env }}
+{{ $name }}: {{ $value | toString | quote }}
+{{- end }}
+{{- end }}
+
+{{/* The base URL of generated media links: actions.publicURL, else the first ingress host. */}}
+{{- define "atrium.publicURL" -}}
+{{- $v := .Values }}
+{{- if $v.actions.publicURL }}
+{{- $v.actions.publicURL }}
+{{- else if and $v.ingress.enabled $v.ingress.hosts }}
+{{- $host := (first $v.ingress.hosts).host }}
+{{- $scheme := "http" }}
+{{- range $v.ingress.tls }}
+{{- if has $host .hosts }}{{ $scheme = "https" }}{{ end }}
+{{- end }}
+{{- printf "%s://%s" $scheme $host }}
+{{- end }}
+{{- end }}
+
+{{/* A component's ConfigMap data: every non-secret setting as its ATRIUM_* variable. */}}
+{{- define "atrium.config" -}}
+{{- $root := .root }}
+{{- $values := index $root.Values .component }}
+{{- include "atrium.commonConfig" . }}
+{{- if eq .component "gateway" }}
+ATRIUM_HTTP_ADDR: {{ printf ":%d" (int $values.httpPort) | quote }}
+ATRIUM_ADMIN_ADDR: {{ printf ":%d" (int $values.adminPort) | quote }}
+{{- range $service := splitList " " (include "atrium.services" $root) }}
+ATRIUM_{{ upper $service }}_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" $service) | quote }}
+{{- end }}
+ATRIUM_REQUEST_TIMEOUT: {{ $values.requestTimeout | quote }}
+ATRIUM_MAX_BODY_BYTES: {{ $values.maxBodyBytes | int64 | toString | quote }}
+ATRIUM_KEY_CACHE_TTL: {{ $values.keyCacheTTL | quote }}
+ATRIUM_KEY_CACHE_SIZE: {{ $values.keyCacheSize | int64 | toString | quote }}
+ATRIUM_RATE_LIMIT: {{ $values.rateLimit | toString | quote }}
+{{- if not (kindIs "invalid" $values.rateLimitBurst) }}
+ATRIUM_RATE_LIMIT_BURST: {{ $values.rateLimitBurst | int64 | toString | quote }}
+{{- end }}
+ATRIUM_MAX_IN_FLIGHT: {{ $values.maxInFlight | int64 | toString | quote }}
+{{- else }}
+ATRIUM_GRPC_ADDR: {{ printf ":%d" (int $values.grpcPort) | quote }}
+ATRIUM_METRICS_ADDR: {{ printf ":%d" (int $root.Values.metrics.port) | quote }}
+{{- /* The hook Job migrates; a service only checks that the schema is at its version. */}}
+ATRIUM_MIGRATE: "false"
+{{- end }}
+{{- if eq .component "crm" }}
+ATRIUM_COLLECTIONS_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "collections") | quote }}
+{{- end }}
+{{- if or (eq .component "data") (eq .component "actions") }}
+ATRIUM_CRM_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "crm") | quote }}
+{{- end }}
+{{- if eq .component "actions" }}
+ATRIUM_DATA_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "data") | quote }}
+ATRIUM_DATA_DIR: "/var/lib/atrium/actions"
+{{- with include "atrium.publicURL" $root }}
+ATRIUM_PUBLIC_URL: {{ . | quote }}
+{{- end }}
+ATRIUM_ACTION_TIMEOUT: {{ $values.actionTimeout | quote }}
+ATRIUM_PROVIDER_TIMEOUT: {{ $values.providerTimeout | quote }}
+ATRIUM_RECOVERY_INTERVAL: {{ $values.recoveryInterval | quote }}
+{{- with $values.llm.baseURL }}
+ATRIUM_LLM_BASE_URL: {{ . | quote }}
+ATRIUM_LLM_MODEL: {{ $values.llm.model | quote }}
+{{- end }}
+{{- with $values.smtp.addr }}
+ATRIUM_SMTP_ADDR: {{ . | quote }}
+ATRIUM_SMTP_FROM: {{ $values.smtp.from | quote }}
+{{- with $values.smtp.username }}
+ATRIUM_SMTP_USERNAME: {{ . | quote }}
+{{- end }}
+ATRIUM_SMTP_TLS: {{ $values.smtp.tls | quote }}
+{{- end }}
+ATRIUM_INDEXNOW_ENDPOINT: {{ $values.indexNow.endpoint | quote }}
+{{- with $values.indexNow.keyLocation }}
+ATRIUM_INDEXNOW_KEY_LOCATION: {{ . | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* A component's secret settings, each from its existing Secret. */}}
+{{- define "atrium.secretEnvs" -}}
+{{- $s := .root.Values.secrets }}
+{{- include "atrium.secretEnv" (dict "env" "ATRIUM_INTERNAL_SECRET" "ref" $s.internalSecret) }}
+{{- if eq .component "gateway" }}
+{{ include "atrium.secretEnv" (dict "env" "ATRIUM_ADMIN_TOKEN" "ref" $s.adminToken) }}
+{{- else }}
+{{ include "atrium.secretEnv" (dict "env" "ATRIUM_DATABASE_URL" "ref" $s.databaseURL) }}
+{{- end }}
+{{- include "atrium.natsSecretEnv" .root }}
+{{- if eq .component "actions" }}
+{{- if $s.llmAPIKey.name }}
+{{ include "atrium.secretEnv" (dict "env" "ATRIUM_LLM_API_KEY" "ref" $s.llmAPIKey) }}
+{{- end }}
+{{- if $s.smtpPassword.name }}
+{{ include "atrium.secretEnv" (dict "env" "ATRIUM_SMTP_PASSWORD" "ref" $s.smtpPassword) }}
+{{- end }}
+{{- if $s.indexNowKey.name }}
+{{ include "atrium.secretEnv" (dict "env" "ATRIUM_INDEXNOW_KEY" "ref" $s.indexNowKey) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "atrium.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: {{ .Values.securityContext.runAsUser }}
+runAsGroup: {{ .Values.securityContext.runAsGroup }}
+fsGroup: {{ .Values.securityContext.fsGroup }}
+fsGroupChangePolicy: OnRootMismatch
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
+
+{{- define "atrium.containerSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: {{ .Values.securityContext.runAsUser }}
+runAsGroup: {{ .Values.securityContext.runAsGroup }}
+allowPrivilegeEscalation: false
+privileged: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop:
+    - ALL
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
+
+{{/* The pod template annotations: the config checksum (a change rolls the pods), scrape hints, the user's own. */}}
+{{- define "atrium.podAnnotations" -}}
+{{- $values := index .root.Values .component }}
+checksum/config: {{ include "atrium.config" . | sha256sum }}
+{{- if .root.Values.metrics.scrapeAnnotations }}
+prometheus.io/scrape: "true"
+prometheus.io/path: /metrics
+prometheus.io/port: {{ ternary $values.adminPort .root.Values.metrics.port (eq .component "gateway") | toString | quote }}
+{{- end }}
+{{- with $values.podAnnotations }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* Scheduling settings of a component's pods. */}}
+{{- define "atrium.scheduling" -}}
+{{- with .nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+Settings the schema cannot check, refused with a message naming the value.
+*/}}
+{{- define "atrium.validate" -}}
+{{- $v := .Values }}
+{{- range $c := list "gateway" "collections" "crm" "data" "actions" }}
+{{- $values := index $v $c }}
+{{- if and $values.autoscaling.enabled (not (dig "requests" "cpu" "" $values.resources)) }}
+{{- fail (printf "%s.autoscaling.enabled needs %s.resources.requests.cpu: the autoscaler scales on CPU use relative to the request" $c $c) }}
+{{- end }}
+{{- if and $values.autoscaling.enabled (gt (int $values.autoscaling.minReplicas) (int $values.autoscaling.maxReplicas)) }}
+{{- fail (printf "%s.autoscaling.minReplicas (%d) is above maxReplicas (%d)" $c (int $values.autoscaling.minReplicas) (int $values.autoscaling.maxReplicas)) }}
+{{- end }}
+{{- end }}
+{{- $actions := $v.actions }}
+{{- $most := ternary $actions.autoscaling.maxReplicas $actions.replicaCount $actions.autoscaling.enabled | int }}
+{{- if and (gt $most 1) (not (and $actions.persistence.enabled (or $actions.persistence.existingClaim (has "ReadWriteMany" $actions.persistence.accessModes)))) }}
+{{- fail "actions may run more than one replica only with actions.persistence.enabled and a ReadWriteMany volume (accessModes: [ReadWriteMany], or an existingClaim that is one): generated images are files in its data directory, served by whichever replica a request reaches" }}
+{{- end }}
+{{- if and $actions.llm.baseURL (not $actions.llm.model) }}
+{{- fail "actions.llm.model is required with actions.llm.baseURL" }}
+{{- end }}
+{{- if and $actions.smtp.addr (not $actions.smtp.from) }}
+{{- fail "actions.smtp.from is required with actions.smtp.addr" }}
+{{- end }}
+{{- if and $v.ingress.enabled (not $v.ingress.hosts) }}
+{{- fail "ingress.enabled needs at least one entry in ingress.hosts" }}
+{{- end }}
+{{- end }}
