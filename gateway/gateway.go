@@ -75,6 +75,7 @@ type Gateway struct {
 
 	public, adminL *listener
 	nats           *nats.Conn
+	metrics        *httpMetrics
 
 	// base is every request's parent context. Cancelled with
 	// rest.ErrShuttingDown when a shutdown runs out of time, so that the requests
@@ -107,7 +108,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	g := &Gateway{cfg: cfg}
+	g := &Gateway{cfg: cfg, metrics: newHTTPMetrics(cfg.Telemetry.MeterProvider())}
 	g.base, g.cancelBase = context.WithCancelCause(context.WithoutCancel(ctx))
 	defer func() {
 		if err != nil {
@@ -136,7 +137,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	publicMux, adminMux := g.newMux(g.public), g.newMux(g.adminL)
 	for _, u := range upstreams {
 		addr := cfg.Upstreams[u.name]
-		conn, err := rpc.Dial(addr, grpc.WithChainUnaryInterceptor(render.UnaryClientInterceptor()))
+		conn, err := rpc.Dial(addr, rpc.WithTelemetry(cfg.Telemetry), grpc.WithChainUnaryInterceptor(render.UnaryClientInterceptor()))
 		if err != nil {
 			return nil, fmt.Errorf("gateway: dial %s service at %s: %w", u.name, addr, err)
 		}
@@ -156,7 +157,12 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 			}
 		}
 	}
-	g.keys = auth.NewKeys(crmv1.NewAPIKeyServiceClient(g.conn("crm")), g.signer, cfg.KeyCacheTTL, cfg.KeyCacheSize)
+	for _, l := range []*listener{g.public, g.adminL} {
+		for _, rt := range l.routes.all {
+			rt.stats = g.metrics.route(rt.method, rt.template)
+		}
+	}
+	g.keys = auth.NewKeys(crmv1.NewAPIKeyServiceClient(g.conn("crm")), g.signer, cfg.KeyCacheTTL, cfg.KeyCacheSize, cfg.Telemetry.MeterProvider())
 	if cfg.NATSURL != "" {
 		if err := g.listenForRevocations(); err != nil {
 			return nil, err
@@ -285,6 +291,9 @@ func (g *Gateway) close() {
 	}
 	if g.nats != nil {
 		g.nats.Close()
+	}
+	if g.keys != nil {
+		g.keys.Close()
 	}
 	for _, c := range g.conns {
 		_ = c.conn.Close()

@@ -4,6 +4,8 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
 const (
@@ -18,19 +20,37 @@ const (
 )
 
 // Dial returns a client connection to an Atrium service at addr, traced so
-// that the call joins the caller's trace. The connection is lazy: it
-// connects on first use and reconnects by itself.
+// that the call joins the caller's trace and measured per RPC (by the
+// OpenTelemetry globals, or by the providers WithTelemetry gives). The
+// connection is lazy: it connects on first use and reconnects by itself.
 //
 // Transport security is left to the network (loopback in one process, the
 // cluster network or a service mesh in Kubernetes); callers are
 // authenticated by the signed principal, not by the transport.
 func Dial(addr string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+	var tel *telemetry.Telemetry
+	for _, o := range opts {
+		if t, ok := o.(telemetryOption); ok {
+			tel = t.tel
+		}
+	}
 	opts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
+		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tel.TracerProvider()),
+			otelgrpc.WithMeterProvider(tel.MeterProvider()), otelgrpc.WithPropagators(telemetry.Propagator))),
 		grpc.WithInitialWindowSize(windowSize),
 		grpc.WithInitialConnWindowSize(connWindowSize),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize)),
 	}, opts...)
 	return grpc.NewClient(addr, opts...)
+}
+
+// WithTelemetry makes Dial's client spans and per-RPC metrics with tel's
+// providers instead of OpenTelemetry's globals. It is a dial option so that
+// every caller of Dial keeps its one call; Dial reads it, gRPC ignores it.
+func WithTelemetry(tel *telemetry.Telemetry) grpc.DialOption { return telemetryOption{tel: tel} }
+
+type telemetryOption struct {
+	grpc.EmptyDialOption
+	tel *telemetry.Telemetry
 }

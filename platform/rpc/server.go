@@ -21,6 +21,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/render"
+	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
 // Server is a gRPC server bound to a listener.
@@ -31,14 +32,16 @@ type Server struct {
 }
 
 // Listen binds addr (host:port; port 0 picks a free one) and returns a
-// server whose services are registered by the caller before Serve.
-func Listen(addr string, logger *slog.Logger, signer *principal.Signer) (*Server, error) {
+// server whose services are registered by the caller before Serve. Its
+// spans and per-RPC metrics go to tel (nil: OpenTelemetry's globals).
+func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *telemetry.Telemetry) (*Server, error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	srv := grpc.NewServer(
-		grpc.StatsHandler(otelgrpc.NewServerHandler()),
+		grpc.StatsHandler(otelgrpc.NewServerHandler(otelgrpc.WithTracerProvider(tel.TracerProvider()),
+			otelgrpc.WithMeterProvider(tel.MeterProvider()), otelgrpc.WithPropagators(telemetry.Propagator))),
 		// Fixed windows, large enough for a page of a thousand rows, also
 		// turn off the bandwidth-delay probe, whose PING frames cost a
 		// syscall each on every connection that carries a response.
@@ -82,6 +85,13 @@ func (s *Server) SetServing(ok bool) {
 			s.health.SetServingStatus(name, st)
 		}
 	}
+}
+
+// Serving reports whether the health service says the process serves (the
+// status of the empty service name, which SetServing sets).
+func (s *Server) Serving() bool {
+	resp, err := s.health.Check(context.Background(), &healthpb.HealthCheckRequest{})
+	return err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING
 }
 
 // Serve serves until Shutdown.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
@@ -110,6 +111,9 @@ type Config struct {
 	Lease time.Duration
 	// IdempotencyTTL is how long an Idempotency-Key is remembered.
 	IdempotencyTTL time.Duration
+	// Metrics receives the runs and credits counters (see runMetrics); nil
+	// counts nothing.
+	Metrics metric.MeterProvider
 }
 
 // Defaults of Config.
@@ -127,6 +131,7 @@ type Actions struct {
 	clock     Clock
 	cfg       Config
 	logger    *slog.Logger
+	metrics   *runMetrics
 }
 
 // NewActions returns the action use cases.
@@ -140,7 +145,8 @@ func NewActions(st Store, clients ClientDirectory, records RecordWriter, p *Prov
 	if cfg.IdempotencyTTL <= 0 {
 		cfg.IdempotencyTTL = DefaultIdempotencyTTL
 	}
-	return &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger}
+	return &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger,
+		metrics: newRunMetrics(cfg.Metrics)}
 }
 
 // Outcome is what a run answers.
@@ -389,6 +395,7 @@ func (a *Actions) finish(ctx context.Context, run Run, act *Action, res Result, 
 	if err != nil {
 		return Outcome{}, err
 	}
+	a.metrics.finished(ctx, run)
 	a.apply(ctx, run)
 	return Outcome{Run: run, Balance: bal}, nil
 }
