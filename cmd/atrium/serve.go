@@ -102,6 +102,8 @@ type listening struct {
 	NATSURL    string
 	// DataAddr is the data service's gRPC address (atrium load-rows).
 	DataAddr string
+	// MetricsAddr is the --metrics-addr listener's address, empty without one.
+	MetricsAddr string
 }
 
 // serveable is a service serve starts.
@@ -177,6 +179,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	}
 	services = append(services, actionsSvc)
 
+	metricsAddr := ""
 	if c.metricsAddr != "" {
 		ready := func() error {
 			var errs []error
@@ -200,7 +203,8 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 			defer cancel()
 			ms.Shutdown(sctx)
 		}()
-		logger.Info("serving metrics", "addr", ms.Addr())
+		metricsAddr = ms.Addr()
+		logger.Info("serving metrics", "addr", metricsAddr)
 	}
 
 	gcfg := c.gateway
@@ -235,7 +239,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 			return nil
 		})
 	}
-	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr()}
+	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr(), MetricsAddr: metricsAddr}
 	printBanner(stdout, l, c)
 	if c.demo {
 		if err := seedDemo(gctx, stdout, l); err != nil {
