@@ -3,7 +3,6 @@ package outbox
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -18,27 +17,30 @@ const messagingSystem = "nats"
 
 const scope = "github.com/atrium-hq/atrium/platform/outbox"
 
-// relayMetrics are the relay's tracer and instruments. The attribute sets
-// of a subject are built once and kept: a service has a handful of
-// subjects.
+// relayMetrics are the relay's tracer and instruments, with their
+// attribute sets built once. Metrics are by service, not by subject:
+// subjects can hold tenants' ids.
 type relayMetrics struct {
 	tracer   trace.Tracer
+	spanName string
 	duration metric.Float64Histogram
 	sent     metric.Int64Counter
 	delay    metric.Float64Histogram
-
-	mu   sync.Mutex
-	sets map[setKey]metric.MeasurementOption
+	// ok is the set of a successful publish, failed those of a failure by
+	// error type.
+	ok     metric.MeasurementOption
+	failed map[string]metric.MeasurementOption
 }
-
-type setKey struct{ subject, errType string }
 
 // durationBuckets are the OpenTelemetry conventions' advice for
 // durations in seconds.
 var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
 
-func newRelayMetrics(tp trace.TracerProvider, mp metric.MeterProvider) *relayMetrics {
-	m := mp.Meter(scope)
+// errorTypes are the error.type values of failed publishes.
+var errorTypes = []string{"not_connected", "timeout", semconv.ErrorTypeOther.Value.AsString()}
+
+func newRelayMetrics(t RelayTelemetry) *relayMetrics {
+	m := t.MeterProvider.Meter(scope)
 	// Instrument errors only come from invalid names, fixed here; the
 	// instrument returned with one is a no-op.
 	duration, _ := m.Float64Histogram("messaging.client.operation.duration", metric.WithUnit("s"),
@@ -49,36 +51,30 @@ func newRelayMetrics(tp trace.TracerProvider, mp metric.MeterProvider) *relayMet
 	delay, _ := m.Float64Histogram("atrium.outbox.delivery.delay", metric.WithUnit("s"),
 		metric.WithDescription("Time from an event's creation, in the transaction that enqueued it, to its acknowledgement by JetStream."),
 		metric.WithExplicitBucketBoundaries(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300))
-	return &relayMetrics{tracer: tp.Tracer(scope), duration: duration, sent: sent, delay: delay, sets: map[setKey]metric.MeasurementOption{}}
-}
-
-func (m *relayMetrics) attrs(subject, errType string) metric.MeasurementOption {
-	k := setKey{subject, errType}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if o, ok := m.sets[k]; ok {
-		return o
+	set := func(extra ...attribute.KeyValue) metric.MeasurementOption {
+		return metric.WithAttributeSet(attribute.NewSet(append([]attribute.KeyValue{
+			semconv.MessagingSystemKey.String(messagingSystem),
+			semconv.MessagingOperationTypeSend,
+			semconv.MessagingOperationName("publish"),
+			attribute.String("atrium.service", t.Service),
+		}, extra...)...))
 	}
-	kvs := []attribute.KeyValue{
-		semconv.MessagingSystemKey.String(messagingSystem),
-		semconv.MessagingOperationTypeSend,
-		semconv.MessagingOperationName("publish"),
-		semconv.MessagingDestinationName(subject),
+	rm := &relayMetrics{tracer: t.TracerProvider.Tracer(scope), spanName: "publish", duration: duration, sent: sent, delay: delay,
+		ok: set(), failed: map[string]metric.MeasurementOption{}}
+	if t.Stream != "" {
+		rm.spanName = "publish " + t.Stream
 	}
-	if errType != "" {
-		kvs = append(kvs, semconv.ErrorTypeKey.String(errType))
+	for _, et := range errorTypes {
+		rm.failed[et] = set(semconv.ErrorTypeKey.String(et))
 	}
-	o := metric.WithAttributeSet(attribute.NewSet(kvs...))
-	m.sets[k] = o
-	return o
+	return rm
 }
 
 func (m *relayMetrics) record(ctx context.Context, e Event, took time.Duration, err error) {
-	et := ""
+	o := m.ok
 	if err != nil {
-		et = errorType(err)
+		o = m.failed[errorType(err)]
 	}
-	o := m.attrs(e.Subject, et)
 	m.duration.Record(ctx, took.Seconds(), o)
 	m.sent.Add(ctx, 1, o)
 	if err == nil && !e.CreatedAt.IsZero() {

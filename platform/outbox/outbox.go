@@ -116,28 +116,35 @@ type Relay struct {
 }
 
 // RelayOption changes how NewRelay sets a relay up.
-type RelayOption func(*relayOptions)
+type RelayOption func(*RelayTelemetry)
 
-type relayOptions struct {
-	tp trace.TracerProvider
-	mp metric.MeterProvider
+// RelayTelemetry is where a relay reports and what it is called there.
+type RelayTelemetry struct {
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+	// Service is the atrium.service attribute of the relay's metrics (crm).
+	Service string
+	// Stream names the relay's publish spans: publish ATRIUM_CRM. Subjects
+	// would not do: some hold ids (atrium.collections.<site_id>.…), and a
+	// span name must not grow with the data.
+	Stream string
 }
 
-// WithTelemetry makes the relay's publish spans with tp and its publish
-// metrics with mp, instead of OpenTelemetry's global providers.
-func WithTelemetry(tp trace.TracerProvider, mp metric.MeterProvider) RelayOption {
-	return func(o *relayOptions) { o.tp, o.mp = tp, mp }
+// WithTelemetry makes the relay's publish spans and metrics with t's
+// providers instead of OpenTelemetry's global ones.
+func WithTelemetry(t RelayTelemetry) RelayOption {
+	return func(o *RelayTelemetry) { *o = t }
 }
 
 // NewRelay returns a relay that polls src every interval and whenever Wake is
 // called.
 func NewRelay(src Source, pub Publisher, interval time.Duration, logger *slog.Logger, opts ...RelayOption) *Relay {
-	o := relayOptions{tp: otel.GetTracerProvider(), mp: otel.GetMeterProvider()}
+	o := RelayTelemetry{TracerProvider: otel.GetTracerProvider(), MeterProvider: otel.GetMeterProvider()}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	return &Relay{src: src, pub: pub, logger: logger, interval: interval, wake: make(chan struct{}, 1),
-		metrics: newRelayMetrics(o.tp, o.mp)}
+		metrics: newRelayMetrics(o)}
 }
 
 // Wake asks the relay to look for events now. It never blocks.
@@ -227,7 +234,7 @@ func (r *Relay) drain(ctx context.Context) (int, context.Context, error) {
 // context on in the message's headers.
 func (r *Relay) publish(ctx context.Context, e Event) (context.Context, error) {
 	m := r.metrics
-	ctx, span := m.tracer.Start(traceOf(ctx, e), "publish "+e.Subject,
+	ctx, span := m.tracer.Start(traceOf(ctx, e), m.spanName,
 		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(
 			semconv.MessagingSystemKey.String(messagingSystem),
 			semconv.MessagingOperationTypeSend,

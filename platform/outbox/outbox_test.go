@@ -96,7 +96,9 @@ func TestRelayLogsInTheEventsTrace(t *testing.T) {
 	pub := &failingPublisher{ok: 1}
 	// Spans not sampled, as without an exporter: the ids still flow.
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
-	relay := outbox.NewRelay(src, pub, time.Hour, logger, outbox.WithTelemetry(tp, noop.NewMeterProvider()))
+	relay := outbox.NewRelay(src, pub, time.Hour, logger, outbox.WithTelemetry(outbox.RelayTelemetry{
+		TracerProvider: tp, MeterProvider: noop.NewMeterProvider(), Service: "test", Stream: "TEST",
+	}))
 	runCtx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- relay.Run(runCtx) }()

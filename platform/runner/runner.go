@@ -245,8 +245,9 @@ func (r *Runtime) startRelay(stream, subjects string) error {
 		return fmt.Errorf("outbox metrics: %w", err)
 	}
 	r.closers = append(r.closers, func() { _ = reg.Unregister() })
-	r.relay.Store(outbox.NewRelay(src, pub, 500*time.Millisecond, r.logger,
-		outbox.WithTelemetry(tel.TracerProvider(), tel.MeterProvider())))
+	r.relay.Store(outbox.NewRelay(src, pub, 500*time.Millisecond, r.logger, outbox.WithTelemetry(outbox.RelayTelemetry{
+		TracerProvider: tel.TracerProvider(), MeterProvider: tel.MeterProvider(), Service: r.name, Stream: stream,
+	})))
 	return nil
 }
 

@@ -467,7 +467,9 @@ func testTraceContext(t *testing.T, newBackend func(*testing.T, func()) Backend)
 	pub := outbox.NewJetStream(js, jetstream.StreamConfig{Name: name, Subjects: []string{subject + ".>"}, Storage: jetstream.MemoryStorage})
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	relay := outbox.NewRelay(b.Outbox(), pub, time.Hour, slog.New(slog.DiscardHandler), outbox.WithTelemetry(tp, noop.NewMeterProvider()))
+	relay := outbox.NewRelay(b.Outbox(), pub, time.Hour, slog.New(slog.DiscardHandler), outbox.WithTelemetry(outbox.RelayTelemetry{
+		TracerProvider: tp, MeterProvider: noop.NewMeterProvider(), Service: "test", Stream: name,
+	}))
 	relay.Drain(t.Context())
 	if n := len(pending(t, b)); n != 0 {
 		t.Fatalf("%d events left after a drain", n)
@@ -477,10 +479,10 @@ func testTraceContext(t *testing.T, newBackend func(*testing.T, func()) Backend)
 		t.Fatalf("%d publish spans, want 2", len(spans))
 	}
 	publish := spans[0]
-	if publish.Name() != "publish "+subject+".traced" || publish.SpanKind() != trace.SpanKindProducer ||
+	if publish.Name() != "publish "+name || attrValue(publish, "messaging.destination.name") != subject+".traced" || publish.SpanKind() != trace.SpanKindProducer ||
 		publish.SpanContext().TraceID() != parent.TraceID() || publish.Parent().SpanID() != parent.SpanID() {
-		t.Fatalf("publish span %q kind %v trace %s parent %s; want a producer span child of %s in trace %s",
-			publish.Name(), publish.SpanKind(), publish.SpanContext().TraceID(), publish.Parent().SpanID(), parent.SpanID(), parent.TraceID())
+		t.Fatalf("publish span %q (destination %s) kind %v trace %s parent %s; want a producer span named by the stream, child of %s in trace %s",
+			publish.Name(), attrValue(publish, "messaging.destination.name"), publish.SpanKind(), publish.SpanContext().TraceID(), publish.Parent().SpanID(), parent.SpanID(), parent.TraceID())
 	}
 	if spans[1].SpanContext().TraceID() == parent.TraceID() || spans[1].Parent().IsValid() {
 		t.Fatal("the untraced event's publish joined another trace")
@@ -510,4 +512,13 @@ func testTraceContext(t *testing.T, newBackend func(*testing.T, func()) Backend)
 	if sc := trace.SpanContextFromContext(ctx); sc.TraceID() != parent.TraceID() || sc.SpanID() != publish.SpanContext().SpanID() {
 		t.Fatalf("a consumer extracts %s/%s, want the publish span", sc.TraceID(), sc.SpanID())
 	}
+}
+
+func attrValue(s sdktrace.ReadOnlySpan, key string) string {
+	for _, a := range s.Attributes() {
+		if string(a.Key) == key {
+			return a.Value.Emit()
+		}
+	}
+	return ""
 }
