@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/otel/metric/noop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -34,10 +35,16 @@ func Dial(addr string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 			tel = t.tel
 		}
 	}
+	calls := newCallMetrics(tel.MeterProvider(), false, addr)
 	opts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		// otelgrpc makes the spans; the call metrics are callMetrics'.
 		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tel.TracerProvider()),
-			otelgrpc.WithMeterProvider(tel.MeterProvider()), otelgrpc.WithPropagators(telemetry.Propagator))),
+			otelgrpc.WithMeterProvider(noop.NewMeterProvider()), otelgrpc.WithPropagators(telemetry.Propagator))),
+		// First, so outermost: one measurement per call, whatever the
+		// interceptors the caller adds do inside it.
+		grpc.WithChainUnaryInterceptor(calls.unaryClient),
+		grpc.WithChainStreamInterceptor(calls.streamClient),
 		grpc.WithInitialWindowSize(windowSize),
 		grpc.WithInitialConnWindowSize(connWindowSize),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize)),

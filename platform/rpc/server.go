@@ -13,6 +13,7 @@ import (
 	"net"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/otel/metric/noop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -39,9 +40,11 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *tel
 	if err != nil {
 		return nil, err
 	}
+	calls := newCallMetrics(tel.MeterProvider(), true, "")
 	srv := grpc.NewServer(
+		// otelgrpc makes the spans; the call metrics are callMetrics'.
 		grpc.StatsHandler(otelgrpc.NewServerHandler(otelgrpc.WithTracerProvider(tel.TracerProvider()),
-			otelgrpc.WithMeterProvider(tel.MeterProvider()), otelgrpc.WithPropagators(telemetry.Propagator))),
+			otelgrpc.WithMeterProvider(noop.NewMeterProvider()), otelgrpc.WithPropagators(telemetry.Propagator))),
 		// Fixed windows, large enough for a page of a thousand rows, also
 		// turn off the bandwidth-delay probe, whose PING frames cost a
 		// syscall each on every connection that carries a response.
@@ -50,11 +53,15 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *tel
 		grpc.MaxRecvMsgSize(MaxMessageSize),
 		// Rendered pages go out without being copied again (platform/render).
 		grpc.ForceServerCodecV2(render.ServerCodec{}),
+		// The call metrics outermost, so that they see the status code the
+		// caller gets, after the error mapping.
 		grpc.ChainUnaryInterceptor(
+			calls.unaryServer,
 			apperr.UnaryServerInterceptor(logger, principal.Infrastructure),
 			signer.UnaryServerInterceptor(),
 		),
 		grpc.ChainStreamInterceptor(
+			calls.streamServer,
 			apperr.StreamServerInterceptor(logger, principal.Infrastructure),
 			signer.StreamServerInterceptor(),
 		),
