@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -39,8 +38,9 @@ type Keys struct {
 	byID    map[string][sha256.Size]byte
 
 	// hits and misses count lookups for the metrics, which read them when
-	// collected: an atomic add is all a request pays.
-	hits, misses atomic.Int64
+	// collected. They are counted under mu, which a lookup holds anyway, so
+	// a request pays one increment.
+	hits, misses int64
 	metrics      metric.Registration
 }
 
@@ -70,9 +70,12 @@ func NewKeys(client crmv1.APIKeyServiceClient, signer *principal.Signer, ttl tim
 		miss := metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "miss")))
 		// The names are fixed and valid: registration cannot fail.
 		k.metrics, _ = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-			o.ObserveInt64(lookups, k.hits.Load(), hit)
-			o.ObserveInt64(lookups, k.misses.Load(), miss)
-			o.ObserveInt64(size, int64(k.Len()))
+			k.mu.Lock()
+			hits, misses, n := k.hits, k.misses, len(k.entries)
+			k.mu.Unlock()
+			o.ObserveInt64(lookups, hits, hit)
+			o.ObserveInt64(lookups, misses, miss)
+			o.ObserveInt64(size, int64(n))
 			return nil
 		}, lookups, size)
 	}
@@ -137,12 +140,16 @@ func (k *Keys) lookup(ctx context.Context, digest [sha256.Size]byte) (entry, err
 	now := k.now()
 	k.mu.Lock()
 	e, ok := k.entries[digest]
+	fresh := ok && now.Before(e.until)
+	if fresh {
+		k.hits++
+	} else {
+		k.misses++
+	}
 	k.mu.Unlock()
-	if ok && now.Before(e.until) {
-		k.hits.Add(1)
+	if fresh {
 		return e, nil
 	}
-	k.misses.Add(1)
 	// Concurrent requests with the same key share one CRM call. It runs
 	// detached from any one request, so one caller going away does not fail
 	// the others.
