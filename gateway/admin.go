@@ -24,7 +24,7 @@ func (g *Gateway) withDoc(doc openapi.Doc, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		nameRequest(r.Context(), "GET /openapi.json")
+		nameRequest(r.Context(), "GET /openapi.json", g.metrics.named(r.Method, "/openapi.json"))
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET")
 			rest.WriteJSON(w, http.StatusMethodNotAllowed, rest.Body{Error: "method " + r.Method + " is not allowed on /openapi.json; allowed: GET"})
@@ -36,28 +36,35 @@ func (g *Gateway) withDoc(doc openapi.Doc, next http.Handler) http.Handler {
 }
 
 // withProbes adds /healthz (the process is up), /readyz (the gateway can
-// use every service: see Ready) and /debug/pprof/ to the admin listener.
-// The probes are unauthenticated so that orchestrators can call them; the
-// profiles need the admin token.
+// use every service: see Ready), /metrics and /debug/pprof/ to the admin
+// listener. The probes are unauthenticated so that orchestrators can call
+// them, and so are the metrics, so that Prometheus can scrape them: they
+// are counts, durations and states by route, RPC, service and action,
+// never a tenant's id or data. The profiles need the admin token.
 func (g *Gateway) withProbes(next http.Handler) http.Handler {
+	metrics := g.cfg.Telemetry.MetricsHandler()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/debug/pprof/") {
-			nameRequest(r.Context(), r.Method+" /debug/pprof/")
+			nameRequest(r.Context(), r.Method+" /debug/pprof/", g.metrics.named(r.Method, "/debug/pprof/"))
 			g.pprof(w, r)
 			return
 		}
-		if !isProbe(r.URL.Path) {
+		if !isProbe(r.URL.Path) && !(r.URL.Path == "/metrics" && metrics != nil) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		nameRequest(r.Context(), "GET "+r.URL.Path)
+		nameRequest(r.Context(), "GET "+r.URL.Path, g.metrics.named(r.Method, r.URL.Path))
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET")
 			rest.WriteJSON(w, http.StatusMethodNotAllowed, rest.Body{Error: "method " + r.Method + " is not allowed on " + r.URL.Path + "; allowed: GET"})
 			return
 		}
-		if r.URL.Path == "/healthz" {
+		switch r.URL.Path {
+		case "/healthz":
 			rest.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+			return
+		case "/metrics":
+			metrics.ServeHTTP(w, r)
 			return
 		}
 		g.readyz(w, r)

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/atrium-hq/atrium/gateway/internal/auth"
 	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
 // Config configures the gateway.
@@ -64,9 +63,10 @@ type Config struct {
 
 	Version string
 	Logger  *slog.Logger
-	// TracerProvider makes the gateway's spans; nil means the global one
-	// (telemetry.Setup installs it).
-	TracerProvider trace.TracerProvider
+	// Telemetry receives the gateway's spans and metrics and serves them at
+	// the admin listener's /metrics; nil reports to OpenTelemetry's globals
+	// and serves no /metrics.
+	Telemetry *telemetry.Telemetry
 
 	// now is the rate limiter's clock; tests set it.
 	now func() time.Time
@@ -100,7 +100,7 @@ func UpstreamNames() []string {
 // platform/cli's, the upstream addresses atrium-gateway's.
 func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "public API listen address")
-	fs.StringVar(&c.AdminAddr, "admin-addr", c.AdminAddr, "admin API listen address (also /healthz, /readyz and /debug/pprof/); keep it off public networks, never the public one")
+	fs.StringVar(&c.AdminAddr, "admin-addr", c.AdminAddr, "admin API listen address (also /healthz, /readyz, /metrics and /debug/pprof/); keep it off public networks, never the public one")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer token of the admin API, at least 16 characters")
 	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", c.KeyCacheTTL, "how long an API key lookup is reused (0 to 1m); a revocation takes effect within it if its event is missed")
 	fs.IntVar(&c.KeyCacheSize, "key-cache-size", c.KeyCacheSize, "maximum cached API key lookups")

@@ -81,6 +81,7 @@ type Gateway struct {
 	// draining is set once the gateway is asked to stop: /readyz answers
 	// 503 and every HTTP/1.1 response closes its connection.
 	draining atomic.Bool
+	metrics        *httpMetrics
 
 	// base is every request's parent context. Cancelled with
 	// rest.ErrShuttingDown when a shutdown runs out of time, so that the requests
@@ -118,7 +119,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	g := &Gateway{cfg: cfg}
+	g := &Gateway{cfg: cfg, metrics: newHTTPMetrics(cfg.Telemetry.MeterProvider())}
 	g.base, g.cancelBase = context.WithCancelCause(context.WithoutCancel(ctx))
 	defer func() {
 		if err != nil {
@@ -152,7 +153,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	publicMux, adminMux := g.newMux(g.public), g.newMux(g.adminL)
 	for _, u := range upstreams {
 		addr := cfg.Upstreams[u.name]
-		conn, err := rpc.Dial(addr, grpc.WithChainUnaryInterceptor(render.UnaryClientInterceptor()))
+		conn, err := rpc.Dial(addr, rpc.WithTelemetry(cfg.Telemetry), grpc.WithChainUnaryInterceptor(render.UnaryClientInterceptor()))
 		if err != nil {
 			return nil, fmt.Errorf("gateway: dial %s service at %s: %w", u.name, addr, err)
 		}
@@ -172,7 +173,12 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 			}
 		}
 	}
-	g.keys = auth.NewKeys(crmv1.NewAPIKeyServiceClient(g.conn("crm")), g.signer, cfg.KeyCacheTTL, cfg.KeyCacheSize)
+	for _, l := range []*listener{g.public, g.adminL} {
+		for _, rt := range l.routes.all {
+			rt.stats = g.metrics.route(rt.method, rt.template)
+		}
+	}
+	g.keys = auth.NewKeys(crmv1.NewAPIKeyServiceClient(g.conn("crm")), g.signer, cfg.KeyCacheTTL, cfg.KeyCacheSize, cfg.Telemetry.MeterProvider())
 	if cfg.NATSURL != "" {
 		if err := g.listenForRevocations(); err != nil {
 			return nil, err
@@ -311,6 +317,9 @@ func (g *Gateway) close() {
 	}
 	if g.nats != nil {
 		g.nats.Close()
+	}
+	if g.keys != nil {
+		g.keys.Close()
 	}
 	for _, c := range g.conns {
 		_ = c.conn.Close()

@@ -63,7 +63,7 @@ func (f *fakeCRM) ListProspects(ctx context.Context, _ *crmv1.ListProspectsReque
 func startFakeCRM(t *testing.T, f *fakeCRM) string {
 	t.Helper()
 	signer, _ := principal.NewSigner(secret)
-	srv, err := rpc.Listen("127.0.0.1:0", slog.New(slog.DiscardHandler), signer)
+	srv, err := rpc.Listen("127.0.0.1:0", slog.New(slog.DiscardHandler), signer, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -26,6 +27,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/render"
+	"github.com/atrium-hq/atrium/platform/telemetry"
 	accessv1 "github.com/atrium-hq/atrium/proto/atrium/access/v1"
 )
 
@@ -83,7 +85,7 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 				rest.WriteError(ctx, g.cfg.Logger, w, r, status.Errorf(codes.Internal, "no route table entry for %s %s", r.Method, pattern))
 				return
 			}
-			nameRequest(ctx, rt.name)
+			nameRequest(ctx, rt.name, rt.stats)
 			p := principal.Principal{Kind: principal.KindAnonymous, Subject: "anonymous"}
 			if rt.access.Caller != accessv1.Caller_CALLER_ANYONE {
 				var err error
@@ -164,19 +166,20 @@ func (g *Gateway) authenticateAdmin(r *http.Request) (principal.Principal, error
 	return g.admin.Authenticate(r.Header.Get("Authorization"))
 }
 
-// requestState is what the access log line of a request says; the route
-// is filled in once a route has matched.
+// requestState is what the access log line and the metrics of a request
+// say; the route is filled in once a route has matched.
 type requestState struct {
 	route string
+	stats *routeStats
 }
 
 type stateKey struct{}
 
 // nameRequest names the request after its route: its span (otelhttp can
-// only name it by method) and its access log line.
-func nameRequest(ctx context.Context, route string) {
+// only name it by method), its access log line and its metrics (stats).
+func nameRequest(ctx context.Context, route string, stats *routeStats) {
 	if st, ok := ctx.Value(stateKey{}).(*requestState); ok {
-		st.route = route
+		st.route, st.stats = route, stats
 	}
 	span := trace.SpanFromContext(ctx)
 	span.SetName(route)
@@ -212,8 +215,10 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 				}
 				rest.WriteError(ctx, g.cfg.Logger, sw, r, status.Errorf(codes.Internal, "panic: %v", v))
 			}
+			took := time.Since(start)
+			g.metrics.record(ctx, st.stats, r.Method, sw.code(), took)
 			g.cfg.Logger.InfoContext(ctx, "request", "method", r.Method, "route", st.route, "status", sw.code(),
-				"duration_ms", float64(time.Since(start).Microseconds())/1000, "bytes", sw.bytes)
+				"duration_ms", float64(took.Microseconds())/1000, "bytes", sw.bytes)
 		}()
 		if !(l.probes && isProbe(r.URL.Path)) {
 			if !l.limit.acquire() {
@@ -238,11 +243,12 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(sw, r)
 	})
-	var opts []otelhttp.Option
-	if g.cfg.TracerProvider != nil {
-		opts = append(opts, otelhttp.WithTracerProvider(g.cfg.TracerProvider))
-	}
-	return otelhttp.NewHandler(h, l.name, opts...)
+	// otelhttp makes the server span; the request metrics are the
+	// gateway's own (see httpMetrics), so otelhttp's are turned off.
+	return otelhttp.NewHandler(h, l.name,
+		otelhttp.WithTracerProvider(g.cfg.Telemetry.TracerProvider()),
+		otelhttp.WithPropagators(telemetry.Propagator),
+		otelhttp.WithMeterProvider(noop.NewMeterProvider()))
 }
 
 // readBody reads the request body whole, bounded by the size limit and by

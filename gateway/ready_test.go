@@ -40,7 +40,7 @@ func (f *fakeService) start(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.srv, err = rpc.Listen(f.addr, slog.New(slog.DiscardHandler), signer); err != nil {
+	if f.srv, err = rpc.Listen(f.addr, slog.New(slog.DiscardHandler), signer, nil); err != nil {
 		t.Fatal(err)
 	}
 	if f.register != nil {

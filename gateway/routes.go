@@ -25,6 +25,8 @@ type route struct {
 	access   principal.Access
 	// name is the route as spans, metrics and the access log call it.
 	name string // GET /admin/v1/agencies/{agency_id}/prospects
+	// stats are its request metrics' attribute sets.
+	stats *routeStats
 }
 
 // routeTable finds a request's route from the pattern grpc-gateway matched.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -21,11 +22,11 @@ import (
 // the route it matched, with http.route set, whatever the concrete path.
 func TestSpansAreNamedByRoute(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	tel := newTelemetry(t, rec)
 	f := &fakeCRM{list: func(context.Context) (*crmv1.ListProspectsResponse, error) {
 		return &crmv1.ListProspectsResponse{}, nil
 	}}
-	r := startGateway(t, startFakeCRM(t, f), func(c *Config) { c.TracerProvider = tp })
+	r := startGateway(t, startFakeCRM(t, f), func(c *Config) { c.Telemetry = tel })
 	if code, _ := get(t, "http://"+r.gw.HTTPAddr()+"/api/v1/prospects?limit=5"); code != 200 {
 		t.Fatalf("status %d", code)
 	}
@@ -50,6 +51,62 @@ func TestSpansAreNamedByRoute(t *testing.T) {
 	}
 }
 
+// newTelemetry is a process's telemetry as telemetry.Setup makes it, its
+// spans going to rec (nil: none sampled, as without an exporter).
+func newTelemetry(t *testing.T, rec sdktrace.SpanProcessor) *telemetry.Telemetry {
+	t.Helper()
+	tel, err := telemetry.Setup(t.Context(), telemetry.Config{ServiceName: "atrium-gateway", Version: "test", SpanProcessor: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	return tel
+}
+
+// TestRequestMetricsAreByRoute: the admin listener's /metrics counts
+// requests by route template and status, never by concrete path, and
+// unmatched requests without a route; it needs no token.
+func TestRequestMetricsAreByRoute(t *testing.T) {
+	f := &fakeCRM{list: func(context.Context) (*crmv1.ListProspectsResponse, error) {
+		return &crmv1.ListProspectsResponse{}, nil
+	}}
+	r := startGateway(t, startFakeCRM(t, f), func(c *Config) { c.Telemetry = newTelemetry(t, nil) })
+	base := "http://" + r.gw.HTTPAddr()
+	for range 3 {
+		get(t, base+"/api/v1/prospects?limit=5")
+	}
+	get(t, base+"/api/v1/prospects?limit=abc")
+	get(t, base+"/api/v1/nothing-here-zebra")
+	resp, err := http.Get("http://" + r.gw.AdminAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	body := string(raw)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("GET /metrics = %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	for _, want := range []string{
+		`http_server_request_duration_seconds_count{http_request_method="GET",http_response_status_code="200",http_route="/api/v1/prospects",url_scheme="http"} 3`,
+		`http_server_request_duration_seconds_count{http_request_method="GET",http_response_status_code="400",http_route="/api/v1/prospects",url_scheme="http"} 1`,
+		`http_server_request_duration_seconds_count{http_request_method="GET",http_response_status_code="404",url_scheme="http"} 1`,
+		`atrium_gateway_key_cache_lookups_total{result="hit"} 3`,
+		`atrium_gateway_key_cache_lookups_total{result="miss"} 1`,
+		`rpc_client_call_duration_seconds_count{`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "zebra") || strings.Contains(body, "limit=") {
+		t.Error("/metrics names a concrete path or query")
+	}
+	if t.Failed() {
+		t.Logf("/metrics:\n%s", body)
+	}
+}
+
 // TestOneAccessLogLinePerRequest: every request, answered or refused, logs
 // one info line with its method, route, status, duration, size and trace id.
 func TestOneAccessLogLinePerRequest(t *testing.T) {
@@ -62,8 +119,8 @@ func TestOneAccessLogLinePerRequest(t *testing.T) {
 		return &crmv1.ListProspectsResponse{}, nil
 	}}
 	// As in production without an exporter: spans not recorded, ids made.
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
-	r := startGateway(t, startFakeCRM(t, f), func(c *Config) { c.Logger, c.TracerProvider = logger, tp })
+	tel := newTelemetry(t, nil)
+	r := startGateway(t, startFakeCRM(t, f), func(c *Config) { c.Logger, c.Telemetry = logger, tel })
 	base := "http://" + r.gw.HTTPAddr()
 	get(t, base+"/api/v1/prospects")
 	get(t, base+"/api/v1/prospects?limit=abc")

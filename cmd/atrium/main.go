@@ -64,6 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		// gRPC's process-wide logger, set before any gRPC activity.
 		telemetry.InstallGRPCLogger(logger)
+		cfg.globalTelemetry = true
 		return serve(ctx, *cfg, logger, stdout, nil)
 	case "migrate":
 		return migrate(ctx, args[1:], stdout, stderr)

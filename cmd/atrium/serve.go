@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/atrium-hq/atrium/gateway"
@@ -35,6 +37,14 @@ type serveConfig struct {
 	natsEmbeddedAddr string
 	natsStoreDir     string
 	demo             bool
+	metricsAddr      string
+
+	// spanProcessor, when set, receives every span of the process, sampled
+	// whatever the OTEL_* variables say: tests read traces from it.
+	spanProcessor sdktrace.SpanProcessor
+	// globalTelemetry makes the process's telemetry OpenTelemetry's global
+	// one too; main sets it, tests (several stacks in one binary) do not.
+	globalTelemetry bool
 
 	// generatedAdminToken is set when no token was configured and one was
 	// made up for this run, so it must be shown.
@@ -63,6 +73,7 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 	}
 	fs.StringVar(&c.natsEmbeddedAddr, "nats-embedded-addr", "127.0.0.1:4223", "client address of the embedded NATS server")
 	fs.StringVar(&c.natsStoreDir, "nats-store-dir", "", "JetStream directory of the embedded NATS server; empty uses a temporary directory removed at exit")
+	runner.BindMetricsAddr(fs, &c.metricsAddr, "empty (the default) serves none: the admin listener's /metrics already covers the whole process")
 	fs.BoolVar(&c.demo, "demo", false, "seed a demo site, agency, clients, prospects and deals, and print keys and curl lines")
 	if err := cli.Parse(fs, args, version, stdout, lookup); err != nil {
 		return nil, err
@@ -91,11 +102,14 @@ type listening struct {
 	NATSURL    string
 	// DataAddr is the data service's gRPC address (atrium load-rows).
 	DataAddr string
+	// MetricsAddr is the --metrics-addr listener's address, empty without one.
+	MetricsAddr string
 }
 
 // serveable is a service serve starts.
 type serveable interface {
 	Run(ctx context.Context) error
+	Ready() error
 	Close()
 }
 
@@ -106,11 +120,16 @@ type serveable interface {
 // are reached through the gateway, or on loopback) and publish what is
 // left in their outboxes; then NATS stops.
 func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Writer, ready func(listening)) (err error) {
-	shutdownTracing, err := telemetry.Setup(ctx, "atrium", version)
+	// One process, one telemetry: the gateway's /metrics covers every
+	// service, and one request is one trace across the loopback hops.
+	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "atrium", Version: version, SpanProcessor: c.spanProcessor})
 	if err != nil {
 		return err
 	}
-	defer shutdownTracing(context.WithoutCancel(ctx))
+	if c.globalTelemetry {
+		tel.InstallGlobal()
+	}
+	defer tel.Shutdown(context.WithoutCancel(ctx))
 
 	natsURL := c.backing.NATSURL
 	if natsURL == "" {
@@ -129,7 +148,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	backing.NATSURL = natsURL
 	with := func(name string) runner.Config {
 		return runner.Config{GRPCAddr: *c.grpcAddrs[name], Backing: backing, InternalSecret: []byte(c.common.InternalSecret),
-			ShutdownTimeout: c.common.ShutdownTimeout, Logger: logger}
+			ShutdownTimeout: c.common.ShutdownTimeout, Logger: logger, Telemetry: tel}
 	}
 
 	// Until everything is up, a failure closes what was already opened.
@@ -162,10 +181,39 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	}
 	services = append(services, actionsSvc)
 
+	metricsAddr := ""
+	if c.metricsAddr != "" {
+		ready := func() error {
+			var errs []error
+			for _, s := range services {
+				errs = append(errs, s.Ready())
+			}
+			return errors.Join(errs...)
+		}
+		ms, err := runner.ListenMetrics(c.metricsAddr, tel.MetricsHandler(), ready, logger)
+		if err != nil {
+			return fmt.Errorf("listen on %s (--metrics-addr): %w", c.metricsAddr, err)
+		}
+		go func() {
+			if err := ms.Serve(); err != nil {
+				logger.Error("metrics listener stopped", "error", err)
+			}
+		}()
+		// Last to stop: scrapes and probes are answered until the end.
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			defer cancel()
+			ms.Shutdown(sctx)
+		}()
+		metricsAddr = ms.Addr()
+		logger.Info("serving metrics", "addr", metricsAddr)
+	}
+
 	gcfg := c.gateway
 	gcfg.InternalSecret = []byte(c.common.InternalSecret)
 	gcfg.Upstreams = map[string]string{"collections": collectionsSvc.Addr(), "crm": crmSvc.Addr(), "data": dataSvc.Addr(), "actions": actionsSvc.Addr()}
 	gcfg.NATSURL, gcfg.ShutdownTimeout, gcfg.DrainDelay, gcfg.Version, gcfg.Logger = natsURL, c.common.ShutdownTimeout, c.common.DrainDelay, version, logger
+	gcfg.Telemetry = tel
 	gw, err := gateway.New(ctx, gcfg)
 	if err != nil {
 		return err
@@ -193,7 +241,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 			return nil
 		})
 	}
-	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr()}
+	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr(), MetricsAddr: metricsAddr}
 	waitReady(gctx, gw, logger)
 	printBanner(stdout, l, c)
 	if c.demo {

@@ -26,7 +26,9 @@ type stack struct {
 	api, admin string
 	natsURL    string
 	dataAddr   string
-	logs       *syncBuffer
+	// metrics is the --metrics-addr listener's base URL, empty without one.
+	metrics string
+	logs    *syncBuffer
 }
 
 type syncBuffer struct {
@@ -49,6 +51,13 @@ func (s *syncBuffer) String() string {
 // startStack runs atrium serve with extra flags until the test ends.
 func startStack(t testing.TB, extra ...string) *stack {
 	t.Helper()
+	return startStackWith(t, nil, extra...)
+}
+
+// startStackWith is startStack with a last change to the parsed
+// configuration, for what no flag sets (a span recorder).
+func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *stack {
+	t.Helper()
 	args := append([]string{
 		"--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0", "--admin-token=" + testAdminToken,
 		"--collections-grpc-addr=127.0.0.1:0", "--crm-grpc-addr=127.0.0.1:0",
@@ -58,6 +67,9 @@ func startStack(t testing.TB, extra ...string) *stack {
 	cfg, err := parseServe(args, func(string) (string, bool) { return "", false }, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatalf("parse serve flags: %v", err)
+	}
+	if tweak != nil {
+		tweak(cfg)
 	}
 	s := &stack{logs: &syncBuffer{}}
 	logger, err := cfg.common.Logger(s.logs)
@@ -71,6 +83,9 @@ func startStack(t testing.TB, extra ...string) *stack {
 	select {
 	case l := <-ready:
 		s.api, s.admin, s.natsURL, s.dataAddr = "http://"+l.HTTPAddr, "http://"+l.AdminAddr, l.NATSURL, l.DataAddr
+		if l.MetricsAddr != "" {
+			s.metrics = "http://" + l.MetricsAddr
+		}
 	case err := <-done:
 		cancel()
 		t.Fatalf("atrium serve stopped before it was ready: %v\n%s", err, s.logs)

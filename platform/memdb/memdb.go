@@ -84,9 +84,10 @@ type Tx struct {
 // OnRollback records how to undo a change; it runs if the transaction fails.
 func (t *Tx) OnRollback(undo func()) { t.undo = append(t.undo, undo) }
 
-// Enqueue adds an event, published after the transaction commits.
-func (t *Tx) Enqueue(_ context.Context, e outbox.Event) error {
-	t.events = append(t.events, e)
+// Enqueue adds an event, published after the transaction commits as part
+// of ctx's trace.
+func (t *Tx) Enqueue(ctx context.Context, e outbox.Event) error {
+	t.events = append(t.events, outbox.WithTrace(ctx, e))
 	return nil
 }
 

@@ -32,7 +32,9 @@ func NewJetStream(js jetstream.JetStream, stream jetstream.StreamConfig) *JetStr
 }
 
 // Publish implements Publisher. The event id becomes the Nats-Msg-Id, which
-// the stream uses to drop duplicates.
+// the stream uses to drop duplicates. The trace context of ctx (the relay's
+// publish span) goes into the message's traceparent and tracestate
+// headers, so that a consumer can continue the trace (see docs/events.md).
 func (p *JetStream) Publish(ctx context.Context, e Event) error {
 	// While the connection is down nats.go would buffer the publish and hold
 	// the relay for the whole request timeout; failing at once keeps the
@@ -45,6 +47,7 @@ func (p *JetStream) Publish(ctx context.Context, e Event) error {
 	}
 	msg := &nats.Msg{Subject: e.Subject, Data: e.Payload, Header: nats.Header{}}
 	msg.Header.Set("Content-Type", "application/json")
+	traceContext.Inject(ctx, HeaderCarrier(msg.Header))
 	if _, err := p.js.PublishMsg(ctx, msg, jetstream.WithMsgID(e.ID)); err != nil {
 		p.mu.Lock()
 		p.ready = false
@@ -65,4 +68,28 @@ func (p *JetStream) ensure(ctx context.Context) error {
 	}
 	p.ready = true
 	return nil
+}
+
+// HeaderCarrier lets OpenTelemetry propagators read and write a NATS
+// message's headers. NATS header keys are case-sensitive, and W3C trace
+// context names its headers in lower case (traceparent, tracestate), so
+// unlike an http.Header the keys are kept exactly as given. A consumer
+// continues an event's trace with
+//
+//	ctx := propagator.Extract(ctx, outbox.HeaderCarrier(msg.Headers()))
+type HeaderCarrier nats.Header
+
+// Get returns the first value of key.
+func (c HeaderCarrier) Get(key string) string { return nats.Header(c).Get(key) }
+
+// Set replaces the values of key.
+func (c HeaderCarrier) Set(key, value string) { nats.Header(c).Set(key, value) }
+
+// Keys lists the header names.
+func (c HeaderCarrier) Keys() []string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	return keys
 }

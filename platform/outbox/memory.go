@@ -27,6 +27,16 @@ func (m *Memory) Pending() []Event {
 	return append([]Event(nil), m.events...)
 }
 
+// Backlog implements Source.
+func (m *Memory) Backlog(context.Context) (Backlog, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.events) == 0 {
+		return Backlog{}, nil
+	}
+	return Backlog{Events: len(m.events), Oldest: m.events[0].CreatedAt}, nil
+}
+
 // Claim implements Source. Concurrent claims are serialised.
 func (m *Memory) Claim(ctx context.Context, max int, publish func(context.Context, []Event) int) error {
 	m.mu.Lock()

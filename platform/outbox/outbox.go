@@ -15,6 +15,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Event is one message to publish.
@@ -23,6 +29,35 @@ type Event struct {
 	Subject   string
 	Payload   []byte
 	CreatedAt time.Time
+	// TraceParent and TraceState are the W3C trace context of the
+	// operation that enqueued the event (empty when it was not traced):
+	// the relay publishes the event as part of that trace. The cores fill
+	// them in at Enqueue (see WithTrace).
+	TraceParent, TraceState string
+}
+
+// traceContext is the W3C trace-context format events carry their trace in.
+var traceContext propagation.TraceContext
+
+// WithTrace returns e carrying the trace context of ctx's span, unless e
+// already carries one or ctx has no span. A trace that is not sampled is
+// kept too: its id still ties the relay's log lines to the request.
+func WithTrace(ctx context.Context, e Event) Event {
+	if e.TraceParent != "" || !trace.SpanContextFromContext(ctx).IsValid() {
+		return e
+	}
+	c := propagation.MapCarrier{}
+	traceContext.Inject(ctx, c)
+	e.TraceParent, e.TraceState = c["traceparent"], c["tracestate"]
+	return e
+}
+
+// traceOf returns ctx carrying e's trace context as its remote parent.
+func traceOf(ctx context.Context, e Event) context.Context {
+	if e.TraceParent == "" {
+		return ctx
+	}
+	return traceContext.Extract(ctx, propagation.MapCarrier{"traceparent": e.TraceParent, "tracestate": e.TraceState})
 }
 
 // New returns an event with a fresh id and payload marshalled as JSON.
@@ -54,6 +89,15 @@ type Source interface {
 	// which returns how many of them, from the start, it published. Those
 	// are removed; the rest stay for the next claim.
 	Claim(ctx context.Context, max int, publish func(context.Context, []Event) int) error
+	// Backlog reports what is waiting to be published.
+	Backlog(ctx context.Context) (Backlog, error)
+}
+
+// Backlog is what an outbox holds: how many events, and when the oldest
+// of them was created (zero when there is none).
+type Backlog struct {
+	Events int
+	Oldest time.Time
 }
 
 // Publisher sends one event and returns once it is durably accepted.
@@ -68,12 +112,39 @@ type Relay struct {
 	logger   *slog.Logger
 	interval time.Duration
 	wake     chan struct{}
+	metrics  *relayMetrics
+}
+
+// RelayOption changes how NewRelay sets a relay up.
+type RelayOption func(*RelayTelemetry)
+
+// RelayTelemetry is where a relay reports and what it is called there.
+type RelayTelemetry struct {
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+	// Service is the atrium.service attribute of the relay's metrics (crm).
+	Service string
+	// Stream names the relay's publish spans: publish ATRIUM_CRM. Subjects
+	// would not do: some hold ids (atrium.collections.<site_id>.…), and a
+	// span name must not grow with the data.
+	Stream string
+}
+
+// WithTelemetry makes the relay's publish spans and metrics with t's
+// providers instead of OpenTelemetry's global ones.
+func WithTelemetry(t RelayTelemetry) RelayOption {
+	return func(o *RelayTelemetry) { *o = t }
 }
 
 // NewRelay returns a relay that polls src every interval and whenever Wake is
 // called.
-func NewRelay(src Source, pub Publisher, interval time.Duration, logger *slog.Logger) *Relay {
-	return &Relay{src: src, pub: pub, logger: logger, interval: interval, wake: make(chan struct{}, 1)}
+func NewRelay(src Source, pub Publisher, interval time.Duration, logger *slog.Logger, opts ...RelayOption) *Relay {
+	o := RelayTelemetry{TracerProvider: otel.GetTracerProvider(), MeterProvider: otel.GetMeterProvider()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &Relay{src: src, pub: pub, logger: logger, interval: interval, wake: make(chan struct{}, 1),
+		metrics: newRelayMetrics(o)}
 }
 
 // Wake asks the relay to look for events now. It never blocks.
@@ -92,13 +163,15 @@ func (r *Relay) Run(ctx context.Context) error {
 	defer t.Stop()
 	backoff := r.interval
 	for {
-		n, err := r.drain(ctx)
+		n, failed, err := r.drain(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		wait := r.interval
 		if err != nil {
-			r.logger.WarnContext(ctx, "outbox relay: publish failed; retrying", "error", err, "published", n, "retry_in", backoff)
+			// Logged in the failed event's trace, so that the request
+			// whose event is stuck finds this line.
+			r.logger.WarnContext(failed, "outbox relay: publish failed; retrying", "error", err, "published", n, "retry_in", backoff)
 			wait = backoff
 			backoff = min(backoff*2, 30*time.Second)
 		} else {
@@ -117,22 +190,27 @@ func (r *Relay) Run(ctx context.Context) error {
 // after the last request has finished, so the events of that request leave
 // before the process does.
 func (r *Relay) Drain(ctx context.Context) {
-	if _, err := r.drain(ctx); err != nil && ctx.Err() == nil {
-		r.logger.WarnContext(ctx, "outbox relay: final drain failed; events stay in the outbox", "error", err)
+	if _, failed, err := r.drain(ctx); err != nil && ctx.Err() == nil {
+		r.logger.WarnContext(failed, "outbox relay: final drain failed; events stay in the outbox", "error", err)
 	}
 }
 
 // drain publishes batches until the outbox is empty or a publish fails.
-func (r *Relay) drain(ctx context.Context) (int, error) {
+// On failure it also returns the context of the event that failed, which
+// carries that event's trace.
+func (r *Relay) drain(ctx context.Context) (int, context.Context, error) {
 	total := 0
 	for {
 		var pubErr error
+		failed := ctx
 		claimed := 0
 		err := r.src.Claim(ctx, batchSize, func(ctx context.Context, events []Event) int {
 			claimed = len(events)
 			for i, e := range events {
-				if err := r.pub.Publish(ctx, e); err != nil {
+				ectx, err := r.publish(ctx, e)
+				if err != nil {
 					pubErr = fmt.Errorf("event %s (%s): %w", e.ID, e.Subject, err)
+					failed = ectx
 					return i
 				}
 			}
@@ -142,11 +220,39 @@ func (r *Relay) drain(ctx context.Context) (int, error) {
 			err = pubErr
 		}
 		if err != nil {
-			return total, err
+			return total, failed, err
 		}
 		total += claimed
 		if claimed < batchSize {
-			return total, nil
+			return total, ctx, nil
 		}
 	}
+}
+
+// publish sends one event in a producer span that continues the trace of
+// the transaction that enqueued it; the publisher passes the span's
+// context on in the message's headers.
+func (r *Relay) publish(ctx context.Context, e Event) (context.Context, error) {
+	m := r.metrics
+	ctx, span := m.tracer.Start(traceOf(ctx, e), m.spanName,
+		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(
+			semconv.MessagingSystemKey.String(messagingSystem),
+			semconv.MessagingOperationTypeSend,
+			semconv.MessagingOperationName("publish"),
+			semconv.MessagingDestinationName(e.Subject),
+			semconv.MessagingMessageID(e.ID),
+			semconv.MessagingMessageBodySize(len(e.Payload)),
+		))
+	defer span.End()
+	start := time.Now()
+	err := r.pub.Publish(ctx, e)
+	m.record(ctx, e, time.Since(start), err)
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+		span.SetAttributes(semconv.ErrorTypeKey.String(errorType(err)))
+		return ctx, err
+	}
+	r.logger.DebugContext(ctx, "outbox relay: published event", "event", e.ID, "subject", e.Subject)
+	return ctx, nil
 }

@@ -2,15 +2,22 @@ package outbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/metric/noop"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/pgtest"
+	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -67,6 +74,78 @@ func TestRelayKeepsWhatItCouldNotPublish(t *testing.T) {
 			t.Fatalf("published out of order: %v", pub.got)
 		}
 	}
+}
+
+// TestRelayLogsInTheEventsTrace: the relay's lines about an event, the
+// debug line of its publish and the warning of a failed one, carry the
+// trace id of the request that enqueued it, so that searching the logs for
+// a request's trace finds what became of its events.
+func TestRelayLogsInTheEventsTrace(t *testing.T) {
+	logs := &lockedBuffer{}
+	logger, err := telemetry.NewLogger(logs, "json", "debug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	traceID := trace.TraceID{0xab, 0xcd, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
+	ctx := trace.ContextWithSpanContext(t.Context(), trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: traceID, SpanID: trace.SpanID{1}, TraceFlags: trace.FlagsSampled,
+	}))
+	src := &outbox.Memory{}
+	evs := events(t, "atrium.test.logged", 2)
+	src.Append(outbox.WithTrace(ctx, evs[0]), outbox.WithTrace(ctx, evs[1]))
+	pub := &failingPublisher{ok: 1}
+	// Spans not sampled, as without an exporter: the ids still flow.
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
+	relay := outbox.NewRelay(src, pub, time.Hour, logger, outbox.WithTelemetry(outbox.RelayTelemetry{
+		TracerProvider: tp, MeterProvider: noop.NewMeterProvider(), Service: "test", Stream: "TEST",
+	}))
+	runCtx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- relay.Run(runCtx) }()
+	for !strings.Contains(logs.String(), "publish failed") {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	var published, failed int
+	for line := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line is not JSON: %s", line)
+		}
+		switch {
+		case strings.Contains(rec["msg"].(string), "published event"):
+			published++
+		case strings.Contains(rec["msg"].(string), "publish failed"):
+			failed++
+		default:
+			continue
+		}
+		if rec["trace_id"] != traceID.String() {
+			t.Errorf("relay line %s: trace_id %v, want the enqueuing request's %s", rec["msg"], rec["trace_id"], traceID)
+		}
+	}
+	if published != 1 || failed != 1 {
+		t.Fatalf("%d published and %d failed lines, want one of each:\n%s", published, failed, logs.String())
+	}
+}
+
+// lockedBuffer is a log sink the relay writes to while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestPostgresClaimsAreDisjoint runs claims from several relays at once on

@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"io/fs"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -25,8 +26,8 @@ var Migrations = func() fs.FS {
 // Insert adds e to the outbox table of tx's schema within tx. The table is
 // defined once, in migrations/0001_outbox.sql.
 func Insert(ctx context.Context, tx pgx.Tx, e Event) error {
-	_, err := tx.Exec(ctx, `INSERT INTO outbox (id, subject, payload, created_at) VALUES ($1, $2, $3, $4)`,
-		e.ID, e.Subject, e.Payload, e.CreatedAt)
+	_, err := tx.Exec(ctx, `INSERT INTO outbox (id, subject, payload, created_at, traceparent, tracestate) VALUES ($1, $2, $3, $4, $5, $6)`,
+		e.ID, e.Subject, e.Payload, e.CreatedAt, e.TraceParent, e.TraceState)
 	return err
 }
 
@@ -36,11 +37,27 @@ type Postgres struct{ pool *pgxpool.Pool }
 // NewPostgres returns the outbox of pool's schema.
 func NewPostgres(pool *pgxpool.Pool) *Postgres { return &Postgres{pool: pool} }
 
+// Backlog implements Source. Rows being published right now (locked by a
+// claim) still count: they are not acknowledged yet.
+func (p *Postgres) Backlog(ctx context.Context) (Backlog, error) {
+	var (
+		b      Backlog
+		oldest *time.Time
+	)
+	if err := p.pool.QueryRow(ctx, `SELECT count(*), min(created_at) FROM outbox`).Scan(&b.Events, &oldest); err != nil {
+		return Backlog{}, err
+	}
+	if oldest != nil {
+		b.Oldest = *oldest
+	}
+	return b, nil
+}
+
 // Claim implements Source. Rows are locked with SKIP LOCKED, so several
 // replicas can relay at once without publishing the same event twice.
 func (p *Postgres) Claim(ctx context.Context, max int, publish func(context.Context, []Event) int) error {
 	return pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT seq, id, subject, payload, created_at FROM outbox
+		rows, err := tx.Query(ctx, `SELECT seq, id, subject, payload, created_at, traceparent, tracestate FROM outbox
 			ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, max)
 		if err != nil {
 			return err
@@ -54,7 +71,7 @@ func (p *Postgres) Claim(ctx context.Context, max int, publish func(context.Cont
 				seq int64
 				e   Event
 			)
-			if err := rows.Scan(&seq, &e.ID, &e.Subject, &e.Payload, &e.CreatedAt); err != nil {
+			if err := rows.Scan(&seq, &e.ID, &e.Subject, &e.Payload, &e.CreatedAt, &e.TraceParent, &e.TraceState); err != nil {
 				return err
 			}
 			seqs = append(seqs, seq)

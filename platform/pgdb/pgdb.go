@@ -14,18 +14,34 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/store"
 )
 
+// Option changes how Open sets a pool up.
+type Option func(*pgxpool.Config)
+
+// WithTracerProvider makes the pool's query spans with tp instead of
+// OpenTelemetry's global provider.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(c *pgxpool.Config) { c.ConnConfig.Tracer = NewTracer(tp) }
+}
+
 // Open connects a pool whose sessions use schema as their search path and
-// checks that the server answers.
-func Open(ctx context.Context, databaseURL, schema string) (*pgxpool.Pool, error) {
+// checks that the server answers. Its queries are traced (see Tracer), by
+// the global tracer provider unless an option says otherwise.
+func Open(ctx context.Context, databaseURL, schema string, opts ...Option) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("parse database URL: %w", err)
+	}
+	cfg.ConnConfig.Tracer = NewTracer(otel.GetTracerProvider())
+	for _, o := range opts {
+		o(cfg)
 	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = schema
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
@@ -154,9 +170,9 @@ func (t *Tx) CopyFrom(ctx context.Context, table pgx.Identifier, columns []strin
 }
 
 // Enqueue adds e to the schema's outbox within the transaction; the relay
-// publishes it after commit.
+// publishes it after commit, as part of ctx's trace.
 func (t *Tx) Enqueue(ctx context.Context, e outbox.Event) error {
-	if err := outbox.Insert(ctx, t.tx, e); err != nil {
+	if err := outbox.Insert(ctx, t.tx, outbox.WithTrace(ctx, e)); err != nil {
 		return Err(err, "enqueue event")
 	}
 	t.events++

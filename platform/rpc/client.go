@@ -10,12 +10,15 @@ import (
 	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/otel/metric/noop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
 const (
@@ -49,8 +52,9 @@ const (
 )
 
 // Dial returns a client connection to an Atrium service at addr, traced so
-// that the call joins the caller's trace. The connection is lazy: it
-// connects on first use and reconnects by itself.
+// that the call joins the caller's trace and measured per RPC (by the
+// OpenTelemetry globals, or by the providers WithTelemetry gives). The
+// connection is lazy: it connects on first use and reconnects by itself.
 //
 // Every unary call without a deadline gets DefaultCallTimeout. A call that
 // fails with UNAVAILABLE (the service is restarting, unreachable, or could
@@ -65,9 +69,22 @@ const (
 // cluster network or a service mesh in Kubernetes); callers are
 // authenticated by the signed principal, not by the transport.
 func Dial(addr string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+	var tel *telemetry.Telemetry
+	for _, o := range opts {
+		if t, ok := o.(telemetryOption); ok {
+			tel = t.tel
+		}
+	}
+	calls := newCallMetrics(tel.MeterProvider(), false, addr)
 	opts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
+		// otelgrpc makes the spans; the call metrics are callMetrics'.
+		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tel.TracerProvider()),
+			otelgrpc.WithMeterProvider(noop.NewMeterProvider()), otelgrpc.WithPropagators(telemetry.Propagator))),
+		// First, so outermost: one measurement per call, whatever the
+		// interceptors the caller adds do inside it.
+		grpc.WithChainUnaryInterceptor(calls.unaryClient),
+		grpc.WithChainStreamInterceptor(calls.streamClient),
 		grpc.WithInitialWindowSize(windowSize),
 		grpc.WithInitialConnWindowSize(connWindowSize),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize)),
@@ -171,3 +188,12 @@ var serviceConfig = sync.OnceValue(func() string {
 	}
 	return string(b)
 })
+// WithTelemetry makes Dial's client spans and per-RPC metrics with tel's
+// providers instead of OpenTelemetry's globals. It is a dial option so that
+// every caller of Dial keeps its one call; Dial reads it, gRPC ignores it.
+func WithTelemetry(tel *telemetry.Telemetry) grpc.DialOption { return telemetryOption{tel: tel} }
+
+type telemetryOption struct {
+	grpc.EmptyDialOption
+	tel *telemetry.Telemetry
+}

@@ -13,6 +13,7 @@ import (
 	"net"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/otel/metric/noop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -21,6 +22,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/render"
+	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
 // Server is a gRPC server bound to a listener.
@@ -31,14 +33,18 @@ type Server struct {
 }
 
 // Listen binds addr (host:port; port 0 picks a free one) and returns a
-// server whose services are registered by the caller before Serve.
-func Listen(addr string, logger *slog.Logger, signer *principal.Signer) (*Server, error) {
+// server whose services are registered by the caller before Serve. Its
+// spans and per-RPC metrics go to tel (nil: OpenTelemetry's globals).
+func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *telemetry.Telemetry) (*Server, error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
+	calls := newCallMetrics(tel.MeterProvider(), true, "")
 	srv := grpc.NewServer(
-		grpc.StatsHandler(otelgrpc.NewServerHandler()),
+		// otelgrpc makes the spans; the call metrics are callMetrics'.
+		grpc.StatsHandler(otelgrpc.NewServerHandler(otelgrpc.WithTracerProvider(tel.TracerProvider()),
+			otelgrpc.WithMeterProvider(noop.NewMeterProvider()), otelgrpc.WithPropagators(telemetry.Propagator))),
 		// Fixed windows, large enough for a page of a thousand rows, also
 		// turn off the bandwidth-delay probe, whose PING frames cost a
 		// syscall each on every connection that carries a response.
@@ -47,11 +53,15 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer) (*Server
 		grpc.MaxRecvMsgSize(MaxMessageSize),
 		// Rendered pages go out without being copied again (platform/render).
 		grpc.ForceServerCodecV2(render.ServerCodec{}),
+		// The call metrics outermost, so that they see the status code the
+		// caller gets, after the error mapping.
 		grpc.ChainUnaryInterceptor(
+			calls.unaryServer,
 			apperr.UnaryServerInterceptor(logger, principal.Infrastructure),
 			signer.UnaryServerInterceptor(),
 		),
 		grpc.ChainStreamInterceptor(
+			calls.streamServer,
 			apperr.StreamServerInterceptor(logger, principal.Infrastructure),
 			signer.StreamServerInterceptor(),
 		),
@@ -84,6 +94,13 @@ func (s *Server) SetHealth(cause string) {
 			s.health.SetServingStatus(name, st)
 		}
 	}
+}
+
+// Serving reports whether the health service says the process serves (the
+// status of the empty service name, which SetServing sets).
+func (s *Server) Serving() bool {
+	resp, err := s.health.Check(context.Background(), &healthpb.HealthCheckRequest{})
+	return err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING
 }
 
 // Serve serves until Shutdown.

@@ -44,6 +44,17 @@ func BindGRPCAddr(fs *flag.FlagSet, p *string, name, service string) {
 	fs.StringVar(p, name, *p, "gRPC listen address of the "+service+" service (port 0: any free port)")
 }
 
+// DefaultMetricsAddr is where a service's own binary serves /metrics,
+// /healthz and /readyz unless configured (9464: the port OpenTelemetry's
+// Prometheus exporters use by convention).
+const DefaultMetricsAddr = ":9464"
+
+// BindMetricsAddr binds the listen address of /metrics, /healthz and
+// /readyz; usage says what an empty one means to the command.
+func BindMetricsAddr(fs *flag.FlagSet, p *string, usage string) {
+	fs.StringVar(p, "metrics-addr", *p, "listen address of GET /metrics (Prometheus), /healthz and /readyz, unauthenticated; "+usage)
+}
+
 // Service is a service Main runs.
 type Service interface {
 	Run(ctx context.Context) error
@@ -63,9 +74,10 @@ func Main(name, version string, bind func(*flag.FlagSet), open func(context.Cont
 
 func runMain(name, defaultAddr, version string, bind func(*flag.FlagSet), open func(context.Context, Config) (Service, error)) error {
 	fs := flag.NewFlagSet("atrium-"+name, flag.ContinueOnError)
-	cfg := Config{GRPCAddr: defaultAddr, Backing: Backing{NATSURL: "nats://127.0.0.1:4222"}}
+	cfg := Config{GRPCAddr: defaultAddr, Backing: Backing{NATSURL: "nats://127.0.0.1:4222"}, MetricsAddr: DefaultMetricsAddr}
 	common := cli.Common{DrainDelay: cli.DefaultDrainDelay}
 	BindGRPCAddr(fs, &cfg.GRPCAddr, "grpc-addr", name)
+	BindMetricsAddr(fs, &cfg.MetricsAddr, "empty turns it off")
 	cfg.Backing.BindFlags(fs, "required")
 	common.Bind(fs, "required, and the same in every process")
 	if bind != nil {
@@ -85,11 +97,13 @@ func runMain(name, defaultAddr, version string, bind func(*flag.FlagSet), open f
 	ctx, stop := cli.SignalContext()
 	defer stop()
 	telemetry.InstallGRPCLogger(logger)
-	shutdownTracing, err := telemetry.Setup(ctx, "atrium-"+name, version)
+	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "atrium-" + name, Version: version})
 	if err != nil {
 		return err
 	}
-	defer shutdownTracing(context.WithoutCancel(ctx))
+	tel.InstallGlobal()
+	defer tel.Shutdown(context.WithoutCancel(ctx))
+	cfg.Telemetry = tel
 	svc, err := open(ctx, cfg)
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/rpc"
+	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
 // DefaultShutdownTimeout bounds a graceful stop unless configured.
@@ -44,6 +45,12 @@ type Config struct {
 	// asked to stop, while still serving, before it stops accepting calls.
 	DrainDelay time.Duration
 	Logger     *slog.Logger
+	// Telemetry receives the service's spans and metrics; nil reports to
+	// OpenTelemetry's globals.
+	Telemetry *telemetry.Telemetry
+	// MetricsAddr, when set, is the listen address of the service's
+	// /metrics, /healthz and /readyz (see MetricsServer).
+	MetricsAddr string
 }
 
 // Validate reports the first missing or invalid setting.
@@ -92,7 +99,8 @@ type Runtime struct {
 	mem *memdb.DB
 	pg  *pgdb.DB
 
-	nats *nats.Conn
+	nats    *nats.Conn
+	metrics *MetricsServer
 	// relay is set once Open has the NATS connection; the connection's
 	// reconnect handler may run before that, hence the atomic.
 	relay   atomic.Pointer[outbox.Relay]
@@ -125,10 +133,15 @@ func Open(ctx context.Context, spec Spec, cfg Config) (_ *Runtime, err error) {
 		return nil, err
 	}
 	if cfg.DatabaseURL != "" {
-		if r.Pool, err = pgdb.Open(ctx, cfg.DatabaseURL, migrations.Schema); err != nil {
+		if r.Pool, err = pgdb.Open(ctx, cfg.DatabaseURL, migrations.Schema, pgdb.WithTracerProvider(cfg.Telemetry.TracerProvider())); err != nil {
 			return nil, fmt.Errorf("%s service: %w", name, err)
 		}
 		r.closers = append(r.closers, r.Pool.Close)
+		reg, err := pgdb.ObservePool(r.Pool, name, cfg.Telemetry.MeterProvider())
+		if err != nil {
+			return nil, fmt.Errorf("%s service: pool metrics: %w", name, err)
+		}
+		r.closers = append(r.closers, func() { _ = reg.Unregister() })
 		if cfg.Migrate {
 			applied, err := migrations.Apply(ctx, r.Pool)
 			if err != nil {
@@ -169,12 +182,37 @@ func Open(ctx context.Context, spec Spec, cfg Config) (_ *Runtime, err error) {
 	if err := r.startRelay(spec.Stream, spec.Subjects); err != nil {
 		return nil, fmt.Errorf("%s service: %w", name, err)
 	}
-	if r.GRPC, err = rpc.Listen(cfg.GRPCAddr, r.logger, r.Signer); err != nil {
+	if r.GRPC, err = rpc.Listen(cfg.GRPCAddr, r.logger, r.Signer, cfg.Telemetry); err != nil {
 		return nil, fmt.Errorf("%s service: listen on %s: %w", name, cfg.GRPCAddr, err)
 	}
 	r.health.cause = rpc.CauseStarting
 	r.GRPC.SetHealth(rpc.CauseStarting)
+	if cfg.MetricsAddr != "" {
+		if r.metrics, err = ListenMetrics(cfg.MetricsAddr, cfg.Telemetry.MetricsHandler(), r.Ready, r.logger); err != nil {
+			return nil, fmt.Errorf("%s service: listen on %s (--metrics-addr): %w", name, cfg.MetricsAddr, err)
+		}
+		r.closers = append(r.closers, r.metrics.Close)
+	}
 	return r, nil
+}
+
+// Ready says why the service cannot take calls, or nil when it can: the
+// cause its gRPC health reports NOT_SERVING with (starting, stopping, its
+// database or an upstream it calls unusable).
+func (r *Runtime) Ready() error {
+	if cause := r.NotServing(); cause != "" {
+		return fmt.Errorf("the %s service is not serving: %s", r.name, cause)
+	}
+	return nil
+}
+
+// MetricsAddr is the address of the /metrics listener, empty when there is
+// none.
+func (r *Runtime) MetricsAddr() string {
+	if r.metrics == nil {
+		return ""
+	}
+	return r.metrics.Addr()
 }
 
 // DependsOn declares that the service calls the service called name on
@@ -224,7 +262,15 @@ func (r *Runtime) startRelay(stream, subjects string) error {
 		Storage:  jetstream.FileStorage,
 		MaxAge:   7 * 24 * time.Hour,
 	})
-	r.relay.Store(outbox.NewRelay(src, pub, 500*time.Millisecond, r.logger))
+	tel := r.cfg.Telemetry
+	reg, err := outbox.ObserveBacklog(src, r.name, tel.MeterProvider())
+	if err != nil {
+		return fmt.Errorf("outbox metrics: %w", err)
+	}
+	r.closers = append(r.closers, func() { _ = reg.Unregister() })
+	r.relay.Store(outbox.NewRelay(src, pub, 500*time.Millisecond, r.logger, outbox.WithTelemetry(outbox.RelayTelemetry{
+		TracerProvider: tel.TracerProvider(), MeterProvider: tel.MeterProvider(), Service: r.name, Stream: stream,
+	})))
 	return nil
 }
 
@@ -251,7 +297,10 @@ func (r *Runtime) Run(ctx context.Context) error {
 	if r.Memory() {
 		store = "memory"
 	}
-	r.logger.Info("serving gRPC", "addr", r.Addr(), "store", store)
+	if r.metrics != nil {
+		g.Go(r.metrics.Serve)
+	}
+	r.logger.Info("serving gRPC", "addr", r.Addr(), "store", store, "metrics", r.MetricsAddr())
 	g.Go(func() error {
 		<-gctx.Done()
 		r.drain()
@@ -264,6 +313,10 @@ func (r *Runtime) Run(ctx context.Context) error {
 		r.GRPC.Shutdown(sctx)
 		relay.Drain(sctx)
 		stopRelay()
+		// Last: probes and scrapes are answered until the end.
+		if r.metrics != nil {
+			r.metrics.Shutdown(sctx)
+		}
 		r.logger.Info("stopped")
 		return nil
 	})

@@ -135,7 +135,7 @@ func TestStopDrainsThenStops(t *testing.T) {
 // and says why: here the two were given different internal secrets.
 func TestNotServingWhileAnUpstreamRefusesThePrincipal(t *testing.T) {
 	other, _ := principal.NewSigner([]byte("another-secret-0123456789abcdef-xyz"))
-	up, err := rpc.Listen("127.0.0.1:0", slog.New(slog.DiscardHandler), other)
+	up, err := rpc.Listen("127.0.0.1:0", slog.New(slog.DiscardHandler), other, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,12 @@ package telemetry
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/grpclog"
 )
@@ -44,6 +47,72 @@ func TestLogLinesCarryTraceIDsOnce(t *testing.T) {
 	}
 	if _, err := NewLogger(&out, "json", "loud"); err == nil {
 		t.Fatal("level loud accepted")
+	}
+}
+
+// TestSetupFollowsTheOTELVariables: without an OTLP endpoint nothing is
+// sampled (but spans have ids); a test's span processor samples
+// everything; an endpoint turns sampling on; OTEL_SERVICE_NAME names the
+// process in its metrics; an unknown protocol is refused by name; and the
+// Prometheus handler always serves the process's metrics.
+func TestSetupFollowsTheOTELVariables(t *testing.T) {
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+		"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_SERVICE_NAME", "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER"} {
+		t.Setenv(k, "")
+	}
+	setup := func(cfg Config) *Telemetry {
+		t.Helper()
+		tel, err := Setup(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			_ = tel.Shutdown(ctx)
+		})
+		return tel
+	}
+	span := func(tel *Telemetry) trace.SpanContext {
+		_, s := tel.TracerProvider().Tracer("test").Start(t.Context(), "op")
+		return s.SpanContext()
+	}
+
+	quiet := setup(Config{ServiceName: "atrium-crm", Version: "1.2.3"})
+	if sc := span(quiet); !sc.IsValid() || sc.IsSampled() {
+		t.Fatalf("without an endpoint: span %v, want valid ids and not sampled", sc)
+	}
+	counter, _ := quiet.MeterProvider().Meter("test").Int64Counter("atrium.test.things")
+	counter.Add(t.Context(), 3)
+	rec := httptest.NewRecorder()
+	quiet.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{"atrium_test_things_total 3", `service_name="atrium-crm"`, `service_version="1.2.3"`, "go_goroutines"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, body)
+		}
+	}
+
+	recorder := tracetest.NewSpanRecorder()
+	if sc := span(setup(Config{ServiceName: "x", SpanProcessor: recorder})); !sc.IsSampled() || len(recorder.Started()) != 1 {
+		t.Fatalf("with a span processor: span %v, %d recorded", sc, len(recorder.Started()))
+	}
+
+	t.Setenv("OTEL_SERVICE_NAME", "crm-eu-1")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://127.0.0.1:1")
+	exporting := setup(Config{ServiceName: "atrium-crm"})
+	if sc := span(exporting); !sc.IsSampled() {
+		t.Fatalf("with an endpoint: span %v, want sampled", sc)
+	}
+	rec = httptest.NewRecorder()
+	exporting.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if !strings.Contains(rec.Body.String(), `service_name="crm-eu-1"`) {
+		t.Errorf("OTEL_SERVICE_NAME did not name the process: %s", rec.Body.String())
+	}
+
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "carrier-pigeon")
+	if _, err := Setup(t.Context(), Config{ServiceName: "x"}); err == nil || !strings.Contains(err.Error(), "OTEL_EXPORTER_OTLP_PROTOCOL") {
+		t.Fatalf("an unknown protocol: %v, want an error naming OTEL_EXPORTER_OTLP_PROTOCOL", err)
 	}
 }
 

@@ -21,6 +21,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/atrium-hq/atrium/platform/natstest"
 	"github.com/atrium-hq/atrium/platform/outbox"
@@ -61,6 +66,7 @@ func RunAll(t *testing.T, newBackend func(t *testing.T, onCommit func()) Backend
 		{"ConcurrentReadModifyWriteIsSerialised", testConcurrent},
 		{"PartialPublishKeepsTheRest", testPartialPublish},
 		{"RelayToJetStream", testRelayToJetStream},
+		{"TraceContextRoundTrip", testTraceContext},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -407,4 +413,112 @@ func testRelayToJetStream(t *testing.T, newBackend func(*testing.T, func()) Back
 	if strings.Join(got, ",") != strings.Join(ids(want), ",") {
 		t.Fatalf("stream order %v, want commit order %v", got, ids(want))
 	}
+}
+
+// testTraceContext: an event enqueued in a traced transaction keeps that
+// trace through the outbox; the relay publishes it in a producer span
+// that is a child of the enqueuing span, and the JetStream message carries
+// the publish span's context in its traceparent header, so that a consumer
+// continues the same trace. An event enqueued outside a trace carries none.
+func testTraceContext(t *testing.T, newBackend func(*testing.T, func()) Backend) {
+	b := newBackend(t, nil)
+	name := "TEST_" + strings.ReplaceAll(uuid.NewString(), "-", "")
+	subject := "atrium.test." + name
+	parent := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID:    trace.TraceID{0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36},
+		SpanID:     trace.SpanID{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7},
+		TraceFlags: trace.FlagsSampled,
+		TraceState: func() trace.TraceState { ts, _ := trace.ParseTraceState("atrium=t61rcWkgMzE"); return ts }(),
+	})
+	traced := trace.ContextWithSpanContext(t.Context(), parent)
+	var withTrace, without outbox.Event
+	err := b.InTx(traced, func(w Writer) error {
+		withTrace = event(t, subject+".traced", 1)
+		return w.Enqueue(traced, withTrace)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.InTx(t.Context(), func(w Writer) error {
+		without = event(t, subject+".untraced", 2)
+		return w.Enqueue(t.Context(), without)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := pending(t, b)
+	wantParent := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	if len(got) != 2 || got[0].TraceParent != wantParent || got[0].TraceState != "atrium=t61rcWkgMzE" {
+		t.Fatalf("traced event's trace context = %q %q, want %q and its tracestate", got[0].TraceParent, got[0].TraceState, wantParent)
+	}
+	if got[1].TraceParent != "" || got[1].TraceState != "" {
+		t.Fatalf("an event enqueued outside a trace carries %q %q", got[1].TraceParent, got[1].TraceState)
+	}
+
+	nc, err := nats.Connect(natstest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = js.DeleteStream(context.Background(), name) })
+	pub := outbox.NewJetStream(js, jetstream.StreamConfig{Name: name, Subjects: []string{subject + ".>"}, Storage: jetstream.MemoryStorage})
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	relay := outbox.NewRelay(b.Outbox(), pub, time.Hour, slog.New(slog.DiscardHandler), outbox.WithTelemetry(outbox.RelayTelemetry{
+		TracerProvider: tp, MeterProvider: noop.NewMeterProvider(), Service: "test", Stream: name,
+	}))
+	relay.Drain(t.Context())
+	if n := len(pending(t, b)); n != 0 {
+		t.Fatalf("%d events left after a drain", n)
+	}
+	spans := rec.Ended()
+	if len(spans) != 2 {
+		t.Fatalf("%d publish spans, want 2", len(spans))
+	}
+	publish := spans[0]
+	if publish.Name() != "publish "+name || attrValue(publish, "messaging.destination.name") != subject+".traced" || publish.SpanKind() != trace.SpanKindProducer ||
+		publish.SpanContext().TraceID() != parent.TraceID() || publish.Parent().SpanID() != parent.SpanID() {
+		t.Fatalf("publish span %q (destination %s) kind %v trace %s parent %s; want a producer span named by the stream, child of %s in trace %s",
+			publish.Name(), attrValue(publish, "messaging.destination.name"), publish.SpanKind(), publish.SpanContext().TraceID(), publish.Parent().SpanID(), parent.SpanID(), parent.TraceID())
+	}
+	if spans[1].SpanContext().TraceID() == parent.TraceID() || spans[1].Parent().IsValid() {
+		t.Fatal("the untraced event's publish joined another trace")
+	}
+
+	cons, err := js.OrderedConsumer(t.Context(), name, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := cons.Fetch(2, jetstream.FetchMaxWait(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var headers []nats.Header
+	for m := range batch.Messages() {
+		headers = append(headers, m.Headers())
+	}
+	if len(headers) != 2 {
+		t.Fatalf("read %d messages, want 2", len(headers))
+	}
+	wantHeader := "00-" + parent.TraceID().String() + "-" + publish.SpanContext().SpanID().String() + "-01"
+	if h := headers[0].Get("traceparent"); h != wantHeader || headers[0].Get("tracestate") != "atrium=t61rcWkgMzE" {
+		t.Fatalf("message traceparent %q tracestate %q, want %q (the publish span) and the tracestate", h, headers[0].Get("tracestate"), wantHeader)
+	}
+	// What a consumer does: extract, and find the publish span as parent.
+	ctx := propagation.TraceContext{}.Extract(context.Background(), outbox.HeaderCarrier(headers[0]))
+	if sc := trace.SpanContextFromContext(ctx); sc.TraceID() != parent.TraceID() || sc.SpanID() != publish.SpanContext().SpanID() {
+		t.Fatalf("a consumer extracts %s/%s, want the publish span", sc.TraceID(), sc.SpanID())
+	}
+}
+
+func attrValue(s sdktrace.ReadOnlySpan, key string) string {
+	for _, a := range s.Attributes() {
+		if string(a.Key) == key {
+			return a.Value.Emit()
+		}
+	}
+	return ""
 }

@@ -54,11 +54,13 @@ func run(args []string) error {
 	ctx, stop := cli.SignalContext()
 	defer stop()
 	telemetry.InstallGRPCLogger(logger)
-	shutdownTracing, err := telemetry.Setup(ctx, "atrium-gateway", version)
+	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "atrium-gateway", Version: version})
 	if err != nil {
 		return err
 	}
-	defer shutdownTracing(context.WithoutCancel(ctx))
+	tel.InstallGlobal()
+	defer tel.Shutdown(context.WithoutCancel(ctx))
+	cfg.Telemetry = tel
 	gw, err := gateway.New(ctx, cfg)
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"golang.org/x/sync/singleflight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -34,6 +36,12 @@ type Keys struct {
 	mu      sync.Mutex
 	entries map[[sha256.Size]byte]entry
 	byID    map[string][sha256.Size]byte
+
+	// hits and misses count lookups for the metrics, which read them when
+	// collected. They are counted under mu, which a lookup holds anyway, so
+	// a request pays one increment.
+	hits, misses int64
+	metrics      metric.Registration
 }
 
 type entry struct {
@@ -43,11 +51,41 @@ type entry struct {
 }
 
 // NewKeys returns an authenticator asking client, caching up to maxSize
-// lookups for ttl each.
-func NewKeys(client crmv1.APIKeyServiceClient, signer *principal.Signer, ttl time.Duration, maxSize int) *Keys {
-	return &Keys{
+// lookups for ttl each. Its cache reports to mp:
+//
+//	atrium.gateway.key_cache.lookups{result=hit|miss}  lookups answered from the cache or by the CRM
+//	atrium.gateway.key_cache.size                      cached lookups
+func NewKeys(client crmv1.APIKeyServiceClient, signer *principal.Signer, ttl time.Duration, maxSize int, mp metric.MeterProvider) *Keys {
+	k := &Keys{
 		client: client, signer: signer, ttl: ttl, maxSize: maxSize, now: time.Now,
 		entries: map[[sha256.Size]byte]entry{}, byID: map[string][sha256.Size]byte{},
+	}
+	m := mp.Meter("github.com/atrium-hq/atrium/gateway")
+	lookups, err1 := m.Int64ObservableCounter("atrium.gateway.key_cache.lookups", metric.WithUnit("{lookup}"),
+		metric.WithDescription("API key lookups by the gateway, answered from its cache (result=hit) or by asking the CRM (result=miss)."))
+	size, err2 := m.Int64ObservableUpDownCounter("atrium.gateway.key_cache.size", metric.WithUnit("{key}"),
+		metric.WithDescription("Key lookups held in the gateway's cache, unknown keys included."))
+	if err1 == nil && err2 == nil {
+		hit := metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "hit")))
+		miss := metric.WithAttributeSet(attribute.NewSet(attribute.String("result", "miss")))
+		// The names are fixed and valid: registration cannot fail.
+		k.metrics, _ = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+			k.mu.Lock()
+			hits, misses, n := k.hits, k.misses, len(k.entries)
+			k.mu.Unlock()
+			o.ObserveInt64(lookups, hits, hit)
+			o.ObserveInt64(lookups, misses, miss)
+			o.ObserveInt64(size, int64(n))
+			return nil
+		}, lookups, size)
+	}
+	return k
+}
+
+// Close stops reporting the cache's metrics.
+func (k *Keys) Close() {
+	if k.metrics != nil {
+		_ = k.metrics.Unregister()
 	}
 }
 
@@ -102,8 +140,14 @@ func (k *Keys) lookup(ctx context.Context, digest [sha256.Size]byte) (entry, err
 	now := k.now()
 	k.mu.Lock()
 	e, ok := k.entries[digest]
+	fresh := ok && now.Before(e.until)
+	if fresh {
+		k.hits++
+	} else {
+		k.misses++
+	}
 	k.mu.Unlock()
-	if ok && now.Before(e.until) {
+	if fresh {
 		return e, nil
 	}
 	// Concurrent requests with the same key share one CRM call. It runs

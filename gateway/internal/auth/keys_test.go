@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric/noop"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -47,7 +51,9 @@ func newKeys(t testing.TB, crm *countingCRM, ttl time.Duration) (*Keys, *time.Ti
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := NewKeys(crm, signer, ttl, 1000)
+	// A real meter provider, so that what the cache counts is in what its
+	// tests and benchmark measure.
+	k := NewKeys(crm, signer, ttl, 1000, sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())))
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	k.now = func() time.Time { return now }
 	return k, &now
@@ -85,6 +91,44 @@ func TestAuthenticateCachesForTTL(t *testing.T) {
 	}
 	if n := crm.calls.Load(); n != 3 {
 		t.Fatalf("CRM calls = %d, want 3 after an eviction", n)
+	}
+}
+
+// TestCacheHitsAndMissesAreCounted: an operator reads the key cache's hit
+// rate from atrium.gateway.key_cache.lookups{result}.
+func TestCacheHitsAndMissesAreCounted(t *testing.T) {
+	crm := &countingCRM{key: activeKey()}
+	signer, _ := principal.NewSigner([]byte(strings.Repeat("s", 32)))
+	reader := sdkmetric.NewManualReader()
+	k := NewKeys(crm, signer, time.Minute, 10, sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	for range 4 {
+		if _, err := k.Authenticate(t.Context(), "Bearer "+secretKey); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A malformed key never reaches the cache: not a lookup.
+	_, _ = k.Authenticate(t.Context(), "Bearer nope")
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(t.Context(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "atrium.gateway.key_cache.lookups" {
+				continue
+			}
+			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				if !m.Data.(metricdata.Sum[int64]).IsMonotonic {
+					t.Fatal("lookups is not a counter")
+				}
+				v, _ := dp.Attributes.Value(attribute.Key("result"))
+				got[v.AsString()] += dp.Value
+			}
+		}
+	}
+	if got["hit"] != 3 || got["miss"] != 1 || len(got) != 2 {
+		t.Fatalf("key cache lookups = %v, want 3 hits and 1 miss", got)
 	}
 }
 
@@ -136,7 +180,7 @@ func TestAuthenticateRejections(t *testing.T) {
 func TestUnknownKeysAreCachedButBounded(t *testing.T) {
 	crm := &countingCRM{key: activeKey()}
 	signer, _ := principal.NewSigner([]byte(strings.Repeat("s", 32)))
-	k := NewKeys(crm, signer, time.Minute, 50)
+	k := NewKeys(crm, signer, time.Minute, 50, noop.NewMeterProvider())
 	for i := range 500 {
 		hdr := "Bearer atr_" + strings.Repeat("x", 40) + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + "0"
 		if _, err := k.Authenticate(t.Context(), hdr); status.Code(err) != codes.Unauthenticated {

@@ -146,12 +146,12 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		return nil, fmt.Errorf("actions service: %w", err)
 	}
 	creds := grpc.WithPerRPCCredentials(rt.Signer.Credentials(principal.Principal{Kind: principal.KindService, Subject: Name}))
-	crm, err := rpc.Dial(cfg.CRMAddr, creds)
+	crm, err := rpc.Dial(cfg.CRMAddr, creds, rpc.WithTelemetry(cfg.Telemetry))
 	if err != nil {
 		return nil, err
 	}
 	s.conns = append(s.conns, crm)
-	data, err := rpc.Dial(cfg.DataAddr, creds)
+	data, err := rpc.Dial(cfg.DataAddr, creds, rpc.WithTelemetry(cfg.Telemetry))
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,8 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	s.actions = app.NewActions(st, crmgrpc.New(crm), datagrpc.New(data), providers, app.Clock(time.Now),
-		app.Config{AllowPrivateFetch: cfg.AllowPrivateFetch, ActionTimeout: cfg.ActionTimeout}, cfg.Logger.With("service", Name))
+		app.Config{AllowPrivateFetch: cfg.AllowPrivateFetch, ActionTimeout: cfg.ActionTimeout, Metrics: cfg.Telemetry.MeterProvider()},
+		cfg.Logger.With("service", Name))
 	transport.NewServer(s.actions).Register(rt.GRPC)
 	return s, nil
 }
@@ -228,6 +229,9 @@ func (mailNotConfigured) Send(context.Context, app.Mail) (app.SentMail, error) {
 
 // Addr is the service's gRPC address.
 func (s *Service) Addr() string { return s.rt.Addr() }
+
+// Ready says why the service cannot take calls now, or nil when it can.
+func (s *Service) Ready() error { return s.rt.Ready() }
 
 // Run serves until ctx ends, then shuts down gracefully. Recovery of
 // abandoned runs and unwritten records runs beside it.

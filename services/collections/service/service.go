@@ -48,6 +48,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 // Addr is the service's gRPC address.
 func (s *Service) Addr() string { return s.rt.Addr() }
 
+// Ready says why the service cannot take calls now, or nil when it can.
+func (s *Service) Ready() error { return s.rt.Ready() }
+
 // Run serves until ctx ends, then shuts down gracefully.
 func (s *Service) Run(ctx context.Context) error { return s.rt.Run(ctx) }
 

@@ -60,7 +60,7 @@ func fakeCollections(t *testing.T, secret []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := rpc.Listen("127.0.0.1:0", slog.New(slog.DiscardHandler), signer)
+	srv, err := rpc.Listen("127.0.0.1:0", slog.New(slog.DiscardHandler), signer, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{rt: rt}
-	if s.collections, err = rpc.Dial(cfg.CollectionsAddr, grpc.WithPerRPCCredentials(
+	if s.collections, err = rpc.Dial(cfg.CollectionsAddr, rpc.WithTelemetry(cfg.Telemetry), grpc.WithPerRPCCredentials(
 		rt.Signer.Credentials(principal.Principal{Kind: principal.KindService, Subject: Name}))); err != nil {
 		rt.Close()
 		return nil, err
@@ -74,6 +74,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 
 // Addr is the service's gRPC address.
 func (s *Service) Addr() string { return s.rt.Addr() }
+
+// Ready says why the service cannot take calls now, or nil when it can.
+func (s *Service) Ready() error { return s.rt.Ready() }
 
 // Run serves until ctx ends, then shuts down gracefully.
 func (s *Service) Run(ctx context.Context) error {

@@ -53,7 +53,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{rt: rt}
-	if s.crm, err = rpc.Dial(cfg.CRMAddr, grpc.WithPerRPCCredentials(
+	if s.crm, err = rpc.Dial(cfg.CRMAddr, rpc.WithTelemetry(cfg.Telemetry), grpc.WithPerRPCCredentials(
 		rt.Signer.Credentials(principal.Principal{Kind: principal.KindService, Subject: Name}))); err != nil {
 		rt.Close()
 		return nil, err
@@ -68,6 +68,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 
 // Addr is the service's gRPC address.
 func (s *Service) Addr() string { return s.rt.Addr() }
+
+// Ready says why the service cannot take calls now, or nil when it can.
+func (s *Service) Ready() error { return s.rt.Ready() }
 
 // Run serves until ctx ends, then shuts down gracefully.
 func (s *Service) Run(ctx context.Context) error {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
@@ -111,6 +112,9 @@ type Config struct {
 	Lease time.Duration
 	// IdempotencyTTL is how long an Idempotency-Key is remembered.
 	IdempotencyTTL time.Duration
+	// Metrics receives the runs and credits counters (see runMetrics); nil
+	// counts nothing.
+	Metrics metric.MeterProvider
 }
 
 // Defaults of Config.
@@ -131,6 +135,7 @@ type Actions struct {
 	clock     Clock
 	cfg       Config
 	logger    *slog.Logger
+	metrics   *runMetrics
 }
 
 // NewActions returns the action use cases.
@@ -145,7 +150,7 @@ func NewActions(st Store, clients ClientDirectory, records RecordWriter, p *Prov
 		cfg.IdempotencyTTL = DefaultIdempotencyTTL
 	}
 	return &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger,
-		applied: make(chan string, 4096)}
+		applied: make(chan string, 4096), metrics: newRunMetrics(cfg.Metrics)}
 }
 
 // Outcome is what a run answers.
@@ -394,6 +399,7 @@ func (a *Actions) finish(ctx context.Context, run Run, act *Action, res Result, 
 	if err != nil {
 		return Outcome{}, err
 	}
+	a.metrics.finished(ctx, run)
 	a.apply(ctx, run)
 	return Outcome{Run: run, Balance: bal}, nil
 }

@@ -142,6 +142,7 @@ func (a *Actions) Recover(ctx context.Context) (abandoned, written int, err erro
 		return 0, 0, err
 	}
 	for _, run := range ended {
+		a.metrics.finished(ctx, run)
 		a.logger.WarnContext(ctx, "recovered an abandoned action run; its cost is released", "run", run.ID, "action", run.Action, "started_at", run.StartedAt)
 	}
 	// Writes of runs finished a moment ago may still be on their way from

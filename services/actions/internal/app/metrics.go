@@ -1,0 +1,66 @@
+package app
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
+)
+
+// runMetrics count what the actions do and cost, for operators:
+//
+//	atrium.actions.runs{action, status=success|error}        finished runs
+//	atrium.actions.credits.spent{action, kind=ai|data}       credits successful runs spent
+//
+// Neither names an agency or a client: spending per tenant is in the
+// action_runs table, not in metrics. The attribute sets of every action of
+// the catalog are built once.
+type runMetrics struct {
+	runs, spent metric.Int64Counter
+	byAction    map[string]*actionSets
+}
+
+type actionSets struct {
+	success, failure, ai, data []metric.AddOption
+}
+
+func newRunMetrics(mp metric.MeterProvider) *runMetrics {
+	if mp == nil {
+		mp = noop.NewMeterProvider()
+	}
+	m := mp.Meter("github.com/atrium-hq/atrium/services/actions")
+	// The errors are only for invalid names; the counters are then no-ops.
+	runs, _ := m.Int64Counter("atrium.actions.runs", metric.WithUnit("{run}"),
+		metric.WithDescription("Finished action runs, by action and status (success, or error: a provider failed, the run timed out or was interrupted)."))
+	spent, _ := m.Int64Counter("atrium.actions.credits.spent", metric.WithUnit("{credit}"),
+		metric.WithDescription("Credits spent by successful action runs, by action and kind (ai, data)."))
+	rm := &runMetrics{runs: runs, spent: spent, byAction: map[string]*actionSets{}}
+	for _, act := range Catalog() {
+		rm.byAction[act.Name] = newActionSets(act.Name)
+	}
+	return rm
+}
+
+func newActionSets(action string) *actionSets {
+	set := func(k, v string) []metric.AddOption {
+		return []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("action", action), attribute.String(k, v)))}
+	}
+	return &actionSets{success: set("status", StatusSuccess), failure: set("status", StatusError), ai: set("kind", "ai"), data: set("kind", "data")}
+}
+
+// finished counts a run that ended with the status it was recorded with.
+func (m *runMetrics) finished(ctx context.Context, run Run) {
+	sets, ok := m.byAction[run.Action]
+	if !ok {
+		// An action no longer in the catalog, ended by recovery.
+		sets = newActionSets(run.Action)
+	}
+	if run.Status != StatusSuccess {
+		m.runs.Add(ctx, 1, sets.failure...)
+		return
+	}
+	m.runs.Add(ctx, 1, sets.success...)
+	m.spent.Add(ctx, run.Cost.AI, sets.ai...)
+	m.spent.Add(ctx, run.Cost.Data, sets.data...)
+}
