@@ -81,7 +81,7 @@ type Gateway struct {
 	// draining is set once the gateway is asked to stop: /readyz answers
 	// 503 and every HTTP/1.1 response closes its connection.
 	draining atomic.Bool
-	metrics        *httpMetrics
+	metrics  *httpMetrics
 
 	// base is every request's parent context. Cancelled with
 	// rest.ErrShuttingDown when a shutdown runs out of time, so that the requests

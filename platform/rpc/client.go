@@ -188,6 +188,7 @@ var serviceConfig = sync.OnceValue(func() string {
 	}
 	return string(b)
 })
+
 // WithTelemetry makes Dial's client spans and per-RPC metrics with tel's
 // providers instead of OpenTelemetry's globals. It is a dial option so that
 // every caller of Dial keeps its one call; Dial reads it, gRPC ignores it.
