@@ -55,8 +55,8 @@ func (s *Data) read(w http.ResponseWriter, r *http.Request) {
 	}
 	// The total from the same counter Atrium keeps with the rows.
 	var total int64
-	if err := s.pool.QueryRow(r.Context(), `SELECT coalesce((SELECT count FROM row_counts
-		WHERE client_id = $1 AND resource = 'keywords' AND field = $2 AND value = $3), 0)`, client, field, value).Scan(&total); err != nil {
+	if err := s.pool.QueryRow(r.Context(), `SELECT coalesce(sum(count), 0)::bigint FROM row_counts
+		WHERE client_id = $1 AND resource = 'keywords' AND field = $2 AND value = $3`, client, field, value).Scan(&total); err != nil {
 		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
 		return
 	}

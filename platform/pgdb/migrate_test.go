@@ -32,7 +32,7 @@ func TestMigrations(t *testing.T) {
 		t.Fatalf("Check on an empty database = %v, want advice to migrate", err)
 	}
 	got, err := v1.Apply(ctx, pool)
-	if err != nil || fmt.Sprint(got) != "[outbox/1 outbox/2 demo/1]" {
+	if err != nil || fmt.Sprint(got) != "[outbox/1 outbox/2 outbox/3 demo/1]" {
 		t.Fatalf("Apply v1 = %v, %v; want the outbox's, then the service's own", got, err)
 	}
 	if got, err := v1.Apply(ctx, pool); err != nil || len(got) != 0 {
@@ -103,7 +103,7 @@ func TestLegacyVersionTableIsUpgraded(t *testing.T) {
 		t.Fatalf("Check on a legacy table = %v, want advice to migrate", err)
 	}
 	// The outbox's later migrations (its trace context) are new to it.
-	if got, err := m.Apply(ctx, pool); err != nil || fmt.Sprint(got) != "[outbox/2]" {
+	if got, err := m.Apply(ctx, pool); err != nil || fmt.Sprint(got) != "[outbox/2 outbox/3]" {
 		t.Fatalf("Apply on a legacy table = %v, %v; want the upgrade, nothing re-applied, and only the outbox's newer migrations", got, err)
 	}
 	if err := m.Check(ctx, pool); err != nil {

@@ -33,11 +33,13 @@ func runActions(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench actions", flag.ContinueOnError)
 	bindCommon(fs, &f)
 	fs.StringVar(&levels, "levels", "1,8,32", "concurrent clients, one level after the other")
+	pin := fs.Bool("pin", false, "pin the load generator to CPU 0 and Atrium and PostgreSQL to CPU 1, as the read benchmarks do; by default every process may use every core, since this measures the machine's capacity rather than a ratio to a floor")
 	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during the first measured round at the highest level, and print its top entries")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	f.store = "postgres"
+	f.unpinned = !*pin
 	env, err := setUp(ctx, f)
 	if err != nil {
 		return err
@@ -98,6 +100,8 @@ func runActions(ctx context.Context, args []string) error {
 	fmt.Printf("\nmachine: %d CPUs (%s), %s\n", runtime.NumCPU(), cpuModel(), runtime.Version())
 	if env.loadCPU != "" {
 		fmt.Printf("pinning: load generator and event subscriber on CPU %s; Atrium (atrium serve on PostgreSQL, external NATS) and PostgreSQL on CPU %s\n", env.loadCPU, env.serverCPU)
+	} else {
+		fmt.Println("not pinned: the load generator, Atrium (atrium serve on PostgreSQL), PostgreSQL and NATS share both cores")
 	}
 	fmt.Printf("load: POST /api/v1/data generate_blog, %s warm-up, %d rounds of %s per level\n", f.warmup, f.rounds, f.duration)
 	var levelList []int

@@ -239,7 +239,7 @@ func (s *Service) Run(ctx context.Context) error {
 	defer s.closeOwn()
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); s.actions.RunRecovery(rctx, s.recovery) }()
+	go func() { defer close(done); s.actions.Background(rctx, s.recovery) }()
 	err := s.rt.Run(ctx)
 	stop()
 	<-done

@@ -127,7 +127,9 @@ const (
 type Actions struct {
 	// applied carries the ids of runs whose records were written, to be
 	// marked in batches (one UPDATE for many runs, not one per run).
-	applied   chan string
+	applied chan string
+	// batch queues records for the batch writers (apply.go).
+	batch     batching
 	store     Store
 	clients   ClientDirectory
 	records   RecordWriter
@@ -150,7 +152,7 @@ func NewActions(st Store, clients ClientDirectory, records RecordWriter, p *Prov
 		cfg.IdempotencyTTL = DefaultIdempotencyTTL
 	}
 	return &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger,
-		applied: make(chan string, 4096), metrics: newRunMetrics(cfg.Metrics)}
+		applied: make(chan string, 4096), batch: batching{jobs: make(chan *applyJob, 1024)}, metrics: newRunMetrics(cfg.Metrics)}
 }
 
 // Outcome is what a run answers.
@@ -405,24 +407,6 @@ func (a *Actions) finish(ctx context.Context, run Run, act *Action, res Result, 
 }
 
 var errInterrupted = errors.New("the run is no longer pending")
-
-// apply writes a finished run's records; if the data service cannot take
-// them now, recovery writes them later. The mark that they are written is
-// batched with other runs' (flushMarks): should the process stop before
-// the mark, recovery writes the same rows again, which changes nothing.
-func (a *Actions) apply(ctx context.Context, run Run) {
-	if err := a.records.WriteRecords(ctx, run.ClientID, run.Writes); err != nil {
-		a.logger.WarnContext(ctx, "writing an action's records failed; recovery retries", "run", run.ID, "action", run.Action, "error", apperr.Cause(err))
-		return
-	}
-	select {
-	case a.applied <- run.ID:
-	default: // the batch is full: mark this one on its own
-		if err := a.store.MarkApplied(ctx, []string{run.ID}); err != nil {
-			a.logger.WarnContext(ctx, "marking an action's records written failed; recovery writes them again", "run", run.ID, "error", apperr.Cause(err))
-		}
-	}
-}
 
 // flushMarks marks the runs whose records were written since the last
 // flush, in one write.

@@ -59,12 +59,27 @@ type records struct {
 	rows  map[string]map[string]map[string]any
 	fail  atomic.Bool
 	calls atomic.Int32
+	// gate, when set, holds every write until it is closed; reject
+	// refuses a write holding a row whose keyword is it (all or nothing,
+	// as the data service does).
+	gate   chan struct{}
+	reject string
 }
 
 func (r *records) WriteRecords(_ context.Context, client string, writes []app.RecordWrite) error {
 	r.calls.Add(1)
+	if r.gate != nil {
+		<-r.gate
+	}
 	if r.fail.Load() {
 		return errors.New("data service unavailable")
+	}
+	for _, w := range writes {
+		for _, row := range w.Rows {
+			if r.reject != "" && row["keyword"] == r.reject {
+				return errors.New("bad row")
+			}
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -589,5 +604,59 @@ func TestAddCredits(t *testing.T) {
 	}
 	if b, err := e.actions.AddCredits(t.Context(), e.agency, -5, 2); err != nil || b != (app.Balance{AI: 0, Data: 5}) {
 		t.Fatalf("remove and add = %+v, %v", b, err)
+	}
+}
+
+// Under load the records of concurrent runs share data-service writes; a
+// run whose records are refused does not take the others' with it.
+func TestRecordsAreWrittenInBatches(t *testing.T) {
+	e := newEnv(t, app.Config{})
+	e.records.gate, e.records.reject = make(chan struct{}), "poison"
+	e.grant(t, 1000, 0)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); e.actions.Background(ctx, time.Hour) }()
+	var wg sync.WaitGroup
+	for i := range 24 {
+		wg.Go(func() {
+			kw := fmt.Sprint("bread ", i)
+			if i == 7 {
+				kw = "poison"
+			}
+			if _, err := e.actions.Run(context.Background(), e.agency, e.blog(kw), ""); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	// Hold the data service until every run has recorded its outcome and
+	// queued its records (the queueing itself cannot be observed: a short
+	// pause covers the moment between the commit and the queue).
+	for {
+		runs, err := e.store.UnappliedRuns(t.Context(), e.now.Load().Add(time.Hour), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) == 24 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(e.records.gate)
+	wg.Wait()
+	stop()
+	<-done
+	if n := e.records.count("blogs"); n != 23 {
+		t.Fatalf("%d blogs written, want the 23 that were not refused", n)
+	}
+	// 24 runs, one call each plus the retries of the refused batch, would
+	// be 25 or more; batches make it fewer.
+	if c := e.records.calls.Load(); c >= 24 {
+		t.Fatalf("%d data-service writes for 24 runs: no batching", c)
+	}
+	// The 23 written are marked; recovery finds only the refused run.
+	e.advance(time.Minute)
+	if _, w, err := e.actions.Recover(t.Context()); err == nil || w != 0 {
+		t.Fatalf("recovery: wrote %d, %v; want the refused run still refused", w, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -153,11 +154,11 @@ func countValue(v any) string {
 func (s *Store) queueCount(b *pgx.Batch, q app.Query, where string, args []any) *pgx.QueuedQuery {
 	switch {
 	case q.FilterField == "":
-		return b.Queue(`SELECT coalesce((SELECT count FROM row_counts
-			WHERE client_id = $1 AND resource = $2 AND field = '' AND value = ''), 0)`, q.ClientID, q.Resource)
+		return b.Queue(`SELECT coalesce(sum(count), 0)::bigint FROM row_counts
+			WHERE client_id = $1 AND resource = $2 AND field = '' AND value = ''`, q.ClientID, q.Resource)
 	case slices.Contains(counted, q.FilterField):
-		return b.Queue(`SELECT coalesce((SELECT count FROM row_counts
-			WHERE client_id = $1 AND resource = $2 AND field = $3 AND value = $4), 0)`,
+		return b.Queue(`SELECT coalesce(sum(count), 0)::bigint FROM row_counts
+			WHERE client_id = $1 AND resource = $2 AND field = $3 AND value = $4`,
 			q.ClientID, q.Resource, q.FilterField, countValue(q.FilterValue))
 	default:
 		return b.Queue(`SELECT count(*) FROM rows WHERE `+where, slices.Clone(args)...)
@@ -270,10 +271,15 @@ func (t tx) applyCounts(ctx context.Context, counts map[countKey]int64) error {
 	return nil
 }
 
-// queueCounts queues the counter updates, in key order so that concurrent
-// writers lock counters in the same order and cannot deadlock, and returns
-// how many it queued.
+// countShards is how many rows each counter is spread over (migration
+// 0004): concurrent writers of one dataset lock different rows.
+const countShards = 16
+
+// queueCounts queues the counter updates, all to one shard picked at
+// random, in key order so that concurrent writers lock counters in the
+// same order and cannot deadlock, and returns how many it queued.
 func queueCounts(b *pgx.Batch, counts map[countKey]int64) int {
+	shard := rand.IntN(countShards)
 	maps.DeleteFunc(counts, func(_ countKey, n int64) bool { return n == 0 })
 	keys := slices.Collect(maps.Keys(counts))
 	slices.SortFunc(keys, func(a, b countKey) int {
@@ -281,9 +287,9 @@ func queueCounts(b *pgx.Batch, counts map[countKey]int64) int {
 			strings.Compare(a.field, b.field), strings.Compare(a.value, b.value))
 	})
 	for _, k := range keys {
-		b.Queue(`INSERT INTO row_counts (client_id, resource, field, value, count) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (client_id, resource, field, value) DO UPDATE SET count = row_counts.count + EXCLUDED.count`,
-			k.client, k.resource, k.field, k.value, counts[k])
+		b.Queue(`INSERT INTO row_counts (client_id, resource, field, value, shard, count) VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (client_id, resource, field, value, shard) DO UPDATE SET count = row_counts.count + EXCLUDED.count`,
+			k.client, k.resource, k.field, k.value, shard, counts[k])
 	}
 	return len(keys)
 }

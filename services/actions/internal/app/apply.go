@@ -1,0 +1,192 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+)
+
+// The records of finished runs go to the data service in batches: the runs
+// of one client that finish while a write is under way share the next
+// WriteRecords call, so one transaction, one set of counter updates and one
+// event per dataset there serve them all. It is group commit for records:
+// at low load every batch has one run and nothing waits; under load the
+// batches grow with the queue.
+
+// applyJob is one run's records waiting for a batch.
+type applyJob struct {
+	run  Run
+	done chan error
+}
+
+// Batching sizes.
+const (
+	applyWorkers  = 4
+	maxApplyBatch = 32
+	// applyWait bounds how long a request waits for its batch before it
+	// answers and leaves the write to recovery.
+	applyWait = 10 * time.Second
+)
+
+// batching is the state of the batch writers: on while Background runs.
+type batching struct {
+	mu   sync.RWMutex
+	on   bool
+	jobs chan *applyJob
+}
+
+// submit queues a run's records if the batch writers run; false if they
+// do not, and the caller writes them itself.
+func (a *Actions) submit(job *applyJob) bool {
+	a.batch.mu.RLock()
+	defer a.batch.mu.RUnlock()
+	if !a.batch.on {
+		return false
+	}
+	a.batch.jobs <- job
+	return true
+}
+
+// apply writes a finished run's records, in a batch when the batch writers
+// run; if the data service cannot take them now, recovery writes them
+// later. The mark that they are written is batched too (flushMarks): should
+// the process stop before the mark, recovery writes the same rows again,
+// which changes nothing.
+func (a *Actions) apply(ctx context.Context, run Run) {
+	job := &applyJob{run: run, done: make(chan error, 1)}
+	if !a.submit(job) {
+		a.applyBatch(ctx, []*applyJob{job})
+	}
+	select {
+	case err := <-job.done:
+		if err != nil {
+			a.logger.WarnContext(ctx, "writing an action's records failed; recovery retries", "run", run.ID, "action", run.Action, "error", apperr.Cause(err))
+		}
+	case <-time.After(applyWait):
+		a.logger.WarnContext(ctx, "writing an action's records is taking long; recovery writes them if this does not", "run", run.ID, "action", run.Action)
+	}
+}
+
+// batchWriter takes queued jobs, as many as are waiting (up to
+// maxApplyBatch), and writes them; it returns once stop is closed and the
+// queue is empty.
+func (a *Actions) batchWriter(ctx context.Context, stop <-chan struct{}) {
+	for {
+		var first *applyJob
+		select {
+		case first = <-a.batch.jobs:
+		case <-stop:
+			select {
+			case first = <-a.batch.jobs:
+			default:
+				return
+			}
+		}
+		jobs := []*applyJob{first}
+	more:
+		for len(jobs) < maxApplyBatch {
+			select {
+			case j := <-a.batch.jobs:
+				jobs = append(jobs, j)
+			default:
+				break more
+			}
+		}
+		a.applyBatch(ctx, jobs)
+	}
+}
+
+// applyBatch writes the jobs' records, one WriteRecords call per client;
+// if a combined call fails, each run is written on its own, so that one
+// run's failure is not the others'.
+func (a *Actions) applyBatch(ctx context.Context, jobs []*applyJob) {
+	byClient := map[string][]*applyJob{}
+	var order []string
+	for _, j := range jobs {
+		if _, ok := byClient[j.run.ClientID]; !ok {
+			order = append(order, j.run.ClientID)
+		}
+		byClient[j.run.ClientID] = append(byClient[j.run.ClientID], j)
+	}
+	for _, client := range order {
+		group := byClient[client]
+		err := a.records.WriteRecords(ctx, client, merged(group))
+		if err != nil && len(group) > 1 {
+			for _, j := range group {
+				a.finishJob(ctx, j, a.records.WriteRecords(ctx, client, j.run.Writes))
+			}
+			continue
+		}
+		for _, j := range group {
+			a.finishJob(ctx, j, err)
+		}
+	}
+}
+
+func (a *Actions) finishJob(ctx context.Context, j *applyJob, err error) {
+	if err == nil {
+		select {
+		case a.applied <- j.run.ID:
+		default: // the marks are backed up: mark this one on its own
+			if merr := a.store.MarkApplied(ctx, []string{j.run.ID}); merr != nil {
+				a.logger.WarnContext(ctx, "marking an action's records written failed; recovery writes them again", "run", j.run.ID, "error", apperr.Cause(merr))
+			}
+		}
+	}
+	j.done <- err
+}
+
+// merged puts the writes of several runs together: the rows of one dataset
+// and mode in one write. Every row has its own id, so nothing collides.
+func merged(jobs []*applyJob) []RecordWrite {
+	if len(jobs) == 1 {
+		return jobs[0].run.Writes
+	}
+	type key struct {
+		resource string
+		mode     WriteMode
+	}
+	var out []RecordWrite
+	at := map[key]int{}
+	for _, j := range jobs {
+		for _, w := range j.run.Writes {
+			k := key{w.Resource, w.Mode}
+			i, ok := at[k]
+			if !ok {
+				i = len(out)
+				at[k] = i
+				out = append(out, RecordWrite{Resource: w.Resource, Mode: w.Mode})
+			}
+			out[i].Rows = append(out[i].Rows, w.Rows...)
+		}
+	}
+	return out
+}
+
+// Background runs what the use cases need beside the requests until ctx
+// ends: the batch writers of records, the flush of their marks, and
+// recovery every interval. Then it writes what is queued and flushes the
+// last marks.
+func (a *Actions) Background(ctx context.Context, interval time.Duration) {
+	stop := make(chan struct{})
+	var writers sync.WaitGroup
+	a.batch.mu.Lock()
+	a.batch.on = true
+	a.batch.mu.Unlock()
+	for range applyWorkers {
+		writers.Go(func() { a.batchWriter(context.WithoutCancel(ctx), stop) })
+	}
+	a.RunRecovery(ctx, interval)
+	a.batch.mu.Lock()
+	a.batch.on = false
+	a.batch.mu.Unlock()
+	close(stop)
+	writers.Wait()
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := a.flushMarks(fctx); err != nil {
+		a.logger.WarnContext(fctx, "marking written records failed at shutdown; recovery writes them again", "error", apperr.Cause(err))
+	}
+}
