@@ -2,8 +2,8 @@ package builtintext
 
 import (
 	"html"
-	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Articles are 600 to 900 words: long enough to be worth publishing as a
@@ -294,26 +294,29 @@ var extraParagraphs = []string{
 }
 
 // assemble joins the blocks, dropping optional ones while the article is
-// too long and adding extra paragraphs while it is too short.
+// too long and adding extra paragraphs while it is too short. Each block's
+// words are counted once.
 func assemble(blocks []block) string {
-	count := func(bs []block) int {
-		n := 0
-		for _, b := range bs {
-			n += words(b.html)
-		}
-		return n
+	total := 0
+	counts := make([]int, len(blocks))
+	for i, b := range blocks {
+		counts[i] = words(b.html)
+		total += counts[i]
 	}
-	for i := len(blocks) - 1; i >= 0 && count(blocks) > maxWords; i-- {
+	for i := len(blocks) - 1; i >= 0 && total > maxWords; i-- {
 		if blocks[i].optional {
+			total -= counts[i]
 			blocks = append(blocks[:i], blocks[i+1:]...)
+			counts = append(counts[:i], counts[i+1:]...)
 		}
 	}
 	conclusion := len(blocks) - 2
 	for _, extra := range extraParagraphs {
-		if count(blocks) >= minWords {
+		if total >= minWords {
 			break
 		}
 		blocks = append(blocks[:conclusion], append([]block{{html: extra}}, blocks[conclusion:]...)...)
+		total += words(extra)
 		conclusion++
 	}
 	parts := make([]string, len(blocks))
@@ -323,11 +326,26 @@ func assemble(blocks []block) string {
 	return strings.Join(parts, "\n")
 }
 
-var tag = regexp.MustCompile(`<[^>]*>`)
-
-// words counts the words of an HTML fragment's text.
+// words counts the words of an HTML fragment's text: runs of characters
+// outside tags, between spaces or tags. Entities (&amp;) count as the text
+// they stand for, which is never a space.
 func words(fragment string) int {
-	return len(strings.Fields(html.UnescapeString(tag.ReplaceAllString(fragment, " "))))
+	n, inTag, inWord := 0, false, false
+	for _, r := range fragment {
+		switch {
+		case r == '<':
+			inTag, inWord = true, false
+		case r == '>' && inTag:
+			inTag = false
+		case inTag:
+		case unicode.IsSpace(r):
+			inWord = false
+		case !inWord:
+			inWord = true
+			n++
+		}
+	}
+	return n
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -331,7 +331,10 @@ func (s *Store) Row(ctx context.Context, clientID, resource, id string) (app.Row
 // as the sorted scan returns them), so that writers of the same rows queue
 // rather than deadlock.
 func (t tx) LockRows(ctx context.Context, ids []string) ([]app.Row, error) {
-	rows, err := t.Query(ctx, `SELECT `+rowColumns+` FROM rows WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, ids)
+	// Planned with the ids (QueryExecModeExec): a plan cached while the
+	// table was small scans it whole, and stays cached as it grows
+	// (measured: 656 pages read per call at 11,000 rows, instead of 4).
+	rows, err := t.Query(ctx, `SELECT `+rowColumns+` FROM rows WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, pgx.QueryExecModeExec, ids)
 	if err != nil {
 		return nil, pgdb.Err(err, "lock rows")
 	}
