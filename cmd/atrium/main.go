@@ -38,6 +38,7 @@ be set with an ATRIUM_* environment variable (--http-addr: ATRIUM_HTTP_ADDR).
 
 func main() {
 	// The first SIGINT or SIGTERM stops gracefully; a second, at once.
+	cli.TuneGC()
 	ctx, stop := cli.SignalContext()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -94,6 +94,7 @@ func runMain(name, defaultAddr, version string, bind func(*flag.FlagSet), open f
 		return err
 	}
 	cfg.InternalSecret, cfg.ShutdownTimeout, cfg.DrainDelay, cfg.Logger = []byte(common.InternalSecret), common.ShutdownTimeout, common.DrainDelay, logger
+	cli.TuneGC()
 	ctx, stop := cli.SignalContext()
 	defer stop()
 	telemetry.InstallGRPCLogger(logger)

@@ -51,6 +51,7 @@ func run(args []string) error {
 	}
 	cfg.Logger, cfg.InternalSecret, cfg.ShutdownTimeout, cfg.DrainDelay = logger, []byte(common.InternalSecret), common.ShutdownTimeout, common.DrainDelay
 	// SIGTERM: drain, stop, flush the traces, exit 0 (gateway.Run).
+	cli.TuneGC()
 	ctx, stop := cli.SignalContext()
 	defer stop()
 	telemetry.InstallGRPCLogger(logger)
