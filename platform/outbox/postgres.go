@@ -26,9 +26,19 @@ var Migrations = func() fs.FS {
 // Insert adds e to the outbox table of tx's schema within tx. The table is
 // defined once, in migrations/0001_outbox.sql.
 func Insert(ctx context.Context, tx pgx.Tx, e Event) error {
-	_, err := tx.Exec(ctx, `INSERT INTO outbox (id, subject, payload, created_at, traceparent, tracestate) VALUES ($1, $2, $3, $4, $5, $6)`,
-		e.ID, e.Subject, e.Payload, e.CreatedAt, e.TraceParent, e.TraceState)
+	_, err := tx.Exec(ctx, insertSQL, e.ID, e.Subject, e.Payload, e.CreatedAt, e.TraceParent, e.TraceState)
 	return err
+}
+
+const insertSQL = `INSERT INTO outbox (id, subject, payload, created_at, traceparent, tracestate) VALUES ($1, $2, $3, $4, $5, $6)`
+
+// QueueInsert queues the insert of e into b, for a transaction that sends
+// its statements in one batch. The statements of a batch all run, so an
+// event whose id is already waiting is left as it is rather than failing
+// the batch: the transaction, which knows whether its other statements
+// did what it meant, commits or rolls back the lot.
+func QueueInsert(b *pgx.Batch, e Event) {
+	b.Queue(insertSQL+` ON CONFLICT (id) DO NOTHING`, e.ID, e.Subject, e.Payload, e.CreatedAt, e.TraceParent, e.TraceState)
 }
 
 // Postgres is the outbox table of a service schema (the pool's search path).

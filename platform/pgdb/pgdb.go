@@ -179,6 +179,14 @@ func (t *Tx) Enqueue(ctx context.Context, e outbox.Event) error {
 	return nil
 }
 
+// EnqueueIn queues the insert of event e (with the trace context of ctx)
+// into b, for an adapter that sends a transaction's statements in one
+// round trip; the event is enqueued once b is sent in this transaction.
+func (t *Tx) EnqueueIn(ctx context.Context, b *pgx.Batch, e outbox.Event) {
+	outbox.QueueInsert(b, outbox.WithTrace(ctx, e))
+	t.events++
+}
+
 // Querier is what an adapter's reads need: the pool or a Tx.
 type Querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)

@@ -370,23 +370,24 @@ func (a *Actions) finish(ctx context.Context, run Run, act *Action, res Result, 
 	a.outcome(&run, act, res, runErr)
 	run.Writes = append(run.Writes, runRow(run, act))
 	var bal Balance
-	err := a.store.InTx(ctx, func(tx Tx) error {
-		ok, err := tx.FinishRun(ctx, run)
+	event, err := completed(ctx, run)
+	if err != nil {
+		return Outcome{}, err
+	}
+	var refund Cost
+	if run.Status != StatusSuccess {
+		refund = run.Cost
+	}
+	err = a.store.InTx(ctx, func(tx Tx) error {
+		ok, b, err := tx.FinishRun(ctx, run, refund, event)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return errInterrupted
 		}
-		if run.Status == StatusSuccess {
-			bal, err = tx.Balance(ctx, run.AgencyID)
-		} else {
-			bal, _, err = tx.AddCredits(ctx, run.AgencyID, Balance{AI: run.Cost.AI, Data: run.Cost.Data})
-		}
-		if err != nil {
-			return err
-		}
-		return enqueueCompleted(ctx, tx, run)
+		bal = b
+		return nil
 	})
 	if errors.Is(err, errInterrupted) {
 		// Recovery declared the run abandoned (it outlived its lease) and
@@ -488,9 +489,9 @@ type CompletedEvent struct {
 	FinishedAt   time.Time      `json:"finished_at"`
 }
 
-// enqueueCompleted adds the run's completion event to the transaction,
-// with the run id as its message id: JetStream drops a second publication.
-func enqueueCompleted(ctx context.Context, tx Tx, run Run) error {
+// completed is the run's completion event, with the run id as its
+// message id: JetStream drops a second publication.
+func completed(ctx context.Context, run Run) (outbox.Event, error) {
 	ev := CompletedEvent{RunID: run.ID, Action: run.Action, ClientID: run.ClientID, AgencyID: run.AgencyID,
 		Status: run.Status, StatusCode: run.StatusCode, Data: run.Data, StartedAt: run.StartedAt, FinishedAt: run.FinishedAt}
 	if run.Status == StatusSuccess {
@@ -498,7 +499,7 @@ func enqueueCompleted(ctx context.Context, tx Tx, run Run) error {
 	}
 	b, err := json.Marshal(ev)
 	if err != nil {
-		return err
+		return outbox.Event{}, err
 	}
-	return tx.Enqueue(ctx, outbox.Event{ID: run.ID, Subject: SubjectCompleted + run.Action, Payload: b, CreatedAt: run.FinishedAt})
+	return outbox.WithTrace(ctx, outbox.Event{ID: run.ID, Subject: SubjectCompleted + run.Action, Payload: b, CreatedAt: run.FinishedAt}), nil
 }

@@ -125,14 +125,12 @@ func (a *Actions) Recover(ctx context.Context) (abandoned, written int, err erro
 			run.Status, run.StatusCode, run.FinishedAt = StatusError, 500, now
 			run.Data = map[string]any{"error": run.Action + " was interrupted (the service stopped before it finished); nothing was charged"}
 			run.Writes = []RecordWrite{runRow(run, act)}
-			if ok, err := tx.FinishRun(ctx, run); err != nil || !ok {
+			event, err := completed(ctx, run)
+			if err != nil {
+				return err
+			}
+			if ok, _, err := tx.FinishRun(ctx, run, run.Cost, event); err != nil || !ok {
 				return errors.Join(err, errors.New("an expired run changed under its lock"))
-			}
-			if _, _, err := tx.AddCredits(ctx, run.AgencyID, Balance{AI: run.Cost.AI, Data: run.Cost.Data}); err != nil {
-				return err
-			}
-			if err := enqueueCompleted(ctx, tx, run); err != nil {
-				return err
 			}
 			ended = append(ended, run)
 		}

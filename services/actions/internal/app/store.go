@@ -74,10 +74,11 @@ type Tx interface {
 	// InsertRun stores a new run; ErrDuplicate if its agency already has a
 	// run with its idempotency key.
 	InsertRun(ctx context.Context, r Run) error
-	// FinishRun stores how a pending run ended (status, code, data, writes,
-	// finish time). It returns false, changing nothing, if the run is not
-	// pending any more.
-	FinishRun(ctx context.Context, r Run) (bool, error)
+	// FinishRun records how a pending run ended (status, code, data,
+	// writes, finish time), gives refund back to the agency's balance and
+	// enqueues event, all in one step; it returns the balance after. It
+	// returns false, changing nothing, if the run is not pending any more.
+	FinishRun(ctx context.Context, r Run, refund Cost, event outbox.Event) (ok bool, b Balance, err error)
 	// RunByKey returns the agency's run with the idempotency key;
 	// ErrNotFound if none.
 	RunByKey(ctx context.Context, agencyID, key string) (Run, error)

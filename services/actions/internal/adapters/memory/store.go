@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 )
 
@@ -117,15 +118,19 @@ func (t *tx) InsertRun(_ context.Context, r app.Run) error {
 	return nil
 }
 
-func (t *tx) FinishRun(_ context.Context, r app.Run) (bool, error) {
+func (t *tx) FinishRun(ctx context.Context, r app.Run, refund app.Cost, event outbox.Event) (bool, app.Balance, error) {
 	cur, ok := t.s.runs[r.ID]
 	if !ok || cur.Status != app.StatusPending {
-		return false, nil
+		return false, app.Balance{}, nil
 	}
 	cur.Status, cur.StatusCode, cur.Data, cur.Writes, cur.FinishedAt = r.Status, r.StatusCode, r.Data, r.Writes, r.FinishedAt
 	cur.Applied = false
 	memdb.Put(t.Tx, t.s.runs, r.ID, cur)
-	return true, nil
+	b, _, err := t.AddCredits(ctx, cur.AgencyID, app.Balance{AI: refund.AI, Data: refund.Data})
+	if err != nil {
+		return false, app.Balance{}, err
+	}
+	return true, b, t.Enqueue(ctx, event)
 }
 
 func (t *tx) RunByKey(_ context.Context, agencyID, key string) (app.Run, error) {

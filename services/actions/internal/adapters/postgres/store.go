@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 )
@@ -170,21 +171,41 @@ func (t tx) InsertRun(ctx context.Context, r app.Run) error {
 	return pgdb.Err(t.SendBatch(ctx, b).Close(), "insert run")
 }
 
-func (t tx) FinishRun(ctx context.Context, r app.Run) (bool, error) {
+// FinishRun records the outcome, the refund and the event in one round
+// trip: one statement for the run and the balance (the refund applies only
+// if the run was still pending), and the event's insert beside it.
+func (t tx) FinishRun(ctx context.Context, r app.Run, refund app.Cost, event outbox.Event) (bool, app.Balance, error) {
 	data, err := json.Marshal(r.Data)
 	if err != nil {
-		return false, err
+		return false, app.Balance{}, err
 	}
 	writes, err := json.Marshal(r.Writes)
 	if err != nil {
-		return false, err
+		return false, app.Balance{}, err
 	}
-	tag, err := t.Exec(ctx, `UPDATE runs SET status = $2, status_code = $3, data = $4, writes = $5, finished_at = $6, applied = false
-		WHERE id = $1 AND status = 'pending'`, r.ID, r.Status, r.StatusCode, data, writes, r.FinishedAt)
-	if err != nil {
-		return false, pgdb.Err(err, "finish run")
+	var (
+		finished int
+		b        app.Balance
+	)
+	batch := &pgx.Batch{}
+	// The main query sees the balance as it was before the CTEs' updates:
+	// the refunded one comes from the refund's RETURNING.
+	batch.Queue(`WITH run AS (
+			UPDATE runs SET status = $2, status_code = $3, data = $4, writes = $5, finished_at = $6, applied = false
+			WHERE id = $1 AND status = 'pending' RETURNING agency_id),
+		refund AS (
+			UPDATE credits SET ai = ai + $7, data = data + $8, updated_at = now()
+			WHERE agency_id = (SELECT agency_id FROM run) AND ($7 <> 0 OR $8 <> 0) RETURNING ai, data)
+		SELECT (SELECT count(*) FROM run)::int,
+			coalesce((SELECT ai FROM refund), (SELECT ai FROM credits WHERE agency_id = $9), 0),
+			coalesce((SELECT data FROM refund), (SELECT data FROM credits WHERE agency_id = $9), 0)`,
+		r.ID, r.Status, r.StatusCode, data, writes, r.FinishedAt, refund.AI, refund.Data, r.AgencyID).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&finished, &b.AI, &b.Data) })
+	t.EnqueueIn(ctx, batch, event)
+	if err := t.SendBatch(ctx, batch).Close(); err != nil {
+		return false, app.Balance{}, pgdb.Err(err, "finish run")
 	}
-	return tag.RowsAffected() == 1, nil
+	return finished == 1, b, nil
 }
 
 func (t tx) RunByKey(ctx context.Context, agencyID, key string) (app.Run, error) {

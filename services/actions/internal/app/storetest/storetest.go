@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 )
 
@@ -33,6 +34,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"CreditsAddAndRemove", testCreditsAddAndRemove},
 		{"ConcurrentReservationsNeverOverdraw", testConcurrentReservations},
 		{"RunLifecycle", testRunLifecycle},
+		{"FinishRefundsOnceAndAnswersTheBalance", testFinishRefunds},
 		{"IdempotencyKeys", testIdempotencyKeys},
 		{"ExpiredRuns", testExpiredRuns},
 		{"ExpiredRunsAreClaimedOnce", testExpiredClaimedOnce},
@@ -159,7 +161,7 @@ func finish(t *testing.T, s Store, r app.Run) bool {
 	var ok bool
 	mustTx(t, s, func(tx app.Tx) error {
 		var err error
-		ok, err = tx.FinishRun(t.Context(), r)
+		ok, _, err = tx.FinishRun(t.Context(), r, app.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
 		return err
 	})
 	return ok
@@ -206,6 +208,53 @@ func testRunLifecycle(t *testing.T, s Store) {
 	if _, err := s.Run(t.Context(), id()); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("unknown run: %v, want ErrNotFound", err)
 	}
+}
+
+// testFinishRefunds: a failed run's cost goes back once, with its
+// outcome; finishing it again changes nothing, the balance included.
+func testFinishRefunds(t *testing.T, s Store) {
+	a := id()
+	add(t, s, a, app.Balance{AI: 10, Data: 4})
+	r := newRun(a)
+	mustTx(t, s, func(tx app.Tx) error {
+		if err := tx.InsertRun(t.Context(), r); err != nil {
+			return err
+		}
+		_, _, err := tx.AddCredits(t.Context(), a, app.Balance{AI: -2, Data: -1})
+		return err
+	})
+	r.Status, r.StatusCode, r.FinishedAt = app.StatusError, 503, base.Add(time.Second)
+	for i, want := range []struct {
+		ok  bool
+		bal app.Balance
+	}{{true, app.Balance{AI: 10, Data: 4}}, {false, app.Balance{}}} {
+		var (
+			ok  bool
+			bal app.Balance
+		)
+		mustTx(t, s, func(tx app.Tx) error {
+			var err error
+			ok, bal, err = tx.FinishRun(t.Context(), r, r.Cost, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
+			return err
+		})
+		if ok != want.ok || (ok && bal != want.bal) {
+			t.Fatalf("finish %d = %v, %+v; want %v, %+v", i+1, ok, bal, want.ok, want.bal)
+		}
+	}
+	if b := balance(t, s, a); b != (app.Balance{AI: 10, Data: 4}) {
+		t.Fatalf("balance after a refund and a second finish = %+v, want 10 AI, 4 data", b)
+	}
+	// A success refunds nothing and answers the balance as it is.
+	r2 := newRun(a)
+	insert(t, s, r2)
+	r2.Status, r2.FinishedAt = app.StatusSuccess, base
+	mustTx(t, s, func(tx app.Tx) error {
+		ok, bal, err := tx.FinishRun(t.Context(), r2, app.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
+		if err == nil && (!ok || bal != (app.Balance{AI: 10, Data: 4})) {
+			t.Errorf("finishing a success = %v, %+v; want true and the balance unchanged", ok, bal)
+		}
+		return err
+	})
 }
 
 func testIdempotencyKeys(t *testing.T, s Store) {
