@@ -245,15 +245,10 @@ func (a *Actions) Run(ctx context.Context, agencyID string, body map[string]any,
 				return err
 			}
 		}
-		// The run first, then the reservation: the balance row is what
-		// concurrent runs of the agency queue on, so it is locked last.
-		if err := tx.InsertRun(ctx, run); err != nil {
-			if errors.Is(err, ErrDuplicate) {
-				return inFlight(run.IdempotencyKey) // a concurrent twin got there first
-			}
-			return err
+		b, ok, err := tx.StartRun(ctx, run)
+		if errors.Is(err, ErrDuplicate) {
+			return inFlight(run.IdempotencyKey) // a concurrent twin got there first
 		}
-		b, ok, err := tx.AddCredits(ctx, agencyID, Balance{AI: -run.Cost.AI, Data: -run.Cost.Data})
 		if err != nil {
 			return err
 		}

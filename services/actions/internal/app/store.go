@@ -74,6 +74,11 @@ type Tx interface {
 	// InsertRun stores a new run; ErrDuplicate if its agency already has a
 	// run with its idempotency key.
 	InsertRun(ctx context.Context, r Run) error
+	// StartRun stores a new pending run and takes its cost from the
+	// agency's balance, both or neither: if a kind of credit is short it
+	// returns ok false with the balance as it is (and the caller rolls the
+	// transaction back). ErrDuplicate as InsertRun.
+	StartRun(ctx context.Context, r Run) (b Balance, ok bool, err error)
 	// FinishRun records how a pending run ended (status, code, data,
 	// writes, finish time), gives refund back to the agency's balance and
 	// enqueues event, all in one step; it returns the balance after. It

@@ -118,6 +118,18 @@ func (t *tx) InsertRun(_ context.Context, r app.Run) error {
 	return nil
 }
 
+func (t *tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error) {
+	b := t.s.balances[r.AgencyID]
+	if b.AI < r.Cost.AI || b.Data < r.Cost.Data {
+		return b, false, nil
+	}
+	if err := t.InsertRun(ctx, r); err != nil {
+		return app.Balance{}, false, err
+	}
+	b, _, err := t.AddCredits(ctx, r.AgencyID, app.Balance{AI: -r.Cost.AI, Data: -r.Cost.Data})
+	return b, true, err
+}
+
 func (t *tx) FinishRun(ctx context.Context, r app.Run, refund app.Cost, event outbox.Event) (bool, app.Balance, error) {
 	cur, ok := t.s.runs[r.ID]
 	if !ok || cur.Status != app.StatusPending {

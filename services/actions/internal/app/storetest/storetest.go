@@ -35,6 +35,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"ConcurrentReservationsNeverOverdraw", testConcurrentReservations},
 		{"RunLifecycle", testRunLifecycle},
 		{"FinishRefundsOnceAndAnswersTheBalance", testFinishRefunds},
+		{"StartRunReservesOrAnswersShort", testStartRun},
 		{"IdempotencyKeys", testIdempotencyKeys},
 		{"ExpiredRuns", testExpiredRuns},
 		{"ExpiredRunsAreClaimedOnce", testExpiredClaimedOnce},
@@ -207,6 +208,50 @@ func testRunLifecycle(t *testing.T, s Store) {
 	}
 	if _, err := s.Run(t.Context(), id()); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("unknown run: %v, want ErrNotFound", err)
+	}
+}
+
+// testStartRun: a run starts with its cost taken, or is refused with the
+// balance as it is; a run that costs nothing starts without a balance.
+func testStartRun(t *testing.T, s Store) {
+	a := id()
+	add(t, s, a, app.Balance{AI: 3, Data: 1})
+	start := func(r app.Run) (app.Balance, bool) {
+		var (
+			b  app.Balance
+			ok bool
+		)
+		errShort := errors.New("short")
+		err := s.InTx(t.Context(), func(tx app.Tx) error {
+			var err error
+			if b, ok, err = tx.StartRun(t.Context(), r); err == nil && !ok {
+				return errShort // as the use case does: nothing of it stays
+			}
+			return err
+		})
+		if err != nil && !errors.Is(err, errShort) {
+			t.Fatal(err)
+		}
+		return b, ok
+	}
+	r1 := newRun(a) // costs 2 AI, 1 data
+	if b, ok := start(r1); !ok || b != (app.Balance{AI: 1, Data: 0}) {
+		t.Fatalf("first start = %+v, %v; want 1 AI and 0 data left", b, ok)
+	}
+	r2 := newRun(a)
+	if b, ok := start(r2); ok || b != (app.Balance{AI: 1, Data: 0}) {
+		t.Fatalf("start short of credits = %+v, %v; want refused with the balance as it is", b, ok)
+	}
+	if _, err := s.Run(t.Context(), r2.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("the refused run was stored: %v", err)
+	}
+	if got, err := s.Run(t.Context(), r1.ID); err != nil || got.Status != app.StatusPending {
+		t.Fatalf("the started run = %+v, %v", got, err)
+	}
+	free := newRun(id())
+	free.Cost = app.Cost{}
+	if _, ok := start(free); !ok {
+		t.Fatal("a run that costs nothing was refused for an agency without a balance")
 	}
 }
 
