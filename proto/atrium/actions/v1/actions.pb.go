@@ -84,7 +84,10 @@ type RunActionResponse struct {
 	// HTTP-style status of the underlying provider or generator.
 	StatusCode int32 `protobuf:"varint,4,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
 	// The record the action created or updated; on error, {"error": "..."}.
-	Data          *structpb.Struct `protobuf:"bytes,5,opt,name=data,proto3" json:"data,omitempty"`
+	Data *structpb.Struct `protobuf:"bytes,5,opt,name=data,proto3" json:"data,omitempty"`
+	// The whole response as the JSON the HTTP API returns, set instead of the
+	// typed fields when the caller sends the metadata x-atrium-render: json.
+	RenderedJson  []byte `protobuf:"bytes,1000,opt,name=rendered_json,json=renderedJson,proto3" json:"rendered_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -150,6 +153,13 @@ func (x *RunActionResponse) GetStatusCode() int32 {
 func (x *RunActionResponse) GetData() *structpb.Struct {
 	if x != nil {
 		return x.Data
+	}
+	return nil
+}
+
+func (x *RunActionResponse) GetRenderedJson() []byte {
+	if x != nil {
+		return x.RenderedJson
 	}
 	return nil
 }
@@ -884,14 +894,15 @@ const file_atrium_actions_v1_actions_proto_rawDesc = "" +
 	"\x1fatrium/actions/v1/actions.proto\x12\x11atrium.actions.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"_\n" +
 	"\x10RunActionRequest\x12/\n" +
 	"\x06params\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x06params:\x1a\x92A\x17\n" +
-	"\x15\xd2\x01\x06action\xd2\x01\tclient_id\"\xae\x01\n" +
+	"\x15\xd2\x01\x06action\xd2\x01\tclient_id\"\xd4\x01\n" +
 	"\x11RunActionResponse\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12\x1b\n" +
 	"\tclient_id\x18\x02 \x01(\tR\bclientId\x12\x16\n" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12\x1f\n" +
 	"\vstatus_code\x18\x04 \x01(\x05R\n" +
 	"statusCode\x12+\n" +
-	"\x04data\x18\x05 \x01(\v2\x17.google.protobuf.StructR\x04data\"\x14\n" +
+	"\x04data\x18\x05 \x01(\v2\x17.google.protobuf.StructR\x04data\x12$\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\x14\n" +
 	"\x12ListActionsRequest\"J\n" +
 	"\x13ListActionsResponse\x123\n" +
 	"\aactions\x18\x01 \x03(\v2\x19.atrium.actions.v1.ActionR\aactions\"\xd3\x01\n" +

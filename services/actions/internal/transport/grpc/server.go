@@ -16,6 +16,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/render"
 	actionsv1 "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 )
@@ -72,14 +73,50 @@ func (s *Server) RunAction(ctx context.Context, req *actionsv1.RunActionRequest)
 	if out.Replayed {
 		_ = grpc.SetHeader(ctx, metadata.Pairs(headerReplayed, "true"))
 	}
-	data, err := toStruct(out.Run.Data)
+	if render.Requested(ctx) {
+		body, err := renderRun(out.Run)
+		if err != nil {
+			return nil, err
+		}
+		return &actionsv1.RunActionResponse{RenderedJson: body}, nil
+	}
+	return typedRun(out.Run)
+}
+
+// typedRun is a run's response as a message, for gRPC callers.
+func typedRun(run app.Run) (*actionsv1.RunActionResponse, error) {
+	data, err := toStruct(run.Data)
 	if err != nil {
 		return nil, err
 	}
 	return &actionsv1.RunActionResponse{
-		Action: out.Run.Action, ClientId: out.Run.ClientID, Status: out.Run.Status,
-		StatusCode: int32(out.Run.StatusCode), Data: data,
+		Action: run.Action, ClientId: run.ClientID, Status: run.Status,
+		StatusCode: int32(run.StatusCode), Data: data,
 	}, nil
+}
+
+// renderRun writes the HTTP body of a run's response once, its data
+// straight from the record: a generated article is not converted to a
+// Struct, sent as one and re-encoded by the gateway.
+func renderRun(run app.Run) ([]byte, error) {
+	data, err := render.Marshal(run.Data)
+	if err != nil {
+		return nil, err
+	}
+	w := render.NewWriter(len(data) + 160)
+	w.Open()
+	w.Key("action")
+	w.String(run.Action)
+	w.Key("client_id")
+	w.String(run.ClientID)
+	w.Key("status")
+	w.String(run.Status)
+	w.Key("status_code")
+	w.Int(int64(run.StatusCode))
+	w.Key("data")
+	w.Raw(data)
+	w.Close()
+	return w.Bytes(), nil
 }
 
 // toStruct converts a record to a Struct; values structpb does not take
