@@ -7,12 +7,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Data is the floor of the data read for the keyword reads the benchmark
 // makes: the same count (the counter kept with the rows) and page SQL as
-// Atrium's data store (resource as a
+// Atrium's data store, sent in one round trip as Atrium does (resource as a
 // literal, client, optional status filter, tracked_at order, ties by id,
 // keyset after a position), the rows as stored, encoding/json around them.
 // No key, no client-link check, no parameter rules beyond these.
@@ -53,13 +54,6 @@ func (s *Data) read(w http.ResponseWriter, r *http.Request) {
 		where += ` AND status = $2`
 		field, value = "status", q.Get("filter_value")
 	}
-	// The total from the same counter Atrium keeps with the rows.
-	var total int64
-	if err := s.pool.QueryRow(r.Context(), `SELECT coalesce(sum(count), 0)::bigint FROM row_counts
-		WHERE client_id = $1 AND resource = 'keywords' AND field = $2 AND value = $3`, client, field, value).Scan(&total); err != nil {
-		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
-		return
-	}
 	page := where
 	if k, id := q.Get("after_tracked_at"), q.Get("after_id"); k != "" && id != "" {
 		at, err := time.Parse(time.RFC3339Nano, k)
@@ -72,28 +66,32 @@ func (s *Data) read(w http.ResponseWriter, r *http.Request) {
 		offset = 0
 	}
 	n := len(args)
-	rows, err := s.pool.Query(r.Context(), fmt.Sprintf(`SELECT id, client_id, resource, created_at, updated_at, data, tracked_at FROM rows
-		WHERE %s ORDER BY tracked_at DESC, id DESC LIMIT $%d OFFSET $%d`, page, n+1, n+2), append(args, limit, offset)...)
-	if err != nil {
-		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
-		return
-	}
-	defer rows.Close()
+	// The total from the same counter Atrium keeps with the rows, and the
+	// page, in one round trip as Atrium sends them.
+	var total int64
 	data := make([]json.RawMessage, 0, limit)
-	for rows.Next() {
-		var (
-			id, cl, res      string
-			created, updated time.Time
-			raw              []byte
-			tracked          *time.Time
-		)
-		if err := rows.Scan(&id, &cl, &res, &created, &updated, &raw, &tracked); err != nil {
-			http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
-			return
-		}
-		data = append(data, raw)
-	}
-	if rows.Err() != nil {
+	b := &pgx.Batch{}
+	b.Queue(`SELECT coalesce(sum(count), 0)::bigint FROM row_counts
+		WHERE client_id = $1 AND resource = 'keywords' AND field = $2 AND value = $3`, client, field, value).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&total) })
+	b.Queue(fmt.Sprintf(`SELECT id, created_at, updated_at, data, tracked_at FROM rows
+		WHERE %s ORDER BY tracked_at DESC, id DESC LIMIT $%d OFFSET $%d`, page, n+1, n+2), append(args, limit, offset)...).
+		Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var (
+					id               string
+					created, updated time.Time
+					raw              []byte
+					tracked          *time.Time
+				)
+				if err := rows.Scan(&id, &created, &updated, &raw, &tracked); err != nil {
+					return err
+				}
+				data = append(data, raw)
+			}
+			return rows.Err()
+		})
+	if err := s.pool.SendBatch(r.Context(), b).Close(); err != nil {
 		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
 		return
 	}

@@ -7,6 +7,7 @@
 package rpc
 
 import (
+	"time"
 	"context"
 	"errors"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel/metric/noop"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
@@ -24,6 +26,10 @@ import (
 	"github.com/atrium-hq/atrium/platform/render"
 	"github.com/atrium-hq/atrium/platform/telemetry"
 )
+
+// MaxConnectionAge is how long a client's connection to a service lasts
+// before the service asks it to connect again (see Listen).
+const MaxConnectionAge = 5 * time.Minute
 
 // Server is a gRPC server bound to a listener.
 type Server struct {
@@ -51,6 +57,12 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *tel
 		grpc.InitialWindowSize(windowSize),
 		grpc.InitialConnWindowSize(connWindowSize),
 		grpc.MaxRecvMsgSize(MaxMessageSize),
+		// Clients keep one connection per service and send every call on
+		// it; behind a Kubernetes Service that is one pod per client until
+		// the connection ends. Ending each connection after a while (with
+		// a GOAWAY and time for its calls to finish) makes clients connect
+		// again, so that calls spread over the pods, new ones included.
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionAge: MaxConnectionAge, MaxConnectionAgeGrace: 30 * time.Second}),
 		// Rendered pages go out without being copied again (platform/render).
 		grpc.ForceServerCodecV2(render.ServerCodec{}),
 		// The call metrics outermost, so that they see the status code the

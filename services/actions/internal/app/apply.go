@@ -23,7 +23,7 @@ type applyJob struct {
 
 // Batching sizes.
 const (
-	applyWorkers  = 4
+	applyWorkers  = 2
 	maxApplyBatch = 32
 	// applyWait bounds how long a request waits for its batch before it
 	// answers and leaves the write to recovery.
