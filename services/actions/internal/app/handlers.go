@@ -111,9 +111,10 @@ func oneLine(s string) string {
 	return strings.Trim(s, "\"'“”")
 }
 
-// wordCount counts the words of HTML or plain text: runs of characters
-// outside tags, separated by spaces or tags.
-func wordCount(s string) int {
+// WordCount counts the words of HTML or plain text: runs of characters
+// outside tags, separated by spaces or tags. Entities (&amp;) count as the
+// text they stand for, which is never a space.
+func WordCount(s string) int {
 	n, inTag, inWord := 0, false, false
 	for _, r := range s {
 		switch {

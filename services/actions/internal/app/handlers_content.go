@@ -45,7 +45,7 @@ func runGenerateBlog(ctx context.Context, x *Exec) (Result, error) {
 	row := map[string]any{
 		"id": x.newID("blogs", 0), "post_title": title, "slug": slug(title), "keyword": kw,
 		"meta_description": clip(oneLine(t.Fields["meta_description"]), 160), "content": t.Fields["content"],
-		"word_count": float64(wordCount(t.Fields["content"])), "status": status, "published": published,
+		"word_count": float64(WordCount(t.Fields["content"])), "status": status, "published": published,
 	}
 	if c := x.Input.Str("category_id"); c != "" {
 		row["category_id"] = c

@@ -15,8 +15,8 @@ func TestWordCount(t *testing.T) {
 		"tag<br/>split":                    2,
 		"<img alt=\"not words here\"> one": 1,
 	} {
-		if got := wordCount(in); got != want {
-			t.Errorf("wordCount(%q) = %d, want %d", in, got, want)
+		if got := WordCount(in); got != want {
+			t.Errorf("WordCount(%q) = %d, want %d", in, got, want)
 		}
 	}
 }

@@ -3,7 +3,8 @@ package builtintext
 import (
 	"html"
 	"strings"
-	"unicode"
+
+	"github.com/atrium-hq/atrium/services/actions/internal/app"
 )
 
 // Articles are 600 to 900 words: long enough to be worth publishing as a
@@ -300,7 +301,7 @@ func assemble(blocks []block) string {
 	total := 0
 	counts := make([]int, len(blocks))
 	for i, b := range blocks {
-		counts[i] = words(b.html)
+		counts[i] = app.WordCount(b.html)
 		total += counts[i]
 	}
 	for i := len(blocks) - 1; i >= 0 && total > maxWords; i-- {
@@ -316,7 +317,7 @@ func assemble(blocks []block) string {
 			break
 		}
 		blocks = append(blocks[:conclusion], append([]block{{html: extra}}, blocks[conclusion:]...)...)
-		total += words(extra)
+		total += app.WordCount(extra)
 		conclusion++
 	}
 	parts := make([]string, len(blocks))
@@ -324,28 +325,6 @@ func assemble(blocks []block) string {
 		parts[i] = b.html
 	}
 	return strings.Join(parts, "\n")
-}
-
-// words counts the words of an HTML fragment's text: runs of characters
-// outside tags, between spaces or tags. Entities (&amp;) count as the text
-// they stand for, which is never a space.
-func words(fragment string) int {
-	n, inTag, inWord := 0, false, false
-	for _, r := range fragment {
-		switch {
-		case r == '<':
-			inTag, inWord = true, false
-		case r == '>' && inTag:
-			inTag = false
-		case inTag:
-		case unicode.IsSpace(r):
-			inWord = false
-		case !inWord:
-			inWord = true
-			n++
-		}
-	}
-	return n
 }
 
 func firstNonEmpty(ss ...string) string {
