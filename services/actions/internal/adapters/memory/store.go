@@ -14,6 +14,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
 type runKey struct{ agency, key string }
@@ -130,7 +131,7 @@ func (t *tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error)
 	return b, true, err
 }
 
-func (t *tx) FinishRun(ctx context.Context, r app.Run, refund app.Cost, event outbox.Event) (bool, app.Balance, error) {
+func (t *tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event outbox.Event) (bool, app.Balance, error) {
 	cur, ok := t.s.runs[r.ID]
 	if !ok || cur.Status != app.StatusPending {
 		return false, app.Balance{}, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
 // Store is the PostgreSQL actions store.
@@ -209,7 +210,7 @@ func (t tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error) 
 // FinishRun records the outcome, the refund and the event in one round
 // trip: one statement for the run and the balance (the refund applies only
 // if the run was still pending), and the event's insert beside it.
-func (t tx) FinishRun(ctx context.Context, r app.Run, refund app.Cost, event outbox.Event) (bool, app.Balance, error) {
+func (t tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event outbox.Event) (bool, app.Balance, error) {
 	data, err := json.Marshal(r.Data)
 	if err != nil {
 		return false, app.Balance{}, err

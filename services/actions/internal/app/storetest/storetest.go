@@ -20,6 +20,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
 // Store is what the suite needs of an adapter.
@@ -142,7 +143,7 @@ func testConcurrentReservations(t *testing.T, s Store) {
 
 func newRun(agency string) app.Run {
 	return app.Run{ID: id(), AgencyID: agency, ClientID: id(), Action: "generate_blog", Status: app.StatusPending,
-		Cost: app.Cost{AI: 2, Data: 1}, StartedAt: base, LeaseUntil: base.Add(time.Minute)}
+		Cost: action.Cost{AI: 2, Data: 1}, StartedAt: base, LeaseUntil: base.Add(time.Minute)}
 }
 
 func insert(t *testing.T, s Store, runs ...app.Run) {
@@ -162,7 +163,7 @@ func finish(t *testing.T, s Store, r app.Run) bool {
 	var ok bool
 	mustTx(t, s, func(tx app.Tx) error {
 		var err error
-		ok, _, err = tx.FinishRun(t.Context(), r, app.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
+		ok, _, err = tx.FinishRun(t.Context(), r, action.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
 		return err
 	})
 	return ok
@@ -188,7 +189,7 @@ func testRunLifecycle(t *testing.T, s Store) {
 	}
 	r.Status, r.StatusCode, r.FinishedAt = app.StatusSuccess, 200, base.Add(3*time.Second)
 	r.Data = map[string]any{"id": "x", "post_title": "Sourdough <b>&</b> you", "nested": map[string]any{"n": 1.5, "list": []any{"a", true}}}
-	r.Writes = []app.RecordWrite{{Resource: "blogs", Mode: app.Upsert, Rows: []map[string]any{{"id": "x", "post_title": "t"}}}, {Resource: "seo_tasks", Mode: app.Update, Rows: []map[string]any{{"id": "y"}}}}
+	r.Writes = []action.RecordWrite{{Resource: "blogs", Mode: action.Upsert, Rows: []map[string]any{{"id": "x", "post_title": "t"}}}, {Resource: "seo_tasks", Mode: action.Update, Rows: []map[string]any{{"id": "y"}}}}
 	if !finish(t, s, r) {
 		t.Fatal("finishing a pending run was refused")
 	}
@@ -249,7 +250,7 @@ func testStartRun(t *testing.T, s Store) {
 		t.Fatalf("the started run = %+v, %v", got, err)
 	}
 	free := newRun(id())
-	free.Cost = app.Cost{}
+	free.Cost = action.Cost{}
 	if _, ok := start(free); !ok {
 		t.Fatal("a run that costs nothing was refused for an agency without a balance")
 	}
@@ -294,7 +295,7 @@ func testFinishRefunds(t *testing.T, s Store) {
 	insert(t, s, r2)
 	r2.Status, r2.FinishedAt = app.StatusSuccess, base
 	mustTx(t, s, func(tx app.Tx) error {
-		ok, bal, err := tx.FinishRun(t.Context(), r2, app.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
+		ok, bal, err := tx.FinishRun(t.Context(), r2, action.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
 		if err == nil && (!ok || bal != (app.Balance{AI: 10, Data: 4})) {
 			t.Errorf("finishing a success = %v, %+v; want true and the balance unchanged", ok, bal)
 		}

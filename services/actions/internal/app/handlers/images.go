@@ -1,0 +1,42 @@
+package handlers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
+)
+
+// The image action: a featured image drawn by the image renderer and kept
+// in the blob store.
+
+// Featured images are the social-card size.
+const imageWidth, imageHeight = 1200, 630
+
+// GenerateBlogImage is generate_blog_image: a featured image, stored as a
+// blob under an unguessable name and recorded with its URL.
+func GenerateBlogImage(ctx context.Context, x *action.Exec) (action.Result, error) {
+	title, style := x.Input.Str("title"), x.Input.Str("style")
+	img, err := x.P.Images.Render(ctx, provider.ImageRequest{Title: title, Subtitle: clientDomainOrName(x), Style: style, Width: imageWidth, Height: imageHeight})
+	if err != nil {
+		return action.Result{}, err
+	}
+	// The name is the capability: 128 random bits, so that only those
+	// given the URL can fetch the image.
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return action.Result{}, err
+	}
+	name := hex.EncodeToString(b[:]) + ".png"
+	if err := x.P.Blobs.Put(ctx, name, "image/png", img.PNG); err != nil {
+		return action.Result{}, fmt.Errorf("store the image: %w", err)
+	}
+	row := map[string]any{
+		"id": newID(x, "blog_images", 0), "title": title, "style": style, "url": x.P.MediaURL(name),
+		"width": float64(img.Width), "height": float64(img.Height), "bytes": float64(len(img.PNG)), "content_type": "image/png",
+	}
+	return action.Result{Data: row, Writes: []action.RecordWrite{{Resource: "blog_images", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+}

@@ -1,0 +1,124 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
+)
+
+// outcome turns a handler's result into the run's status, code and data.
+func (a *Actions) outcome(run *Run, act *action.Action, res action.Result, runErr error) {
+	run.FinishedAt = a.clock.Now()
+	var pe *provider.Error
+	switch {
+	case runErr == nil:
+		run.Status, run.StatusCode, run.Data, run.Writes = StatusSuccess, res.StatusCode, res.Data, res.Writes
+		if run.StatusCode == 0 {
+			run.StatusCode = 200
+		}
+		return
+	case errors.As(runErr, &pe):
+		run.StatusCode = pe.StatusCode
+		run.Data = map[string]any{"error": pe.Error()}
+	case errors.Is(runErr, context.DeadlineExceeded):
+		run.StatusCode = 504
+		run.Data = map[string]any{"error": fmt.Sprintf("%s did not finish within %s; nothing was charged", act.Name, a.cfg.ActionTimeout)}
+	default:
+		run.StatusCode = 500
+		run.Data = map[string]any{"error": fmt.Sprintf("%s failed inside Atrium; nothing was charged. Quote run %s if it persists", act.Name, run.ID)}
+	}
+	if run.StatusCode < 400 {
+		run.StatusCode = 502
+	}
+	run.Status, run.Writes = StatusError, nil
+	a.logger.WarnContext(context.Background(), "action failed", "run", run.ID, "action", act.Name, "status_code", run.StatusCode, "error", apperr.Cause(runErr))
+}
+
+// finish records how the run ended: in one transaction its status and
+// data, its cost spent or released, and its completion event. Then it
+// writes the run's records.
+func (a *Actions) finish(ctx context.Context, run Run, act *action.Action, res action.Result, runErr error) (Outcome, error) {
+	a.outcome(&run, act, res, runErr)
+	run.Writes = append(run.Writes, runRow(run, act))
+	var bal Balance
+	event, err := completed(ctx, run)
+	if err != nil {
+		return Outcome{}, err
+	}
+	var refund action.Cost
+	if run.Status != StatusSuccess {
+		refund = run.Cost
+	}
+	err = a.store.InTx(ctx, func(tx Tx) error {
+		ok, b, err := tx.FinishRun(ctx, run, refund, event)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errInterrupted
+		}
+		bal = b
+		return nil
+	})
+	if errors.Is(err, errInterrupted) {
+		// Recovery declared the run abandoned (it outlived its lease) and
+		// released its cost; its answer is the recorded one.
+		recorded, rerr := a.store.Run(ctx, run.ID)
+		if rerr != nil {
+			return Outcome{}, rerr
+		}
+		b, berr := a.store.Balance(ctx, run.AgencyID)
+		return Outcome{Run: recorded, Balance: b}, berr
+	}
+	if err != nil {
+		return Outcome{}, err
+	}
+	a.metrics.finished(ctx, run)
+	a.apply(ctx, run)
+	return Outcome{Run: run, Balance: bal}, nil
+}
+
+var errInterrupted = errors.New("the run is no longer pending")
+
+// runRow is the run as a row of the action_runs dataset.
+func runRow(run Run, act *action.Action) action.RecordWrite {
+	row := map[string]any{
+		"id": run.ID, "action": run.Action, "status": run.Status, "status_code": float64(run.StatusCode),
+		"agency_id": run.AgencyID, "record_resource": act.Writes, "data": shortened(run.Data),
+		"started_at": run.StartedAt.Format(time.RFC3339Nano), "finished_at": run.FinishedAt.Format(time.RFC3339Nano),
+		"created_at": run.StartedAt.Format(time.RFC3339Nano), "updated_at": run.FinishedAt.Format(time.RFC3339Nano),
+		"credits_ai": 0.0, "credits_data": 0.0,
+	}
+	if run.Status == StatusSuccess {
+		row["credits_ai"], row["credits_data"] = float64(run.Cost.AI), float64(run.Cost.Data)
+		if id, ok := run.Data["id"].(string); ok {
+			row["record_id"] = id
+		}
+	} else if msg, ok := run.Data["error"].(string); ok {
+		row["error"] = msg
+	}
+	return action.RecordWrite{Resource: "action_runs", Mode: action.Upsert, Rows: []map[string]any{row}}
+}
+
+// runDataMax is the longest string a run's row keeps of its data; longer
+// ones (an article's body) are in the record itself.
+const runDataMax = 500
+
+// shortened is data with its long strings cut to runDataMax characters,
+// marked with the length they had.
+func shortened(data map[string]any) map[string]any {
+	out := make(map[string]any, len(data))
+	for k, v := range data {
+		if s, ok := v.(string); ok && utf8.RuneCountInString(s) > runDataMax {
+			v = string([]rune(s)[:runDataMax]) + fmt.Sprintf("… (%d characters; the record has them all)", utf8.RuneCountInString(s))
+		}
+		out[k] = v
+	}
+	return out
+}
