@@ -9,6 +9,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/datasets"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -88,22 +89,23 @@ var errInterrupted = errors.New("the run is no longer pending")
 
 // runRow is the run as a row of the action_runs dataset.
 func runRow(run Run, act *action.Action) action.RecordWrite {
+	d := datasets.ActionRuns
 	row := map[string]any{
-		"id": run.ID, "action": run.Action, "status": run.Status, "status_code": float64(run.StatusCode),
-		"agency_id": run.AgencyID, "record_resource": act.Writes, "data": shortened(run.Data),
-		"started_at": run.StartedAt.Format(time.RFC3339Nano), "finished_at": run.FinishedAt.Format(time.RFC3339Nano),
-		"created_at": run.StartedAt.Format(time.RFC3339Nano), "updated_at": run.FinishedAt.Format(time.RFC3339Nano),
-		"credits_ai": 0.0, "credits_data": 0.0,
+		d.ID: run.ID, d.Action: run.Action, d.Status: run.Status, d.StatusCode: float64(run.StatusCode),
+		d.AgencyID: run.AgencyID, d.RecordResource: act.Writes, d.Data: shortened(run.Data),
+		d.StartedAt: run.StartedAt.Format(time.RFC3339Nano), d.FinishedAt: run.FinishedAt.Format(time.RFC3339Nano),
+		d.CreatedAt: run.StartedAt.Format(time.RFC3339Nano), d.UpdatedAt: run.FinishedAt.Format(time.RFC3339Nano),
+		d.CreditsAI: 0.0, d.CreditsData: 0.0,
 	}
 	if run.Status == StatusSuccess {
-		row["credits_ai"], row["credits_data"] = float64(run.Cost.AI), float64(run.Cost.Data)
+		row[d.CreditsAI], row[d.CreditsData] = float64(run.Cost.AI), float64(run.Cost.Data)
 		if id, ok := run.Data["id"].(string); ok {
-			row["record_id"] = id
+			row[d.RecordID] = id
 		}
 	} else if msg, ok := run.Data["error"].(string); ok {
-		row["error"] = msg
+		row[d.Error] = msg
 	}
-	return action.RecordWrite{Resource: "action_runs", Mode: action.Upsert, Rows: []map[string]any{row}}
+	return action.RecordWrite{Resource: d.Resource, Mode: action.Upsert, Rows: []map[string]any{row}}
 }
 
 // runDataMax is the longest string a run's row keeps of its data; longer

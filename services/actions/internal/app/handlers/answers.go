@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/datasets"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -89,10 +90,11 @@ func RunLLMVisibility(ctx context.Context, x *action.Exec) (action.Result, error
 	for _, m := range found[1:] {
 		comp = append(comp, map[string]any{"name": m.name, "mentioned": m.position > 0, "position": float64(m.position), "visibility": visibility(m.position)})
 	}
+	d := datasets.LLMReports
 	row := map[string]any{
-		"id": newID(x, "llm_reports", 0), "engine": t.Model, "prompt": prompt, "brand_name": brand,
-		"mentioned": found[0].position > 0, "position": float64(found[0].position), "visibility": visibility(found[0].position),
-		"competitors": orEmpty(comp), "answer": answer, "scored_at": ts(x.Now),
+		d.ID: newID(x, d.Resource, 0), d.Engine: t.Model, d.Prompt: prompt, d.BrandName: brand,
+		d.Mentioned: found[0].position > 0, d.Position: float64(found[0].position), d.Visibility: visibility(found[0].position),
+		d.Competitors: orEmpty(comp), d.Answer: answer, d.ScoredAt: ts(x.Now),
 	}
-	return action.Result{Data: row, Writes: []action.RecordWrite{{Resource: "llm_reports", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	return action.Result{Data: row, Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }

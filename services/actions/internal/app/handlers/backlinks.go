@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/datasets"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -37,12 +38,13 @@ func FetchBacklinks(ctx context.Context, x *action.Exec) (action.Result, error) 
 	}
 	pages := map[string]*page{}
 	sources := map[string]bool{}
+	bl, an, tp, dm := datasets.Backlinks, datasets.AnchorTexts, datasets.TopLinkedPages, datasets.DomainMetrics
 	for _, b := range p.Backlinks {
 		links = append(links, map[string]any{
-			"id": keyID(x, "backlinks", b.SourceURL+"|"+b.TargetURL), "source_url": b.SourceURL, "target_url": b.TargetURL,
-			"anchor_text": b.AnchorText, "source_type": b.SourceType, "source_id": b.SourceDomain, "source_domain": b.SourceDomain,
-			"domain_authority": b.DomainAuthority, "external_pages": float64(b.ExternalPages), "linking_domains": float64(b.LinkingDomains),
-			"first_seen": b.FirstSeen.UTC().Format("2006-01-02"), "nofollow": b.NoFollow,
+			bl.ID: keyID(x, bl.Resource, b.SourceURL+"|"+b.TargetURL), bl.SourceURL: b.SourceURL, bl.TargetURL: b.TargetURL,
+			bl.AnchorText: b.AnchorText, bl.SourceType: b.SourceType, bl.SourceID: b.SourceDomain, bl.SourceDomain: b.SourceDomain,
+			bl.DomainAuthority: b.DomainAuthority, bl.ExternalPages: float64(b.ExternalPages), bl.LinkingDomains: float64(b.LinkingDomains),
+			bl.FirstSeen: b.FirstSeen.UTC().Format("2006-01-02"), bl.Nofollow: b.NoFollow,
 		})
 		anchors[b.AnchorText]++
 		pg := pages[b.TargetURL]
@@ -57,18 +59,18 @@ func FetchBacklinks(ctx context.Context, x *action.Exec) (action.Result, error) 
 	var anchorRows, pageRows []map[string]any
 	for _, a := range slices.Sorted(maps.Keys(anchors)) {
 		anchorRows = append(anchorRows, map[string]any{
-			"id": keyID(x, "anchor_texts", a), "anchor": a, "count": float64(anchors[a]),
-			"percentage": math.Round(1000*float64(anchors[a])/float64(max(1, len(p.Backlinks)))) / 10, "source_id": domain,
+			an.ID: keyID(x, an.Resource, a), an.Anchor: a, an.Count: float64(anchors[a]),
+			an.Percentage: math.Round(1000*float64(anchors[a])/float64(max(1, len(p.Backlinks)))) / 10, an.SourceID: domain,
 		})
 	}
 	for _, u := range slices.Sorted(maps.Keys(pages)) {
 		pageRows = append(pageRows, map[string]any{
-			"id": keyID(x, "top_linked_pages", u), "url": u, "linking_domains": float64(len(pages[u].domains)), "external_pages": float64(pages[u].links),
+			tp.ID: keyID(x, tp.Resource, u), tp.URL: u, tp.LinkingDomains: float64(len(pages[u].domains)), tp.ExternalPages: float64(pages[u].links),
 		})
 	}
 	metrics := map[string]any{
-		"id": keyID(x, "domain_metrics", domain), "domain": domain, "domain_authority": p.DomainAuthority, "page_authority": p.PageAuthority,
-		"spam_score": p.SpamScore, "backlinks": float64(len(p.Backlinks)), "linking_domains": float64(len(sources)), "fetched_at": ts(x.Now),
+		dm.ID: keyID(x, dm.Resource, domain), dm.Domain: domain, dm.DomainAuthority: p.DomainAuthority, dm.PageAuthority: p.PageAuthority,
+		dm.SpamScore: p.SpamScore, dm.Backlinks: float64(len(p.Backlinks)), dm.LinkingDomains: float64(len(sources)), dm.FetchedAt: ts(x.Now),
 	}
 	top := slices.SortedFunc(maps.Keys(anchors), func(a, b string) int { return cmp.Or(cmp.Compare(anchors[b], anchors[a]), strings.Compare(a, b)) })
 	var topAnchors []any
@@ -76,16 +78,12 @@ func FetchBacklinks(ctx context.Context, x *action.Exec) (action.Result, error) 
 		topAnchors = append(topAnchors, a)
 	}
 	data := map[string]any{
-		"id": metrics["id"], "domain": domain, "source": x.P.Search.Source(), "backlinks": metrics["backlinks"],
-		"linking_domains": metrics["linking_domains"], "domain_authority": p.DomainAuthority, "page_authority": p.PageAuthority,
-		"spam_score": p.SpamScore, "top_anchors": orEmpty(topAnchors), "fetched_at": metrics["fetched_at"],
+		"id": metrics[dm.ID], "domain": domain, "source": x.P.Search.Source(), "backlinks": metrics[dm.Backlinks],
+		"linking_domains": metrics[dm.LinkingDomains], "domain_authority": p.DomainAuthority, "page_authority": p.PageAuthority,
+		"spam_score": p.SpamScore, "top_anchors": orEmpty(topAnchors), "fetched_at": metrics[dm.FetchedAt],
 	}
-	writes := []action.RecordWrite{{Resource: "domain_metrics", Mode: action.Upsert, Rows: []map[string]any{metrics}}}
-	for _, w := range []action.RecordWrite{
-		{Resource: "backlinks", Mode: action.Upsert, Rows: links},
-		{Resource: "anchor_texts", Mode: action.Upsert, Rows: anchorRows},
-		{Resource: "top_linked_pages", Mode: action.Upsert, Rows: pageRows},
-	} {
+	writes := []action.RecordWrite{upsert(dm.Resource, metrics)}
+	for _, w := range []action.RecordWrite{upsert(bl.Resource, links...), upsert(an.Resource, anchorRows...), upsert(tp.Resource, pageRows...)} {
 		if len(w.Rows) > 0 {
 			writes = append(writes, w)
 		}
@@ -106,12 +104,13 @@ func GenerateOutreachEmail(ctx context.Context, x *action.Exec) (action.Result, 
 	if err != nil {
 		return action.Result{}, err
 	}
+	d := datasets.BacklinkOutreach
 	row := map[string]any{
-		"id": newID(x, "backlink_outreach", 0), "target_domain": domain, "prospect_url": prospect,
-		"subject": clip(oneLine(t.Fields["subject"]), 200), "body": t.Fields["body"], "status": "drafted",
-		"notes": "Drafted by generate_outreach_email",
+		d.ID: newID(x, d.Resource, 0), d.TargetDomain: domain, d.ProspectURL: prospect,
+		d.Subject: clip(oneLine(t.Fields["subject"]), 200), d.Body: t.Fields["body"], d.Status: "drafted",
+		d.Notes: "Drafted by generate_outreach_email",
 	}
-	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{{Resource: "backlink_outreach", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }
 
 // SendProspectEmail is send_prospect_email: an email sent over the mailer,
@@ -123,11 +122,12 @@ func SendProspectEmail(ctx context.Context, x *action.Exec) (action.Result, erro
 		return action.Result{}, err
 	}
 	_, domain, _ := strings.Cut(to, "@")
+	d := datasets.BacklinkOutreach
 	row := map[string]any{
-		"id": newID(x, "backlink_outreach", 0), "target_domain": strings.ToLower(domain), "contact_email": to,
-		"subject": subject, "body": html, "status": "sent", "sent_at": ts(x.Now), "message_id": sent.MessageID,
-		"notes": "Sent by send_prospect_email from " + sent.From,
+		d.ID: newID(x, d.Resource, 0), d.TargetDomain: strings.ToLower(domain), d.ContactEmail: to,
+		d.Subject: subject, d.Body: html, d.Status: "sent", d.SentAt: ts(x.Now), d.MessageID: sent.MessageID,
+		d.Notes: "Sent by send_prospect_email from " + sent.From,
 	}
-	data := map[string]any{"id": row["id"], "to": to, "from": sent.From, "subject": subject, "status": "sent", "message_id": sent.MessageID, "sent_at": row["sent_at"]}
-	return action.Result{Data: data, Writes: []action.RecordWrite{{Resource: "backlink_outreach", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	data := map[string]any{"id": row[d.ID], "to": to, "from": sent.From, "subject": subject, "status": "sent", "message_id": sent.MessageID, "sent_at": row[d.SentAt]}
+	return action.Result{Data: data, Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/datasets"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -92,13 +93,14 @@ func ScoreCall(ctx context.Context, x *action.Exec) (action.Result, error) {
 		}
 		return out
 	}
+	d := datasets.CallScores
 	row := map[string]any{
-		"id": newID(x, "call_scores", 0), "lead_grade": lg, "quality_grade": qg,
-		"score": math.Round((lead*0.6+quality*0.4)*10) / 10, "summary": oneLine(t.Fields["summary"]),
-		"signals": map[string]any{"lead_score": lead, "quality_score": quality, "lead": toAny(ls), "quality": toAny(qs)},
+		d.ID: newID(x, d.Resource, 0), d.LeadGrade: lg, d.QualityGrade: qg,
+		d.Score: math.Round((lead*0.6+quality*0.4)*10) / 10, d.Summary: oneLine(t.Fields["summary"]),
+		d.Signals: map[string]any{"lead_score": lead, "quality_score": quality, "lead": toAny(ls), "quality": toAny(qs)},
 	}
 	if id := x.Input.Str("call_id"); id != "" {
-		row["call_id"] = id
+		row[d.CallID] = id
 	}
-	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{{Resource: "call_scores", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/datasets"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -32,18 +33,19 @@ func GenerateBlog(ctx context.Context, x *action.Exec) (action.Result, error) {
 	}
 	title := clip(oneLine(t.Fields["title"]), 200)
 	status, published := published(x)
+	d := datasets.Blogs
 	row := map[string]any{
-		"id": newID(x, "blogs", 0), "post_title": title, "slug": slug(title), "keyword": kw,
-		"meta_description": clip(oneLine(t.Fields["meta_description"]), 160), "content": t.Fields["content"],
-		"word_count": float64(provider.WordCount(t.Fields["content"])), "status": status, "published": published,
+		d.ID: newID(x, d.Resource, 0), d.PostTitle: title, d.Slug: slug(title), d.Keyword: kw,
+		d.MetaDescription: clip(oneLine(t.Fields["meta_description"]), 160), d.Content: t.Fields["content"],
+		d.WordCount: float64(provider.WordCount(t.Fields["content"])), d.Status: status, d.Published: published,
 	}
 	if c := x.Input.Str("category_id"); c != "" {
-		row["category_id"] = c
+		row[d.CategoryID] = c
 	}
 	if published {
-		row["published_at"] = ts(x.Now)
+		row[d.PublishedAt] = ts(x.Now)
 	}
-	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{{Resource: "blogs", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }
 
 // GenerateGeoArticle is generate_geo_article: an article about a keyword
@@ -60,16 +62,17 @@ func GenerateGeoArticle(ctx context.Context, x *action.Exec) (action.Result, err
 		return action.Result{}, err
 	}
 	status, published := published(x)
+	d := datasets.GeoArticles
 	row := map[string]any{
-		"id": newID(x, "geo_articles", 0), "title": clip(oneLine(t.Fields["title"]), 200), "keyword": kw,
-		"city": city, "state": state, "location": city + ", " + state,
-		"meta_description": clip(oneLine(t.Fields["meta_description"]), 160), "content": t.Fields["content"],
-		"status": status, "published": published,
+		d.ID: newID(x, d.Resource, 0), d.Title: clip(oneLine(t.Fields["title"]), 200), d.Keyword: kw,
+		d.City: city, d.State: state, d.Location: city + ", " + state,
+		d.MetaDescription: clip(oneLine(t.Fields["meta_description"]), 160), d.Content: t.Fields["content"],
+		d.Status: status, d.Published: published,
 	}
 	if c := x.Input.Str("category_id"); c != "" {
-		row["category_id"] = c
+		row[d.CategoryID] = c
 	}
-	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{{Resource: "geo_articles", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }
 
 // GeneratePressRelease is generate_press_release: a press release from a
@@ -84,10 +87,11 @@ func GeneratePressRelease(ctx context.Context, x *action.Exec) (action.Result, e
 	if err != nil {
 		return action.Result{}, err
 	}
+	d := datasets.PressReleases
 	row := map[string]any{
-		"id": newID(x, "press_releases", 0), "title": clip(oneLine(t.Fields["title"]), 200), "body": t.Fields["body"], "status": "draft",
+		d.ID: newID(x, d.Resource, 0), d.Title: clip(oneLine(t.Fields["title"]), 200), d.Body: t.Fields["body"], d.Status: "draft",
 	}
-	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{{Resource: "press_releases", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }
 
 // GenerateGBPPost is generate_gbp_post: a Google Business Profile post.
@@ -102,16 +106,17 @@ func GenerateGBPPost(ctx context.Context, x *action.Exec) (action.Result, error)
 		return action.Result{}, err
 	}
 	status, published := published(x)
+	d := datasets.GBPPosts
 	row := map[string]any{
-		"id": newID(x, "gbp_posts", 0), "title": clip(oneLine(t.Fields["title"]), 200), "body": clip(t.Fields["body"], 1500), "status": status,
+		d.ID: newID(x, d.Resource, 0), d.Title: clip(oneLine(t.Fields["title"]), 200), d.Body: clip(t.Fields["body"], 1500), d.Status: status,
 	}
 	if cta != "" {
-		row["cta"] = cta
+		row[d.CTA] = cta
 	}
 	if published {
-		row["posted_at"] = ts(x.Now)
+		row[d.PostedAt] = ts(x.Now)
 	}
-	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{{Resource: "gbp_posts", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }
 
 func orNone(s string) string {
@@ -151,9 +156,10 @@ func GenerateTopicalMap(ctx context.Context, x *action.Exec) (action.Result, err
 	if len(pillars) == 0 {
 		return action.Result{}, provider.Failure("text generator", 502, nil, "the text generator's outline had no 'Pillar: cluster; ...' lines")
 	}
+	d := datasets.TopicalMaps
 	row := map[string]any{
-		"id": newID(x, "topical_maps", 0), "topic": topic, "depth": float64(depth),
-		"pillar_count": float64(len(pillars)), "pillars": pillars, "summary": oneLine(t.Fields["summary"]),
+		d.ID: newID(x, d.Resource, 0), d.Topic: topic, d.Depth: float64(depth),
+		d.PillarCount: float64(len(pillars)), d.Pillars: pillars, d.Summary: oneLine(t.Fields["summary"]),
 	}
-	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{{Resource: "topical_maps", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	return action.Result{Data: withModel(row, t.Model), Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }

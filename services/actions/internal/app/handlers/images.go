@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/datasets"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -34,9 +35,10 @@ func GenerateBlogImage(ctx context.Context, x *action.Exec) (action.Result, erro
 	if err := x.P.Blobs.Put(ctx, name, "image/png", img.PNG); err != nil {
 		return action.Result{}, fmt.Errorf("store the image: %w", err)
 	}
+	d := datasets.BlogImages
 	row := map[string]any{
-		"id": newID(x, "blog_images", 0), "title": title, "style": style, "url": x.P.MediaURL(name),
-		"width": float64(img.Width), "height": float64(img.Height), "bytes": float64(len(img.PNG)), "content_type": "image/png",
+		d.ID: newID(x, d.Resource, 0), d.Title: title, d.Style: style, d.URL: x.P.MediaURL(name),
+		d.Width: float64(img.Width), d.Height: float64(img.Height), d.Bytes: float64(len(img.PNG)), d.ContentType: "image/png",
 	}
-	return action.Result{Data: row, Writes: []action.RecordWrite{{Resource: "blog_images", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	return action.Result{Data: row, Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }

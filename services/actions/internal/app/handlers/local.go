@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/datasets"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -28,10 +29,11 @@ func RunGridSearch(ctx context.Context, x *action.Exec) (action.Result, error) {
 	for i, c := range g.Competitors {
 		competitors[i] = c
 	}
+	d := datasets.GridSearches
 	row := map[string]any{
-		"id": newID(x, "grid_searches", 0), "keyword": q.Keyword, "grid_size": float64(q.Size), "average_rank": g.AverageRank,
-		"lat": q.Lat, "lng": q.Lng, "radius_km": q.RadiusKm, "points": points, "competitors": competitors,
-		"source": x.P.Search.Source(), "tracked_at": ts(x.Now),
+		d.ID: newID(x, d.Resource, 0), d.Keyword: q.Keyword, d.GridSize: float64(q.Size), d.AverageRank: g.AverageRank,
+		d.Lat: q.Lat, d.Lng: q.Lng, d.RadiusKm: q.RadiusKm, d.Points: points, d.Competitors: competitors,
+		d.Source: x.P.Search.Source(), d.TrackedAt: ts(x.Now),
 	}
-	return action.Result{Data: row, Writes: []action.RecordWrite{{Resource: "grid_searches", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	return action.Result{Data: row, Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }

@@ -74,3 +74,9 @@ func orEmpty(v []any) []any {
 	}
 	return v
 }
+
+// upsert is a write of rows into the dataset resource, replacing any with
+// the same id.
+func upsert(resource string, rows ...map[string]any) action.RecordWrite {
+	return action.RecordWrite{Resource: resource, Mode: action.Upsert, Rows: rows}
+}

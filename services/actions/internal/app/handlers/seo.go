@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/datasets"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/onpage"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
@@ -25,38 +26,39 @@ func SEOAudit(ctx context.Context, x *action.Exec) (action.Result, error) {
 	audit := onpage.Audit(page, "")
 	issues := audit.Issues()
 	key := normalURL(u)
-	reportID := keyID(x, "seo_reports", key)
+	r, tk := datasets.SEOReports, datasets.SEOTasks
+	reportID := keyID(x, r.Resource, key)
 	var issueList []any
 	var open, done []map[string]any
 	for _, c := range audit.Checks {
 		task := map[string]any{
-			"id": keyID(x, "seo_tasks", key+"|"+c.ID), "title": c.Title, "description": c.Message,
-			"priority": c.Severity, "category_id": c.Category, "url": u, "source_id": reportID, "check": c.ID,
+			tk.ID: keyID(x, tk.Resource, key+"|"+c.ID), tk.Title: c.Title, tk.Description: c.Message,
+			tk.Priority: c.Severity, tk.CategoryID: c.Category, tk.URL: u, tk.SourceID: reportID, tk.Check: c.ID,
 		}
 		if c.Passed {
-			task["status"] = "done"
+			task[tk.Status] = "done"
 			done = append(done, task)
 			continue
 		}
-		task["status"] = "pending"
+		task[tk.Status] = "pending"
 		open = append(open, task)
 	}
 	for _, c := range issues {
 		issueList = append(issueList, map[string]any{"check": c.ID, "title": c.Title, "severity": c.Severity, "category": c.Category, "message": c.Message})
 	}
 	report := map[string]any{
-		"id": reportID, "url": u, "title": page.Title, "score": audit.Score, "issues_found": float64(len(issues)),
-		"checks_passed": float64(len(audit.Checks) - len(issues)), "status_code": float64(page.StatusCode),
-		"summary": auditSummary(page, audit, issues), "issues": orEmpty(issueList), "fetched_at": ts(x.Now),
+		r.ID: reportID, r.URL: u, r.Title: page.Title, r.Score: audit.Score, r.IssuesFound: float64(len(issues)),
+		r.ChecksPassed: float64(len(audit.Checks) - len(issues)), r.StatusCode: float64(page.StatusCode),
+		r.Summary: auditSummary(page, audit, issues), r.Issues: orEmpty(issueList), r.FetchedAt: ts(x.Now),
 	}
 	// The report and its open tasks are the same records run after run;
 	// a task whose check passes now is marked done if it exists.
-	writes := []action.RecordWrite{{Resource: "seo_reports", Mode: action.Upsert, Rows: []map[string]any{report}}}
+	writes := []action.RecordWrite{upsert(r.Resource, report)}
 	if len(open) > 0 {
-		writes = append(writes, action.RecordWrite{Resource: "seo_tasks", Mode: action.Upsert, Rows: open})
+		writes = append(writes, upsert(tk.Resource, open...))
 	}
 	if len(done) > 0 {
-		writes = append(writes, action.RecordWrite{Resource: "seo_tasks", Mode: action.Update, Rows: done})
+		writes = append(writes, action.RecordWrite{Resource: tk.Resource, Mode: action.Update, Rows: done})
 	}
 	return action.Result{Data: report, Writes: writes}, nil
 }
@@ -109,11 +111,12 @@ func OptimizePage(ctx context.Context, x *action.Exec) (action.Result, error) {
 	}
 	var tasks []map[string]any
 	var recList []any
+	tk := datasets.SEOTasks
 	for i, r := range recs {
-		id := newID(x, "seo_tasks", i)
+		id := newID(x, tk.Resource, i)
 		tasks = append(tasks, map[string]any{
-			"id": id, "title": clip(r, 120), "description": r, "priority": "medium", "status": "pending",
-			"category_id": "on_page", "url": u, "source_id": x.RunID,
+			tk.ID: id, tk.Title: clip(r, 120), tk.Description: r, tk.Priority: "medium", tk.Status: "pending",
+			tk.CategoryID: "on_page", tk.URL: u, tk.SourceID: x.RunID,
 		})
 		recList = append(recList, map[string]any{"task_id": id, "recommendation": r})
 	}
@@ -124,7 +127,7 @@ func OptimizePage(ctx context.Context, x *action.Exec) (action.Result, error) {
 	}
 	var writes []action.RecordWrite
 	if len(tasks) > 0 {
-		writes = append(writes, action.RecordWrite{Resource: "seo_tasks", Mode: action.Upsert, Rows: tasks})
+		writes = append(writes, upsert(tk.Resource, tasks...))
 	}
 	return action.Result{Data: data, Writes: writes}, nil
 }
@@ -150,22 +153,23 @@ func GenerateKeywords(ctx context.Context, x *action.Exec) (action.Result, error
 	source := x.P.Search.Source()
 	var rows []map[string]any
 	var list []any
+	d := datasets.Keywords
 	for i, k := range ideas {
 		row := map[string]any{
-			"id": newID(x, "keywords", i), "keyword": k.Keyword, "search_volume": float64(k.SearchVolume),
-			"difficulty": k.Difficulty, "cpc": k.CPC, "intent": k.Intent, "status": "suggested", "source": source,
+			d.ID: newID(x, d.Resource, i), d.Keyword: k.Keyword, d.SearchVolume: float64(k.SearchVolume),
+			d.Difficulty: k.Difficulty, d.CPC: k.CPC, d.Intent: k.Intent, d.Status: "suggested", d.Source: source,
 		}
 		if loc != "" {
-			row["location"] = loc
+			row[d.Location] = loc
 		}
 		rows = append(rows, row)
-		list = append(list, map[string]any{"id": row["id"], "keyword": k.Keyword, "search_volume": float64(k.SearchVolume),
+		list = append(list, map[string]any{"id": row[d.ID], "keyword": k.Keyword, "search_volume": float64(k.SearchVolume),
 			"difficulty": k.Difficulty, "cpc": k.CPC, "intent": k.Intent})
 	}
 	data := map[string]any{"id": x.RunID, "seed": seed, "location": loc, "source": source, "count": float64(len(rows)), "keywords": orEmpty(list)}
 	var writes []action.RecordWrite
 	if len(rows) > 0 {
-		writes = append(writes, action.RecordWrite{Resource: "keywords", Mode: action.Upsert, Rows: rows})
+		writes = append(writes, upsert(d.Resource, rows...))
 	}
 	return action.Result{Data: data, Writes: writes}, nil
 }
@@ -177,11 +181,12 @@ func IndexURL(ctx context.Context, x *action.Exec) (action.Result, error) {
 	if err != nil {
 		return action.Result{}, err
 	}
+	tk := datasets.SEOTasks
 	row := map[string]any{
-		"id": newID(x, "seo_tasks", 0), "title": clip("Submitted "+u+" for indexing", 200),
-		"description": fmt.Sprintf("IndexNow accepted the submission (HTTP %d) at %s.", sub.StatusCode, sub.Endpoint),
-		"priority":    "low", "status": "submitted", "category_id": "indexing", "url": u, "source_id": x.RunID,
+		tk.ID: newID(x, tk.Resource, 0), tk.Title: clip("Submitted "+u+" for indexing", 200),
+		tk.Description: fmt.Sprintf("IndexNow accepted the submission (HTTP %d) at %s.", sub.StatusCode, sub.Endpoint),
+		tk.Priority:    "low", tk.Status: "submitted", tk.CategoryID: "indexing", tk.URL: u, tk.SourceID: x.RunID,
 	}
-	data := map[string]any{"id": row["id"], "url": u, "endpoint": sub.Endpoint, "submitted_at": ts(x.Now), "status": "submitted"}
-	return action.Result{Data: data, StatusCode: sub.StatusCode, Writes: []action.RecordWrite{{Resource: "seo_tasks", Mode: action.Upsert, Rows: []map[string]any{row}}}}, nil
+	data := map[string]any{"id": row[tk.ID], "url": u, "endpoint": sub.Endpoint, "submitted_at": ts(x.Now), "status": "submitted"}
+	return action.Result{Data: data, StatusCode: sub.StatusCode, Writes: []action.RecordWrite{upsert(tk.Resource, row)}}, nil
 }
