@@ -21,7 +21,8 @@
 // action (what an action is, gets and gives), catalog (the actions
 // declared once, with request validation and discovery), handlers (the
 // work of each action, one file per family), provider (the ports to the
-// outside: text, pages, mail, indexing, images, blobs, SEO data), onpage
+// outside: text, pages, mail, indexing, images, blobs, SEO data, with one
+// contract suite per port in provider/providertest), onpage
 // (the on-page SEO audit) and datasets (the data service's dataset and
 // field names, generated from its catalog). storetest is the store port's
 // contract suite.

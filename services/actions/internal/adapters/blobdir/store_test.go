@@ -110,14 +110,6 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-func TestGetUnknownNameIsNotFound(t *testing.T) {
-	s, _ := newStore(t)
-	_, err := s.Get(context.Background(), "missing.png")
-	if !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("error %v, want store.ErrNotFound", err)
-	}
-}
-
 func TestInvalidNames(t *testing.T) {
 	ctx := context.Background()
 	s, dir := newStore(t)

@@ -3,7 +3,6 @@ package builtintext_test
 import (
 	"context"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -127,15 +126,6 @@ func TestGenerateFillsEveryRequestedField(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestGenerateReturnsTheCallersCancellation(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := builtintext.New().Generate(ctx, requests()[0])
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("error = %v, want context.Canceled", err)
 	}
 }
 

@@ -3,7 +3,6 @@ package pngimage
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -396,14 +395,5 @@ func TestRenderIsDeterministic(t *testing.T) {
 	}
 	if bytes.Equal(a.PNG, c.PNG) {
 		t.Error("different titles gave the same PNG")
-	}
-}
-
-func TestCanceledContext(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := newRenderer(t).Render(ctx, provider.ImageRequest{Title: "a"})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("error %v, want context.Canceled", err)
 	}
 }

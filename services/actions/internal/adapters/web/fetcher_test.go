@@ -480,16 +480,6 @@ func TestFetchReportsNonHTMLWithoutReadingIt(t *testing.T) {
 	}
 }
 
-func TestFetchReportsErrorStatusesAsPages(t *testing.T) {
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		html(w, http.StatusNotFound, "<title>Page not found</title><h1>Gone</h1>")
-	})
-	p := fetch(t, newFetcher(t, web.Config{AllowPrivate: true}), srv.URL+"/missing")
-	if p.StatusCode != 404 || p.Title != "Page not found" || len(p.Headings) != 1 {
-		t.Errorf("got status %d, title %q, headings %+v; want 404, Page not found, one h1", p.StatusCode, p.Title, p.Headings)
-	}
-}
-
 func TestFetchReportsUnreachableHosts(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
