@@ -121,11 +121,13 @@ func (r *records) count(resource string) int {
 	return len(r.rows[resource])
 }
 
-// text writes every field, or fails, or waits for release.
+// text writes every field, or fails, or waits for release; suffix ends
+// every field it writes.
 type text struct {
 	err     error
 	release chan struct{}
 	calls   atomic.Int32
+	suffix  string
 }
 
 func (g *text) Generate(ctx context.Context, req provider.TextRequest) (provider.Text, error) {
@@ -142,7 +144,7 @@ func (g *text) Generate(ctx context.Context, req provider.TextRequest) (provider
 	}
 	out := provider.Text{Fields: map[string]string{}, Model: "test-model"}
 	for _, f := range req.Fields {
-		out.Fields[f.Name] = "A " + f.Name + " about " + req.Inputs["keyword"] + " for a test"
+		out.Fields[f.Name] = "A " + f.Name + " about " + req.Inputs["keyword"] + " for a test" + g.suffix
 	}
 	return out, nil
 }
@@ -158,6 +160,10 @@ type env struct {
 	actions *app.Actions
 	agency  string
 	client  action.Client
+
+	// providers are the ports the actions work through: text, and the
+	// others a test sets.
+	providers *action.Providers
 }
 
 // stores are the two adapters every use-case test runs on.
@@ -219,6 +225,7 @@ func newEnvOn(t *testing.T, cfg app.Config, open func(*testing.T) (app.Store, fu
 	e.client = action.Client{ID: uuid.NewString(), Name: "Bakery", Domain: "bakery.example"}
 	e.dir.links[e.agency+"|"+e.client.ID] = e.client
 	p := &action.Providers{Text: e.text, MediaURL: func(n string) string { return "http://media.test/" + n }}
+	e.providers = p
 	clock := app.Clock(func() time.Time { return *e.now.Load() })
 	e.actions = app.NewActions(e.store, e.dir, e.records, p, clock, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return e

@@ -44,13 +44,35 @@ func (a *Actions) outcome(run *Run, act *action.Action, res action.Result, runEr
 // finish records how the run ended: in one transaction its status and
 // data, its cost spent or released, and its completion event. Then it
 // writes the run's records.
+//
+// An outcome the store cannot keep (ErrUnstorable: a U+0000 in a model's
+// answer, which PostgreSQL's jsonb refuses) would fail the same way on
+// every attempt, and a run left pending holds its credits until recovery
+// calls it interrupted, which is not what happened. Such a run ends at once
+// as an error that says why, its cost released, without the data that
+// could not be kept.
 func (a *Actions) finish(ctx context.Context, run Run, act *action.Action, res action.Result, runErr error) (Outcome, error) {
 	a.outcome(&run, act, res, runErr)
+	out, err := a.record(ctx, run, act)
+	if errors.Is(err, ErrUnstorable) {
+		a.logger.WarnContext(ctx, "an action's outcome could not be stored; the run ends as an error", "run", run.ID, "action", act.Name,
+			"status", run.Status, "error", apperr.Cause(err))
+		run.Status, run.StatusCode, run.Writes = StatusError, 500, nil
+		run.Data = map[string]any{"error": fmt.Sprintf("%s finished, but its result holds a value that cannot be stored (such as text with a U+0000 character), so it was not recorded; nothing was charged. Quote run %s if it persists", act.Name, run.ID)}
+		out, err = a.record(ctx, run, act)
+	}
+	return out, err
+}
+
+// record stores the outcome of run (with its action_runs row), its refund
+// if it failed and its completion event in one transaction, then writes
+// its records.
+func (a *Actions) record(ctx context.Context, run Run, act *action.Action) (Outcome, error) {
 	run.Writes = append(run.Writes, runRow(run, act))
 	var bal Balance
 	event, err := completed(ctx, run)
 	if err != nil {
-		return Outcome{}, err
+		return Outcome{}, fmt.Errorf("the completion event of run %s: %w: %w", run.ID, ErrUnstorable, err)
 	}
 	var refund action.Cost
 	if run.Status != StatusSuccess {

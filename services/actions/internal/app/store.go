@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/outbox"
@@ -50,6 +51,12 @@ var (
 	ErrDuplicate = store.ErrDuplicate
 )
 
+// ErrUnstorable is a run's outcome holding a value the store cannot keep:
+// text with a U+0000 character, which PostgreSQL's jsonb refuses, or a
+// number JSON cannot write (NaN, an infinity). Writing it again fails the
+// same way, unlike an outage.
+var ErrUnstorable = errors.New("the outcome holds a value the store cannot keep")
+
 // Store is the actions service's persistence port, met by the memory and
 // postgres adapters under the contract suite in storetest.
 type Store interface {
@@ -86,7 +93,9 @@ type Tx interface {
 	// FinishRun records how a pending run ended (status, code, data,
 	// writes, finish time), gives refund back to the agency's balance and
 	// enqueues event, all in one step; it returns the balance after. It
-	// returns false, changing nothing, if the run is not pending any more.
+	// returns false, changing nothing, if the run is not pending any more,
+	// and an error wrapping ErrUnstorable if the data or the writes hold a
+	// value it cannot keep (the transaction then fails as a whole).
 	FinishRun(ctx context.Context, r Run, refund action.Cost, event outbox.Event) (ok bool, b Balance, err error)
 	// RunByKey returns the agency's run with the idempotency key;
 	// ErrNotFound if none.

@@ -8,10 +8,13 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
@@ -213,11 +216,11 @@ func (t tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error) 
 func (t tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event outbox.Event) (bool, app.Balance, error) {
 	data, err := json.Marshal(r.Data)
 	if err != nil {
-		return false, app.Balance{}, err
+		return false, app.Balance{}, fmt.Errorf("run %s data: %w: %w", r.ID, app.ErrUnstorable, err)
 	}
 	writes, err := json.Marshal(r.Writes)
 	if err != nil {
-		return false, app.Balance{}, err
+		return false, app.Balance{}, fmt.Errorf("run %s writes: %w: %w", r.ID, app.ErrUnstorable, err)
 	}
 	var (
 		finished int
@@ -239,6 +242,9 @@ func (t tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event 
 		QueryRow(func(row pgx.Row) error { return row.Scan(&finished, &b.AI, &b.Data) })
 	t.EnqueueIn(ctx, batch, event)
 	if err := t.SendBatch(ctx, batch).Close(); err != nil {
+		if dataException(err) {
+			return false, app.Balance{}, fmt.Errorf("finish run %s: %w: %w", r.ID, app.ErrUnstorable, err)
+		}
 		return false, app.Balance{}, pgdb.Err(err, "finish run")
 	}
 	return finished == 1, b, nil
@@ -257,4 +263,11 @@ func (t tx) ForgetKey(ctx context.Context, runID string) error {
 func (t tx) ExpiredRuns(ctx context.Context, now time.Time, limit int) ([]app.Run, error) {
 	return runs(ctx, t, "expired runs", `SELECT `+runColumns+` FROM runs
 		WHERE status = 'pending' AND lease_until < $1 ORDER BY lease_until, id LIMIT $2 FOR UPDATE SKIP LOCKED`, now, limit)
+}
+
+// dataException reports PostgreSQL refusing a value it was given (SQLSTATE
+// class 22): jsonb refuses \u0000 with 22P05, and no retry changes that.
+func dataException(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22")
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"slices"
 	"sync"
@@ -36,6 +37,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"ConcurrentReservationsNeverOverdraw", testConcurrentReservations},
 		{"RunLifecycle", testRunLifecycle},
 		{"FinishRefundsOnceAndAnswersTheBalance", testFinishRefunds},
+		{"FinishRefusesWhatItCannotKeep", testFinishRefusesWhatItCannotKeep},
 		{"StartRunReservesOrAnswersShort", testStartRun},
 		{"IdempotencyKeys", testIdempotencyKeys},
 		{"ExpiredRuns", testExpiredRuns},
@@ -209,6 +211,59 @@ func testRunLifecycle(t *testing.T, s Store) {
 	}
 	if _, err := s.Run(t.Context(), id()); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("unknown run: %v, want ErrNotFound", err)
+	}
+}
+
+// testFinishRefusesWhatItCannotKeep: an outcome holding a value
+// PostgreSQL's jsonb cannot hold (U+0000 in a string or a key, a number
+// that is not finite) is refused with ErrUnstorable as a whole: the run
+// stays pending, its cost reserved, until an outcome that can be kept
+// finishes it.
+func testFinishRefusesWhatItCannotKeep(t *testing.T, s Store) {
+	a := id()
+	add(t, s, a, app.Balance{AI: 10, Data: 4})
+	r := newRun(a)
+	mustTx(t, s, func(tx app.Tx) error {
+		if err := tx.InsertRun(t.Context(), r); err != nil {
+			return err
+		}
+		_, _, err := tx.AddCredits(t.Context(), a, app.Balance{AI: -2, Data: -1})
+		return err
+	})
+	row := func(v any) []action.RecordWrite {
+		return []action.RecordWrite{{Resource: "llm_reports", Mode: action.Upsert, Rows: []map[string]any{{"id": "x", "answer": v}}}}
+	}
+	for name, bad := range map[string]struct {
+		data   map[string]any
+		writes []action.RecordWrite
+	}{
+		"U+0000 in the data":      {data: map[string]any{"answer": "Rye & Co\x00 is the best"}},
+		"U+0000 in a key":         {data: map[string]any{"an\x00swer": "Rye & Co"}},
+		"U+0000 deep in the data": {data: map[string]any{"competitors": []any{map[string]any{"name": "Crust\x00"}}}},
+		"U+0000 in a written row": {data: map[string]any{"id": "x"}, writes: row("Rye\x00")},
+		"a NaN in the data":       {data: map[string]any{"score": math.NaN()}},
+		"an infinity in the row":  {data: map[string]any{"id": "x"}, writes: row(math.Inf(1))},
+	} {
+		out := r
+		out.Status, out.StatusCode, out.FinishedAt, out.Data, out.Writes = app.StatusSuccess, 200, base.Add(time.Second), bad.data, bad.writes
+		err := s.InTx(t.Context(), func(tx app.Tx) error {
+			_, _, err := tx.FinishRun(t.Context(), out, action.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
+			return err
+		})
+		if !errors.Is(err, app.ErrUnstorable) {
+			t.Errorf("%s: FinishRun error %v, want ErrUnstorable", name, err)
+		}
+		if got, err := s.Run(t.Context(), r.ID); err != nil || got.Status != app.StatusPending {
+			t.Fatalf("%s: the run after a refused finish = %+v, %v; want it pending", name, got, err)
+		}
+		if b := balance(t, s, a); b != (app.Balance{AI: 8, Data: 3}) {
+			t.Fatalf("%s: balance after a refused finish = %+v, want the cost still reserved", name, b)
+		}
+	}
+	r.Status, r.StatusCode, r.FinishedAt = app.StatusError, 500, base.Add(time.Second)
+	r.Data = map[string]any{"error": "the outcome could not be stored"}
+	if !finish(t, s, r) {
+		t.Fatal("an outcome that can be kept did not finish the run a refused one left pending")
 	}
 }
 
