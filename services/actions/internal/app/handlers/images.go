@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
@@ -25,13 +23,10 @@ func GenerateBlogImage(ctx context.Context, x *action.Exec) (action.Result, erro
 	if err != nil {
 		return action.Result{}, err
 	}
-	// The name is the capability: 128 random bits, so that only those
-	// given the URL can fetch the image.
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	name, err := provider.NewPNGName()
+	if err != nil {
 		return action.Result{}, err
 	}
-	name := hex.EncodeToString(b[:]) + ".png"
 	if err := x.P.Blobs.Put(ctx, name, "image/png", img.PNG); err != nil {
 		return action.Result{}, fmt.Errorf("store the image: %w", err)
 	}

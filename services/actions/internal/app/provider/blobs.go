@@ -1,6 +1,11 @@
 package provider
 
-import "context"
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"regexp"
+)
 
 // BlobStore keeps generated files, such as images, and serves them back.
 type BlobStore interface {
@@ -15,3 +20,20 @@ type Blob struct {
 	ContentType string
 	Data        []byte
 }
+
+// A generated file's name is 128 random bits in hex and its extension: the
+// name is the capability (the media route needs no key), so only those
+// given its URL can fetch the file. Nothing else names a generated file.
+var pngName = regexp.MustCompile(`^[0-9a-f]{32}\.png$`)
+
+// NewPNGName returns a new name for a generated PNG.
+func NewPNGName() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]) + ".png", nil
+}
+
+// IsGeneratedName reports whether name is one NewPNGName gives.
+func IsGeneratedName(name string) bool { return pngName.MatchString(name) }

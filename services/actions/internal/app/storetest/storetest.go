@@ -160,6 +160,21 @@ func insert(t *testing.T, s Store, runs ...app.Run) {
 	})
 }
 
+// reserved is a pending run of agency with its cost taken from the
+// balance, as a run's start leaves it.
+func reserved(t *testing.T, s Store, agency string) app.Run {
+	t.Helper()
+	r := newRun(agency)
+	mustTx(t, s, func(tx app.Tx) error {
+		if err := tx.InsertRun(t.Context(), r); err != nil {
+			return err
+		}
+		_, _, err := tx.AddCredits(t.Context(), agency, app.Balance{AI: -r.Cost.AI, Data: -r.Cost.Data})
+		return err
+	})
+	return r
+}
+
 func finish(t *testing.T, s Store, r app.Run) bool {
 	t.Helper()
 	var ok bool
@@ -222,14 +237,7 @@ func testRunLifecycle(t *testing.T, s Store) {
 func testFinishRefusesWhatItCannotKeep(t *testing.T, s Store) {
 	a := id()
 	add(t, s, a, app.Balance{AI: 10, Data: 4})
-	r := newRun(a)
-	mustTx(t, s, func(tx app.Tx) error {
-		if err := tx.InsertRun(t.Context(), r); err != nil {
-			return err
-		}
-		_, _, err := tx.AddCredits(t.Context(), a, app.Balance{AI: -2, Data: -1})
-		return err
-	})
+	r := reserved(t, s, a)
 	row := func(v any) []action.RecordWrite {
 		return []action.RecordWrite{{Resource: "llm_reports", Mode: action.Upsert, Rows: []map[string]any{{"id": "x", "answer": v}}}}
 	}
@@ -316,14 +324,7 @@ func testStartRun(t *testing.T, s Store) {
 func testFinishRefunds(t *testing.T, s Store) {
 	a := id()
 	add(t, s, a, app.Balance{AI: 10, Data: 4})
-	r := newRun(a)
-	mustTx(t, s, func(tx app.Tx) error {
-		if err := tx.InsertRun(t.Context(), r); err != nil {
-			return err
-		}
-		_, _, err := tx.AddCredits(t.Context(), a, app.Balance{AI: -2, Data: -1})
-		return err
-	})
+	r := reserved(t, s, a)
 	r.Status, r.StatusCode, r.FinishedAt = app.StatusError, 503, base.Add(time.Second)
 	for i, want := range []struct {
 		ok  bool

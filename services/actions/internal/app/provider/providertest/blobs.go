@@ -3,8 +3,6 @@ package providertest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -14,14 +12,13 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
-// blobName is a name as generate_blog_image gives its images: 128 random
-// bits in hex, and the extension.
+// blobName is a name as generate_blog_image gives its images.
 func blobName(t *testing.T) string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	name, err := provider.NewPNGName()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return hex.EncodeToString(b[:]) + ".png"
+	return name
 }
 
 // RunBlobs runs the blob store's contract against stores made by newStore:
