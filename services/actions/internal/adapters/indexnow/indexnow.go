@@ -173,7 +173,7 @@ type submission struct {
 }
 
 // Submit sends urls, all on one host, to the endpoint. The endpoint's
-// refusals are ProviderErrors with its status (400, 403, 422, 429, ...); an
+// refusals are provider.Errors with its status (400, 403, 422, 429, ...); an
 // unreachable endpoint is 503, no answer in time 504, a missing key 503. A
 // canceled ctx returns ctx's error.
 func (ix *Indexer) Submit(ctx context.Context, urls []string) (provider.Submission, error) {

@@ -147,7 +147,7 @@ func New(cfg Config) (*Mailer, error) {
 }
 
 // Send delivers msg to the server. A reply of the server becomes a
-// ProviderError: 4xx is 503 (deferred, try later), 5xx is 502 with the
+// provider.Error: 4xx is 503 (deferred, try later), 5xx is 502 with the
 // server's text. An unreachable server is 503, no answer in time 504. A
 // canceled ctx returns ctx's error.
 func (m *Mailer) Send(ctx context.Context, msg provider.Mail) (provider.SentMail, error) {

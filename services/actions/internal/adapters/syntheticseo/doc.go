@@ -51,6 +51,6 @@
 // (429 when the quota is spent), 502 for an answer that cannot be used, 504
 // for a timeout; the API key never appears in the message. This package
 // answers every valid question and reports an invalid one as a
-// ProviderError with status 400 naming the field and what is allowed, as a
+// provider.Error with status 400 naming the field and what is allowed, as a
 // real API would reject it.
 package syntheticseo

@@ -52,7 +52,7 @@ type Cost struct{ AI, Data int64 }
 
 // Handler does an action's work for one run. It reads its validated input
 // and the client from x, calls providers through x.P, and returns the
-// record to answer with and the rows to write. A *ProviderError ends the
+// record to answer with and the rows to write. A *provider.Error ends the
 // run with status "error"; so does any other error (status_code 500).
 type Handler func(ctx context.Context, x *Exec) (Result, error)
 
