@@ -65,9 +65,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	clock := app.Clock(time.Now)
 	transport.NewServer(
-		app.NewDirectory(st, clock),
-		app.NewKeys(st, collectionsgrpc.New(s.collections), clock),
-		app.NewPipeline(st, clock),
+		app.NewDirectory(app.DirectoryStoreOf(st), clock),
+		app.NewKeys(app.KeyStoreOf(st), collectionsgrpc.New(s.collections), clock),
+		app.NewPipeline(app.PipelineStoreOf(st), clock),
 	).Register(rt.GRPC)
 	return s, nil
 }

@@ -34,8 +34,8 @@ func newFixture(t *testing.T) fixture {
 	t.Helper()
 	st := memory.New(memdb.New(nil))
 	clock := app.Clock(func() time.Time { return now })
-	f := fixture{dir: app.NewDirectory(st, clock), pipeline: app.NewPipeline(st, clock),
-		keys: app.NewKeys(st, sites{"0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b": true}, clock)}
+	f := fixture{dir: app.NewDirectory(app.DirectoryStoreOf(st), clock), pipeline: app.NewPipeline(app.PipelineStoreOf(st), clock),
+		keys: app.NewKeys(app.KeyStoreOf(st), sites{"0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b": true}, clock)}
 	var err error
 	if f.agency, err = f.dir.CreateAgency(t.Context(), "Acme"); err != nil {
 		t.Fatal(err)

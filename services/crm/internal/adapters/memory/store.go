@@ -56,7 +56,7 @@ func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
 	return s.db.InTx(ctx, func(t *memdb.Tx) error { return fn(&tx{Tx: t, s: s}) })
 }
 
-// Agency implements app.Reader.
+// Agency implements app.DirectoryReader.
 func (s *Store) Agency(_ context.Context, id string) (app.Agency, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -71,13 +71,6 @@ func (s *Store) agency(id string) (app.Agency, error) {
 	return a, nil
 }
 
-// Member implements app.Reader.
-func (s *Store) Member(_ context.Context, agencyID, id string) (app.Member, error) {
-	s.db.RLock()
-	defer s.db.RUnlock()
-	return s.member(agencyID, id)
-}
-
 func (s *Store) member(agencyID, id string) (app.Member, error) {
 	m, ok := s.members[id]
 	if !ok || m.AgencyID != agencyID {
@@ -86,14 +79,14 @@ func (s *Store) member(agencyID, id string) (app.Member, error) {
 	return m, nil
 }
 
-// Client implements app.Reader.
+// Client implements app.DirectoryReader.
 func (s *Store) Client(_ context.Context, id string) (app.Client, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
 	return s.client(id)
 }
 
-// Linked implements app.Reader.
+// Linked implements app.DirectoryReader.
 func (s *Store) Linked(_ context.Context, agencyID, clientID string) (bool, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -101,7 +94,7 @@ func (s *Store) Linked(_ context.Context, agencyID, clientID string) (bool, erro
 	return ok, nil
 }
 
-// LinkedClient implements app.Reader.
+// LinkedClient implements app.DirectoryReader.
 func (s *Store) LinkedClient(_ context.Context, agencyID, clientID string) (app.Client, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -111,7 +104,7 @@ func (s *Store) LinkedClient(_ context.Context, agencyID, clientID string) (app.
 	return s.client(clientID)
 }
 
-// LinkedClients implements app.Reader.
+// LinkedClients implements app.DirectoryReader.
 func (s *Store) LinkedClients(_ context.Context, agencyID string) ([]app.Client, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -145,7 +138,7 @@ func window[T any](rows []T, page pagination.Page) []T {
 	return rows[start:end]
 }
 
-// Prospects implements app.Reader.
+// Prospects implements app.PipelineReader.
 func (s *Store) Prospects(_ context.Context, agencyID string, page pagination.Page) ([]app.Prospect, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -160,7 +153,7 @@ func (s *Store) Prospects(_ context.Context, agencyID string, page pagination.Pa
 	return out, nil
 }
 
-// Deals implements app.Reader.
+// Deals implements app.PipelineReader.
 func (s *Store) Deals(_ context.Context, agencyID string, page pagination.Page) ([]app.Deal, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -175,7 +168,7 @@ func (s *Store) Deals(_ context.Context, agencyID string, page pagination.Page) 
 	return out, nil
 }
 
-// KeyBySecretSHA256 implements app.Reader.
+// KeyBySecretSHA256 implements app.KeyReader.
 func (s *Store) KeyBySecretSHA256(_ context.Context, digest []byte) (app.APIKey, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -186,7 +179,7 @@ func (s *Store) KeyBySecretSHA256(_ context.Context, digest []byte) (app.APIKey,
 	return cloneKey(s.keys[id]), nil
 }
 
-// Keys implements app.Reader.
+// Keys implements app.KeyReader.
 func (s *Store) Keys(_ context.Context, f app.KeyFilter, page pagination.Page) ([]app.APIKey, error) {
 	s.db.RLock()
 	var rows []app.APIKey
