@@ -106,7 +106,7 @@ BENCHFLAGS ?=
 bench-crm: services-up build ## CRM lists end to end against the hand-written floor (req/s, p50, p99, ratio), then the stores alone
 	go build -o .bin/bench ./bench/cmd/bench
 	.bin/bench crm --atrium .bin/atrium $(BENCHFLAGS)
-	go test -run '^$$' -bench 'CRM|Prospects' -benchmem -benchtime $(BENCHTIME) -count 1 ./services/crm/internal/adapters/... ./services/crm/internal/transport/grpc
+	go test -run '^$$' -bench 'CRM|Prospects' -benchmem -benchtime $(BENCHTIME) -count 1 ./services/crm/internal/adapters/... ./services/crm/internal/transport/grpcserver
 
 .PHONY: bench-collections
 bench-collections: services-up build ## Collections lists, get and create on 100,000 items against the hand-written floor

@@ -1,8 +1,4 @@
-// Package grpc is the data service's gRPC transport: protobuf conversion,
-// the rendered JSON of the read, and calls into the use cases. Who may call
-// what is declared on each RPC in the proto files and enforced by the
-// interceptors.
-package grpc
+package grpcserver
 
 import (
 	"context"
