@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/mail"
 	"net/url"
@@ -81,14 +82,7 @@ func fieldList(c Collection) string {
 	return strings.Join(c.FieldKeys(), ", ")
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // expected says in words what a field accepts.
 func expected(f Field) string {

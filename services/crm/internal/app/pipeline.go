@@ -153,7 +153,7 @@ func (p *Pipeline) CreateProspect(ctx context.Context, agencyID string, f Prospe
 		f.WebsiteURL = new(string)
 	}
 	if f.PipelineStage == nil || *f.PipelineStage == "" {
-		f.PipelineStage = ptr(PipelineStages[0])
+		f.PipelineStage = new(PipelineStages[0])
 	}
 	pr := Prospect{ID: newID(), AgencyID: agencyID}
 	if err := f.apply(&pr); err != nil {
@@ -262,7 +262,7 @@ func (p *Pipeline) CreateDeal(ctx context.Context, agencyID string, f DealFields
 		}
 	}
 	if f.Stage == nil || *f.Stage == "" {
-		f.Stage = ptr(DealStages[0])
+		f.Stage = new(DealStages[0])
 	}
 	if f.Value == nil {
 		f.Value = new(float64)
@@ -352,5 +352,3 @@ func (p *Pipeline) UpdateDeal(ctx context.Context, agencyID, id string, f DealFi
 	})
 	return d, err
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -9,6 +9,7 @@ package builtintext
 import (
 	"context"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -87,12 +88,7 @@ func seed(req provider.TextRequest) uint64 {
 	}
 	write(req.Kind)
 	for _, m := range []map[string]string{req.Inputs, req.Hints} {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			write(k)
 			write(strings.TrimSpace(m[k]))
 		}
