@@ -2,6 +2,8 @@ package value
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"net/url"
 	"strings"
@@ -179,20 +181,48 @@ func ParseID(s string) (string, bool) {
 	return s, true
 }
 
-// HTTPURL parses an absolute http or https URL of at most max characters
-// (MaxURL when max is 0) with a host, without white space or control
-// characters, without a user name or password.
+// HTTPURL parses an absolute http or https URL: the URL rule.
 func HTTPURL(s string, max int) (*url.URL, bool) {
+	u, why := ParseURL(s, max)
+	return u, why == ""
+}
+
+// ParseURL parses s as an absolute http or https URL of at most max
+// characters (MaxURL when max is 0) with a host, without white space or
+// control characters, without a user name or password; or says what is
+// wrong with it, for a message that explains more than Expected (a fetch
+// refused, a redirect). The reason never repeats a password.
+func ParseURL(s string, max int) (*url.URL, string) {
 	max = bounded(max, MaxURL)
-	if s == "" || (len(s) > max && utf8.RuneCountInString(s) > max) ||
-		strings.ContainsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
-		return nil, false
+	switch {
+	case s == "":
+		return nil, "the URL is empty"
+	case len(s) > max && utf8.RuneCountInString(s) > max:
+		return nil, "the URL is longer than " + Count(max) + " characters"
+	case strings.ContainsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }):
+		return nil, "the URL must not contain spaces or control characters; percent-encode them (a space is %20)"
 	}
 	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil || u.Opaque != "" {
-		return nil, false
+	if err != nil {
+		// url.Parse's own message quotes the URL, user name and password
+		// included; the cause alone does not.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, "the URL is not a valid URL: " + err.Error()
 	}
-	return u, true
+	switch {
+	case u.Scheme == "":
+		return nil, "the URL has no scheme; write it with http:// or https://"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Sprintf("the URL's scheme %q is not allowed; only http and https URLs are", u.Scheme)
+	case u.User != nil:
+		return nil, "the URL must not contain a user name or password (user:password@); remove them"
+	case u.Hostname() == "":
+		return nil, "the URL has no host; write it as https://host/path"
+	}
+	return u, ""
 }
 
 // EmailAddress reports whether s is one email address of at most max
