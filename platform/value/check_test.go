@@ -137,3 +137,20 @@ func TestChecksDoNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+func TestLine(t *testing.T) {
+	if v, err := Line("name", "  Acme  ", 10, false); err != nil || v != "Acme" {
+		t.Errorf("Line trims: %q %v", v, err)
+	}
+	if v, err := Line("industry", " \t ", 10, true); err != nil || v != "" {
+		t.Errorf("optional blank: %q %v", v, err)
+	}
+	if _, err := Line("name", strings.Repeat("é", 10), 10, false); err != nil {
+		t.Errorf("10 two-byte characters are 10 characters: %v", err)
+	}
+	for _, bad := range []string{strings.Repeat("é", 11), "a\x00b", "a\nb", "a\xffb"} {
+		if _, err := Line("name", bad, 10, false); err == nil {
+			t.Errorf("Line took %q", bad)
+		}
+	}
+}

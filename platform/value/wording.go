@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
@@ -70,4 +71,22 @@ func BodyID(field, id string) (string, error) {
 		return c, nil
 	}
 	return "", apperr.Invalid("%s must be %s; got %q", field, Rule{Kind: UUID}.Expected(), id)
+}
+
+// Line reads a one-line text field that arrives as a string (a name, a
+// title): white space around it is dropped, and what is left must be a
+// OneLine string of at most max characters, not blank unless the field is
+// optional (then blank is "").
+func Line(field, s string, max int, optional bool) (string, error) {
+	r := Rule{Kind: String, Max: max, Lines: OneLine}
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "" && optional:
+		return "", nil
+	case s == "":
+		return "", r.Required(field)
+	case !Text(s, max, OneLine):
+		return "", r.Invalid(field, s)
+	}
+	return s, nil
 }

@@ -51,7 +51,7 @@ func BenchmarkFilterValue(b *testing.B) {
 func BenchmarkItemID(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := itemID("0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b"); err != nil {
+		if _, err := itemID("0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b", "posts"); err != nil {
 			b.Fatal(err)
 		}
 	}
