@@ -1,6 +1,8 @@
 package value
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
@@ -76,6 +78,29 @@ func TestCount(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 2048: "2,048", 100_000: "100,000", 1_234_567: "1,234,567", -2048: "-2,048"} {
 		if got := Count(n); got != want {
 			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestDocsQuoteTheWording keeps docs/http-api.md's table of the kinds
+// saying what the code says: each kind's description is quoted there as
+// written.
+func TestDocsQuoteTheWording(t *testing.T) {
+	b, err := os.ReadFile("../../docs/http-api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, r := range []Rule{{Kind: String, Max: 200, Lines: OneLine}, {Kind: Integer}, {Kind: Number}, {Kind: Boolean}, {Kind: Date},
+		{Kind: Timestamp}, {Kind: URL}, {Kind: Email}, {Kind: UUID}, {Kind: JSON}} {
+		if want := "| `" + r.Expected() + "` |"; !strings.Contains(doc, want) {
+			t.Errorf("docs/http-api.md does not quote the %s kind as %q", r.Kind, want)
+		}
+	}
+	for _, want := range []string{"`<field> must be <what it accepts>; got <what was", "`<field> is required: <what it accepts>`",
+		"`filter_value for <field> must be <what it accepts>; got \"<value>\"`", "`agency \"nope\" not found`"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("docs/http-api.md no longer says %s", want)
 		}
 	}
 }
