@@ -69,15 +69,16 @@ lint: $(BUF) ## gofmt, go vet, go mod tidy, buf lint, buf format and buf breakin
 	else echo "buf breaking: no earlier commit with protos to compare against"; fi
 
 .PHONY: generate
-generate: $(BUF) ## Regenerate Go, grpc-gateway and OpenAPI code from proto/
+generate: $(BUF) ## Regenerate Go, grpc-gateway and OpenAPI code from proto/, and the actions service's copy of the data catalog
 	rm -rf gateway/openapi/atrium
 	find proto -name '*.pb.go' -o -name '*.pb.gw.go' | xargs -r rm
 	$(BUF) generate
+	cd services/data && go generate ./internal/app
 
 .PHONY: check-generated
 check-generated: generate ## Fail if the committed generated code differs from a fresh generation
-	@if [ -n "$$(git status --porcelain -- proto gateway/openapi)" ]; then \
-		echo "generated code is stale; run make generate and commit:"; git status --porcelain -- proto gateway/openapi; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- proto gateway/openapi services/actions/internal/app/datasets)" ]; then \
+		echo "generated code is stale; run make generate and commit:"; git status --porcelain -- proto gateway/openapi services/actions/internal/app/datasets; exit 1; fi
 
 $(BUF): tools/go.mod tools/go.sum
 	@mkdir -p .bin

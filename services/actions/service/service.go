@@ -32,6 +32,8 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/syntheticseo"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/web"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 	transport "github.com/atrium-hq/atrium/services/actions/internal/transport/grpc"
 )
 
@@ -169,8 +171,8 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 }
 
 // providers builds the ports the actions work through from the settings.
-func (s *Service) providers(cfg Config) (*app.Providers, error) {
-	p := &app.Providers{MediaURL: s.mediaURL}
+func (s *Service) providers(cfg Config) (*action.Providers, error) {
+	p := &action.Providers{MediaURL: s.mediaURL}
 	var err error
 	if cfg.LLMBaseURL != "" {
 		if p.Text, err = openai.New(openai.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.ProviderTimeout}); err != nil {
@@ -223,8 +225,8 @@ func (s *Service) SetPublicURL(u string) { s.publicURL.Store(&u) }
 // mailNotConfigured answers send_prospect_email when no SMTP server is set.
 type mailNotConfigured struct{}
 
-func (mailNotConfigured) Send(context.Context, app.Mail) (app.SentMail, error) {
-	return app.SentMail{}, app.ProviderFailure("mail", 503, nil, "sending email is not configured on this deployment: an operator sets --smtp-addr and --smtp-from (ATRIUM_SMTP_ADDR, ATRIUM_SMTP_FROM)")
+func (mailNotConfigured) Send(context.Context, provider.Mail) (provider.SentMail, error) {
+	return provider.SentMail{}, provider.Failure("mail", 503, nil, "sending email is not configured on this deployment: an operator sets --smtp-addr and --smtp-from (ATRIUM_SMTP_ADDR, ATRIUM_SMTP_FROM)")
 }
 
 // Addr is the service's gRPC address.

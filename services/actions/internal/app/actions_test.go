@@ -23,6 +23,8 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/postgres"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // The use cases on the memory store, with the CRM and the data service
@@ -32,10 +34,10 @@ import (
 
 type directory struct {
 	mu    sync.Mutex
-	links map[string]app.Client // agency|client
+	links map[string]action.Client // agency|client
 }
 
-func (d *directory) LinkedClient(_ context.Context, agency, client string) (app.Client, bool, error) {
+func (d *directory) LinkedClient(_ context.Context, agency, client string) (action.Client, bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	c, ok := d.links[agency+"|"+client]
@@ -68,7 +70,7 @@ type records struct {
 	mostBlogs atomic.Int32
 }
 
-func (r *records) WriteRecords(_ context.Context, client string, writes []app.RecordWrite) error {
+func (r *records) WriteRecords(_ context.Context, client string, writes []action.RecordWrite) error {
 	r.calls.Add(1)
 	if r.gate != nil {
 		<-r.gate
@@ -94,7 +96,7 @@ func (r *records) WriteRecords(_ context.Context, client string, writes []app.Re
 		}
 		for _, row := range w.Rows {
 			id := row["id"].(string)
-			if _, ok := r.rows[w.Resource][id]; !ok && w.Mode == app.Update {
+			if _, ok := r.rows[w.Resource][id]; !ok && w.Mode == action.Update {
 				continue
 			}
 			r.rows[w.Resource][id] = row
@@ -119,28 +121,30 @@ func (r *records) count(resource string) int {
 	return len(r.rows[resource])
 }
 
-// text writes every field, or fails, or waits for release.
+// text writes every field, or fails, or waits for release; suffix ends
+// every field it writes.
 type text struct {
 	err     error
 	release chan struct{}
 	calls   atomic.Int32
+	suffix  string
 }
 
-func (g *text) Generate(ctx context.Context, req app.TextRequest) (app.Text, error) {
+func (g *text) Generate(ctx context.Context, req provider.TextRequest) (provider.Text, error) {
 	g.calls.Add(1)
 	if g.release != nil {
 		select {
 		case <-g.release:
 		case <-ctx.Done():
-			return app.Text{}, ctx.Err()
+			return provider.Text{}, ctx.Err()
 		}
 	}
 	if g.err != nil {
-		return app.Text{}, g.err
+		return provider.Text{}, g.err
 	}
-	out := app.Text{Fields: map[string]string{}, Model: "test-model"}
+	out := provider.Text{Fields: map[string]string{}, Model: "test-model"}
 	for _, f := range req.Fields {
-		out.Fields[f.Name] = "A " + f.Name + " about " + req.Inputs["keyword"] + " for a test"
+		out.Fields[f.Name] = "A " + f.Name + " about " + req.Inputs["keyword"] + " for a test" + g.suffix
 	}
 	return out, nil
 }
@@ -155,7 +159,11 @@ type env struct {
 	now     atomic.Pointer[time.Time]
 	actions *app.Actions
 	agency  string
-	client  app.Client
+	client  action.Client
+
+	// providers are the ports the actions work through: text, and the
+	// others a test sets.
+	providers *action.Providers
 }
 
 // stores are the two adapters every use-case test runs on.
@@ -209,14 +217,15 @@ func newEnv(t *testing.T, cfg app.Config) *env { return newEnvOn(t, cfg, stores[
 
 func newEnvOn(t *testing.T, cfg app.Config, open func(*testing.T) (app.Store, func() []outbox.Event)) *env {
 	t.Helper()
-	e := &env{dir: &directory{links: map[string]app.Client{}}, records: &records{rows: map[string]map[string]map[string]any{}}, text: &text{}}
+	e := &env{dir: &directory{links: map[string]action.Client{}}, records: &records{rows: map[string]map[string]map[string]any{}}, text: &text{}}
 	e.store, e.pending = open(t)
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	e.now.Store(&now)
 	e.agency = uuid.NewString()
-	e.client = app.Client{ID: uuid.NewString(), Name: "Bakery", Domain: "bakery.example"}
+	e.client = action.Client{ID: uuid.NewString(), Name: "Bakery", Domain: "bakery.example"}
 	e.dir.links[e.agency+"|"+e.client.ID] = e.client
-	p := &app.Providers{Text: e.text, MediaURL: func(n string) string { return "http://media.test/" + n }}
+	p := &action.Providers{Text: e.text, MediaURL: func(n string) string { return "http://media.test/" + n }}
+	e.providers = p
 	clock := app.Clock(func() time.Time { return *e.now.Load() })
 	e.actions = app.NewActions(e.store, e.dir, e.records, p, clock, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return e
@@ -296,7 +305,7 @@ func TestSuccessSpendsAndFailureReleases(t *testing.T) {
 			t.Fatalf("action_runs written = %d, want 1", n)
 		}
 
-		e.text.err = app.ProviderFailure("text generator", 429, nil, "rate limited; retry later")
+		e.text.err = provider.Failure("text generator", 429, nil, "rate limited; retry later")
 		out, err = e.actions.Run(t.Context(), e.agency, e.blog("rye"), "")
 		if err != nil {
 			t.Fatal(err)
@@ -493,7 +502,7 @@ func TestRecoveryAfterACrashBeforeTheOutcome(t *testing.T) {
 		e.grant(t, 10, 0)
 		// A run as a process that died after the reservation leaves it.
 		run := app.Run{ID: uuid.NewString(), AgencyID: e.agency, ClientID: e.client.ID, Action: "generate_blog", Status: app.StatusPending,
-			Cost: app.Cost{AI: 2}, StartedAt: *e.now.Load(), LeaseUntil: e.now.Load().Add(2 * time.Second)}
+			Cost: action.Cost{AI: 2}, StartedAt: *e.now.Load(), LeaseUntil: e.now.Load().Add(2 * time.Second)}
 		if err := e.store.InTx(t.Context(), func(tx app.Tx) error {
 			if err := tx.InsertRun(t.Context(), run); err != nil {
 				return err

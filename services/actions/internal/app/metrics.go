@@ -6,6 +6,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
+
+	"github.com/atrium-hq/atrium/services/actions/internal/app/catalog"
 )
 
 // runMetrics count what the actions do and cost, for operators:
@@ -36,7 +38,7 @@ func newRunMetrics(mp metric.MeterProvider) *runMetrics {
 	spent, _ := m.Int64Counter("atrium.actions.credits.spent", metric.WithUnit("{credit}"),
 		metric.WithDescription("Credits spent by successful action runs, by action and kind (ai, data)."))
 	rm := &runMetrics{runs: runs, spent: spent, byAction: map[string]*actionSets{}}
-	for _, act := range Catalog() {
+	for _, act := range catalog.All() {
 		rm.byAction[act.Name] = newActionSets(act.Name)
 	}
 	return rm

@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/store"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
 // Run statuses.
@@ -24,12 +26,12 @@ type Run struct {
 	StatusCode int
 	// Cost is reserved when the run starts; it stays spent on success and
 	// is released on error.
-	Cost Cost
+	Cost action.Cost
 	// Data is the response's data: the record, or {"error": message}.
 	Data map[string]any
 	// Writes are the rows the run writes to the data service, applied after
 	// the run commits; Applied says they are.
-	Writes  []RecordWrite
+	Writes  []action.RecordWrite
 	Applied bool
 	// IdempotencyKey and RequestHash are set when the caller sent an
 	// Idempotency-Key: the key and the SHA-256 of its request body.
@@ -43,8 +45,17 @@ type Run struct {
 // Balance is an agency's credits.
 type Balance struct{ AI, Data int64 }
 
-// MaxBalance bounds a balance of each kind (the API's int32 numbers).
-const MaxBalance = 2_000_000_000
+// Store errors, shared with every service.
+var (
+	ErrNotFound  = store.ErrNotFound
+	ErrDuplicate = store.ErrDuplicate
+)
+
+// ErrUnstorable is a run's outcome holding a value the store cannot keep:
+// text with a U+0000 character, which PostgreSQL's jsonb refuses, or a
+// number JSON cannot write (NaN, an infinity). Writing it again fails the
+// same way, unlike an outage.
+var ErrUnstorable = errors.New("the outcome holds a value the store cannot keep")
 
 // Store is the actions service's persistence port, met by the memory and
 // postgres adapters under the contract suite in storetest.
@@ -82,8 +93,10 @@ type Tx interface {
 	// FinishRun records how a pending run ended (status, code, data,
 	// writes, finish time), gives refund back to the agency's balance and
 	// enqueues event, all in one step; it returns the balance after. It
-	// returns false, changing nothing, if the run is not pending any more.
-	FinishRun(ctx context.Context, r Run, refund Cost, event outbox.Event) (ok bool, b Balance, err error)
+	// returns false, changing nothing, if the run is not pending any more,
+	// and an error wrapping ErrUnstorable if the data or the writes hold a
+	// value it cannot keep (the transaction then fails as a whole).
+	FinishRun(ctx context.Context, r Run, refund action.Cost, event outbox.Event) (ok bool, b Balance, err error)
 	// RunByKey returns the agency's run with the idempotency key;
 	// ErrNotFound if none.
 	RunByKey(ctx context.Context, agencyID, key string) (Run, error)

@@ -29,7 +29,8 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/platform/store"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 const (
@@ -55,7 +56,7 @@ type Store struct {
 	dir string
 }
 
-var _ app.BlobStore = (*Store)(nil)
+var _ provider.BlobStore = (*Store)(nil)
 
 // New returns a Store keeping its blobs in dir, creating dir (mode 0750)
 // if it does not exist and removing temporary files that crashed Puts left
@@ -146,27 +147,27 @@ func (s *Store) write(name, contentType string, data []byte) (err error) {
 	return d.Sync()
 }
 
-// Get returns the blob stored under name; an error wrapping app.ErrNotFound
+// Get returns the blob stored under name; an error wrapping store.ErrNotFound
 // if there is none, an apperr.Invalid error for an invalid name.
-func (s *Store) Get(ctx context.Context, name string) (app.Blob, error) {
+func (s *Store) Get(ctx context.Context, name string) (provider.Blob, error) {
 	if err := ctx.Err(); err != nil {
-		return app.Blob{}, err
+		return provider.Blob{}, err
 	}
 	if err := checkName(name); err != nil {
-		return app.Blob{}, err
+		return provider.Blob{}, err
 	}
 	raw, err := os.ReadFile(filepath.Join(s.dir, name))
 	if errors.Is(err, fs.ErrNotExist) {
-		return app.Blob{}, fmt.Errorf("blob %q: %w", name, app.ErrNotFound)
+		return provider.Blob{}, fmt.Errorf("blob %q: %w", name, store.ErrNotFound)
 	}
 	if err != nil {
-		return app.Blob{}, fmt.Errorf("blobdir: get %q: %w", name, err)
+		return provider.Blob{}, fmt.Errorf("blobdir: get %q: %w", name, err)
 	}
 	header, data, ok := bytes.Cut(raw, []byte("\n"))
 	if !ok || !bytes.HasPrefix(header, []byte(magic)) {
-		return app.Blob{}, fmt.Errorf("blobdir: get %q: the file is not a blob (no %q header)", name, strings.TrimSpace(magic))
+		return provider.Blob{}, fmt.Errorf("blobdir: get %q: the file is not a blob (no %q header)", name, strings.TrimSpace(magic))
 	}
-	return app.Blob{ContentType: string(header[len(magic):]), Data: data}, nil
+	return provider.Blob{ContentType: string(header[len(magic):]), Data: data}, nil
 }
 
 // checkName refuses a name that is not a plain file name of its own: only

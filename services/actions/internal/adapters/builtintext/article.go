@@ -4,7 +4,7 @@ import (
 	"html"
 	"strings"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // Articles are 600 to 900 words: long enough to be worth publishing as a
@@ -301,7 +301,7 @@ func assemble(blocks []block) string {
 	total := 0
 	counts := make([]int, len(blocks))
 	for i, b := range blocks {
-		counts[i] = app.WordCount(b.html)
+		counts[i] = provider.WordCount(b.html)
 		total += counts[i]
 	}
 	for i := len(blocks) - 1; i >= 0 && total > maxWords; i-- {
@@ -317,7 +317,7 @@ func assemble(blocks []block) string {
 			break
 		}
 		blocks = append(blocks[:conclusion], append([]block{{html: extra}}, blocks[conclusion:]...)...)
-		total += app.WordCount(extra)
+		total += provider.WordCount(extra)
 		conclusion++
 	}
 	parts := make([]string, len(blocks))

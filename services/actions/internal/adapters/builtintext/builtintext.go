@@ -14,7 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // Model is the Text.Model of everything the generator writes.
@@ -23,38 +23,38 @@ const Model = "atrium-builtin"
 // Generator writes text from templates.
 type Generator struct{}
 
-var _ app.TextGenerator = (*Generator)(nil)
+var _ provider.TextGenerator = (*Generator)(nil)
 
 // New returns a Generator.
 func New() *Generator { return &Generator{} }
 
-// Generate implements app.TextGenerator. Every requested field gets a
+// Generate implements provider.TextGenerator. Every requested field gets a
 // non-empty text: the kind's own fields from its templates, any other field
 // from the request's instructions and inputs.
-func (g *Generator) Generate(ctx context.Context, req app.TextRequest) (app.Text, error) {
+func (g *Generator) Generate(ctx context.Context, req provider.TextRequest) (provider.Text, error) {
 	if err := ctx.Err(); err != nil {
-		return app.Text{}, err
+		return provider.Text{}, err
 	}
 	w := newWriter(req)
 	var known map[string]string
 	switch req.Kind {
-	case app.TextBlogArticle:
+	case provider.TextBlogArticle:
 		known = w.article(false)
-	case app.TextGeoArticle:
+	case provider.TextGeoArticle:
 		known = w.article(true)
-	case app.TextPressRelease:
+	case provider.TextPressRelease:
 		known = w.pressRelease()
-	case app.TextGBPPost:
+	case provider.TextGBPPost:
 		known = w.gbpPost()
-	case app.TextOutreachEmail:
+	case provider.TextOutreachEmail:
 		known = w.outreachEmail()
-	case app.TextTopicalMap:
+	case provider.TextTopicalMap:
 		known = w.topicalMap()
-	case app.TextPageOptimization:
+	case provider.TextPageOptimization:
 		known = w.pageOptimization()
-	case app.TextLLMAnswer:
+	case provider.TextLLMAnswer:
 		known = w.llmAnswer()
-	case app.TextCallSummary:
+	case provider.TextCallSummary:
 		known = w.callSummary()
 	}
 	fields := make(map[string]string, len(req.Fields))
@@ -65,21 +65,21 @@ func (g *Generator) Generate(ctx context.Context, req app.TextRequest) (app.Text
 		}
 		fields[f.Name] = text
 	}
-	return app.Text{Fields: fields, Model: Model}, nil
+	return provider.Text{Fields: fields, Model: Model}, nil
 }
 
 // writer holds one request and the choices made for it.
 type writer struct {
-	req app.TextRequest
+	req provider.TextRequest
 	rng *rng
 }
 
-func newWriter(req app.TextRequest) *writer {
+func newWriter(req provider.TextRequest) *writer {
 	return &writer{req: req, rng: &rng{state: seed(req)}}
 }
 
 // seed hashes everything the text is written from, in a fixed order.
-func seed(req app.TextRequest) uint64 {
+func seed(req provider.TextRequest) uint64 {
 	h := fnv.New64a()
 	write := func(s string) {
 		h.Write([]byte(s))

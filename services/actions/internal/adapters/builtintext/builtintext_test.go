@@ -3,7 +3,6 @@ package builtintext_test
 import (
 	"context"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -13,37 +12,37 @@ import (
 	"unicode/utf8"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/builtintext"
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
-func fields(names ...string) []app.TextField {
-	out := make([]app.TextField, len(names))
+func fields(names ...string) []provider.TextField {
+	out := make([]provider.TextField, len(names))
 	for i, n := range names {
-		out[i] = app.TextField{Name: n, Description: "the " + n}
+		out[i] = provider.TextField{Name: n, Description: "the " + n}
 	}
 	return out
 }
 
 // requests has one typical request per kind.
-func requests() []app.TextRequest {
-	return []app.TextRequest{
-		{Kind: app.TextBlogArticle, Inputs: map[string]string{"keyword": "emergency plumber", "tone": "friendly", "client_name": "Acme Plumbing", "client_domain": "acmeplumbing.example"},
+func requests() []provider.TextRequest {
+	return []provider.TextRequest{
+		{Kind: provider.TextBlogArticle, Inputs: map[string]string{"keyword": "emergency plumber", "tone": "friendly", "client_name": "Acme Plumbing", "client_domain": "acmeplumbing.example"},
 			Fields: fields("title", "meta_description", "content")},
-		{Kind: app.TextGeoArticle, Inputs: map[string]string{"keyword": "roof repair", "city": "Austin", "state": "TX", "client_name": "Top Roofs", "client_domain": "toproofs.example"},
+		{Kind: provider.TextGeoArticle, Inputs: map[string]string{"keyword": "roof repair", "city": "Austin", "state": "TX", "client_name": "Top Roofs", "client_domain": "toproofs.example"},
 			Fields: fields("title", "meta_description", "content")},
-		{Kind: app.TextPressRelease, Inputs: map[string]string{"headline": "Acme Opens a Second Showroom in Dallas", "body_points": "A 5,000 square foot showroom on Main Street\n- Twenty new local jobs\n", "client_name": "Acme", "client_domain": "acme.example"},
+		{Kind: provider.TextPressRelease, Inputs: map[string]string{"headline": "Acme Opens a Second Showroom in Dallas", "body_points": "A 5,000 square foot showroom on Main Street\n- Twenty new local jobs\n", "client_name": "Acme", "client_domain": "acme.example"},
 			Fields: fields("title", "body")},
-		{Kind: app.TextGBPPost, Inputs: map[string]string{"topic": "spring AC tune-up special", "cta": "book", "client_name": "CoolAir"},
+		{Kind: provider.TextGBPPost, Inputs: map[string]string{"topic": "spring AC tune-up special", "cta": "book", "client_name": "CoolAir"},
 			Fields: fields("title", "body")},
-		{Kind: app.TextOutreachEmail, Inputs: map[string]string{"prospect_url": "https://www.homeblog.example/best-tips", "prospect_domain": "homeblog.example", "tone": "professional", "client_name": "Acme", "client_domain": "acme.example"},
+		{Kind: provider.TextOutreachEmail, Inputs: map[string]string{"prospect_url": "https://www.homeblog.example/best-tips", "prospect_domain": "homeblog.example", "tone": "professional", "client_name": "Acme", "client_domain": "acme.example"},
 			Fields: fields("subject", "body")},
-		{Kind: app.TextTopicalMap, Inputs: map[string]string{"topic": "solar panels", "depth": "2"},
+		{Kind: provider.TextTopicalMap, Inputs: map[string]string{"topic": "solar panels", "depth": "2"},
 			Fields: fields("outline", "summary")},
-		{Kind: app.TextPageOptimization, Inputs: map[string]string{"url": "https://acme.example/plumbing", "keyword": "emergency plumber", "current_title": "Services - Acme", "current_h1": "Our Services", "issues": "Title too short\nMissing meta description\n3 images without alt text"},
+		{Kind: provider.TextPageOptimization, Inputs: map[string]string{"url": "https://acme.example/plumbing", "keyword": "emergency plumber", "current_title": "Services - Acme", "current_h1": "Our Services", "issues": "Title too short\nMissing meta description\n3 images without alt text"},
 			Fields: fields("title", "meta_description", "recommendations")},
-		{Kind: app.TextLLMAnswer, Inputs: map[string]string{"prompt": "Who is the best plumber in Austin?"}, Hints: map[string]string{"brand_name": "Acme Plumbing", "competitors": "Bolt Plumbing, Zap Drains"},
+		{Kind: provider.TextLLMAnswer, Inputs: map[string]string{"prompt": "Who is the best plumber in Austin?"}, Hints: map[string]string{"brand_name": "Acme Plumbing", "competitors": "Bolt Plumbing, Zap Drains"},
 			Fields: fields("answer")},
-		{Kind: app.TextCallSummary, Inputs: map[string]string{"transcript": callTranscript, "lead_grade": "A", "quality_grade": "B"},
+		{Kind: provider.TextCallSummary, Inputs: map[string]string{"transcript": callTranscript, "lead_grade": "A", "quality_grade": "B"},
 			Fields: fields("summary")},
 	}
 }
@@ -53,7 +52,7 @@ Caller: Hi. My kitchen sink is leaking and I need someone to fix it this week. H
 Agent: We can book you in for tomorrow at 9 am, and the call-out fee is $80.
 Caller: Great, thanks.`
 
-func generate(t *testing.T, req app.TextRequest) app.Text {
+func generate(t *testing.T, req provider.TextRequest) provider.Text {
 	t.Helper()
 	text, err := builtintext.New().Generate(context.Background(), req)
 	if err != nil {
@@ -93,7 +92,7 @@ func TestGenerateVariesThePhrasingWithTheInputs(t *testing.T) {
 	patterns := map[string]bool{}
 	for i := range 12 {
 		kw := fmt.Sprintf("service %c", 'a'+i)
-		text := generate(t, app.TextRequest{Kind: app.TextBlogArticle, Inputs: map[string]string{"keyword": kw}, Fields: fields("title", "content")})
+		text := generate(t, provider.TextRequest{Kind: provider.TextBlogArticle, Inputs: map[string]string{"keyword": kw}, Fields: fields("title", "content")})
 		patterns[strings.ReplaceAll(text.Fields["title"], "Service "+string(rune('A'+i)), "X")] = true
 	}
 	if len(patterns) < 2 {
@@ -103,14 +102,14 @@ func TestGenerateVariesThePhrasingWithTheInputs(t *testing.T) {
 
 func TestGenerateFillsEveryRequestedField(t *testing.T) {
 	reqs := append(requests(),
-		app.TextRequest{Kind: "brand_story", Instructions: "Write a short brand story for the client. Keep it warm.", Inputs: map[string]string{"client_name": "Acme", "founded": "1998"},
+		provider.TextRequest{Kind: "brand_story", Instructions: "Write a short brand story for the client. Keep it warm.", Inputs: map[string]string{"client_name": "Acme", "founded": "1998"},
 			Fields: fields("title", "summary", "story")},
-		app.TextRequest{Kind: app.TextBlogArticle, Fields: fields("title", "meta_description", "content")},
-		app.TextRequest{Kind: "nothing", Fields: fields("body")},
+		provider.TextRequest{Kind: provider.TextBlogArticle, Fields: fields("title", "meta_description", "content")},
+		provider.TextRequest{Kind: "nothing", Fields: fields("body")},
 	)
 	for _, req := range reqs {
 		t.Run(req.Kind, func(t *testing.T) {
-			req.Fields = append(req.Fields, app.TextField{Name: "extra_notes", Description: "anything else"})
+			req.Fields = append(req.Fields, provider.TextField{Name: "extra_notes", Description: "anything else"})
 			text := generate(t, req)
 			if text.Model != "atrium-builtin" {
 				t.Errorf("model = %q, want atrium-builtin", text.Model)
@@ -127,15 +126,6 @@ func TestGenerateFillsEveryRequestedField(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestGenerateReturnsTheCallersCancellation(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := builtintext.New().Generate(ctx, requests()[0])
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("error = %v, want context.Canceled", err)
 	}
 }
 
@@ -209,7 +199,7 @@ func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
 
-func checkArticle(t *testing.T, text app.Text, keyword string) article {
+func checkArticle(t *testing.T, text provider.Text, keyword string) article {
 	t.Helper()
 	title, meta := text.Fields["title"], text.Fields["meta_description"]
 	if !containsFold(title, keyword) {
@@ -254,7 +244,7 @@ func TestBlogArticle(t *testing.T) {
 	for _, kw := range []string{"emergency plumber", "SEO services", "dog grooming", "best espresso machines for small cafés", "x"} {
 		for _, tone := range []string{"professional", "friendly", "casual", "authoritative", "playful", "", "sarcastic"} {
 			t.Run(kw+"/"+tone, func(t *testing.T) {
-				text := generate(t, app.TextRequest{Kind: app.TextBlogArticle,
+				text := generate(t, provider.TextRequest{Kind: provider.TextBlogArticle,
 					Inputs: map[string]string{"keyword": kw, "tone": tone, "client_name": "Acme & Sons", "client_domain": "acme.example"},
 					Fields: fields("title", "meta_description", "content")})
 				a := checkArticle(t, text, kw)
@@ -267,7 +257,7 @@ func TestBlogArticle(t *testing.T) {
 }
 
 func TestBlogArticleWithoutClient(t *testing.T) {
-	text := generate(t, app.TextRequest{Kind: app.TextBlogArticle, Inputs: map[string]string{"keyword": "gutter cleaning"},
+	text := generate(t, provider.TextRequest{Kind: provider.TextBlogArticle, Inputs: map[string]string{"keyword": "gutter cleaning"},
 		Fields: fields("title", "meta_description", "content")})
 	a := checkArticle(t, text, "gutter cleaning")
 	if strings.Contains(a.text, "our team,") || strings.Contains(text.Fields["content"], "https://\"") {
@@ -279,7 +269,7 @@ func TestToneChangesTheText(t *testing.T) {
 	seen := map[string]string{}
 	intros := map[string]string{}
 	for _, tone := range []string{"professional", "friendly", "casual", "authoritative", "playful"} {
-		text := generate(t, app.TextRequest{Kind: app.TextBlogArticle, Inputs: map[string]string{"keyword": "emergency plumber", "tone": tone},
+		text := generate(t, provider.TextRequest{Kind: provider.TextBlogArticle, Inputs: map[string]string{"keyword": "emergency plumber", "tone": tone},
 			Fields: fields("title", "meta_description", "content")})
 		if other, ok := seen[text.Fields["title"]]; ok {
 			t.Errorf("tones %s and %s gave the same title %q", other, tone, text.Fields["title"])
@@ -292,8 +282,8 @@ func TestToneChangesTheText(t *testing.T) {
 		intros[intro] = tone
 	}
 	for _, tone := range []string{"friendly", "casual", "authoritative", "playful"} {
-		a := generate(t, app.TextRequest{Kind: app.TextOutreachEmail, Inputs: map[string]string{"prospect_domain": "blog.example", "tone": "professional", "client_name": "Acme"}, Fields: fields("subject", "body")})
-		b := generate(t, app.TextRequest{Kind: app.TextOutreachEmail, Inputs: map[string]string{"prospect_domain": "blog.example", "tone": tone, "client_name": "Acme"}, Fields: fields("subject", "body")})
+		a := generate(t, provider.TextRequest{Kind: provider.TextOutreachEmail, Inputs: map[string]string{"prospect_domain": "blog.example", "tone": "professional", "client_name": "Acme"}, Fields: fields("subject", "body")})
+		b := generate(t, provider.TextRequest{Kind: provider.TextOutreachEmail, Inputs: map[string]string{"prospect_domain": "blog.example", "tone": tone, "client_name": "Acme"}, Fields: fields("subject", "body")})
 		if a.Fields["body"] == b.Fields["body"] {
 			t.Errorf("outreach email in tone %s reads like the professional one", tone)
 		}
@@ -307,7 +297,7 @@ func TestGeoArticleNamesTheCity(t *testing.T) {
 		{"keyword": "emergency dental care for children", "city": "Winston-Salem", "state": "North Carolina"},
 	} {
 		t.Run(in["city"], func(t *testing.T) {
-			text := generate(t, app.TextRequest{Kind: app.TextGeoArticle, Inputs: in, Fields: fields("title", "meta_description", "content")})
+			text := generate(t, provider.TextRequest{Kind: provider.TextGeoArticle, Inputs: in, Fields: fields("title", "meta_description", "content")})
 			a := checkArticle(t, text, in["keyword"])
 			city := in["city"]
 			if !strings.Contains(text.Fields["title"], city) {
@@ -351,7 +341,7 @@ func TestPressRelease(t *testing.T) {
 		t.Errorf("body is not plain text:\n%s", body)
 	}
 
-	empty := generate(t, app.TextRequest{Kind: app.TextPressRelease, Inputs: map[string]string{"headline": "Acme Turns 25", "client_name": "Acme"}, Fields: fields("title", "body")})
+	empty := generate(t, provider.TextRequest{Kind: provider.TextPressRelease, Inputs: map[string]string{"headline": "Acme Turns 25", "client_name": "Acme"}, Fields: fields("title", "body")})
 	if b := empty.Fields["body"]; !strings.Contains(b, "Acme today announced") || !strings.Contains(b, "About Acme") || len(strings.Split(b, "\n\n")) < 4 {
 		t.Errorf("release without body points:\n%s", b)
 	}
@@ -361,7 +351,7 @@ func TestGBPPost(t *testing.T) {
 	want := map[string]string{"book": "Book", "order": "Order", "shop": "Shop", "learn_more": "Learn more", "sign_up": "Sign up", "call": "Call", "": "get in touch"}
 	for cta, word := range want {
 		t.Run("cta "+cta, func(t *testing.T) {
-			text := generate(t, app.TextRequest{Kind: app.TextGBPPost, Inputs: map[string]string{"topic": "spring AC tune-up special", "cta": cta, "client_name": "CoolAir"}, Fields: fields("title", "body")})
+			text := generate(t, provider.TextRequest{Kind: provider.TextGBPPost, Inputs: map[string]string{"topic": "spring AC tune-up special", "cta": cta, "client_name": "CoolAir"}, Fields: fields("title", "body")})
 			body := text.Fields["body"]
 			if !strings.Contains(body, "spring AC tune-up special") || !containsFold(text.Fields["title"], "spring AC tune-up special") {
 				t.Errorf("post does not mention the topic: %q / %q", text.Fields["title"], body)
@@ -374,7 +364,7 @@ func TestGBPPost(t *testing.T) {
 			}
 		})
 	}
-	long := generate(t, app.TextRequest{Kind: app.TextGBPPost, Inputs: map[string]string{"topic": strings.Repeat("our huge summer sale on everything ", 100), "cta": "shop"}, Fields: fields("title", "body")})
+	long := generate(t, provider.TextRequest{Kind: provider.TextGBPPost, Inputs: map[string]string{"topic": strings.Repeat("our huge summer sale on everything ", 100), "cta": "shop"}, Fields: fields("title", "body")})
 	if n := utf8.RuneCountInString(long.Fields["body"]); n >= 1500 || !containsFold(long.Fields["body"], "shop") {
 		t.Errorf("a long topic gave a body of %d characters (want under 1,500 with its call to action): %q", n, long.Fields["body"])
 	}
@@ -383,7 +373,7 @@ func TestGBPPost(t *testing.T) {
 func TestOutreachEmail(t *testing.T) {
 	for _, tone := range []string{"professional", "friendly", "casual", "authoritative", "playful"} {
 		t.Run(tone, func(t *testing.T) {
-			text := generate(t, app.TextRequest{Kind: app.TextOutreachEmail,
+			text := generate(t, provider.TextRequest{Kind: provider.TextOutreachEmail,
 				Inputs: map[string]string{"prospect_url": "https://www.homeblog.example/best-tips", "tone": tone, "client_name": "Acme", "client_domain": "acme.example"},
 				Fields: fields("subject", "body")})
 			subject, body := text.Fields["subject"], text.Fields["body"]
@@ -411,7 +401,7 @@ func TestTopicalMapClustersGrowWithDepth(t *testing.T) {
 	for depth, want := range map[string]int{"1": 2, "2": 4, "3": 6, "": 4, "9": 6} {
 		for _, topic := range []string{"solar panels", "vegan baking", "tax advice: small business"} {
 			t.Run(topic+"/depth "+depth, func(t *testing.T) {
-				text := generate(t, app.TextRequest{Kind: app.TextTopicalMap, Inputs: map[string]string{"topic": topic, "depth": depth}, Fields: fields("outline", "summary")})
+				text := generate(t, provider.TextRequest{Kind: provider.TextTopicalMap, Inputs: map[string]string{"topic": topic, "depth": depth}, Fields: fields("outline", "summary")})
 				lines := strings.Split(text.Fields["outline"], "\n")
 				if len(lines) < 4 || len(lines) > 6 {
 					t.Errorf("outline has %d pillars, want 4 to 6:\n%s", len(lines), text.Fields["outline"])
@@ -463,7 +453,7 @@ func TestPageOptimization(t *testing.T) {
 		t.Errorf("recommendations do not place the keyword in the H1:\n%s", text.Fields["recommendations"])
 	}
 
-	noKeyword := generate(t, app.TextRequest{Kind: app.TextPageOptimization,
+	noKeyword := generate(t, provider.TextRequest{Kind: provider.TextPageOptimization,
 		Inputs: map[string]string{"url": "https://acme.example/about", "current_title": "About Our Family Bakery | Acme Bakes", "issues": "Page is slow to load"},
 		Fields: fields("title", "meta_description", "recommendations")})
 	if !strings.Contains(noKeyword.Fields["title"], "About Our Family Bakery") {
@@ -478,7 +468,7 @@ func TestLLMAnswerMentionsTheBrandForSomePromptsOnly(t *testing.T) {
 	hints := map[string]string{"brand_name": "Acme Plumbing", "competitors": "Bolt Plumbing, Zap Drains, Pipe Pros"}
 	var mentioned, absent, first, later bool
 	for i := 0; i < 200 && !(mentioned && absent && first && later); i++ {
-		text := generate(t, app.TextRequest{Kind: app.TextLLMAnswer,
+		text := generate(t, provider.TextRequest{Kind: provider.TextLLMAnswer,
 			Inputs: map[string]string{"prompt": fmt.Sprintf("Who is the best plumber in city number %d?", i)},
 			Hints:  hints, Fields: fields("answer")})
 		answer := text.Fields["answer"]
@@ -508,7 +498,7 @@ func TestLLMAnswerMentionsTheBrandForSomePromptsOnly(t *testing.T) {
 		t.Errorf("over 200 prompts: brand mentioned %v, absent %v, first %v, later %v; want all", mentioned, absent, first, later)
 	}
 
-	generic := generate(t, app.TextRequest{Kind: app.TextLLMAnswer, Inputs: map[string]string{"prompt": "best plumber in Austin"}, Fields: fields("answer")})
+	generic := generate(t, provider.TextRequest{Kind: provider.TextLLMAnswer, Inputs: map[string]string{"prompt": "best plumber in Austin"}, Fields: fields("answer")})
 	if a := generic.Fields["answer"]; !strings.Contains(a, "best plumber in Austin") || !strings.Contains(a, "1. ") {
 		t.Errorf("answer without hints = %q, want a generic numbered answer to the prompt", a)
 	}
@@ -526,7 +516,7 @@ func TestCallSummary(t *testing.T) {
 		t.Errorf("summary has %d sentences, want 1 to 3: %q", n, s)
 	}
 
-	plain := generate(t, app.TextRequest{Kind: app.TextCallSummary, Inputs: map[string]string{"transcript": "hello. I would like a quote for new windows in my house. thanks"}, Fields: fields("summary")})
+	plain := generate(t, provider.TextRequest{Kind: provider.TextCallSummary, Inputs: map[string]string{"transcript": "hello. I would like a quote for new windows in my house. thanks"}, Fields: fields("summary")})
 	if !strings.Contains(plain.Fields["summary"], "quote for new windows") {
 		t.Errorf("summary of an unlabelled transcript = %q, want the caller's request", plain.Fields["summary"])
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // pressRelease writes a plain-text release: the announcement, a paragraph
@@ -528,7 +528,7 @@ func substantive(sentences []string, cues ...string) string {
 
 // generic writes a field the kind does not define, from the request's
 // instructions and inputs, shaped by the field's name.
-func (w *writer) generic(f app.TextField) string {
+func (w *writer) generic(f provider.TextField) string {
 	subject := ""
 	for _, name := range []string{"keyword", "topic", "headline", "prompt", "title", "url", "client_name"} {
 		if subject = w.in(name, 120); subject != "" {

@@ -12,6 +12,7 @@ import (
 
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
 // Directory asks the CRM about clients and agencies.
@@ -28,16 +29,16 @@ func New(conn grpc.ClientConnInterface) *Directory {
 var _ app.ClientDirectory = (*Directory)(nil)
 
 // LinkedClient implements app.ClientDirectory.
-func (d *Directory) LinkedClient(ctx context.Context, agencyID, clientID string) (app.Client, bool, error) {
+func (d *Directory) LinkedClient(ctx context.Context, agencyID, clientID string) (action.Client, bool, error) {
 	resp, err := d.client.GetLinkedClient(ctx, &crmv1.GetLinkedClientRequest{AgencyId: agencyID, ClientId: clientID})
 	if status.Code(err) == codes.NotFound {
-		return app.Client{}, false, nil
+		return action.Client{}, false, nil
 	}
 	if err != nil {
-		return app.Client{}, false, err
+		return action.Client{}, false, err
 	}
 	c := resp.GetClient()
-	return app.Client{ID: c.GetId(), Name: c.GetName(), Domain: c.GetDomain(), Status: c.GetStatus(), AutoDeploy: c.GetAutoDeploy()}, true, nil
+	return action.Client{ID: c.GetId(), Name: c.GetName(), Domain: c.GetDomain(), Status: c.GetStatus(), AutoDeploy: c.GetAutoDeploy()}, true, nil
 }
 
 // AgencyExists implements app.ClientDirectory.

@@ -15,6 +15,7 @@ import (
 
 	datav1 "github.com/atrium-hq/atrium/proto/atrium/data/v1"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
 // Records writes and reads dataset rows in the data service.
@@ -30,10 +31,10 @@ func New(conn grpc.ClientConnInterface) *Records {
 
 var _ app.RecordWriter = (*Records)(nil)
 
-var modes = map[app.WriteMode]datav1.WriteMode{app.Upsert: datav1.WriteMode_WRITE_MODE_UPSERT, app.Update: datav1.WriteMode_WRITE_MODE_UPDATE}
+var modes = map[action.WriteMode]datav1.WriteMode{action.Upsert: datav1.WriteMode_WRITE_MODE_UPSERT, action.Update: datav1.WriteMode_WRITE_MODE_UPDATE}
 
 // WriteRecords implements app.RecordWriter.
-func (r *Records) WriteRecords(ctx context.Context, clientID string, writes []app.RecordWrite) error {
+func (r *Records) WriteRecords(ctx context.Context, clientID string, writes []action.RecordWrite) error {
 	req := &datav1.WriteRecordsRequest{ClientId: clientID}
 	for _, w := range writes {
 		mode, ok := modes[w.Mode]

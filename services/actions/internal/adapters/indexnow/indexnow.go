@@ -19,7 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // DefaultEndpoint is the shared IndexNow endpoint, which passes submissions
@@ -32,7 +32,7 @@ const DefaultTimeout = 15 * time.Second
 // MaxURLs is the protocol's limit of URLs in one submission.
 const MaxURLs = 10000
 
-const provider = "IndexNow"
+const providerName = "IndexNow"
 
 // Config configures an Indexer.
 type Config struct {
@@ -63,7 +63,7 @@ type Indexer struct {
 	client      *http.Client
 }
 
-var _ app.Indexer = (*Indexer)(nil)
+var _ provider.Indexer = (*Indexer)(nil)
 
 // New validates cfg and returns an Indexer.
 func New(cfg Config) (*Indexer, error) {
@@ -173,16 +173,16 @@ type submission struct {
 }
 
 // Submit sends urls, all on one host, to the endpoint. The endpoint's
-// refusals are ProviderErrors with its status (400, 403, 422, 429, ...); an
+// refusals are provider.Errors with its status (400, 403, 422, 429, ...); an
 // unreachable endpoint is 503, no answer in time 504, a missing key 503. A
 // canceled ctx returns ctx's error.
-func (ix *Indexer) Submit(ctx context.Context, urls []string) (app.Submission, error) {
+func (ix *Indexer) Submit(ctx context.Context, urls []string) (provider.Submission, error) {
 	host, err := ValidateURLs(urls)
 	if err != nil {
-		return app.Submission{}, err
+		return provider.Submission{}, err
 	}
 	if ix.key == "" {
-		return app.Submission{}, app.ProviderFailure(provider, 503, nil,
+		return provider.Submission{}, provider.Failure(providerName, 503, nil,
 			"IndexNow is not configured: set --indexnow-key (and host the key file on the site)")
 	}
 	body := submission{Host: host, Key: ix.key, URLList: urls}
@@ -191,36 +191,36 @@ func (ix *Indexer) Submit(ctx context.Context, urls []string) (app.Submission, e
 	}
 	payload, err := json.Marshal(body)
 	if err != nil {
-		return app.Submission{}, fmt.Errorf("indexnow: encode the submission: %w", err)
+		return provider.Submission{}, fmt.Errorf("indexnow: encode the submission: %w", err)
 	}
 
 	reqCtx, cancel := context.WithTimeout(ctx, ix.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, ix.endpoint, bytes.NewReader(payload))
 	if err != nil {
-		return app.Submission{}, fmt.Errorf("indexnow: build the request: %w", err)
+		return provider.Submission{}, fmt.Errorf("indexnow: build the request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
 	req.Header.Set("Accept", "application/json, text/plain;q=0.9, */*;q=0.5")
 
 	resp, err := ix.client.Do(req)
 	if err != nil {
-		return app.Submission{}, ix.transportFailure(ctx, reqCtx, err)
+		return provider.Submission{}, ix.transportFailure(ctx, reqCtx, err)
 	}
 	defer resp.Body.Close()
 	// The answer is a status; a body, when there is one, is a short
 	// explanation, read only for messages.
 	text, err := io.ReadAll(io.LimitReader(resp.Body, 16<<10))
 	if err != nil && resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted {
-		return app.Submission{}, ix.transportFailure(ctx, reqCtx, err)
+		return provider.Submission{}, ix.transportFailure(ctx, reqCtx, err)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 
 	switch resp.StatusCode {
 	case http.StatusOK, http.StatusAccepted:
-		return app.Submission{Endpoint: ix.endpoint, StatusCode: resp.StatusCode}, nil
+		return provider.Submission{Endpoint: ix.endpoint, StatusCode: resp.StatusCode}, nil
 	}
-	return app.Submission{}, ix.refusal(resp.StatusCode, text)
+	return provider.Submission{}, ix.refusal(resp.StatusCode, text)
 }
 
 // refusals say what the protocol means by each refusal.
@@ -235,9 +235,9 @@ func (ix *Indexer) refusal(status int, body []byte) error {
 	said := ix.snippet(body)
 	if meaning, ok := refusals[status]; ok {
 		if said != "" {
-			return app.ProviderFailure(provider, status, nil, "%s (the endpoint answered %d: %s)", meaning, status, said)
+			return provider.Failure(providerName, status, nil, "%s (the endpoint answered %d: %s)", meaning, status, said)
 		}
-		return app.ProviderFailure(provider, status, nil, "%s (the endpoint answered %d)", meaning, status)
+		return provider.Failure(providerName, status, nil, "%s (the endpoint answered %d)", meaning, status)
 	}
 	code := status
 	if status < 400 {
@@ -249,7 +249,7 @@ func (ix *Indexer) refusal(status int, body []byte) error {
 	if said != "" {
 		msg += ": " + said
 	}
-	return app.ProviderFailure(provider, code, nil, "%s", msg)
+	return provider.Failure(providerName, code, nil, "%s", msg)
 }
 
 // snippet is the start of a response body on one line, at most 200 bytes,
@@ -274,9 +274,9 @@ func (ix *Indexer) transportFailure(ctx, reqCtx context.Context, err error) erro
 		return ctxErr
 	}
 	if errors.Is(reqCtx.Err(), context.DeadlineExceeded) || isTimeout(err) {
-		return app.ProviderFailure(provider, 504, err, "the endpoint %s did not answer within %s", ix.endpoint, ix.timeout)
+		return provider.Failure(providerName, 504, err, "the endpoint %s did not answer within %s", ix.endpoint, ix.timeout)
 	}
-	return app.ProviderFailure(provider, 503, err, "cannot reach the endpoint %s: %v", ix.endpoint, cause(err))
+	return provider.Failure(providerName, 503, err, "cannot reach the endpoint %s: %v", ix.endpoint, cause(err))
 }
 
 func isTimeout(err error) bool {

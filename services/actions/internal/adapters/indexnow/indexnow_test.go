@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 const testKey = "73134416ae45434d98edc086e0bf6740"
@@ -70,16 +70,16 @@ func newIndexer(t *testing.T, cfg Config) *Indexer {
 	return ix
 }
 
-func submit(t *testing.T, ix *Indexer, urls ...string) (app.Submission, error) {
+func submit(t *testing.T, ix *Indexer, urls ...string) (provider.Submission, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return ix.Submit(ctx, urls)
 }
 
-func providerError(t *testing.T, err error, status int) *app.ProviderError {
+func providerError(t *testing.T, err error, status int) *provider.Error {
 	t.Helper()
-	var pe *app.ProviderError
+	var pe *provider.Error
 	if !errors.As(err, &pe) {
 		t.Fatalf("error = %v (%T), want a ProviderError %d", err, err, status)
 	}
@@ -99,7 +99,7 @@ func TestSubmitSendsTheProtocolsRequest(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Submit (endpoint answers %d): %v", status, err)
 		}
-		if want := (app.Submission{Endpoint: e.URL + "/indexnow", StatusCode: status}); got != want {
+		if want := (provider.Submission{Endpoint: e.URL + "/indexnow", StatusCode: status}); got != want {
 			t.Errorf("Submission = %+v, want %+v", got, want)
 		}
 		reqs := e.received()
@@ -242,7 +242,7 @@ func TestSubmitReturnsTheCallersCancellation(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error = %v, want context.Canceled", err)
 	}
-	var pe *app.ProviderError
+	var pe *provider.Error
 	if errors.As(err, &pe) {
 		t.Errorf("a cancellation came back as a ProviderError: %v", pe)
 	}
@@ -284,7 +284,7 @@ func TestSubmitRefusesBadURLsWithoutARequest(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Submit(%.80q) = %v, want an error saying %q", tc.urls, err, tc.want)
 		}
-		var pe *app.ProviderError
+		var pe *provider.Error
 		if errors.As(err, &pe) {
 			t.Errorf("Submit(%.80q): bad input came back as a ProviderError", tc.urls)
 		}

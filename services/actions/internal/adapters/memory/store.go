@@ -8,12 +8,17 @@ package memory
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
 type runKey struct{ agency, key string }
@@ -130,10 +135,13 @@ func (t *tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error)
 	return b, true, err
 }
 
-func (t *tx) FinishRun(ctx context.Context, r app.Run, refund app.Cost, event outbox.Event) (bool, app.Balance, error) {
+func (t *tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event outbox.Event) (bool, app.Balance, error) {
 	cur, ok := t.s.runs[r.ID]
 	if !ok || cur.Status != app.StatusPending {
 		return false, app.Balance{}, nil
+	}
+	if !jsonbHolds(r.Data) || !jsonbHolds(r.Writes) {
+		return false, app.Balance{}, fmt.Errorf("run %s: %w", r.ID, app.ErrUnstorable)
 	}
 	cur.Status, cur.StatusCode, cur.Data, cur.Writes, cur.FinishedAt = r.Status, r.StatusCode, r.Data, r.Writes, r.FinishedAt
 	cur.Applied = false
@@ -173,4 +181,50 @@ func (t *tx) ExpiredRuns(_ context.Context, now time.Time, limit int) ([]app.Run
 	}
 	slices.SortFunc(out, func(a, b app.Run) int { return cmp.Or(a.StartedAt.Compare(b.StartedAt), cmp.Compare(a.ID, b.ID)) })
 	return out[:min(limit, len(out))], nil
+}
+
+// jsonbHolds reports whether PostgreSQL's jsonb, where the PostgreSQL store
+// keeps a run's data and writes, could hold v: JSON without a U+0000 in any
+// string or key and without NaN or infinities. The memory store refuses
+// what the PostgreSQL store refuses, so that a run ends the same way on
+// either.
+func jsonbHolds(v any) bool {
+	all := func(n int, holds func(i int) bool) bool {
+		for i := range n {
+			if !holds(i) {
+				return false
+			}
+		}
+		return true
+	}
+	switch v := v.(type) {
+	case nil, bool:
+		return true
+	case string:
+		return !strings.ContainsRune(v, 0)
+	case float64:
+		return !math.IsNaN(v) && !math.IsInf(v, 0)
+	case map[string]any:
+		for k, x := range v {
+			if !jsonbHolds(k) || !jsonbHolds(x) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		return all(len(v), func(i int) bool { return jsonbHolds(v[i]) })
+	case []string:
+		return all(len(v), func(i int) bool { return jsonbHolds(v[i]) })
+	case []map[string]any:
+		return all(len(v), func(i int) bool { return jsonbHolds(v[i]) })
+	case []action.RecordWrite:
+		return all(len(v), func(i int) bool { return jsonbHolds(v[i].Rows) })
+	}
+	// Any other type as JSON reads it.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	var decoded any
+	return json.Unmarshal(b, &decoded) == nil && jsonbHolds(decoded)
 }

@@ -20,11 +20,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
-// provider names this adapter in ProviderErrors.
-const provider = "text generator"
+// providerName names this adapter in provider.Errors.
+const providerName = "text generator"
 
 // Defaults of Config.
 const (
@@ -72,7 +72,7 @@ type Generator struct {
 	client      *http.Client
 }
 
-var _ app.TextGenerator = (*Generator)(nil)
+var _ provider.TextGenerator = (*Generator)(nil)
 
 // New returns a Generator, or an error naming the setting that is wrong.
 func New(cfg Config) (*Generator, error) {
@@ -151,10 +151,10 @@ type chatResponse struct {
 // from a deadline of the caller's.
 var errTimeout = errors.New("text generator timeout")
 
-// Generate implements app.TextGenerator.
-func (g *Generator) Generate(ctx context.Context, req app.TextRequest) (app.Text, error) {
+// Generate implements provider.TextGenerator.
+func (g *Generator) Generate(ctx context.Context, req provider.TextRequest) (provider.Text, error) {
 	if len(req.Fields) == 0 {
-		return app.Text{}, errors.New("openai: the request asks for no fields")
+		return provider.Text{}, errors.New("openai: the request asks for no fields")
 	}
 	body, err := json.Marshal(chatRequest{
 		Model: g.model,
@@ -166,14 +166,14 @@ func (g *Generator) Generate(ctx context.Context, req app.TextRequest) (app.Text
 		ResponseFormat: responseFormat{Type: "json_object"},
 	})
 	if err != nil {
-		return app.Text{}, fmt.Errorf("openai: encode request: %w", err)
+		return provider.Text{}, fmt.Errorf("openai: encode request: %w", err)
 	}
 
 	callCtx, cancel := context.WithTimeoutCause(ctx, g.timeout, errTimeout)
 	defer cancel()
 	httpReq, err := http.NewRequestWithContext(callCtx, http.MethodPost, g.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return app.Text{}, fmt.Errorf("openai: build request: %w", err)
+		return provider.Text{}, fmt.Errorf("openai: build request: %w", err)
 	}
 	httpReq.Header.Set("Content-Type", "application/json")
 	httpReq.Header.Set("Accept", "application/json")
@@ -183,34 +183,34 @@ func (g *Generator) Generate(ctx context.Context, req app.TextRequest) (app.Text
 
 	resp, err := g.client.Do(httpReq)
 	if err != nil {
-		return app.Text{}, g.transportError(ctx, callCtx, err)
+		return provider.Text{}, g.transportError(ctx, callCtx, err)
 	}
 	defer resp.Body.Close()
 	// One byte more than allowed tells an answer that is exactly at the
 	// limit from one that is over it.
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, g.maxBytes+1))
 	if err != nil {
-		return app.Text{}, g.transportError(ctx, callCtx, err)
+		return provider.Text{}, g.transportError(ctx, callCtx, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return app.Text{}, g.statusError(resp, raw)
+		return provider.Text{}, g.statusError(resp, raw)
 	}
 	if int64(len(raw)) > g.maxBytes {
-		return app.Text{}, app.ProviderFailure(provider, http.StatusBadGateway, nil,
+		return provider.Text{}, provider.Failure(providerName, http.StatusBadGateway, nil,
 			"the text generator's answer is larger than %s", byteSize(g.maxBytes))
 	}
 
 	var cr chatResponse
 	if err := json.Unmarshal(raw, &cr); err != nil {
-		return app.Text{}, app.ProviderFailure(provider, http.StatusBadGateway, err,
+		return provider.Text{}, provider.Failure(providerName, http.StatusBadGateway, err,
 			"the text generator's answer is not a chat completion (invalid JSON); is %s an OpenAI-compatible API?", g.host)
 	}
 	if len(cr.Choices) == 0 {
-		return app.Text{}, app.ProviderFailure(provider, http.StatusBadGateway, nil, "the text generator's answer had no choices")
+		return provider.Text{}, provider.Failure(providerName, http.StatusBadGateway, nil, "the text generator's answer had no choices")
 	}
 	choice := cr.Choices[0]
 	if choice.Message.Refusal != "" {
-		return app.Text{}, app.ProviderFailure(provider, http.StatusBadGateway, nil,
+		return provider.Text{}, provider.Failure(providerName, http.StatusBadGateway, nil,
 			"the model refused: %s", g.clean(choice.Message.Refusal))
 	}
 	content := ""
@@ -223,13 +223,13 @@ func (g *Generator) Generate(ctx context.Context, req app.TextRequest) (app.Text
 		if choice.FinishReason == "length" {
 			msg += " (the answer was cut off at the model's token limit)"
 		}
-		return app.Text{}, app.ProviderFailure(provider, http.StatusBadGateway, err, "%s", msg)
+		return provider.Text{}, provider.Failure(providerName, http.StatusBadGateway, err, "%s", msg)
 	}
 	model := strings.TrimSpace(cr.Model)
 	if model == "" {
 		model = g.model
 	}
-	return app.Text{Fields: fields, Model: model}, nil
+	return provider.Text{Fields: fields, Model: model}, nil
 }
 
 // transportError turns a failure to send or read into what the caller is
@@ -240,21 +240,21 @@ func (g *Generator) transportError(ctx, callCtx context.Context, err error) erro
 		return ctx.Err()
 	}
 	if errors.Is(context.Cause(callCtx), errTimeout) {
-		return app.ProviderFailure(provider, http.StatusGatewayTimeout, err,
+		return provider.Failure(providerName, http.StatusGatewayTimeout, err,
 			"the text generator did not answer within %s", g.timeout)
 	}
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
 	if errors.As(err, &dnsErr) || (errors.As(err, &opErr) && opErr.Op == "dial") {
-		return app.ProviderFailure(provider, http.StatusServiceUnavailable, err,
+		return provider.Failure(providerName, http.StatusServiceUnavailable, err,
 			"cannot reach the text generator at %s", g.host)
 	}
 	var timeoutErr interface{ Timeout() bool }
 	if errors.As(err, &timeoutErr) && timeoutErr.Timeout() {
-		return app.ProviderFailure(provider, http.StatusGatewayTimeout, err,
+		return provider.Failure(providerName, http.StatusGatewayTimeout, err,
 			"the text generator at %s did not answer in time", g.host)
 	}
-	return app.ProviderFailure(provider, http.StatusBadGateway, err,
+	return provider.Failure(providerName, http.StatusBadGateway, err,
 		"the connection to the text generator at %s failed before it answered", g.host)
 }
 
@@ -283,7 +283,7 @@ func (g *Generator) statusError(resp *http.Response, raw []byte) error {
 	if detail := g.clean(errorDetail(resp.Header.Get("Content-Type"), raw)); detail != "" {
 		msg += ": " + detail
 	}
-	return app.ProviderFailure(provider, code, fmt.Errorf("POST %s: %s", g.endpoint, resp.Status), "%s", msg)
+	return provider.Failure(providerName, code, fmt.Errorf("POST %s: %s", g.endpoint, resp.Status), "%s", msg)
 }
 
 // errorDetail finds the provider's own words in an error body: the
@@ -344,7 +344,7 @@ func byteSize(n int64) string {
 
 // systemPrompt tells the model who it writes for and the one shape of answer
 // that is read.
-func systemPrompt(fields []app.TextField) string {
+func systemPrompt(fields []provider.TextField) string {
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		names[i] = fmt.Sprintf("%q", f.Name)
@@ -358,7 +358,7 @@ func systemPrompt(fields []app.TextField) string {
 
 // userPrompt is the brief: the instructions, the facts and the fields wanted.
 // Hints are deliberately absent: they are for the built-in generator only.
-func userPrompt(req app.TextRequest) string {
+func userPrompt(req provider.TextRequest) string {
 	var b strings.Builder
 	if s := strings.TrimSpace(req.Instructions); s != "" {
 		b.WriteString(s)
@@ -393,7 +393,7 @@ func userPrompt(req app.TextRequest) string {
 }
 
 // parseFields reads the requested fields out of the model's message.
-func parseFields(content string, fields []app.TextField) (map[string]string, error) {
+func parseFields(content string, fields []provider.TextField) (map[string]string, error) {
 	if strings.TrimSpace(content) == "" {
 		return nil, errors.New("the model's answer was empty")
 	}

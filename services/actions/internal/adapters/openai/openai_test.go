@@ -14,16 +14,16 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/openai"
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 const testKey = "sk-test-0123456789abcdef"
 
 // blogRequest is what generate_blog asks for, with a hint that must never
 // reach the model.
-func blogRequest() app.TextRequest {
-	return app.TextRequest{
-		Kind:         app.TextBlogArticle,
+func blogRequest() provider.TextRequest {
+	return provider.TextRequest{
+		Kind:         provider.TextBlogArticle,
 		Instructions: "Write a blog article for the client's website.",
 		Inputs: map[string]string{
 			"keyword":       "emergency plumber",
@@ -32,7 +32,7 @@ func blogRequest() app.TextRequest {
 			"client_domain": "acmeplumbing.example",
 		},
 		Hints: map[string]string{"brand_name": "SecretBrandXYZ"},
-		Fields: []app.TextField{
+		Fields: []provider.TextField{
 			{Name: "title", Description: "the article's title, under 60 characters"},
 			{Name: "meta_description", Description: "120 to 160 characters"},
 			{Name: "content", Description: "HTML with <h2> sections"},
@@ -98,11 +98,11 @@ func newGenerator(t *testing.T, cfg openai.Config) *openai.Generator {
 	return g
 }
 
-func providerError(t *testing.T, err error) *app.ProviderError {
+func providerError(t *testing.T, err error) *provider.Error {
 	t.Helper()
-	var pe *app.ProviderError
+	var pe *provider.Error
 	if !errors.As(err, &pe) {
-		t.Fatalf("error = %v (%T), want *app.ProviderError", err, err)
+		t.Fatalf("error = %v (%T), want *provider.Error", err, err)
 	}
 	return pe
 }
@@ -226,7 +226,7 @@ func TestGenerateToleratesFencesTextAroundTheObjectAndNumbers(t *testing.T) {
 	t.Run("number and list", func(t *testing.T) {
 		srv, _ := server(t, 200, "application/json", completion("m", `{"count": 42, "recommendations": ["Fix the title", "Add alt text"]}`))
 		g := newGenerator(t, openai.Config{BaseURL: srv.URL})
-		text, err := g.Generate(context.Background(), app.TextRequest{Fields: []app.TextField{{Name: "count"}, {Name: "recommendations"}}})
+		text, err := g.Generate(context.Background(), provider.TextRequest{Fields: []provider.TextField{{Name: "count"}, {Name: "recommendations"}}})
 		if err != nil {
 			t.Fatalf("Generate: %v", err)
 		}
@@ -370,7 +370,7 @@ func TestGenerateReturnsTheCallersCancellation(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error = %v, want context.Canceled", err)
 	}
-	var pe *app.ProviderError
+	var pe *provider.Error
 	if errors.As(err, &pe) {
 		t.Errorf("error is a ProviderError %q, want the context's error", pe.Message)
 	}
@@ -380,7 +380,7 @@ func TestGenerateRefusesAnOversizeAnswer(t *testing.T) {
 	big := completion("m", `{"title": "`+strings.Repeat("x", 5000)+`"}`)
 	srv, _ := server(t, 200, "application/json", big)
 	g := newGenerator(t, openai.Config{BaseURL: srv.URL, MaxResponseBytes: 1024})
-	_, err := g.Generate(context.Background(), app.TextRequest{Fields: []app.TextField{{Name: "title"}}})
+	_, err := g.Generate(context.Background(), provider.TextRequest{Fields: []provider.TextField{{Name: "title"}}})
 	pe := providerError(t, err)
 	if pe.StatusCode != 502 || !strings.Contains(pe.Message, "larger than 1 KiB") {
 		t.Errorf("error = %d %q, want 502 larger than 1 KiB", pe.StatusCode, pe.Message)

@@ -20,7 +20,7 @@ import (
 	"golang.org/x/image/font/opentype"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // Image sizes, in pixels.
@@ -52,7 +52,7 @@ type Renderer struct {
 	bold, regular *opentype.Font
 }
 
-var _ app.ImageRenderer = (*Renderer)(nil)
+var _ provider.ImageRenderer = (*Renderer)(nil)
 
 // New returns a Renderer.
 func New(cfg Config) (*Renderer, error) {
@@ -82,46 +82,46 @@ func New(cfg Config) (*Renderer, error) {
 // Render draws req as a PNG. A request whose Width and Height are both zero
 // gets the configured size; an empty Style is StyleGradient. A size out of
 // range, an unknown style or an empty title is an apperr.Invalid error.
-func (r *Renderer) Render(ctx context.Context, req app.ImageRequest) (app.RenderedImage, error) {
+func (r *Renderer) Render(ctx context.Context, req provider.ImageRequest) (provider.RenderedImage, error) {
 	if err := ctx.Err(); err != nil {
-		return app.RenderedImage{}, err
+		return provider.RenderedImage{}, err
 	}
 	w, h := req.Width, req.Height
 	if w == 0 && h == 0 {
 		w, h = r.width, r.height
 	}
 	if w < MinSide || w > MaxSide {
-		return app.RenderedImage{}, apperr.Invalid("image width %d is out of range: allowed are %d to %d pixels", w, MinSide, MaxSide)
+		return provider.RenderedImage{}, apperr.Invalid("image width %d is out of range: allowed are %d to %d pixels", w, MinSide, MaxSide)
 	}
 	if h < MinSide || h > MaxSide {
-		return app.RenderedImage{}, apperr.Invalid("image height %d is out of range: allowed are %d to %d pixels", h, MinSide, MaxSide)
+		return provider.RenderedImage{}, apperr.Invalid("image height %d is out of range: allowed are %d to %d pixels", h, MinSide, MaxSide)
 	}
 	style := req.Style
 	if style == "" {
-		style = app.StyleGradient
+		style = provider.StyleGradient
 	}
 	th, ok := themes[style]
 	if !ok {
-		return app.RenderedImage{}, apperr.Invalid("unknown image style %q: allowed are %s", style, strings.Join(app.ImageStyles, ", "))
+		return provider.RenderedImage{}, apperr.Invalid("unknown image style %q: allowed are %s", style, strings.Join(provider.ImageStyles, ", "))
 	}
 	title := strings.TrimSpace(req.Title)
 	if title == "" {
-		return app.RenderedImage{}, apperr.Invalid("the image's title is empty")
+		return provider.RenderedImage{}, apperr.Invalid("the image's title is empty")
 	}
 	subtitle := strings.TrimSpace(req.Subtitle)
 
 	img, err := r.draw(th, title, subtitle, w, h)
 	if err != nil {
-		return app.RenderedImage{}, err
+		return provider.RenderedImage{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return app.RenderedImage{}, err
+		return provider.RenderedImage{}, err
 	}
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, img); err != nil {
-		return app.RenderedImage{}, fmt.Errorf("pngimage: encode: %w", err)
+		return provider.RenderedImage{}, fmt.Errorf("pngimage: encode: %w", err)
 	}
-	return app.RenderedImage{PNG: buf.Bytes(), Width: w, Height: h}, nil
+	return provider.RenderedImage{PNG: buf.Bytes(), Width: w, Height: h}, nil
 }
 
 // draw paints the background of th in the title's colours and sets the text

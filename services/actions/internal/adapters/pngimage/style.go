@@ -5,7 +5,7 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // theme is how one style looks.
@@ -40,10 +40,10 @@ var (
 	black = color.RGBA{A: 0xff}
 )
 
-// themes holds the styles of app.ImageStyles.
+// themes holds the styles of provider.ImageStyles.
 var themes = map[string]*theme{
 	// Diagonal two-colour gradients, dark enough for white text.
-	app.StyleGradient: {
+	provider.StyleGradient: {
 		palettes: []palette{
 			{bg: rgb(0x4F46E5), bg2: rgb(0xDB2777)},
 			{bg: rgb(0x0F766E), bg2: rgb(0x1D4ED8)},
@@ -58,7 +58,7 @@ var themes = map[string]*theme{
 		decorate:   decorateGradient,
 	},
 	// Off-white paper, dark ink, one thin accent bar above the text.
-	app.StyleMinimal: {
+	provider.StyleMinimal: {
 		palettes: []palette{
 			{bg: rgb(0xFAF9F6), accent: rgb(0x2563EB)},
 			{bg: rgb(0xF8FAFC), accent: rgb(0xDC2626)},
@@ -73,7 +73,7 @@ var themes = map[string]*theme{
 		decorate:   decorateMinimal,
 	},
 	// Saturated solid colour, large heavy white text, circles and a bar.
-	app.StyleBold: {
+	provider.StyleBold: {
 		palettes: []palette{
 			{bg: rgb(0xE11D48), accent: rgb(0xFDE047)},
 			{bg: rgb(0x2563EB), accent: rgb(0xFDE047)},
@@ -88,7 +88,7 @@ var themes = map[string]*theme{
 		decorate:   decorateBold,
 	},
 	// Near-black, light text, one line in an accent colour below the text.
-	app.StyleDark: {
+	provider.StyleDark: {
 		palettes: []palette{
 			{bg: rgb(0x0D1117), accent: rgb(0x22D3EE)},
 			{bg: rgb(0x111318), accent: rgb(0xA78BFA)},

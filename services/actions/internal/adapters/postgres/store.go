@@ -8,14 +8,18 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
 // Store is the PostgreSQL actions store.
@@ -209,14 +213,14 @@ func (t tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error) 
 // FinishRun records the outcome, the refund and the event in one round
 // trip: one statement for the run and the balance (the refund applies only
 // if the run was still pending), and the event's insert beside it.
-func (t tx) FinishRun(ctx context.Context, r app.Run, refund app.Cost, event outbox.Event) (bool, app.Balance, error) {
+func (t tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event outbox.Event) (bool, app.Balance, error) {
 	data, err := json.Marshal(r.Data)
 	if err != nil {
-		return false, app.Balance{}, err
+		return false, app.Balance{}, fmt.Errorf("run %s data: %w: %w", r.ID, app.ErrUnstorable, err)
 	}
 	writes, err := json.Marshal(r.Writes)
 	if err != nil {
-		return false, app.Balance{}, err
+		return false, app.Balance{}, fmt.Errorf("run %s writes: %w: %w", r.ID, app.ErrUnstorable, err)
 	}
 	var (
 		finished int
@@ -238,6 +242,9 @@ func (t tx) FinishRun(ctx context.Context, r app.Run, refund app.Cost, event out
 		QueryRow(func(row pgx.Row) error { return row.Scan(&finished, &b.AI, &b.Data) })
 	t.EnqueueIn(ctx, batch, event)
 	if err := t.SendBatch(ctx, batch).Close(); err != nil {
+		if dataException(err) {
+			return false, app.Balance{}, fmt.Errorf("finish run %s: %w: %w", r.ID, app.ErrUnstorable, err)
+		}
 		return false, app.Balance{}, pgdb.Err(err, "finish run")
 	}
 	return finished == 1, b, nil
@@ -256,4 +263,11 @@ func (t tx) ForgetKey(ctx context.Context, runID string) error {
 func (t tx) ExpiredRuns(ctx context.Context, now time.Time, limit int) ([]app.Run, error) {
 	return runs(ctx, t, "expired runs", `SELECT `+runColumns+` FROM runs
 		WHERE status = 'pending' AND lease_until < $1 ORDER BY lease_until, id LIMIT $2 FOR UPDATE SKIP LOCKED`, now, limit)
+}
+
+// dataException reports PostgreSQL refusing a value it was given (SQLSTATE
+// class 22): jsonb refuses \u0000 with 22P05, and no retry changes that.
+func dataException(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22")
 }

@@ -2,7 +2,7 @@
 // message at a time to a mail server (a submission server such as a
 // provider's smtp.example.com:587, or a local relay), with STARTTLS or
 // implicit TLS, optional AUTH PLAIN, and a deadline on the whole
-// conversation. Server replies are turned into app.ProviderErrors that say
+// conversation. Server replies are turned into provider.Errors that say
 // whether the server deferred (4xx) or rejected (5xx) the message.
 package smtp
 
@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // TLS modes.
@@ -38,7 +38,7 @@ const (
 // DefaultTimeout bounds a whole send: dial, TLS and the conversation.
 const DefaultTimeout = 20 * time.Second
 
-const provider = "mail server"
+const providerName = "mail server"
 
 // Config configures a Mailer.
 type Config struct {
@@ -78,7 +78,7 @@ type Mailer struct {
 	tlsConfig *tls.Config
 }
 
-var _ app.Mailer = (*Mailer)(nil)
+var _ provider.Mailer = (*Mailer)(nil)
 
 // New validates cfg and returns a Mailer. It does not connect.
 func New(cfg Config) (*Mailer, error) {
@@ -147,29 +147,29 @@ func New(cfg Config) (*Mailer, error) {
 }
 
 // Send delivers msg to the server. A reply of the server becomes a
-// ProviderError: 4xx is 503 (deferred, try later), 5xx is 502 with the
+// provider.Error: 4xx is 503 (deferred, try later), 5xx is 502 with the
 // server's text. An unreachable server is 503, no answer in time 504. A
 // canceled ctx returns ctx's error.
-func (m *Mailer) Send(ctx context.Context, msg app.Mail) (app.SentMail, error) {
+func (m *Mailer) Send(ctx context.Context, msg provider.Mail) (provider.SentMail, error) {
 	if err := ValidateRecipient(msg.To); err != nil {
-		return app.SentMail{}, err
+		return provider.SentMail{}, err
 	}
 	if err := ValidateSubject(msg.Subject); err != nil {
-		return app.SentMail{}, err
+		return provider.SentMail{}, err
 	}
 	to, _ := parseAddress(msg.To)
 	id, err := m.newMessageID()
 	if err != nil {
-		return app.SentMail{}, err
+		return provider.SentMail{}, err
 	}
 	body, err := m.build(to, msg.Subject, msg.HTML, id, time.Now())
 	if err != nil {
-		return app.SentMail{}, err
+		return provider.SentMail{}, err
 	}
 	if err := m.deliver(ctx, to.Address, body); err != nil {
-		return app.SentMail{}, err
+		return provider.SentMail{}, err
 	}
-	return app.SentMail{MessageID: id, From: m.from}, nil
+	return provider.SentMail{MessageID: id, From: m.from}, nil
 }
 
 // deliver runs one SMTP conversation. Every step of it is bounded by one
@@ -205,14 +205,14 @@ func (m *Mailer) deliver(ctx context.Context, rcpt string, body []byte) error {
 				return m.failure(ctx, "starttls", err)
 			}
 		} else if m.username != "" {
-			return app.ProviderFailure(provider, 502, nil,
+			return provider.Failure(providerName, 502, nil,
 				"the mail server at %s does not offer STARTTLS, and credentials are never sent in clear text (use TLS %q for implicit TLS)", m.addr, TLSImplicit)
 		}
 	}
 	if m.username != "" {
 		ok, mechs := c.Extension("AUTH")
 		if !ok || !slices.Contains(strings.Fields(strings.ToUpper(mechs)), "PLAIN") {
-			return app.ProviderFailure(provider, 502, nil,
+			return provider.Failure(providerName, 502, nil,
 				"the mail server at %s does not offer AUTH PLAIN (it offers %q)", m.addr, mechs)
 		}
 		if err := c.Auth(plainAuth{username: m.username, password: m.password}); err != nil {
@@ -271,26 +271,26 @@ func (m *Mailer) failure(ctx context.Context, stage string, err error) error {
 		text := replyText(reply)
 		switch {
 		case reply.Code >= 400 && reply.Code < 500:
-			return app.ProviderFailure(provider, 503, err, "the mail server deferred the message: %s", text)
+			return provider.Failure(providerName, 503, err, "the mail server deferred the message: %s", text)
 		case reply.Code >= 500:
-			return app.ProviderFailure(provider, 502, err, "%s: %s", refusals[stage], text)
+			return provider.Failure(providerName, 502, err, "%s: %s", refusals[stage], text)
 		}
-		return app.ProviderFailure(provider, 502, err, "the mail server gave an unexpected reply: %s", text)
+		return provider.Failure(providerName, 502, err, "the mail server gave an unexpected reply: %s", text)
 	}
 	if isTimeout(err) {
-		return app.ProviderFailure(provider, 504, err, "the mail server at %s did not answer within %s", m.addr, m.timeout)
+		return provider.Failure(providerName, 504, err, "the mail server at %s did not answer within %s", m.addr, m.timeout)
 	}
 	var certErr *tls.CertificateVerificationError
 	if errors.As(err, &certErr) {
-		return app.ProviderFailure(provider, 502, err, "the mail server's TLS certificate was not accepted: %v", certErr.Err)
+		return provider.Failure(providerName, 502, err, "the mail server's TLS certificate was not accepted: %v", certErr.Err)
 	}
 	if op := (*net.OpError)(nil); errors.As(err, &op) && op.Op == "dial" {
-		return app.ProviderFailure(provider, 503, err, "cannot reach the mail server at %s: %v", m.addr, cause(err))
+		return provider.Failure(providerName, 503, err, "cannot reach the mail server at %s: %v", m.addr, cause(err))
 	}
 	if stage == "connect" || stage == "starttls" {
-		return app.ProviderFailure(provider, 502, err, "the TLS handshake with the mail server at %s failed: %v", m.addr, err)
+		return provider.Failure(providerName, 502, err, "the TLS handshake with the mail server at %s failed: %v", m.addr, err)
 	}
-	return app.ProviderFailure(provider, 502, err, "the connection to the mail server at %s broke: %v", m.addr, err)
+	return provider.Failure(providerName, 502, err, "the connection to the mail server at %s broke: %v", m.addr, err)
 }
 
 // replyText is a server reply on one line, with its code, at most 300 bytes.

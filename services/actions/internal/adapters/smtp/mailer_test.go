@@ -18,7 +18,7 @@ import (
 
 	gosmtp "github.com/emersion/go-smtp"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 const testHTML = `<h2>Café &amp; Crème</h2>` +
@@ -47,16 +47,16 @@ func newMailer(t *testing.T, cfg Config) *Mailer {
 	return m
 }
 
-func send(t *testing.T, m *Mailer, msg app.Mail) (app.SentMail, error) {
+func send(t *testing.T, m *Mailer, msg provider.Mail) (provider.SentMail, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return m.Send(ctx, msg)
 }
 
-func providerError(t *testing.T, err error, status int) *app.ProviderError {
+func providerError(t *testing.T, err error, status int) *provider.Error {
 	t.Helper()
-	var pe *app.ProviderError
+	var pe *provider.Error
 	if !errors.As(err, &pe) {
 		t.Fatalf("error = %v (%T), want a ProviderError %d", err, err, status)
 	}
@@ -125,7 +125,7 @@ func TestSendDeliversAMultipartMessage(t *testing.T) {
 	m := newMailer(t, Config{Addr: addr})
 
 	before := time.Now().Add(-time.Second)
-	sent, err := send(t, m, app.Mail{To: "Zoë Client <zoe@client.example>", Subject: "Your SEO plan", HTML: testHTML})
+	sent, err := send(t, m, provider.Mail{To: "Zoë Client <zoe@client.example>", Subject: "Your SEO plan", HTML: testHTML})
 	if err != nil {
 		t.Fatalf("Send: %v", err)
 	}
@@ -193,7 +193,7 @@ func TestSendEncodesANonASCIISubject(t *testing.T) {
 		"Looks =?utf-8?q?encoded?= but is not",
 	}
 	for _, subject := range subjects {
-		if _, err := send(t, m, app.Mail{To: "zoe@client.example", Subject: subject, HTML: "<p>x</p>"}); err != nil {
+		if _, err := send(t, m, provider.Mail{To: "zoe@client.example", Subject: subject, HTML: "<p>x</p>"}); err != nil {
 			t.Fatalf("Send(%q): %v", subject, err)
 		}
 	}
@@ -223,7 +223,7 @@ func TestSendUsesSTARTTLS(t *testing.T) {
 	addr := startServer(t, be, serverOptions{tls: pki.server})
 	m := newMailer(t, Config{Addr: addr, TLSConfig: &tls.Config{RootCAs: pki.roots}})
 
-	if _, err := send(t, m, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"}); err != nil {
+	if _, err := send(t, m, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	got := be.received()
@@ -238,7 +238,7 @@ func TestSendRefusesAnUntrustedCertificate(t *testing.T) {
 	addr := startServer(t, be, serverOptions{tls: pki.server})
 	m := newMailer(t, Config{Addr: addr}) // the system roots do not know the test CA
 
-	_, err := send(t, m, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
+	_, err := send(t, m, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
 	pe := providerError(t, err, 502)
 	if !strings.Contains(pe.Message, "certificate") {
 		t.Errorf("message %q does not mention the certificate", pe.Message)
@@ -254,7 +254,7 @@ func TestSendOverImplicitTLS(t *testing.T) {
 	addr := startServer(t, be, serverOptions{tls: pki.server, implicit: true})
 	m := newMailer(t, Config{Addr: addr, TLS: TLSImplicit, TLSConfig: &tls.Config{RootCAs: pki.roots}})
 
-	if _, err := send(t, m, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"}); err != nil {
+	if _, err := send(t, m, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	if got := be.received(); len(got) != 1 || !got[0].tls {
@@ -269,7 +269,7 @@ func TestSendAuthenticatesOverSTARTTLS(t *testing.T) {
 	tlsConfig := &tls.Config{RootCAs: pki.roots}
 
 	m := newMailer(t, Config{Addr: addr, Username: "agency", Password: "s3cret-pass", TLSConfig: tlsConfig})
-	if _, err := send(t, m, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"}); err != nil {
+	if _, err := send(t, m, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	got := be.received()
@@ -278,7 +278,7 @@ func TestSendAuthenticatesOverSTARTTLS(t *testing.T) {
 	}
 
 	wrong := newMailer(t, Config{Addr: addr, Username: "agency", Password: "wrong-pass", TLSConfig: tlsConfig})
-	_, err := send(t, wrong, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
+	_, err := send(t, wrong, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
 	pe := providerError(t, err, 502)
 	if !strings.Contains(pe.Message, "credentials") || !strings.Contains(pe.Message, "535") {
 		t.Errorf("message %q does not say the credentials were refused", pe.Message)
@@ -289,7 +289,7 @@ func TestSendAuthenticatesOverSTARTTLS(t *testing.T) {
 
 	// Without credentials the server's MAIL FROM wants authentication.
 	anon := newMailer(t, Config{Addr: addr, TLSConfig: tlsConfig})
-	_, err = send(t, anon, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
+	_, err = send(t, anon, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
 	pe = providerError(t, err, 502)
 	if !strings.Contains(pe.Message, "authenticate") {
 		t.Errorf("message %q does not hold the server's reply", pe.Message)
@@ -302,7 +302,7 @@ func TestSendKeepsCredentialsOffAConnectionWithoutSTARTTLS(t *testing.T) {
 	addr := startServer(t, be, serverOptions{insecureAuth: true})
 	m := newMailer(t, Config{Addr: addr, Username: "agency", Password: "s3cret-pass"})
 
-	_, err := send(t, m, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
+	_, err := send(t, m, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
 	pe := providerError(t, err, 502)
 	if !strings.Contains(pe.Message, "STARTTLS") {
 		t.Errorf("message %q does not name STARTTLS", pe.Message)
@@ -316,7 +316,7 @@ func TestSendAuthenticatesInClearTextOnlyToLoopback(t *testing.T) {
 	be := &backend{users: map[string]string{"agency": "s3cret-pass"}}
 	addr := startServer(t, be, serverOptions{insecureAuth: true})
 	m := newMailer(t, Config{Addr: addr, TLS: TLSNone, Username: "agency", Password: "s3cret-pass"})
-	if _, err := send(t, m, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"}); err != nil {
+	if _, err := send(t, m, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"}); err != nil {
 		t.Fatalf("Send to a loopback relay: %v", err)
 	}
 	if got := be.received(); len(got) != 1 || got[0].user != "agency" {
@@ -366,7 +366,7 @@ func TestSendMapsServerReplies(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := startServer(t, tc.be, serverOptions{})
 			m := newMailer(t, Config{Addr: addr})
-			_, err := send(t, m, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
+			_, err := send(t, m, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
 			pe := providerError(t, err, tc.status)
 			for _, s := range tc.wantInText {
 				if !strings.Contains(pe.Message, s) {
@@ -385,7 +385,7 @@ func TestSendTimesOutOnASilentServer(t *testing.T) {
 	for _, mode := range []string{TLSStartTLS, TLSImplicit} {
 		m := newMailer(t, Config{Addr: addr, TLS: mode, Timeout: 200 * time.Millisecond})
 		start := time.Now()
-		_, err := send(t, m, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
+		_, err := send(t, m, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
 		elapsed := time.Since(start)
 		pe := providerError(t, err, 504)
 		if !strings.Contains(pe.Message, "did not answer") {
@@ -406,11 +406,11 @@ func TestSendReturnsTheCallersCancellation(t *testing.T) {
 		cancel()
 	}()
 	start := time.Now()
-	_, err := m.Send(ctx, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
+	_, err := m.Send(ctx, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error = %v, want context.Canceled", err)
 	}
-	var pe *app.ProviderError
+	var pe *provider.Error
 	if errors.As(err, &pe) {
 		t.Errorf("a cancellation came back as a ProviderError: %v", pe)
 	}
@@ -428,7 +428,7 @@ func TestSendToAClosedPort(t *testing.T) {
 	l.Close()
 
 	m := newMailer(t, Config{Addr: addr})
-	_, err = send(t, m, app.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
+	_, err = send(t, m, provider.Mail{To: "zoe@client.example", Subject: "Hi", HTML: "<p>x</p>"})
 	pe := providerError(t, err, 503)
 	if !strings.Contains(pe.Message, "cannot reach the mail server") || !strings.Contains(pe.Message, addr) {
 		t.Errorf("message %q", pe.Message)
@@ -439,7 +439,7 @@ func TestSendRefusesHeaderInjection(t *testing.T) {
 	be := &backend{}
 	addr := startServer(t, be, serverOptions{})
 	m := newMailer(t, Config{Addr: addr})
-	for _, msg := range []app.Mail{
+	for _, msg := range []provider.Mail{
 		{To: "zoe@client.example", Subject: "Hi\r\nBcc: victim@else.example", HTML: "<p>x</p>"},
 		{To: "zoe@client.example\r\nBcc: victim@else.example", Subject: "Hi", HTML: "<p>x</p>"},
 		{To: "zoe@client.example, victim@else.example", Subject: "Hi", HTML: "<p>x</p>"},
@@ -449,7 +449,7 @@ func TestSendRefusesHeaderInjection(t *testing.T) {
 			t.Errorf("Send(%q, %q) succeeded", msg.To, msg.Subject)
 			continue
 		}
-		var pe *app.ProviderError
+		var pe *provider.Error
 		if errors.As(err, &pe) {
 			t.Errorf("Send(%q, %q): bad input came back as a ProviderError: %v", msg.To, msg.Subject, err)
 		}

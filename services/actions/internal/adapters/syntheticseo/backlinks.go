@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // Kinds of linking site.
@@ -121,20 +121,20 @@ type site struct {
 // Backlinks returns 20 to 60 synthetic links to the domain, strongest
 // linking sites first, and the domain's authority and spam score computed
 // from them.
-func (p *Provider) Backlinks(ctx context.Context, domain string) (app.BacklinkProfile, error) {
+func (p *Provider) Backlinks(ctx context.Context, domain string) (provider.BacklinkProfile, error) {
 	if err := ctx.Err(); err != nil {
-		return app.BacklinkProfile{}, err
+		return provider.BacklinkProfile{}, err
 	}
 	d, err := normalizeDomain(domain)
 	if err != nil {
-		return app.BacklinkProfile{}, err
+		return provider.BacklinkProfile{}, err
 	}
 	s := readSite(d)
 	r := newStream("backlinks", d)
 	n := MinBacklinks + r.intn(MaxBacklinks-MinBacklinks+1)
 	targets := []string{"/", "/about", "/services", "/contact", "/blog", "/" + slugify(s.topic), "/blog/" + slugify(s.topic) + "-guide"}
 
-	links := make([]app.Backlink, 0, n)
+	links := make([]provider.Backlink, 0, n)
 	seen := map[string]bool{}
 	exact := 0
 	for i := 0; len(links) < n && i < 50*MaxBacklinks; i++ {
@@ -150,7 +150,7 @@ func (p *Provider) Backlinks(ctx context.Context, domain string) (app.BacklinkPr
 		}
 		links = append(links, link)
 	}
-	slices.SortFunc(links, func(a, b app.Backlink) int {
+	slices.SortFunc(links, func(a, b provider.Backlink) int {
 		if c := cmp.Compare(b.DomainAuthority, a.DomainAuthority); c != 0 {
 			return c
 		}
@@ -160,12 +160,12 @@ func (p *Provider) Backlinks(ctx context.Context, domain string) (app.BacklinkPr
 		return strings.Compare(a.SourceURL+" "+a.TargetURL, b.SourceURL+" "+b.TargetURL)
 	})
 	da, pa, spam := scoreProfile(links, exact, "https://"+d+"/")
-	return app.BacklinkProfile{Domain: d, DomainAuthority: da, PageAuthority: pa, SpamScore: spam, Backlinks: links}, nil
+	return provider.BacklinkProfile{Domain: d, DomainAuthority: da, PageAuthority: pa, SpamScore: spam, Backlinks: links}, nil
 }
 
 // backlink makes one link, and reports whether its anchor is an
 // exact-match keyword.
-func (p *Provider) backlink(r *stream, s site, targets []string) (app.Backlink, bool) {
+func (p *Provider) backlink(r *stream, s site, targets []string) (provider.Backlink, bool) {
 	kind, nofollow := SourceBlog, 0.0
 	x := r.float()
 	for _, w := range sourceWeights {
@@ -202,7 +202,7 @@ func (p *Provider) backlink(r *stream, s site, targets []string) (app.Backlink, 
 	u := r.float()
 	linking := int(math.Pow(5001, math.Pow(u, 2.5)*(0.6+0.4*src.authority/95))) - 1
 	external := int(math.Pow(200, math.Pow(r.float(), 1.5)))
-	return app.Backlink{
+	return provider.Backlink{
 		SourceURL:       src.url,
 		TargetURL:       targetURL,
 		AnchorText:      anchor,
@@ -403,7 +403,7 @@ func normalizeDomain(s string) (string, error) {
 // authority grows with the logarithm of strong, followed referring
 // domains; spam with the share of weak sites, link-heavy pages and
 // keyword-stuffed anchors.
-func scoreProfile(links []app.Backlink, exactAnchors int, home string) (da, pa, spam float64) {
+func scoreProfile(links []provider.Backlink, exactAnchors int, home string) (da, pa, spam float64) {
 	if len(links) == 0 {
 		return 0, 0, 0
 	}

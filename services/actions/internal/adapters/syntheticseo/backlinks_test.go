@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 var testDomains = []string{"acme-plumbing.com", "example.org", "www.bluebird-bakery.co.uk", "joes-pizza.net", "tax.io", "shop.brightsmile-dental.com", "xn--bcher-kva.de", "a1roofing.us"}
 
-func backlinks(t *testing.T, domain string) app.BacklinkProfile {
+func backlinks(t *testing.T, domain string) provider.BacklinkProfile {
 	t.Helper()
 	got, err := newProvider(t).Backlinks(context.Background(), domain)
 	if err != nil {
@@ -77,7 +77,7 @@ func TestBacklinkProfileInvariants(t *testing.T) {
 				t.Errorf("%s: first seen %v, want a UTC date in the three years before %s", d, l.FirstSeen, ref.Format(time.DateOnly))
 			}
 		}
-		if !slices.IsSortedFunc(p.Backlinks, func(a, b app.Backlink) int { return int(b.DomainAuthority - a.DomainAuthority) }) {
+		if !slices.IsSortedFunc(p.Backlinks, func(a, b provider.Backlink) int { return int(b.DomainAuthority - a.DomainAuthority) }) {
 			t.Errorf("%s: backlinks are not strongest first", d)
 		}
 	}

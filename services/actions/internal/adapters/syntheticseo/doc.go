@@ -1,4 +1,4 @@
-// Package syntheticseo is the built-in SEO data provider (app.SearchData):
+// Package syntheticseo is the built-in SEO data provider (provider.SearchData):
 // the embedded default when no commercial SEO data API is configured.
 //
 // Its answers are synthetic. Every keyword idea, grid rank and backlink is a
@@ -47,10 +47,10 @@
 //     types, for example) folded into blog, directory, news, forum and
 //     social.
 //
-// Failures of a real provider are *app.ProviderError: its own HTTP status
+// Failures of a real provider are *provider.Error: its own HTTP status
 // (429 when the quota is spent), 502 for an answer that cannot be used, 504
 // for a timeout; the API key never appears in the message. This package
 // answers every valid question and reports an invalid one as a
-// ProviderError with status 400 naming the field and what is allowed, as a
+// provider.Error with status 400 naming the field and what is allowed, as a
 // real API would reject it.
 package syntheticseo

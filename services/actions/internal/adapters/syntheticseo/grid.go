@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // Limits of a grid question.
@@ -34,9 +34,9 @@ const kmPerDegree = 111.32
 // west to east, so the centre point is in the middle of the list. The
 // client ranks best around a "home" near the centre and worse with the
 // distance from it, dropping out of the top 20 (Rank 0) far away.
-func (p *Provider) GridSearch(ctx context.Context, q app.GridQuery) (app.GridResult, error) {
+func (p *Provider) GridSearch(ctx context.Context, q provider.GridQuery) (provider.GridResult, error) {
 	if err := ctx.Err(); err != nil {
-		return app.GridResult{}, err
+		return provider.GridResult{}, err
 	}
 	keyword := normalizePhrase(q.Keyword)
 	size := q.Size
@@ -47,19 +47,19 @@ func (p *Provider) GridSearch(ctx context.Context, q app.GridQuery) (app.GridRes
 	business := strings.TrimSpace(q.BusinessName)
 	switch {
 	case keyword == "":
-		return app.GridResult{}, invalid("keyword is required: the search to check the ranks of")
+		return provider.GridResult{}, invalid("keyword is required: the search to check the ranks of")
 	case utf8.RuneCountInString(keyword) > MaxSeedLength:
-		return app.GridResult{}, invalid("keyword is %d characters long; at most %d are allowed", utf8.RuneCountInString(keyword), MaxSeedLength)
+		return provider.GridResult{}, invalid("keyword is %d characters long; at most %d are allowed", utf8.RuneCountInString(keyword), MaxSeedLength)
 	case size < MinGridSize || size > MaxGridSize || size%2 == 0:
-		return app.GridResult{}, invalid("size %d is not allowed: the points per side must be odd, from %d to %d (default %d)", q.Size, MinGridSize, MaxGridSize, DefaultGridSize)
+		return provider.GridResult{}, invalid("size %d is not allowed: the points per side must be odd, from %d to %d (default %d)", q.Size, MinGridSize, MaxGridSize, DefaultGridSize)
 	case !(q.RadiusKm > 0 && q.RadiusKm <= MaxGridRadiusKm):
-		return app.GridResult{}, invalid("radius %v km is out of range; allowed: more than 0 and at most %d km", q.RadiusKm, MaxGridRadiusKm)
+		return provider.GridResult{}, invalid("radius %v km is out of range; allowed: more than 0 and at most %d km", q.RadiusKm, MaxGridRadiusKm)
 	case !(q.Lat >= -MaxGridLatitude && q.Lat <= MaxGridLatitude):
-		return app.GridResult{}, invalid("latitude %v is out of range; allowed: %d to %d", q.Lat, -MaxGridLatitude, MaxGridLatitude)
+		return provider.GridResult{}, invalid("latitude %v is out of range; allowed: %d to %d", q.Lat, -MaxGridLatitude, MaxGridLatitude)
 	case !(q.Lng >= -180 && q.Lng <= 180):
-		return app.GridResult{}, invalid("longitude %v is out of range; allowed: -180 to 180", q.Lng)
+		return provider.GridResult{}, invalid("longitude %v is out of range; allowed: -180 to 180", q.Lng)
 	case domain == "" && business == "":
-		return app.GridResult{}, invalid("the client's domain or business name is required: it is what the ranks are looked up for")
+		return provider.GridResult{}, invalid("the client's domain or business name is required: it is what the ranks are looked up for")
 	}
 
 	// Size stays out of the seed so that a 3×3 and a 9×9 grid agree on
@@ -75,12 +75,12 @@ func (p *Provider) GridSearch(ctx context.Context, q app.GridQuery) (app.GridRes
 	half := (size - 1) / 2
 	stepKm := q.RadiusKm / float64(half)
 	lngKm := kmPerDegree * math.Cos(q.Lat*math.Pi/180)
-	var res app.GridResult
+	var res provider.GridResult
 	ranked, sum := 0, 0
 	for row := range size {
 		for col := range size {
 			y, x := float64(half-row)*stepKm, float64(col-half)*stepKm
-			pt := app.GridPoint{
+			pt := provider.GridPoint{
 				Lat: round(q.Lat+y/kmPerDegree, 7),
 				Lng: round(wrapLongitude(q.Lng+x/lngKm), 7),
 			}

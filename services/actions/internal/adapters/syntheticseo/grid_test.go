@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
-func grid(t *testing.T, q app.GridQuery) app.GridResult {
+func grid(t *testing.T, q provider.GridQuery) provider.GridResult {
 	t.Helper()
 	got, err := newProvider(t).GridSearch(context.Background(), q)
 	if err != nil {
@@ -33,7 +33,7 @@ func TestGridGeometry(t *testing.T) {
 	for _, c := range centres {
 		for _, size := range []int{3, 5, 7, 9} {
 			for _, radius := range []float64{0.5, 5, 25} {
-				g := grid(t, app.GridQuery{Keyword: "pizza", Lat: c.lat, Lng: c.lng, RadiusKm: radius, Size: size, Domain: "pizza.com"})
+				g := grid(t, provider.GridQuery{Keyword: "pizza", Lat: c.lat, Lng: c.lng, RadiusKm: radius, Size: size, Domain: "pizza.com"})
 				if len(g.Points) != size*size {
 					t.Fatalf("size %d: %d points, want %d", size, len(g.Points), size*size)
 				}
@@ -44,7 +44,7 @@ func TestGridGeometry(t *testing.T) {
 				// Rows run north to south, each west to east.
 				north, south := g.Points[size/2], g.Points[size*size-1-size/2]
 				west, east := g.Points[size*(size/2)], g.Points[size*(size/2)+size-1]
-				for name, p := range map[string]app.GridPoint{"north": north, "south": south, "west": west, "east": east} {
+				for name, p := range map[string]provider.GridPoint{"north": north, "south": south, "west": west, "east": east} {
 					d := haversineKm(c.lat, c.lng, p.Lat, p.Lng)
 					if math.Abs(d-radius) > 0.01*radius {
 						t.Errorf("centre (%v, %v) size %d radius %v: %s edge %.4f km away, want within 1%%", c.lat, c.lng, size, radius, name, d)
@@ -71,14 +71,14 @@ func TestGridGeometry(t *testing.T) {
 }
 
 func TestGridDefaultSizeIsFive(t *testing.T) {
-	g := grid(t, app.GridQuery{Keyword: "pizza", Lat: 40.71, Lng: -74.0, RadiusKm: 2, BusinessName: "Joe's Pizza"})
+	g := grid(t, provider.GridQuery{Keyword: "pizza", Lat: 40.71, Lng: -74.0, RadiusKm: 2, BusinessName: "Joe's Pizza"})
 	if len(g.Points) != 25 {
 		t.Errorf("%d points, want 25 (5×5)", len(g.Points))
 	}
 }
 
 func TestGridWrapsAroundTheAntimeridian(t *testing.T) {
-	g := grid(t, app.GridQuery{Keyword: "fish market", Lat: -16.5, Lng: 179.99, RadiusKm: 10, Size: 3, Domain: "fiji-fish.com"})
+	g := grid(t, provider.GridQuery{Keyword: "fish market", Lat: -16.5, Lng: 179.99, RadiusKm: 10, Size: 3, Domain: "fiji-fish.com"})
 	for _, p := range g.Points {
 		if p.Lng < -180 || p.Lng > 180 {
 			t.Errorf("longitude %v is not in -180 to 180", p.Lng)
@@ -96,7 +96,7 @@ func TestGridRanksWorsenWithDistance(t *testing.T) {
 	var inner, rim []float64
 	dropped := 0
 	for _, kw := range keywords {
-		g := grid(t, app.GridQuery{Keyword: kw, Lat: 41.8781, Lng: -87.6298, RadiusKm: 6, Size: 9, Domain: strings.ReplaceAll(kw, " ", "") + ".com"})
+		g := grid(t, provider.GridQuery{Keyword: kw, Lat: 41.8781, Lng: -87.6298, RadiusKm: 6, Size: 9, Domain: strings.ReplaceAll(kw, " ", "") + ".com"})
 		for i, p := range g.Points {
 			rank := float64(p.Rank)
 			if p.Rank == 0 {
@@ -124,7 +124,7 @@ func abs(x int) int { return max(x, -x) }
 
 func TestGridAverageRankIsOverRankedPoints(t *testing.T) {
 	for _, kw := range []string{"pizza", "dentist", "hair salon", "locksmith"} {
-		g := grid(t, app.GridQuery{Keyword: kw, Lat: 47.6062, Lng: -122.3321, RadiusKm: 4, Size: 7, BusinessName: "Emerald " + kw})
+		g := grid(t, provider.GridQuery{Keyword: kw, Lat: 47.6062, Lng: -122.3321, RadiusKm: 4, Size: 7, BusinessName: "Emerald " + kw})
 		sum, n := 0, 0
 		for _, p := range g.Points {
 			if p.Rank > 0 {
@@ -145,7 +145,7 @@ func TestGridAverageRankIsOverRankedPoints(t *testing.T) {
 // A smaller grid's points are also a larger grid's with the same radius;
 // there the ranks agree, as they would on the map.
 func TestGridSizesAgreeOnSharedPoints(t *testing.T) {
-	q := app.GridQuery{Keyword: "bakery", Lat: 45.5152, Lng: -122.6784, RadiusKm: 4, Domain: "rosebakery.com"}
+	q := provider.GridQuery{Keyword: "bakery", Lat: 45.5152, Lng: -122.6784, RadiusKm: 4, Domain: "rosebakery.com"}
 	q.Size = 3
 	small := grid(t, q)
 	q.Size = 9
@@ -161,7 +161,7 @@ func TestGridSizesAgreeOnSharedPoints(t *testing.T) {
 
 func TestGridCompetitorsAreLocalBusinessesOfTheTrade(t *testing.T) {
 	for kw, trade := range map[string]string{"best bakery near me": "Bakery", "emergency plumber in denver": "Emergency Plumber", "dentist": "Dentist"} {
-		q := app.GridQuery{Keyword: kw, Lat: 39.7392, Lng: -104.9903, RadiusKm: 5, BusinessName: "Mile High " + trade}
+		q := provider.GridQuery{Keyword: kw, Lat: 39.7392, Lng: -104.9903, RadiusKm: 5, BusinessName: "Mile High " + trade}
 		g := grid(t, q)
 		if n := len(g.Competitors); n < 3 || n > 5 {
 			t.Errorf("%q: %d competitors, want 3 to 5", kw, n)

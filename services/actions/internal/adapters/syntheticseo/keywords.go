@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // Search intents, as keyword tools classify them.
@@ -267,7 +267,7 @@ func normalizePhrase(s string) string {
 // then the others by search volume, highest first. An idea's metrics depend
 // only on the seed, the location and the idea, so a smaller limit gives a
 // prefix of a larger one.
-func (p *Provider) KeywordIdeas(ctx context.Context, q app.KeywordQuery) ([]app.KeywordIdea, error) {
+func (p *Provider) KeywordIdeas(ctx context.Context, q provider.KeywordQuery) ([]provider.KeywordIdea, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -303,12 +303,12 @@ func (p *Provider) KeywordIdeas(ctx context.Context, q app.KeywordQuery) ([]app.
 	competition := seedRand.between(-6, 14)
 	seedCPC := math.Exp(seedRand.between(math.Log(0.4), math.Log(14)))
 
-	metrics := func(keyword string, volume float64, intent string) app.KeywordIdea {
+	metrics := func(keyword string, volume float64, intent string) provider.KeywordIdea {
 		r := newStream("keyword", seed, loc, keyword)
 		vol := roundVolume(volume)
 		kd := 12*math.Log10(float64(vol)) + competition + intentDifficulty[intent] + r.between(-6, 6)
 		cpc := seedCPC * intentCPC[intent] * math.Exp(r.between(-0.25, 0.25))
-		return app.KeywordIdea{
+		return provider.KeywordIdea{
 			Keyword:      keyword,
 			SearchVolume: vol,
 			Difficulty:   clamp(math.Round(kd), 0, 100),
@@ -325,7 +325,7 @@ func (p *Provider) KeywordIdeas(ctx context.Context, q app.KeywordQuery) ([]app.
 
 	fill := strings.NewReplacer("{s}", seed, "{l}", loc, "{y}", strconv.Itoa(p.ref.Year()))
 	seen := map[string]bool{seed: true}
-	var ideas []app.KeywordIdea
+	var ideas []provider.KeywordIdea
 	for _, t := range ideaTemplates {
 		if !fits(t, seedWords, loc) {
 			continue
@@ -345,13 +345,13 @@ func (p *Provider) KeywordIdeas(ctx context.Context, q app.KeywordQuery) ([]app.
 		volume := math.Min(seedVolume*t.share*noise, seedVolume*0.8)
 		ideas = append(ideas, metrics(keyword, volume, intent))
 	}
-	slices.SortFunc(ideas, func(a, b app.KeywordIdea) int {
+	slices.SortFunc(ideas, func(a, b provider.KeywordIdea) int {
 		if a.SearchVolume != b.SearchVolume {
 			return b.SearchVolume - a.SearchVolume
 		}
 		return strings.Compare(a.Keyword, b.Keyword)
 	})
-	out := append([]app.KeywordIdea{seedIdea}, ideas...)
+	out := append([]provider.KeywordIdea{seedIdea}, ideas...)
 	return out[:min(limit, len(out))], nil
 }
 

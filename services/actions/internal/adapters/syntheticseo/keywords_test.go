@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 var testSeeds = []string{"plumber", "running shoes", "wedding photographer", "seo audit", "dog grooming", "coffee", "kitchen remodel", "tax accountant"}
 
-func ideas(t *testing.T, q app.KeywordQuery) []app.KeywordIdea {
+func ideas(t *testing.T, q provider.KeywordQuery) []provider.KeywordIdea {
 	t.Helper()
 	got, err := newProvider(t).KeywordIdeas(context.Background(), q)
 	if err != nil {
@@ -23,7 +23,7 @@ func ideas(t *testing.T, q app.KeywordQuery) []app.KeywordIdea {
 
 func TestKeywordIdeasSeedFirstUniqueWithinLimit(t *testing.T) {
 	for _, c := range []struct{ limit, want int }{{0, 20}, {1, 1}, {7, 7}, {20, 20}, {100, 100}} {
-		got := ideas(t, app.KeywordQuery{Seed: "  Wedding   Photographer ", Location: "Portland, OR", Limit: c.limit})
+		got := ideas(t, provider.KeywordQuery{Seed: "  Wedding   Photographer ", Location: "Portland, OR", Limit: c.limit})
 		if len(got) != c.want {
 			t.Errorf("limit %d: %d ideas, want %d", c.limit, len(got), c.want)
 		}
@@ -45,15 +45,15 @@ func TestKeywordIdeasSeedFirstUniqueWithinLimit(t *testing.T) {
 
 // An idea's metrics do not depend on how many were asked for.
 func TestKeywordIdeasSmallerLimitIsAPrefix(t *testing.T) {
-	all := ideas(t, app.KeywordQuery{Seed: "kitchen remodel", Limit: 100})
-	some := ideas(t, app.KeywordQuery{Seed: "kitchen remodel", Limit: 15})
+	all := ideas(t, provider.KeywordQuery{Seed: "kitchen remodel", Limit: 100})
+	some := ideas(t, provider.KeywordQuery{Seed: "kitchen remodel", Limit: 15})
 	if !slices.Equal(some, all[:15]) {
 		t.Errorf("the first 15 of 100 ideas differ from the 15 asked for:\n%v\n%v", all[:15], some)
 	}
 }
 
 func TestKeywordIdeasUseTheLocation(t *testing.T) {
-	local := ideas(t, app.KeywordQuery{Seed: "plumber", Location: "Austin, TX", Limit: 100})
+	local := ideas(t, provider.KeywordQuery{Seed: "plumber", Location: "Austin, TX", Limit: 100})
 	var near, in bool
 	for _, i := range local {
 		near = near || strings.Contains(i.Keyword, "near me")
@@ -62,7 +62,7 @@ func TestKeywordIdeasUseTheLocation(t *testing.T) {
 	if !near || !in {
 		t.Errorf("with the location Austin, TX: a \"near me\" idea: %v, an \"in austin tx\" idea: %v; want both", near, in)
 	}
-	for _, i := range ideas(t, app.KeywordQuery{Seed: "plumber", Limit: 100}) {
+	for _, i := range ideas(t, provider.KeywordQuery{Seed: "plumber", Limit: 100}) {
 		if strings.Contains(i.Keyword, "near me") || strings.Contains(i.Keyword, "austin") {
 			t.Errorf("without a location: idea %q is local", i.Keyword)
 		}
@@ -70,21 +70,21 @@ func TestKeywordIdeasUseTheLocation(t *testing.T) {
 }
 
 func TestKeywordIdeasUseRealisticModifiers(t *testing.T) {
-	got := ideas(t, app.KeywordQuery{Seed: "standing desk", Limit: 100})
+	got := ideas(t, provider.KeywordQuery{Seed: "standing desk", Limit: 100})
 	want := []string{"best standing desk", "cost of", "how to", "vs", "for beginners", "reviews", "cheap", "2026", "what is", "how much"}
 	for _, w := range want {
-		if !slices.ContainsFunc(got, func(i app.KeywordIdea) bool { return strings.Contains(i.Keyword, w) }) {
+		if !slices.ContainsFunc(got, func(i provider.KeywordIdea) bool { return strings.Contains(i.Keyword, w) }) {
 			t.Errorf("no idea contains %q", w)
 		}
 	}
 	// A modifier the seed already has is not added again, and a seed that
 	// is a question only grows at its end.
-	for _, i := range ideas(t, app.KeywordQuery{Seed: "best laptops", Limit: 100}) {
+	for _, i := range ideas(t, provider.KeywordQuery{Seed: "best laptops", Limit: 100}) {
 		if strings.Count(i.Keyword, "best") > 1 {
 			t.Errorf("idea %q repeats the seed's modifier", i.Keyword)
 		}
 	}
-	for _, i := range ideas(t, app.KeywordQuery{Seed: "how to bake bread", Limit: 100}) {
+	for _, i := range ideas(t, provider.KeywordQuery{Seed: "how to bake bread", Limit: 100}) {
 		if !strings.HasPrefix(i.Keyword, "how to bake bread") {
 			t.Errorf("idea %q does not start with the question it grows", i.Keyword)
 		}
@@ -99,7 +99,7 @@ func TestKeywordIdeasVolumesAreALongTailBelowTheSeed(t *testing.T) {
 		40500, 49500, 60500, 74000, 90500, 110000, 135000, 165000, 201000, 246000, 301000, 368000, 450000,
 		550000, 673000, 823000, 1000000}
 	for _, seed := range testSeeds {
-		got := ideas(t, app.KeywordQuery{Seed: seed, Limit: 100})
+		got := ideas(t, provider.KeywordQuery{Seed: seed, Limit: 100})
 		var rest []int
 		for k, i := range got {
 			if !slices.Contains(buckets, i.SearchVolume) {
@@ -127,7 +127,7 @@ func TestKeywordIdeasMetricsAreInRangeAndFollowIntent(t *testing.T) {
 	cpcByIntent := map[string][]float64{}
 	var logVolume, difficulty []float64
 	for _, seed := range testSeeds {
-		for _, i := range ideas(t, app.KeywordQuery{Seed: seed, Location: "Chicago", Limit: 100}) {
+		for _, i := range ideas(t, provider.KeywordQuery{Seed: seed, Location: "Chicago", Limit: 100}) {
 			if !slices.Contains(allowed, i.Intent) {
 				t.Errorf("%q: intent %q, want one of %v", i.Keyword, i.Intent, allowed)
 			}
@@ -152,7 +152,7 @@ func TestKeywordIdeasMetricsAreInRangeAndFollowIntent(t *testing.T) {
 
 	intentOf := map[string]string{}
 	for _, loc := range []string{"", "Miami"} {
-		for _, i := range ideas(t, app.KeywordQuery{Seed: "yoga mat", Location: loc, Limit: 100}) {
+		for _, i := range ideas(t, provider.KeywordQuery{Seed: "yoga mat", Location: loc, Limit: 100}) {
 			intentOf[i.Keyword] = i.Intent
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // SourceName is what Source returns, so that callers can label the data as
@@ -38,7 +38,7 @@ type Provider struct {
 	ref time.Time
 }
 
-var _ app.SearchData = (*Provider)(nil)
+var _ provider.SearchData = (*Provider)(nil)
 
 // New returns a provider, or an error naming the bad setting.
 func New(cfg Config) (*Provider, error) {
@@ -59,7 +59,7 @@ func (p *Provider) Source() string { return SourceName }
 // invalid reports a question the provider cannot answer, as a real API
 // would: status 400 and a message naming the field and what is allowed.
 func invalid(format string, a ...any) error {
-	return app.ProviderFailure(providerName, http.StatusBadRequest, nil, format, a...)
+	return provider.Failure(providerName, http.StatusBadRequest, nil, format, a...)
 }
 
 // The answers are deterministic: every random choice comes from a stream

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/syntheticseo"
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 func newProvider(t *testing.T) *syntheticseo.Provider {
@@ -23,7 +23,7 @@ func newProvider(t *testing.T) *syntheticseo.Provider {
 }
 
 func TestSourceSaysSynthetic(t *testing.T) {
-	var sd app.SearchData = newProvider(t)
+	var sd provider.SearchData = newProvider(t)
 	if got := sd.Source(); got != "synthetic" {
 		t.Fatalf("Source() = %q, want %q", got, "synthetic")
 	}
@@ -45,7 +45,7 @@ func TestAnswersAreDeterministic(t *testing.T) {
 	ctx := context.Background()
 	a, b := newProvider(t), newProvider(t)
 
-	kq := app.KeywordQuery{Seed: "dog grooming", Location: "Denver, CO", Limit: 50}
+	kq := provider.KeywordQuery{Seed: "dog grooming", Location: "Denver, CO", Limit: 50}
 	ka, errA := a.KeywordIdeas(ctx, kq)
 	kb, errB := b.KeywordIdeas(ctx, kq)
 	if errA != nil || errB != nil {
@@ -54,7 +54,7 @@ func TestAnswersAreDeterministic(t *testing.T) {
 	if !reflect.DeepEqual(ka, kb) {
 		t.Error("KeywordIdeas: the same question got two different answers")
 	}
-	for _, other := range []app.KeywordQuery{
+	for _, other := range []provider.KeywordQuery{
 		{Seed: "cat grooming", Location: "Denver, CO", Limit: 50},
 		{Seed: "dog grooming", Location: "Boulder, CO", Limit: 50},
 		{Seed: "dog grooming", Limit: 50},
@@ -68,7 +68,7 @@ func TestAnswersAreDeterministic(t *testing.T) {
 		}
 	}
 
-	gq := app.GridQuery{Keyword: "dog grooming", Lat: 39.7392, Lng: -104.9903, RadiusKm: 8, Size: 7, BusinessName: "Happy Paws"}
+	gq := provider.GridQuery{Keyword: "dog grooming", Lat: 39.7392, Lng: -104.9903, RadiusKm: 8, Size: 7, BusinessName: "Happy Paws"}
 	ga, errA := a.GridSearch(ctx, gq)
 	gb, errB := b.GridSearch(ctx, gq)
 	if errA != nil || errB != nil {
@@ -77,10 +77,10 @@ func TestAnswersAreDeterministic(t *testing.T) {
 	if !reflect.DeepEqual(ga, gb) {
 		t.Error("GridSearch: the same question got two different answers")
 	}
-	for _, mod := range []func(*app.GridQuery){
-		func(q *app.GridQuery) { q.Keyword = "cat grooming" },
-		func(q *app.GridQuery) { q.BusinessName = "Muddy Paws" },
-		func(q *app.GridQuery) { q.Lat += 0.01 },
+	for _, mod := range []func(*provider.GridQuery){
+		func(q *provider.GridQuery) { q.Keyword = "cat grooming" },
+		func(q *provider.GridQuery) { q.BusinessName = "Muddy Paws" },
+		func(q *provider.GridQuery) { q.Lat += 0.01 },
 	} {
 		q := gq
 		mod(&q)
@@ -110,7 +110,7 @@ func TestAnswersAreDeterministic(t *testing.T) {
 	}
 }
 
-func sameVolumes(a, b []app.KeywordIdea) bool {
+func sameVolumes(a, b []provider.KeywordIdea) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -122,7 +122,7 @@ func sameVolumes(a, b []app.KeywordIdea) bool {
 	return true
 }
 
-func ranks(g app.GridResult) []int {
+func ranks(g provider.GridResult) []int {
 	var r []int
 	for _, p := range g.Points {
 		r = append(r, p.Rank)
@@ -130,7 +130,7 @@ func ranks(g app.GridResult) []int {
 	return r
 }
 
-func sourceURLs(p app.BacklinkProfile) []string {
+func sourceURLs(p provider.BacklinkProfile) []string {
 	var u []string
 	for _, l := range p.Backlinks {
 		u = append(u, l.SourceURL)
@@ -146,7 +146,7 @@ func TestReferenceDateDatesTheData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ideas, err := p.KeywordIdeas(context.Background(), app.KeywordQuery{Seed: "standing desk", Limit: 100})
+	ideas, err := p.KeywordIdeas(context.Background(), provider.KeywordQuery{Seed: "standing desk", Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,9 +180,9 @@ func TestCanceledContextIsReturnedAsIs(t *testing.T) {
 	p := newProvider(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := p.KeywordIdeas(ctx, app.KeywordQuery{Seed: "tea"})
+	_, err := p.KeywordIdeas(ctx, provider.KeywordQuery{Seed: "tea"})
 	assertCanceled(t, "KeywordIdeas", err)
-	_, err = p.GridSearch(ctx, app.GridQuery{Keyword: "tea", RadiusKm: 1, Domain: "tea.com"})
+	_, err = p.GridSearch(ctx, provider.GridQuery{Keyword: "tea", RadiusKm: 1, Domain: "tea.com"})
 	assertCanceled(t, "GridSearch", err)
 	_, err = p.Backlinks(ctx, "tea.com")
 	assertCanceled(t, "Backlinks", err)
@@ -190,7 +190,7 @@ func TestCanceledContextIsReturnedAsIs(t *testing.T) {
 
 func assertCanceled(t *testing.T, method string, err error) {
 	t.Helper()
-	var pe *app.ProviderError
+	var pe *provider.Error
 	if !errors.Is(err, context.Canceled) || errors.As(err, &pe) {
 		t.Errorf("%s on a canceled context: error %v, want context.Canceled and no ProviderError", method, err)
 	}
@@ -200,32 +200,32 @@ func assertCanceled(t *testing.T, method string, err error) {
 // a ProviderError with status 400 whose message names the field.
 func TestInvalidQuestionsAreRejected(t *testing.T) {
 	p := newProvider(t)
-	grid := app.GridQuery{Keyword: "tea shop", Lat: 51.5, Lng: -0.12, RadiusKm: 3, Size: 5, Domain: "tea.co.uk"}
+	grid := provider.GridQuery{Keyword: "tea shop", Lat: 51.5, Lng: -0.12, RadiusKm: 3, Size: 5, Domain: "tea.co.uk"}
 	if _, err := p.GridSearch(context.Background(), grid); err != nil {
 		t.Fatalf("the valid grid the cases start from: %v", err)
 	}
-	gridWith := func(mod func(*app.GridQuery)) app.GridQuery { q := grid; mod(&q); return q }
+	gridWith := func(mod func(*provider.GridQuery)) provider.GridQuery { q := grid; mod(&q); return q }
 	cases := []struct {
 		name, want string
 		call       func() error
 	}{
-		{"empty seed", "seed", kw(p, app.KeywordQuery{Seed: "  "})},
-		{"seed too long", "seed", kw(p, app.KeywordQuery{Seed: strings.Repeat("a", 81)})},
-		{"negative limit", "limit", kw(p, app.KeywordQuery{Seed: "tea", Limit: -1})},
-		{"limit over 100", "limit", kw(p, app.KeywordQuery{Seed: "tea", Limit: 101})},
-		{"location too long", "location", kw(p, app.KeywordQuery{Seed: "tea", Location: strings.Repeat("x", 101)})},
-		{"empty keyword", "keyword", gs(p, gridWith(func(q *app.GridQuery) { q.Keyword = "" }))},
-		{"even size", "size", gs(p, gridWith(func(q *app.GridQuery) { q.Size = 4 }))},
-		{"size 1", "size", gs(p, gridWith(func(q *app.GridQuery) { q.Size = 1 }))},
-		{"size 11", "size", gs(p, gridWith(func(q *app.GridQuery) { q.Size = 11 }))},
-		{"negative size", "size", gs(p, gridWith(func(q *app.GridQuery) { q.Size = -5 }))},
-		{"zero radius", "radius", gs(p, gridWith(func(q *app.GridQuery) { q.RadiusKm = 0 }))},
-		{"negative radius", "radius", gs(p, gridWith(func(q *app.GridQuery) { q.RadiusKm = -2 }))},
-		{"radius over 100 km", "radius", gs(p, gridWith(func(q *app.GridQuery) { q.RadiusKm = 150 }))},
-		{"latitude 91", "latitude", gs(p, gridWith(func(q *app.GridQuery) { q.Lat = 91 }))},
-		{"latitude near the pole", "latitude", gs(p, gridWith(func(q *app.GridQuery) { q.Lat = -89 }))},
-		{"longitude 181", "longitude", gs(p, gridWith(func(q *app.GridQuery) { q.Lng = 181 }))},
-		{"no client", "domain or business name", gs(p, gridWith(func(q *app.GridQuery) { q.Domain = ""; q.BusinessName = " " }))},
+		{"empty seed", "seed", kw(p, provider.KeywordQuery{Seed: "  "})},
+		{"seed too long", "seed", kw(p, provider.KeywordQuery{Seed: strings.Repeat("a", 81)})},
+		{"negative limit", "limit", kw(p, provider.KeywordQuery{Seed: "tea", Limit: -1})},
+		{"limit over 100", "limit", kw(p, provider.KeywordQuery{Seed: "tea", Limit: 101})},
+		{"location too long", "location", kw(p, provider.KeywordQuery{Seed: "tea", Location: strings.Repeat("x", 101)})},
+		{"empty keyword", "keyword", gs(p, gridWith(func(q *provider.GridQuery) { q.Keyword = "" }))},
+		{"even size", "size", gs(p, gridWith(func(q *provider.GridQuery) { q.Size = 4 }))},
+		{"size 1", "size", gs(p, gridWith(func(q *provider.GridQuery) { q.Size = 1 }))},
+		{"size 11", "size", gs(p, gridWith(func(q *provider.GridQuery) { q.Size = 11 }))},
+		{"negative size", "size", gs(p, gridWith(func(q *provider.GridQuery) { q.Size = -5 }))},
+		{"zero radius", "radius", gs(p, gridWith(func(q *provider.GridQuery) { q.RadiusKm = 0 }))},
+		{"negative radius", "radius", gs(p, gridWith(func(q *provider.GridQuery) { q.RadiusKm = -2 }))},
+		{"radius over 100 km", "radius", gs(p, gridWith(func(q *provider.GridQuery) { q.RadiusKm = 150 }))},
+		{"latitude 91", "latitude", gs(p, gridWith(func(q *provider.GridQuery) { q.Lat = 91 }))},
+		{"latitude near the pole", "latitude", gs(p, gridWith(func(q *provider.GridQuery) { q.Lat = -89 }))},
+		{"longitude 181", "longitude", gs(p, gridWith(func(q *provider.GridQuery) { q.Lng = 181 }))},
+		{"no client", "domain or business name", gs(p, gridWith(func(q *provider.GridQuery) { q.Domain = ""; q.BusinessName = " " }))},
 		{"empty domain", "domain", bl(p, "")},
 		{"URL for domain", "bare host", bl(p, "https://example.com/")},
 		{"domain with path", "bare host", bl(p, "example.com/about")},
@@ -239,9 +239,9 @@ func TestInvalidQuestionsAreRejected(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.call()
-			var pe *app.ProviderError
+			var pe *provider.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("error %v, want a *app.ProviderError", err)
+				t.Fatalf("error %v, want a *provider.Error", err)
 			}
 			if pe.StatusCode != http.StatusBadRequest {
 				t.Errorf("status %d, want 400", pe.StatusCode)
@@ -253,11 +253,11 @@ func TestInvalidQuestionsAreRejected(t *testing.T) {
 	}
 }
 
-func kw(p *syntheticseo.Provider, q app.KeywordQuery) func() error {
+func kw(p *syntheticseo.Provider, q provider.KeywordQuery) func() error {
 	return func() error { _, err := p.KeywordIdeas(context.Background(), q); return err }
 }
 
-func gs(p *syntheticseo.Provider, q app.GridQuery) func() error {
+func gs(p *syntheticseo.Provider, q provider.GridQuery) func() error {
 	return func() error { _, err := p.GridSearch(context.Background(), q); return err }
 }
 

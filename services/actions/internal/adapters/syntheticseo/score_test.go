@@ -3,17 +3,17 @@ package syntheticseo
 import (
 	"testing"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // The profile's scores follow its links: stronger followed links raise the
 // authorities, weak sites and keyword anchors raise the spam score.
 func TestScoreProfileFollowsTheLinks(t *testing.T) {
 	const home = "https://acme.com/"
-	links := func(n int, authority float64, nofollow bool, external int) []app.Backlink {
-		var l []app.Backlink
+	links := func(n int, authority float64, nofollow bool, external int) []provider.Backlink {
+		var l []provider.Backlink
 		for i := range n {
-			l = append(l, app.Backlink{
+			l = append(l, provider.Backlink{
 				SourceDomain: string(rune('a'+i)) + ".com", TargetURL: home,
 				DomainAuthority: authority, NoFollow: nofollow, ExternalPages: external,
 			})

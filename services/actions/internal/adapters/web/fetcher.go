@@ -1,5 +1,5 @@
 // Package web fetches web pages for the actions that audit them: it answers
-// the app.PageFetcher port over HTTP, refusing private network addresses
+// the provider.PageFetcher port over HTTP, refusing private network addresses
 // (an audit URL is chosen by the caller, and the fetcher runs inside
 // Atrium's network), bounding time, redirects and size, and reads what an
 // audit checks from the HTML.
@@ -22,7 +22,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/atrium-hq/atrium/platform/netguard"
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // Provider names the fetcher in its errors.
@@ -77,7 +77,7 @@ type Fetcher struct {
 	guard *netguard.Guard
 }
 
-var _ app.PageFetcher = (*Fetcher)(nil)
+var _ provider.PageFetcher = (*Fetcher)(nil)
 
 // New returns a Fetcher, or an error naming the setting of cfg that is not
 // valid.
@@ -140,22 +140,22 @@ func New(cfg Config) (*Fetcher, error) {
 func (f *Fetcher) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	conn, err := f.guard.DialContext(ctx, network, addr)
 	if re, ok := netguard.IsRefused(err); ok {
-		return nil, app.ProviderFailure(Provider, http.StatusForbidden, err, "%s", refusal(re.Error()))
+		return nil, provider.Failure(Provider, http.StatusForbidden, err, "%s", refusal(re.Error()))
 	}
 	return conn, err
 }
 
-// Fetch implements app.PageFetcher. A page that answers with a status
+// Fetch implements provider.PageFetcher. A page that answers with a status
 // other than 2xx is not an error: its Page says so. A page that is not
 // HTML has its status, content type and size and no HTML fields.
-func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*app.Page, error) {
+func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*provider.Page, error) {
 	u, uerr := f.checkURL(rawURL)
 	if uerr != nil {
 		code := http.StatusBadRequest
 		if uerr.Private {
 			code = http.StatusForbidden
 		}
-		return nil, app.ProviderFailure(Provider, code, uerr, "%s", uerr.Reason)
+		return nil, provider.Failure(Provider, code, uerr, "%s", uerr.Reason)
 	}
 	u.Fragment, u.RawFragment = "", ""
 
@@ -164,7 +164,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*app.Page, error) {
 	start := time.Now()
 	req, err := http.NewRequestWithContext(fctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, app.ProviderFailure(Provider, http.StatusBadRequest, err, "the url is not a valid URL")
+		return nil, provider.Failure(Provider, http.StatusBadRequest, err, "the url is not a valid URL")
 	}
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
@@ -175,14 +175,14 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*app.Page, error) {
 		CheckRedirect: func(next *http.Request, via []*http.Request) error {
 			from := via[len(via)-1].URL.Host
 			if len(via) > f.cfg.MaxRedirects {
-				return app.ProviderFailure(Provider, http.StatusBadGateway, nil,
+				return provider.Failure(Provider, http.StatusBadGateway, nil,
 					"too many redirects: %s redirected more than %d times", u.Host, f.cfg.MaxRedirects)
 			}
 			if _, uerr := f.checkURL(next.URL.String()); uerr != nil {
 				if uerr.Private {
-					return app.ProviderFailure(Provider, http.StatusForbidden, uerr, "%s redirected to a URL whose %s", from, uerr.Reason)
+					return provider.Failure(Provider, http.StatusForbidden, uerr, "%s redirected to a URL whose %s", from, uerr.Reason)
 				}
-				return app.ProviderFailure(Provider, http.StatusBadGateway, uerr, "%s redirected to a URL that cannot be fetched: %s", from, uerr.Reason)
+				return provider.Failure(Provider, http.StatusBadGateway, uerr, "%s redirected to a URL that cannot be fetched: %s", from, uerr.Reason)
 			}
 			redirects = len(via)
 			return nil
@@ -207,7 +207,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*app.Page, error) {
 		if fctx.Err() != nil || isTimeout(err) {
 			return nil, f.timedOut(final.Host, fctx.Err() != nil, err)
 		}
-		return nil, app.ProviderFailure(Provider, http.StatusBadGateway, err,
+		return nil, provider.Failure(Provider, http.StatusBadGateway, err,
 			"the connection to %s broke while reading the page: %v", final.Host, err)
 	}
 	if int64(len(body)) > f.cfg.MaxBytes {
@@ -216,7 +216,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*app.Page, error) {
 
 	elapsed := time.Since(start)
 
-	page := &app.Page{
+	page := &provider.Page{
 		URL:         rawURL,
 		FinalURL:    final.String(),
 		StatusCode:  resp.StatusCode,
@@ -232,7 +232,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*app.Page, error) {
 		enc, _, _ := charset.DetermineEncoding(body, page.ContentType)
 		doc, err := html.Parse(enc.NewDecoder().Reader(bytes.NewReader(body)))
 		if err != nil {
-			return nil, app.ProviderFailure(Provider, http.StatusBadGateway, err, "the page at %s could not be read as HTML: %v", final.Host, err)
+			return nil, provider.Failure(Provider, http.StatusBadGateway, err, "the page at %s could not be read as HTML: %v", final.Host, err)
 		}
 		read(page, doc, &final)
 	}
@@ -249,7 +249,7 @@ func (f *Fetcher) failure(ctx, fctx context.Context, host string, err error) err
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var pe *app.ProviderError
+	var pe *provider.Error
 	if errors.As(err, &pe) {
 		return pe
 	}
@@ -270,20 +270,20 @@ func (f *Fetcher) failure(ctx, fctx context.Context, host string, err error) err
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			name = h
 		}
-		return app.ProviderFailure(Provider, http.StatusForbidden, err, "%s", refusal((&netguard.RefusedError{Host: name, Resolved: true}).Error()))
+		return provider.Failure(Provider, http.StatusForbidden, err, "%s", refusal((&netguard.RefusedError{Host: name, Resolved: true}).Error()))
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
 		if dnsErr.IsNotFound {
-			return app.ProviderFailure(Provider, http.StatusBadGateway, err, "cannot reach %s: the name does not resolve", host)
+			return provider.Failure(Provider, http.StatusBadGateway, err, "cannot reach %s: the name does not resolve", host)
 		}
-		return app.ProviderFailure(Provider, http.StatusBadGateway, err, "cannot reach %s: looking the name up failed: %s", host, dnsErr.Err)
+		return provider.Failure(Provider, http.StatusBadGateway, err, "cannot reach %s: looking the name up failed: %s", host, dnsErr.Err)
 	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) {
 		err = opErr.Err
 	}
-	return app.ProviderFailure(Provider, http.StatusBadGateway, err, "cannot reach %s: %v", host, err)
+	return provider.Failure(Provider, http.StatusBadGateway, err, "cannot reach %s: %v", host, err)
 }
 
 func isTimeout(err error) bool {
@@ -295,14 +295,14 @@ func isTimeout(err error) bool {
 // than one of the dial, handshake or response header limits.
 func (f *Fetcher) timedOut(host string, overall bool, err error) error {
 	if overall {
-		return app.ProviderFailure(Provider, http.StatusGatewayTimeout, err,
+		return provider.Failure(Provider, http.StatusGatewayTimeout, err,
 			"%s did not answer in time: the page took longer than %s", host, f.cfg.Timeout)
 	}
-	return app.ProviderFailure(Provider, http.StatusGatewayTimeout, err, "%s did not answer in time: %v", host, err)
+	return provider.Failure(Provider, http.StatusGatewayTimeout, err, "%s did not answer in time: %v", host, err)
 }
 
 func (f *Fetcher) tooLarge(host string) error {
-	return app.ProviderFailure(Provider, http.StatusBadGateway, nil,
+	return provider.Failure(Provider, http.StatusBadGateway, nil,
 		"the page at %s is larger than %s, the most the fetcher reads", host, formatBytes(f.cfg.MaxBytes))
 }
 

@@ -18,7 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/web"
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/onpage"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // Every server here listens on 127.0.0.1, which the fetcher refuses unless
@@ -40,7 +41,7 @@ func serve(t *testing.T, h http.HandlerFunc) *httptest.Server {
 	return srv
 }
 
-func fetch(t *testing.T, f *web.Fetcher, url string) *app.Page {
+func fetch(t *testing.T, f *web.Fetcher, url string) *provider.Page {
 	t.Helper()
 	p, err := f.Fetch(context.Background(), url)
 	if err != nil {
@@ -51,9 +52,9 @@ func fetch(t *testing.T, f *web.Fetcher, url string) *app.Page {
 
 // wantProviderError checks err is a ProviderError with code whose message
 // holds every one of parts.
-func wantProviderError(t *testing.T, err error, code int, parts ...string) *app.ProviderError {
+func wantProviderError(t *testing.T, err error, code int, parts ...string) *provider.Error {
 	t.Helper()
-	var pe *app.ProviderError
+	var pe *provider.Error
 	if !errors.As(err, &pe) {
 		t.Fatalf("error = %v (%T), want a ProviderError with status %d", err, err, code)
 	}
@@ -147,15 +148,15 @@ func TestFetchReadsAPage(t *testing.T) {
 	check("Canonical", p.Canonical, base+"/coffee/beans")
 	check("Lang", p.Lang, "en-GB")
 	check("Viewport", p.Viewport, true)
-	check("Headings", p.Headings, []app.Heading{{Level: 1, Text: "Coffee beans"}, {Level: 3, Text: "Skipped level"}, {Level: 2, Text: "Origins"}})
-	check("Images", p.Images, []app.PageImage{
+	check("Headings", p.Headings, []provider.Heading{{Level: 1, Text: "Coffee beans"}, {Level: 3, Text: "Skipped level"}, {Level: 2, Text: "Origins"}})
+	check("Images", p.Images, []provider.PageImage{
 		{Src: base + "/coffee/img/a.png", Alt: "A sack of beans", HasAlt: true},
 		{Src: base + "/img/b.png"},
 		{Src: "http://cdn.example.net/c.png", Alt: "", HasAlt: true},
 		{Src: "data:image/png;base64,…", Alt: "dot", HasAlt: true},
 		{Src: base + "/next.png", Alt: "Next page", HasAlt: true},
 	})
-	check("Links", p.Links, []app.Link{
+	check("Links", p.Links, []provider.Link{
 		{Href: base + "/shop", Text: "Shop now", Internal: true},
 		{Href: "https://other.example/x", Text: "Partner", NoFollow: true},
 		{Href: base + "/coffee/index.html?page=2", Text: "Next page", Internal: true},
@@ -420,7 +421,7 @@ func TestFetchReturnsTheCallersContextError(t *testing.T) {
 	if _, err := f.Fetch(ctx, srv.URL); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("caller's deadline: error %v, want context.DeadlineExceeded", err)
 	}
-	var pe *app.ProviderError
+	var pe *provider.Error
 	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
 	if _, err := f.Fetch(ctx, srv.URL); !errors.Is(err, context.Canceled) || errors.As(err, &pe) {
@@ -491,16 +492,6 @@ func TestFetchReportsNonHTMLWithoutReadingIt(t *testing.T) {
 	p = fetch(t, f, srv.URL+"/untyped-html")
 	if !strings.HasPrefix(p.ContentType, "text/html") || p.Title != "Sniffed" {
 		t.Errorf("html without a type: type %q, title %q; want text/html, Sniffed", p.ContentType, p.Title)
-	}
-}
-
-func TestFetchReportsErrorStatusesAsPages(t *testing.T) {
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		html(w, http.StatusNotFound, "<title>Page not found</title><h1>Gone</h1>")
-	})
-	p := fetch(t, newFetcher(t, web.Config{AllowPrivate: true}), srv.URL+"/missing")
-	if p.StatusCode != 404 || p.Title != "Page not found" || len(p.Headings) != 1 {
-		t.Errorf("got status %d, title %q, headings %+v; want 404, Page not found, one h1", p.StatusCode, p.Title, p.Headings)
 	}
 }
 
@@ -650,7 +641,7 @@ func TestAuditOfAFetchedPage(t *testing.T) {
 </body></html>`)
 	})
 	p := fetch(t, newFetcher(t, web.Config{AllowPrivate: true}), srv.URL+"/coffee-beans")
-	r := app.Audit(p, "coffee beans")
+	r := onpage.Audit(p, "coffee beans")
 	var failed []string
 	for _, c := range r.Issues() {
 		failed = append(failed, c.ID)

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // maxText is the most visible text a Page keeps (WordCount counts it all).
@@ -17,7 +17,7 @@ const maxText = 100 << 10
 
 // reader reads one parsed document into a Page.
 type reader struct {
-	page *app.Page
+	page *provider.Page
 	// base resolves the document's URLs: the final URL, or the document's
 	// <base href> when it has one, as a browser does.
 	base *url.URL
@@ -28,7 +28,7 @@ type reader struct {
 }
 
 // read fills page's HTML fields from doc, fetched from final.
-func read(page *app.Page, doc *html.Node, final *url.URL) {
+func read(page *provider.Page, doc *html.Node, final *url.URL) {
 	r := &reader{page: page, base: final, host: final.Hostname()}
 	if b := findBase(doc); b != "" {
 		if u, err := final.Parse(b); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
@@ -131,11 +131,11 @@ func (r *reader) element(n *html.Node) bool {
 			}
 		}
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		p.Headings = append(p.Headings, app.Heading{Level: int(n.Data[1] - '0'), Text: textOf(n)})
+		p.Headings = append(p.Headings, provider.Heading{Level: int(n.Data[1] - '0'), Text: textOf(n)})
 	case atom.Img:
 		src, _ := attr(n, "src")
 		alt, hasAlt := attr(n, "alt")
-		img := app.PageImage{Alt: collapse(alt), HasAlt: hasAlt}
+		img := provider.PageImage{Alt: collapse(alt), HasAlt: hasAlt}
 		src = strings.TrimSpace(src)
 		switch {
 		case len(src) >= 5 && strings.EqualFold(src[:5], "data:"):
@@ -161,22 +161,22 @@ func (r *reader) element(n *html.Node) bool {
 
 // link reads an <a>; only links to http and https pages count (not
 // javascript:, mailto:, tel:, nor links to a fragment of this page).
-func (r *reader) link(n *html.Node) (app.Link, bool) {
+func (r *reader) link(n *html.Node) (provider.Link, bool) {
 	href, ok := attr(n, "href")
 	href = strings.TrimSpace(href)
 	if !ok || href == "" || strings.HasPrefix(href, "#") {
-		return app.Link{}, false
+		return provider.Link{}, false
 	}
 	u, ok := r.resolve(href)
 	if !ok || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return app.Link{}, false
+		return provider.Link{}, false
 	}
 	text := textOf(n)
 	if text == "" {
 		text = altsOf(n)
 	}
 	rel, _ := attr(n, "rel")
-	return app.Link{
+	return provider.Link{
 		Href:     u.String(),
 		Text:     text,
 		Internal: strings.EqualFold(u.Hostname(), r.host),

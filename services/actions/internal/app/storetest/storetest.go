@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"slices"
 	"sync"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
 // Store is what the suite needs of an adapter.
@@ -35,6 +37,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"ConcurrentReservationsNeverOverdraw", testConcurrentReservations},
 		{"RunLifecycle", testRunLifecycle},
 		{"FinishRefundsOnceAndAnswersTheBalance", testFinishRefunds},
+		{"FinishRefusesWhatItCannotKeep", testFinishRefusesWhatItCannotKeep},
 		{"StartRunReservesOrAnswersShort", testStartRun},
 		{"IdempotencyKeys", testIdempotencyKeys},
 		{"ExpiredRuns", testExpiredRuns},
@@ -142,7 +145,7 @@ func testConcurrentReservations(t *testing.T, s Store) {
 
 func newRun(agency string) app.Run {
 	return app.Run{ID: id(), AgencyID: agency, ClientID: id(), Action: "generate_blog", Status: app.StatusPending,
-		Cost: app.Cost{AI: 2, Data: 1}, StartedAt: base, LeaseUntil: base.Add(time.Minute)}
+		Cost: action.Cost{AI: 2, Data: 1}, StartedAt: base, LeaseUntil: base.Add(time.Minute)}
 }
 
 func insert(t *testing.T, s Store, runs ...app.Run) {
@@ -157,12 +160,27 @@ func insert(t *testing.T, s Store, runs ...app.Run) {
 	})
 }
 
+// reserved is a pending run of agency with its cost taken from the
+// balance, as a run's start leaves it.
+func reserved(t *testing.T, s Store, agency string) app.Run {
+	t.Helper()
+	r := newRun(agency)
+	mustTx(t, s, func(tx app.Tx) error {
+		if err := tx.InsertRun(t.Context(), r); err != nil {
+			return err
+		}
+		_, _, err := tx.AddCredits(t.Context(), agency, app.Balance{AI: -r.Cost.AI, Data: -r.Cost.Data})
+		return err
+	})
+	return r
+}
+
 func finish(t *testing.T, s Store, r app.Run) bool {
 	t.Helper()
 	var ok bool
 	mustTx(t, s, func(tx app.Tx) error {
 		var err error
-		ok, _, err = tx.FinishRun(t.Context(), r, app.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
+		ok, _, err = tx.FinishRun(t.Context(), r, action.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
 		return err
 	})
 	return ok
@@ -188,7 +206,7 @@ func testRunLifecycle(t *testing.T, s Store) {
 	}
 	r.Status, r.StatusCode, r.FinishedAt = app.StatusSuccess, 200, base.Add(3*time.Second)
 	r.Data = map[string]any{"id": "x", "post_title": "Sourdough <b>&</b> you", "nested": map[string]any{"n": 1.5, "list": []any{"a", true}}}
-	r.Writes = []app.RecordWrite{{Resource: "blogs", Mode: app.Upsert, Rows: []map[string]any{{"id": "x", "post_title": "t"}}}, {Resource: "seo_tasks", Mode: app.Update, Rows: []map[string]any{{"id": "y"}}}}
+	r.Writes = []action.RecordWrite{{Resource: "blogs", Mode: action.Upsert, Rows: []map[string]any{{"id": "x", "post_title": "t"}}}, {Resource: "seo_tasks", Mode: action.Update, Rows: []map[string]any{{"id": "y"}}}}
 	if !finish(t, s, r) {
 		t.Fatal("finishing a pending run was refused")
 	}
@@ -208,6 +226,52 @@ func testRunLifecycle(t *testing.T, s Store) {
 	}
 	if _, err := s.Run(t.Context(), id()); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("unknown run: %v, want ErrNotFound", err)
+	}
+}
+
+// testFinishRefusesWhatItCannotKeep: an outcome holding a value
+// PostgreSQL's jsonb cannot hold (U+0000 in a string or a key, a number
+// that is not finite) is refused with ErrUnstorable as a whole: the run
+// stays pending, its cost reserved, until an outcome that can be kept
+// finishes it.
+func testFinishRefusesWhatItCannotKeep(t *testing.T, s Store) {
+	a := id()
+	add(t, s, a, app.Balance{AI: 10, Data: 4})
+	r := reserved(t, s, a)
+	row := func(v any) []action.RecordWrite {
+		return []action.RecordWrite{{Resource: "llm_reports", Mode: action.Upsert, Rows: []map[string]any{{"id": "x", "answer": v}}}}
+	}
+	for name, bad := range map[string]struct {
+		data   map[string]any
+		writes []action.RecordWrite
+	}{
+		"U+0000 in the data":      {data: map[string]any{"answer": "Rye & Co\x00 is the best"}},
+		"U+0000 in a key":         {data: map[string]any{"an\x00swer": "Rye & Co"}},
+		"U+0000 deep in the data": {data: map[string]any{"competitors": []any{map[string]any{"name": "Crust\x00"}}}},
+		"U+0000 in a written row": {data: map[string]any{"id": "x"}, writes: row("Rye\x00")},
+		"a NaN in the data":       {data: map[string]any{"score": math.NaN()}},
+		"an infinity in the row":  {data: map[string]any{"id": "x"}, writes: row(math.Inf(1))},
+	} {
+		out := r
+		out.Status, out.StatusCode, out.FinishedAt, out.Data, out.Writes = app.StatusSuccess, 200, base.Add(time.Second), bad.data, bad.writes
+		err := s.InTx(t.Context(), func(tx app.Tx) error {
+			_, _, err := tx.FinishRun(t.Context(), out, action.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
+			return err
+		})
+		if !errors.Is(err, app.ErrUnstorable) {
+			t.Errorf("%s: FinishRun error %v, want ErrUnstorable", name, err)
+		}
+		if got, err := s.Run(t.Context(), r.ID); err != nil || got.Status != app.StatusPending {
+			t.Fatalf("%s: the run after a refused finish = %+v, %v; want it pending", name, got, err)
+		}
+		if b := balance(t, s, a); b != (app.Balance{AI: 8, Data: 3}) {
+			t.Fatalf("%s: balance after a refused finish = %+v, want the cost still reserved", name, b)
+		}
+	}
+	r.Status, r.StatusCode, r.FinishedAt = app.StatusError, 500, base.Add(time.Second)
+	r.Data = map[string]any{"error": "the outcome could not be stored"}
+	if !finish(t, s, r) {
+		t.Fatal("an outcome that can be kept did not finish the run a refused one left pending")
 	}
 }
 
@@ -249,7 +313,7 @@ func testStartRun(t *testing.T, s Store) {
 		t.Fatalf("the started run = %+v, %v", got, err)
 	}
 	free := newRun(id())
-	free.Cost = app.Cost{}
+	free.Cost = action.Cost{}
 	if _, ok := start(free); !ok {
 		t.Fatal("a run that costs nothing was refused for an agency without a balance")
 	}
@@ -260,14 +324,7 @@ func testStartRun(t *testing.T, s Store) {
 func testFinishRefunds(t *testing.T, s Store) {
 	a := id()
 	add(t, s, a, app.Balance{AI: 10, Data: 4})
-	r := newRun(a)
-	mustTx(t, s, func(tx app.Tx) error {
-		if err := tx.InsertRun(t.Context(), r); err != nil {
-			return err
-		}
-		_, _, err := tx.AddCredits(t.Context(), a, app.Balance{AI: -2, Data: -1})
-		return err
-	})
+	r := reserved(t, s, a)
 	r.Status, r.StatusCode, r.FinishedAt = app.StatusError, 503, base.Add(time.Second)
 	for i, want := range []struct {
 		ok  bool
@@ -294,7 +351,7 @@ func testFinishRefunds(t *testing.T, s Store) {
 	insert(t, s, r2)
 	r2.Status, r2.FinishedAt = app.StatusSuccess, base
 	mustTx(t, s, func(tx app.Tx) error {
-		ok, bal, err := tx.FinishRun(t.Context(), r2, app.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
+		ok, bal, err := tx.FinishRun(t.Context(), r2, action.Cost{}, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
 		if err == nil && (!ok || bal != (app.Balance{AI: 10, Data: 4})) {
 			t.Errorf("finishing a success = %v, %+v; want true and the balance unchanged", ok, bal)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/render"
 	actionsv1 "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/catalog"
 )
 
 // Response header metadata, sent by the gateway as HTTP headers.
@@ -136,7 +137,7 @@ func toStruct(m map[string]any) (*structpb.Struct, error) {
 // ListActions implements actionsv1.ActionsServiceServer.
 func (s *Server) ListActions(context.Context, *actionsv1.ListActionsRequest) (*actionsv1.ListActionsResponse, error) {
 	out := &actionsv1.ListActionsResponse{}
-	for _, a := range app.Catalog() {
+	for _, a := range catalog.All() {
 		pa := &actionsv1.Action{Name: a.Name, Description: a.Description, Writes: a.Writes, Refreshes: a.Refreshes,
 			Cost: &actionsv1.Cost{Ai: int32(a.Cost.AI), Data: int32(a.Cost.Data)}, Fields: []*actionsv1.Field{}}
 		for _, f := range a.Fields {

@@ -1,4 +1,4 @@
-package app_test
+package onpage_test
 
 import (
 	"slices"
@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/onpage"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // goodPage passes every check, and every keyword check for "coffee beans".
-func goodPage() *app.Page {
-	return &app.Page{
+func goodPage() *provider.Page {
+	return &provider.Page{
 		URL:             "https://shop.example.com/coffee-beans",
 		FinalURL:        "https://shop.example.com/coffee-beans",
 		StatusCode:      200,
@@ -24,12 +25,12 @@ func goodPage() *app.Page {
 		Canonical:       "https://shop.example.com/coffee-beans",
 		Lang:            "en",
 		Viewport:        true,
-		Headings: []app.Heading{
+		Headings: []provider.Heading{
 			{Level: 1, Text: "Fresh Coffee-Beans"}, {Level: 2, Text: "Origins"}, {Level: 3, Text: "Ethiopia"},
 			{Level: 3, Text: "Colombia"}, {Level: 2, Text: "Roasts"},
 		},
-		Images: []app.PageImage{{Src: "https://shop.example.com/a.png", Alt: "A sack of beans", HasAlt: true}},
-		Links: []app.Link{
+		Images: []provider.PageImage{{Src: "https://shop.example.com/a.png", Alt: "A sack of beans", HasAlt: true}},
+		Links: []provider.Link{
 			{Href: "https://shop.example.com/grinders", Text: "Grinders", Internal: true},
 			{Href: "https://other.example/", Text: "Partner", NoFollow: true},
 		},
@@ -38,7 +39,7 @@ func goodPage() *app.Page {
 	}
 }
 
-func failedIDs(r app.AuditResult) []string {
+func failedIDs(r onpage.AuditResult) []string {
 	var ids []string
 	for _, c := range r.Checks {
 		if !c.Passed {
@@ -48,7 +49,7 @@ func failedIDs(r app.AuditResult) []string {
 	return ids
 }
 
-func checkByID(t *testing.T, r app.AuditResult, id string) app.Check {
+func checkByID(t *testing.T, r onpage.AuditResult, id string) onpage.Check {
 	t.Helper()
 	for _, c := range r.Checks {
 		if c.ID == id {
@@ -56,11 +57,11 @@ func checkByID(t *testing.T, r app.AuditResult, id string) app.Check {
 		}
 	}
 	t.Fatalf("no check %s in %+v", id, r.Checks)
-	return app.Check{}
+	return onpage.Check{}
 }
 
 func TestAuditOfAGoodPageScores100(t *testing.T) {
-	r := app.Audit(goodPage(), "")
+	r := onpage.Audit(goodPage(), "")
 	if r.Score != 100 || len(r.Issues()) != 0 {
 		t.Errorf("score %v, issues %+v; want 100 and none", r.Score, r.Issues())
 	}
@@ -96,7 +97,7 @@ func TestAuditOfAGoodPageScores100(t *testing.T) {
 		}
 	}
 
-	r = app.Audit(goodPage(), "Coffee Beans")
+	r = onpage.Audit(goodPage(), "Coffee Beans")
 	if r.Score != 100 || len(r.Checks) != len(want)+5 {
 		t.Errorf("with its keyword: score %v over %d checks, want 100 over %d; failed %v", r.Score, len(r.Checks), len(want)+5, failedIDs(r))
 	}
@@ -108,8 +109,8 @@ func TestAuditFindsKnownDefects(t *testing.T) {
 	p := goodPage()
 	p.Title = "Coffee beans"
 	p.MetaDescription = ""
-	p.Headings = []app.Heading{{Level: 1, Text: "Coffee"}, {Level: 2, Text: "Origins"}, {Level: 4, Text: "Yirgacheffe"}, {Level: 1, Text: "Also coffee"}, {Level: 3, Text: "Again"}}
-	p.Images = []app.PageImage{
+	p.Headings = []provider.Heading{{Level: 1, Text: "Coffee"}, {Level: 2, Text: "Origins"}, {Level: 4, Text: "Yirgacheffe"}, {Level: 1, Text: "Also coffee"}, {Level: 3, Text: "Again"}}
+	p.Images = []provider.PageImage{
 		{Src: "https://shop.example.com/a.png", Alt: "A sack", HasAlt: true},
 		{Src: "https://shop.example.com/b.png"},
 		{Src: "https://shop.example.com/c.png", Alt: "  ", HasAlt: true},
@@ -118,7 +119,7 @@ func TestAuditFindsKnownDefects(t *testing.T) {
 	p.Elapsed = 1500 * time.Millisecond
 	p.MetaRobots = "max-snippet:-1" // not noindex
 
-	r := app.Audit(p, "")
+	r := onpage.Audit(p, "")
 	want := []string{"title_length", "meta_description_present", "meta_description_length", "single_h1", "heading_order", "image_alt", "canonical", "response_time"}
 	if got := failedIDs(r); !slices.Equal(got, want) {
 		t.Errorf("failed %v, want %v", got, want)
@@ -162,7 +163,7 @@ func TestAuditKeywordChecks(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		keyword string
-		edit    func(p *app.Page)
+		edit    func(p *provider.Page)
 		failed  []string
 		score   float64
 	}{
@@ -170,21 +171,21 @@ func TestAuditKeywordChecks(t *testing.T) {
 		{"ignores case", "COFFEE Beans", nil, nil, 100},
 		{"absent everywhere", "espresso machine", nil, ids, 77.8}, // 35 of 45 points
 		{"whole words only", "coffee bean", nil, ids, 77.8},
-		{"in a longer word only", "coffee", func(p *app.Page) {
+		{"in a longer word only", "coffee", func(p *provider.Page) {
 			p.Title = "Coffeehouse guide to the best roasts of the year"
 			p.Headings[0].Text = "Decaf"
 			p.MetaDescription = "Decaf and coffeehouse news, reviews and guides to beans, grinders and roasts from all over."
 			p.Text = "Decaf only. " + filler(300)
 			p.FinalURL = "https://shop.example.com/coffeehouse"
 		}, ids, 77.8},
-		{"within the first 100 words", "coffee beans", func(p *app.Page) { p.Text = filler(98) + "coffee beans " + filler(300) }, nil, 100},
-		{"straddling word 100", "coffee beans", func(p *app.Page) { p.Text = filler(99) + "coffee beans " + filler(300) }, []string{"keyword_in_first_100_words"}, 95.6},
-		{"url with underscores", "coffee beans", func(p *app.Page) { p.FinalURL = "https://shop.example.com/blog/coffee_beans-guide.html" }, nil, 100},
-		{"url with escaped spaces", "coffee beans", func(p *app.Page) { p.FinalURL = "https://shop.example.com/coffee%20beans" }, nil, 100},
-		{"url judged after redirects", "coffee beans", func(p *app.Page) { p.FinalURL = "https://shop.example.com/p/123" }, []string{"keyword_in_url"}, 97.8},
-		{"url in the query only", "coffee beans", func(p *app.Page) { p.FinalURL = "https://shop.example.com/p?q=coffee+beans" }, []string{"keyword_in_url"}, 97.8},
-		{"only the h1 counts", "coffee beans", func(p *app.Page) {
-			p.Headings = []app.Heading{{Level: 1, Text: "Fresh roasts"}, {Level: 2, Text: "Coffee beans"}}
+		{"within the first 100 words", "coffee beans", func(p *provider.Page) { p.Text = filler(98) + "coffee beans " + filler(300) }, nil, 100},
+		{"straddling word 100", "coffee beans", func(p *provider.Page) { p.Text = filler(99) + "coffee beans " + filler(300) }, []string{"keyword_in_first_100_words"}, 95.6},
+		{"url with underscores", "coffee beans", func(p *provider.Page) { p.FinalURL = "https://shop.example.com/blog/coffee_beans-guide.html" }, nil, 100},
+		{"url with escaped spaces", "coffee beans", func(p *provider.Page) { p.FinalURL = "https://shop.example.com/coffee%20beans" }, nil, 100},
+		{"url judged after redirects", "coffee beans", func(p *provider.Page) { p.FinalURL = "https://shop.example.com/p/123" }, []string{"keyword_in_url"}, 97.8},
+		{"url in the query only", "coffee beans", func(p *provider.Page) { p.FinalURL = "https://shop.example.com/p?q=coffee+beans" }, []string{"keyword_in_url"}, 97.8},
+		{"only the h1 counts", "coffee beans", func(p *provider.Page) {
+			p.Headings = []provider.Heading{{Level: 1, Text: "Fresh roasts"}, {Level: 2, Text: "Coffee beans"}}
 		}, []string{"keyword_in_h1"}, 95.6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -192,7 +193,7 @@ func TestAuditKeywordChecks(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(p)
 			}
-			r := app.Audit(p, tc.keyword)
+			r := onpage.Audit(p, tc.keyword)
 			var got []string
 			for _, id := range failedIDs(r) {
 				if strings.HasPrefix(id, "keyword_") {
@@ -209,11 +210,11 @@ func TestAuditKeywordChecks(t *testing.T) {
 	}
 
 	for _, kw := range []string{"", "   ", "!!! --"} {
-		if r := app.Audit(goodPage(), kw); len(r.Checks) != 17 {
+		if r := onpage.Audit(goodPage(), kw); len(r.Checks) != 17 {
 			t.Errorf("keyword %q: %d checks, want the 17 without keyword checks", kw, len(r.Checks))
 		}
 	}
-	r := app.Audit(goodPage(), "Espresso Machine")
+	r := onpage.Audit(goodPage(), "Espresso Machine")
 	if c := checkByID(t, r, "keyword_in_url"); !strings.Contains(c.Message, `"/coffee-beans" does not contain "Espresso Machine"`) || !strings.Contains(c.Message, "(/espresso-machine)") {
 		t.Errorf("keyword_in_url says %q, want the path, the keyword and the slug to use", c.Message)
 	}
@@ -223,24 +224,24 @@ func TestAuditOfAPageWithoutADocument(t *testing.T) {
 	responseChecks := []string{"http_status", "https", "response_time", "page_size"}
 	for _, tc := range []struct {
 		name   string
-		edit   func(p *app.Page)
+		edit   func(p *provider.Page)
 		passed []string
 		say    string
 		score  float64
 	}{
-		{"404", func(p *app.Page) { p.StatusCode = 404 }, []string{"https", "response_time", "page_size"},
+		{"404", func(p *provider.Page) { p.StatusCode = 404 }, []string{"https", "response_time", "page_size"},
 			"Not checked: the page answered with HTTP 404, so it has no content to audit; make the URL answer 200", 14.3},
-		{"500 with a PDF", func(p *app.Page) { p.StatusCode = 500; p.ContentType = "application/pdf" }, []string{"https", "response_time", "page_size"},
+		{"500 with a PDF", func(p *provider.Page) { p.StatusCode = 500; p.ContentType = "application/pdf" }, []string{"https", "response_time", "page_size"},
 			"Not checked: the page answered with HTTP 500", 14.3},
-		{"PDF", func(p *app.Page) { p.ContentType = "application/pdf" }, responseChecks,
+		{"PDF", func(p *provider.Page) { p.ContentType = "application/pdf" }, responseChecks,
 			"Not checked: the page is application/pdf, not HTML; audit the URL of an HTML page", 22.9},
-		{"XHTML", func(p *app.Page) { p.ContentType = "application/xhtml+xml" }, nil, "", 100},
-		{"no content type", func(p *app.Page) { p.ContentType = "" }, nil, "", 100},
+		{"XHTML", func(p *provider.Page) { p.ContentType = "application/xhtml+xml" }, nil, "", 100},
+		{"no content type", func(p *provider.Page) { p.ContentType = "" }, nil, "", 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := goodPage()
 			tc.edit(p)
-			r := app.Audit(p, "")
+			r := onpage.Audit(p, "")
 			if r.Score != tc.score {
 				t.Errorf("score %v, want %v", r.Score, tc.score)
 			}
@@ -261,7 +262,7 @@ func TestAuditOfAPageWithoutADocument(t *testing.T) {
 		})
 	}
 	// A nil page is a page that never answered.
-	if r := app.Audit(nil, "coffee"); r.Checks[0].Passed || r.Checks[0].Message != "The page answered with HTTP 0; make it answer with a 2xx status (restore the page or fix the link), or redirect it to a page that does." {
+	if r := onpage.Audit(nil, "coffee"); r.Checks[0].Passed || r.Checks[0].Message != "The page answered with HTTP 0; make it answer with a 2xx status (restore the page or fix the link), or redirect it to a page that does." {
 		t.Errorf("nil page: %+v, want http_status failed", r.Checks[0])
 	}
 }
@@ -269,7 +270,7 @@ func TestAuditOfAPageWithoutADocument(t *testing.T) {
 // TestAuditSaysHowToFixEveryFailure audits a page that fails every check
 // but the status, then a 404, and reads each failure's advice.
 func TestAuditSaysHowToFixEveryFailure(t *testing.T) {
-	p := &app.Page{
+	p := &provider.Page{
 		URL:         "http://shop.example.com/p?id=7",
 		FinalURL:    "http://shop.example.com/p?id=7",
 		StatusCode:  200,
@@ -277,13 +278,13 @@ func TestAuditSaysHowToFixEveryFailure(t *testing.T) {
 		Bytes:       3 << 20,
 		Elapsed:     3200 * time.Millisecond,
 		MetaRobots:  "NOINDEX, nofollow",
-		Headings:    []app.Heading{{Level: 1, Text: "A"}, {Level: 1, Text: "B"}, {Level: 3, Text: "C"}},
-		Images:      []app.PageImage{{Src: "https://shop.example.com/x.png"}},
-		Links:       []app.Link{{Href: "https://other.example/", Text: "Elsewhere"}},
+		Headings:    []provider.Heading{{Level: 1, Text: "A"}, {Level: 1, Text: "B"}, {Level: 3, Text: "C"}},
+		Images:      []provider.PageImage{{Src: "https://shop.example.com/x.png"}},
+		Links:       []provider.Link{{Href: "https://other.example/", Text: "Elsewhere"}},
 		Text:        "Ten words of text on this page and no more.",
 		WordCount:   10,
 	}
-	r := app.Audit(p, "coffee beans")
+	r := onpage.Audit(p, "coffee beans")
 	fixes := map[string]string{
 		"https":                       "The page is served over http; serve it over HTTPS",
 		"title_present":               "add a <title>",
@@ -315,7 +316,7 @@ func TestAuditSaysHowToFixEveryFailure(t *testing.T) {
 	}
 
 	p.StatusCode = 404
-	r404 := app.Audit(p, "")
+	r404 := onpage.Audit(p, "")
 	fixes["http_status"] = "The page answered with HTTP 404; make it answer with a 2xx status"
 	checks := slices.Clone(r.Checks)
 	checks[0] = checkByID(t, r404, "http_status")

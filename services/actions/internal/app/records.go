@@ -6,7 +6,19 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
+
+// RecordWriter writes the records actions create into the data service's
+// datasets (over its gRPC API: never its tables).
+type RecordWriter interface {
+	// WriteRecords applies the writes to the client's datasets in one
+	// transaction. Applying the same writes twice gives the same rows.
+	WriteRecords(ctx context.Context, clientID string, writes []action.RecordWrite) error
+	// GetRecord returns one row; ErrNotFound if the client's dataset has
+	// no row with that id.
+	GetRecord(ctx context.Context, clientID, resource, id string) (map[string]any, error)
+}
 
 // The records of finished runs go to the data service in batches: the runs
 // of one client that finish while a write is under way share the next
@@ -140,15 +152,15 @@ func (a *Actions) finishJob(ctx context.Context, j *applyJob, err error) {
 
 // merged puts the writes of several runs together: the rows of one dataset
 // and mode in one write. Every row has its own id, so nothing collides.
-func merged(jobs []*applyJob) []RecordWrite {
+func merged(jobs []*applyJob) []action.RecordWrite {
 	if len(jobs) == 1 {
 		return jobs[0].run.Writes
 	}
 	type key struct {
 		resource string
-		mode     WriteMode
+		mode     action.WriteMode
 	}
-	var out []RecordWrite
+	var out []action.RecordWrite
 	at := map[key]int{}
 	for _, j := range jobs {
 		for _, w := range j.run.Writes {
@@ -157,7 +169,7 @@ func merged(jobs []*applyJob) []RecordWrite {
 			if !ok {
 				i = len(out)
 				at[k] = i
-				out = append(out, RecordWrite{Resource: w.Resource, Mode: w.Mode})
+				out = append(out, action.RecordWrite{Resource: w.Resource, Mode: w.Mode})
 			}
 			out[i].Rows = append(out[i].Rows, w.Rows...)
 		}
@@ -165,28 +177,21 @@ func merged(jobs []*applyJob) []RecordWrite {
 	return out
 }
 
-// Background runs what the use cases need beside the requests until ctx
-// ends: the batch writers of records, the flush of their marks, and
-// recovery every interval. Then it writes what is queued and flushes the
-// last marks.
-func (a *Actions) Background(ctx context.Context, interval time.Duration) {
-	stop := make(chan struct{})
-	var writers sync.WaitGroup
-	a.batch.mu.Lock()
-	a.batch.on = true
-	a.batch.mu.Unlock()
-	for range applyWorkers {
-		writers.Go(func() { a.batchWriter(context.WithoutCancel(ctx), stop) })
+// flushMarks marks the runs whose records were written since the last
+// flush, in one write.
+func (a *Actions) flushMarks(ctx context.Context) error {
+	var ids []string
+	for {
+		select {
+		case id := <-a.applied:
+			ids = append(ids, id)
+			continue
+		default:
+		}
+		break
 	}
-	a.RunRecovery(ctx, interval)
-	a.batch.mu.Lock()
-	a.batch.on = false
-	a.batch.mu.Unlock()
-	close(stop)
-	writers.Wait()
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := a.flushMarks(fctx); err != nil {
-		a.logger.WarnContext(fctx, "marking written records failed at shutdown; recovery writes them again", "error", apperr.Cause(err))
+	if len(ids) == 0 {
+		return nil
 	}
+	return a.store.MarkApplied(ctx, ids)
 }

@@ -1,4 +1,4 @@
-package app
+package catalog
 
 import (
 	"encoding/json"
@@ -16,31 +16,15 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
-
-// Input is a request's action-specific fields, validated against the
-// action's declaration, with defaults applied: strings, float64 numbers
-// and []string arrays.
-type Input map[string]any
-
-// Str returns a string field, "" when absent.
-func (in Input) Str(name string) string { s, _ := in[name].(string); return s }
-
-// Num returns a number field, 0 when absent.
-func (in Input) Num(name string) float64 { f, _ := in[name].(float64); return f }
-
-// Int returns an integer field, 0 when absent.
-func (in Input) Int(name string) int { return int(in.Num(name)) }
-
-// Strs returns an array field, nil when absent.
-func (in Input) Strs(name string) []string { s, _ := in[name].([]string); return s }
 
 // Request is a parsed action request: the action, its client and its
 // validated fields.
 type Request struct {
-	Action   *Action
+	Action   *action.Action
 	ClientID string
-	Input    Input
+	Input    action.Input
 }
 
 // bodyFields are the request fields every action takes.
@@ -53,7 +37,7 @@ var multiline = map[string]bool{"transcript": true, "prompt": true, "html": true
 // action, the client, then the action's fields. allowPrivate lets fetched
 // URLs name private network addresses (local testing only).
 func ParseRequest(body map[string]any, allowPrivate bool) (Request, error) {
-	names := list(ActionNames())
+	names := list(Names())
 	if len(body) == 0 {
 		return Request{}, apperr.Invalid("the request body must be a JSON object with action, client_id and the action's fields; actions: %s", names)
 	}
@@ -65,7 +49,7 @@ func ParseRequest(body map[string]any, allowPrivate bool) (Request, error) {
 	if !ok {
 		return Request{}, apperr.Invalid("action must be a string, one of: %s; got %s", names, describe(raw))
 	}
-	a, ok := LookupAction(name)
+	a, ok := Lookup(name)
 	if !ok {
 		return Request{}, apperr.Invalid("unknown action %q; valid actions: %s", name, names)
 	}
@@ -88,7 +72,7 @@ func ParseRequest(body map[string]any, allowPrivate bool) (Request, error) {
 			return Request{}, apperr.Invalid("%s is not a field of %s; its fields are: %s", k, a.Name, list(a.FieldNames()))
 		}
 	}
-	in := Input{}
+	in := action.Input{}
 	for _, f := range a.Fields {
 		v, given := body[f.Name]
 		if s, ok := v.(string); ok && s == "" && !f.Required {
@@ -113,16 +97,16 @@ func ParseRequest(body map[string]any, allowPrivate bool) (Request, error) {
 }
 
 // checkField validates one field's value and returns it in its Input form.
-func checkField(a *Action, f Field, v any, allowPrivate bool) (any, error) {
+func checkField(a *action.Action, f action.Field, v any, allowPrivate bool) (any, error) {
 	name := a.Name + "." + f.Name
 	switch f.Type {
-	case TString:
+	case action.TString:
 		s, ok := v.(string)
 		if !ok {
 			return nil, apperr.Invalid("%s must be a string; got %s", name, describe(v))
 		}
 		return checkString(name, f, s, allowPrivate)
-	case TNumber, TInteger:
+	case action.TNumber, action.TInteger:
 		n, ok := v.(float64)
 		if !ok {
 			if s, isStr := v.(string); isStr {
@@ -136,7 +120,7 @@ func checkField(a *Action, f Field, v any, allowPrivate bool) (any, error) {
 			return nil, apperr.Invalid("%s must be a finite number", name)
 		}
 		kind := "a number"
-		if f.Type == TInteger {
+		if f.Type == action.TInteger {
 			kind = "an integer"
 			if n != math.Trunc(n) {
 				return nil, apperr.Invalid("%s must be %s%s; got %s", name, kind, bounds(f), fmtNum(n))
@@ -146,13 +130,13 @@ func checkField(a *Action, f Field, v any, allowPrivate bool) (any, error) {
 			return nil, apperr.Invalid("%s must be %s%s; got %s", name, kind, bounds(f), fmtNum(n))
 		}
 		return n, nil
-	case TBoolean:
+	case action.TBoolean:
 		b, ok := v.(bool)
 		if !ok {
 			return nil, apperr.Invalid("%s must be true or false; got %s", name, describe(v))
 		}
 		return b, nil
-	case TArray:
+	case action.TArray:
 		items, ok := v.([]any)
 		if !ok {
 			return nil, apperr.Invalid("%s must be an array of strings; got %s", name, describe(v))
@@ -176,7 +160,7 @@ func checkField(a *Action, f Field, v any, allowPrivate bool) (any, error) {
 	return nil, fmt.Errorf("field %s has unknown type %q", name, f.Type)
 }
 
-func checkString(name string, f Field, s string, allowPrivate bool) (string, error) {
+func checkString(name string, f action.Field, s string, allowPrivate bool) (string, error) {
 	if !utf8.ValidString(s) {
 		return "", apperr.Invalid("%s must be valid UTF-8", name)
 	}
@@ -195,16 +179,16 @@ func checkString(name string, f Field, s string, allowPrivate bool) (string, err
 		return "", apperr.Invalid("%s must be one of: %s; got %q", name, list(f.Enum), s)
 	}
 	switch f.Format {
-	case FormatURL:
+	case action.FormatURL:
 		if err := checkURL(s, f.Fetched && !allowPrivate); err != "" {
 			return "", apperr.Invalid("%s must be an absolute http or https URL%s; %s", name, publicNote(f, allowPrivate), err)
 		}
-	case FormatEmail:
+	case action.FormatEmail:
 		addr, err := mail.ParseAddress(s)
 		if err != nil || addr.Name != "" || addr.Address != s {
 			return "", apperr.Invalid("%s must be one email address such as name@example.com, without a display name; got %q", name, s)
 		}
-	case FormatUUID:
+	case action.FormatUUID:
 		if _, err := uuid.Parse(s); err != nil || len(s) != 36 {
 			return "", apperr.Invalid("%s must be a UUID such as 0190a5e4-7b7e-7c1a-9f00-5b1f2e3d4c5a; got %q", name, s)
 		}
@@ -212,7 +196,7 @@ func checkString(name string, f Field, s string, allowPrivate bool) (string, err
 	return s, nil
 }
 
-func publicNote(f Field, allowPrivate bool) string {
+func publicNote(f action.Field, allowPrivate bool) string {
 	if f.Fetched && !allowPrivate {
 		return " on a public address"
 	}
@@ -258,7 +242,7 @@ func publicIP(ip net.IP) bool {
 		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() || cgnat.Contains(ip))
 }
 
-func bounds(f Field) string {
+func bounds(f action.Field) string {
 	switch {
 	case f.Min != nil && f.Max != nil:
 		return fmt.Sprintf(" between %s and %s", fmtNum(*f.Min), fmtNum(*f.Max))

@@ -1,4 +1,4 @@
-package app
+package onpage
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // Check categories.
@@ -121,7 +123,7 @@ var keywordChecks = []check{
 
 // audit is one page under audit.
 type audit struct {
-	p       *Page
+	p       *provider.Page
 	keyword string   // as given, trimmed
 	kw      []string // its words, lower case
 }
@@ -139,9 +141,9 @@ type audit struct {
 // with HTML; the checks of the response itself (status, HTTPS, response
 // time, size, keyword in URL) are judged as usual. A Page without a
 // content type is taken for HTML.
-func Audit(p *Page, keyword string) AuditResult {
+func Audit(p *provider.Page, keyword string) AuditResult {
 	if p == nil {
-		p = &Page{}
+		p = &provider.Page{}
 	}
 	a := &audit{p: p, keyword: strings.TrimSpace(keyword), kw: words(keyword)}
 	checks := pageChecks

@@ -1,0 +1,90 @@
+package action
+
+import (
+	"context"
+	"slices"
+)
+
+// Field types of action fields, as discovery names them.
+const (
+	TString  = "string"
+	TInteger = "integer"
+	TNumber  = "number"
+	TBoolean = "boolean"
+	TArray   = "array" // of strings
+)
+
+// String formats.
+const (
+	FormatURL   = "url"
+	FormatEmail = "email"
+	FormatUUID  = "uuid"
+	FormatHTML  = "html"
+)
+
+// Field is one action-specific field of a request: its type, format,
+// bounds and allowed values. Validation, discovery and docs/actions.md all
+// read it.
+type Field struct {
+	Name        string
+	Type        string
+	Format      string
+	Description string
+	Required    bool
+	// Enum lists the allowed values of a string field.
+	Enum []string
+	// Min and Max bound a number or integer field.
+	Min, Max *float64
+	// MaxLength bounds a string, or each item of an array; MinLength is 1
+	// for every string (an empty string is never a value).
+	MaxLength int
+	// MaxItems bounds an array.
+	MaxItems int
+	// Default is the value of an absent field, nil if none.
+	Default any
+	// Fetched marks a URL the service itself fetches: addresses on private
+	// networks are refused (an audit is otherwise an SSRF door).
+	Fetched bool
+}
+
+// Cost is what a successful run spends, in AI and data credits.
+type Cost struct{ AI, Data int64 }
+
+// Handler does an action's work for one run. It reads its validated input
+// and the client from x, calls providers through x.P, and returns the
+// record to answer with and the rows to write. A *provider.Error ends the
+// run with status "error"; so does any other error (status_code 500).
+type Handler func(ctx context.Context, x *Exec) (Result, error)
+
+// Action is one action of the catalog, declared once.
+type Action struct {
+	Name        string
+	Description string
+	Fields      []Field
+	Cost        Cost
+	// Writes is the dataset its record goes to (a GET /api/v1/data
+	// resource); some actions also write others (see docs/actions.md).
+	Writes string
+	// Refreshes marks actions that update the same records when re-run
+	// (seo_audit, fetch_backlinks) instead of adding new ones.
+	Refreshes bool
+	Run       Handler
+}
+
+// Field returns the action's field called name.
+func (a *Action) Field(name string) (Field, bool) {
+	i := slices.IndexFunc(a.Fields, func(f Field) bool { return f.Name == name })
+	if i < 0 {
+		return Field{}, false
+	}
+	return a.Fields[i], true
+}
+
+// FieldNames lists the action's field names in declaration order.
+func (a *Action) FieldNames() []string {
+	out := make([]string, len(a.Fields))
+	for i, f := range a.Fields {
+		out[i] = f.Name
+	}
+	return out
+}

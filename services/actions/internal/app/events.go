@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/atrium-hq/atrium/platform/outbox"
+)
+
+// The events the actions service publishes, through the outbox in the
+// transaction that makes them true.
+
+// SubjectCompleted is the subject prefix of completion events:
+// atrium.actions.completed.<action>.
+const SubjectCompleted = "atrium.actions.completed."
+
+// Credits is the credits of a completion event.
+type Credits struct {
+	AI   int64 `json:"ai"`
+	Data int64 `json:"data"`
+}
+
+// CompletedEvent is the payload of a completion event.
+type CompletedEvent struct {
+	RunID        string         `json:"run_id"`
+	Action       string         `json:"action"`
+	ClientID     string         `json:"client_id"`
+	AgencyID     string         `json:"agency_id"`
+	Status       string         `json:"status"`
+	StatusCode   int            `json:"status_code"`
+	Data         map[string]any `json:"data"`
+	CreditsSpent Credits        `json:"credits_spent"`
+	StartedAt    time.Time      `json:"started_at"`
+	FinishedAt   time.Time      `json:"finished_at"`
+}
+
+// completed is the run's completion event, with the run id as its
+// message id: JetStream drops a second publication.
+func completed(ctx context.Context, run Run) (outbox.Event, error) {
+	ev := CompletedEvent{RunID: run.ID, Action: run.Action, ClientID: run.ClientID, AgencyID: run.AgencyID,
+		Status: run.Status, StatusCode: run.StatusCode, Data: run.Data, StartedAt: run.StartedAt, FinishedAt: run.FinishedAt}
+	if run.Status == StatusSuccess {
+		ev.CreditsSpent = Credits{AI: run.Cost.AI, Data: run.Cost.Data}
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return outbox.Event{}, err
+	}
+	return outbox.WithTrace(ctx, outbox.Event{ID: run.ID, Subject: SubjectCompleted + run.Action, Payload: b, CreatedAt: run.FinishedAt}), nil
+}
+
+// SubjectCreditsChanged announces an administrator's change to a balance.
+const SubjectCreditsChanged = "atrium.actions.credits.changed"
+
+type creditsChanged struct {
+	AgencyID string    `json:"agency_id"`
+	Added    Credits   `json:"added"`
+	Balance  Credits   `json:"balance"`
+	At       time.Time `json:"at"`
+}

@@ -1,0 +1,71 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/catalog"
+)
+
+// Recover finishes what a stopped process left: pending runs whose lease
+// has ended are recorded as failed (status_code 500) and their cost
+// released, with their completion event; finished runs whose records were
+// not written are written. It returns how many runs of each it handled.
+func (a *Actions) Recover(ctx context.Context) (abandoned, written int, err error) {
+	if err := a.flushMarks(ctx); err != nil {
+		return 0, 0, err
+	}
+	now := a.clock.Now()
+	var ended []Run
+	err = a.store.InTx(ctx, func(tx Tx) error {
+		ended = ended[:0]
+		runs, err := tx.ExpiredRuns(ctx, now, 100)
+		if err != nil {
+			return err
+		}
+		for _, run := range runs {
+			act, ok := catalog.Lookup(run.Action)
+			if !ok {
+				act = &action.Action{Name: run.Action}
+			}
+			run.Status, run.StatusCode, run.FinishedAt = StatusError, 500, now
+			run.Data = map[string]any{"error": run.Action + " was interrupted (the service stopped before it finished); nothing was charged"}
+			run.Writes = []action.RecordWrite{runRow(run, act)}
+			event, err := completed(ctx, run)
+			if err != nil {
+				return err
+			}
+			if ok, _, err := tx.FinishRun(ctx, run, run.Cost, event); err != nil || !ok {
+				return errors.Join(err, errors.New("an expired run changed under its lock"))
+			}
+			ended = append(ended, run)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, run := range ended {
+		a.metrics.finished(ctx, run)
+		a.logger.WarnContext(ctx, "recovered an abandoned action run; its cost is released", "run", run.ID, "action", run.Action, "started_at", run.StartedAt)
+	}
+	// Writes of runs finished a moment ago may still be on their way from
+	// the request that finished them.
+	runs, err := a.store.UnappliedRuns(ctx, now.Add(-5*time.Second), 100)
+	if err != nil {
+		return len(ended), 0, err
+	}
+	for _, run := range runs {
+		if err := a.records.WriteRecords(ctx, run.ClientID, run.Writes); err != nil {
+			return len(ended), written, apperr.Unavailable(err, "writing the records of run %s", run.ID)
+		}
+		if err := a.store.MarkApplied(ctx, []string{run.ID}); err != nil {
+			return len(ended), written, err
+		}
+		written++
+	}
+	return len(ended), written, nil
+}

@@ -1,0 +1,107 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+)
+
+// reserve records run as pending and takes its cost from the agency's
+// balance, in one transaction, and returns the balance after. For a
+// repeated Idempotency-Key it reserves nothing: within the key's TTL it
+// returns the earlier run to replay (or refuses a different body, or a run
+// still in flight); after the TTL it frees the key for this run.
+func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (replay *Run, bal Balance, err error) {
+	err = a.store.InTx(ctx, func(tx Tx) error {
+		replay = nil
+		if run.IdempotencyKey != "" {
+			prev, err := tx.RunByKey(ctx, run.AgencyID, run.IdempotencyKey)
+			switch {
+			case err == nil && run.StartedAt.Sub(prev.StartedAt) < a.cfg.IdempotencyTTL:
+				if prev.RequestHash != run.RequestHash {
+					return apperr.Unprocessable("the Idempotency-Key %q was used with a different request body within the last %s; use a new key for a new request", run.IdempotencyKey, a.cfg.IdempotencyTTL)
+				}
+				if prev.Status == StatusPending {
+					return inFlight(run.IdempotencyKey)
+				}
+				replay = &prev
+				bal, err = tx.Balance(ctx, run.AgencyID)
+				return err
+			case err == nil:
+				if err := tx.ForgetKey(ctx, prev.ID); err != nil {
+					return err
+				}
+			case !errors.Is(err, ErrNotFound):
+				return err
+			}
+		}
+		b, ok, err := tx.StartRun(ctx, run)
+		if errors.Is(err, ErrDuplicate) {
+			return inFlight(run.IdempotencyKey) // a concurrent twin got there first
+		}
+		if err != nil {
+			return err
+		}
+		bal = b
+		if !ok {
+			return insufficient(act, b)
+		}
+		return nil
+	})
+	return replay, bal, err
+}
+
+// checkIdempotencyKey validates an Idempotency-Key header.
+func checkIdempotencyKey(key string) error {
+	if len(key) > 255 {
+		return apperr.Invalid("the Idempotency-Key header must be at most 255 characters; got %d", len(key))
+	}
+	for _, r := range key {
+		if r < 0x21 || r > 0x7e {
+			return apperr.Invalid("the Idempotency-Key header must be printable ASCII without spaces, such as a UUID")
+		}
+	}
+	return nil
+}
+
+// requestHash identifies a request body for idempotency: the same JSON
+// object, whatever its key order and spacing, hashes the same.
+func requestHash(body map[string]any) string {
+	b, _ := json.Marshal(body) // maps marshal with sorted keys
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+func inFlight(key string) error {
+	return apperr.Conflict("a request with the Idempotency-Key %q is still running; retry once it has finished to get its answer", key)
+}
+
+// insufficient names the kind of credit that is short, what the action
+// needs and what the agency has.
+func insufficient(act *action.Action, b Balance) error {
+	kind, need, have := "AI", act.Cost.AI, b.AI
+	if b.AI >= act.Cost.AI {
+		kind, need, have = "data", act.Cost.Data, b.Data
+	}
+	return apperr.InsufficientCredits("insufficient %s credits: %s needs %d %s credits (and %d %s), the agency has %d available; an administrator adds credits with POST /admin/v1/agencies/{agency_id}/credits",
+		kind, act.Name, need, kind, otherCost(act, kind), other(kind), have)
+}
+
+func other(kind string) string {
+	if kind == "AI" {
+		return "data"
+	}
+	return "AI"
+}
+
+func otherCost(act *action.Action, kind string) int64 {
+	if kind == "AI" {
+		return act.Cost.Data
+	}
+	return act.Cost.AI
+}
