@@ -573,6 +573,66 @@ func testActionRuns(t *testing.T, s *stack) {
 	}
 }
 
+// testActionRunsAreTheAgencys: a client linked to two agencies is a client
+// of two tenants; the runs each agency makes (its credits, its inputs) are
+// its own, in the rows, the totals and the cursor pages of action_runs.
+func testActionRunsAreTheAgencys(t *testing.T, s *stack) {
+	a, b := s.newTenant(t), s.newTenant(t)
+	client := s.newClient(t, a, true)
+	wantStatus(t, s.adminCall(t, "PUT", "/admin/v1/agencies/"+b.agency+"/clients/"+client, nil), http.StatusOK)
+	s.grant(t, a.agency, 10, 10)
+	s.grant(t, b.agency, 10, 10)
+	for _, tn := range []tenant{a, a, b} {
+		wantAction(t, s.act(t, tn.write, map[string]any{"action": "generate_press_release", "client_id": client, "headline": "Secret plans of " + tn.agency}),
+			"generate_press_release", client, "success")
+	}
+	for _, tc := range []struct {
+		tn   tenant
+		runs int
+	}{{a, 2}, {b, 1}} {
+		var r response
+		eventually(t, 5*time.Second, func() bool {
+			r = s.read(t, tc.tn.read, params("resource", "action_runs", "client_id", client))
+			return r.json["pagination"].(map[string]any)["total"] == float64(tc.runs)
+		})
+		rows := r.json["data"].([]any)
+		if len(rows) != tc.runs {
+			t.Fatalf("agency %s reads %d runs, want its %d: %s", tc.tn.agency, len(rows), tc.runs, r)
+		}
+		for _, row := range rows {
+			if row := row.(map[string]any); row["agency_id"] != tc.tn.agency {
+				t.Fatalf("agency %s reads a run of agency %v: %v", tc.tn.agency, row["agency_id"], row)
+			}
+		}
+		f := s.read(t, tc.tn.read, params("resource", "action_runs", "client_id", client, "filter_field", "status", "filter_value", "success"))
+		if got := f.json["pagination"].(map[string]any)["total"]; got != float64(tc.runs) {
+			t.Fatalf("agency %s: status=success total %v, want %d", tc.tn.agency, got, tc.runs)
+		}
+		// One run a page: the cursor walk stays within the agency's runs.
+		seen, cursor := 0, ""
+		for range 5 {
+			q := params("resource", "action_runs", "client_id", client, "limit", "1")
+			if cursor != "" {
+				q.Set("cursor", cursor)
+			}
+			page := s.read(t, tc.tn.read, q)
+			wantStatus(t, page, http.StatusOK)
+			for _, row := range page.json["data"].([]any) {
+				seen++
+				if row.(map[string]any)["agency_id"] != tc.tn.agency {
+					t.Fatalf("agency %s's cursor walk reached another agency's run: %v", tc.tn.agency, row)
+				}
+			}
+			if cursor, _ = page.json["pagination"].(map[string]any)["next_cursor"].(string); cursor == "" {
+				break
+			}
+		}
+		if seen != tc.runs {
+			t.Fatalf("agency %s's cursor walk read %d runs, want %d", tc.tn.agency, seen, tc.runs)
+		}
+	}
+}
+
 // TestActionProviderFailures runs generation against a model server that
 // fails, then one too slow for the provider timeout: status error with the
 // provider's code (504 for the timeout), HTTP 200, nothing charged.

@@ -84,6 +84,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"DataClientAccess", testDataClientAccess},
 		{"DataCursor", testDataCursor},
 		{"DataLoadUnknownClient", testDataLoadUnknownClient},
+		{"DataRowValues", testDataRowValues},
 		{"ClientSettings", testClientSettings},
 		{"BulkLoad", testBulkLoad},
 		{"ActionsDiscovery", testActionsDiscovery},
@@ -96,6 +97,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ActionsEvents", testActionsEvents},
 		{"ActionsTenancy", testActionsTenancy},
 		{"ActionRuns", testActionRuns},
+		{"ActionRunsAreTheAgencys", testActionRunsAreTheAgencys},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // keyListPolicy pages the admin key list.
@@ -41,7 +42,7 @@ type NewKey struct {
 // Create issues a key and returns it with its secret, which is not stored
 // and cannot be shown again.
 func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
-	name, err := text("name", in.Name, maxName, false)
+	name, err := value.Line("name", in.Name, maxName, false)
 	if err != nil {
 		return APIKey{}, "", err
 	}
@@ -62,7 +63,7 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 		key.ExpiresAt = &exp
 	}
 	if in.SiteID != "" {
-		if key.SiteID, err = bodyID("site_id", in.SiteID); err != nil {
+		if key.SiteID, err = value.BodyID("site_id", in.SiteID); err != nil {
 			return APIKey{}, "", err
 		}
 		ok, err := k.sites.SiteExists(ctx, key.SiteID)
@@ -74,7 +75,7 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 		}
 	}
 	if in.AgencyID != "" {
-		if key.AgencyID, err = bodyID("agency_id", in.AgencyID); err != nil {
+		if key.AgencyID, err = value.BodyID("agency_id", in.AgencyID); err != nil {
 			return APIKey{}, "", err
 		}
 	}
@@ -112,12 +113,12 @@ func (k *Keys) List(ctx context.Context, filter KeyFilter, limit, offset *int32)
 		return nil, err
 	}
 	if filter.AgencyID != "" {
-		if filter.AgencyID, err = bodyID("agency_id", filter.AgencyID); err != nil {
+		if filter.AgencyID, err = value.BodyID("agency_id", filter.AgencyID); err != nil {
 			return nil, err
 		}
 	}
 	if filter.SiteID != "" {
-		if filter.SiteID, err = bodyID("site_id", filter.SiteID); err != nil {
+		if filter.SiteID, err = value.BodyID("site_id", filter.SiteID); err != nil {
 			return nil, err
 		}
 	}
@@ -126,7 +127,7 @@ func (k *Keys) List(ctx context.Context, filter KeyFilter, limit, offset *int32)
 
 // Revoke revokes a key. Revoking a revoked key returns it unchanged.
 func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
-	id, err := pathID("key", id)
+	id, err := value.PathID("key", id)
 	if err != nil {
 		return APIKey{}, err
 	}
