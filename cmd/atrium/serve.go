@@ -79,7 +79,7 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 		return nil, err
 	}
 	if c.gateway.AdminToken == "" {
-		c.gateway.AdminToken = "adm_" + randomHex(24)
+		c.gateway.AdminToken = gateway.AdminTokenPrefix + randomHex(24)
 		c.generatedAdminToken = true
 	}
 	if c.common.InternalSecret == "" {
