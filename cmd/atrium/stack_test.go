@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	testAdminToken     = "test-admin-token-0123456789"
+	testAdminToken     = "adm_test-admin-token-0123456789"
 	testInternalSecret = "test-internal-secret-0123456789abcdef"
 )
 
