@@ -64,6 +64,9 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 	c.actions.PublicURL = "" // derived from the public listener unless set
 	c.gateway.HTTPAddr, c.gateway.AdminAddr = "127.0.0.1:8080", "127.0.0.1:8081"
 	c.gateway.BindFlags(fs)
+	// The same drain as the cluster binaries: a client that wrote a request
+	// just before SIGTERM is answered, on a connection told to close.
+	c.common.DrainDelay = cli.DefaultDrainDelay
 	c.common.Bind(fs, "generated when empty (one process needs no shared value)")
 	c.backing.BindFlags(fs, "empty starts an embedded NATS server with JetStream")
 	c.actions.BindFlags(fs)
@@ -116,9 +119,10 @@ type serveable interface {
 // serve runs everything until ctx ends. Start order: NATS, collections,
 // CRM (which calls collections), data, actions, gateway. Stop order is the
 // reverse: the gateway reports not ready for the drain delay while still
-// serving, then drains HTTP; then the services drain gRPC (no delay: they
-// are reached through the gateway, or on loopback) and publish what is
-// left in their outboxes; then NATS stops.
+// serving, then drains HTTP; then actions, data, CRM and collections, one
+// after the other, each drains gRPC (no delay: they are reached through the
+// gateway, or on loopback) and publishes what is left in its outbox; then
+// NATS stops.
 func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Writer, ready func(listening)) (err error) {
 	// One process, one telemetry: the gateway's /metrics covers every
 	// service, and one request is one trace across the loopback hops.
@@ -137,7 +141,10 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		if err != nil {
 			return err
 		}
-		defer n.stop()
+		defer func() {
+			n.stop()
+			logger.Info("embedded NATS stopped")
+		}()
 		natsURL = n.url()
 		logger.Info("embedded NATS started", "url", natsURL)
 	}
@@ -222,25 +229,39 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		actionsSvc.SetPublicURL("http://" + gw.HTTPAddr())
 	}
 
+	// Each service runs until its own stop; once the gateway has drained,
+	// they are stopped one at a time in reverse order of start, each after
+	// the one that calls it has finished (actions calls data and the CRM,
+	// data calls the CRM, the CRM calls collections), so that no service
+	// loses a dependency while it still drains its own calls.
 	g, gctx := errgroup.WithContext(ctx)
-	servicesCtx, stopServices := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopServices()
-	g.Go(func() error {
-		defer stopServices()
-		return gw.Run(gctx)
-	})
-	for _, s := range services {
+	stops := make([]func(), len(services))
+	for i, s := range services {
+		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		stops[i] = func() { cancel(); <-done }
 		g.Go(func() error {
-			err := s.Run(servicesCtx)
-			if err != nil {
-				return err
+			defer close(done)
+			if err := s.Run(sctx); err != nil {
+				return fmt.Errorf("%s service: %w", serviceNames[i], err)
 			}
-			if gctx.Err() == nil {
-				return fmt.Errorf("a service stopped unexpectedly")
+			if sctx.Err() == nil {
+				return fmt.Errorf("the %s service stopped unexpectedly", serviceNames[i])
 			}
 			return nil
 		})
 	}
+	g.Go(func() error {
+		err := gw.Run(gctx)
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+		return err
+	})
+	defer context.AfterFunc(ctx, func() {
+		logger.Info("stopping: the gateway drains, then the services stop in reverse order of start; interrupt again to stop at once",
+			"drain_delay", c.common.DrainDelay)
+	})()
 	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr(), MetricsAddr: metricsAddr}
 	waitReady(gctx, gw, logger)
 	printBanner(stdout, l, c)
