@@ -118,14 +118,10 @@ func Parse(fs *flag.FlagSet, args []string, version string, stdout io.Writer, lo
 	}
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	// --version is a question asked on the command line, never a setting:
-	// a deployment's ATRIUM_VERSION variable must not trigger (or break) it.
-	env := func(k string) (string, bool) {
-		if k == Prefix+"VERSION" {
-			return "", false
-		}
-		return lookup(k)
-	}
-	if err := envflag.Parse(fs, args, Prefix, env); err != nil {
+	// a deployment's ATRIUM_VERSION variable must not trigger (or break) it,
+	// and -h names no variable for it.
+	envflag.CommandLineOnly(fs, "version")
+	if err := envflag.Parse(fs, args, Prefix, lookup); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ErrDone
 		}
