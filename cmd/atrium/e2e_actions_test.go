@@ -214,6 +214,11 @@ func testActionsValidation(t *testing.T, s *stack) {
 		{tn.write, map[string]any{"action": "generate_blog", "client_id": "00000000-0000-4000-8000-000000000000", "keyword": "x"}, 403, []string{"not linked to this key's agency, or does not exist"}},
 		{tn.write, map[string]any{"action": "generate_blog", "client_id": client, "keyword": strings.Repeat("k", 101)}, 400, []string{"at most 100 characters"}},
 		{tn.write, map[string]any{"action": "score_call", "client_id": client, "transcript": strings.Repeat("hello ", 300_000)}, 413, []string{"body"}},
+		// Data after the object: the action it holds must not run.
+		{tn.write, `{"action": "generate_blog", "client_id": "` + client + `", "keyword": "x"} trailing`, 400,
+			[]string{"request body must be one JSON object with nothing after it", "column 98"}},
+		{tn.write, `{"action": "generate_blog", "client_id": "` + client + `", "keyword": "x"}{}`, 400,
+			[]string{"request body must be one JSON object with nothing after it", "column 97"}},
 	} {
 		r := s.act(t, c.key, c.body)
 		wantError(t, r, c.code, c.words...)
@@ -431,6 +436,15 @@ func testActionsIdempotency(t *testing.T, s *stack) {
 	}
 	if ai, _ := s.credits(t, tn.agency); ai != 8 {
 		t.Fatalf("AI credits after a replay = %v, want 8 (charged once)", ai)
+	}
+	// A key that gRPC metadata cannot carry is refused, not dropped (which
+	// made each retry a new run, charged again): twice, and nothing charged.
+	for range 2 {
+		wantError(t, s.act(t, tn.write, map[string]any{"action": "generate_blog", "client_id": client, "keyword": "brioche"}, "Idempotency-Key", "r\xc3\xa9sum\xc3\xa9-1"),
+			http.StatusBadRequest, "Idempotency-Key header must be printable ASCII", "byte 2 is 0xc3")
+	}
+	if ai, _ := s.credits(t, tn.agency); ai != 8 {
+		t.Fatalf("AI credits after two refused non-ASCII keys = %v, want 8 (nothing charged)", ai)
 	}
 	body["keyword"] = "ciabatta"
 	wantError(t, s.act(t, tn.write, body, "Idempotency-Key", "order-42"), http.StatusUnprocessableEntity, "order-42", "different request body")

@@ -119,6 +119,16 @@ func testCollectionsEndpoints(t *testing.T, s *stack) {
 	if fresh.json["item"].(map[string]any)["title"] != "Sourdough, basics" {
 		t.Fatalf("a 412 changed the item: %s", fresh)
 	}
+	// An If-Match the gateway could not pass on as sent (a curly quote, say)
+	// is refused, not dropped: dropped, the write would skip its check.
+	wantError(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, map[string]any{"data": map[string]any{"title": "Lost"}}, "If-Match", "\u201c"+etag+"\u201d"),
+		http.StatusBadRequest, "If-Match header must be printable ASCII")
+	// Data after the JSON object is refused, not ignored.
+	wantError(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, `{"data": {"title": "Lost"}} {"data": {}}`),
+		http.StatusBadRequest, "request body must be one JSON object with nothing after it", "column 29")
+	if got := call(t, "GET", c.base+"/posts/"+id, c.read, nil); got.json["item"].(map[string]any)["title"] != "Sourdough, basics" || got.header.Get("ETag") != fresh.header.Get("ETag") {
+		t.Fatalf("a refused PATCH changed the item: %s (ETag %s)", got, got.header.Get("ETag"))
+	}
 	wantStatus(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, map[string]any{"data": map[string]any{}}, "If-Match", fresh.header.Get("ETag")), http.StatusOK)
 	wantError(t, call(t, "DELETE", c.base+"/posts/"+id, c.write, nil, "If-Match", fresh.header.Get("ETag")), http.StatusPreconditionFailed)
 

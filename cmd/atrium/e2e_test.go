@@ -68,6 +68,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ErrorContract", testErrorContract},
 		{"AdminProvisioning", testAdminProvisioning},
 		{"AdminValidation", testAdminValidation},
+		{"AdminLists", testAdminLists},
 		{"EventsReachNATS", testEventsReachNATS},
 		{"Probes", testProbes},
 		{"CollectionsEndpoints", testCollectionsEndpoints},

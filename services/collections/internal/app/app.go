@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/store"
 	"github.com/atrium-hq/atrium/platform/value"
 )
@@ -29,6 +30,8 @@ var (
 // transaction see committed state.
 type Store interface {
 	Site(ctx context.Context, id string) (Site, error)
+	// Sites lists sites by created_at descending, then id descending.
+	Sites(ctx context.Context, page pagination.Page) ([]Site, error)
 	// Collections lists a site's collections by slug.
 	Collections(ctx context.Context, siteID string) ([]Collection, error)
 	// Collection returns a site's collection by slug.
@@ -98,6 +101,15 @@ func (u *Sites) Create(ctx context.Context, name string) (Site, error) {
 		return outbox.Enqueue(ctx, tx, SubjectSiteCreated, map[string]any{"id": s.ID, "at": now}, now)
 	})
 	return s, err
+}
+
+// List lists sites, newest first: the operator's way back to a site's id.
+func (u *Sites) List(ctx context.Context, limit, offset *int32) ([]Site, error) {
+	page, err := pagination.Admin.Parse(limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	return u.store.Sites(ctx, page)
 }
 
 // Get returns a site. An id that is not a UUID names no site.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/value"
 )
 
@@ -37,6 +38,31 @@ func (d *Directory) CreateAgency(ctx context.Context, name string) (Agency, erro
 		return outbox.Enqueue(ctx, tx, SubjectAgencyCreated, entityEvent{ID: a.ID, AgencyID: a.ID, At: now}, now)
 	})
 	return a, err
+}
+
+// ListAgencies lists agencies, newest first: the operator's way back to an
+// agency's id.
+func (d *Directory) ListAgencies(ctx context.Context, limit, offset *int32) ([]Agency, error) {
+	page, err := pagination.Admin.Parse(limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	return d.store.Agencies(ctx, page)
+}
+
+// ListClients lists clients, newest first; with filter.AgencyID, only
+// those linked to that agency (none for an agency that does not exist).
+func (d *Directory) ListClients(ctx context.Context, filter ClientFilter, limit, offset *int32) ([]Client, error) {
+	page, err := pagination.Admin.Parse(limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	if filter.AgencyID != "" {
+		if filter.AgencyID, err = value.BodyID("agency_id", filter.AgencyID); err != nil {
+			return nil, err
+		}
+	}
+	return d.store.Clients(ctx, filter, page)
 }
 
 // NewMember is the input of CreateMember.

@@ -15,9 +15,6 @@ import (
 	"github.com/atrium-hq/atrium/platform/value"
 )
 
-// keyListPolicy pages the admin key list.
-var keyListPolicy = pagination.Policy{DefaultLimit: 50, MaxLimit: 200, Clamp: true}
-
 // Keys issues, lists, revokes and verifies API keys.
 type Keys struct {
 	store Store
@@ -108,7 +105,7 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 
 // List lists keys, newest first. Filter ids that are not UUIDs match no key.
 func (k *Keys) List(ctx context.Context, filter KeyFilter, limit, offset *int32) ([]APIKey, error) {
-	page, err := keyListPolicy.Parse(limit, offset)
+	page, err := pagination.Admin.Parse(limit, offset)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,11 @@ type Reader interface {
 	Agency(ctx context.Context, id string) (Agency, error)
 	Member(ctx context.Context, agencyID, id string) (Member, error)
 	Client(ctx context.Context, id string) (Client, error)
+	// Agencies lists agencies by created_at descending, then id descending.
+	Agencies(ctx context.Context, page pagination.Page) ([]Agency, error)
+	// Clients lists clients by created_at descending, then id descending;
+	// with filter.AgencyID, only the clients linked to that agency.
+	Clients(ctx context.Context, filter ClientFilter, page pagination.Page) ([]Client, error)
 	// Linked reports whether the client is linked to the agency.
 	Linked(ctx context.Context, agencyID, clientID string) (bool, error)
 	// LinkedClient returns the client if it is linked to the agency, in one
@@ -50,6 +55,11 @@ type Reader interface {
 	KeyBySecretSHA256(ctx context.Context, digest []byte) (APIKey, error)
 	// Keys lists keys by created_at descending, then id descending.
 	Keys(ctx context.Context, filter KeyFilter, page pagination.Page) ([]APIKey, error)
+}
+
+// ClientFilter narrows Clients; an empty AgencyID matches every client.
+type ClientFilter struct {
+	AgencyID string
 }
 
 // KeyFilter narrows Keys; empty fields match every key.
