@@ -82,6 +82,11 @@ const (
 	DefaultMaxInFlight     = 1000
 )
 
+// AdminTokenPrefix starts the admin tokens `atrium serve` generates; give
+// chosen tokens the same prefix, so that the public API, sent one by
+// mistake, says that it is the admin token and where it belongs.
+const AdminTokenPrefix = auth.AdminTokenPrefix
+
 // UpstreamNames are the services behind the gateway, in the order the
 // table in gateway.go lists them.
 func UpstreamNames() []string {

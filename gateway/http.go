@@ -54,8 +54,9 @@ func (g *Gateway) newMux(l *listener) *runtime.ServeMux {
 		runtime.WithDisablePathLengthFallback(),
 		runtime.WithDisableHTTPMethodOverride(),
 		runtime.WithWriteContentLength(),
-		// Of the client's headers only If-Match becomes gRPC metadata; the
-		// principal is the only identity a service sees.
+		// Of the client's headers only If-Match and Idempotency-Key become
+		// gRPC metadata (checked by rest.CheckForwardedHeaders in the route
+		// middleware); the principal is the only identity a service sees.
 		runtime.WithIncomingHeaderMatcher(rest.IncomingHeader),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
@@ -110,6 +111,10 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 						"path parameter %s is not valid UTF-8 once percent-decoded", name))
 					return
 				}
+			}
+			if err := rest.CheckForwardedHeaders(r.Header); err != nil {
+				rest.WriteError(ctx, g.cfg.Logger, w, r, err)
+				return
 			}
 			// grpc-gateway reads no query parameters for routes with a body;
 			// refuse them rather than ignore them.

@@ -63,6 +63,11 @@ func helpFlags(t *testing.T, bins string, argv []string) []flagHelp {
 	if err != nil {
 		t.Fatalf("%s -h: %v\n%s", strings.Join(argv, " "), err, out)
 	}
+	// --version is never read from the environment, so -h must not name a
+	// variable for it.
+	if strings.Contains(string(out), "ATRIUM_VERSION") {
+		t.Errorf("%s -h names ATRIUM_VERSION, which is never read:\n%s", strings.Join(argv, " "), out)
+	}
 	var flags []flagHelp
 	lines := strings.Split(string(out), "\n")
 	for i, line := range lines {

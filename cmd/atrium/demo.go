@@ -10,19 +10,109 @@ import (
 	"time"
 )
 
+// The demo tenant's names: a restart on PostgreSQL finds the demo by them
+// (an agency and a site so named, and the agency's client) instead of
+// seeding a second one.
+const (
+	demoAgencyName = "Northwind Digital"
+	demoSiteName   = "Sunrise Bakery website"
+	demoClientName = "Sunrise Bakery"
+)
+
+// demo is what the banner says about the demo tenant.
+type demo struct {
+	// found: the data was seeded at an earlier start (PostgreSQL) and is
+	// reused; only the keys are new.
+	found                bool
+	agency, site, bakery string
+	// read and write are keys issued for this run: a key's secret is shown
+	// only when it is issued.
+	read, write string
+}
+
 // seedDemo provisions a demo tenant through the admin API, exactly as an
-// operator would, and prints keys and curl lines to try.
-func seedDemo(ctx context.Context, w io.Writer, l listening) error {
+// operator would, unless an earlier start already did (the store is
+// PostgreSQL); either way it issues a read and a write key for this run.
+func seedDemo(ctx context.Context, l listening) (demo, error) {
 	admin := adminClient{base: "http://" + l.AdminAddr, token: l.AdminToken, http: &http.Client{Timeout: 10 * time.Second}}
-	var out struct {
-		Site   struct{ ID string }     `json:"site"`
-		Agency struct{ ID string }     `json:"agency"`
-		Member struct{ ID string }     `json:"member"`
-		Client struct{ ID string }     `json:"client"`
-		Key    struct{ Secret string } `json:"key"`
+	d, err := findDemo(ctx, admin)
+	if err != nil {
+		return demo{}, err
 	}
-	if err := admin.do(ctx, "POST", "/admin/v1/sites", map[string]any{"name": "Sunrise Bakery website"}, &out); err != nil {
-		return err
+	if !d.found {
+		if d, err = seedDemoData(ctx, admin); err != nil {
+			return demo{}, err
+		}
+	}
+	var out struct {
+		Key struct{ Secret string } `json:"key"`
+	}
+	for _, k := range []struct {
+		name   string
+		scopes []string
+		secret *string
+	}{{"demo read", []string{"read"}, &d.read}, {"demo write", []string{"read", "write"}, &d.write}} {
+		if err := admin.do(ctx, "POST", "/admin/v1/keys", map[string]any{"name": k.name, "scopes": k.scopes, "site_id": d.site, "agency_id": d.agency}, &out); err != nil {
+			return demo{}, err
+		}
+		*k.secret = out.Key.Secret
+	}
+	return d, nil
+}
+
+// findDemo looks for the demo tenant through the admin lists: the newest
+// agency and site with the demo's names, and the agency's demo client.
+func findDemo(ctx context.Context, admin adminClient) (demo, error) {
+	var d demo
+	var err error
+	if d.agency, err = findByName(ctx, admin, "/admin/v1/agencies?", "agencies", demoAgencyName); err != nil || d.agency == "" {
+		return demo{}, err
+	}
+	if d.site, err = findByName(ctx, admin, "/admin/v1/sites?", "sites", demoSiteName); err != nil || d.site == "" {
+		return demo{}, err
+	}
+	if d.bakery, err = findByName(ctx, admin, "/admin/v1/clients?agency_id="+d.agency+"&", "clients", demoClientName); err != nil || d.bakery == "" {
+		return demo{}, err
+	}
+	d.found = true
+	return d, nil
+}
+
+// findByName pages through an admin list (newest first) for the first row
+// named name, and returns its id, or "" when there is none.
+func findByName(ctx context.Context, admin adminClient, list, field, name string) (string, error) {
+	const limit = 200
+	for offset := 0; ; offset += limit {
+		var page map[string][]struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		}
+		if err := admin.do(ctx, "GET", fmt.Sprintf("%slimit=%d&offset=%d", list, limit, offset), nil, &page); err != nil {
+			return "", err
+		}
+		for _, row := range page[field] {
+			if row.Name == name {
+				return row.ID, nil
+			}
+		}
+		if len(page[field]) < limit {
+			return "", nil
+		}
+	}
+}
+
+// seedDemoData creates the demo tenant: a site with two collections and
+// three items, an agency with a member, two linked clients, keyword rows,
+// credits, prospects and deals.
+func seedDemoData(ctx context.Context, admin adminClient) (demo, error) {
+	var out struct {
+		Site   struct{ ID string } `json:"site"`
+		Agency struct{ ID string } `json:"agency"`
+		Member struct{ ID string } `json:"member"`
+		Client struct{ ID string } `json:"client"`
+	}
+	if err := admin.do(ctx, "POST", "/admin/v1/sites", map[string]any{"name": demoSiteName}, &out); err != nil {
+		return demo{}, err
 	}
 	site := out.Site.ID
 	if err := admin.do(ctx, "POST", "/admin/v1/sites/"+site+"/collections", map[string]any{
@@ -33,14 +123,14 @@ func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 			{"key": "publish_on", "type": "date"},
 		},
 	}, nil); err != nil {
-		return err
+		return demo{}, err
 	}
 	if err := admin.do(ctx, "POST", "/admin/v1/sites/"+site+"/collections", map[string]any{
 		"name": "Pages", "slug": "pages", "is_system": true, "fields": []map[string]any{
 			{"key": "title", "type": "text", "required": true}, {"key": "body", "type": "rich_text"},
 		},
 	}, nil); err != nil {
-		return err
+		return demo{}, err
 	}
 	for _, it := range []struct {
 		slug string
@@ -51,27 +141,27 @@ func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 		{"pages", map[string]any{"data": map[string]any{"title": "About us", "body": "<p>A family bakery since 1982.</p>"}, "is_published": true}},
 	} {
 		if err := admin.do(ctx, "POST", "/admin/v1/sites/"+site+"/collections/"+it.slug+"/items", it.body, nil); err != nil {
-			return err
+			return demo{}, err
 		}
 	}
-	if err := admin.do(ctx, "POST", "/admin/v1/agencies", map[string]any{"name": "Northwind Digital"}, &out); err != nil {
-		return err
+	if err := admin.do(ctx, "POST", "/admin/v1/agencies", map[string]any{"name": demoAgencyName}, &out); err != nil {
+		return demo{}, err
 	}
 	agency := out.Agency.ID
 	if err := admin.do(ctx, "POST", "/admin/v1/agencies/"+agency+"/members", map[string]any{"name": "Ana Lima", "email": "ana@northwind.example"}, &out); err != nil {
-		return err
+		return demo{}, err
 	}
 	member := out.Member.ID
 	var clients []string
 	for _, c := range []map[string]any{
-		{"name": "Sunrise Bakery", "domain": "sunrise-bakery.example"},
+		{"name": demoClientName, "domain": "sunrise-bakery.example"},
 		{"name": "Harbor Dental", "domain": "harbor-dental.example"},
 	} {
 		if err := admin.do(ctx, "POST", "/admin/v1/clients", c, &out); err != nil {
-			return err
+			return demo{}, err
 		}
 		if err := admin.do(ctx, "PUT", "/admin/v1/agencies/"+agency+"/clients/"+out.Client.ID, nil, nil); err != nil {
-			return err
+			return demo{}, err
 		}
 		clients = append(clients, out.Client.ID)
 	}
@@ -81,10 +171,10 @@ func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 		{"keyword": "bakery near me", "position": 7, "search_volume": 12100, "difficulty": 58, "status": "active", "tracked_at": time.Now().UTC().Add(-24 * time.Hour).Format(time.RFC3339)},
 		{"keyword": "wedding cakes", "position": 15, "search_volume": 4400, "difficulty": 35, "status": "paused"},
 	}}, nil); err != nil {
-		return err
+		return demo{}, err
 	}
 	if err := admin.do(ctx, "POST", "/admin/v1/agencies/"+agency+"/credits", map[string]any{"ai": 100, "data": 100}, nil); err != nil {
-		return err
+		return demo{}, err
 	}
 	for _, p := range []map[string]any{
 		{"business_name": "Green Leaf Cafe", "website_url": "https://greenleaf.example", "industry": "restaurants", "health_score": 64, "lead_score": 81, "pipeline_stage": "qualified"},
@@ -92,7 +182,7 @@ func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 		{"business_name": "Bright Smiles Orthodontics", "website_url": "https://brightsmiles.example", "industry": "healthcare", "health_score": 72, "lead_score": 90, "pipeline_stage": "proposal_sent"},
 	} {
 		if err := admin.do(ctx, "POST", "/admin/v1/agencies/"+agency+"/prospects", p, nil); err != nil {
-			return err
+			return demo{}, err
 		}
 	}
 	for _, d := range []map[string]any{
@@ -100,34 +190,10 @@ func seedDemo(ctx context.Context, w io.Writer, l listening) error {
 		{"owner_member_id": member, "title": "Website audit", "stage": "won", "value": 650, "currency": "USD", "expected_close_date": time.Now().Format(time.DateOnly)},
 	} {
 		if err := admin.do(ctx, "POST", "/admin/v1/agencies/"+agency+"/deals", d, nil); err != nil {
-			return err
+			return demo{}, err
 		}
 	}
-	keys := map[string]string{}
-	for name, scopes := range map[string][]string{"read": {"read"}, "write": {"read", "write"}} {
-		if err := admin.do(ctx, "POST", "/admin/v1/keys", map[string]any{"name": "demo " + name, "scopes": scopes, "site_id": site, "agency_id": agency}, &out); err != nil {
-			return err
-		}
-		keys[name] = out.Key.Secret
-	}
-	api := "http://" + l.HTTPAddr
-	fmt.Fprintf(w, `Demo data seeded: agency %s with 2 clients (Sunrise Bakery: %s), 3 prospects, 2 deals, 3 keyword rows and 100 AI + 100 data credits; site %s with collections posts and pages (system).
-  admin token: %s
-  read key:    %s   (scopes: read)
-  write key:   %s   (scopes: read, write)
-
-Try:
-  curl -s -H "Authorization: Bearer %s" %s/api/v1/prospects
-  curl -s -H "Authorization: Bearer %s" "%s/api/v1/deals?limit=1"
-  curl -s -H "Authorization: Bearer %s" "%s/api/public/v1/collections/posts?limit=10"
-  curl -s -H "Authorization: Bearer %s" "%s/api/v1/data?resource=keywords&client_id=%s&order=tracked_at"
-  curl -s -X POST -H "Authorization: Bearer %s" -H "Content-Type: application/json" -d '{"action":"generate_blog","client_id":"%s","keyword":"sourdough starter"}' %s/api/v1/data
-  curl -s -H "Authorization: Bearer %s" %s/api/v1/actions
-  curl -s -X POST -H "Authorization: Bearer %s" -H "Content-Type: application/json" -d '{"name":"Acme Agency"}' http://%s/admin/v1/agencies
-
-`, agency, bakery, site, l.AdminToken, keys["read"], keys["write"], keys["read"], api, keys["read"], api, keys["read"], api,
-		keys["read"], api, bakery, keys["write"], bakery, api, keys["read"], api, l.AdminToken, l.AdminAddr)
-	return nil
+	return demo{agency: agency, site: site, bakery: bakery}, nil
 }
 
 type adminClient struct {

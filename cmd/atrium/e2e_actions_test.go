@@ -214,6 +214,11 @@ func testActionsValidation(t *testing.T, s *stack) {
 		{tn.write, map[string]any{"action": "generate_blog", "client_id": "00000000-0000-4000-8000-000000000000", "keyword": "x"}, 403, []string{"not linked to this key's agency, or does not exist"}},
 		{tn.write, map[string]any{"action": "generate_blog", "client_id": client, "keyword": strings.Repeat("k", 101)}, 400, []string{"at most 100 characters"}},
 		{tn.write, map[string]any{"action": "score_call", "client_id": client, "transcript": strings.Repeat("hello ", 300_000)}, 413, []string{"body"}},
+		// Data after the object: the action it holds must not run.
+		{tn.write, `{"action": "generate_blog", "client_id": "` + client + `", "keyword": "x"} trailing`, 400,
+			[]string{"request body must be one JSON object with nothing after it", "column 98"}},
+		{tn.write, `{"action": "generate_blog", "client_id": "` + client + `", "keyword": "x"}{}`, 400,
+			[]string{"request body must be one JSON object with nothing after it", "column 97"}},
 	} {
 		r := s.act(t, c.key, c.body)
 		wantError(t, r, c.code, c.words...)
@@ -432,6 +437,15 @@ func testActionsIdempotency(t *testing.T, s *stack) {
 	if ai, _ := s.credits(t, tn.agency); ai != 8 {
 		t.Fatalf("AI credits after a replay = %v, want 8 (charged once)", ai)
 	}
+	// A key that gRPC metadata cannot carry is refused, not dropped (which
+	// made each retry a new run, charged again): twice, and nothing charged.
+	for range 2 {
+		wantError(t, s.act(t, tn.write, map[string]any{"action": "generate_blog", "client_id": client, "keyword": "brioche"}, "Idempotency-Key", "r\xc3\xa9sum\xc3\xa9-1"),
+			http.StatusBadRequest, "Idempotency-Key header must be printable ASCII", "byte 2 is 0xc3")
+	}
+	if ai, _ := s.credits(t, tn.agency); ai != 8 {
+		t.Fatalf("AI credits after two refused non-ASCII keys = %v, want 8 (nothing charged)", ai)
+	}
 	body["keyword"] = "ciabatta"
 	wantError(t, s.act(t, tn.write, body, "Idempotency-Key", "order-42"), http.StatusUnprocessableEntity, "order-42", "different request body")
 	// Without the key, the same request is a new run, as the spec says.
@@ -570,6 +584,66 @@ func testActionRuns(t *testing.T, s *stack) {
 	r := s.read(t, tn.read, params("resource", "action_runs", "client_id", client, "filter_field", "status", "filter_value", "error"))
 	if r.json["pagination"].(map[string]any)["total"] != float64(1) {
 		t.Fatalf("action_runs with status=error: %s", r)
+	}
+}
+
+// testActionRunsAreTheAgencys: a client linked to two agencies is a client
+// of two tenants; the runs each agency makes (its credits, its inputs) are
+// its own, in the rows, the totals and the cursor pages of action_runs.
+func testActionRunsAreTheAgencys(t *testing.T, s *stack) {
+	a, b := s.newTenant(t), s.newTenant(t)
+	client := s.newClient(t, a, true)
+	wantStatus(t, s.adminCall(t, "PUT", "/admin/v1/agencies/"+b.agency+"/clients/"+client, nil), http.StatusOK)
+	s.grant(t, a.agency, 10, 10)
+	s.grant(t, b.agency, 10, 10)
+	for _, tn := range []tenant{a, a, b} {
+		wantAction(t, s.act(t, tn.write, map[string]any{"action": "generate_press_release", "client_id": client, "headline": "Secret plans of " + tn.agency}),
+			"generate_press_release", client, "success")
+	}
+	for _, tc := range []struct {
+		tn   tenant
+		runs int
+	}{{a, 2}, {b, 1}} {
+		var r response
+		eventually(t, 5*time.Second, func() bool {
+			r = s.read(t, tc.tn.read, params("resource", "action_runs", "client_id", client))
+			return r.json["pagination"].(map[string]any)["total"] == float64(tc.runs)
+		})
+		rows := r.json["data"].([]any)
+		if len(rows) != tc.runs {
+			t.Fatalf("agency %s reads %d runs, want its %d: %s", tc.tn.agency, len(rows), tc.runs, r)
+		}
+		for _, row := range rows {
+			if row := row.(map[string]any); row["agency_id"] != tc.tn.agency {
+				t.Fatalf("agency %s reads a run of agency %v: %v", tc.tn.agency, row["agency_id"], row)
+			}
+		}
+		f := s.read(t, tc.tn.read, params("resource", "action_runs", "client_id", client, "filter_field", "status", "filter_value", "success"))
+		if got := f.json["pagination"].(map[string]any)["total"]; got != float64(tc.runs) {
+			t.Fatalf("agency %s: status=success total %v, want %d", tc.tn.agency, got, tc.runs)
+		}
+		// One run a page: the cursor walk stays within the agency's runs.
+		seen, cursor := 0, ""
+		for range 5 {
+			q := params("resource", "action_runs", "client_id", client, "limit", "1")
+			if cursor != "" {
+				q.Set("cursor", cursor)
+			}
+			page := s.read(t, tc.tn.read, q)
+			wantStatus(t, page, http.StatusOK)
+			for _, row := range page.json["data"].([]any) {
+				seen++
+				if row.(map[string]any)["agency_id"] != tc.tn.agency {
+					t.Fatalf("agency %s's cursor walk reached another agency's run: %v", tc.tn.agency, row)
+				}
+			}
+			if cursor, _ = page.json["pagination"].(map[string]any)["next_cursor"].(string); cursor == "" {
+				break
+			}
+		}
+		if seen != tc.runs {
+			t.Fatalf("agency %s's cursor walk read %d runs, want %d", tc.tn.agency, seen, tc.runs)
+		}
 	}
 }
 

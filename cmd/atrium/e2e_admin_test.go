@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -110,7 +112,21 @@ func testAdminValidation(t *testing.T, s *stack) {
 		{"GET", "/admin/v1/sites/" + unknown, nil, 404, []string{"site"}},
 		{"GET", "/admin/v1/sites/not-a-uuid", nil, 404, []string{"not-a-uuid"}},
 		{"POST", "/admin/v1/agencies", map[string]any{"name": "  "}, 400, []string{"name is required"}},
-		{"POST", "/admin/v1/agencies", map[string]any{"name": "a\x00b"}, 400, []string{"control characters"}},
+		{"POST", "/admin/v1/agencies", map[string]any{"name": "a\x00b"}, 400, []string{"name must be a string of at most 200 characters, on one line without control characters"}},
+		// Text PostgreSQL cannot hold (NUL) and what a mail relay cannot
+		// take, in every kind of CRM write: 400 naming the field.
+		{"POST", "/admin/v1/sites", map[string]any{"name": "a\x00b"}, 400, []string{"name must be a string"}},
+		{"POST", ag + "/members", map[string]any{"name": "A\x00", "email": "a@b.example"}, 400, []string{"name must be a string"}},
+		{"POST", ag + "/members", map[string]any{"name": "A", "email": "a\x00@b.example"}, 400, []string{"email must be an email address"}},
+		{"POST", ag + "/members", map[string]any{"name": "A", "email": "josé@b.example"}, 400, []string{"email must be an email address", "ASCII"}},
+		{"POST", ag + "/members", map[string]any{"name": "A", "email": "bob@[127.0.0.1]"}, 400, []string{"email must be an email address", "at a domain name"}},
+		{"POST", "/admin/v1/clients", map[string]any{"name": "C", "domain": "c\x00.example"}, 400, []string{"domain must be a host name"}},
+		{"POST", "/admin/v1/keys", map[string]any{"name": "k\x00", "scopes": []string{"read"}, "agency_id": tn.agency}, 400, []string{"name must be a string"}},
+		{"POST", ag + "/prospects", map[string]any{"business_name": "A\x00", "website_url": "https://a.example"}, 400, []string{"business_name must be a string"}},
+		{"POST", ag + "/prospects", map[string]any{"business_name": "A", "website_url": "https://a.example/\x00"}, 400, []string{"website_url must be an absolute http or https URL"}},
+		{"POST", ag + "/prospects", map[string]any{"business_name": "A", "website_url": "https://a.example", "industry": "\x00"}, 400, []string{"industry must be a string"}},
+		{"POST", ag + "/deals", map[string]any{"owner_member_id": tn.member, "title": "D\x00", "currency": "USD", "expected_close_date": "2027-01-01"}, 400, []string{"title must be a string"}},
+		{"POST", ag + "/deals", map[string]any{"owner_member_id": tn.member, "title": "D", "currency": "U\x00D", "expected_close_date": "2027-01-01"}, 400, []string{"currency"}},
 		{"POST", "/admin/v1/agencies/" + unknown + "/members", map[string]any{"name": "A", "email": "a@b.example"}, 404, []string{"agency"}},
 		{"POST", "/admin/v1/agencies/nope/members", map[string]any{"name": "A", "email": "a@b.example"}, 404, []string{"nope"}},
 		{"POST", ag + "/members", map[string]any{"name": "A", "email": "not-an-email"}, 400, []string{"email"}},
@@ -161,4 +177,108 @@ func testAdminValidation(t *testing.T, s *stack) {
 	if n := len(s.list(t, "/api/v1/deals", tn.read)); n != 0 {
 		t.Fatalf("rejected writes left %d deals", n)
 	}
+}
+
+// testAdminLists: an operator who lost an id finds it again through the
+// admin API. The lists are newest first and paged like the key list; other
+// tests create agencies, clients and sites at the same time, so the checks
+// are on this test's own rows and on the order of the whole page.
+func testAdminLists(t *testing.T, s *stack) {
+	list := func(path, field string) []map[string]any {
+		t.Helper()
+		r := s.adminCall(t, "GET", path, nil)
+		wantStatus(t, r, http.StatusOK)
+		wantKeys(t, r.json, field)
+		raw, ok := r.json[field].([]any)
+		if !ok {
+			t.Fatalf("GET %s: %s is not an array: %s", path, field, r.body)
+		}
+		out := make([]map[string]any, len(raw))
+		for i, v := range raw {
+			out[i] = v.(map[string]any)
+		}
+		return out
+	}
+	// newestFirst checks a whole page's order and returns where each of
+	// mine is in it.
+	newestFirst := func(rows []map[string]any, mine []string) []int {
+		t.Helper()
+		for i := 1; i < len(rows); i++ {
+			a, b := rows[i-1]["created_at"].(string), rows[i]["created_at"].(string)
+			ta, _ := time.Parse(time.RFC3339Nano, a)
+			tb, _ := time.Parse(time.RFC3339Nano, b)
+			if ta.Before(tb) || (ta.Equal(tb) && rows[i-1]["id"].(string) < rows[i]["id"].(string)) {
+				t.Fatalf("rows %d and %d are not newest first: %v then %v", i-1, i, rows[i-1], rows[i])
+			}
+		}
+		at := make([]int, len(mine))
+		for j, id := range mine {
+			at[j] = slices.IndexFunc(rows, func(r map[string]any) bool { return r["id"] == id })
+			if at[j] < 0 {
+				t.Fatalf("%s is not in the first page of %d", id, len(rows))
+			}
+		}
+		return at
+	}
+
+	var agencies, clients, sites []string
+	for i := range 3 {
+		agencies = append(agencies, s.create(t, "/admin/v1/agencies", "agency", map[string]any{"name": fmt.Sprint("Listed agency ", i)})["id"].(string))
+		sites = append(sites, s.create(t, "/admin/v1/sites", "site", map[string]any{"name": fmt.Sprint("Listed site ", i)})["id"].(string))
+		clients = append(clients, s.create(t, "/admin/v1/clients", "client", map[string]any{"name": fmt.Sprint("Listed client ", i), "domain": "listed.example"})["id"].(string))
+		wantStatus(t, s.adminCall(t, "PUT", "/admin/v1/agencies/"+agencies[0]+"/clients/"+clients[i], nil), http.StatusOK)
+	}
+
+	// Every list: newest first, mine in reverse order of creation, the
+	// whole objects as the create answered them.
+	for _, l := range []struct {
+		path, field string
+		mine        []string
+		keys        []string
+	}{
+		{"/admin/v1/agencies?limit=200", "agencies", agencies, []string{"id", "name", "created_at", "updated_at"}},
+		{"/admin/v1/clients?limit=200", "clients", clients, []string{"id", "name", "domain", "status", "auto_deploy", "created_at", "updated_at"}},
+		{"/admin/v1/sites?limit=200", "sites", sites, []string{"id", "name", "created_at", "updated_at"}},
+	} {
+		rows := list(l.path, l.field)
+		at := newestFirst(rows, l.mine)
+		if !(at[2] < at[1] && at[1] < at[0]) {
+			t.Fatalf("GET %s: mine at %v, want the newest first", l.path, at)
+		}
+		wantKeys(t, rows[at[0]], l.keys...)
+		if rows[at[0]]["name"] == nil || !strings.HasPrefix(rows[at[0]]["name"].(string), "Listed ") {
+			t.Fatalf("GET %s: %v", l.path, rows[at[0]])
+		}
+		if n := len(list(strings.Replace(l.path, "limit=200", "limit=5000", 1), l.field)); n > 200 {
+			t.Fatalf("GET %s with limit=5000 returned %d rows, want at most 200", l.path, n)
+		}
+	}
+
+	// An agency's clients: exactly the linked ones, paged.
+	base := "/admin/v1/clients?agency_id=" + agencies[0]
+	if got := ids(list(base, "clients")); !slices.Equal(got, []string{clients[2], clients[1], clients[0]}) {
+		t.Fatalf("the agency's clients = %v, want %v newest first", got, clients)
+	}
+	if got := ids(list(base+"&limit=2&offset=1", "clients")); !slices.Equal(got, []string{clients[1], clients[0]}) {
+		t.Fatalf("limit=2&offset=1 = %v", got)
+	}
+	if got := list("/admin/v1/clients?agency_id="+agencies[1], "clients"); len(got) != 0 {
+		t.Fatalf("an agency without clients lists %v", got)
+	}
+	if got := list("/admin/v1/clients?agency_id=00000000-0000-4000-8000-000000000000", "clients"); len(got) != 0 {
+		t.Fatalf("an unknown agency lists %v", got)
+	}
+	if got := list("/admin/v1/agencies?limit=1&offset=0", "agencies"); len(got) != 1 {
+		t.Fatalf("limit=1 returned %d agencies", len(got))
+	}
+
+	// Bad parameters: 400 saying what is allowed.
+	wantError(t, s.adminCall(t, "GET", "/admin/v1/agencies?limit=0", nil), http.StatusBadRequest, "limit must be an integer of at least 1", "200")
+	wantError(t, s.adminCall(t, "GET", "/admin/v1/sites?offset=-1", nil), http.StatusBadRequest, "offset must be an integer of 0 or more")
+	wantError(t, s.adminCall(t, "GET", "/admin/v1/clients?agency_id=northwind", nil), http.StatusBadRequest, "agency_id must be a UUID")
+	wantError(t, s.adminCall(t, "GET", "/admin/v1/agencies?name=x", nil), http.StatusBadRequest, `unknown query parameter "name"`)
+	// Only the admin token lists them.
+	tn := s.newTenant(t)
+	wantError(t, call(t, "GET", s.admin+"/admin/v1/agencies", tn.read, nil), http.StatusUnauthorized)
+	wantError(t, call(t, "GET", s.api+"/admin/v1/agencies", tn.read, nil), http.StatusNotFound)
 }

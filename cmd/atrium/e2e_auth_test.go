@@ -72,7 +72,12 @@ func testAuthentication(t *testing.T, s *stack) {
 	// Admin token.
 	wantError(t, call(t, "POST", s.admin+"/admin/v1/agencies", "", map[string]any{"name": "x"}), http.StatusUnauthorized, "admin token")
 	wantError(t, call(t, "POST", s.admin+"/admin/v1/agencies", "wrong-token-wrong-token", map[string]any{"name": "x"}), http.StatusUnauthorized, "invalid admin token")
-	wantError(t, call(t, "POST", s.admin+"/admin/v1/agencies", tn.write, map[string]any{"name": "x"}), http.StatusUnauthorized, "invalid admin token")
+	wantError(t, call(t, "POST", s.admin+"/admin/v1/agencies", tn.write, map[string]any{"name": "x"}), http.StatusUnauthorized, "invalid admin token", "looks like an API key")
+	// The admin token on the public API: told what it is and where it
+	// belongs, the same whether or not it is this deployment's.
+	for _, token := range []string{testAdminToken, "adm_" + strings.Repeat("0", 48)} {
+		wantError(t, call(t, "GET", url, token, nil), http.StatusUnauthorized, "this is an admin token", "admin listener", "API key")
+	}
 	// The admin API is not on the public listener, and API keys do not
 	// reach it there either.
 	wantError(t, call(t, "POST", s.api+"/admin/v1/agencies", testAdminToken, map[string]any{"name": "x"}), http.StatusNotFound)

@@ -119,6 +119,16 @@ func testCollectionsEndpoints(t *testing.T, s *stack) {
 	if fresh.json["item"].(map[string]any)["title"] != "Sourdough, basics" {
 		t.Fatalf("a 412 changed the item: %s", fresh)
 	}
+	// An If-Match the gateway could not pass on as sent (a curly quote, say)
+	// is refused, not dropped: dropped, the write would skip its check.
+	wantError(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, map[string]any{"data": map[string]any{"title": "Lost"}}, "If-Match", "\u201c"+etag+"\u201d"),
+		http.StatusBadRequest, "If-Match header must be printable ASCII")
+	// Data after the JSON object is refused, not ignored.
+	wantError(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, `{"data": {"title": "Lost"}} {"data": {}}`),
+		http.StatusBadRequest, "request body must be one JSON object with nothing after it", "column 29")
+	if got := call(t, "GET", c.base+"/posts/"+id, c.read, nil); got.json["item"].(map[string]any)["title"] != "Sourdough, basics" || got.header.Get("ETag") != fresh.header.Get("ETag") {
+		t.Fatalf("a refused PATCH changed the item: %s (ETag %s)", got, got.header.Get("ETag"))
+	}
 	wantStatus(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, map[string]any{"data": map[string]any{}}, "If-Match", fresh.header.Get("ETag")), http.StatusOK)
 	wantError(t, call(t, "DELETE", c.base+"/posts/"+id, c.write, nil, "If-Match", fresh.header.Get("ETag")), http.StatusPreconditionFailed)
 
@@ -178,7 +188,16 @@ func testCollectionsValidation(t *testing.T, s *stack) {
 		"no data":            {map[string]any{"is_published": true}, []string{"data is required"}},
 		"data not an object": {map[string]any{"data": []int{1}}, []string{"data"}},
 		"missing required":   {map[string]any{"data": map[string]any{"rating": 1}}, []string{"data.title is required"}},
-		"null required":      {data("title", nil), []string{"data.title is required and cannot be null"}},
+		"null required":      {data("title", nil), []string{"data.title is required: a string of at most 80 characters"}},
+		"empty required":     {data("title", ""), []string{"data.title is required: a string of at most 80 characters"}},
+		"blank required":     {data("title", "  "), []string{"data.title is required"}},
+		// Text PostgreSQL cannot hold is refused before it is written.
+		"NUL in text":        {data("title", "a\x00b"), []string{"data.title must be a string", `got "a\x00b"`}},
+		"NUL in rich_text":   {data("body", "<p>\x00</p>"), []string{"data.body must be a string of at most 500,000 characters, without NUL characters (U+0000)"}},
+		"NUL in json":        {data("extra", map[string]any{"k": []any{"\x00"}}), []string{"data.extra must be any JSON value without NUL characters (U+0000)"}},
+		"NUL in json key":    {data("extra", map[string]any{"\x00": 1}), []string{"data.extra must be any JSON value without NUL"}},
+		"non-ASCII email":    {data("contact", "josé@example.com"), []string{"data.contact must be an email address", "ASCII"}},
+		"address literal":    {data("contact", "bob@[127.0.0.1]"), []string{"data.contact must be an email address", "at a domain name"}},
 		"unknown field":      {data("colour", "red"), []string{"data.colour is not a field", "title, body"}},
 		"too long":           {data("title", strings.Repeat("x", 81)), []string{"data.title", "at most 80"}},
 		"number":             {data("rating", "high"), []string{"data.rating must be a number", `"high"`}},
@@ -200,19 +219,24 @@ func testCollectionsValidation(t *testing.T, s *stack) {
 		t.Fatalf("refused creates left %d items", n)
 	}
 	for q, words := range map[string][]string{
-		"limit=0":                              {"limit must be an integer of at least 1"},
-		"limit=abc":                            {"limit must be an integer"},
-		"offset=-1":                            {"offset must be an integer of 0 or more"},
-		"order=body":                           {"Invalid order field. Allowed: created_at, updated_at, title, rating, views, featured, publish_on, edited_at, contact, source, category"},
-		"direction=up":                         {"direction must be asc or desc"},
-		"filter_field=category":                {"filter_field and filter_value go together"},
-		"filter_field=nope&filter_value=1":     {"Invalid filter field. Allowed: title"},
-		"filter_field=views&filter_value=many": {"filter_value for views must be an integer"},
+		"limit=0":                               {"limit must be an integer of at least 1"},
+		"limit=abc":                             {"limit must be an integer"},
+		"offset=-1":                             {"offset must be an integer of 0 or more"},
+		"order=body":                            {"Invalid order field. Allowed: created_at, updated_at, title, rating, views, featured, publish_on, edited_at, contact, source, category"},
+		"direction=up":                          {"direction must be asc or desc"},
+		"filter_field=category":                 {"filter_field and filter_value go together"},
+		"filter_field=nope&filter_value=1":      {"Invalid filter field. Allowed: title"},
+		"filter_field=views&filter_value=many":  {"filter_value for views must be an integer"},
+		"filter_field=title&filter_value=a%00b": {"filter_value for title must be a string"},
 	} {
 		wantError(t, call(t, "GET", c.base+"/posts?"+q, c.read, nil), http.StatusBadRequest, words...)
 	}
 	wantError(t, call(t, "GET", c.base+"/nope", c.read, nil), http.StatusNotFound, `collection "nope" not found`)
-	wantError(t, call(t, "GET", c.base+"/posts/not-a-uuid", c.read, nil), http.StatusBadRequest, "item_id must be a UUID")
+	// An id that is not a UUID names no item: 404, as for any path id.
+	wantError(t, call(t, "GET", c.base+"/posts/not-a-uuid", c.read, nil), http.StatusNotFound, `item "not-a-uuid" not found in collection "posts"`)
+	wantError(t, call(t, "DELETE", c.base+"/posts/not-a-uuid", c.write, nil), http.StatusNotFound, `item "not-a-uuid" not found`)
+	wantError(t, call(t, "GET", c.base+"/posts%00", c.read, nil), http.StatusNotFound, "not found")
+	wantError(t, s.adminCall(t, "PATCH", "/admin/v1/sites/"+c.site+"/collections/posts%00", map[string]any{"name": "X"}), http.StatusNotFound, "not found")
 	wantError(t, call(t, "GET", c.base+"/posts/01a20a25-01a4-78fc-a7f2-443c2935f15b", c.read, nil), http.StatusNotFound, "not found")
 	wantError(t, call(t, "PATCH", c.base+"/posts/01a20a25-01a4-78fc-a7f2-443c2935f15b", c.write, map[string]any{}), http.StatusBadRequest, "data is required")
 

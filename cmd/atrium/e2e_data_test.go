@@ -5,6 +5,8 @@ package main
 // live link between the key's agency and the client.
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -296,6 +298,81 @@ func testDataCursor(t *testing.T, s *stack) {
 	wantError(t, s.read(t, tn.read, params("resource", "keywords", "client_id", client, "order", "created_at", "limit", "2", "cursor", cursor)), http.StatusBadRequest, "cursor belongs to another query")
 	wantError(t, s.read(t, tn.read, params("resource", "keywords", "client_id", client, "order", "tracked_at", "cursor", "garbage!")), http.StatusBadRequest, "cursor is malformed")
 	wantError(t, s.read(t, tn.read, params("resource", "keywords", "client_id", client, "order", "tracked_at", "offset", "4", "cursor", cursor)), http.StatusBadRequest, "cursor and offset cannot be combined")
+
+	// A forged cursor bound to the right query is checked field by field
+	// before the store sees it: an id that is not a UUID, a key that is
+	// not a value of the order field. Each was a 500 with PostgreSQL's
+	// refusal in the log.
+	forge := func(order string, key map[string]any) string {
+		tok := map[string]any{"r": "keywords", "c": client, "o": order, "i": "0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b"}
+		for k, v := range key {
+			tok[k] = v
+		}
+		b, _ := json.Marshal(tok)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	for name, tc := range map[string]struct {
+		order string
+		tok   map[string]any
+	}{
+		"id not a UUID":          {"tracked_at", map[string]any{"t": "t", "k": "2026-11-01T00:00:00Z", "i": "not-a-uuid"}},
+		"id with a NUL":          {"tracked_at", map[string]any{"i": "0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0\x00"}},
+		"timestamp key a string": {"tracked_at", map[string]any{"t": "s", "k": "yesterday"}},
+		"timestamp key garbled":  {"tracked_at", map[string]any{"t": "t", "k": "2026-13-45T99:00:00Z"}},
+		"id key not a UUID":      {"id", map[string]any{"t": "s", "k": "not-a-uuid"}},
+		"date key a number":      {"created_at", map[string]any{"t": "n", "k": "1e400"}},
+		"unknown key type":       {"created_at", map[string]any{"t": "x", "k": "1"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			wantError(t, s.read(t, tn.read, params("resource", "keywords", "client_id", client, "order", tc.order, "cursor", forge(tc.order, tc.tok))),
+				http.StatusBadRequest, "cursor is malformed")
+		})
+	}
+	// A well-formed position is still a position, forged or not.
+	wantStatus(t, s.read(t, tn.read, params("resource", "keywords", "client_id", client, "order", "id",
+		"cursor", forge("id", map[string]any{"t": "s", "k": "0190B7A8-3C1E-7D2F-9A4B-5C6D7E8F9A0B"}))), http.StatusOK)
+}
+
+// testDataRowValues loads rows whose values a store cannot hold or that
+// miss a required value: 400 naming the row and field, nothing written,
+// through the admin API and the bulk loader alike.
+func testDataRowValues(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	for name, tc := range map[string]struct {
+		resource string
+		row      map[string]any
+		words    []string
+	}{
+		"NUL in a string": {"keywords", map[string]any{"keyword": "sour\x00dough"},
+			[]string{"rows[0].keyword must be a string of at most 100,000 characters, without NUL characters (U+0000)"}},
+		"NUL in json": {"seo_reports", map[string]any{"url": "https://bakery.example/", "issues": []any{map[string]any{"title": "\x00"}}},
+			[]string{"rows[0].issues must be a JSON value of at most 200,000 bytes encoded, without NUL characters (U+0000)"}},
+		"NUL in a filter key": {"keywords", map[string]any{"keyword": "k", "status": "a\x00"}, []string{"rows[0].status must be a string"}},
+		"empty required":      {"keywords", map[string]any{"keyword": ""}, []string{"rows[0].keyword is required: a string"}},
+		"blank required":      {"keywords", map[string]any{"keyword": "  "}, []string{"rows[0].keyword is required"}},
+		"url with a space":    {"keywords", map[string]any{"keyword": "k", "url": "https://bakery.example/a b"}, []string{"rows[0].url must be an absolute http or https URL"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := s.adminCall(t, "POST", "/admin/v1/clients/"+client+"/datasets/"+tc.resource, map[string]any{"rows": []any{tc.row}})
+			wantError(t, r, http.StatusBadRequest, tc.words...)
+		})
+	}
+	path := t.TempDir() + "/rows.ndjson"
+	if err := os.WriteFile(path, []byte(`{"keyword": "fine"}`+"\n"+`{"keyword": "sour\u0000dough"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	err := loadRows(t.Context(), []string{"--data-addr", s.dataAddr, "--client", client, "--resource", "keywords", path},
+		func(k string) (string, bool) { return testInternalSecret, k == "ATRIUM_INTERNAL_SECRET" }, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "line 2: keyword must be a string") || !strings.Contains(err.Error(), "without NUL") {
+		t.Fatalf("load-rows of a NUL: %v", err)
+	}
+	for _, res := range []string{"keywords", "seo_reports"} {
+		if n := s.read(t, tn.read, params("resource", res, "client_id", client)).json["pagination"].(map[string]any)["total"]; n != float64(0) {
+			t.Fatalf("refused loads left %v %s rows", n, res)
+		}
+	}
 }
 
 func testDataLoadUnknownClient(t *testing.T, s *stack) {

@@ -25,7 +25,7 @@ func testErrorContract(t *testing.T, s *stack) {
 		}
 	}
 	wantError(t, call(t, "DELETE", s.api+"/api/v1/deals", "", nil), http.StatusMethodNotAllowed)
-	wantError(t, s.adminCall(t, "GET", "/admin/v1/agencies", nil), http.StatusMethodNotAllowed, "allowed: POST")
+	wantError(t, s.adminCall(t, "DELETE", "/admin/v1/agencies", nil), http.StatusMethodNotAllowed, "allowed: GET, POST")
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", `{"name": `), http.StatusBadRequest, "not valid JSON")
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", `["a"]`), http.StatusBadRequest, "request body")
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", `{"name": 42}`), http.StatusBadRequest, "name")

@@ -68,6 +68,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ErrorContract", testErrorContract},
 		{"AdminProvisioning", testAdminProvisioning},
 		{"AdminValidation", testAdminValidation},
+		{"AdminLists", testAdminLists},
 		{"EventsReachNATS", testEventsReachNATS},
 		{"Probes", testProbes},
 		{"CollectionsEndpoints", testCollectionsEndpoints},
@@ -84,6 +85,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"DataClientAccess", testDataClientAccess},
 		{"DataCursor", testDataCursor},
 		{"DataLoadUnknownClient", testDataLoadUnknownClient},
+		{"DataRowValues", testDataRowValues},
 		{"ClientSettings", testClientSettings},
 		{"BulkLoad", testBulkLoad},
 		{"ActionsDiscovery", testActionsDiscovery},
@@ -96,6 +98,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ActionsEvents", testActionsEvents},
 		{"ActionsTenancy", testActionsTenancy},
 		{"ActionRuns", testActionRuns},
+		{"ActionRunsAreTheAgencys", testActionRunsAreTheAgencys},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -46,9 +47,9 @@ type serveConfig struct {
 	// one too; main sets it, tests (several stacks in one binary) do not.
 	globalTelemetry bool
 
-	// generatedAdminToken is set when no token was configured and one was
-	// made up for this run, so it must be shown.
-	generatedAdminToken bool
+	// generatedAdminToken and generatedSecret are set when no value was
+	// configured and one was made up for this run, so it must be shown.
+	generatedAdminToken, generatedSecret bool
 }
 
 // serviceNames are the services serve starts, in start order: the CRM
@@ -64,6 +65,9 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 	c.actions.PublicURL = "" // derived from the public listener unless set
 	c.gateway.HTTPAddr, c.gateway.AdminAddr = "127.0.0.1:8080", "127.0.0.1:8081"
 	c.gateway.BindFlags(fs)
+	// The same drain as the cluster binaries: a client that wrote a request
+	// just before SIGTERM is answered, on a connection told to close.
+	c.common.DrainDelay = cli.DefaultDrainDelay
 	c.common.Bind(fs, "generated when empty (one process needs no shared value)")
 	c.backing.BindFlags(fs, "empty starts an embedded NATS server with JetStream")
 	c.actions.BindFlags(fs)
@@ -79,11 +83,12 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 		return nil, err
 	}
 	if c.gateway.AdminToken == "" {
-		c.gateway.AdminToken = "adm_" + randomHex(24)
+		c.gateway.AdminToken = gateway.AdminTokenPrefix + randomHex(24)
 		c.generatedAdminToken = true
 	}
 	if c.common.InternalSecret == "" {
 		c.common.InternalSecret = randomHex(32)
+		c.generatedSecret = true
 	}
 	return c, nil
 }
@@ -102,6 +107,8 @@ type listening struct {
 	NATSURL    string
 	// DataAddr is the data service's gRPC address (atrium load-rows).
 	DataAddr string
+	// CRMAddr is the CRM service's gRPC address (the banner's grpcurl line).
+	CRMAddr string
 	// MetricsAddr is the --metrics-addr listener's address, empty without one.
 	MetricsAddr string
 }
@@ -116,9 +123,10 @@ type serveable interface {
 // serve runs everything until ctx ends. Start order: NATS, collections,
 // CRM (which calls collections), data, actions, gateway. Stop order is the
 // reverse: the gateway reports not ready for the drain delay while still
-// serving, then drains HTTP; then the services drain gRPC (no delay: they
-// are reached through the gateway, or on loopback) and publish what is
-// left in their outboxes; then NATS stops.
+// serving, then drains HTTP; then actions, data, CRM and collections, one
+// after the other, each drains gRPC (no delay: they are reached through the
+// gateway, or on loopback) and publishes what is left in its outbox; then
+// NATS stops.
 func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Writer, ready func(listening)) (err error) {
 	// One process, one telemetry: the gateway's /metrics covers every
 	// service, and one request is one trace across the loopback hops.
@@ -130,6 +138,8 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		tel.InstallGlobal()
 	}
 	defer tel.Shutdown(context.WithoutCancel(ctx))
+	// Last of all, once NATS has stopped too.
+	defer logger.Info("atrium stopped")
 
 	natsURL := c.backing.NATSURL
 	if natsURL == "" {
@@ -137,7 +147,10 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		if err != nil {
 			return err
 		}
-		defer n.stop()
+		defer func() {
+			n.stop()
+			logger.Info("embedded NATS stopped")
+		}()
 		natsURL = n.url()
 		logger.Info("embedded NATS started", "url", natsURL)
 	}
@@ -222,39 +235,57 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		actionsSvc.SetPublicURL("http://" + gw.HTTPAddr())
 	}
 
+	// Each service runs until its own stop; once the gateway has drained,
+	// they are stopped one at a time in reverse order of start, each after
+	// the one that calls it has finished (actions calls data and the CRM,
+	// data calls the CRM, the CRM calls collections), so that no service
+	// loses a dependency while it still drains its own calls.
 	g, gctx := errgroup.WithContext(ctx)
-	servicesCtx, stopServices := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopServices()
-	g.Go(func() error {
-		defer stopServices()
-		return gw.Run(gctx)
-	})
-	for _, s := range services {
+	stops := make([]func(), len(services))
+	for i, s := range services {
+		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		stops[i] = func() { cancel(); <-done }
 		g.Go(func() error {
-			err := s.Run(servicesCtx)
-			if err != nil {
-				return err
+			defer close(done)
+			if err := s.Run(sctx); err != nil {
+				return fmt.Errorf("%s service: %w", serviceNames[i], err)
 			}
-			if gctx.Err() == nil {
-				return fmt.Errorf("a service stopped unexpectedly")
+			if sctx.Err() == nil {
+				return fmt.Errorf("the %s service stopped unexpectedly", serviceNames[i])
 			}
 			return nil
 		})
 	}
-	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr(), MetricsAddr: metricsAddr}
+	g.Go(func() error {
+		err := gw.Run(gctx)
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+		return err
+	})
+	defer context.AfterFunc(ctx, func() {
+		logger.Info("stopping: the gateway drains, then the services stop in reverse order of start; interrupt again to stop at once",
+			"drain_delay", c.common.DrainDelay)
+	})()
+	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr(), CRMAddr: crmSvc.Addr(), MetricsAddr: metricsAddr}
 	waitReady(gctx, gw, logger)
-	printBanner(stdout, l, c)
+	var d *demo
 	if c.demo {
-		if err := seedDemo(gctx, stdout, l); err != nil {
+		seeded, err := seedDemo(gctx, l)
+		if err != nil {
 			logger.Error("demo seeding failed", "error", err)
+		} else {
+			d = &seeded
 		}
 	}
+	// Last, after the seeding's access log lines: what a person needs ends
+	// up at the bottom of the terminal.
+	printBanner(stdout, l, c, d)
 	if ready != nil {
 		ready(l)
 	}
-	err = g.Wait()
-	logger.Info("atrium stopped")
-	return err
+	return g.Wait()
 }
 
 // waitReady waits until the gateway reports ready, which takes the
@@ -283,11 +314,59 @@ func waitReady(ctx context.Context, gw *gateway.Gateway, logger *slog.Logger) {
 
 const readyWait = 10 * time.Second
 
-func printBanner(w io.Writer, l listening, c serveConfig) {
-	fmt.Fprintf(w, "\nAtrium is running.\n  public API:  http://%s   (routes: http://%s/openapi.json)\n  admin API:   http://%s   (probes: /healthz, /readyz)\n",
+// printBanner prints how to reach the running Atrium: its addresses, the
+// secrets generated for this run and, with --demo, the demo's keys and
+// commands to paste. It is one write, so no log line lands inside it.
+func printBanner(w io.Writer, l listening, c serveConfig, d *demo) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nAtrium is running.\n  public API:  http://%s   (routes: http://%s/openapi.json)\n  admin API:   http://%s   (probes: /healthz, /readyz)\n",
 		l.HTTPAddr, l.HTTPAddr, l.AdminAddr)
 	if c.generatedAdminToken {
-		fmt.Fprintf(w, "  admin token: %s   (generated for this run; set --admin-token or ATRIUM_ADMIN_TOKEN to choose one)\n", l.AdminToken)
+		fmt.Fprintf(&b, "  admin token: %s   (generated for this run; set --admin-token or ATRIUM_ADMIN_TOKEN to choose one)\n", l.AdminToken)
 	}
-	fmt.Fprintln(w)
+	if c.generatedSecret {
+		fmt.Fprintf(&b, "  internal secret: %s   (generated for this run; atrium load-rows, atrium principal and gRPC callers need it; set --internal-secret or ATRIUM_INTERNAL_SECRET to choose one)\n",
+			c.common.InternalSecret)
+	}
+	if d != nil {
+		printDemo(&b, l, c, *d)
+	}
+	b.WriteString("\n")
+	_, _ = io.WriteString(w, b.String())
+}
+
+func printDemo(b *strings.Builder, l listening, c serveConfig, d demo) {
+	if d.found {
+		fmt.Fprintf(b, "\nDemo data found, seeded at an earlier start (not seeded again): agency %s (%s), client %s (%s), site %s.\n",
+			d.agency, demoAgencyName, d.bakery, demoClientName, d.site)
+	} else {
+		fmt.Fprintf(b, "\nDemo data seeded: agency %s (%s) with 2 clients (%s: %s), 3 prospects, 2 deals, 3 keyword rows and 100 AI + 100 data credits; site %s with collections posts and pages (system).\n",
+			d.agency, demoAgencyName, demoClientName, d.bakery, d.site)
+	}
+	fmt.Fprintf(b, "  read key:    %s   (scopes: read)\n  write key:   %s   (scopes: read, write)\n", d.read, d.write)
+	if d.found {
+		b.WriteString("  (new keys for this run: a key's secret is shown only when it is issued; the keys printed at earlier starts still work)\n")
+	}
+	api, admin := "http://"+l.HTTPAddr, "http://"+l.AdminAddr
+	fmt.Fprintf(b, `
+Try:
+  curl -s -H "Authorization: Bearer %[1]s" %[3]s/api/v1/prospects
+  curl -s -H "Authorization: Bearer %[1]s" "%[3]s/api/v1/deals?limit=1"
+  curl -s -H "Authorization: Bearer %[1]s" "%[3]s/api/public/v1/collections/posts?limit=10"
+  curl -s -H "Authorization: Bearer %[1]s" "%[3]s/api/v1/data?resource=keywords&client_id=%[4]s&order=tracked_at"
+  curl -s -X POST -H "Authorization: Bearer %[2]s" -H "Content-Type: application/json" -d '{"action":"generate_blog","client_id":"%[4]s","keyword":"sourdough starter"}' %[3]s/api/v1/data
+  curl -s -H "Authorization: Bearer %[1]s" %[3]s/api/v1/actions
+  curl -s -H "Authorization: Bearer %[5]s" %[6]s/admin/v1/agencies
+  curl -s -X POST -H "Authorization: Bearer %[5]s" -H "Content-Type: application/json" -d '{"name":"Acme Agency"}' %[6]s/admin/v1/agencies
+`, d.read, d.write, api, d.bakery, l.AdminToken, admin)
+	secret := "export ATRIUM_INTERNAL_SECRET=" + c.common.InternalSecret
+	if !c.generatedSecret {
+		secret = "export ATRIUM_INTERNAL_SECRET=...   # the --internal-secret this process was given"
+	}
+	fmt.Fprintf(b, `
+gRPC and the bulk loader (docs/grpc.md, docs/datasets.md), from this directory:
+  %s
+  grpcurl -plaintext -H "x-atrium-principal: $(go run ./cmd/atrium principal --agency %s --scopes read)" -d '{"limit": 2}' %s atrium.crm.v1.CRMService/ListProspects
+  echo '{"keyword":"rye bread","position":12,"status":"active"}' | go run ./cmd/atrium load-rows --data-addr %s --client %s --resource keywords -
+`, secret, d.agency, l.CRMAddr, l.DataAddr, d.bakery)
 }

@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	testAdminToken     = "test-admin-token-0123456789"
+	testAdminToken     = "adm_test-admin-token-0123456789"
 	testInternalSecret = "test-internal-secret-0123456789abcdef"
 )
 
@@ -29,6 +29,9 @@ type stack struct {
 	// metrics is the --metrics-addr listener's base URL, empty without one.
 	metrics string
 	logs    *syncBuffer
+	// stop stops the stack as SIGTERM would and returns what serve
+	// returned; the test's cleanup calls it too.
+	stop func() error
 }
 
 type syncBuffer struct {
@@ -63,6 +66,8 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 		"--collections-grpc-addr=127.0.0.1:0", "--crm-grpc-addr=127.0.0.1:0",
 		"--data-grpc-addr=127.0.0.1:0", "--actions-grpc-addr=127.0.0.1:0",
 		"--nats-embedded-addr=127.0.0.1:0", "--log-level=warn", "--internal-secret=" + testInternalSecret,
+		// Tests stop their stacks at once; the drain is tested in sigterm_test.go.
+		"--drain-delay=0",
 	}, extra...)
 	cfg, err := parseServe(args, func(string) (string, bool) { return "", false }, io.Discard, io.Discard)
 	if err != nil {
@@ -93,9 +98,12 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 		cancel()
 		t.Fatalf("atrium serve not ready after 30s\n%s", s.logs)
 	}
-	t.Cleanup(func() {
+	s.stop = sync.OnceValue(func() error {
 		cancel()
-		if err := <-done; err != nil {
+		return <-done
+	})
+	t.Cleanup(func() {
+		if err := s.stop(); err != nil {
 			t.Errorf("atrium serve returned %v", err)
 		}
 		if t.Failed() {

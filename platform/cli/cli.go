@@ -36,16 +36,17 @@ type Common struct {
 	ShutdownTimeout time.Duration
 	// DrainDelay is how long a process reports not ready after SIGTERM
 	// while still serving, so that load balancers stop sending to it
-	// before it stops accepting. Unlike the others, its default is the
-	// caller's: set it before Bind (DefaultDrainDelay for the per-component
-	// binaries; 0 for `atrium serve`, which no load balancer fronts).
+	// before it stops accepting, and clients on keep-alive connections are
+	// told to close them. Unlike the others, its default is the caller's:
+	// set it before Bind (every command that serves sets DefaultDrainDelay,
+	// `atrium serve` included).
 	DrainDelay time.Duration
 }
 
 const (
 	// DefaultShutdownTimeout bounds a graceful stop unless configured.
 	DefaultShutdownTimeout = 10 * time.Second
-	// DefaultDrainDelay is the drain delay of the per-component binaries:
+	// DefaultDrainDelay is the drain delay of every serving command:
 	// longer than a readiness probe's period plus an endpoint update.
 	DefaultDrainDelay = 5 * time.Second
 )
@@ -117,14 +118,10 @@ func Parse(fs *flag.FlagSet, args []string, version string, stdout io.Writer, lo
 	}
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	// --version is a question asked on the command line, never a setting:
-	// a deployment's ATRIUM_VERSION variable must not trigger (or break) it.
-	env := func(k string) (string, bool) {
-		if k == Prefix+"VERSION" {
-			return "", false
-		}
-		return lookup(k)
-	}
-	if err := envflag.Parse(fs, args, Prefix, env); err != nil {
+	// a deployment's ATRIUM_VERSION variable must not trigger (or break) it,
+	// and -h names no variable for it.
+	envflag.CommandLineOnly(fs, "version")
+	if err := envflag.Parse(fs, args, Prefix, lookup); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ErrDone
 		}

@@ -41,3 +41,30 @@ func TestParseRejectsBadEnvironmentValue(t *testing.T) {
 		t.Fatalf("Parse() error = %v, want one naming ATRIUM_KEY_CACHE_TTL", err)
 	}
 }
+
+func TestCommandLineOnlyFlags(t *testing.T) {
+	lookup := func(k string) (string, bool) { return "true", k == "ATRIUM_VERSION" || k == "ATRIUM_VERBOSE" }
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	var help strings.Builder
+	fs.SetOutput(&help)
+	version := fs.Bool("version", false, "print the version and exit")
+	verbose := fs.Bool("verbose", false, "say more")
+	CommandLineOnly(fs, "version")
+	if err := Parse(fs, nil, "ATRIUM_", lookup); err != nil {
+		t.Fatal(err)
+	}
+	if *version || !*verbose {
+		t.Fatalf("version = %v (want false: ATRIUM_VERSION is not read), verbose = %v (want true)", *version, *verbose)
+	}
+	// Still a boolean flag on the command line.
+	if err := Parse(fs, []string{"--version"}, "ATRIUM_", lookup); err != nil || !*version {
+		t.Fatalf("--version: %v, set %v", err, *version)
+	}
+	if err := Parse(fs, []string{"-h"}, "ATRIUM_", lookup); err != flag.ErrHelp {
+		t.Fatalf("-h: %v", err)
+	}
+	if h := help.String(); strings.Contains(h, "ATRIUM_VERSION") || !strings.Contains(h, "--version  (command line only)") ||
+		!strings.Contains(h, "--verbose  (ATRIUM_VERBOSE)") {
+		t.Fatalf("usage names a variable for --version, or none for --verbose:\n%s", h)
+	}
+}

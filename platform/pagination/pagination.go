@@ -16,6 +16,10 @@ type Policy struct {
 	Clamp bool
 }
 
+// Admin is the policy of the admin API's lists (keys, agencies, clients,
+// sites): pages of 50 by default, larger limits capped at 200.
+var Admin = Policy{DefaultLimit: 50, MaxLimit: 200, Clamp: true}
+
 // Page is a checked limit and offset.
 type Page struct {
 	Limit  int32

@@ -4,15 +4,22 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/atrium-hq/atrium/platform/apikey"
 	"github.com/atrium-hq/atrium/platform/principal"
 )
 
 // MinAdminTokenLen is the shortest admin token accepted.
 const MinAdminTokenLen = 16
+
+// AdminTokenPrefix starts the admin tokens `atrium serve` generates, and is
+// recommended for chosen ones: the public listener recognises a token with
+// it and says where it belongs rather than calling it a malformed key.
+const AdminTokenPrefix = "adm_"
 
 // AdminToken checks the admin listener's bearer token.
 type AdminToken struct{ digest [sha256.Size]byte }
@@ -35,6 +42,10 @@ func (a *AdminToken) Authenticate(header string) (principal.Principal, error) {
 	}
 	d := sha256.Sum256([]byte(cred))
 	if subtle.ConstantTimeCompare(d[:], a.digest[:]) != 1 {
+		if strings.HasPrefix(cred, apikey.Prefix) {
+			return principal.Principal{}, status.Error(codes.Unauthenticated,
+				"invalid admin token: this looks like an API key (it starts with "+apikey.Prefix+"), which belongs on the public API; the admin API takes the admin token (--admin-token)")
+		}
 		return principal.Principal{}, status.Error(codes.Unauthenticated, "invalid admin token")
 	}
 	return principal.Principal{Kind: principal.KindAdmin, Subject: "admin"}, nil

@@ -111,6 +111,13 @@ func (k *Keys) Authenticate(ctx context.Context, header string) (principal.Princ
 	if err != nil {
 		return principal.Principal{}, err
 	}
+	if strings.HasPrefix(secret, AdminTokenPrefix) {
+		// Only the prefix is judged: the public listener must not tell
+		// whether an admin token is valid.
+		return principal.Principal{}, status.Error(codes.Unauthenticated, "this is an admin token (it starts with "+AdminTokenPrefix+
+			"), which the public API does not take: it belongs on the admin API (the admin listener, --admin-addr, routes under /admin/v1); "+
+			"the public API takes an API key: "+apikey.FormatHint())
+	}
 	if !apikey.WellFormed(secret) {
 		return principal.Principal{}, status.Error(codes.Unauthenticated, "malformed API key: "+apikey.FormatHint())
 	}

@@ -62,6 +62,7 @@ func FuzzBodyDecoding(f *testing.F) {
 		`{"expires_at":"tomorrow"}`, `{"expires_at":"2030-01-01T00:00:00Z"}`, `{"scopes":"read"}`, `{"name":1}`,
 		`{"name":"k"`, `[1,2]`, `null`, `{"health_score":"NaN"}`, `{"health_score":1e999}`, `{"name":"a","name":"b"}`,
 		"{\"name\":\"\xff\"}", `{"unknown":true}`, ` `, `{"pipeline_stage":null}`,
+		`{"name":"k"} trailing`, `{"name":"k"}{}`, "{}\n\n{}", `{"name":"k"}  `, `{} 1`, `{}]`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -72,8 +72,35 @@ func (m jsonMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 		if err := m.JSONPb.Unmarshal(data, v); err != nil {
 			return bodyError(err, data)
 		}
-		return nil
+		// The unmarshaler stops after the first JSON value; anything after
+		// it would be silently dropped, so that `{...} trailing` or
+		// `{...}{...}` ran as if only the first object had been sent.
+		return trailingData(data)
 	})
+}
+
+// trailingData refuses a body with more than whitespace after its first
+// JSON value, naming where the extra data starts.
+func trailingData(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if dec.Decode(new(json.RawMessage)) != nil {
+		return nil // the unmarshaler accepted it; nothing more to say
+	}
+	end := int(dec.InputOffset())
+	rest := bytes.TrimLeft(data[end:], " \t\r\n")
+	if len(rest) == 0 {
+		return nil
+	}
+	at := len(data) - len(rest)
+	line, col := 1, 1
+	for _, c := range data[:at] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Errorf("request body must be one JSON object with nothing after it; found more data at line %d, column %d (byte %d)", line, col, at+1)
 }
 
 var (

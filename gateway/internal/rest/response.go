@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -14,24 +16,64 @@ import (
 const ETagMetadata = "etag"
 
 // IfMatchMetadata is the request metadata carrying the client's If-Match
-// header, the one client header that reaches a service.
+// header (the collections items' precondition).
 const IfMatchMetadata = "if-match"
 
 // IdempotencyKeyMetadata is the request metadata carrying the client's
 // Idempotency-Key header (the action interface).
 const IdempotencyKeyMetadata = "idempotency-key"
 
-// IncomingHeader lets only If-Match and Idempotency-Key through as gRPC
-// metadata: the principal the gateway signs is the only identity a service
-// sees.
+// forwarded are the only client headers that become gRPC metadata, with
+// what a client may send in them: the principal the gateway signs is the
+// only identity a service sees.
+var forwarded = []struct {
+	header, metadata string
+	// like says what the header's value looks like, for the 400.
+	like string
+}{
+	{"If-Match", IfMatchMetadata, `an ETag such as "3", or *`},
+	{"Idempotency-Key", IdempotencyKeyMetadata, "such as a UUID"},
+}
+
+// IncomingHeader is grpc-gateway's header matcher: it maps the forwarded
+// headers to their metadata and drops every other header.
 func IncomingHeader(key string) (string, bool) {
-	switch {
-	case strings.EqualFold(key, "If-Match"):
-		return IfMatchMetadata, true
-	case strings.EqualFold(key, "Idempotency-Key"):
-		return IdempotencyKeyMetadata, true
+	for _, f := range forwarded {
+		if strings.EqualFold(key, f.header) {
+			return f.metadata, true
+		}
 	}
 	return "", false
+}
+
+// CheckForwardedHeaders refuses a forwarded header that would not reach the
+// service as sent. grpc-gateway silently drops a header value that is not
+// valid gRPC metadata (anything outside printable ASCII), and a service
+// reads an empty or second value as no header at all; either way the
+// request would run without the precondition or the idempotency the client
+// asked for (and an action retried with a dropped key would run and be
+// charged again). So each forwarded header, when present, must be sent once,
+// non-empty, in printable ASCII (0x20 to 0x7E). The service applies its own
+// rule for the value on top (docs/actions.md, docs/collections.md).
+func CheckForwardedHeaders(h http.Header) error {
+	for _, f := range forwarded {
+		vs := h.Values(f.header)
+		switch {
+		case len(vs) == 0:
+			continue
+		case len(vs) > 1:
+			return status.Errorf(codes.InvalidArgument, "the %s header was sent %d times; send it once", f.header, len(vs))
+		case vs[0] == "":
+			return status.Errorf(codes.InvalidArgument, "the %s header is empty; send a value (%s) or leave the header out", f.header, f.like)
+		}
+		for i := 0; i < len(vs[0]); i++ {
+			if c := vs[0][i]; c < 0x20 || c > 0x7e {
+				return status.Errorf(codes.InvalidArgument,
+					"the %s header must be printable ASCII characters only (%s); byte %d is 0x%02x", f.header, f.like, i+1, c)
+			}
+		}
+	}
+	return nil
 }
 
 // headerMetadata maps the response header metadata services set to the HTTP

@@ -54,6 +54,10 @@ func TestBodyErrorsNameRealProblems(t *testing.T) {
 		`{"name":"\ud83d\ude00"}`:      "", // a whole pair: valid
 		`{"name": "x"`:                 "request body is not valid JSON",
 		`{"name":"\x01"}`:              "request body is not valid JSON",
+		`{"name":"k"} trailing`:        "request body must be one JSON object with nothing after it; found more data at line 1, column 14 (byte 14)",
+		"{\"name\":\"k\"}\n{}":         "found more data at line 2, column 1 (byte 14)",
+		`{"name":"k"} ]`:               "found more data at line 1, column 14",
+		"{\"name\":\"k\"}\r\n\t ":      "", // whitespace after the object is not data
 	} {
 		err := m.NewDecoder(strings.NewReader(body)).Decode(&crmv1.CreateAgencyRequest{})
 		switch {

@@ -183,6 +183,104 @@ func (x *CreateSiteResponse) GetSite() *Site {
 	return nil
 }
 
+type ListSitesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Default 50, values above 200 return 200.
+	Limit *int32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// Default 0.
+	Offset        *int32 `protobuf:"varint,2,opt,name=offset,proto3,oneof" json:"offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSitesRequest) Reset() {
+	*x = ListSitesRequest{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSitesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSitesRequest) ProtoMessage() {}
+
+func (x *ListSitesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSitesRequest.ProtoReflect.Descriptor instead.
+func (*ListSitesRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ListSitesRequest) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ListSitesRequest) GetOffset() int32 {
+	if x != nil && x.Offset != nil {
+		return *x.Offset
+	}
+	return 0
+}
+
+type ListSitesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Sites         []*Site                `protobuf:"bytes,1,rep,name=sites,proto3" json:"sites,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSitesResponse) Reset() {
+	*x = ListSitesResponse{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSitesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSitesResponse) ProtoMessage() {}
+
+func (x *ListSitesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSitesResponse.ProtoReflect.Descriptor instead.
+func (*ListSitesResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ListSitesResponse) GetSites() []*Site {
+	if x != nil {
+		return x.Sites
+	}
+	return nil
+}
+
 type GetSiteRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	SiteId        string                 `protobuf:"bytes,1,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
@@ -192,7 +290,7 @@ type GetSiteRequest struct {
 
 func (x *GetSiteRequest) Reset() {
 	*x = GetSiteRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -204,7 +302,7 @@ func (x *GetSiteRequest) String() string {
 func (*GetSiteRequest) ProtoMessage() {}
 
 func (x *GetSiteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -217,7 +315,7 @@ func (x *GetSiteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSiteRequest.ProtoReflect.Descriptor instead.
 func (*GetSiteRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{3}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetSiteRequest) GetSiteId() string {
@@ -236,7 +334,7 @@ type GetSiteResponse struct {
 
 func (x *GetSiteResponse) Reset() {
 	*x = GetSiteResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -248,7 +346,7 @@ func (x *GetSiteResponse) String() string {
 func (*GetSiteResponse) ProtoMessage() {}
 
 func (x *GetSiteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -261,7 +359,7 @@ func (x *GetSiteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSiteResponse.ProtoReflect.Descriptor instead.
 func (*GetSiteResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{4}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetSiteResponse) GetSite() *Site {
@@ -288,7 +386,7 @@ type CreateCollectionRequest struct {
 
 func (x *CreateCollectionRequest) Reset() {
 	*x = CreateCollectionRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -300,7 +398,7 @@ func (x *CreateCollectionRequest) String() string {
 func (*CreateCollectionRequest) ProtoMessage() {}
 
 func (x *CreateCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -313,7 +411,7 @@ func (x *CreateCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCollectionRequest.ProtoReflect.Descriptor instead.
 func (*CreateCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{5}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CreateCollectionRequest) GetSiteId() string {
@@ -360,7 +458,7 @@ type CreateCollectionResponse struct {
 
 func (x *CreateCollectionResponse) Reset() {
 	*x = CreateCollectionResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -372,7 +470,7 @@ func (x *CreateCollectionResponse) String() string {
 func (*CreateCollectionResponse) ProtoMessage() {}
 
 func (x *CreateCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -385,7 +483,7 @@ func (x *CreateCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCollectionResponse.ProtoReflect.Descriptor instead.
 func (*CreateCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{6}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateCollectionResponse) GetCollection() *Collection {
@@ -404,7 +502,7 @@ type ListSiteCollectionsRequest struct {
 
 func (x *ListSiteCollectionsRequest) Reset() {
 	*x = ListSiteCollectionsRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -416,7 +514,7 @@ func (x *ListSiteCollectionsRequest) String() string {
 func (*ListSiteCollectionsRequest) ProtoMessage() {}
 
 func (x *ListSiteCollectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -429,7 +527,7 @@ func (x *ListSiteCollectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSiteCollectionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSiteCollectionsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{7}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListSiteCollectionsRequest) GetSiteId() string {
@@ -448,7 +546,7 @@ type ListSiteCollectionsResponse struct {
 
 func (x *ListSiteCollectionsResponse) Reset() {
 	*x = ListSiteCollectionsResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -460,7 +558,7 @@ func (x *ListSiteCollectionsResponse) String() string {
 func (*ListSiteCollectionsResponse) ProtoMessage() {}
 
 func (x *ListSiteCollectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -473,7 +571,7 @@ func (x *ListSiteCollectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSiteCollectionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSiteCollectionsResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{8}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListSiteCollectionsResponse) GetCollections() []*Collection {
@@ -502,7 +600,7 @@ type UpdateCollectionRequest struct {
 
 func (x *UpdateCollectionRequest) Reset() {
 	*x = UpdateCollectionRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -514,7 +612,7 @@ func (x *UpdateCollectionRequest) String() string {
 func (*UpdateCollectionRequest) ProtoMessage() {}
 
 func (x *UpdateCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -527,7 +625,7 @@ func (x *UpdateCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollectionRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{9}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *UpdateCollectionRequest) GetSiteId() string {
@@ -581,7 +679,7 @@ type UpdateCollectionResponse struct {
 
 func (x *UpdateCollectionResponse) Reset() {
 	*x = UpdateCollectionResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -593,7 +691,7 @@ func (x *UpdateCollectionResponse) String() string {
 func (*UpdateCollectionResponse) ProtoMessage() {}
 
 func (x *UpdateCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -606,7 +704,7 @@ func (x *UpdateCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollectionResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{10}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *UpdateCollectionResponse) GetCollection() *Collection {
@@ -630,7 +728,7 @@ type CreateSiteItemRequest struct {
 
 func (x *CreateSiteItemRequest) Reset() {
 	*x = CreateSiteItemRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -642,7 +740,7 @@ func (x *CreateSiteItemRequest) String() string {
 func (*CreateSiteItemRequest) ProtoMessage() {}
 
 func (x *CreateSiteItemRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -655,7 +753,7 @@ func (x *CreateSiteItemRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteItemRequest.ProtoReflect.Descriptor instead.
 func (*CreateSiteItemRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{11}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateSiteItemRequest) GetSiteId() string {
@@ -695,7 +793,7 @@ type CreateSiteItemResponse struct {
 
 func (x *CreateSiteItemResponse) Reset() {
 	*x = CreateSiteItemResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -707,7 +805,7 @@ func (x *CreateSiteItemResponse) String() string {
 func (*CreateSiteItemResponse) ProtoMessage() {}
 
 func (x *CreateSiteItemResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -720,7 +818,7 @@ func (x *CreateSiteItemResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteItemResponse.ProtoReflect.Descriptor instead.
 func (*CreateSiteItemResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{12}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateSiteItemResponse) GetItem() *structpb.Struct {
@@ -746,7 +844,14 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name:\f\x92A\t\n" +
 	"\a\xd2\x01\x04name\"E\n" +
 	"\x12CreateSiteResponse\x12/\n" +
-	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\")\n" +
+	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"_\n" +
+	"\x10ListSitesRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
+	"\x06offset\x18\x02 \x01(\x05H\x01R\x06offset\x88\x01\x01B\b\n" +
+	"\x06_limitB\t\n" +
+	"\a_offset\"F\n" +
+	"\x11ListSitesResponse\x121\n" +
+	"\x05sites\x18\x01 \x03(\v2\x1b.atrium.collections.v1.SiteR\x05sites\")\n" +
 	"\x0eGetSiteRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\"B\n" +
 	"\x0fGetSiteResponse\x12/\n" +
@@ -787,10 +892,11 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\a\xd2\x01\x04dataB\x0f\n" +
 	"\r_is_published\"E\n" +
 	"\x16CreateSiteItemResponse\x12+\n" +
-	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item2\xf5\a\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item2\xf8\b\n" +
 	"\x17CollectionsAdminService\x12\x83\x01\n" +
 	"\n" +
-	"CreateSite\x12(.atrium.collections.v1.CreateSiteRequest\x1a).atrium.collections.v1.CreateSiteResponse\" \xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/admin/v1/sites\x12\x84\x01\n" +
+	"CreateSite\x12(.atrium.collections.v1.CreateSiteRequest\x1a).atrium.collections.v1.CreateSiteResponse\" \xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/admin/v1/sites\x12\x80\x01\n" +
+	"\tListSites\x12'.atrium.collections.v1.ListSitesRequest\x1a(.atrium.collections.v1.ListSitesResponse\" \xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x11\x12\x0f/admin/v1/sites\x90\x02\x01\x12\x84\x01\n" +
 	"\aGetSite\x12%.atrium.collections.v1.GetSiteRequest\x1a&.atrium.collections.v1.GetSiteResponse\"*\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/admin/v1/sites/{site_id}\x90\x02\x01\x12\xab\x01\n" +
 	"\x10CreateCollection\x12..atrium.collections.v1.CreateCollectionRequest\x1a/.atrium.collections.v1.CreateCollectionResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02*:\x01*\"%/admin/v1/sites/{site_id}/collections\x12\xb4\x01\n" +
 	"\x13ListSiteCollections\x121.atrium.collections.v1.ListSiteCollectionsRequest\x1a2.atrium.collections.v1.ListSiteCollectionsResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02'\x12%/admin/v1/sites/{site_id}/collections\x90\x02\x01\x12\xb2\x01\n" +
@@ -809,56 +915,61 @@ func file_atrium_collections_v1_collections_admin_proto_rawDescGZIP() []byte {
 	return file_atrium_collections_v1_collections_admin_proto_rawDescData
 }
 
-var file_atrium_collections_v1_collections_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_atrium_collections_v1_collections_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_atrium_collections_v1_collections_admin_proto_goTypes = []any{
 	(*Site)(nil),                        // 0: atrium.collections.v1.Site
 	(*CreateSiteRequest)(nil),           // 1: atrium.collections.v1.CreateSiteRequest
 	(*CreateSiteResponse)(nil),          // 2: atrium.collections.v1.CreateSiteResponse
-	(*GetSiteRequest)(nil),              // 3: atrium.collections.v1.GetSiteRequest
-	(*GetSiteResponse)(nil),             // 4: atrium.collections.v1.GetSiteResponse
-	(*CreateCollectionRequest)(nil),     // 5: atrium.collections.v1.CreateCollectionRequest
-	(*CreateCollectionResponse)(nil),    // 6: atrium.collections.v1.CreateCollectionResponse
-	(*ListSiteCollectionsRequest)(nil),  // 7: atrium.collections.v1.ListSiteCollectionsRequest
-	(*ListSiteCollectionsResponse)(nil), // 8: atrium.collections.v1.ListSiteCollectionsResponse
-	(*UpdateCollectionRequest)(nil),     // 9: atrium.collections.v1.UpdateCollectionRequest
-	(*UpdateCollectionResponse)(nil),    // 10: atrium.collections.v1.UpdateCollectionResponse
-	(*CreateSiteItemRequest)(nil),       // 11: atrium.collections.v1.CreateSiteItemRequest
-	(*CreateSiteItemResponse)(nil),      // 12: atrium.collections.v1.CreateSiteItemResponse
-	(*timestamppb.Timestamp)(nil),       // 13: google.protobuf.Timestamp
-	(*FieldDefinition)(nil),             // 14: atrium.collections.v1.FieldDefinition
-	(*Collection)(nil),                  // 15: atrium.collections.v1.Collection
-	(*structpb.Struct)(nil),             // 16: google.protobuf.Struct
+	(*ListSitesRequest)(nil),            // 3: atrium.collections.v1.ListSitesRequest
+	(*ListSitesResponse)(nil),           // 4: atrium.collections.v1.ListSitesResponse
+	(*GetSiteRequest)(nil),              // 5: atrium.collections.v1.GetSiteRequest
+	(*GetSiteResponse)(nil),             // 6: atrium.collections.v1.GetSiteResponse
+	(*CreateCollectionRequest)(nil),     // 7: atrium.collections.v1.CreateCollectionRequest
+	(*CreateCollectionResponse)(nil),    // 8: atrium.collections.v1.CreateCollectionResponse
+	(*ListSiteCollectionsRequest)(nil),  // 9: atrium.collections.v1.ListSiteCollectionsRequest
+	(*ListSiteCollectionsResponse)(nil), // 10: atrium.collections.v1.ListSiteCollectionsResponse
+	(*UpdateCollectionRequest)(nil),     // 11: atrium.collections.v1.UpdateCollectionRequest
+	(*UpdateCollectionResponse)(nil),    // 12: atrium.collections.v1.UpdateCollectionResponse
+	(*CreateSiteItemRequest)(nil),       // 13: atrium.collections.v1.CreateSiteItemRequest
+	(*CreateSiteItemResponse)(nil),      // 14: atrium.collections.v1.CreateSiteItemResponse
+	(*timestamppb.Timestamp)(nil),       // 15: google.protobuf.Timestamp
+	(*FieldDefinition)(nil),             // 16: atrium.collections.v1.FieldDefinition
+	(*Collection)(nil),                  // 17: atrium.collections.v1.Collection
+	(*structpb.Struct)(nil),             // 18: google.protobuf.Struct
 }
 var file_atrium_collections_v1_collections_admin_proto_depIdxs = []int32{
-	13, // 0: atrium.collections.v1.Site.created_at:type_name -> google.protobuf.Timestamp
-	13, // 1: atrium.collections.v1.Site.updated_at:type_name -> google.protobuf.Timestamp
+	15, // 0: atrium.collections.v1.Site.created_at:type_name -> google.protobuf.Timestamp
+	15, // 1: atrium.collections.v1.Site.updated_at:type_name -> google.protobuf.Timestamp
 	0,  // 2: atrium.collections.v1.CreateSiteResponse.site:type_name -> atrium.collections.v1.Site
-	0,  // 3: atrium.collections.v1.GetSiteResponse.site:type_name -> atrium.collections.v1.Site
-	14, // 4: atrium.collections.v1.CreateCollectionRequest.fields:type_name -> atrium.collections.v1.FieldDefinition
-	15, // 5: atrium.collections.v1.CreateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
-	15, // 6: atrium.collections.v1.ListSiteCollectionsResponse.collections:type_name -> atrium.collections.v1.Collection
-	14, // 7: atrium.collections.v1.UpdateCollectionRequest.add_fields:type_name -> atrium.collections.v1.FieldDefinition
-	14, // 8: atrium.collections.v1.UpdateCollectionRequest.update_fields:type_name -> atrium.collections.v1.FieldDefinition
-	15, // 9: atrium.collections.v1.UpdateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
-	16, // 10: atrium.collections.v1.CreateSiteItemRequest.data:type_name -> google.protobuf.Struct
-	16, // 11: atrium.collections.v1.CreateSiteItemResponse.item:type_name -> google.protobuf.Struct
-	1,  // 12: atrium.collections.v1.CollectionsAdminService.CreateSite:input_type -> atrium.collections.v1.CreateSiteRequest
-	3,  // 13: atrium.collections.v1.CollectionsAdminService.GetSite:input_type -> atrium.collections.v1.GetSiteRequest
-	5,  // 14: atrium.collections.v1.CollectionsAdminService.CreateCollection:input_type -> atrium.collections.v1.CreateCollectionRequest
-	7,  // 15: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:input_type -> atrium.collections.v1.ListSiteCollectionsRequest
-	9,  // 16: atrium.collections.v1.CollectionsAdminService.UpdateCollection:input_type -> atrium.collections.v1.UpdateCollectionRequest
-	11, // 17: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:input_type -> atrium.collections.v1.CreateSiteItemRequest
-	2,  // 18: atrium.collections.v1.CollectionsAdminService.CreateSite:output_type -> atrium.collections.v1.CreateSiteResponse
-	4,  // 19: atrium.collections.v1.CollectionsAdminService.GetSite:output_type -> atrium.collections.v1.GetSiteResponse
-	6,  // 20: atrium.collections.v1.CollectionsAdminService.CreateCollection:output_type -> atrium.collections.v1.CreateCollectionResponse
-	8,  // 21: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:output_type -> atrium.collections.v1.ListSiteCollectionsResponse
-	10, // 22: atrium.collections.v1.CollectionsAdminService.UpdateCollection:output_type -> atrium.collections.v1.UpdateCollectionResponse
-	12, // 23: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:output_type -> atrium.collections.v1.CreateSiteItemResponse
-	18, // [18:24] is the sub-list for method output_type
-	12, // [12:18] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	0,  // 3: atrium.collections.v1.ListSitesResponse.sites:type_name -> atrium.collections.v1.Site
+	0,  // 4: atrium.collections.v1.GetSiteResponse.site:type_name -> atrium.collections.v1.Site
+	16, // 5: atrium.collections.v1.CreateCollectionRequest.fields:type_name -> atrium.collections.v1.FieldDefinition
+	17, // 6: atrium.collections.v1.CreateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
+	17, // 7: atrium.collections.v1.ListSiteCollectionsResponse.collections:type_name -> atrium.collections.v1.Collection
+	16, // 8: atrium.collections.v1.UpdateCollectionRequest.add_fields:type_name -> atrium.collections.v1.FieldDefinition
+	16, // 9: atrium.collections.v1.UpdateCollectionRequest.update_fields:type_name -> atrium.collections.v1.FieldDefinition
+	17, // 10: atrium.collections.v1.UpdateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
+	18, // 11: atrium.collections.v1.CreateSiteItemRequest.data:type_name -> google.protobuf.Struct
+	18, // 12: atrium.collections.v1.CreateSiteItemResponse.item:type_name -> google.protobuf.Struct
+	1,  // 13: atrium.collections.v1.CollectionsAdminService.CreateSite:input_type -> atrium.collections.v1.CreateSiteRequest
+	3,  // 14: atrium.collections.v1.CollectionsAdminService.ListSites:input_type -> atrium.collections.v1.ListSitesRequest
+	5,  // 15: atrium.collections.v1.CollectionsAdminService.GetSite:input_type -> atrium.collections.v1.GetSiteRequest
+	7,  // 16: atrium.collections.v1.CollectionsAdminService.CreateCollection:input_type -> atrium.collections.v1.CreateCollectionRequest
+	9,  // 17: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:input_type -> atrium.collections.v1.ListSiteCollectionsRequest
+	11, // 18: atrium.collections.v1.CollectionsAdminService.UpdateCollection:input_type -> atrium.collections.v1.UpdateCollectionRequest
+	13, // 19: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:input_type -> atrium.collections.v1.CreateSiteItemRequest
+	2,  // 20: atrium.collections.v1.CollectionsAdminService.CreateSite:output_type -> atrium.collections.v1.CreateSiteResponse
+	4,  // 21: atrium.collections.v1.CollectionsAdminService.ListSites:output_type -> atrium.collections.v1.ListSitesResponse
+	6,  // 22: atrium.collections.v1.CollectionsAdminService.GetSite:output_type -> atrium.collections.v1.GetSiteResponse
+	8,  // 23: atrium.collections.v1.CollectionsAdminService.CreateCollection:output_type -> atrium.collections.v1.CreateCollectionResponse
+	10, // 24: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:output_type -> atrium.collections.v1.ListSiteCollectionsResponse
+	12, // 25: atrium.collections.v1.CollectionsAdminService.UpdateCollection:output_type -> atrium.collections.v1.UpdateCollectionResponse
+	14, // 26: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:output_type -> atrium.collections.v1.CreateSiteItemResponse
+	20, // [20:27] is the sub-list for method output_type
+	13, // [13:20] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_atrium_collections_v1_collections_admin_proto_init() }
@@ -867,15 +978,16 @@ func file_atrium_collections_v1_collections_admin_proto_init() {
 		return
 	}
 	file_atrium_collections_v1_collections_proto_init()
-	file_atrium_collections_v1_collections_admin_proto_msgTypes[9].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_admin_proto_msgTypes[3].OneofWrappers = []any{}
 	file_atrium_collections_v1_collections_admin_proto_msgTypes[11].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_admin_proto_msgTypes[13].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_collections_v1_collections_admin_proto_rawDesc), len(file_atrium_collections_v1_collections_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	CollectionsAdminService_CreateSite_FullMethodName          = "/atrium.collections.v1.CollectionsAdminService/CreateSite"
+	CollectionsAdminService_ListSites_FullMethodName           = "/atrium.collections.v1.CollectionsAdminService/ListSites"
 	CollectionsAdminService_GetSite_FullMethodName             = "/atrium.collections.v1.CollectionsAdminService/GetSite"
 	CollectionsAdminService_CreateCollection_FullMethodName    = "/atrium.collections.v1.CollectionsAdminService/CreateCollection"
 	CollectionsAdminService_ListSiteCollections_FullMethodName = "/atrium.collections.v1.CollectionsAdminService/ListSiteCollections"
@@ -36,6 +37,9 @@ const (
 type CollectionsAdminServiceClient interface {
 	// CreateSite creates a site.
 	CreateSite(ctx context.Context, in *CreateSiteRequest, opts ...grpc.CallOption) (*CreateSiteResponse, error)
+	// ListSites lists sites, newest first, so that an operator finds a
+	// site's id without SQL.
+	ListSites(ctx context.Context, in *ListSitesRequest, opts ...grpc.CallOption) (*ListSitesResponse, error)
 	// GetSite returns one site.
 	GetSite(ctx context.Context, in *GetSiteRequest, opts ...grpc.CallOption) (*GetSiteResponse, error)
 	// CreateCollection defines a collection of a site.
@@ -63,6 +67,16 @@ func (c *collectionsAdminServiceClient) CreateSite(ctx context.Context, in *Crea
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateSiteResponse)
 	err := c.cc.Invoke(ctx, CollectionsAdminService_CreateSite_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *collectionsAdminServiceClient) ListSites(ctx context.Context, in *ListSitesRequest, opts ...grpc.CallOption) (*ListSitesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSitesResponse)
+	err := c.cc.Invoke(ctx, CollectionsAdminService_ListSites_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +142,9 @@ func (c *collectionsAdminServiceClient) CreateSiteItem(ctx context.Context, in *
 type CollectionsAdminServiceServer interface {
 	// CreateSite creates a site.
 	CreateSite(context.Context, *CreateSiteRequest) (*CreateSiteResponse, error)
+	// ListSites lists sites, newest first, so that an operator finds a
+	// site's id without SQL.
+	ListSites(context.Context, *ListSitesRequest) (*ListSitesResponse, error)
 	// GetSite returns one site.
 	GetSite(context.Context, *GetSiteRequest) (*GetSiteResponse, error)
 	// CreateCollection defines a collection of a site.
@@ -153,6 +170,9 @@ type UnimplementedCollectionsAdminServiceServer struct{}
 
 func (UnimplementedCollectionsAdminServiceServer) CreateSite(context.Context, *CreateSiteRequest) (*CreateSiteResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateSite not implemented")
+}
+func (UnimplementedCollectionsAdminServiceServer) ListSites(context.Context, *ListSitesRequest) (*ListSitesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSites not implemented")
 }
 func (UnimplementedCollectionsAdminServiceServer) GetSite(context.Context, *GetSiteRequest) (*GetSiteResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetSite not implemented")
@@ -205,6 +225,24 @@ func _CollectionsAdminService_CreateSite_Handler(srv interface{}, ctx context.Co
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(CollectionsAdminServiceServer).CreateSite(ctx, req.(*CreateSiteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CollectionsAdminService_ListSites_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSitesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CollectionsAdminServiceServer).ListSites(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CollectionsAdminService_ListSites_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CollectionsAdminServiceServer).ListSites(ctx, req.(*ListSitesRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -309,6 +347,10 @@ var CollectionsAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateSite",
 			Handler:    _CollectionsAdminService_CreateSite_Handler,
+		},
+		{
+			MethodName: "ListSites",
+			Handler:    _CollectionsAdminService_ListSites_Handler,
 		},
 		{
 			MethodName: "GetSite",

@@ -420,6 +420,104 @@ func (x *CreateAgencyResponse) GetAgency() *Agency {
 	return nil
 }
 
+type ListAgenciesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Default 50, values above 200 return 200.
+	Limit *int32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// Default 0.
+	Offset        *int32 `protobuf:"varint,2,opt,name=offset,proto3,oneof" json:"offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAgenciesRequest) Reset() {
+	*x = ListAgenciesRequest{}
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAgenciesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAgenciesRequest) ProtoMessage() {}
+
+func (x *ListAgenciesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAgenciesRequest.ProtoReflect.Descriptor instead.
+func (*ListAgenciesRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ListAgenciesRequest) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ListAgenciesRequest) GetOffset() int32 {
+	if x != nil && x.Offset != nil {
+		return *x.Offset
+	}
+	return 0
+}
+
+type ListAgenciesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Agencies      []*Agency              `protobuf:"bytes,1,rep,name=agencies,proto3" json:"agencies,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAgenciesResponse) Reset() {
+	*x = ListAgenciesResponse{}
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAgenciesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAgenciesResponse) ProtoMessage() {}
+
+func (x *ListAgenciesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAgenciesResponse.ProtoReflect.Descriptor instead.
+func (*ListAgenciesResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListAgenciesResponse) GetAgencies() []*Agency {
+	if x != nil {
+		return x.Agencies
+	}
+	return nil
+}
+
 type CreateMemberRequest struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	AgencyId string                 `protobuf:"bytes,1,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
@@ -433,7 +531,7 @@ type CreateMemberRequest struct {
 
 func (x *CreateMemberRequest) Reset() {
 	*x = CreateMemberRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[6]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -445,7 +543,7 @@ func (x *CreateMemberRequest) String() string {
 func (*CreateMemberRequest) ProtoMessage() {}
 
 func (x *CreateMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[6]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -458,7 +556,7 @@ func (x *CreateMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMemberRequest.ProtoReflect.Descriptor instead.
 func (*CreateMemberRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{6}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateMemberRequest) GetAgencyId() string {
@@ -491,7 +589,7 @@ type CreateMemberResponse struct {
 
 func (x *CreateMemberResponse) Reset() {
 	*x = CreateMemberResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[7]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -503,7 +601,7 @@ func (x *CreateMemberResponse) String() string {
 func (*CreateMemberResponse) ProtoMessage() {}
 
 func (x *CreateMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[7]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -516,7 +614,7 @@ func (x *CreateMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMemberResponse.ProtoReflect.Descriptor instead.
 func (*CreateMemberResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{7}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateMemberResponse) GetMember() *Member {
@@ -540,7 +638,7 @@ type CreateClientRequest struct {
 
 func (x *CreateClientRequest) Reset() {
 	*x = CreateClientRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[8]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -552,7 +650,7 @@ func (x *CreateClientRequest) String() string {
 func (*CreateClientRequest) ProtoMessage() {}
 
 func (x *CreateClientRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[8]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -565,7 +663,7 @@ func (x *CreateClientRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateClientRequest.ProtoReflect.Descriptor instead.
 func (*CreateClientRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{8}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CreateClientRequest) GetName() string {
@@ -598,7 +696,7 @@ type CreateClientResponse struct {
 
 func (x *CreateClientResponse) Reset() {
 	*x = CreateClientResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[9]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -610,7 +708,7 @@ func (x *CreateClientResponse) String() string {
 func (*CreateClientResponse) ProtoMessage() {}
 
 func (x *CreateClientResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[9]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -623,12 +721,119 @@ func (x *CreateClientResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateClientResponse.ProtoReflect.Descriptor instead.
 func (*CreateClientResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{9}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CreateClientResponse) GetClient() *Client {
 	if x != nil {
 		return x.Client
+	}
+	return nil
+}
+
+type ListClientsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only clients linked to this agency (a UUID).
+	AgencyId string `protobuf:"bytes,1,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
+	// Default 50, values above 200 return 200.
+	Limit *int32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// Default 0.
+	Offset        *int32 `protobuf:"varint,3,opt,name=offset,proto3,oneof" json:"offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListClientsRequest) Reset() {
+	*x = ListClientsRequest{}
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListClientsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListClientsRequest) ProtoMessage() {}
+
+func (x *ListClientsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListClientsRequest.ProtoReflect.Descriptor instead.
+func (*ListClientsRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ListClientsRequest) GetAgencyId() string {
+	if x != nil {
+		return x.AgencyId
+	}
+	return ""
+}
+
+func (x *ListClientsRequest) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ListClientsRequest) GetOffset() int32 {
+	if x != nil && x.Offset != nil {
+		return *x.Offset
+	}
+	return 0
+}
+
+type ListClientsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Clients       []*Client              `protobuf:"bytes,1,rep,name=clients,proto3" json:"clients,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListClientsResponse) Reset() {
+	*x = ListClientsResponse{}
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListClientsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListClientsResponse) ProtoMessage() {}
+
+func (x *ListClientsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListClientsResponse.ProtoReflect.Descriptor instead.
+func (*ListClientsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListClientsResponse) GetClients() []*Client {
+	if x != nil {
+		return x.Clients
 	}
 	return nil
 }
@@ -643,7 +848,7 @@ type LinkClientRequest struct {
 
 func (x *LinkClientRequest) Reset() {
 	*x = LinkClientRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[10]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -655,7 +860,7 @@ func (x *LinkClientRequest) String() string {
 func (*LinkClientRequest) ProtoMessage() {}
 
 func (x *LinkClientRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[10]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -668,7 +873,7 @@ func (x *LinkClientRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkClientRequest.ProtoReflect.Descriptor instead.
 func (*LinkClientRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{10}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LinkClientRequest) GetAgencyId() string {
@@ -694,7 +899,7 @@ type LinkClientResponse struct {
 
 func (x *LinkClientResponse) Reset() {
 	*x = LinkClientResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[11]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -706,7 +911,7 @@ func (x *LinkClientResponse) String() string {
 func (*LinkClientResponse) ProtoMessage() {}
 
 func (x *LinkClientResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[11]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -719,7 +924,7 @@ func (x *LinkClientResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkClientResponse.ProtoReflect.Descriptor instead.
 func (*LinkClientResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{11}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *LinkClientResponse) GetLink() *ClientLink {
@@ -739,7 +944,7 @@ type UnlinkClientRequest struct {
 
 func (x *UnlinkClientRequest) Reset() {
 	*x = UnlinkClientRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[12]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -751,7 +956,7 @@ func (x *UnlinkClientRequest) String() string {
 func (*UnlinkClientRequest) ProtoMessage() {}
 
 func (x *UnlinkClientRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[12]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -764,7 +969,7 @@ func (x *UnlinkClientRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlinkClientRequest.ProtoReflect.Descriptor instead.
 func (*UnlinkClientRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{12}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UnlinkClientRequest) GetAgencyId() string {
@@ -790,7 +995,7 @@ type UnlinkClientResponse struct {
 
 func (x *UnlinkClientResponse) Reset() {
 	*x = UnlinkClientResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[13]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -802,7 +1007,7 @@ func (x *UnlinkClientResponse) String() string {
 func (*UnlinkClientResponse) ProtoMessage() {}
 
 func (x *UnlinkClientResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[13]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -815,7 +1020,7 @@ func (x *UnlinkClientResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlinkClientResponse.ProtoReflect.Descriptor instead.
 func (*UnlinkClientResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{13}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UnlinkClientResponse) GetOk() bool {
@@ -845,7 +1050,7 @@ type CreateKeyRequest struct {
 
 func (x *CreateKeyRequest) Reset() {
 	*x = CreateKeyRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[14]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -857,7 +1062,7 @@ func (x *CreateKeyRequest) String() string {
 func (*CreateKeyRequest) ProtoMessage() {}
 
 func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[14]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -870,7 +1075,7 @@ func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyRequest.ProtoReflect.Descriptor instead.
 func (*CreateKeyRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{14}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateKeyRequest) GetName() string {
@@ -917,7 +1122,7 @@ type CreateKeyResponse struct {
 
 func (x *CreateKeyResponse) Reset() {
 	*x = CreateKeyResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[15]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -929,7 +1134,7 @@ func (x *CreateKeyResponse) String() string {
 func (*CreateKeyResponse) ProtoMessage() {}
 
 func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[15]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -942,7 +1147,7 @@ func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyResponse.ProtoReflect.Descriptor instead.
 func (*CreateKeyResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{15}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateKeyResponse) GetKey() *APIKey {
@@ -968,7 +1173,7 @@ type ListKeysRequest struct {
 
 func (x *ListKeysRequest) Reset() {
 	*x = ListKeysRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[16]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -980,7 +1185,7 @@ func (x *ListKeysRequest) String() string {
 func (*ListKeysRequest) ProtoMessage() {}
 
 func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[16]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -993,7 +1198,7 @@ func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysRequest.ProtoReflect.Descriptor instead.
 func (*ListKeysRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{16}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListKeysRequest) GetAgencyId() string {
@@ -1033,7 +1238,7 @@ type ListKeysResponse struct {
 
 func (x *ListKeysResponse) Reset() {
 	*x = ListKeysResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[17]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1045,7 +1250,7 @@ func (x *ListKeysResponse) String() string {
 func (*ListKeysResponse) ProtoMessage() {}
 
 func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[17]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1058,7 +1263,7 @@ func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysResponse.ProtoReflect.Descriptor instead.
 func (*ListKeysResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{17}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListKeysResponse) GetKeys() []*APIKey {
@@ -1077,7 +1282,7 @@ type RevokeKeyRequest struct {
 
 func (x *RevokeKeyRequest) Reset() {
 	*x = RevokeKeyRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[18]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1089,7 +1294,7 @@ func (x *RevokeKeyRequest) String() string {
 func (*RevokeKeyRequest) ProtoMessage() {}
 
 func (x *RevokeKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[18]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1102,7 +1307,7 @@ func (x *RevokeKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeKeyRequest.ProtoReflect.Descriptor instead.
 func (*RevokeKeyRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{18}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RevokeKeyRequest) GetKeyId() string {
@@ -1121,7 +1326,7 @@ type RevokeKeyResponse struct {
 
 func (x *RevokeKeyResponse) Reset() {
 	*x = RevokeKeyResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[19]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1133,7 +1338,7 @@ func (x *RevokeKeyResponse) String() string {
 func (*RevokeKeyResponse) ProtoMessage() {}
 
 func (x *RevokeKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[19]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1146,7 +1351,7 @@ func (x *RevokeKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeKeyResponse.ProtoReflect.Descriptor instead.
 func (*RevokeKeyResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{19}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RevokeKeyResponse) GetKey() *APIKey {
@@ -1180,7 +1385,7 @@ type CreateProspectRequest struct {
 
 func (x *CreateProspectRequest) Reset() {
 	*x = CreateProspectRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[20]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1192,7 +1397,7 @@ func (x *CreateProspectRequest) String() string {
 func (*CreateProspectRequest) ProtoMessage() {}
 
 func (x *CreateProspectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[20]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1205,7 +1410,7 @@ func (x *CreateProspectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateProspectRequest.ProtoReflect.Descriptor instead.
 func (*CreateProspectRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{20}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CreateProspectRequest) GetAgencyId() string {
@@ -1273,7 +1478,7 @@ type CreateProspectResponse struct {
 
 func (x *CreateProspectResponse) Reset() {
 	*x = CreateProspectResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[21]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1285,7 +1490,7 @@ func (x *CreateProspectResponse) String() string {
 func (*CreateProspectResponse) ProtoMessage() {}
 
 func (x *CreateProspectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[21]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1298,7 +1503,7 @@ func (x *CreateProspectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateProspectResponse.ProtoReflect.Descriptor instead.
 func (*CreateProspectResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{21}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CreateProspectResponse) GetProspect() *Prospect {
@@ -1325,7 +1530,7 @@ type UpdateProspectRequest struct {
 
 func (x *UpdateProspectRequest) Reset() {
 	*x = UpdateProspectRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[22]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1337,7 +1542,7 @@ func (x *UpdateProspectRequest) String() string {
 func (*UpdateProspectRequest) ProtoMessage() {}
 
 func (x *UpdateProspectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[22]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1350,7 +1555,7 @@ func (x *UpdateProspectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateProspectRequest.ProtoReflect.Descriptor instead.
 func (*UpdateProspectRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{22}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UpdateProspectRequest) GetAgencyId() string {
@@ -1425,7 +1630,7 @@ type UpdateProspectResponse struct {
 
 func (x *UpdateProspectResponse) Reset() {
 	*x = UpdateProspectResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[23]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1437,7 +1642,7 @@ func (x *UpdateProspectResponse) String() string {
 func (*UpdateProspectResponse) ProtoMessage() {}
 
 func (x *UpdateProspectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[23]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1450,7 +1655,7 @@ func (x *UpdateProspectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateProspectResponse.ProtoReflect.Descriptor instead.
 func (*UpdateProspectResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{23}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UpdateProspectResponse) GetProspect() *Prospect {
@@ -1483,7 +1688,7 @@ type CreateDealRequest struct {
 
 func (x *CreateDealRequest) Reset() {
 	*x = CreateDealRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[24]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1495,7 +1700,7 @@ func (x *CreateDealRequest) String() string {
 func (*CreateDealRequest) ProtoMessage() {}
 
 func (x *CreateDealRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[24]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1508,7 +1713,7 @@ func (x *CreateDealRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDealRequest.ProtoReflect.Descriptor instead.
 func (*CreateDealRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{24}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CreateDealRequest) GetAgencyId() string {
@@ -1576,7 +1781,7 @@ type CreateDealResponse struct {
 
 func (x *CreateDealResponse) Reset() {
 	*x = CreateDealResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[25]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1588,7 +1793,7 @@ func (x *CreateDealResponse) String() string {
 func (*CreateDealResponse) ProtoMessage() {}
 
 func (x *CreateDealResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[25]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1601,7 +1806,7 @@ func (x *CreateDealResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDealResponse.ProtoReflect.Descriptor instead.
 func (*CreateDealResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{25}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CreateDealResponse) GetDeal() *Deal {
@@ -1627,7 +1832,7 @@ type UpdateDealRequest struct {
 
 func (x *UpdateDealRequest) Reset() {
 	*x = UpdateDealRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[26]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1639,7 +1844,7 @@ func (x *UpdateDealRequest) String() string {
 func (*UpdateDealRequest) ProtoMessage() {}
 
 func (x *UpdateDealRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[26]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1652,7 +1857,7 @@ func (x *UpdateDealRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateDealRequest.ProtoReflect.Descriptor instead.
 func (*UpdateDealRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{26}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *UpdateDealRequest) GetAgencyId() string {
@@ -1720,7 +1925,7 @@ type UpdateDealResponse struct {
 
 func (x *UpdateDealResponse) Reset() {
 	*x = UpdateDealResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[27]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1732,7 +1937,7 @@ func (x *UpdateDealResponse) String() string {
 func (*UpdateDealResponse) ProtoMessage() {}
 
 func (x *UpdateDealResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[27]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1745,7 +1950,7 @@ func (x *UpdateDealResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateDealResponse.ProtoReflect.Descriptor instead.
 func (*UpdateDealResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{27}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *UpdateDealResponse) GetDeal() *Deal {
@@ -1767,7 +1972,7 @@ type UpdateClientRequest struct {
 
 func (x *UpdateClientRequest) Reset() {
 	*x = UpdateClientRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[28]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1779,7 +1984,7 @@ func (x *UpdateClientRequest) String() string {
 func (*UpdateClientRequest) ProtoMessage() {}
 
 func (x *UpdateClientRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[28]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1792,7 +1997,7 @@ func (x *UpdateClientRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateClientRequest.ProtoReflect.Descriptor instead.
 func (*UpdateClientRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{28}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *UpdateClientRequest) GetClientId() string {
@@ -1825,7 +2030,7 @@ type UpdateClientResponse struct {
 
 func (x *UpdateClientResponse) Reset() {
 	*x = UpdateClientResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[29]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1837,7 +2042,7 @@ func (x *UpdateClientResponse) String() string {
 func (*UpdateClientResponse) ProtoMessage() {}
 
 func (x *UpdateClientResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[29]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1850,7 +2055,7 @@ func (x *UpdateClientResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateClientResponse.ProtoReflect.Descriptor instead.
 func (*UpdateClientResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{29}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *UpdateClientResponse) GetClient() *Client {
@@ -1902,7 +2107,14 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name:\f\x92A\t\n" +
 	"\a\xd2\x01\x04name\"E\n" +
 	"\x14CreateAgencyResponse\x12-\n" +
-	"\x06agency\x18\x01 \x01(\v2\x15.atrium.crm.v1.AgencyR\x06agency\"r\n" +
+	"\x06agency\x18\x01 \x01(\v2\x15.atrium.crm.v1.AgencyR\x06agency\"b\n" +
+	"\x13ListAgenciesRequest\x12\x19\n" +
+	"\x05limit\x18\x01 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
+	"\x06offset\x18\x02 \x01(\x05H\x01R\x06offset\x88\x01\x01B\b\n" +
+	"\x06_limitB\t\n" +
+	"\a_offset\"I\n" +
+	"\x14ListAgenciesResponse\x121\n" +
+	"\bagencies\x18\x01 \x03(\v2\x15.atrium.crm.v1.AgencyR\bagencies\"r\n" +
 	"\x13CreateMemberRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -1916,7 +2128,15 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\x06status\x18\x03 \x01(\tR\x06status:\x15\x92A\x12\n" +
 	"\x10\xd2\x01\x04name\xd2\x01\x06domain\"E\n" +
 	"\x14CreateClientResponse\x12-\n" +
-	"\x06client\x18\x01 \x01(\v2\x15.atrium.crm.v1.ClientR\x06client\"M\n" +
+	"\x06client\x18\x01 \x01(\v2\x15.atrium.crm.v1.ClientR\x06client\"~\n" +
+	"\x12ListClientsRequest\x12\x1b\n" +
+	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
+	"\x06offset\x18\x03 \x01(\x05H\x01R\x06offset\x88\x01\x01B\b\n" +
+	"\x06_limitB\t\n" +
+	"\a_offset\"F\n" +
+	"\x13ListClientsResponse\x12/\n" +
+	"\aclients\x18\x01 \x03(\v2\x15.atrium.crm.v1.ClientR\aclients\"M\n" +
 	"\x11LinkClientRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x1b\n" +
 	"\tclient_id\x18\x02 \x01(\tR\bclientId\"C\n" +
@@ -2025,11 +2245,13 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\a_statusB\x0e\n" +
 	"\f_auto_deploy\"E\n" +
 	"\x14UpdateClientResponse\x12-\n" +
-	"\x06client\x18\x01 \x01(\v2\x15.atrium.crm.v1.ClientR\x06client2\x95\x0e\n" +
+	"\x06client\x18\x01 \x01(\v2\x15.atrium.crm.v1.ClientR\x06client2\x8d\x10\n" +
 	"\x0fCRMAdminService\x12|\n" +
-	"\fCreateAgency\x12\".atrium.crm.v1.CreateAgencyRequest\x1a#.atrium.crm.v1.CreateAgencyResponse\"#\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/admin/v1/agencies\x12\x90\x01\n" +
+	"\fCreateAgency\x12\".atrium.crm.v1.CreateAgencyRequest\x1a#.atrium.crm.v1.CreateAgencyResponse\"#\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/admin/v1/agencies\x12|\n" +
+	"\fListAgencies\x12\".atrium.crm.v1.ListAgenciesRequest\x1a#.atrium.crm.v1.ListAgenciesResponse\"#\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x14\x12\x12/admin/v1/agencies\x90\x02\x01\x12\x90\x01\n" +
 	"\fCreateMember\x12\".atrium.crm.v1.CreateMemberRequest\x1a#.atrium.crm.v1.CreateMemberResponse\"7\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02+:\x01*\"&/admin/v1/agencies/{agency_id}/members\x12{\n" +
-	"\fCreateClient\x12\".atrium.crm.v1.CreateClientRequest\x1a#.atrium.crm.v1.CreateClientResponse\"\"\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/admin/v1/clients\x12\x87\x01\n" +
+	"\fCreateClient\x12\".atrium.crm.v1.CreateClientRequest\x1a#.atrium.crm.v1.CreateClientResponse\"\"\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/admin/v1/clients\x12x\n" +
+	"\vListClients\x12!.atrium.crm.v1.ListClientsRequest\x1a\".atrium.crm.v1.ListClientsResponse\"\"\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x13\x12\x11/admin/v1/clients\x90\x02\x01\x12\x87\x01\n" +
 	"\fUpdateClient\x12\".atrium.crm.v1.UpdateClientRequest\x1a#.atrium.crm.v1.UpdateClientResponse\".\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\":\x01*2\x1d/admin/v1/clients/{client_id}\x12\x93\x01\n" +
 	"\n" +
 	"LinkClient\x12 .atrium.crm.v1.LinkClientRequest\x1a!.atrium.crm.v1.LinkClientResponse\"@\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x024\x1a2/admin/v1/agencies/{agency_id}/clients/{client_id}\x12\x99\x01\n" +
@@ -2056,7 +2278,7 @@ func file_atrium_crm_v1_crm_admin_proto_rawDescGZIP() []byte {
 	return file_atrium_crm_v1_crm_admin_proto_rawDescData
 }
 
-var file_atrium_crm_v1_crm_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_atrium_crm_v1_crm_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_atrium_crm_v1_crm_admin_proto_goTypes = []any{
 	(*Agency)(nil),                 // 0: atrium.crm.v1.Agency
 	(*Member)(nil),                 // 1: atrium.crm.v1.Member
@@ -2064,88 +2286,98 @@ var file_atrium_crm_v1_crm_admin_proto_goTypes = []any{
 	(*ClientLink)(nil),             // 3: atrium.crm.v1.ClientLink
 	(*CreateAgencyRequest)(nil),    // 4: atrium.crm.v1.CreateAgencyRequest
 	(*CreateAgencyResponse)(nil),   // 5: atrium.crm.v1.CreateAgencyResponse
-	(*CreateMemberRequest)(nil),    // 6: atrium.crm.v1.CreateMemberRequest
-	(*CreateMemberResponse)(nil),   // 7: atrium.crm.v1.CreateMemberResponse
-	(*CreateClientRequest)(nil),    // 8: atrium.crm.v1.CreateClientRequest
-	(*CreateClientResponse)(nil),   // 9: atrium.crm.v1.CreateClientResponse
-	(*LinkClientRequest)(nil),      // 10: atrium.crm.v1.LinkClientRequest
-	(*LinkClientResponse)(nil),     // 11: atrium.crm.v1.LinkClientResponse
-	(*UnlinkClientRequest)(nil),    // 12: atrium.crm.v1.UnlinkClientRequest
-	(*UnlinkClientResponse)(nil),   // 13: atrium.crm.v1.UnlinkClientResponse
-	(*CreateKeyRequest)(nil),       // 14: atrium.crm.v1.CreateKeyRequest
-	(*CreateKeyResponse)(nil),      // 15: atrium.crm.v1.CreateKeyResponse
-	(*ListKeysRequest)(nil),        // 16: atrium.crm.v1.ListKeysRequest
-	(*ListKeysResponse)(nil),       // 17: atrium.crm.v1.ListKeysResponse
-	(*RevokeKeyRequest)(nil),       // 18: atrium.crm.v1.RevokeKeyRequest
-	(*RevokeKeyResponse)(nil),      // 19: atrium.crm.v1.RevokeKeyResponse
-	(*CreateProspectRequest)(nil),  // 20: atrium.crm.v1.CreateProspectRequest
-	(*CreateProspectResponse)(nil), // 21: atrium.crm.v1.CreateProspectResponse
-	(*UpdateProspectRequest)(nil),  // 22: atrium.crm.v1.UpdateProspectRequest
-	(*UpdateProspectResponse)(nil), // 23: atrium.crm.v1.UpdateProspectResponse
-	(*CreateDealRequest)(nil),      // 24: atrium.crm.v1.CreateDealRequest
-	(*CreateDealResponse)(nil),     // 25: atrium.crm.v1.CreateDealResponse
-	(*UpdateDealRequest)(nil),      // 26: atrium.crm.v1.UpdateDealRequest
-	(*UpdateDealResponse)(nil),     // 27: atrium.crm.v1.UpdateDealResponse
-	(*UpdateClientRequest)(nil),    // 28: atrium.crm.v1.UpdateClientRequest
-	(*UpdateClientResponse)(nil),   // 29: atrium.crm.v1.UpdateClientResponse
-	(*timestamppb.Timestamp)(nil),  // 30: google.protobuf.Timestamp
-	(*APIKey)(nil),                 // 31: atrium.crm.v1.APIKey
-	(*Prospect)(nil),               // 32: atrium.crm.v1.Prospect
-	(*Deal)(nil),                   // 33: atrium.crm.v1.Deal
+	(*ListAgenciesRequest)(nil),    // 6: atrium.crm.v1.ListAgenciesRequest
+	(*ListAgenciesResponse)(nil),   // 7: atrium.crm.v1.ListAgenciesResponse
+	(*CreateMemberRequest)(nil),    // 8: atrium.crm.v1.CreateMemberRequest
+	(*CreateMemberResponse)(nil),   // 9: atrium.crm.v1.CreateMemberResponse
+	(*CreateClientRequest)(nil),    // 10: atrium.crm.v1.CreateClientRequest
+	(*CreateClientResponse)(nil),   // 11: atrium.crm.v1.CreateClientResponse
+	(*ListClientsRequest)(nil),     // 12: atrium.crm.v1.ListClientsRequest
+	(*ListClientsResponse)(nil),    // 13: atrium.crm.v1.ListClientsResponse
+	(*LinkClientRequest)(nil),      // 14: atrium.crm.v1.LinkClientRequest
+	(*LinkClientResponse)(nil),     // 15: atrium.crm.v1.LinkClientResponse
+	(*UnlinkClientRequest)(nil),    // 16: atrium.crm.v1.UnlinkClientRequest
+	(*UnlinkClientResponse)(nil),   // 17: atrium.crm.v1.UnlinkClientResponse
+	(*CreateKeyRequest)(nil),       // 18: atrium.crm.v1.CreateKeyRequest
+	(*CreateKeyResponse)(nil),      // 19: atrium.crm.v1.CreateKeyResponse
+	(*ListKeysRequest)(nil),        // 20: atrium.crm.v1.ListKeysRequest
+	(*ListKeysResponse)(nil),       // 21: atrium.crm.v1.ListKeysResponse
+	(*RevokeKeyRequest)(nil),       // 22: atrium.crm.v1.RevokeKeyRequest
+	(*RevokeKeyResponse)(nil),      // 23: atrium.crm.v1.RevokeKeyResponse
+	(*CreateProspectRequest)(nil),  // 24: atrium.crm.v1.CreateProspectRequest
+	(*CreateProspectResponse)(nil), // 25: atrium.crm.v1.CreateProspectResponse
+	(*UpdateProspectRequest)(nil),  // 26: atrium.crm.v1.UpdateProspectRequest
+	(*UpdateProspectResponse)(nil), // 27: atrium.crm.v1.UpdateProspectResponse
+	(*CreateDealRequest)(nil),      // 28: atrium.crm.v1.CreateDealRequest
+	(*CreateDealResponse)(nil),     // 29: atrium.crm.v1.CreateDealResponse
+	(*UpdateDealRequest)(nil),      // 30: atrium.crm.v1.UpdateDealRequest
+	(*UpdateDealResponse)(nil),     // 31: atrium.crm.v1.UpdateDealResponse
+	(*UpdateClientRequest)(nil),    // 32: atrium.crm.v1.UpdateClientRequest
+	(*UpdateClientResponse)(nil),   // 33: atrium.crm.v1.UpdateClientResponse
+	(*timestamppb.Timestamp)(nil),  // 34: google.protobuf.Timestamp
+	(*APIKey)(nil),                 // 35: atrium.crm.v1.APIKey
+	(*Prospect)(nil),               // 36: atrium.crm.v1.Prospect
+	(*Deal)(nil),                   // 37: atrium.crm.v1.Deal
 }
 var file_atrium_crm_v1_crm_admin_proto_depIdxs = []int32{
-	30, // 0: atrium.crm.v1.Agency.created_at:type_name -> google.protobuf.Timestamp
-	30, // 1: atrium.crm.v1.Agency.updated_at:type_name -> google.protobuf.Timestamp
-	30, // 2: atrium.crm.v1.Member.created_at:type_name -> google.protobuf.Timestamp
-	30, // 3: atrium.crm.v1.Member.updated_at:type_name -> google.protobuf.Timestamp
-	30, // 4: atrium.crm.v1.Client.created_at:type_name -> google.protobuf.Timestamp
-	30, // 5: atrium.crm.v1.Client.updated_at:type_name -> google.protobuf.Timestamp
-	30, // 6: atrium.crm.v1.ClientLink.created_at:type_name -> google.protobuf.Timestamp
+	34, // 0: atrium.crm.v1.Agency.created_at:type_name -> google.protobuf.Timestamp
+	34, // 1: atrium.crm.v1.Agency.updated_at:type_name -> google.protobuf.Timestamp
+	34, // 2: atrium.crm.v1.Member.created_at:type_name -> google.protobuf.Timestamp
+	34, // 3: atrium.crm.v1.Member.updated_at:type_name -> google.protobuf.Timestamp
+	34, // 4: atrium.crm.v1.Client.created_at:type_name -> google.protobuf.Timestamp
+	34, // 5: atrium.crm.v1.Client.updated_at:type_name -> google.protobuf.Timestamp
+	34, // 6: atrium.crm.v1.ClientLink.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 7: atrium.crm.v1.CreateAgencyResponse.agency:type_name -> atrium.crm.v1.Agency
-	1,  // 8: atrium.crm.v1.CreateMemberResponse.member:type_name -> atrium.crm.v1.Member
-	2,  // 9: atrium.crm.v1.CreateClientResponse.client:type_name -> atrium.crm.v1.Client
-	3,  // 10: atrium.crm.v1.LinkClientResponse.link:type_name -> atrium.crm.v1.ClientLink
-	30, // 11: atrium.crm.v1.CreateKeyRequest.expires_at:type_name -> google.protobuf.Timestamp
-	31, // 12: atrium.crm.v1.CreateKeyResponse.key:type_name -> atrium.crm.v1.APIKey
-	31, // 13: atrium.crm.v1.ListKeysResponse.keys:type_name -> atrium.crm.v1.APIKey
-	31, // 14: atrium.crm.v1.RevokeKeyResponse.key:type_name -> atrium.crm.v1.APIKey
-	32, // 15: atrium.crm.v1.CreateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
-	32, // 16: atrium.crm.v1.UpdateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
-	30, // 17: atrium.crm.v1.CreateDealRequest.closed_at:type_name -> google.protobuf.Timestamp
-	33, // 18: atrium.crm.v1.CreateDealResponse.deal:type_name -> atrium.crm.v1.Deal
-	33, // 19: atrium.crm.v1.UpdateDealResponse.deal:type_name -> atrium.crm.v1.Deal
-	2,  // 20: atrium.crm.v1.UpdateClientResponse.client:type_name -> atrium.crm.v1.Client
-	4,  // 21: atrium.crm.v1.CRMAdminService.CreateAgency:input_type -> atrium.crm.v1.CreateAgencyRequest
-	6,  // 22: atrium.crm.v1.CRMAdminService.CreateMember:input_type -> atrium.crm.v1.CreateMemberRequest
-	8,  // 23: atrium.crm.v1.CRMAdminService.CreateClient:input_type -> atrium.crm.v1.CreateClientRequest
-	28, // 24: atrium.crm.v1.CRMAdminService.UpdateClient:input_type -> atrium.crm.v1.UpdateClientRequest
-	10, // 25: atrium.crm.v1.CRMAdminService.LinkClient:input_type -> atrium.crm.v1.LinkClientRequest
-	12, // 26: atrium.crm.v1.CRMAdminService.UnlinkClient:input_type -> atrium.crm.v1.UnlinkClientRequest
-	14, // 27: atrium.crm.v1.CRMAdminService.CreateKey:input_type -> atrium.crm.v1.CreateKeyRequest
-	16, // 28: atrium.crm.v1.CRMAdminService.ListKeys:input_type -> atrium.crm.v1.ListKeysRequest
-	18, // 29: atrium.crm.v1.CRMAdminService.RevokeKey:input_type -> atrium.crm.v1.RevokeKeyRequest
-	20, // 30: atrium.crm.v1.CRMAdminService.CreateProspect:input_type -> atrium.crm.v1.CreateProspectRequest
-	22, // 31: atrium.crm.v1.CRMAdminService.UpdateProspect:input_type -> atrium.crm.v1.UpdateProspectRequest
-	24, // 32: atrium.crm.v1.CRMAdminService.CreateDeal:input_type -> atrium.crm.v1.CreateDealRequest
-	26, // 33: atrium.crm.v1.CRMAdminService.UpdateDeal:input_type -> atrium.crm.v1.UpdateDealRequest
-	5,  // 34: atrium.crm.v1.CRMAdminService.CreateAgency:output_type -> atrium.crm.v1.CreateAgencyResponse
-	7,  // 35: atrium.crm.v1.CRMAdminService.CreateMember:output_type -> atrium.crm.v1.CreateMemberResponse
-	9,  // 36: atrium.crm.v1.CRMAdminService.CreateClient:output_type -> atrium.crm.v1.CreateClientResponse
-	29, // 37: atrium.crm.v1.CRMAdminService.UpdateClient:output_type -> atrium.crm.v1.UpdateClientResponse
-	11, // 38: atrium.crm.v1.CRMAdminService.LinkClient:output_type -> atrium.crm.v1.LinkClientResponse
-	13, // 39: atrium.crm.v1.CRMAdminService.UnlinkClient:output_type -> atrium.crm.v1.UnlinkClientResponse
-	15, // 40: atrium.crm.v1.CRMAdminService.CreateKey:output_type -> atrium.crm.v1.CreateKeyResponse
-	17, // 41: atrium.crm.v1.CRMAdminService.ListKeys:output_type -> atrium.crm.v1.ListKeysResponse
-	19, // 42: atrium.crm.v1.CRMAdminService.RevokeKey:output_type -> atrium.crm.v1.RevokeKeyResponse
-	21, // 43: atrium.crm.v1.CRMAdminService.CreateProspect:output_type -> atrium.crm.v1.CreateProspectResponse
-	23, // 44: atrium.crm.v1.CRMAdminService.UpdateProspect:output_type -> atrium.crm.v1.UpdateProspectResponse
-	25, // 45: atrium.crm.v1.CRMAdminService.CreateDeal:output_type -> atrium.crm.v1.CreateDealResponse
-	27, // 46: atrium.crm.v1.CRMAdminService.UpdateDeal:output_type -> atrium.crm.v1.UpdateDealResponse
-	34, // [34:47] is the sub-list for method output_type
-	21, // [21:34] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	0,  // 8: atrium.crm.v1.ListAgenciesResponse.agencies:type_name -> atrium.crm.v1.Agency
+	1,  // 9: atrium.crm.v1.CreateMemberResponse.member:type_name -> atrium.crm.v1.Member
+	2,  // 10: atrium.crm.v1.CreateClientResponse.client:type_name -> atrium.crm.v1.Client
+	2,  // 11: atrium.crm.v1.ListClientsResponse.clients:type_name -> atrium.crm.v1.Client
+	3,  // 12: atrium.crm.v1.LinkClientResponse.link:type_name -> atrium.crm.v1.ClientLink
+	34, // 13: atrium.crm.v1.CreateKeyRequest.expires_at:type_name -> google.protobuf.Timestamp
+	35, // 14: atrium.crm.v1.CreateKeyResponse.key:type_name -> atrium.crm.v1.APIKey
+	35, // 15: atrium.crm.v1.ListKeysResponse.keys:type_name -> atrium.crm.v1.APIKey
+	35, // 16: atrium.crm.v1.RevokeKeyResponse.key:type_name -> atrium.crm.v1.APIKey
+	36, // 17: atrium.crm.v1.CreateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
+	36, // 18: atrium.crm.v1.UpdateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
+	34, // 19: atrium.crm.v1.CreateDealRequest.closed_at:type_name -> google.protobuf.Timestamp
+	37, // 20: atrium.crm.v1.CreateDealResponse.deal:type_name -> atrium.crm.v1.Deal
+	37, // 21: atrium.crm.v1.UpdateDealResponse.deal:type_name -> atrium.crm.v1.Deal
+	2,  // 22: atrium.crm.v1.UpdateClientResponse.client:type_name -> atrium.crm.v1.Client
+	4,  // 23: atrium.crm.v1.CRMAdminService.CreateAgency:input_type -> atrium.crm.v1.CreateAgencyRequest
+	6,  // 24: atrium.crm.v1.CRMAdminService.ListAgencies:input_type -> atrium.crm.v1.ListAgenciesRequest
+	8,  // 25: atrium.crm.v1.CRMAdminService.CreateMember:input_type -> atrium.crm.v1.CreateMemberRequest
+	10, // 26: atrium.crm.v1.CRMAdminService.CreateClient:input_type -> atrium.crm.v1.CreateClientRequest
+	12, // 27: atrium.crm.v1.CRMAdminService.ListClients:input_type -> atrium.crm.v1.ListClientsRequest
+	32, // 28: atrium.crm.v1.CRMAdminService.UpdateClient:input_type -> atrium.crm.v1.UpdateClientRequest
+	14, // 29: atrium.crm.v1.CRMAdminService.LinkClient:input_type -> atrium.crm.v1.LinkClientRequest
+	16, // 30: atrium.crm.v1.CRMAdminService.UnlinkClient:input_type -> atrium.crm.v1.UnlinkClientRequest
+	18, // 31: atrium.crm.v1.CRMAdminService.CreateKey:input_type -> atrium.crm.v1.CreateKeyRequest
+	20, // 32: atrium.crm.v1.CRMAdminService.ListKeys:input_type -> atrium.crm.v1.ListKeysRequest
+	22, // 33: atrium.crm.v1.CRMAdminService.RevokeKey:input_type -> atrium.crm.v1.RevokeKeyRequest
+	24, // 34: atrium.crm.v1.CRMAdminService.CreateProspect:input_type -> atrium.crm.v1.CreateProspectRequest
+	26, // 35: atrium.crm.v1.CRMAdminService.UpdateProspect:input_type -> atrium.crm.v1.UpdateProspectRequest
+	28, // 36: atrium.crm.v1.CRMAdminService.CreateDeal:input_type -> atrium.crm.v1.CreateDealRequest
+	30, // 37: atrium.crm.v1.CRMAdminService.UpdateDeal:input_type -> atrium.crm.v1.UpdateDealRequest
+	5,  // 38: atrium.crm.v1.CRMAdminService.CreateAgency:output_type -> atrium.crm.v1.CreateAgencyResponse
+	7,  // 39: atrium.crm.v1.CRMAdminService.ListAgencies:output_type -> atrium.crm.v1.ListAgenciesResponse
+	9,  // 40: atrium.crm.v1.CRMAdminService.CreateMember:output_type -> atrium.crm.v1.CreateMemberResponse
+	11, // 41: atrium.crm.v1.CRMAdminService.CreateClient:output_type -> atrium.crm.v1.CreateClientResponse
+	13, // 42: atrium.crm.v1.CRMAdminService.ListClients:output_type -> atrium.crm.v1.ListClientsResponse
+	33, // 43: atrium.crm.v1.CRMAdminService.UpdateClient:output_type -> atrium.crm.v1.UpdateClientResponse
+	15, // 44: atrium.crm.v1.CRMAdminService.LinkClient:output_type -> atrium.crm.v1.LinkClientResponse
+	17, // 45: atrium.crm.v1.CRMAdminService.UnlinkClient:output_type -> atrium.crm.v1.UnlinkClientResponse
+	19, // 46: atrium.crm.v1.CRMAdminService.CreateKey:output_type -> atrium.crm.v1.CreateKeyResponse
+	21, // 47: atrium.crm.v1.CRMAdminService.ListKeys:output_type -> atrium.crm.v1.ListKeysResponse
+	23, // 48: atrium.crm.v1.CRMAdminService.RevokeKey:output_type -> atrium.crm.v1.RevokeKeyResponse
+	25, // 49: atrium.crm.v1.CRMAdminService.CreateProspect:output_type -> atrium.crm.v1.CreateProspectResponse
+	27, // 50: atrium.crm.v1.CRMAdminService.UpdateProspect:output_type -> atrium.crm.v1.UpdateProspectResponse
+	29, // 51: atrium.crm.v1.CRMAdminService.CreateDeal:output_type -> atrium.crm.v1.CreateDealResponse
+	31, // 52: atrium.crm.v1.CRMAdminService.UpdateDeal:output_type -> atrium.crm.v1.UpdateDealResponse
+	38, // [38:53] is the sub-list for method output_type
+	23, // [23:38] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_atrium_crm_v1_crm_admin_proto_init() }
@@ -2155,18 +2387,20 @@ func file_atrium_crm_v1_crm_admin_proto_init() {
 	}
 	file_atrium_crm_v1_api_key_proto_init()
 	file_atrium_crm_v1_crm_proto_init()
-	file_atrium_crm_v1_crm_admin_proto_msgTypes[16].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[6].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[12].OneofWrappers = []any{}
 	file_atrium_crm_v1_crm_admin_proto_msgTypes[20].OneofWrappers = []any{}
-	file_atrium_crm_v1_crm_admin_proto_msgTypes[22].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[24].OneofWrappers = []any{}
 	file_atrium_crm_v1_crm_admin_proto_msgTypes[26].OneofWrappers = []any{}
-	file_atrium_crm_v1_crm_admin_proto_msgTypes[28].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[30].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[32].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_crm_v1_crm_admin_proto_rawDesc), len(file_atrium_crm_v1_crm_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   30,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,8 +20,10 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	CRMAdminService_CreateAgency_FullMethodName   = "/atrium.crm.v1.CRMAdminService/CreateAgency"
+	CRMAdminService_ListAgencies_FullMethodName   = "/atrium.crm.v1.CRMAdminService/ListAgencies"
 	CRMAdminService_CreateMember_FullMethodName   = "/atrium.crm.v1.CRMAdminService/CreateMember"
 	CRMAdminService_CreateClient_FullMethodName   = "/atrium.crm.v1.CRMAdminService/CreateClient"
+	CRMAdminService_ListClients_FullMethodName    = "/atrium.crm.v1.CRMAdminService/ListClients"
 	CRMAdminService_UpdateClient_FullMethodName   = "/atrium.crm.v1.CRMAdminService/UpdateClient"
 	CRMAdminService_LinkClient_FullMethodName     = "/atrium.crm.v1.CRMAdminService/LinkClient"
 	CRMAdminService_UnlinkClient_FullMethodName   = "/atrium.crm.v1.CRMAdminService/UnlinkClient"
@@ -44,11 +46,17 @@ const (
 type CRMAdminServiceClient interface {
 	// CreateAgency creates an agency.
 	CreateAgency(ctx context.Context, in *CreateAgencyRequest, opts ...grpc.CallOption) (*CreateAgencyResponse, error)
+	// ListAgencies lists agencies, newest first, so that an operator finds an
+	// agency's id without SQL.
+	ListAgencies(ctx context.Context, in *ListAgenciesRequest, opts ...grpc.CallOption) (*ListAgenciesResponse, error)
 	// CreateMember adds a member to an agency. Emails are unique within an
 	// agency.
 	CreateMember(ctx context.Context, in *CreateMemberRequest, opts ...grpc.CallOption) (*CreateMemberResponse, error)
 	// CreateClient creates a client (a business whose data agencies manage).
 	CreateClient(ctx context.Context, in *CreateClientRequest, opts ...grpc.CallOption) (*CreateClientResponse, error)
+	// ListClients lists clients, newest first: every client, or with
+	// agency_id those linked to that agency.
+	ListClients(ctx context.Context, in *ListClientsRequest, opts ...grpc.CallOption) (*ListClientsResponse, error)
 	// UpdateClient changes a client's settings: status and auto_deploy.
 	UpdateClient(ctx context.Context, in *UpdateClientRequest, opts ...grpc.CallOption) (*UpdateClientResponse, error)
 	// LinkClient links a client to an agency. Linking an already linked
@@ -95,6 +103,16 @@ func (c *cRMAdminServiceClient) CreateAgency(ctx context.Context, in *CreateAgen
 	return out, nil
 }
 
+func (c *cRMAdminServiceClient) ListAgencies(ctx context.Context, in *ListAgenciesRequest, opts ...grpc.CallOption) (*ListAgenciesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAgenciesResponse)
+	err := c.cc.Invoke(ctx, CRMAdminService_ListAgencies_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *cRMAdminServiceClient) CreateMember(ctx context.Context, in *CreateMemberRequest, opts ...grpc.CallOption) (*CreateMemberResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateMemberResponse)
@@ -109,6 +127,16 @@ func (c *cRMAdminServiceClient) CreateClient(ctx context.Context, in *CreateClie
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateClientResponse)
 	err := c.cc.Invoke(ctx, CRMAdminService_CreateClient_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *cRMAdminServiceClient) ListClients(ctx context.Context, in *ListClientsRequest, opts ...grpc.CallOption) (*ListClientsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListClientsResponse)
+	err := c.cc.Invoke(ctx, CRMAdminService_ListClients_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -225,11 +253,17 @@ func (c *cRMAdminServiceClient) UpdateDeal(ctx context.Context, in *UpdateDealRe
 type CRMAdminServiceServer interface {
 	// CreateAgency creates an agency.
 	CreateAgency(context.Context, *CreateAgencyRequest) (*CreateAgencyResponse, error)
+	// ListAgencies lists agencies, newest first, so that an operator finds an
+	// agency's id without SQL.
+	ListAgencies(context.Context, *ListAgenciesRequest) (*ListAgenciesResponse, error)
 	// CreateMember adds a member to an agency. Emails are unique within an
 	// agency.
 	CreateMember(context.Context, *CreateMemberRequest) (*CreateMemberResponse, error)
 	// CreateClient creates a client (a business whose data agencies manage).
 	CreateClient(context.Context, *CreateClientRequest) (*CreateClientResponse, error)
+	// ListClients lists clients, newest first: every client, or with
+	// agency_id those linked to that agency.
+	ListClients(context.Context, *ListClientsRequest) (*ListClientsResponse, error)
 	// UpdateClient changes a client's settings: status and auto_deploy.
 	UpdateClient(context.Context, *UpdateClientRequest) (*UpdateClientResponse, error)
 	// LinkClient links a client to an agency. Linking an already linked
@@ -269,11 +303,17 @@ type UnimplementedCRMAdminServiceServer struct{}
 func (UnimplementedCRMAdminServiceServer) CreateAgency(context.Context, *CreateAgencyRequest) (*CreateAgencyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateAgency not implemented")
 }
+func (UnimplementedCRMAdminServiceServer) ListAgencies(context.Context, *ListAgenciesRequest) (*ListAgenciesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListAgencies not implemented")
+}
 func (UnimplementedCRMAdminServiceServer) CreateMember(context.Context, *CreateMemberRequest) (*CreateMemberResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateMember not implemented")
 }
 func (UnimplementedCRMAdminServiceServer) CreateClient(context.Context, *CreateClientRequest) (*CreateClientResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateClient not implemented")
+}
+func (UnimplementedCRMAdminServiceServer) ListClients(context.Context, *ListClientsRequest) (*ListClientsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListClients not implemented")
 }
 func (UnimplementedCRMAdminServiceServer) UpdateClient(context.Context, *UpdateClientRequest) (*UpdateClientResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateClient not implemented")
@@ -344,6 +384,24 @@ func _CRMAdminService_CreateAgency_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CRMAdminService_ListAgencies_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAgenciesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CRMAdminServiceServer).ListAgencies(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CRMAdminService_ListAgencies_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CRMAdminServiceServer).ListAgencies(ctx, req.(*ListAgenciesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CRMAdminService_CreateMember_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CreateMemberRequest)
 	if err := dec(in); err != nil {
@@ -376,6 +434,24 @@ func _CRMAdminService_CreateClient_Handler(srv interface{}, ctx context.Context,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(CRMAdminServiceServer).CreateClient(ctx, req.(*CreateClientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CRMAdminService_ListClients_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListClientsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CRMAdminServiceServer).ListClients(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CRMAdminService_ListClients_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CRMAdminServiceServer).ListClients(ctx, req.(*ListClientsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -572,12 +648,20 @@ var CRMAdminService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _CRMAdminService_CreateAgency_Handler,
 		},
 		{
+			MethodName: "ListAgencies",
+			Handler:    _CRMAdminService_ListAgencies_Handler,
+		},
+		{
 			MethodName: "CreateMember",
 			Handler:    _CRMAdminService_CreateMember_Handler,
 		},
 		{
 			MethodName: "CreateClient",
 			Handler:    _CRMAdminService_CreateClient_Handler,
+		},
+		{
+			MethodName: "ListClients",
+			Handler:    _CRMAdminService_ListClients_Handler,
 		},
 		{
 			MethodName: "UpdateClient",

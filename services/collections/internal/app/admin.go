@@ -118,11 +118,14 @@ func (u *Content) UpdateCollection(ctx context.Context, siteID, slug string, ch 
 	if err != nil {
 		return Collection{}, err
 	}
+	if !isSlug(slug) {
+		return Collection{}, collectionNotFound(slug)
+	}
 	var c Collection
 	err = u.store.InTx(ctx, func(tx Tx) error {
 		c, err = tx.Collection(ctx, siteID, slug)
 		if errors.Is(err, ErrNotFound) {
-			return apperr.NotFound("collection %q not found", slug)
+			return collectionNotFound(slug)
 		} else if err != nil {
 			return err
 		}

@@ -3,16 +3,12 @@ package app
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/google/uuid"
-
-	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/store"
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // Site is a website whose content the collections interface serves.
@@ -34,6 +30,8 @@ var (
 // transaction see committed state.
 type Store interface {
 	Site(ctx context.Context, id string) (Site, error)
+	// Sites lists sites by created_at descending, then id descending.
+	Sites(ctx context.Context, page pagination.Page) ([]Site, error)
 	// Collections lists a site's collections by slug.
 	Collections(ctx context.Context, siteID string) ([]Collection, error)
 	// Collection returns a site's collection by slug.
@@ -90,18 +88,13 @@ func NewSites(store Store, clock Clock) *Sites { return &Sites{store: store, clo
 
 // Create creates a site.
 func (u *Sites) Create(ctx context.Context, name string) (Site, error) {
-	name = strings.TrimSpace(name)
-	switch n := utf8.RuneCountInString(name); {
-	case n == 0:
-		return Site{}, apperr.Invalid("name is required (1 to 200 characters)")
-	case n > 200:
-		return Site{}, apperr.Invalid("name must be at most 200 characters; got %d", n)
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		return Site{}, apperr.Invalid("name must not contain control characters")
+	name, err := checkName("name", name)
+	if err != nil {
+		return Site{}, err
 	}
 	now := u.clock.Now()
 	s := Site{ID: store.NewID(), Name: name, CreatedAt: now, UpdatedAt: now}
-	err := u.store.InTx(ctx, func(tx Tx) error {
+	err = u.store.InTx(ctx, func(tx Tx) error {
 		if err := tx.InsertSite(ctx, s); err != nil {
 			return err
 		}
@@ -110,15 +103,24 @@ func (u *Sites) Create(ctx context.Context, name string) (Site, error) {
 	return s, err
 }
 
+// List lists sites, newest first: the operator's way back to a site's id.
+func (u *Sites) List(ctx context.Context, limit, offset *int32) ([]Site, error) {
+	page, err := pagination.Admin.Parse(limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	return u.store.Sites(ctx, page)
+}
+
 // Get returns a site. An id that is not a UUID names no site.
 func (u *Sites) Get(ctx context.Context, id string) (Site, error) {
-	parsed, err := uuid.Parse(id)
-	if err != nil || len(id) != 36 {
-		return Site{}, apperr.NotFound("site %q not found", id)
+	canonical, err := value.PathID("site", id)
+	if err != nil {
+		return Site{}, err
 	}
-	s, err := u.store.Site(ctx, parsed.String())
+	s, err := u.store.Site(ctx, canonical)
 	if errors.Is(err, ErrNotFound) {
-		return Site{}, apperr.NotFound("site %q not found", id)
+		return Site{}, value.NotFound("site", id)
 	}
 	return s, err
 }

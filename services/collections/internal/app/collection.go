@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // Collection is a content collection of a site: a name, an API slug and the
@@ -60,9 +60,21 @@ var FieldTypes = []string{TypeText, TypeRichText, TypeNumber, TypeInteger, TypeB
 
 // defaultMaxLength is the length bound of text-like types when the field
 // sets none; limitMaxLength is the most a field may set.
-var defaultMaxLength = map[string]int{TypeText: 10_000, TypeRichText: 500_000, TypeEmail: 254, TypeURL: 2048}
+var defaultMaxLength = map[string]int{TypeText: 10_000, TypeRichText: 500_000, TypeEmail: value.MaxEmail, TypeURL: value.MaxURL}
 
 const limitMaxLength = 500_000
+
+// maxLengthLimit is the most a field of type t may set as max_length: a
+// URL or an email is never longer than the platform's rule allows.
+func maxLengthLimit(t string) int {
+	switch t {
+	case TypeURL:
+		return value.MaxURL
+	case TypeEmail:
+		return value.MaxEmail
+	}
+	return limitMaxLength
+}
 
 // ReservedKeys are the item properties every item has; no field may use them.
 var ReservedKeys = []string{"id", "is_published", "created_at", "updated_at"}
@@ -72,8 +84,7 @@ var ReservedKeys = []string{"id", "is_published", "created_at", "updated_at"}
 var SortableTypes = []string{TypeText, TypeNumber, TypeInteger, TypeDate, TypeDatetime, TypeEmail, TypeURL, TypeSelect, TypeBoolean}
 
 var (
-	slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
-	keyPattern  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	keyPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 )
 
 // Sortable reports whether items can be ordered by f (SortableTypes).
@@ -97,29 +108,33 @@ func (c Collection) FieldKeys() []string {
 	return keys
 }
 
+// isSlug reports whether s is a collection slug: 1 to 64 lower case
+// letters, digits, dashes and underscores, starting with a letter or
+// digit. Written out rather than as a regular expression: every item
+// request checks its path's slug.
+func isSlug(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || i > 0 && (c == '-' || c == '_')) {
+			return false
+		}
+	}
+	return true
+}
+
 // checkSlug validates a collection slug.
 func checkSlug(slug string) error {
-	if !slugPattern.MatchString(slug) {
+	if !isSlug(slug) {
 		return apperr.Invalid("slug must be 1 to 64 lower case letters, digits, dashes and underscores, starting with a letter or digit; got %q", slug)
 	}
 	return nil
 }
 
 // checkName validates a display name.
-func checkName(field, v string) (string, error) {
-	v = strings.TrimSpace(v)
-	switch n := utf8.RuneCountInString(v); {
-	case n == 0:
-		return "", apperr.Invalid("%s is required (1 to 200 characters)", field)
-	case n > 200:
-		return "", apperr.Invalid("%s must be at most 200 characters; got %d", field, n)
-	case !utf8.ValidString(v) || strings.ContainsFunc(v, isControl):
-		return "", apperr.Invalid("%s must be valid UTF-8 without control characters", field)
-	}
-	return v, nil
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+func checkName(field, v string) (string, error) { return value.Line(field, v, 200, false) }
 
 // checkDefinition validates one field definition on its own; where names
 // which definition it is ("fields[2]").
@@ -148,14 +163,14 @@ func checkDefinition(where string, f *Field) error {
 		if _, ok := defaultMaxLength[f.Type]; !ok {
 			return apperr.Invalid("%s: max_length applies only to text, rich_text, email and url fields, not %s", where, f.Type)
 		}
-		if f.MaxLength < 1 || f.MaxLength > limitMaxLength {
-			return apperr.Invalid("%s.max_length must be from 1 to %d; got %d", where, limitMaxLength, f.MaxLength)
+		if limit := maxLengthLimit(f.Type); f.MaxLength < 1 || f.MaxLength > limit {
+			return apperr.Invalid("%s.max_length of a %s field must be from 1 to %d; got %d", where, f.Type, limit, f.MaxLength)
 		}
 	}
 	seen := map[string]bool{}
 	for i, o := range f.Options {
-		if o == "" || utf8.RuneCountInString(o) > 200 || !utf8.ValidString(o) {
-			return apperr.Invalid("%s.options[%d] must be 1 to 200 characters; got %q", where, i, o)
+		if o == "" || !value.Text(o, 200, value.OneLine) {
+			return apperr.Invalid("%s.options[%d] must be 1 to 200 characters on one line without control characters; got %q", where, i, o)
 		}
 		if seen[o] {
 			return apperr.Invalid("%s.options lists %q twice", where, o)

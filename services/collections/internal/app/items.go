@@ -10,12 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/store"
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // Item is an item of a collection.
@@ -100,20 +99,31 @@ func (u *Content) Collections(ctx context.Context, siteID string) ([]Collection,
 }
 
 func (u *Content) collection(ctx context.Context, siteID, slug string) (Collection, error) {
+	if !isSlug(slug) {
+		// Names no collection; the store is not asked (a NUL, which
+		// PostgreSQL refuses, would be a fault rather than a 404).
+		return Collection{}, collectionNotFound(slug)
+	}
 	c, err := u.store.Collection(ctx, siteID, slug)
 	if errors.Is(err, ErrNotFound) {
-		return Collection{}, apperr.NotFound("collection %q not found", slug)
+		return Collection{}, collectionNotFound(slug)
 	}
 	return c, err
 }
 
-// itemID checks an item id from a path: not a UUID is a bad request.
-func itemID(v string) (string, error) {
-	id, err := uuid.Parse(v)
-	if err != nil || len(v) != 36 {
-		return "", apperr.Invalid("item_id must be a UUID such as 0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b; got %q", v)
+func collectionNotFound(slug string) error { return apperr.NotFound("collection %q not found", slug) }
+
+// itemID reads an item id from a path: one that is not a UUID names no
+// item, so it is the same 404 as an id that names none.
+func itemID(v, slug string) (string, error) {
+	if id, ok := value.ParseID(v); ok {
+		return id, nil
 	}
-	return id.String(), nil
+	return "", itemNotFound(v, slug)
+}
+
+func itemNotFound(id, slug string) error {
+	return apperr.NotFound("item %q not found in collection %q", id, slug)
 }
 
 // ListParams are the item list's parameters as the caller sent them.
@@ -173,7 +183,7 @@ func (u *Content) Items(ctx context.Context, siteID, slug string, p ListParams) 
 
 // Item returns one item of a collection.
 func (u *Content) Item(ctx context.Context, siteID, slug, id string) (Collection, Item, error) {
-	id, err := itemID(id)
+	id, err := itemID(id, slug)
 	if err != nil {
 		return Collection{}, Item{}, err
 	}
@@ -183,7 +193,7 @@ func (u *Content) Item(ctx context.Context, siteID, slug, id string) (Collection
 	}
 	it, err := u.store.Item(ctx, c.ID, id)
 	if errors.Is(err, ErrNotFound) {
-		return Collection{}, Item{}, apperr.NotFound("item %q not found in collection %q", id, slug)
+		return Collection{}, Item{}, itemNotFound(id, slug)
 	}
 	return c, it, err
 }
@@ -287,7 +297,7 @@ func mismatch(id, ifMatch string) error {
 
 // UpdateItem merges the given fields into an item, atomically in the store.
 func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in ItemUpdate) (Collection, Item, error) {
-	id, err := itemID(id)
+	id, err := itemID(id, slug)
 	if err != nil {
 		return Collection{}, Item{}, err
 	}
@@ -315,7 +325,7 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 		before, after, err = tx.PatchItem(ctx, c.ID, id, patch)
 		switch {
 		case errors.Is(err, ErrNotFound):
-			return apperr.NotFound("item %q not found in collection %q", id, slug)
+			return itemNotFound(id, slug)
 		case errors.Is(err, ErrVersionMismatch):
 			return mismatch(id, in.IfMatch)
 		case err != nil:
@@ -338,7 +348,7 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 
 // DeleteItem deletes an item.
 func (u *Content) DeleteItem(ctx context.Context, siteID, slug, id, ifMatch string) error {
-	id, err := itemID(id)
+	id, err := itemID(id, slug)
 	if err != nil {
 		return err
 	}
@@ -355,7 +365,7 @@ func (u *Content) DeleteItem(ctx context.Context, siteID, slug, id, ifMatch stri
 		it, err := tx.DeleteItem(ctx, c.ID, id, v)
 		switch {
 		case errors.Is(err, ErrNotFound):
-			return apperr.NotFound("item %q not found in collection %q", id, slug)
+			return itemNotFound(id, slug)
 		case errors.Is(err, ErrVersionMismatch):
 			return mismatch(id, ifMatch)
 		case err != nil:

@@ -3,13 +3,12 @@ package app
 import (
 	"context"
 	"errors"
-	"net/mail"
 	"strings"
-
-	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pagination"
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // Directory provisions the tenancy the other interfaces rest on: agencies,
@@ -25,11 +24,17 @@ type DirectoryStore interface {
 	InTx(ctx context.Context, fn func(DirectoryTx) error) error
 }
 
-// DirectoryReader is what Directory reads outside transactions: the agency
-// and client checks and links other services ask about.
+// DirectoryReader is what Directory reads outside transactions: the
+// operator's lists, and the agency, client and link checks other services
+// ask about.
 type DirectoryReader interface {
 	Agency(ctx context.Context, id string) (Agency, error)
 	Client(ctx context.Context, id string) (Client, error)
+	// Agencies lists agencies by created_at descending, then id descending.
+	Agencies(ctx context.Context, page pagination.Page) ([]Agency, error)
+	// Clients lists clients by created_at descending, then id descending;
+	// with filter.AgencyID, only the clients linked to that agency.
+	Clients(ctx context.Context, filter ClientFilter, page pagination.Page) ([]Client, error)
 	// Linked reports whether the client is linked to the agency.
 	Linked(ctx context.Context, agencyID, clientID string) (bool, error)
 	// LinkedClient returns the client if it is linked to the agency, in one
@@ -37,6 +42,11 @@ type DirectoryReader interface {
 	LinkedClient(ctx context.Context, agencyID, clientID string) (Client, error)
 	// LinkedClients lists the clients linked to the agency, by id.
 	LinkedClients(ctx context.Context, agencyID string) ([]Client, error)
+}
+
+// ClientFilter narrows Clients; an empty AgencyID matches every client.
+type ClientFilter struct {
+	AgencyID string
 }
 
 // DirectoryTx is a transaction as Directory uses it (see Tx for what its
@@ -64,7 +74,7 @@ func NewDirectory(store DirectoryStore, clock Clock) *Directory {
 
 // CreateAgency creates an agency.
 func (d *Directory) CreateAgency(ctx context.Context, name string) (Agency, error) {
-	name, err := text("name", name, maxName, false)
+	name, err := value.Line("name", name, maxName, false)
 	if err != nil {
 		return Agency{}, err
 	}
@@ -79,6 +89,31 @@ func (d *Directory) CreateAgency(ctx context.Context, name string) (Agency, erro
 	return a, err
 }
 
+// ListAgencies lists agencies, newest first: the operator's way back to an
+// agency's id.
+func (d *Directory) ListAgencies(ctx context.Context, limit, offset *int32) ([]Agency, error) {
+	page, err := pagination.Admin.Parse(limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	return d.store.Agencies(ctx, page)
+}
+
+// ListClients lists clients, newest first; with filter.AgencyID, only
+// those linked to that agency (none for an agency that does not exist).
+func (d *Directory) ListClients(ctx context.Context, filter ClientFilter, limit, offset *int32) ([]Client, error) {
+	page, err := pagination.Admin.Parse(limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	if filter.AgencyID != "" {
+		if filter.AgencyID, err = value.BodyID("agency_id", filter.AgencyID); err != nil {
+			return nil, err
+		}
+	}
+	return d.store.Clients(ctx, filter, page)
+}
+
 // NewMember is the input of CreateMember.
 type NewMember struct {
 	AgencyID string
@@ -88,11 +123,11 @@ type NewMember struct {
 
 // CreateMember adds a member to an agency.
 func (d *Directory) CreateMember(ctx context.Context, in NewMember) (Member, error) {
-	agencyID, err := pathID("agency", in.AgencyID)
+	agencyID, err := value.PathID("agency", in.AgencyID)
 	if err != nil {
 		return Member{}, err
 	}
-	name, err := text("name", in.Name, maxName, false)
+	name, err := value.Line("name", in.Name, maxName, false)
 	if err != nil {
 		return Member{}, err
 	}
@@ -119,9 +154,8 @@ func (d *Directory) CreateMember(ctx context.Context, in NewMember) (Member, err
 
 func emailAddress(v string) (string, error) {
 	v = strings.TrimSpace(v)
-	a, err := mail.ParseAddress(v)
-	if v == "" || err != nil || a.Address != v || len(v) > 254 {
-		return "", apperr.Invalid("email must be a plain address such as ana@example.com (at most 254 characters); got %q", v)
+	if !value.EmailAddress(v, 0) {
+		return "", value.Rule{Kind: value.Email}.Invalid("email", v)
 	}
 	// Local parts are case-sensitive in theory and never in practice; lower
 	// case makes the per-agency uniqueness rule work as people expect.
@@ -137,7 +171,7 @@ type NewClient struct {
 
 // CreateClient creates a client.
 func (d *Directory) CreateClient(ctx context.Context, in NewClient) (Client, error) {
-	name, err := text("name", in.Name, maxName, false)
+	name, err := value.Line("name", in.Name, maxName, false)
 	if err != nil {
 		return Client{}, err
 	}
@@ -166,11 +200,11 @@ func (d *Directory) CreateClient(ctx context.Context, in NewClient) (Client, err
 // LinkClient links a client to an agency. Linking twice returns the first
 // link unchanged.
 func (d *Directory) LinkClient(ctx context.Context, agencyID, clientID string) (ClientLink, error) {
-	agencyID, err := pathID("agency", agencyID)
+	agencyID, err := value.PathID("agency", agencyID)
 	if err != nil {
 		return ClientLink{}, err
 	}
-	clientID, err = pathID("client", clientID)
+	clientID, err = value.PathID("client", clientID)
 	if err != nil {
 		return ClientLink{}, err
 	}
@@ -202,11 +236,11 @@ func (d *Directory) LinkClient(ctx context.Context, agencyID, clientID string) (
 
 // UnlinkClient removes a client's link to an agency.
 func (d *Directory) UnlinkClient(ctx context.Context, agencyID, clientID string) error {
-	agencyID, err := pathID("agency", agencyID)
+	agencyID, err := value.PathID("agency", agencyID)
 	if err != nil {
 		return err
 	}
-	clientID, err = pathID("client", clientID)
+	clientID, err = value.PathID("client", clientID)
 	if err != nil {
 		return err
 	}
@@ -231,33 +265,33 @@ func notFound(err error, format string, a ...any) error {
 // Linked reports whether a client is linked to an agency. Ids that are not
 // UUIDs name nothing, so they are simply not linked.
 func (d *Directory) Linked(ctx context.Context, agencyID, clientID string) (bool, error) {
-	a, errA := uuid.Parse(agencyID)
-	c, errC := uuid.Parse(clientID)
-	if errA != nil || errC != nil || len(agencyID) != 36 || len(clientID) != 36 {
+	a, okA := value.ParseID(agencyID)
+	c, okC := value.ParseID(clientID)
+	if !okA || !okC {
 		return false, nil
 	}
-	return d.store.Linked(ctx, a.String(), c.String())
+	return d.store.Linked(ctx, a, c)
 }
 
 // LinkedClients lists the clients linked to an agency.
 func (d *Directory) LinkedClients(ctx context.Context, agencyID string) ([]Client, error) {
-	a, err := uuid.Parse(agencyID)
-	if err != nil || len(agencyID) != 36 {
+	a, ok := value.ParseID(agencyID)
+	if !ok {
 		return []Client{}, nil
 	}
-	return d.store.LinkedClients(ctx, a.String())
+	return d.store.LinkedClients(ctx, a)
 }
 
 // LinkedClient returns the client if it is linked to the agency, with the
 // settings actions follow (auto_deploy). ok is false for an unlinked or
 // unknown client alike.
 func (d *Directory) LinkedClient(ctx context.Context, agencyID, clientID string) (Client, bool, error) {
-	a, errA := uuid.Parse(agencyID)
-	c, errC := uuid.Parse(clientID)
-	if errA != nil || errC != nil || len(agencyID) != 36 || len(clientID) != 36 {
+	a, okA := value.ParseID(agencyID)
+	c, okC := value.ParseID(clientID)
+	if !okA || !okC {
 		return Client{}, false, nil
 	}
-	cl, err := d.store.LinkedClient(ctx, a.String(), c.String())
+	cl, err := d.store.LinkedClient(ctx, a, c)
 	if errors.Is(err, ErrNotFound) {
 		return Client{}, false, nil
 	}
@@ -266,11 +300,11 @@ func (d *Directory) LinkedClient(ctx context.Context, agencyID, clientID string)
 
 // AgencyExists reports whether an agency exists.
 func (d *Directory) AgencyExists(ctx context.Context, agencyID string) (bool, error) {
-	a, err := uuid.Parse(agencyID)
-	if err != nil || len(agencyID) != 36 {
+	a, ok := value.ParseID(agencyID)
+	if !ok {
 		return false, nil
 	}
-	_, err = d.store.Agency(ctx, a.String())
+	_, err := d.store.Agency(ctx, a)
 	if errors.Is(err, ErrNotFound) {
 		return false, nil
 	}
@@ -279,11 +313,11 @@ func (d *Directory) AgencyExists(ctx context.Context, agencyID string) (bool, er
 
 // ClientExists reports whether a client exists.
 func (d *Directory) ClientExists(ctx context.Context, clientID string) (bool, error) {
-	c, err := uuid.Parse(clientID)
-	if err != nil || len(clientID) != 36 {
+	c, ok := value.ParseID(clientID)
+	if !ok {
 		return false, nil
 	}
-	_, err = d.store.Client(ctx, c.String())
+	_, err := d.store.Client(ctx, c)
 	if errors.Is(err, ErrNotFound) {
 		return false, nil
 	}
@@ -301,7 +335,7 @@ const SubjectClientUpdated = "atrium.crm.client.updated"
 
 // UpdateClient changes a client's settings.
 func (d *Directory) UpdateClient(ctx context.Context, clientID string, in ClientSettings) (Client, error) {
-	id, err := pathID("client", clientID)
+	id, err := value.PathID("client", clientID)
 	if err != nil {
 		return Client{}, err
 	}

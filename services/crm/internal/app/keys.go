@@ -12,10 +12,8 @@ import (
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/value"
 )
-
-// keyListPolicy pages the admin key list.
-var keyListPolicy = pagination.Policy{DefaultLimit: 50, MaxLimit: 200, Clamp: true}
 
 // Keys issues, lists, revokes and verifies API keys.
 type Keys struct {
@@ -81,7 +79,7 @@ type NewKey struct {
 // Create issues a key and returns it with its secret, which is not stored
 // and cannot be shown again.
 func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
-	name, err := text("name", in.Name, maxName, false)
+	name, err := value.Line("name", in.Name, maxName, false)
 	if err != nil {
 		return APIKey{}, "", err
 	}
@@ -102,7 +100,7 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 		key.ExpiresAt = &exp
 	}
 	if in.SiteID != "" {
-		if key.SiteID, err = bodyID("site_id", in.SiteID); err != nil {
+		if key.SiteID, err = value.BodyID("site_id", in.SiteID); err != nil {
 			return APIKey{}, "", err
 		}
 		ok, err := k.sites.SiteExists(ctx, key.SiteID)
@@ -114,7 +112,7 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 		}
 	}
 	if in.AgencyID != "" {
-		if key.AgencyID, err = bodyID("agency_id", in.AgencyID); err != nil {
+		if key.AgencyID, err = value.BodyID("agency_id", in.AgencyID); err != nil {
 			return APIKey{}, "", err
 		}
 	}
@@ -147,17 +145,17 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 
 // List lists keys, newest first. Filter ids that are not UUIDs match no key.
 func (k *Keys) List(ctx context.Context, filter KeyFilter, limit, offset *int32) ([]APIKey, error) {
-	page, err := keyListPolicy.Parse(limit, offset)
+	page, err := pagination.Admin.Parse(limit, offset)
 	if err != nil {
 		return nil, err
 	}
 	if filter.AgencyID != "" {
-		if filter.AgencyID, err = bodyID("agency_id", filter.AgencyID); err != nil {
+		if filter.AgencyID, err = value.BodyID("agency_id", filter.AgencyID); err != nil {
 			return nil, err
 		}
 	}
 	if filter.SiteID != "" {
-		if filter.SiteID, err = bodyID("site_id", filter.SiteID); err != nil {
+		if filter.SiteID, err = value.BodyID("site_id", filter.SiteID); err != nil {
 			return nil, err
 		}
 	}
@@ -166,7 +164,7 @@ func (k *Keys) List(ctx context.Context, filter KeyFilter, limit, offset *int32)
 
 // Revoke revokes a key. Revoking a revoked key returns it unchanged.
 func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
-	id, err := pathID("key", id)
+	id, err := value.PathID("key", id)
 	if err != nil {
 		return APIKey{}, err
 	}

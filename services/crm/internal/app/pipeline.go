@@ -8,6 +8,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // listPolicy is the CRM list rule of the spec: default 50, capped at 200.
@@ -95,7 +96,7 @@ type ProspectFields struct {
 func (f ProspectFields) apply(pr *Prospect) error {
 	var err error
 	if f.BusinessName != nil {
-		if pr.BusinessName, err = text("business_name", *f.BusinessName, maxName, false); err != nil {
+		if pr.BusinessName, err = value.Line("business_name", *f.BusinessName, maxName, false); err != nil {
 			return err
 		}
 	}
@@ -116,7 +117,7 @@ func (f ProspectFields) apply(pr *Prospect) error {
 		}
 	}
 	if f.Industry != nil {
-		if pr.Industry, err = text("industry", *f.Industry, maxName, true); err != nil {
+		if pr.Industry, err = value.Line("industry", *f.Industry, maxName, true); err != nil {
 			return err
 		}
 	}
@@ -142,7 +143,7 @@ func (f ProspectFields) apply(pr *Prospect) error {
 // are required; the domain defaults to the website's host and the stage to
 // new.
 func (p *Pipeline) CreateProspect(ctx context.Context, agencyID string, f ProspectFields) (Prospect, error) {
-	agencyID, err := pathID("agency", agencyID)
+	agencyID, err := value.PathID("agency", agencyID)
 	if err != nil {
 		return Prospect{}, err
 	}
@@ -175,11 +176,11 @@ func (p *Pipeline) CreateProspect(ctx context.Context, agencyID string, f Prospe
 
 // UpdateProspect changes the given fields of a prospect.
 func (p *Pipeline) UpdateProspect(ctx context.Context, agencyID, id string, f ProspectFields) (Prospect, error) {
-	agencyID, err := pathID("agency", agencyID)
+	agencyID, err := value.PathID("agency", agencyID)
 	if err != nil {
 		return Prospect{}, err
 	}
-	if id, err = pathID("prospect", id); err != nil {
+	if id, err = value.PathID("prospect", id); err != nil {
 		return Prospect{}, err
 	}
 	var pr Prospect
@@ -215,12 +216,12 @@ type DealFields struct {
 func (f DealFields) apply(d *Deal) error {
 	var err error
 	if f.OwnerMemberID != nil {
-		if d.OwnerMemberID, err = bodyID("owner_member_id", *f.OwnerMemberID); err != nil {
+		if d.OwnerMemberID, err = value.BodyID("owner_member_id", *f.OwnerMemberID); err != nil {
 			return err
 		}
 	}
 	if f.Title != nil {
-		if d.Title, err = text("title", *f.Title, maxName, false); err != nil {
+		if d.Title, err = value.Line("title", *f.Title, maxName, false); err != nil {
 			return err
 		}
 	}
@@ -249,7 +250,7 @@ func (f DealFields) apply(d *Deal) error {
 
 // CreateDeal adds a deal owned by a member of the agency.
 func (p *Pipeline) CreateDeal(ctx context.Context, agencyID string, f DealFields) (Deal, error) {
-	agencyID, err := pathID("agency", agencyID)
+	agencyID, err := value.PathID("agency", agencyID)
 	if err != nil {
 		return Deal{}, err
 	}
@@ -313,11 +314,11 @@ func (p *Pipeline) checkOwner(ctx context.Context, tx PipelineTx, agencyID, memb
 // UpdateDeal changes the given fields of a deal. Entering won or lost sets
 // closed_at to now; leaving them clears it.
 func (p *Pipeline) UpdateDeal(ctx context.Context, agencyID, id string, f DealFields) (Deal, error) {
-	agencyID, err := pathID("agency", agencyID)
+	agencyID, err := value.PathID("agency", agencyID)
 	if err != nil {
 		return Deal{}, err
 	}
-	if id, err = pathID("deal", id); err != nil {
+	if id, err = value.PathID("deal", id); err != nil {
 		return Deal{}, err
 	}
 	if f.ClosedAt != nil {

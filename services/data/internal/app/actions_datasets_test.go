@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // The actions service writes rows into these datasets, and must name their
@@ -45,11 +47,14 @@ func actionsDatasetsGo() ([]byte, error) {
 	b.WriteString("// Code generated from services/data/internal/app/catalog.go by go generate ./services/data/internal/app; DO NOT EDIT.\n\n")
 	b.WriteString("package datasets\n\n")
 	b.WriteString("// Field types of dataset rows, as the data service checks them.\nconst (\n")
-	for _, t := range []struct{ name, value string }{
+	for _, t := range []struct {
+		name string
+		kind value.Kind
+	}{
 		{"TString", TString}, {"TNumber", TNumber}, {"TInteger", TInteger}, {"TBoolean", TBoolean}, {"TDate", TDate},
 		{"TTimestamp", TTimestamp}, {"TURL", TURL}, {"TUUID", TUUID}, {"TJSON", TJSON},
 	} {
-		fmt.Fprintf(&b, "\t%s = %q\n", t.name, t.value)
+		fmt.Fprintf(&b, "\t%s = %q\n", t.name, t.kind.String())
 	}
 	b.WriteString(")\n")
 	for _, r := range Catalog {
@@ -88,8 +93,8 @@ func actionsDatasetsGo() ([]byte, error) {
 }
 
 // goType names a field type's constant in the generated file.
-func goType(t string) string {
-	return map[string]string{TString: "TString", TNumber: "TNumber", TInteger: "TInteger", TBoolean: "TBoolean", TDate: "TDate",
+func goType(t value.Kind) string {
+	return map[value.Kind]string{TString: "TString", TNumber: "TNumber", TInteger: "TInteger", TBoolean: "TBoolean", TDate: "TDate",
 		TTimestamp: "TTimestamp", TURL: "TURL", TUUID: "TUUID", TJSON: "TJSON"}[t]
 }
 

@@ -3,30 +3,50 @@ package app
 import (
 	"slices"
 	"strings"
+
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
-// Field types of dataset rows.
+// Field types of dataset rows: the value kinds every interface shares,
+// checked and worded by platform/value.
 const (
-	TString    = "string"
-	TNumber    = "number"
-	TInteger   = "integer"
-	TBoolean   = "boolean"
-	TDate      = "date"
-	TTimestamp = "timestamp"
-	TURL       = "url"
-	TUUID      = "uuid"
+	TString    = value.String
+	TNumber    = value.Number
+	TInteger   = value.Integer
+	TBoolean   = value.Boolean
+	TDate      = value.Date
+	TTimestamp = value.Timestamp
+	TURL       = value.URL
+	TUUID      = value.UUID
 	// TJSON is any JSON value (object, array, string, number, boolean),
 	// stored and returned as given: the structured parts of the records
 	// actions create (an audit's issues, a map's pillars). Never an order
 	// or filter key.
-	TJSON = "json"
+	TJSON = value.JSON
+)
+
+// maxText bounds a string value; maxJSON a json value, encoded.
+const (
+	maxText = 100_000
+	maxJSON = 200_000
 )
 
 // Field is one property of a resource's rows.
 type Field struct {
 	Name     string
-	Type     string
+	Type     value.Kind
 	Required bool
+}
+
+// rule is what the field accepts.
+func (fd Field) rule() value.Rule {
+	switch fd.Type {
+	case TString:
+		return value.Rule{Kind: value.String, Max: maxText}
+	case TJSON:
+		return value.Rule{Kind: value.JSON, Max: maxJSON}
+	}
+	return value.Rule{Kind: fd.Type}
 }
 
 // Resource is a dataset: the shape of its rows. Every row also has id,
@@ -42,6 +62,11 @@ type Resource struct {
 	// BeyondSpec marks a resource Atrium adds to the spec's 31: the
 	// records of the actions that have no dataset of their own.
 	BeyondSpec bool
+	// ByAgency marks a resource whose rows are an agency's, not the
+	// client's: each names its agency in agency_id, and a read returns
+	// only the caller's agency's rows (a client linked to two agencies is
+	// a client of two tenants). A row without agency_id is no agency's.
+	ByAgency bool
 }
 
 // OrderFields and FilterFields are the spec's lists, in its order; the
@@ -55,8 +80,8 @@ var (
 // stored: the clients the key's agency can reach.
 const ClientsResource = "clients"
 
-func f(name, typ string) Field   { return Field{Name: name, Type: typ} }
-func req(name, typ string) Field { return Field{Name: name, Type: typ, Required: true} }
+func f(name string, typ value.Kind) Field   { return Field{Name: name, Type: typ} }
+func req(name string, typ value.Kind) Field { return Field{Name: name, Type: typ, Required: true} }
 
 // Catalog is every resource: the spec's 31 in its order, then Atrium's own
 // (BeyondSpec). It is the one statement of each row shape: validation,
@@ -141,7 +166,7 @@ var Catalog = []Resource{
 	{Name: "integrations", Description: "Connected integrations and status", Fields: []Field{
 		req("name", TString), f("provider", TString), f("status", TString), f("connected_at", TTimestamp), f("config", TJSON)}},
 
-	{Name: "action_runs", Description: "Runs of actions, successful or not", BeyondSpec: true, Fields: []Field{
+	{Name: "action_runs", Description: "Runs of actions, successful or not", BeyondSpec: true, ByAgency: true, Fields: []Field{
 		req("action", TString), f("status", TString), f("status_code", TInteger), f("agency_id", TString),
 		f("credits_ai", TInteger), f("credits_data", TInteger), f("record_id", TString), f("record_resource", TString),
 		f("error", TString), f("data", TJSON), f("started_at", TTimestamp), f("finished_at", TTimestamp)}},

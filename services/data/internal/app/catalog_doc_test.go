@@ -18,6 +18,9 @@ func catalogMarkdown() string {
 		if r.BeyondSpec {
 			b.WriteString(" **Beyond the spec:** an Atrium dataset the actions write.")
 		}
+		if r.ByAgency {
+			b.WriteString(" Rows are an agency's: a read returns only those whose `agency_id` is the key's agency.")
+		}
 		b.WriteString("\n\n| Field | Type | Required on load |\n|---|---|---|\n")
 		for _, f := range r.AllFields() {
 			req := ""

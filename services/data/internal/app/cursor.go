@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // After is a keyset position: the order key and id of the last row read.
@@ -17,7 +18,10 @@ type After struct {
 
 // cursorToken is what a cursor carries: the query it belongs to and the
 // position. It is opaque to clients (base64url of this JSON); a forged one
-// can only move the reader within data it may read anyway.
+// can only move the reader within data it may read anyway, and every field
+// is checked before use: the position's key must be a value of the order
+// field and its id a UUID, as the store would otherwise refuse them (a
+// fault, not a bad request).
 type cursorToken struct {
 	Resource string `json:"r"`
 	ClientID string `json:"c,omitempty"`
@@ -48,22 +52,36 @@ func encodeKey(v any) (string, string) {
 	return "", ""
 }
 
-func decodeKey(typ, s string) (any, bool) {
-	switch typ {
-	case "":
+// decodeKey reads a position's key as a value of the order field fd: the
+// type it was written with (encodeKey) and a value the field accepts, or
+// no value.
+func decodeKey(fd Field, typ, s string) (any, bool) {
+	if typ == "" {
 		return nil, true
-	case "s":
-		return s, true
-	case "n":
-		var n float64
-		return n, json.Unmarshal([]byte(s), &n) == nil
-	case "b":
-		return s == "true", s == "true" || s == "false"
-	case "t":
-		t, err := time.Parse(time.RFC3339Nano, s)
-		return t, err == nil
 	}
-	return nil, false
+	rule := fd.rule()
+	want := "s"
+	switch fd.Type {
+	case TNumber, TInteger:
+		want = "n"
+	case TBoolean:
+		want = "b"
+	case TDate, TTimestamp:
+		// Both are written as timestamps: a date is its midnight UTC.
+		want, rule = "t", value.Rule{Kind: value.Timestamp}
+	}
+	if typ != want {
+		return nil, false
+	}
+	v, ok := value.ParseQuery(rule.Kind, s)
+	if !ok {
+		return nil, false
+	}
+	val, ok := rule.Check(v)
+	if !ok {
+		return nil, false
+	}
+	return keyForm(val), true
 }
 
 // nextCursor is the cursor after last for the query q was read with.
@@ -74,21 +92,25 @@ func nextCursor(p ReadParams, q Query, last *Row) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// readCursor checks that cursor belongs to this query and returns its
-// position.
-func readCursor(cursor string, p ReadParams, q Query) (*After, error) {
+var malformed = apperr.Invalid("cursor is malformed: send back pagination.next_cursor exactly as received")
+
+// readCursor checks that cursor belongs to this query of resource r and
+// returns its position.
+func readCursor(cursor string, r *Resource, p ReadParams, q Query) (*After, error) {
 	b, err := base64.RawURLEncoding.DecodeString(cursor)
 	var tok cursorToken
 	if err != nil || json.Unmarshal(b, &tok) != nil || tok.ID == "" {
-		return nil, apperr.Invalid("cursor is malformed: send back pagination.next_cursor exactly as received")
+		return nil, malformed
 	}
 	if tok.Resource != q.Resource || tok.ClientID != q.ClientID || tok.Filter != p.FilterField || tok.Value != p.FilterValue ||
 		tok.Order != q.Order || tok.Asc != q.Asc {
 		return nil, apperr.Invalid("cursor belongs to another query: it is bound to the resource, client_id, filter, order and direction it came from; send the same ones, or start again without a cursor")
 	}
-	key, ok := decodeKey(tok.KeyType, tok.Key)
-	if !ok {
-		return nil, apperr.Invalid("cursor is malformed: send back pagination.next_cursor exactly as received")
+	fd, _ := r.Field(q.Order)
+	key, ok := decodeKey(fd, tok.KeyType, tok.Key)
+	id, isID := value.ParseID(tok.ID)
+	if !ok || !isID {
+		return nil, malformed
 	}
-	return &After{Key: key, ID: tok.ID}, nil
+	return &After{Key: key, ID: id}, nil
 }

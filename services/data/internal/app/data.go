@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/store"
+	"github.com/atrium-hq/atrium/platform/tenancy"
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // Store is the data service's persistence port, met by the memory and
@@ -108,10 +106,6 @@ type Page struct {
 // after this page's last row for a cursor read.
 func (p Page) HasMore() bool { return p.more }
 
-func denied(clientID string) error {
-	return apperr.PermissionDenied("client %q is not linked to this key's agency, or does not exist; an administrator links clients to agencies", clientID)
-}
-
 // Read checks the parameters in the spec's order, then the client's link
 // to the agency, and reads the page.
 func (d *Datasets) Read(ctx context.Context, agencyID string, p ReadParams) (Page, error) {
@@ -160,22 +154,28 @@ func (d *Datasets) Read(ctx context.Context, agencyID string, p ReadParams) (Pag
 			return Page{}, apperr.Invalid("resource %s has no field %s to filter by; it can be filtered by: %s", r.Name, p.FilterField, list(r.Filters()))
 		}
 		fd, _ := r.Field(p.FilterField)
-		v, err := filterValue(fd, p.FilterValue)
+		v, err := fd.rule().ParseFilter(fd.Name, p.FilterValue)
 		if err != nil {
 			return Page{}, err
 		}
-		q.FilterField, q.FilterValue = fd.Name, v
+		q.FilterField, q.FilterValue = fd.Name, keyForm(v)
 	}
 	if r.Name != ClientsResource {
-		if q.ClientID, err = d.linked(ctx, agencyID, p.ClientID); err != nil {
+		if q.ClientID, _, err = tenancy.Linked(ctx, p.ClientID, func(ctx context.Context, id string) (struct{}, bool, error) {
+			ok, err := d.access.Linked(ctx, agencyID, id)
+			return struct{}{}, ok, err
+		}); err != nil {
 			return Page{}, err
 		}
+	}
+	if r.ByAgency {
+		q.Agency = agencyID
 	}
 	if p.Cursor != "" {
 		if p.Offset != nil && *p.Offset != 0 {
 			return Page{}, apperr.Invalid("cursor and offset cannot be combined: a cursor continues where its page ended")
 		}
-		if q.After, err = readCursor(p.Cursor, p, q); err != nil {
+		if q.After, err = readCursor(p.Cursor, r, p, q); err != nil {
 			return Page{}, err
 		}
 	}
@@ -206,50 +206,6 @@ func (d *Datasets) Read(ctx context.Context, agencyID string, p ReadParams) (Pag
 		pg.NextCursor = nextCursor(p, q, &rows[len(rows)-1])
 	}
 	return pg, nil
-}
-
-// linked returns the canonical client id if the client is linked to the
-// agency now; unknown and unlinked clients get the same answer.
-func (d *Datasets) linked(ctx context.Context, agencyID, clientID string) (string, error) {
-	id, err := uuid.Parse(clientID)
-	if err != nil || len(clientID) != 36 {
-		return "", denied(clientID)
-	}
-	ok, err := d.access.Linked(ctx, agencyID, id.String())
-	if err != nil {
-		return "", apperr.Unavailable(err, "cannot check the client's link to the agency now: the CRM service is unavailable; retry later")
-	}
-	if !ok {
-		return "", denied(clientID)
-	}
-	return id.String(), nil
-}
-
-// filterValue reads a query string as the field's type.
-func filterValue(fd Field, s string) (any, error) {
-	var v any = s
-	switch fd.Type {
-	case TNumber, TInteger:
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
-			return nil, apperr.Invalid("filter_value for %s must be %s; got %q", fd.Name, expected[fd.Type], s)
-		}
-		v = n
-	case TBoolean:
-		switch s {
-		case "true":
-			v = true
-		case "false":
-			v = false
-		default:
-			return nil, apperr.Invalid("filter_value for %s must be true or false; got %q", fd.Name, s)
-		}
-	}
-	key, _, ok := typed(fd, v)
-	if !ok {
-		return nil, apperr.Invalid("filter_value for %s must be %s; got %q", fd.Name, expected[fd.Type], s)
-	}
-	return key, nil
 }
 
 // clients is the clients resource: the agency's linked clients, from the
@@ -295,24 +251,20 @@ func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs [
 	if !ok || r.Name == ClientsResource {
 		return 0, apperr.NotFound("unknown dataset %q; datasets: %s", resource, list(ResourceNames()[1:]))
 	}
-	id, err := uuid.Parse(clientID)
-	if err != nil || len(clientID) != 36 {
-		return 0, apperr.NotFound("client %q not found", clientID)
+	if _, err := value.PathID("client", clientID); err != nil {
+		return 0, err
 	}
 	if len(objs) == 0 {
 		return 0, apperr.Invalid("rows is required: a non-empty array of %s rows", r.Name)
 	}
-	exists, err := d.access.Exists(ctx, id.String())
+	id, err := tenancy.Existing(ctx, "client", clientID, d.access.Exists)
 	if err != nil {
-		return 0, apperr.Unavailable(err, "cannot check the client now: the CRM service is unavailable; retry later")
-	}
-	if !exists {
-		return 0, apperr.NotFound("client %q not found", clientID)
+		return 0, err
 	}
 	now := d.clock.Now()
 	rows := make([]Row, len(objs))
 	for i, o := range objs {
-		if rows[i], err = buildRow(r, id.String(), fmt.Sprintf("rows[%d]", i), o, now); err != nil {
+		if rows[i], err = buildRow(r, id, fmt.Sprintf("rows[%d]", i), o, now); err != nil {
 			return 0, err
 		}
 	}
@@ -323,7 +275,7 @@ func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs [
 			}
 			return err
 		}
-		return enqueueInserted(ctx, tx, id.String(), r.Name, len(rows), now)
+		return enqueueInserted(ctx, tx, id, r.Name, len(rows), now)
 	})
 	return len(rows), err
 }

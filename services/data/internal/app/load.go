@@ -6,9 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/google/uuid"
-
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/tenancy"
 )
 
 // LoadBatch is how many rows the bulk path commits at a time.
@@ -41,18 +40,11 @@ func (d *Datasets) NewLoader(ctx context.Context, clientID, resource string) (*L
 	if !ok || r.Name == ClientsResource {
 		return nil, apperr.NotFound("unknown dataset %q; datasets: %s", resource, list(ResourceNames()[1:]))
 	}
-	id, err := uuid.Parse(clientID)
-	if err != nil || len(clientID) != 36 {
-		return nil, apperr.NotFound("client %q not found", clientID)
-	}
-	exists, err := d.access.Exists(ctx, id.String())
+	id, err := tenancy.Existing(ctx, "client", clientID, d.access.Exists)
 	if err != nil {
-		return nil, apperr.Unavailable(err, "cannot check the client now: the CRM service is unavailable; retry later")
+		return nil, err
 	}
-	if !exists {
-		return nil, apperr.NotFound("client %q not found", clientID)
-	}
-	return &Loader{d: d, resource: r, clientID: id.String(), batch: make([]Row, 0, LoadBatch)}, nil
+	return &Loader{d: d, resource: r, clientID: id, batch: make([]Row, 0, LoadBatch)}, nil
 }
 
 // Loaded is how many rows are committed.

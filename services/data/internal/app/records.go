@@ -10,10 +10,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // WriteMode says what a write does with rows whose id is stored.
@@ -82,14 +81,6 @@ func writable(field, name string) (*Resource, error) {
 	return r, nil
 }
 
-func canonicalUUID(field, s string) (string, error) {
-	id, err := uuid.Parse(s)
-	if err != nil || len(s) != 36 {
-		return "", apperr.Invalid("%s must be a UUID; got %q", field, s)
-	}
-	return id.String(), nil
-}
-
 // WriteRecords applies writes to one client's datasets in one transaction:
 // every row is validated first, exactly as loads are, and a bad row, a
 // taken id or a repeated id refuses the whole request with nothing
@@ -101,7 +92,7 @@ func canonicalUUID(field, s string) (string, error) {
 // one. A row identical to the stored one (updated_at aside, unless given)
 // is left as it is, so that re-applying a write changes nothing.
 func (d *Datasets) WriteRecords(ctx context.Context, clientID string, writes []RecordWrite) (WriteResult, error) {
-	client, err := canonicalUUID("client_id", clientID)
+	client, err := value.BodyID("client_id", clientID)
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -277,7 +268,7 @@ func sameRow(old, row Row, updatedGiven bool) (bool, error) {
 // GetRecord returns one row of a client's dataset, for the actions
 // service; NotFound if the client's resource has no row with that id.
 func (d *Datasets) GetRecord(ctx context.Context, clientID, resource, id string) (Row, error) {
-	client, err := canonicalUUID("client_id", clientID)
+	client, err := value.BodyID("client_id", clientID)
 	if err != nil {
 		return Row{}, err
 	}
@@ -285,7 +276,7 @@ func (d *Datasets) GetRecord(ctx context.Context, clientID, resource, id string)
 	if err != nil {
 		return Row{}, err
 	}
-	rid, err := canonicalUUID("id", id)
+	rid, err := value.BodyID("id", id)
 	if err != nil {
 		return Row{}, err
 	}

@@ -66,7 +66,7 @@ func TestWriteRecordsRefusesBadRequests(t *testing.T) {
 		writes []RecordWrite
 		words  []string
 	}{
-		"client id":        {"c-1", []RecordWrite{{Resource: "blogs", Mode: WriteUpsert, Rows: []map[string]any{blog}}}, []string{`client_id must be a UUID; got "c-1"`}},
+		"client id":        {"c-1", []RecordWrite{{Resource: "blogs", Mode: WriteUpsert, Rows: []map[string]any{blog}}}, []string{`client_id must be a UUID such as 0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b; got "c-1"`}},
 		"no writes":        {client, nil, []string{"writes is required"}},
 		"unknown resource": {client, []RecordWrite{{Resource: "posts", Mode: WriteUpsert, Rows: []map[string]any{blog}}}, []string{`writes[0].resource: unknown dataset "posts"`, "keywords, seo_tasks", "integrations, action_runs, blog_images"}},
 		"clients":          {client, []RecordWrite{{Resource: "clients", Mode: WriteUpsert, Rows: []map[string]any{blog}}}, []string{"writes[0].resource: clients is read from the CRM", "blog_images"}},

@@ -3,19 +3,16 @@ package app
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
-	"math"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/render"
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // Row is one dataset row. Data is the row object exactly as the API
@@ -35,7 +32,11 @@ type Row struct {
 // Query selects a page of one resource's rows of one client.
 type Query struct {
 	Resource, ClientID string
-	Page               pagination.Page
+	// Agency, for a resource whose rows are an agency's (ByAgency), keeps
+	// only the rows of this agency (Row.Agency): the page, the total and
+	// the cursor positions alike. Ignored for other resources.
+	Agency string
+	Page   pagination.Page
 	// Order is one of the resource's order fields; Asc reverses the default
 	// largest first. Ties are broken by id in the same direction; rows
 	// without a value sort after every value.
@@ -50,87 +51,47 @@ type Query struct {
 	After *After
 }
 
-// maxText bounds a string value; maxJSON a json value, encoded.
-const (
-	maxText = 100_000
-	maxJSON = 200_000
-)
-
-func describe(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		if utf8.RuneCountInString(v) > 40 {
-			return fmt.Sprintf("a string of %d characters", utf8.RuneCountInString(v))
-		}
-		return fmt.Sprintf("%q", v)
-	case float64:
-		b, _ := json.Marshal(v)
-		return "the number " + string(b)
-	case bool:
-		return fmt.Sprint(v)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+// keyForm is a checked value's form in Row.Keys: string, float64, bool or
+// time.Time; nil for json, which is never a key.
+func keyForm(v value.Value) any {
+	switch v.Kind {
+	case value.Number, value.Integer:
+		return v.Num
+	case value.Boolean:
+		return v.Bool
+	case value.Date, value.Timestamp:
+		return timeOf(v)
+	case value.JSON:
+		return nil
 	}
-	return fmt.Sprintf("%T", v)
+	return v.Str
 }
 
-var expected = map[string]string{
-	TString: "a string", TNumber: "a number", TInteger: "an integer", TBoolean: "true or false",
-	TDate: "a date YYYY-MM-DD", TTimestamp: "an RFC 3339 timestamp such as 2026-01-02T15:04:05Z",
-	TURL: "an absolute http or https URL", TUUID: "a UUID",
-	TJSON: "a JSON value (object, array, string, number or boolean) of at most 200,000 bytes encoded",
-}
-
-// typed checks v against the field and returns its key form (string,
-// float64, bool, time.Time; none for json) and its JSON form (a string, a
-// finite float64, a bool, or encoded json.RawMessage).
-func typed(fd Field, v any) (any, any, bool) {
-	switch fd.Type {
-	case TString:
-		s, ok := v.(string)
-		return s, s, ok && utf8.RuneCountInString(s) <= maxText
-	case TNumber:
-		n, ok := v.(float64)
-		return n, n, ok && !math.IsNaN(n) && !math.IsInf(n, 0)
-	case TInteger:
-		n, ok := v.(float64)
-		return n, n, ok && n == math.Trunc(n) && math.Abs(n) <= 1<<53
-	case TBoolean:
-		b, ok := v.(bool)
-		return b, b, ok
-	case TDate:
-		s, ok := v.(string)
-		t, err := time.Parse(time.DateOnly, s)
-		return t, s, ok && err == nil && t.Year() >= 1
-	case TTimestamp:
-		s, ok := v.(string)
-		t, err := time.Parse(time.RFC3339Nano, s)
-		t = t.UTC().Truncate(time.Microsecond)
-		return t, t.Format(time.RFC3339Nano), ok && err == nil
-	case TURL:
-		s, ok := v.(string)
-		u, err := url.Parse(s)
-		return s, s, ok && err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(s) <= 2048
-	case TUUID:
-		s, ok := v.(string)
-		id, err := uuid.Parse(s)
-		return id.String(), id.String(), ok && err == nil && len(s) == 36
-	case TJSON:
-		// Values come from a decoded JSON or protobuf Struct, so they are
-		// JSON already; encoding refuses what is not (NaN from a Struct).
-		b, err := render.Marshal(v)
-		return nil, json.RawMessage(b), err == nil && len(b) <= maxJSON
+// timeOf is a date or timestamp as stored: timestamps at PostgreSQL's
+// microsecond precision.
+func timeOf(v value.Value) time.Time {
+	if v.Kind == value.Timestamp {
+		return v.Time.Truncate(time.Microsecond)
 	}
-	return nil, nil, false
+	return v.Time
 }
 
-// isKey reports whether a field's value is kept in Row.Keys.
+// isKey reports whether a field's value is kept in Row.Keys: the order
+// and filter fields, and the agency of a row that is an agency's.
 func isKey(name string) bool {
-	return slices.Contains(OrderFields, name) || slices.Contains(FilterFields, name)
+	return slices.Contains(OrderFields, name) || slices.Contains(FilterFields, name) || name == AgencyField
+}
+
+// AgencyField is the field naming the agency a row of a ByAgency resource
+// belongs to.
+const AgencyField = "agency_id"
+
+// Agency is the agency a row of a ByAgency resource belongs to: its
+// agency_id, "" when it has none (then it is no agency's, and no read
+// returns it).
+func (r *Row) Agency() string {
+	a, _ := r.Keys[AgencyField].(string)
+	return a
 }
 
 // path names a field of the row at where ("rows[3]"), or the field alone
@@ -174,41 +135,43 @@ func buildRow(r *Resource, clientID, where string, obj map[string]any, now time.
 				} else {
 					v = now.Format(time.RFC3339Nano)
 				}
-			default:
-				if fd.Required {
-					return Row{}, apperr.Invalid("%s is required: %s", path(where, fd.Name), expected[fd.Type])
-				}
 			}
+		}
+		rule := fd.rule()
+		if fd.Required && value.Missing(v) {
+			return Row{}, rule.Required(path(where, fd.Name))
 		}
 		out.Key(fd.Name)
 		if v == nil {
 			out.Null()
 			continue
 		}
-		key, js, ok := typed(fd, v)
+		val, ok := rule.Check(v)
 		if !ok {
-			return Row{}, apperr.Invalid("%s must be %s; got %s", path(where, fd.Name), expected[fd.Type], describe(v))
+			return Row{}, rule.Invalid(path(where, fd.Name), v)
+		}
+		switch val.Kind {
+		case value.Number, value.Integer:
+			out.Float(val.Num)
+		case value.Boolean:
+			out.Bool(val.Bool)
+		case value.Timestamp:
+			out.String(timeOf(val).Format(time.RFC3339Nano))
+		case value.JSON:
+			out.Raw(val.JSON)
+		default:
+			out.String(val.Str)
 		}
 		if isKey(fd.Name) {
-			row.Keys[fd.Name] = key
+			row.Keys[fd.Name] = keyForm(val)
 		}
 		switch fd.Name {
 		case "id":
-			row.ID = key.(string)
+			row.ID = val.Str
 		case "created_at":
-			row.CreatedAt = key.(time.Time)
+			row.CreatedAt = timeOf(val)
 		case "updated_at":
-			row.UpdatedAt = key.(time.Time)
-		}
-		switch js := js.(type) {
-		case string:
-			out.String(js)
-		case float64:
-			out.Float(js)
-		case bool:
-			out.Bool(js)
-		case json.RawMessage:
-			out.Raw(js)
+			row.UpdatedAt = timeOf(val)
 		}
 	}
 	out.Close()
@@ -259,12 +222,16 @@ func keyOf(r *Row, field string) any {
 	return r.Keys[field]
 }
 
-// SelectRows applies q to rows in memory: filter, order (ties by id, no
-// value after every value), count and page. The memory store and the
+// SelectRows applies q to rows in memory: agency, filter, order (ties by
+// id, no value after every value), count and page. The memory store and the
 // clients resource use it; PostgreSQL does the same in SQL.
 func SelectRows(rows []Row, q Query) ([]Row, int) {
 	var kept []Row
+	r, _ := Lookup(q.Resource)
 	for i := range rows {
+		if r != nil && r.ByAgency && rows[i].Agency() != q.Agency {
+			continue
+		}
 		if q.FilterField == "" || CompareKeys(keyOf(&rows[i], q.FilterField), q.FilterValue) == 0 && keyOf(&rows[i], q.FilterField) != nil {
 			kept = append(kept, rows[i])
 		}

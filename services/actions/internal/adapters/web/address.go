@@ -1,142 +1,23 @@
 package web
 
 import (
-	"fmt"
-	"net/netip"
 	"net/url"
-	"strconv"
-	"strings"
+
+	"github.com/atrium-hq/atrium/platform/netguard"
 )
 
 // An audit fetches whatever URL a caller names, from inside Atrium's
-// network: without these checks it would read the cloud metadata service,
-// the databases' admin pages or anything else only Atrium can reach, and
-// report it back. The checks run twice: on the URL's host before anything
-// is sent (CheckURL, every redirect hop), and on the address actually
-// dialled after DNS resolution (dial), which a name that resolves to a
-// private address cannot get past.
+// network. platform/netguard holds the rule of which addresses it may
+// reach, the same for every outbound request a caller chooses: checked on
+// the URL before anything is sent (CheckURL, every redirect hop too), and
+// on the address actually dialled after DNS resolution (the transport
+// dials through the guard), which a name that resolves to a private
+// address cannot get past.
 
-// refusedPrefixes are the networks that are not the public internet.
-var refusedPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"; 0.0.0.0 reaches the local host
-	netip.MustParsePrefix("10.0.0.0/8"),     // private
-	netip.MustParsePrefix("100.64.0.0/10"),  // carrier-grade NAT, also some clouds' metadata (100.100.100.200)
-	netip.MustParsePrefix("127.0.0.0/8"),    // loopback
-	netip.MustParsePrefix("169.254.0.0/16"), // link-local, the cloud metadata service at 169.254.169.254
-	netip.MustParsePrefix("172.16.0.0/12"),  // private
-	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
-	netip.MustParsePrefix("192.168.0.0/16"), // private
-	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking, used inside some data centres
-	netip.MustParsePrefix("224.0.0.0/4"),    // multicast
-	netip.MustParsePrefix("240.0.0.0/4"),    // reserved, and the broadcast address
-	netip.MustParsePrefix("::/96"),          // unspecified, loopback and the deprecated IPv4-compatible forms
-	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
-	netip.MustParsePrefix("fc00::/7"),       // unique-local
-	netip.MustParsePrefix("fe80::/10"),      // link-local
-	netip.MustParsePrefix("fec0::/10"),      // deprecated site-local
-	netip.MustParsePrefix("ff00::/8"),       // multicast
-}
-
-// Prefixes whose addresses carry an IPv4 address that the traffic ends up
-// at: well-known NAT64 (the last 32 bits) and 6to4 (bits 16 to 48).
-var (
-	nat64Prefix = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFour   = netip.MustParsePrefix("2002::/16")
-)
-
-// isPrivate reports whether a is outside the public internet, in any of its
-// spellings (IPv4-mapped IPv6, NAT64, 6to4, with a zone).
-func isPrivate(a netip.Addr) bool {
-	a = a.WithZone("").Unmap()
-	if !a.IsValid() {
-		return true
-	}
-	switch {
-	case nat64Prefix.Contains(a):
-		b := a.As16()
-		return isPrivate(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
-	case sixToFour.Contains(a):
-		b := a.As16()
-		return isPrivate(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
-	}
-	for _, p := range refusedPrefixes {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// isLocalhostName reports whether host is a name that always means this
-// machine (RFC 6761), whatever DNS says.
-func isLocalhostName(host string) bool {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	return host == "localhost" || strings.HasSuffix(host, ".localhost")
-}
-
-// parseLegacyIPv4 reads the numeric host forms inet_aton accepts besides
-// the dotted quad: 2130706433, 0x7f.1, 0177.0.0.1, 127.1. Go's URL parser
-// keeps them as names, and a C resolver turns them into addresses.
-func parseLegacyIPv4(host string) (netip.Addr, bool) {
-	parts := strings.Split(host, ".")
-	if len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	vals := make([]uint64, len(parts))
-	for i, p := range parts {
-		base := 10
-		switch {
-		case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
-			base, p = 16, p[2:]
-		case len(p) > 1 && p[0] == '0':
-			base, p = 8, p[1:]
-		}
-		v, err := strconv.ParseUint(p, base, 32)
-		if err != nil {
-			return netip.Addr{}, false
-		}
-		vals[i] = v
-	}
-	var n uint64
-	for i, v := range vals[:len(vals)-1] {
-		if v > 255 {
-			return netip.Addr{}, false
-		}
-		n |= v << (8 * (3 - i))
-	}
-	last := vals[len(vals)-1]
-	if last >= 1<<(8*(5-len(vals))) {
-		return netip.Addr{}, false
-	}
-	n |= last
-	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
-}
-
-// urlError is a URL the fetcher will not fetch. Private marks the refusals
-// of private addresses (403 from Fetch), as against malformed URLs.
-type urlError struct {
-	msg     string
-	private bool
-}
-
-func (e *urlError) Error() string { return e.msg }
-
-func privateHost(host string, resolved bool) *urlError {
-	how := "is"
-	if resolved {
-		how = "resolves to"
-	}
-	return &urlError{private: true, msg: fmt.Sprintf(
-		"host %s %s a private network address, and private network addresses may not be fetched "+
-			"(the operator can allow them with --allow-private-fetch)", host, how)}
-}
-
-// CheckURL says whether Fetch may fetch raw, before a run starts: only
-// absolute http and https URLs with a host and without a user name or
-// password, whose host is not localhost nor a private network address
-// (unless the fetcher allows private addresses). A name that resolves to a
-// private address passes here and is refused when Fetch dials it. The
-// error's message names what is wrong.
+// CheckURL says whether Fetch may fetch raw, before a run starts, by
+// netguard's rule (unless the fetcher allows private addresses). A name
+// that resolves to a private address passes here and is refused when
+// Fetch dials it. The error's message names what is wrong.
 func (f *Fetcher) CheckURL(raw string) error {
 	if _, err := f.checkURL(raw); err != nil {
 		return err
@@ -144,58 +25,22 @@ func (f *Fetcher) CheckURL(raw string) error {
 	return nil
 }
 
-// port is u's port, or its scheme's.
-func urlPort(u *url.URL) uint16 {
-	if p, err := strconv.ParseUint(u.Port(), 10, 16); err == nil {
-		return uint16(p)
-	}
-	if u.Scheme == "https" {
-		return 443
-	}
-	return 80
-}
-
-func (f *Fetcher) checkURL(raw string) (*url.URL, *urlError) {
-	if raw == "" {
-		return nil, &urlError{msg: "the url is empty; give an http or https URL"}
-	}
-	u, err := url.Parse(raw)
+// checkURL is the guard's check, with the fetcher's words for a private
+// address.
+func (f *Fetcher) checkURL(raw string) (*url.URL, *netguard.URLError) {
+	u, err := f.guard.CheckURL(raw)
 	if err != nil {
-		// url.Parse's own message quotes the URL, user name and password
-		// included; the cause alone does not.
-		if ue, ok := err.(*url.Error); ok {
-			err = ue.Err
+		ue := err.(*netguard.URLError)
+		if ue.Private {
+			return nil, &netguard.URLError{Private: true, Reason: refusal(ue.Reason)}
 		}
-		return nil, &urlError{msg: fmt.Sprintf("the url is not a valid URL: %v", err)}
-	}
-	switch u.Scheme {
-	case "http", "https":
-	case "":
-		return nil, &urlError{msg: "the url has no scheme; write it with http:// or https://"}
-	default:
-		return nil, &urlError{msg: fmt.Sprintf("the url's scheme %q is not allowed; only http and https URLs can be fetched", u.Scheme)}
-	}
-	if u.User != nil {
-		return nil, &urlError{msg: "the url must not contain a user name or password (user:password@); remove them"}
-	}
-	host := u.Hostname()
-	if host == "" {
-		return nil, &urlError{msg: "the url has no host; write it as http://host/path"}
-	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		if f.refused(netip.AddrPortFrom(ip, urlPort(u))) {
-			return nil, privateHost(host, false)
-		}
-		return u, nil
-	}
-	if ip, ok := parseLegacyIPv4(host); ok {
-		if !f.cfg.AllowPrivate && isPrivate(ip) {
-			return nil, privateHost(host, false)
-		}
-		return nil, &urlError{msg: fmt.Sprintf("host %s is a numeric address in a non-standard form; write it as %s", host, ip)}
-	}
-	if !f.cfg.AllowPrivate && isLocalhostName(host) {
-		return nil, privateHost(host, false)
+		return nil, ue
 	}
 	return u, nil
+}
+
+// refusal is the message of a refused private address: what the guard
+// said, and who can change it.
+func refusal(guard string) string {
+	return guard + ", and private network addresses may not be fetched (the operator can allow them with --allow-private-fetch)"
 }

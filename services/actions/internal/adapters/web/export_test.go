@@ -14,16 +14,15 @@ import (
 // every other private address, the same IP on another port included, stays
 // refused.
 func MarkPublic(f *Fetcher, addr string) {
-	if f.testAddrs == nil {
-		f.testAddrs = map[netip.AddrPort]bool{}
-	}
-	f.testAddrs[netip.MustParseAddrPort(addr)] = true
+	ap := netip.MustParseAddrPort(addr)
+	exempt := f.guard.Exempt
+	f.guard.Exempt = func(a netip.AddrPort) bool { return a == ap || (exempt != nil && exempt(a)) }
 }
 
 // SetHosts makes f resolve names from hosts instead of DNS; a name not in
 // hosts does not resolve.
 func SetHosts(f *Fetcher, hosts map[string][]string) {
-	f.lookup = func(_ context.Context, host string) ([]netip.Addr, error) {
+	f.guard.Lookup = func(_ context.Context, host string) ([]netip.Addr, error) {
 		addrs, ok := hosts[host]
 		if !ok {
 			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}

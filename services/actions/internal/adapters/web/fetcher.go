@@ -14,16 +14,14 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 
+	"github.com/atrium-hq/atrium/platform/netguard"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -74,9 +72,9 @@ type Config struct {
 type Fetcher struct {
 	cfg       Config
 	transport *http.Transport
-	dialer    *net.Dialer
-	lookup    func(ctx context.Context, host string) ([]netip.Addr, error)
-	testAddrs map[netip.AddrPort]bool // addresses taken as public; set only by tests (export_test.go)
+	// guard dials every connection; tests set its Lookup and Exempt
+	// (export_test.go).
+	guard *netguard.Guard
 }
 
 var _ provider.PageFetcher = (*Fetcher)(nil)
@@ -121,11 +119,7 @@ func New(cfg Config) (*Fetcher, error) {
 		return nil, fmt.Errorf("web fetcher: UserAgent must not contain control characters, got %q", cfg.UserAgent)
 	}
 
-	f := &Fetcher{cfg: cfg}
-	f.lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
-		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	}
-	f.dialer = &net.Dialer{Timeout: cfg.DialTimeout, Control: f.control}
+	f := &Fetcher{cfg: cfg, guard: &netguard.Guard{AllowPrivate: cfg.AllowPrivate, DialTimeout: cfg.DialTimeout}}
 	f.transport = &http.Transport{
 		// No proxy: through one, the address checked would be the proxy's.
 		Proxy:                  nil,
@@ -141,66 +135,14 @@ func New(cfg Config) (*Fetcher, error) {
 	return f, nil
 }
 
-// refused reports whether the fetcher must not connect to ap.
-func (f *Fetcher) refused(ap netip.AddrPort) bool {
-	return !f.cfg.AllowPrivate && !f.testAddrs[ap] && isPrivate(ap.Addr())
-}
-
-// dial resolves the host itself and connects only to the addresses that
-// pass the check, so the address checked is the address dialled; every
-// redirect hop comes through here too.
+// dial connects through the guard; a connection it refuses is a 403 of
+// the page provider.
 func (f *Fetcher) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	host, portText, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, err
+	conn, err := f.guard.DialContext(ctx, network, addr)
+	if re, ok := netguard.IsRefused(err); ok {
+		return nil, provider.Failure(Provider, http.StatusForbidden, err, "%s", refusal(re.Error()))
 	}
-	port, err := strconv.ParseUint(portText, 10, 16)
-	if err != nil {
-		return nil, fmt.Errorf("invalid port %q", portText)
-	}
-	ips := []netip.Addr{}
-	literal := false
-	if ip, err := netip.ParseAddr(host); err == nil {
-		ips, literal = append(ips, ip), true
-	} else if ips, err = f.lookup(ctx, host); err != nil {
-		return nil, err
-	}
-	if len(ips) == 0 {
-		return nil, &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true}
-	}
-	var lastErr error
-	for _, ip := range ips {
-		ap := netip.AddrPortFrom(ip, uint16(port))
-		if f.refused(ap) {
-			continue
-		}
-		conn, err := f.dialer.DialContext(ctx, network, ap.String())
-		if err == nil {
-			return conn, nil
-		}
-		lastErr = err
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	if lastErr == nil {
-		e := privateHost(host, !literal)
-		return nil, provider.Failure(Provider, http.StatusForbidden, e, "%s", e.msg)
-	}
-	return nil, lastErr
-}
-
-var errRefusedAddress = errors.New("refused to connect to a private network address")
-
-// control checks the socket's address once more just before it connects:
-// dial only passes checked addresses, and this keeps it so whatever dial
-// becomes.
-func (f *Fetcher) control(_, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil || f.refused(ap) {
-		return errRefusedAddress
-	}
-	return nil
+	return conn, err
 }
 
 // Fetch implements provider.PageFetcher. A page that answers with a status
@@ -210,10 +152,10 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*provider.Page, err
 	u, uerr := f.checkURL(rawURL)
 	if uerr != nil {
 		code := http.StatusBadRequest
-		if uerr.private {
+		if uerr.Private {
 			code = http.StatusForbidden
 		}
-		return nil, provider.Failure(Provider, code, uerr, "%s", uerr.msg)
+		return nil, provider.Failure(Provider, code, uerr, "%s", uerr.Reason)
 	}
 	u.Fragment, u.RawFragment = "", ""
 
@@ -237,10 +179,10 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (*provider.Page, err
 					"too many redirects: %s redirected more than %d times", u.Host, f.cfg.MaxRedirects)
 			}
 			if _, uerr := f.checkURL(next.URL.String()); uerr != nil {
-				if uerr.private {
-					return provider.Failure(Provider, http.StatusForbidden, uerr, "%s redirected to a URL whose %s", from, uerr.msg)
+				if uerr.Private {
+					return provider.Failure(Provider, http.StatusForbidden, uerr, "%s redirected to a URL whose %s", from, uerr.Reason)
 				}
-				return provider.Failure(Provider, http.StatusBadGateway, uerr, "%s redirected to a URL that cannot be fetched: %s", from, uerr.msg)
+				return provider.Failure(Provider, http.StatusBadGateway, uerr, "%s redirected to a URL that cannot be fetched: %s", from, uerr.Reason)
 			}
 			redirects = len(via)
 			return nil
@@ -321,13 +263,14 @@ func (f *Fetcher) failure(ctx, fctx context.Context, host string, err error) err
 	if fctx.Err() != nil || isTimeout(err) {
 		return f.timedOut(host, fctx.Err() != nil, err)
 	}
-	if errors.Is(err, errRefusedAddress) {
+	if _, ok := netguard.IsRefused(err); ok {
+		// The socket's own check refused the address: name the host asked
+		// for, not the address it resolved to.
 		name := host
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			name = h
 		}
-		e := privateHost(name, true)
-		return provider.Failure(Provider, http.StatusForbidden, err, "%s", e.msg)
+		return provider.Failure(Provider, http.StatusForbidden, err, "%s", refusal((&netguard.RefusedError{Host: name, Resolved: true}).Error()))
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {

@@ -304,6 +304,13 @@ func TestFetchRefusesRedirectsToPrivateAddresses(t *testing.T) {
 		{"http://intranet.test:" + innerPort + "/", "intranet.test"},
 		{"http://metadata.test/latest/meta-data/", "metadata.test"},
 		{"http://private.test/", "private.test"},
+		{"http://127.1:" + innerPort + "/", "127.1"},
+		{"http://0x7f000001:" + innerPort + "/", "0x7f000001"},
+		{"http://[::127.0.0.1]:" + innerPort + "/", "::127.0.0.1"},
+		{"http://[64:ff9b::127.0.0.1]:" + innerPort + "/", "64:ff9b::127.0.0.1"},
+		{"http://198.18.0.1/", "198.18.0.1"},
+		{"http://255.255.255.255/", "255.255.255.255"},
+		{"http://[fec0::1]/", "fec0::1"},
 	} {
 		t.Run(target.to, func(t *testing.T) {
 			_, err := f.Fetch(context.Background(), public.URL+"/?to="+target.to)
@@ -327,9 +334,17 @@ func TestFetchRefusesNamesResolvingToPrivateAddresses(t *testing.T) {
 	web.SetHosts(f, map[string][]string{
 		"intranet.test": {"127.0.0.1"},
 		"mixed.test":    {"10.0.0.1", "127.0.0.1"},
+		// Names resolving to the addresses the probe found past the old
+		// request-time check.
+		"compat.test":    {"::127.0.0.1"},
+		"nat64.test":     {"64:ff9b::127.0.0.1"},
+		"bench.test":     {"198.18.0.1"},
+		"broadcast.test": {"255.255.255.255"},
+		"sitelocal.test": {"fec0::1"},
 	})
 
-	for _, u := range []string{"http://intranet.test:" + port + "/", srv.URL + "/", "http://localhost:" + port + "/"} {
+	for _, u := range []string{"http://intranet.test:" + port + "/", srv.URL + "/", "http://localhost:" + port + "/",
+		"http://compat.test:" + port + "/", "http://nat64.test:" + port + "/", "http://bench.test/", "http://broadcast.test/", "http://sitelocal.test/"} {
 		_, err := f.Fetch(context.Background(), u)
 		wantProviderError(t, err, http.StatusForbidden, "private network addresses may not be fetched")
 	}
@@ -522,13 +537,14 @@ func TestCheckURL(t *testing.T) {
 		{"https://localhost.example.com/", "", ""},
 		{"http://1.2.3.4.example/", "", ""},
 
-		{"", "the url is empty", "the url is empty"},
+		{"", "the URL is empty", "the URL is empty"},
 		{"example.com/page", "no scheme", "no scheme"},
 		{"ftp://example.com/", `scheme "ftp" is not allowed`, `scheme "ftp" is not allowed`},
 		{"mailto:someone@example.com", `scheme "mailto" is not allowed`, `scheme "mailto" is not allowed`},
 		{"http:///path", "no host", "no host"},
 		{"http:example.com", "no host", "no host"},
-		{"https://exa mple.com/", "not a valid URL", "not a valid URL"},
+		{"https://exa mple.com/", "must not contain spaces", "must not contain spaces"},
+		{"http://[::1/", "not a valid URL", "not a valid URL"},
 		{"http://user:pw@example.com/", "user name or password", "user name or password"},
 		{"http://user@example.com/", "user name or password", "user name or password"},
 		{"http://134744072/", "non-standard form; write it as 8.8.8.8", "write it as 8.8.8.8"},
@@ -558,6 +574,13 @@ func TestCheckURL(t *testing.T) {
 		{"http://2130706433/", "host 2130706433 is a private", "write it as 127.0.0.1"},
 		{"http://0x7f.1/", private, "write it as 127.0.0.1"},
 		{"http://017700000001/", private, "write it as 127.0.0.1"},
+		// The forms the probe found past the old request-time check.
+		{"http://0x7f000001/", "host 0x7f000001 is a private", "write it as 127.0.0.1"},
+		{"http://127.1/", "host 127.1 is a private", "write it as 127.0.0.1"},
+		{"http://[::127.0.0.1]/", "host ::127.0.0.1 is a private", ""},
+		{"http://[64:ff9b::127.0.0.1]/", "host 64:ff9b::127.0.0.1 is a private", ""},
+		{"http://198.18.0.1/", "host 198.18.0.1 is a private", ""},
+		{"http://[fec0::1]/", "host fec0::1 is a private", ""},
 	} {
 		for _, f := range []struct {
 			name string

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
 
@@ -41,6 +42,18 @@ func (s *Store) Site(_ context.Context, id string) (app.Site, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
 	return s.site(id)
+}
+
+// Sites implements app.Store.
+func (s *Store) Sites(_ context.Context, page pagination.Page) ([]app.Site, error) {
+	s.db.RLock()
+	rows := slices.Collect(maps.Values(s.sites))
+	s.db.RUnlock()
+	slices.SortFunc(rows, func(a, b app.Site) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
+	})
+	start := min(int(page.Offset), len(rows))
+	return slices.Clone(rows[start:min(start+int(page.Limit), len(rows))]), nil
 }
 
 func (s *Store) site(id string) (app.Site, error) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
@@ -55,13 +56,29 @@ func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
 // reader holds the queries shared by the store and its transactions.
 type reader struct{ q pgdb.Querier }
 
+const siteCols = `id, name, created_at, updated_at`
+
+func scanSite(row pgx.Row) (app.Site, error) {
+	var site app.Site
+	err := row.Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt)
+	site.CreatedAt, site.UpdatedAt = site.CreatedAt.UTC(), site.UpdatedAt.UTC()
+	return site, err
+}
+
 // Site implements app.Store.
 func (r reader) Site(ctx context.Context, id string) (app.Site, error) {
-	var site app.Site
-	err := r.q.QueryRow(ctx, `SELECT id, name, created_at, updated_at FROM sites WHERE id = $1`, id).
-		Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt)
-	site.CreatedAt, site.UpdatedAt = site.CreatedAt.UTC(), site.UpdatedAt.UTC()
+	site, err := scanSite(r.q.QueryRow(ctx, `SELECT `+siteCols+` FROM sites WHERE id = $1`, id))
 	return site, pgdb.Err(err, "site "+id)
+}
+
+// Sites implements app.Store.
+func (r reader) Sites(ctx context.Context, page pagination.Page) ([]app.Site, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+siteCols+` FROM sites ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`, page.Limit, page.Offset)
+	if err != nil {
+		return nil, pgdb.Err(err, "list sites")
+	}
+	out, err := pgdb.Collect(rows, int(page.Limit), scanSite)
+	return out, pgdb.Err(err, "list sites")
 }
 
 const collectionCols = `id, site_id, slug, name, is_system, fields, created_at, updated_at`

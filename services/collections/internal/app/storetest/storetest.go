@@ -31,6 +31,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		fn   func(*testing.T, Store)
 	}{
 		{"SiteRoundTrip", testSiteRoundTrip},
+		{"SiteListOrderAndPaging", testSiteList},
 		{"RollbackLeavesNoTrace", testRollback},
 		{"CollectionsRoundTrip", testCollections},
 		{"ItemsOrderAndPaging", testItemsPaging},
@@ -69,6 +70,39 @@ func testSiteRoundTrip(t *testing.T, s Store) {
 	err = s.InTx(t.Context(), func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })
 	if !errors.Is(err, app.ErrDuplicate) {
 		t.Fatalf("duplicate site: error = %v, want ErrDuplicate", err)
+	}
+}
+
+func testSiteList(t *testing.T, s Store) {
+	list := func(page pagination.Page) []app.Site {
+		t.Helper()
+		sites, err := s.Sites(t.Context(), page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sites
+	}
+	if got := list(pagination.Page{Limit: 10}); len(got) != 0 {
+		t.Fatalf("sites of an empty store = %+v", got)
+	}
+	// created_at: s0 at +0, s1 and s2 at +1m. Newest first, ties by id
+	// descending (v7 ids are time-ordered: the later insert first).
+	var sites []app.Site
+	for i := range 3 {
+		site := app.Site{ID: uuid.Must(uuid.NewV7()).String(), Name: fmt.Sprint("Site ", i),
+			CreatedAt: base.Add(time.Duration(min(i, 1)) * time.Minute), UpdatedAt: base}
+		inTx(t, s, func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })
+		sites = append(sites, site)
+	}
+	want := []app.Site{sites[2], sites[1], sites[0]}
+	if got := list(pagination.Page{Limit: 10}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("sites = %+v\nwant %+v", got, want)
+	}
+	if got := list(pagination.Page{Limit: 1, Offset: 1}); !reflect.DeepEqual(got, want[1:2]) {
+		t.Fatalf("page 2 of 1 = %+v, want %+v", got, want[1:2])
+	}
+	if got := list(pagination.Page{Limit: 5, Offset: 3}); len(got) != 0 {
+		t.Fatalf("past the end = %+v", got)
 	}
 }
 

@@ -64,6 +64,19 @@ func (s *Server) CreateSite(ctx context.Context, req *collectionsv1.CreateSiteRe
 	return &collectionsv1.CreateSiteResponse{Site: sitePB(site)}, nil
 }
 
+// ListSites implements collectionsv1.CollectionsAdminServiceServer.
+func (s *Server) ListSites(ctx context.Context, req *collectionsv1.ListSitesRequest) (*collectionsv1.ListSitesResponse, error) {
+	sites, err := s.sites.List(ctx, req.Limit, req.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out := &collectionsv1.ListSitesResponse{Sites: make([]*collectionsv1.Site, len(sites))}
+	for i, site := range sites {
+		out.Sites[i] = sitePB(site)
+	}
+	return out, nil
+}
+
 // GetSite implements collectionsv1.CollectionsAdminServiceServer. Other
 // services call it (as KindService principals) to check a site exists.
 func (s *Server) GetSite(ctx context.Context, req *collectionsv1.GetSiteRequest) (*collectionsv1.GetSiteResponse, error) {

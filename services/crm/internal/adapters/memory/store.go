@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -84,6 +85,29 @@ func (s *Store) Client(_ context.Context, id string) (app.Client, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
 	return s.client(id)
+}
+
+// Agencies implements app.DirectoryReader.
+func (s *Store) Agencies(_ context.Context, page pagination.Page) ([]app.Agency, error) {
+	s.db.RLock()
+	rows := slices.Collect(maps.Values(s.agencies))
+	s.db.RUnlock()
+	slices.SortFunc(rows, func(a, b app.Agency) int { return recentFirst(a.CreatedAt, b.CreatedAt, a.ID, b.ID) })
+	return slices.Clone(window(rows, page)), nil
+}
+
+// Clients implements app.DirectoryReader.
+func (s *Store) Clients(_ context.Context, f app.ClientFilter, page pagination.Page) ([]app.Client, error) {
+	s.db.RLock()
+	var rows []app.Client
+	for _, c := range s.clients {
+		if _, linked := s.links[pair{f.AgencyID, c.ID}]; f.AgencyID == "" || linked {
+			rows = append(rows, c)
+		}
+	}
+	s.db.RUnlock()
+	slices.SortFunc(rows, func(a, b app.Client) int { return recentFirst(a.CreatedAt, b.CreatedAt, a.ID, b.ID) })
+	return slices.Clone(window(rows, page)), nil
 }
 
 // Linked implements app.DirectoryReader.

@@ -84,12 +84,44 @@ func (r reader) Member(ctx context.Context, agencyID, id string) (app.Member, er
 
 const clientCols = `id, name, domain, status, auto_deploy, created_at, updated_at`
 
-func (r reader) Client(ctx context.Context, id string) (app.Client, error) {
+func scanClient(row pgx.Row) (app.Client, error) {
 	var c app.Client
-	err := r.q.QueryRow(ctx, `SELECT `+clientCols+` FROM clients WHERE id = $1`+r.lock, id).
-		Scan(&c.ID, &c.Name, &c.Domain, &c.Status, &c.AutoDeploy, &c.CreatedAt, &c.UpdatedAt)
+	err := row.Scan(&c.ID, &c.Name, &c.Domain, &c.Status, &c.AutoDeploy, &c.CreatedAt, &c.UpdatedAt)
 	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	return c, err
+}
+
+func (r reader) Client(ctx context.Context, id string) (app.Client, error) {
+	c, err := scanClient(r.q.QueryRow(ctx, `SELECT `+clientCols+` FROM clients WHERE id = $1`+r.lock, id))
 	return c, storeErr(err, "client "+id)
+}
+
+func (r reader) Agencies(ctx context.Context, page pagination.Page) ([]app.Agency, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+agencyCols+` FROM agencies ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`, page.Limit, page.Offset)
+	if err != nil {
+		return nil, storeErr(err, "list agencies")
+	}
+	out, err := pgdb.Collect(rows, int(page.Limit), scanAgency)
+	return out, storeErr(err, "list agencies")
+}
+
+func (r reader) Clients(ctx context.Context, f app.ClientFilter, page pagination.Page) ([]app.Client, error) {
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	if f.AgencyID == "" {
+		rows, err = r.q.Query(ctx, `SELECT `+clientCols+` FROM clients ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`, page.Limit, page.Offset)
+	} else {
+		rows, err = r.q.Query(ctx, `SELECT c.id, c.name, c.domain, c.status, c.auto_deploy, c.created_at, c.updated_at
+			FROM agency_clients l JOIN clients c ON c.id = l.client_id WHERE l.agency_id = $1
+			ORDER BY c.created_at DESC, c.id DESC LIMIT $2 OFFSET $3`, f.AgencyID, page.Limit, page.Offset)
+	}
+	if err != nil {
+		return nil, storeErr(err, "list clients")
+	}
+	out, err := pgdb.Collect(rows, int(page.Limit), scanClient)
+	return out, storeErr(err, "list clients")
 }
 
 func (r reader) Linked(ctx context.Context, agencyID, clientID string) (bool, error) {
@@ -99,11 +131,8 @@ func (r reader) Linked(ctx context.Context, agencyID, clientID string) (bool, er
 }
 
 func (r reader) LinkedClient(ctx context.Context, agencyID, clientID string) (app.Client, error) {
-	var c app.Client
-	err := r.q.QueryRow(ctx, `SELECT c.id, c.name, c.domain, c.status, c.auto_deploy, c.created_at, c.updated_at
-		FROM agency_clients l JOIN clients c ON c.id = l.client_id WHERE l.agency_id = $1 AND l.client_id = $2`, agencyID, clientID).
-		Scan(&c.ID, &c.Name, &c.Domain, &c.Status, &c.AutoDeploy, &c.CreatedAt, &c.UpdatedAt)
-	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	c, err := scanClient(r.q.QueryRow(ctx, `SELECT c.id, c.name, c.domain, c.status, c.auto_deploy, c.created_at, c.updated_at
+		FROM agency_clients l JOIN clients c ON c.id = l.client_id WHERE l.agency_id = $1 AND l.client_id = $2`, agencyID, clientID))
 	return c, storeErr(err, "linked client "+clientID)
 }
 
@@ -113,12 +142,7 @@ func (r reader) LinkedClients(ctx context.Context, agencyID string) ([]app.Clien
 	if err != nil {
 		return nil, storeErr(err, "linked clients")
 	}
-	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.Client, error) {
-		var c app.Client
-		err := row.Scan(&c.ID, &c.Name, &c.Domain, &c.Status, &c.AutoDeploy, &c.CreatedAt, &c.UpdatedAt)
-		c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
-		return c, err
-	})
+	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.Client, error) { return scanClient(row) })
 	if cs == nil {
 		cs = []app.Client{}
 	}

@@ -34,6 +34,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"AgencyRoundTrip", testAgencyRoundTrip},
 		{"MemberRules", testMemberRules},
 		{"ClientLinks", testClientLinks},
+		{"AgencyAndClientListsOrderAndPaging", testAgencyAndClientLists},
 		{"KeyRoundTripAndRevoke", testKeyRoundTripAndRevoke},
 		{"KeyListFilterAndOrder", testKeyListFilterAndOrder},
 		{"ProspectListOrderPagingAndTenancy", testProspectList},
@@ -184,6 +185,81 @@ func testClientLinks(t *testing.T, s Store) {
 	if _, err := s.LinkedClient(ctx(t), a.ID, c.ID); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("LinkedClient after the unlink: %v, want ErrNotFound", err)
 	}
+}
+
+func testAgencyAndClientLists(t *testing.T, s Store) {
+	agencies := func(page pagination.Page) []string {
+		t.Helper()
+		as, err := s.Agencies(ctx(t), page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, a := range as {
+			out = append(out, a.ID)
+		}
+		return out
+	}
+	clients := func(f app.ClientFilter, page pagination.Page) []string {
+		t.Helper()
+		cs, err := s.Clients(ctx(t), f, page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	wantEqual(t, agencies(pagination.Page{Limit: 10}), []string{})
+	wantEqual(t, clients(app.ClientFilter{}, pagination.Page{Limit: 10}), []string{})
+
+	// created_at: a0 at +0, a1 and a2 at +1m. Newest first, ties by id
+	// descending (ids are time-ordered: the later insert first).
+	var as []app.Agency
+	for i := range 3 {
+		a := app.Agency{ID: id(), Name: fmt.Sprint("Agency ", i), CreatedAt: base.Add(time.Duration(min(i, 1)) * time.Minute), UpdatedAt: base}
+		mustTx(t, s, func(tx app.Tx) error { return tx.InsertAgency(ctx(t), a) })
+		as = append(as, a)
+	}
+	order := []string{as[2].ID, as[1].ID, as[0].ID}
+	wantEqual(t, agencies(pagination.Page{Limit: 10}), order)
+	wantEqual(t, agencies(pagination.Page{Limit: 1, Offset: 1}), order[1:2])
+	wantEqual(t, agencies(pagination.Page{Limit: 10, Offset: 3}), []string{})
+	got, err := s.Agencies(ctx(t), pagination.Page{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, got, []app.Agency{as[2]})
+
+	// c0 and c2 linked to a0, c1 to a1, c3 to none; created_at: c0 at +0,
+	// c1 at +2m, c2 and c3 at +1m.
+	var cs []app.Client
+	for i, minutes := range []int{0, 2, 1, 1} {
+		c := app.Client{ID: id(), Name: fmt.Sprint("Client ", i), Domain: "c.example", Status: "active",
+			CreatedAt: base.Add(time.Duration(minutes) * time.Minute), UpdatedAt: base}
+		mustTx(t, s, func(tx app.Tx) error { return tx.InsertClient(ctx(t), c) })
+		cs = append(cs, c)
+	}
+	for _, l := range [][2]int{{0, 0}, {0, 2}, {1, 1}} {
+		mustTx(t, s, func(tx app.Tx) error {
+			return tx.InsertLink(ctx(t), app.ClientLink{AgencyID: as[l[0]].ID, ClientID: cs[l[1]].ID, CreatedAt: base})
+		})
+	}
+	all := []string{cs[1].ID, cs[3].ID, cs[2].ID, cs[0].ID}
+	wantEqual(t, clients(app.ClientFilter{}, pagination.Page{Limit: 10}), all)
+	wantEqual(t, clients(app.ClientFilter{}, pagination.Page{Limit: 2, Offset: 1}), all[1:3])
+	wantEqual(t, clients(app.ClientFilter{AgencyID: as[0].ID}, pagination.Page{Limit: 10}), []string{cs[2].ID, cs[0].ID})
+	wantEqual(t, clients(app.ClientFilter{AgencyID: as[0].ID}, pagination.Page{Limit: 1, Offset: 1}), []string{cs[0].ID})
+	wantEqual(t, clients(app.ClientFilter{AgencyID: as[1].ID}, pagination.Page{Limit: 10}), []string{cs[1].ID})
+	wantEqual(t, clients(app.ClientFilter{AgencyID: as[2].ID}, pagination.Page{Limit: 10}), []string{})
+	wantEqual(t, clients(app.ClientFilter{AgencyID: id()}, pagination.Page{Limit: 10}), []string{})
+	full, err := s.Clients(ctx(t), app.ClientFilter{AgencyID: as[1].ID}, pagination.Page{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, full, []app.Client{cs[1]})
 }
 
 func digest(s string) []byte {

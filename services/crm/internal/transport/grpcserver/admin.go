@@ -17,9 +17,37 @@ func (s *Server) CreateAgency(ctx context.Context, req *crmv1.CreateAgencyReques
 	if err != nil {
 		return nil, err
 	}
-	return &crmv1.CreateAgencyResponse{Agency: &crmv1.Agency{
-		Id: a.ID, Name: a.Name, CreatedAt: ts(a.CreatedAt), UpdatedAt: ts(a.UpdatedAt),
-	}}, nil
+	return &crmv1.CreateAgencyResponse{Agency: agencyPB(a)}, nil
+}
+
+// ListAgencies implements crmv1.CRMAdminServiceServer.
+func (s *Server) ListAgencies(ctx context.Context, req *crmv1.ListAgenciesRequest) (*crmv1.ListAgenciesResponse, error) {
+	as, err := s.directory.ListAgencies(ctx, req.Limit, req.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out := &crmv1.ListAgenciesResponse{Agencies: make([]*crmv1.Agency, len(as))}
+	for i, a := range as {
+		out.Agencies[i] = agencyPB(a)
+	}
+	return out, nil
+}
+
+func agencyPB(a app.Agency) *crmv1.Agency {
+	return &crmv1.Agency{Id: a.ID, Name: a.Name, CreatedAt: ts(a.CreatedAt), UpdatedAt: ts(a.UpdatedAt)}
+}
+
+// ListClients implements crmv1.CRMAdminServiceServer.
+func (s *Server) ListClients(ctx context.Context, req *crmv1.ListClientsRequest) (*crmv1.ListClientsResponse, error) {
+	cs, err := s.directory.ListClients(ctx, app.ClientFilter{AgencyID: req.AgencyId}, req.Limit, req.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out := &crmv1.ListClientsResponse{Clients: make([]*crmv1.Client, len(cs))}
+	for i, c := range cs {
+		out.Clients[i] = clientPB(c)
+	}
+	return out, nil
 }
 
 // CreateMember implements crmv1.CRMAdminServiceServer.

@@ -37,10 +37,15 @@ func catalogIndexes() []string {
 				special = append(special, o)
 			}
 		}
+		// A resource whose rows are an agency's is read per agency too.
+		scope := "client_id"
+		if r.ByAgency {
+			scope = "client_id, agency_id"
+		}
 		for _, o := range orders {
-			cols := "client_id, " + o + ", id"
+			cols := scope + ", " + o + ", id"
 			if o == "id" {
-				cols = "client_id, id"
+				cols = scope + ", id"
 			}
 			out = append(out, fmt.Sprintf("CREATE INDEX rows_%s_by_%s ON rows (%s) WHERE resource = '%s';", r.Name, o, cols, r.Name))
 		}
@@ -49,7 +54,7 @@ func catalogIndexes() []string {
 				continue
 			}
 			for _, o := range append([]string{"created_at"}, special...) {
-				out = append(out, fmt.Sprintf("CREATE INDEX rows_%s_%s_by_%s ON rows (client_id, %s, %s, id) WHERE resource = '%s';", r.Name, f, o, f, o, r.Name))
+				out = append(out, fmt.Sprintf("CREATE INDEX rows_%s_%s_by_%s ON rows (%s, %s, %s, id) WHERE resource = '%s';", r.Name, f, o, scope, f, o, r.Name))
 			}
 		}
 	}

@@ -58,13 +58,17 @@ func (s *Store) Rows(ctx context.Context, q app.Query) ([]app.Row, int, error) {
 	}
 	where := `client_id = $1 AND resource = ` + lit
 	args := []any{q.ClientID}
+	if byAgency(q.Resource) {
+		args = append(args, q.Agency)
+		where += fmt.Sprintf(` AND agency_id = $%d`, len(args))
+	}
 	if q.FilterField != "" {
 		col, err := column(q.FilterField)
 		if err != nil {
 			return nil, 0, err
 		}
 		args = append(args, q.FilterValue)
-		where += fmt.Sprintf(` AND %s = $2`, col)
+		where += fmt.Sprintf(` AND %s = $%d`, col, len(args))
 	}
 	dir := " DESC"
 	if q.Asc {
@@ -148,18 +152,38 @@ func countValue(v any) string {
 	return fmt.Sprint(v)
 }
 
+// byAgency reports whether the resource's rows are an agency's
+// (app.Resource.ByAgency): they keep their agency in the agency_id column,
+// never NULL for them, and are read and counted per agency.
+func byAgency(resource string) bool {
+	r, ok := app.Lookup(resource)
+	return ok && r.ByAgency
+}
+
+// counterValues are the counter values of the dataset's total and of a
+// filter value v of a row of agency (or of a read for agency): the rows
+// of a resource that is an agency's are counted per agency, "<agency>"
+// and "<agency>/<value>"; those of other resources "" and "<value>".
+func counterValues(resource, agency string) (total, prefix string) {
+	if byAgency(resource) {
+		return agency, agency + "/"
+	}
+	return "", ""
+}
+
 // queueCount queues pagination.total: the counter of the client's
 // dataset, or of the filter value, kept with the rows; an id filter counts
 // its one row.
 func (s *Store) queueCount(b *pgx.Batch, q app.Query, where string, args []any) *pgx.QueuedQuery {
+	total, prefix := counterValues(q.Resource, q.Agency)
 	switch {
 	case q.FilterField == "":
 		return b.Queue(`SELECT coalesce(sum(count), 0)::bigint FROM row_counts
-			WHERE client_id = $1 AND resource = $2 AND field = '' AND value = ''`, q.ClientID, q.Resource)
+			WHERE client_id = $1 AND resource = $2 AND field = '' AND value = $3`, q.ClientID, q.Resource, total)
 	case slices.Contains(counted, q.FilterField):
 		return b.Queue(`SELECT coalesce(sum(count), 0)::bigint FROM row_counts
 			WHERE client_id = $1 AND resource = $2 AND field = $3 AND value = $4`,
-			q.ClientID, q.Resource, q.FilterField, countValue(q.FilterValue))
+			q.ClientID, q.Resource, q.FilterField, prefix+countValue(q.FilterValue))
 	default:
 		return b.Queue(`SELECT count(*) FROM rows WHERE `+where, slices.Clone(args)...)
 	}
@@ -172,7 +196,7 @@ func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
 
 type tx struct{ *pgdb.Tx }
 
-var insertColumns = append([]string{"id", "client_id", "resource", "created_at", "updated_at", "data"}, keyColumns...)
+var insertColumns = append(append([]string{"id", "client_id", "resource", "created_at", "updated_at", "data"}, keyColumns...), "agency_id")
 
 // InsertRows copies the rows in with COPY, in the transaction.
 // copyThreshold is the batch size from which COPY beats INSERTs: a COPY
@@ -234,17 +258,28 @@ func insertValues(r *app.Row) ([]any, error) {
 	for _, c := range keyColumns {
 		vals = append(vals, r.Keys[c])
 	}
-	return vals, nil
+	return append(vals, agencyColumn(r)), nil
+}
+
+// agencyColumn is a row's agency_id column: its agency for a resource whose
+// rows are an agency's, NULL for others.
+func agencyColumn(r *app.Row) any {
+	if byAgency(r.Resource) {
+		return r.Agency()
+	}
+	return nil
 }
 
 type countKey struct{ client, resource, field, value string }
 
-// count adds delta to the counters of the filter values of a row with
-// keys.
-func count(counts map[countKey]int64, client, resource string, keys map[string]any, delta int64) {
+// count adds delta to the counters of a row: its dataset's total and its
+// filter values'.
+func count(counts map[countKey]int64, r *app.Row, delta int64) {
+	total, prefix := counterValues(r.Resource, r.Agency())
+	counts[countKey{r.ClientID, r.Resource, "", total}] += delta
 	for _, f := range counted {
-		if v, ok := keys[f]; ok && v != nil {
-			counts[countKey{client, resource, f, countValue(v)}] += delta
+		if v, ok := r.Keys[f]; ok && v != nil {
+			counts[countKey{r.ClientID, r.Resource, f, prefix + countValue(v)}] += delta
 		}
 	}
 }
@@ -252,9 +287,8 @@ func count(counts map[countKey]int64, client, resource string, keys map[string]a
 // rowCounts are the counter deltas of inserting rows.
 func rowCounts(rows []app.Row) map[countKey]int64 {
 	counts := map[countKey]int64{}
-	for _, r := range rows {
-		counts[countKey{r.ClientID, r.Resource, "", ""}]++
-		count(counts, r.ClientID, r.Resource, r.Keys, 1)
+	for i := range rows {
+		count(counts, &rows[i], 1)
 	}
 	return counts
 }
@@ -295,7 +329,7 @@ func queueCounts(b *pgx.Batch, counts map[countKey]int64) int {
 }
 
 // rowColumns are what a whole row is read with; scanRow reads them.
-var rowColumns = "id, client_id, resource, created_at, updated_at, data, " + strings.Join(keyColumns, ", ")
+var rowColumns = "id, client_id, resource, created_at, updated_at, data, " + strings.Join(keyColumns, ", ") + ", agency_id"
 
 func scanRow(row pgx.Row) (app.Row, error) {
 	var r app.Row
@@ -304,7 +338,8 @@ func scanRow(row pgx.Row) (app.Row, error) {
 	for i := range keys {
 		dest = append(dest, &keys[i])
 	}
-	if err := row.Scan(dest...); err != nil {
+	var agency *string
+	if err := row.Scan(append(dest, &agency)...); err != nil {
 		return app.Row{}, err
 	}
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
@@ -316,6 +351,9 @@ func scanRow(row pgx.Row) (app.Row, error) {
 		if v != nil {
 			r.Keys[keyColumns[i]] = v
 		}
+	}
+	if agency != nil && *agency != "" {
+		r.Keys[app.AgencyField] = *agency
 	}
 	return r, nil
 }
@@ -364,19 +402,20 @@ func (t tx) ReplaceRows(ctx context.Context, rows []app.Row) error {
 	for i, c := range keyColumns {
 		set[i] = fmt.Sprintf("%s = $%d", c, i+5)
 	}
-	update := `UPDATE rows SET created_at = $2, updated_at = $3, data = $4, ` + strings.Join(set, ", ") + ` WHERE id = $1`
+	update := fmt.Sprintf(`UPDATE rows SET created_at = $2, updated_at = $3, data = $4, %s, agency_id = $%d WHERE id = $1`,
+		strings.Join(set, ", "), len(keyColumns)+5)
 	for _, r := range rows {
 		o, ok := stored[r.ID]
 		if !ok || o.ClientID != r.ClientID || o.Resource != r.Resource {
 			return fmt.Errorf("replace row %s of %s: %w", r.ID, r.Resource, app.ErrNotFound)
 		}
-		count(counts, o.ClientID, o.Resource, o.Keys, -1)
-		count(counts, r.ClientID, r.Resource, r.Keys, 1)
+		count(counts, &o, -1)
+		count(counts, &r, 1)
 		args := []any{r.ID, r.CreatedAt, r.UpdatedAt, []byte(r.Data)}
 		for _, c := range keyColumns {
 			args = append(args, r.Keys[c])
 		}
-		b.Queue(update, args...)
+		b.Queue(update, append(args, agencyColumn(&r))...)
 	}
 	if err := t.SendBatch(ctx, b).Close(); err != nil {
 		return pgdb.Err(err, "replace rows")

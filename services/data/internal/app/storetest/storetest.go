@@ -39,6 +39,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"ConcurrentUpsertsOfOneID", testConcurrentUpserts},
 		{"RowNotFound", testRowNotFound},
 		{"ReplaceRowsChecksOwner", testReplaceRowsChecksOwner},
+		{"RowsOfAnAgency", testRowsOfAnAgency},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
