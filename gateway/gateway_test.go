@@ -117,7 +117,9 @@ func startGatewayTo(t *testing.T, upstreams map[string]string, tweak func(*Confi
 	go func() { r.done <- gw.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		<-r.done
+		if err := <-r.done; err != nil {
+			t.Errorf("Run after cancel: %v", err)
+		}
 	})
 	return r
 }
@@ -230,7 +232,8 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 		t.Fatalf("Run = %v", err)
 	}
 	r.done <- nil // for the cleanup
-	if _, err := http.Get(url); err == nil {
+	if resp, err := http.Get(url); err == nil {
+		resp.Body.Close()
 		t.Fatal("gateway still accepts requests after shutdown")
 	}
 }

@@ -63,7 +63,7 @@ func binaries(t testing.TB) string {
 		}
 		out, err := exec.Command(goCmd, append([]string{"build", "-o", built.dir + string(filepath.Separator)}, binaryPackages...)...).CombinedOutput()
 		if err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			built.err = fmt.Errorf("go build: %w\n%s", err, out)
 		}
 	})
 	if built.err != nil {

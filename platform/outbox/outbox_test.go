@@ -106,7 +106,9 @@ func TestRelayLogsInTheEventsTrace(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
-	<-done
+	if err := <-done; err != nil {
+		t.Fatalf("Run after cancel: %v", err)
+	}
 	var published, failed int
 	for line := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
 		var rec map[string]any
@@ -229,7 +231,9 @@ func TestWakeCutsTheBackoffShort(t *testing.T) {
 	go func() { done <- relay.Run(ctx) }()
 	defer func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("Run after cancel: %v", err)
+		}
 	}()
 	src.Append(events(t, "atrium.test.x", 1)...)
 	// Failures at 0, 0.25, 0.75, 1.75 and 3.75 s: the next try is not before 7.75 s.

@@ -114,7 +114,7 @@ func (r *rng) intn(n int) int {
 	if n <= 1 {
 		return 0
 	}
-	return int(r.next() % uint64(n))
+	return int(r.next() % uint64(n)) //nolint:gosec // G115: n > 1, and the remainder is below it
 }
 
 func (r *rng) pick(options ...string) string { return options[r.intn(len(options))] }

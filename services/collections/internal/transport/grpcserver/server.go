@@ -253,7 +253,7 @@ func collectionPB(c app.Collection) *collectionsv1.Collection {
 			fd.Target = &f.Target
 		}
 		if f.MaxLength > 0 {
-			n := int32(f.MaxLength)
+			n := int32(f.MaxLength) //nolint:gosec // G115: at most 500,000 (the collection rules)
 			fd.MaxLength = &n
 		}
 		out.Fields[i] = fd
