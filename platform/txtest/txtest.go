@@ -292,7 +292,7 @@ func testConcurrent(t *testing.T, newBackend func(*testing.T, func()) Backend) {
 			t.Fatal(err)
 		}
 	}
-	wantValue(t, b, "n", fmt.Sprint(n))
+	wantValue(t, b, "n", strconv.Itoa(n))
 }
 
 func testPartialPublish(t *testing.T, newBackend func(*testing.T, func()) Backend) {

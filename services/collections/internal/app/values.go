@@ -37,7 +37,7 @@ type reference struct {
 // null clears an optional field.
 func checkData(c Collection, data map[string]any, create bool) (change, error) {
 	ch := change{set: Values{}}
-	for _, k := range sortedKeys(data) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
 		f, ok := c.Field(k)
 		if !ok {
 			return change{}, apperr.Invalid("data.%s is not a field of collection %q; its fields are: %s", k, c.Slug, fieldList(c))
@@ -77,8 +77,6 @@ func fieldList(c Collection) string {
 	}
 	return strings.Join(c.FieldKeys(), ", ")
 }
-
-func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // rule is the platform's rule for a field type that is one of the shared
 // kinds; select and multi_select are collections' own (strings from a

@@ -270,7 +270,7 @@ func describe(v any) string {
 		b, _ := json.Marshal(v)
 		return "the number " + string(b)
 	case bool:
-		return fmt.Sprint(v)
+		return strconv.FormatBool(v)
 	case []any:
 		return "an array"
 	case map[string]any:
