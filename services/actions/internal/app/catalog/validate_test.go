@@ -63,10 +63,11 @@ func TestParseRequestInput(t *testing.T) {
 }
 
 // TestFetchedURLsFollowTheGuard checks that the request-time check of a
-// URL an action fetches is the fetch's own address rule: strict, every
-// private spelling is refused; with private addresses allowed (local
-// testing), they pass, but a numeric host in a form resolvers disagree on
-// is still refused, as the fetch refuses it.
+// URL an action fetches is the fetch's own address rule (whose every form
+// netguard's tests hold), as the deployment configures it: strict, private
+// addresses are refused; allowed (local testing), they pass, but a numeric
+// host in a form resolvers disagree on is still refused, as the fetch
+// refuses it.
 func TestFetchedURLsFollowTheGuard(t *testing.T) {
 	strict, allowing := &netguard.Guard{}, &netguard.Guard{AllowPrivate: true}
 	for _, tc := range []struct {
@@ -74,16 +75,8 @@ func TestFetchedURLsFollowTheGuard(t *testing.T) {
 		strict, allow string // what the 400 says; "" when accepted
 	}{
 		{"https://bakery.example/classes", "", ""},
-		{"http://127.0.0.1:8080/", "host 127.0.0.1 is a private network address", ""},
-		{"http://localhost/", "host localhost is a private network address", ""},
-		{"http://[::127.0.0.1]/", "host ::127.0.0.1 is a private network address", ""},
-		{"http://[64:ff9b::127.0.0.1]/", "is a private network address", ""},
-		{"http://198.18.0.1/", "is a private network address", ""},
-		{"http://255.255.255.255/", "is a private network address", ""},
-		{"http://[fec0::1]/", "is a private network address", ""},
+		{"http://[::127.0.0.1]:8080/", "host ::127.0.0.1 is a private network address", ""},
 		{"http://2130706433/", "host 2130706433 is a private network address", "write it as 127.0.0.1"},
-		{"http://0x7f000001/", "is a private network address", "write it as 127.0.0.1"},
-		{"http://127.1/", "is a private network address", "write it as 127.0.0.1"},
 		{"ftp://bakery.example/", `scheme "ftp" is not allowed`, `scheme "ftp" is not allowed`},
 	} {
 		for _, g := range []struct {
