@@ -230,16 +230,43 @@ func (c *cluster) start(t *testing.T, name string, args ...string) *process {
 	return p
 }
 
-// proc is the latest process started under name.
+// proc is the latest process started under name that is still running.
 func (c *cluster) proc(name string) *process {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := len(c.procs) - 1; i >= 0; i-- {
-		if c.procs[i].name == name {
-			return c.procs[i]
+		if p := c.procs[i]; p.name == name {
+			select {
+			case <-p.done:
+				continue
+			default:
+				return p
+			}
 		}
 	}
 	return nil
+}
+
+// strictActions starts a second atrium-actions as a deployment runs it,
+// without the suite's --allow-private-fetch (the suite's world is on
+// loopback), sharing the other services, behind a gateway of its own; both
+// stop when the test ends. It returns that gateway's stack.
+func (c *cluster) strictActions(t *testing.T) *stack {
+	t.Helper()
+	actions := c.start(t, "actions", "--grpc-addr=127.0.0.1:0", "--crm-addr="+c.addrs["crm"], "--data-addr="+c.addrs["data"])
+	addr := actions.waitLog(t, "serving gRPC")["addr"].(string)
+	gw := c.start(t, "gateway", "--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0",
+		"--collections-addr="+c.addrs["collections"], "--crm-addr="+c.addrs["crm"],
+		"--data-addr="+c.addrs["data"], "--actions-addr="+addr)
+	listening := gw.waitLog(t, "gateway listening")
+	t.Cleanup(func() {
+		gw.stop(t)
+		actions.stop(t)
+	})
+	return &stack{
+		api: "http://" + listening["public"].(string), admin: "http://" + listening["admin"].(string),
+		natsURL: c.stack.natsURL, dataAddr: c.addrs["data"], logs: &syncBuffer{},
+	}
 }
 
 // waitReady waits, for a bounded time, until every service answers its
@@ -377,6 +404,9 @@ func freeAddr(t *testing.T) string {
 // bulk load over gRPC), every action against a local site (credits and
 // their headers, records read back through the data read), the completion
 // events on NATS, and key revocation reaching the gateway through NATS.
+// A second atrium-actions without --allow-private-fetch, behind a gateway
+// of its own, refuses every spelling of a private address in a URL to
+// fetch when the request is made.
 // With the data service stopped, /readyz fails naming it and the data read
 // is 503 while the other interfaces keep working; restarted, it recovers.
 // Every process then exits 0 on SIGTERM.
@@ -398,6 +428,10 @@ func TestClusterOfSeparateProcesses(t *testing.T) {
 			t.Parallel()
 			testRevocationIsPrompt(t, s)
 		})
+	})
+
+	t.Run("ActionsPrivateAddresses", func(t *testing.T) {
+		testActionsPrivateAddresses(t, c.strictActions(t))
 	})
 
 	t.Run("ReadinessFollowsTheDataService", func(t *testing.T) {

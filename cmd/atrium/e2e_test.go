@@ -47,6 +47,11 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		// A long cache TTL: only the revocation event can make this prompt.
 		testRevocationIsPrompt(t, start(t, "--key-cache-ttl=1m"))
 	})
+	t.Run("ActionsPrivateAddresses", func(t *testing.T) {
+		t.Parallel()
+		// Without the world's --allow-private-fetch.
+		testActionsPrivateAddresses(t, start(t))
+	})
 }
 
 type suiteTest struct {
