@@ -142,6 +142,46 @@ func checkRelayLines(t *testing.T, logs string, traceID trace.TraceID) {
 	}
 }
 
+// A commit on the memory store appends its events under the store's lock:
+// it must not wait for a publish in progress, which can take JetStream's
+// whole request timeout when NATS has just gone away.
+func TestMemoryAppendsWhileAClaimPublishes(t *testing.T) {
+	src := &outbox.Memory{}
+	evs := events(t, "atrium.test.x", 3)
+	src.Append(evs[0])
+	publishing, release := make(chan struct{}), make(chan struct{})
+	claimed := make(chan error, 1)
+	go func() {
+		claimed <- src.Claim(t.Context(), 10, func(_ context.Context, es []outbox.Event) int {
+			close(publishing)
+			<-release
+			return len(es)
+		})
+	}()
+	<-publishing
+	appended := make(chan struct{})
+	go func() {
+		src.Append(evs[1], evs[2])
+		close(appended)
+	}()
+	select {
+	case <-appended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Append waited for the publish in progress")
+	}
+	close(release)
+	if err := <-claimed; err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range src.Pending() {
+		left = append(left, e.ID)
+	}
+	if want := []string{evs[1].ID, evs[2].ID}; !slices.Equal(left, want) {
+		t.Fatalf("pending after the claim = %v, want the two appended during it, %v", left, want)
+	}
+}
+
 // lockedBuffer is a log sink the relay writes to while the test reads it.
 type lockedBuffer struct {
 	mu sync.Mutex
