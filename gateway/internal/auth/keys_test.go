@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -132,21 +133,26 @@ func TestCacheHitsAndMissesAreCounted(t *testing.T) {
 	}
 }
 
+// Twenty requests with one uncached key, all arriving while the CRM is
+// answering the first: one CRM call serves them all. In the bubble the
+// CRM's delay ends only once every request is waiting.
 func TestConcurrentLookupsShareOneCall(t *testing.T) {
-	crm := &countingCRM{key: activeKey(), delay: 50 * time.Millisecond}
-	k, _ := newKeys(t, crm, time.Second)
-	var wg sync.WaitGroup
-	for range 20 {
-		wg.Go(func() {
-			if _, err := k.Authenticate(t.Context(), "Bearer "+secretKey); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	if n := crm.calls.Load(); n != 1 {
-		t.Fatalf("CRM calls = %d, want 1 for 20 concurrent requests", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		crm := &countingCRM{key: activeKey(), delay: 50 * time.Millisecond}
+		k, _ := newKeys(t, crm, time.Second)
+		var wg sync.WaitGroup
+		for range 20 {
+			wg.Go(func() {
+				if _, err := k.Authenticate(t.Context(), "Bearer "+secretKey); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if n := crm.calls.Load(); n != 1 {
+			t.Fatalf("CRM calls = %d, want 1 for 20 concurrent requests", n)
+		}
+	})
 }
 
 func TestAuthenticateRejections(t *testing.T) {
