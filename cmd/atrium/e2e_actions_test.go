@@ -579,6 +579,9 @@ func testActionRuns(t *testing.T, s *stack) {
 func TestActionProviderFailures(t *testing.T) {
 	var mode string
 	var mu sync.Mutex
+	// The slow model answers when the test ends (or the caller gives up),
+	// long after the provider timeout; Close waits for its handlers.
+	testDone := make(chan struct{})
 	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		m := mode
@@ -591,11 +594,12 @@ func TestActionProviderFailures(t *testing.T) {
 		case "slow":
 			select {
 			case <-r.Context().Done():
-			case <-time.After(5 * time.Second):
+			case <-testDone:
 			}
 		}
 	}))
 	defer llm.Close()
+	defer close(testDone)
 	s := startStack(t, "--llm-base-url="+llm.URL+"/v1", "--llm-model=test", "--provider-timeout=300ms")
 	tn := s.newTenant(t)
 	client := s.newClient(t, tn, true)
