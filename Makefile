@@ -62,9 +62,10 @@ fuzz: ## Run every fuzz target for FUZZTIME (default a million executions each);
 		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./principal/; done
 
 .PHONY: lint
-lint: $(BUF) ## gofmt, go vet, go mod tidy, buf lint, buf format and buf breaking checks
+lint: $(BUF) ## gofmt, go vet, go mod tidy, sleeps in tests, buf lint, buf format and buf breaking checks
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\(\.gw\)\?\.go$$')); \
 		if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	@scripts/check-test-sleeps.sh
 	go vet $(PACKAGES)
 	@for m in $(MODULES); do (cd $$m && GOWORK=off go mod tidy -diff >/dev/null) || { echo "go.mod of $$m is not tidy: run go mod tidy there"; exit 1; }; done
 	$(BUF) lint

@@ -254,40 +254,38 @@ func (c *cluster) proc(name string) *process {
 	return nil
 }
 
-// waitReady waits, for a bounded time, until every service answers its
-// gRPC health check with SERVING and the gateway's /readyz is 200.
+// waitReady waits, for a bounded time, until every service reports SERVING
+// on gRPC health's Watch stream and the gateway's /readyz is 200.
 func (c *cluster) waitReady(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
 	for name, addr := range c.addrs {
 		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for {
-			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-			resp, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
-			cancel()
-			if err == nil && resp.Status == healthpb.HealthCheckResponse_SERVING {
+		watch, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{})
+		for err == nil {
+			var resp *healthpb.HealthCheckResponse
+			if resp, err = watch.Recv(); resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
 				break
 			}
-			if time.Now().After(deadline) {
-				conn.Close()
-				t.Fatalf("atrium-%s at %s is not SERVING: %v %v", name, addr, resp.GetStatus(), err)
-			}
-			time.Sleep(50 * time.Millisecond)
 		}
 		conn.Close()
+		if err != nil {
+			t.Fatalf("atrium-%s at %s is not SERVING: %v", name, addr, err)
+		}
 	}
 	for {
 		r := call(t, "GET", c.stack.admin+"/readyz", "", nil)
 		if r.status == http.StatusOK {
 			return
 		}
-		if time.Now().After(deadline) {
+		if ctx.Err() != nil {
 			t.Fatalf("the gateway's /readyz is still %s", r)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // why sleep: polls /readyz, which has no push form
 	}
 }
 
@@ -315,8 +313,9 @@ func (c *cluster) tables(t *testing.T) []string {
 // returns it; it fails if the process exits first.
 func (p *process) waitLog(t *testing.T, msg string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
+		wrote := p.logs.next()
 		sc := bufio.NewScanner(strings.NewReader(p.logs.String()))
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
@@ -326,14 +325,12 @@ func (p *process) waitLog(t *testing.T, msg string) map[string]any {
 			}
 		}
 		select {
+		case <-wrote:
 		case <-p.done:
 			t.Fatalf("atrium-%s exited (%v) before logging %q:\n%s", p.name, p.err, msg, p.tail(40))
-		default:
-		}
-		if time.Now().After(deadline) {
+		case <-deadline:
 			t.Fatalf("atrium-%s did not log %q within 30s:\n%s", p.name, msg, p.tail(40))
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -336,7 +336,7 @@ func testActionsEveryAction(t *testing.T, s *stack, w *actionWorld) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s holds %v rows of the client, want %v", resource, total, want)
 			}
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // why sleep: polls the data read, where the records land after the action's response
 		}
 	}
 	r := s.read(t, tn.read, params("resource", "blogs", "client_id", client, "filter_field", "id", "filter_value", blog["id"].(string)))
@@ -671,7 +671,7 @@ func TestActionEventsSurviveANATSOutage(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the events of the runs during the outage did not arrive within 30s\n%s", s.logs)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // why sleep: polls the stream, where the events land
 	}
 	seen := map[string]int{}
 	for _, id := range runs {

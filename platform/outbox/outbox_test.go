@@ -242,7 +242,7 @@ func TestPostgresClaimsAreDisjoint(t *testing.T) {
 						seen[e.ID]++
 					}
 					mu.Unlock()
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // why sleep: holds the claimed rows locked, so that the four relays' claims overlap
 					return len(es)
 				})
 				if err != nil {
@@ -286,7 +286,7 @@ func TestWakeCutsTheBackoffShort(t *testing.T) {
 		}()
 		src.Append(events(t, "atrium.test.x", 1)...)
 		// Failures at 0, 0.25, 0.75, 1.75 and 3.75 s: the next try is not before 7.75 s.
-		time.Sleep(4 * time.Second)
+		time.Sleep(4 * time.Second) // why sleep: fake time in the synctest bubble
 		synctest.Wait()
 		pub.mu.Lock()
 		pub.healed = true
@@ -316,7 +316,7 @@ func TestRelayBacksOffAsDocumented(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
 		go func() { done <- relay.Run(ctx) }()
-		time.Sleep(3 * time.Minute)
+		time.Sleep(3 * time.Minute) // why sleep: fake time in the synctest bubble
 		cancel()
 		<-done
 		for i := 1; i < len(pub.at); i++ {

@@ -78,6 +78,9 @@ func TestStopDrainsThenStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if rt.cfg.RelayInterval != outbox.DefaultInterval {
+		t.Fatalf("relay interval %s without one configured, want outbox.DefaultInterval (%s), which the docs give", rt.cfg.RelayInterval, outbox.DefaultInterval)
+	}
 	// The drain delay lasts until the test has seen the drain.
 	drainBegan, endDrain := make(chan time.Duration, 1), make(chan struct{})
 	rt.waitDrain = func(d time.Duration) {

@@ -36,7 +36,7 @@ type countingCRM struct {
 
 func (c *countingCRM) VerifyAPIKey(_ context.Context, in *crmv1.VerifyAPIKeyRequest, _ ...grpc.CallOption) (*crmv1.VerifyAPIKeyResponse, error) {
 	c.calls.Add(1)
-	time.Sleep(c.delay)
+	time.Sleep(c.delay) // why sleep: the CRM takes time to answer; the tests that set a delay run on synctest's fake clock
 	if c.fail != nil {
 		return nil, c.fail
 	}
