@@ -394,7 +394,7 @@ func testActionsEveryAction(t *testing.T, s *stack, w *actionWorld) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s holds %v rows of the client, want %v", resource, total, want)
 			}
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // why sleep: polls the data read, where the records land after the action's response
 		}
 	}
 	r := s.read(t, tn.read, params("resource", "blogs", "client_id", client, "filter_field", "id", "filter_value", blog["id"].(string)))
@@ -706,6 +706,9 @@ func testActionRunsAreTheAgencys(t *testing.T, s *stack) {
 func TestActionProviderFailures(t *testing.T) {
 	var mode string
 	var mu sync.Mutex
+	// The slow model answers when the test ends (or the caller gives up),
+	// long after the provider timeout; Close waits for its handlers.
+	testDone := make(chan struct{})
 	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		m := mode
@@ -718,11 +721,12 @@ func TestActionProviderFailures(t *testing.T) {
 		case "slow":
 			select {
 			case <-r.Context().Done():
-			case <-time.After(5 * time.Second):
+			case <-testDone:
 			}
 		}
 	}))
 	defer llm.Close()
+	defer close(testDone)
 	s := startStack(t, "--llm-base-url="+llm.URL+"/v1", "--llm-model=test", "--provider-timeout=300ms")
 	tn := s.newTenant(t)
 	client := s.newClient(t, tn, true)
@@ -794,7 +798,7 @@ func TestActionEventsSurviveANATSOutage(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the events of the runs during the outage did not arrive within 30s\n%s", s.logs)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // why sleep: polls the stream, where the events land
 	}
 	seen := map[string]int{}
 	for _, id := range runs {

@@ -209,6 +209,6 @@ func eventually(t *testing.T, within time.Duration, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("condition not met within %s", within)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // why sleep: polls what a user can see over HTTP, which has no push form
 	}
 }
