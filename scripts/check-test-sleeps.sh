@@ -13,16 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Packages whose sleeps are still to be replaced, with the reason they wait.
-pending=(
-  # internal/app is being split into packages (issue 13, point 2); its
-  # sleeps are replaced after the split. Narrow this to the new packages
-  # then, or remove it.
-  'services/actions/internal/'
-)
-
 found=$(git ls-files '*_test.go' | while read -r f; do
-  for p in "${pending[@]}"; do [[ $f == "$p"* ]] && continue 2; done
   grep -nHE 'time\.Sleep\(|^[[:space:]]*<-time\.(After|Tick)\(' "$f" | grep -v '// why sleep: [^ ]' || true
 done)
 if [ -n "$found" ]; then

@@ -68,11 +68,20 @@ type records struct {
 	reject string
 	// mostBlogs is the most blog rows one write carried.
 	mostBlogs atomic.Int32
+	// heldBlogs counts the blog rows of the writes waiting at the gate.
+	heldBlogs atomic.Int32
 }
 
 func (r *records) WriteRecords(_ context.Context, client string, writes []action.RecordWrite) error {
 	r.calls.Add(1)
 	if r.gate != nil {
+		n := int32(0)
+		for _, w := range writes {
+			if w.Resource == "blogs" {
+				n += int32(len(w.Rows))
+			}
+		}
+		r.heldBlogs.Add(n)
 		<-r.gate
 	}
 	if r.fail.Load() {
@@ -497,7 +506,7 @@ func TestIdempotencyKey(t *testing.T) {
 			done <- err
 		}()
 		for e.text.calls.Load() < 2 {
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // why sleep: polls the text generator's call count until the first run is inside it
 		}
 		_, err = e.actions.Run(t.Context(), e.agency, e.blog("spelt"), "key-2")
 		wantKind(t, err, apperr.KindConflict, "key-2", "still running")
@@ -609,7 +618,7 @@ func TestLateFinishAfterRecoveryChangesNothing(t *testing.T) {
 			done <- out
 		}()
 		for e.text.calls.Load() < 1 {
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // why sleep: polls the text generator's call count until the run is inside it
 		}
 		e.advance(3 * time.Minute)
 		if n, _, err := e.actions.Recover(t.Context()); err != nil || n != 1 {
@@ -667,20 +676,11 @@ func TestRecordsAreWrittenInBatches(t *testing.T) {
 			}
 		})
 	}
-	// Hold the data service until every run has recorded its outcome and
-	// queued its records (the queueing itself cannot be observed: a short
-	// pause covers the moment between the commit and the queue).
-	for {
-		runs, err := e.store.UnappliedRuns(t.Context(), e.now.Load().Add(time.Hour), 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(runs) == 24 {
-			break
-		}
-		time.Sleep(time.Millisecond)
+	// Hold the data service until every run's records are either queued
+	// for a batch or in a write waiting at the gate.
+	for int(e.records.heldBlogs.Load())+app.QueuedRecordJobs(e.actions) < 24 {
+		time.Sleep(time.Millisecond) // why sleep: polls the queue and the gate, which have no push form
 	}
-	time.Sleep(50 * time.Millisecond)
 	close(e.records.gate)
 	wg.Wait()
 	stop()
