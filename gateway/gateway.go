@@ -89,6 +89,11 @@ type Gateway struct {
 	base       context.Context
 	cancelBase context.CancelCauseFunc
 	inflight   sync.WaitGroup
+
+	// waitDrain waits out the drain delay: time.Sleep, but tests end the
+	// delay as soon as they have seen the drain instead of sleeping
+	// through it.
+	waitDrain func(time.Duration)
 }
 
 type namedConn struct {
@@ -119,7 +124,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	g := &Gateway{cfg: cfg, metrics: newHTTPMetrics(cfg.Telemetry.MeterProvider())}
+	g := &Gateway{cfg: cfg, metrics: newHTTPMetrics(cfg.Telemetry.MeterProvider()), waitDrain: time.Sleep}
 	g.base, g.cancelBase = context.WithCancelCause(context.WithoutCancel(ctx))
 	defer func() {
 		if err != nil {
@@ -277,7 +282,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 		g.draining.Store(true)
 		if ctx.Err() != nil && g.cfg.DrainDelay > 0 {
 			g.cfg.Logger.Info("draining: /readyz answers 503 while requests are still served", "drain_delay", g.cfg.DrainDelay)
-			time.Sleep(g.cfg.DrainDelay)
+			g.waitDrain(g.cfg.DrainDelay)
 		}
 		g.shutdown(context.WithoutCancel(ctx))
 		g.cfg.Logger.Info("gateway stopped")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -100,6 +101,13 @@ func startGateway(t *testing.T, crmAddr string, tweak func(*Config)) *running {
 // startGatewayTo starts a gateway in front of the services at upstreams.
 func startGatewayTo(t *testing.T, upstreams map[string]string, tweak func(*Config)) *running {
 	t.Helper()
+	return runGateway(t, newGatewayTo(t, upstreams, tweak))
+}
+
+// newGatewayTo is a gateway in front of the services at upstreams, not yet
+// running.
+func newGatewayTo(t *testing.T, upstreams map[string]string, tweak func(*Config)) *Gateway {
+	t.Helper()
 	cfg := Config{
 		HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", AdminToken: "admin-token-0123456789", InternalSecret: secret,
 		Upstreams: upstreams,
@@ -112,6 +120,12 @@ func startGatewayTo(t *testing.T, upstreams map[string]string, tweak func(*Confi
 	if err != nil {
 		t.Fatal(err)
 	}
+	return gw
+}
+
+// runGateway runs gw until the test ends.
+func runGateway(t *testing.T, gw *Gateway) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{gw: gw, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- gw.Run(ctx) }()
@@ -126,19 +140,29 @@ func startGatewayTo(t *testing.T, upstreams map[string]string, tweak func(*Confi
 
 func get(t *testing.T, url string) (int, map[string]any) {
 	t.Helper()
+	code, body, err := tryGet(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, body
+}
+
+// tryGet is get for a goroutine other than the test's, which must not
+// call t.Fatal.
+func tryGet(url string) (int, map[string]any, error) {
 	req, _ := http.NewRequest("GET", url, nil)
 	req.Header.Set("Authorization", "Bearer "+apiKey)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	var body map[string]any
 	b, _ := io.ReadAll(resp.Body)
 	if err := json.Unmarshal(b, &body); err != nil {
-		t.Fatalf("body is not JSON: %s", b)
+		return 0, nil, fmt.Errorf("body is not JSON: %s", b)
 	}
-	return resp.StatusCode, body
+	return resp.StatusCode, body, nil
 }
 
 func TestFaultsAreNotLeaked(t *testing.T) {
@@ -205,10 +229,10 @@ func TestServiceSeesOnlyTheSignedPrincipal(t *testing.T) {
 }
 
 func TestShutdownDrainsInFlightRequests(t *testing.T) {
-	started := make(chan struct{})
+	started, finish := make(chan struct{}), make(chan struct{})
 	f := &fakeCRM{list: func(context.Context) (*crmv1.ListProspectsResponse, error) {
 		close(started)
-		time.Sleep(300 * time.Millisecond)
+		<-finish
 		return &crmv1.ListProspectsResponse{Data: []*crmv1.Prospect{{Id: "p1"}}}, nil
 	}}
 	r := startGateway(t, startFakeCRM(t, f), nil)
@@ -216,17 +240,31 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 	type result struct {
 		code int
 		body map[string]any
+		err  error
 	}
 	res := make(chan result, 1)
 	go func() {
-		code, body := get(t, url)
-		res <- result{code, body}
+		code, body, err := tryGet(url)
+		res <- result{code, body, err}
 	}()
 	<-started
 	r.cancel() // SIGTERM arrives while the request is in flight
+	// The request finishes only once the shutdown is under way: the
+	// listener refuses new connections.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) { // why sleep: polls the listener, whose close is the only sign that the shutdown began
+		c, err := net.Dial("tcp", r.gw.HTTPAddr())
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the gateway still accepts connections 10s after it was asked to stop")
+		}
+	}
+	close(finish)
 	got := <-res
-	if got.code != 200 || len(got.body["data"].([]any)) != 1 {
-		t.Fatalf("in-flight request got %d %v, want it to complete", got.code, got.body)
+	if got.err != nil || got.code != 200 || len(got.body["data"].([]any)) != 1 {
+		t.Fatalf("in-flight request got %d %v (%v), want it to complete", got.code, got.body, got.err)
 	}
 	if err := <-r.done; err != nil {
 		t.Fatalf("Run = %v", err)

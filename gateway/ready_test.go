@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,7 +83,7 @@ func eventuallyReady(t *testing.T, r *running, want int) reply {
 		if got = readyz(t, r); got.code == want {
 			return got
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // why sleep: polls /readyz, which has no push form
 	}
 	t.Fatalf("/readyz = %d %v after 20s, want %d", got.code, got.body, want)
 	return got
@@ -170,7 +171,17 @@ func TestDrainReportsNotReadyAndRetiresKeepAliveConnections(t *testing.T) {
 		crmv1.RegisterAPIKeyServiceServer(s, f)
 	})
 	addrs["crm"] = crm.addr
-	r := startGatewayTo(t, addrs, func(c *Config) { c.DrainDelay = 3 * time.Second })
+	const drainDelay = time.Minute
+	gw := newGatewayTo(t, addrs, func(c *Config) { c.DrainDelay = drainDelay })
+	// The drain delay lasts until the test has seen the drain.
+	drainBegan, release := make(chan time.Duration, 1), make(chan struct{})
+	endDrain := sync.OnceFunc(func() { close(release) })
+	gw.waitDrain = func(d time.Duration) {
+		drainBegan <- d
+		<-release
+	}
+	r := runGateway(t, gw)
+	t.Cleanup(endDrain) // before runGateway's cleanup waits for Run
 	prospects := "http://" + r.gw.HTTPAddr() + "/api/v1/prospects"
 	client := &http.Client{Timeout: 20 * time.Second} // keep-alive
 	// do answers the status and whether the response closes its connection.
@@ -189,13 +200,22 @@ func TestDrainReportsNotReadyAndRetiresKeepAliveConnections(t *testing.T) {
 	}
 
 	r.cancel() // SIGTERM
-	got := eventuallyReady(t, r, http.StatusServiceUnavailable)
+	select {
+	case d := <-drainBegan:
+		if d != drainDelay {
+			t.Fatalf("drain delay %s, want the configured %s", d, drainDelay)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no drain delay began within 10s of the stop")
+	}
+	got := readyz(t, r)
 	if want := map[string]any{"error": "shutting down"}; !reflect.DeepEqual(got.body, want) {
 		t.Fatalf("/readyz while draining = %v, want %v", got.body, want)
 	}
 	if code, closes := do(); code != http.StatusOK || !closes {
 		t.Fatalf("during the drain: %d, close %v; want 200 with Connection: close", code, closes)
 	}
+	endDrain()
 
 	select {
 	case err := <-r.done:

@@ -58,7 +58,9 @@ var (
 func helpFlags(t *testing.T, bins string, argv []string) []flagHelp {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(bins, argv[0]), append(argv[1:], "-h")...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	// Nothing of the environment changes the defaults -h shows; GORACE
+	// keeps a -race binary from sleeping a second at exit.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GORACE=" + os.Getenv("GORACE")}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s -h: %v\n%s", strings.Join(argv, " "), err, out)

@@ -200,15 +200,31 @@ func testActionsValidation(t *testing.T, s *stack) {
 		{tn.read, map[string]any{"action": "generate_blog", "client_id": client, "keyword": "x"}, 403, []string{"write"}},
 		{tn.write, `[1,2]`, 400, []string{"body"}},
 		{tn.write, `{"action": "generate_blog",`, 400, []string{"body"}},
-		{tn.write, map[string]any{"client_id": client}, 400, []string{"action is required", "seo_audit"}},
-		{tn.write, map[string]any{"action": "generate_essay", "client_id": client}, 400, []string{`unknown action "generate_essay"`, "valid actions", "score_call"}},
+		{tn.write, map[string]any{"client_id": client}, 400, []string{"action is required: the name of an action, one of: seo_audit"}},
+		{tn.write, map[string]any{"action": "generate_essay", "client_id": client}, 400, []string{"action must be the name of an action, one of: seo_audit", "score_call", `got "generate_essay"`}},
 		{tn.write, map[string]any{"action": "generate_blog"}, 400, []string{"client_id is required"}},
-		{tn.write, map[string]any{"action": "generate_blog", "client_id": client}, 400, []string{"generate_blog requires the field keyword"}},
-		{tn.write, map[string]any{"action": "generate_geo_article", "client_id": client, "keyword": "plumber", "city": "Austin"}, 400, []string{"generate_geo_article requires the field state"}},
+		{tn.write, map[string]any{"action": "generate_blog", "client_id": client}, 400, []string{"generate_blog.keyword is required"}},
+		{tn.write, map[string]any{"action": "generate_geo_article", "client_id": client, "keyword": "plumber", "city": "Austin"}, 400, []string{"generate_geo_article.state is required"}},
+		// Required means present, not null and not blank, with the words
+		// every interface uses (docs/http-api.md#values).
+		{tn.write, map[string]any{"action": "generate_blog", "client_id": client, "keyword": ""}, 400,
+			[]string{"generate_blog.keyword is required: a string of at most 100 characters, on one line without control characters"}},
+		{tn.write, map[string]any{"action": "generate_geo_article", "client_id": client, "keyword": "plumber", "city": "Austin", "state": "  "}, 400,
+			[]string{"generate_geo_article.state is required: a string of at most 100 characters, on one line without control characters"}},
+		// Text PostgreSQL cannot hold is refused before anything is reserved
+		// (it was a 500 on PostgreSQL, with the credits held until recovery).
+		{tn.write, map[string]any{"action": "run_llm_visibility", "client_id": client, "prompt": "best bakery\u0000?", "brand_name": "Crust"}, 400,
+			[]string{"run_llm_visibility.prompt must be a string of at most 2,000 characters, without NUL characters (U+0000)"}},
 		{tn.write, map[string]any{"action": "seo_audit", "client_id": client, "url": "not a url"}, 400, []string{"seo_audit.url must be an absolute http or https URL"}},
-		{tn.write, map[string]any{"action": "run_grid_search", "client_id": client, "keyword": "k", "lat": 40, "lng": 200}, 400, []string{"lng must be a number between -180 and 180", "200"}},
-		{tn.write, map[string]any{"action": "generate_blog", "client_id": client, "keyword": "x", "tone": "grumpy"}, 400, []string{"tone must be one of"}},
-		{tn.write, map[string]any{"action": "send_prospect_email", "client_id": client, "to": "nobody", "subject": "s", "html": "h"}, 400, []string{"to must be one email address"}},
+		{tn.write, map[string]any{"action": "run_grid_search", "client_id": client, "keyword": "k", "lat": 40, "lng": 200}, 400, []string{"run_grid_search.lng must be a number between -180 and 180; got the number 200"}},
+		{tn.write, map[string]any{"action": "generate_blog", "client_id": client, "keyword": "x", "tone": "grumpy"}, 400, []string{"generate_blog.tone must be one of: professional", `got "grumpy"`}},
+		{tn.write, map[string]any{"action": "send_prospect_email", "client_id": client, "to": "nobody", "subject": "s", "html": "h"}, 400, []string{"send_prospect_email.to must be an email address such as ana@example.com"}},
+		// A recipient the mail relay cannot take (non-ASCII: it ended as a
+		// 500) or that names the address to deliver to (an address literal).
+		{tn.write, map[string]any{"action": "send_prospect_email", "client_id": client, "to": "zoë@client.example", "subject": "s", "html": "h"}, 400,
+			[]string{"send_prospect_email.to must be an email address such as ana@example.com (ASCII, at a domain name", `got "zoë@client.example"`}},
+		{tn.write, map[string]any{"action": "send_prospect_email", "client_id": client, "to": "bob@[127.0.0.1]", "subject": "s", "html": "h"}, 400,
+			[]string{"send_prospect_email.to must be an email address", `got "bob@[127.0.0.1]"`}},
 		{tn.write, map[string]any{"action": "generate_blog", "client_id": client, "keyword": "x", "extra": 1}, 400, []string{"extra is not a field of generate_blog"}},
 		{tn.write, map[string]any{"action": "generate_blog", "client_id": unlinked, "keyword": "x"}, 403, []string{"not linked to this key's agency, or does not exist"}},
 		{tn.write, map[string]any{"action": "generate_blog", "client_id": "00000000-0000-4000-8000-000000000000", "keyword": "x"}, 403, []string{"not linked to this key's agency, or does not exist"}},
@@ -225,9 +241,46 @@ func testActionsValidation(t *testing.T, s *stack) {
 	}
 	// PUT and DELETE on the data URL are not actions.
 	wantError(t, call(t, "DELETE", s.api+"/api/v1/data", tn.write, nil), http.StatusMethodNotAllowed, "GET", "POST")
-	if ai, data := s.credits(t, tn.agency); ai != 100 || data != 100 {
-		t.Fatalf("credits after refused requests = %v AI, %v data; want untouched", ai, data)
+	s.wantNothingRan(t, tn, client, 100, 100)
+}
+
+// wantNothingRan checks that the requests refused so far changed nothing
+// for the client: the agency's credits are as granted, and once a run made
+// now is recorded, it is the client's only row of action_runs (a request
+// that got as far as reserving would have left one too).
+func (s *stack) wantNothingRan(t *testing.T, tn tenant, client string, ai, data float64) {
+	t.Helper()
+	if gotAI, gotData := s.credits(t, tn.agency); gotAI != ai || gotData != data {
+		t.Fatalf("credits after refused requests = %v AI, %v data; want %v and %v, untouched", gotAI, gotData, ai, data)
 	}
+	marker := wantAction(t, s.act(t, tn.write, map[string]any{"action": "generate_press_release", "client_id": client, "headline": "Marker"}),
+		"generate_press_release", client, "success")
+	var rows []any
+	eventually(t, 5*time.Second, func() bool {
+		rows = s.read(t, tn.read, params("resource", "action_runs", "client_id", client)).json["data"].([]any)
+		return len(rows) > 0
+	})
+	if len(rows) != 1 || rows[0].(map[string]any)["record_id"] != marker["id"] {
+		t.Fatalf("action_runs after refused requests and one run = %v, want only that run", rows)
+	}
+}
+
+// testActionsPrivateAddresses runs against a stack without
+// --allow-private-fetch, as a deployment runs: every spelling of a private
+// address that the fetch refuses (the forms the probe found past the old
+// request-time check, which then reserved credits and ended as status
+// error 403) is refused when the request is made, 400, and nothing runs.
+func testActionsPrivateAddresses(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	s.grant(t, tn.agency, 10, 10)
+	for _, host := range []string{"2130706433", "0x7f000001", "127.1", "[::127.0.0.1]", "[64:ff9b::127.0.0.1]", "198.18.0.1", "255.255.255.255", "[fec0::1]"} {
+		for _, act := range []string{"seo_audit", "optimize_page"} {
+			r := s.act(t, tn.write, map[string]any{"action": act, "client_id": client, "url": "http://" + host + "/admin"})
+			wantError(t, r, http.StatusBadRequest, act+".url must be an absolute http or https URL on a public address", "is a private network address")
+		}
+	}
+	s.wantNothingRan(t, tn, client, 10, 10)
 }
 
 // testActionsEveryAction runs all seventeen with valid input and checks
@@ -341,7 +394,7 @@ func testActionsEveryAction(t *testing.T, s *stack, w *actionWorld) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s holds %v rows of the client, want %v", resource, total, want)
 			}
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // why sleep: polls the data read, where the records land after the action's response
 		}
 	}
 	r := s.read(t, tn.read, params("resource", "blogs", "client_id", client, "filter_field", "id", "filter_value", blog["id"].(string)))
@@ -653,6 +706,9 @@ func testActionRunsAreTheAgencys(t *testing.T, s *stack) {
 func TestActionProviderFailures(t *testing.T) {
 	var mode string
 	var mu sync.Mutex
+	// The slow model answers when the test ends (or the caller gives up),
+	// long after the provider timeout; Close waits for its handlers.
+	testDone := make(chan struct{})
 	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		m := mode
@@ -665,11 +721,12 @@ func TestActionProviderFailures(t *testing.T) {
 		case "slow":
 			select {
 			case <-r.Context().Done():
-			case <-time.After(5 * time.Second):
+			case <-testDone:
 			}
 		}
 	}))
 	defer llm.Close()
+	defer close(testDone)
 	s := startStack(t, "--llm-base-url="+llm.URL+"/v1", "--llm-model=test", "--provider-timeout=300ms")
 	tn := s.newTenant(t)
 	client := s.newClient(t, tn, true)
@@ -741,7 +798,7 @@ func TestActionEventsSurviveANATSOutage(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the events of the runs during the outage did not arrive within 30s\n%s", s.logs)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // why sleep: polls the stream, where the events land
 	}
 	seen := map[string]int{}
 	for _, id := range runs {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -160,17 +161,27 @@ func (n *restartableNATS) stop() {
 
 func (n *restartableNATS) url() string { return "nats://127.0.0.1:" + strconv.Itoa(n.port) }
 
-// The relay retries with a growing backoff while NATS is down (0.5 s
-// doubling to 16 s over this outage); the reconnect wakes it, so the event
-// committed during the outage is published within a reconnect of NATS's
-// return, long before the backoff would have run out.
+// The relay retries with a growing backoff while NATS is down; the
+// reconnect wakes it, so the event committed during the outage is
+// published within a reconnect of NATS's return, long before the backoff
+// would have run out. The relay here polls hourly, so its first wait after
+// a failure is an hour: only the wake-up can publish within the test.
 func TestRelayPublishesPromptlyWhenNATSReturns(t *testing.T) {
 	n := &restartableNATS{port: -1, storeDir: t.TempDir()}
 	n.start(t)
-	s := startStack(t, "--nats-url="+n.url())
+	s := startStackWith(t, func(c *serveConfig) { c.relayInterval = time.Hour }, "--nats-url="+n.url())
 	n.stop()
 	id := s.create(t, "/admin/v1/agencies", "agency", map[string]any{"name": "Made during the outage"})["id"].(string)
-	time.Sleep(16 * time.Second) // failures at 0, 0.5, 1.5, 3.5, 7.5 and 15.5 s: the next is 16 s away
+	// The commit woke the CRM's relay, whose publish failed: it is now
+	// waiting out its backoff.
+	eventually(t, 10*time.Second, func() bool {
+		for line := range strings.Lines(s.logs.String()) {
+			if strings.Contains(line, "service=crm") && strings.Contains(line, "publish failed") {
+				return true
+			}
+		}
+		return false
+	})
 	n.start(t)
 	defer n.stop()
 	back := time.Now()
@@ -192,6 +203,6 @@ func TestRelayPublishesPromptlyWhenNATSReturns(t *testing.T) {
 			t.Logf("published %s after NATS returned", time.Since(back).Round(10*time.Millisecond))
 			return
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // why sleep: polls the stream, where the event lands
 	}
 }

@@ -68,7 +68,7 @@ func traceOf(t *testing.T, rec *tracetest.SpanRecorder, route string, match ...f
 		if time.Now().After(deadline) {
 			t.Fatalf("no complete trace for %s after 10s; spans:\n%s", route, describe(rec.Ended()))
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // why sleep: polls the span recorder, which spans reach as they end
 	}
 }
 
@@ -313,7 +313,7 @@ func TestMetricsAnOperatorScrapes(t *testing.T) {
 	}
 	// Events leave after their commit: scrape until the relays are done.
 	var text string
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) { // why sleep: scrapes /metrics, which has no push form
 		text = scrape(t, s.admin+"/metrics")
 		var missing []string
 		for _, c := range checks {

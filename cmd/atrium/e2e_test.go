@@ -47,6 +47,11 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		// A long cache TTL: only the revocation event can make this prompt.
 		testRevocationIsPrompt(t, start(t, "--key-cache-ttl=1m"))
 	})
+	t.Run("ActionsPrivateAddresses", func(t *testing.T) {
+		t.Parallel()
+		// Without the world's --allow-private-fetch.
+		testActionsPrivateAddresses(t, start(t))
+	})
 }
 
 type suiteTest struct {
@@ -204,6 +209,6 @@ func eventually(t *testing.T, within time.Duration, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("condition not met within %s", within)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // why sleep: polls what a user can see over HTTP, which has no push form
 	}
 }

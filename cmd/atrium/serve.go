@@ -46,6 +46,9 @@ type serveConfig struct {
 	// globalTelemetry makes the process's telemetry OpenTelemetry's global
 	// one too; main sets it, tests (several stacks in one binary) do not.
 	globalTelemetry bool
+	// relayInterval, when set, replaces the services' outbox relay
+	// interval (runner.Config.RelayInterval): tests lengthen it.
+	relayInterval time.Duration
 
 	// generatedAdminToken and generatedSecret are set when no value was
 	// configured and one was made up for this run, so it must be shown.
@@ -165,7 +168,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	backing.NATSURL = natsURL
 	with := func(name string) runner.Config {
 		return runner.Config{GRPCAddr: *c.grpcAddrs[name], Backing: backing, InternalSecret: []byte(c.common.InternalSecret),
-			ShutdownTimeout: c.common.ShutdownTimeout, Logger: logger, Telemetry: tel}
+			ShutdownTimeout: c.common.ShutdownTimeout, Logger: logger, Telemetry: tel, RelayInterval: c.relayInterval}
 	}
 
 	// Until everything is up, a failure closes what was already opened.

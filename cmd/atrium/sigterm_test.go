@@ -29,22 +29,10 @@ import (
 	"reflect"
 	"regexp"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// buildAtriumBinary builds this command into a directory removed when the
-// test ends.
-func buildAtriumBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "atrium")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // drainProcess is `atrium serve` running as a child process.
 type drainProcess struct {
@@ -129,11 +117,16 @@ type burstTally struct {
 	closedByServer    int // responses with Connection: close
 }
 
+// warmUp is how many answers each client has had, on one kept-alive
+// connection, when SIGTERM is sent.
+const warmUp = 5
+
 // burstClient sends GET path with a bearer key on one keep-alive
 // connection after another: a new connection only when the server closes
-// the previous one. It stops when a connection is refused after
-// sigtermSent is closed, and fails the test if one is refused before.
-func burstClient(t *testing.T, addr, path, key string, sigtermSent <-chan struct{}, deadline time.Time) burstTally {
+// the previous one. It signals answered after its warmUp-th answer. It stops
+// when a connection is refused after sigtermSent is closed, and fails the
+// test if one is refused before.
+func burstClient(t *testing.T, addr, path, key string, answered chan<- struct{}, sigtermSent <-chan struct{}, deadline time.Time) burstTally {
 	req := []byte("GET " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + key + "\r\n\r\n")
 	var (
 		tally       burstTally
@@ -200,6 +193,9 @@ func burstClient(t *testing.T, addr, path, key string, sigtermSent <-chan struct
 			continue
 		}
 		tally.answered++
+		if tally.answered == warmUp {
+			answered <- struct{}{}
+		}
 		if resp.StatusCode != http.StatusOK {
 			tally.notOK = append(tally.notOK, resp.Status)
 		}
@@ -233,13 +229,13 @@ func readyzDuringDrain(addr string, deadline time.Time) (unready []map[string]an
 		if resp.StatusCode == http.StatusServiceUnavailable {
 			unready = append(unready, body)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // why sleep: samples /readyz through the drain, which has no push form
 	}
 	return unready
 }
 
 func TestSIGTERMDuringABurstAnswersEveryWrittenRequest(t *testing.T) {
-	bin := buildAtriumBinary(t)
+	bin := filepath.Join(binaries(t), "atrium")
 	const clients = 8
 	// The first round runs with no drain setting: the embedded default must
 	// answer every written request as the cluster binaries do.
@@ -257,17 +253,22 @@ func TestSIGTERMDuringABurstAnswersEveryWrittenRequest(t *testing.T) {
 			sigtermSent := make(chan struct{})
 			tallies := make([]burstTally, clients)
 			var wg sync.WaitGroup
-			var started atomic.Int32
+			answered := make(chan struct{}, clients)
 			for i := range clients {
 				wg.Go(func() {
-					started.Add(1)
-					tallies[i] = burstClient(t, p.api, "/api/v1/prospects", tn.read, sigtermSent, deadline)
+					tallies[i] = burstClient(t, p.api, "/api/v1/prospects", tn.read, answered, sigtermSent, deadline)
 				})
 			}
-			for started.Load() < clients {
-				time.Sleep(time.Millisecond)
+			// The burst is under way once every client has had a few
+			// answers: each is then sending on a kept-alive connection.
+			clientsDone := make(chan struct{})
+			go func() { wg.Wait(); close(clientsDone) }()
+			for range clients {
+				select {
+				case <-answered:
+				case <-clientsDone: // a client gave up early, saying why
+				}
 			}
-			time.Sleep(300 * time.Millisecond) // the burst is under way
 			readyz := make(chan []map[string]any, 1)
 			go func() { readyz <- readyzDuringDrain(p.admin, deadline) }()
 			if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {

@@ -34,15 +34,34 @@ type stack struct {
 	stop func() error
 }
 
+// syncBuffer is a log sink a process writes to while a test reads it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// wrote, once asked for (next), is closed by the next Write: a test
+	// waiting for a line waits on it rather than polling.
+	wrote chan struct{}
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote != nil {
+		close(s.wrote)
+		s.wrote = nil
+	}
 	return s.b.Write(p)
+}
+
+// next returns a channel closed by the next Write. Take it before reading
+// the buffer, so that a write in between is not missed.
+func (s *syncBuffer) next() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wrote == nil {
+		s.wrote = make(chan struct{})
+	}
+	return s.wrote
 }
 
 func (s *syncBuffer) String() string {
@@ -66,8 +85,9 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 		"--collections-grpc-addr=127.0.0.1:0", "--crm-grpc-addr=127.0.0.1:0",
 		"--data-grpc-addr=127.0.0.1:0", "--actions-grpc-addr=127.0.0.1:0",
 		"--nats-embedded-addr=127.0.0.1:0", "--log-level=warn", "--internal-secret=" + testInternalSecret,
-		// Tests stop their stacks at once; the drain is tested in sigterm_test.go.
-		"--drain-delay=0",
+		// No drain delay whatever the default: each of the tests' stacks
+		// would wait it out when it stops. The tests of the drain set one.
+		"--drain-delay=0s",
 	}, extra...)
 	cfg, err := parseServe(args, func(string) (string, bool) { return "", false }, io.Discard, io.Discard)
 	if err != nil {

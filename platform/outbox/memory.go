@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -9,6 +10,12 @@ import (
 // transaction's events when the transaction commits, never before, so the
 // relay cannot publish an event whose writes were rolled back.
 type Memory struct {
+	// claim serialises claims: one batch at a time is out to be published,
+	// so events leave in order and none twice.
+	claim sync.Mutex
+	// mu guards events. It is never held during a publish: the store
+	// appends under its own lock, and a commit must not wait for JetStream
+	// (up to its request timeout when NATS has just gone away).
 	mu     sync.Mutex
 	events []Event
 }
@@ -37,15 +44,22 @@ func (m *Memory) Backlog(context.Context) (Backlog, error) {
 	return Backlog{Events: len(m.events), Oldest: m.events[0].CreatedAt}, nil
 }
 
-// Claim implements Source. Concurrent claims are serialised.
+// Claim implements Source. Concurrent claims are serialised; appends go on
+// while a claim publishes.
 func (m *Memory) Claim(ctx context.Context, max int, publish func(context.Context, []Event) int) error {
+	m.claim.Lock()
+	defer m.claim.Unlock()
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	batch := m.events[:min(max, len(m.events))]
+	batch := slices.Clone(m.events[:min(max, len(m.events))])
+	m.mu.Unlock()
 	if len(batch) == 0 {
 		return nil
 	}
-	n := publish(ctx, append([]Event(nil), batch...))
-	m.events = append([]Event(nil), m.events[n:]...)
+	n := publish(ctx, batch)
+	// Only claims remove events, one at a time: the first n are still the
+	// batch's, and what was appended meanwhile comes after them.
+	m.mu.Lock()
+	m.events = slices.Clone(m.events[n:])
+	m.mu.Unlock()
 	return nil
 }

@@ -136,8 +136,17 @@ func WithTelemetry(t RelayTelemetry) RelayOption {
 	return func(o *RelayTelemetry) { *o = t }
 }
 
+// DefaultInterval is how often a service's relay polls its outbox when
+// nothing wakes it, and how long it first waits after a failed publish.
+const DefaultInterval = 500 * time.Millisecond
+
+// MaxBackoff is the longest a relay waits between retries while publishing
+// fails: the wait doubles from the relay's interval up to it.
+const MaxBackoff = 30 * time.Second
+
 // NewRelay returns a relay that polls src every interval and whenever Wake is
-// called.
+// called. After a failed publish it retries after interval, then after twice
+// the last wait, up to MaxBackoff, unless woken first.
 func NewRelay(src Source, pub Publisher, interval time.Duration, logger *slog.Logger, opts ...RelayOption) *Relay {
 	o := RelayTelemetry{TracerProvider: otel.GetTracerProvider(), MeterProvider: otel.GetMeterProvider()}
 	for _, opt := range opts {
@@ -159,8 +168,6 @@ const batchSize = 100
 
 // Run relays until ctx ends.
 func (r *Relay) Run(ctx context.Context) error {
-	t := time.NewTicker(r.interval)
-	defer t.Stop()
 	backoff := r.interval
 	for {
 		n, failed, err := r.drain(ctx)
@@ -173,7 +180,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			// whose event is stuck finds this line.
 			r.logger.WarnContext(failed, "outbox relay: publish failed; retrying", "error", err, "published", n, "retry_in", backoff)
 			wait = backoff
-			backoff = min(backoff*2, 30*time.Second)
+			backoff = min(backoff*2, MaxBackoff)
 		} else {
 			backoff = r.interval
 		}

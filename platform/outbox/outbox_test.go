@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.opentelemetry.io/otel/metric/noop"
@@ -81,36 +84,43 @@ func TestRelayKeepsWhatItCouldNotPublish(t *testing.T) {
 // trace id of the request that enqueued it, so that searching the logs for
 // a request's trace finds what became of its events.
 func TestRelayLogsInTheEventsTrace(t *testing.T) {
-	logs := &lockedBuffer{}
-	logger, err := telemetry.NewLogger(logs, "json", "debug")
-	if err != nil {
-		t.Fatal(err)
-	}
-	traceID := trace.TraceID{0xab, 0xcd, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
-	ctx := trace.ContextWithSpanContext(t.Context(), trace.NewSpanContext(trace.SpanContextConfig{
-		TraceID: traceID, SpanID: trace.SpanID{1}, TraceFlags: trace.FlagsSampled,
-	}))
-	src := &outbox.Memory{}
-	evs := events(t, "atrium.test.logged", 2)
-	src.Append(outbox.WithTrace(ctx, evs[0]), outbox.WithTrace(ctx, evs[1]))
-	pub := &failingPublisher{ok: 1}
-	// Spans not sampled, as without an exporter: the ids still flow.
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
-	relay := outbox.NewRelay(src, pub, time.Hour, logger, outbox.WithTelemetry(outbox.RelayTelemetry{
-		TracerProvider: tp, MeterProvider: noop.NewMeterProvider(), Service: "test", Stream: "TEST",
-	}))
-	runCtx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- relay.Run(runCtx) }()
-	for !strings.Contains(logs.String(), "publish failed") {
-		time.Sleep(5 * time.Millisecond)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Run after cancel: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		logs := &lockedBuffer{}
+		logger, err := telemetry.NewLogger(logs, "json", "debug")
+		if err != nil {
+			t.Fatal(err)
+		}
+		traceID := trace.TraceID{0xab, 0xcd, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
+		ctx := trace.ContextWithSpanContext(t.Context(), trace.NewSpanContext(trace.SpanContextConfig{
+			TraceID: traceID, SpanID: trace.SpanID{1}, TraceFlags: trace.FlagsSampled,
+		}))
+		src := &outbox.Memory{}
+		evs := events(t, "atrium.test.logged", 2)
+		src.Append(outbox.WithTrace(ctx, evs[0]), outbox.WithTrace(ctx, evs[1]))
+		pub := &failingPublisher{ok: 1}
+		// Spans not sampled, as without an exporter: the ids still flow.
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
+		relay := outbox.NewRelay(src, pub, time.Hour, logger, outbox.WithTelemetry(outbox.RelayTelemetry{
+			TracerProvider: tp, MeterProvider: noop.NewMeterProvider(), Service: "test", Stream: "TEST",
+		}))
+		runCtx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- relay.Run(runCtx) }()
+		// The relay has published the first event, failed on the second
+		// and is waiting out its backoff.
+		synctest.Wait()
+		cancel()
+		<-done
+		checkRelayLines(t, logs.String(), traceID)
+	})
+}
+
+// checkRelayLines checks that the relay logged one published and one
+// failed line, both in the trace traceID.
+func checkRelayLines(t *testing.T, logs string, traceID trace.TraceID) {
+	t.Helper()
 	var published, failed int
-	for line := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSpace(logs), "\n") {
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("log line is not JSON: %s", line)
@@ -128,7 +138,47 @@ func TestRelayLogsInTheEventsTrace(t *testing.T) {
 		}
 	}
 	if published != 1 || failed != 1 {
-		t.Fatalf("%d published and %d failed lines, want one of each:\n%s", published, failed, logs.String())
+		t.Fatalf("%d published and %d failed lines, want one of each:\n%s", published, failed, logs)
+	}
+}
+
+// A commit on the memory store appends its events under the store's lock:
+// it must not wait for a publish in progress, which can take JetStream's
+// whole request timeout when NATS has just gone away.
+func TestMemoryAppendsWhileAClaimPublishes(t *testing.T) {
+	src := &outbox.Memory{}
+	evs := events(t, "atrium.test.x", 3)
+	src.Append(evs[0])
+	publishing, release := make(chan struct{}), make(chan struct{})
+	claimed := make(chan error, 1)
+	go func() {
+		claimed <- src.Claim(t.Context(), 10, func(_ context.Context, es []outbox.Event) int {
+			close(publishing)
+			<-release
+			return len(es)
+		})
+	}()
+	<-publishing
+	appended := make(chan struct{})
+	go func() {
+		src.Append(evs[1], evs[2])
+		close(appended)
+	}()
+	select {
+	case <-appended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Append waited for the publish in progress")
+	}
+	close(release)
+	if err := <-claimed; err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range src.Pending() {
+		left = append(left, e.ID)
+	}
+	if want := []string{evs[1].ID, evs[2].ID}; !slices.Equal(left, want) {
+		t.Fatalf("pending after the claim = %v, want the two appended during it, %v", left, want)
 	}
 }
 
@@ -192,7 +242,7 @@ func TestPostgresClaimsAreDisjoint(t *testing.T) {
 						seen[e.ID]++
 					}
 					mu.Unlock()
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // why sleep: holds the claimed rows locked, so that the four relays' claims overlap
 					return len(es)
 				})
 				if err != nil {
@@ -223,30 +273,85 @@ func TestPostgresClaimsAreDisjoint(t *testing.T) {
 // A relay that has backed off while NATS was down publishes as soon as it
 // is woken (the runner wakes it on reconnect), not when its backoff ends.
 func TestWakeCutsTheBackoffShort(t *testing.T) {
-	src := &outbox.Memory{}
-	pub := &failingPublisher{}
-	relay := outbox.NewRelay(src, pub, 250*time.Millisecond, slog.New(slog.DiscardHandler))
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- relay.Run(ctx) }()
-	defer func() {
+	synctest.Test(t, func(t *testing.T) {
+		src := &outbox.Memory{}
+		pub := &failingPublisher{}
+		relay := outbox.NewRelay(src, pub, 250*time.Millisecond, slog.New(slog.DiscardHandler))
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- relay.Run(ctx) }()
+		defer func() {
+			cancel()
+			<-done
+		}()
+		src.Append(events(t, "atrium.test.x", 1)...)
+		// Failures at 0, 0.25, 0.75, 1.75 and 3.75 s: the next try is not before 7.75 s.
+		time.Sleep(4 * time.Second) // why sleep: fake time in the synctest bubble
+		synctest.Wait()
+		pub.mu.Lock()
+		pub.healed = true
+		pub.mu.Unlock()
+		woken := time.Now()
+		relay.Wake()
+		synctest.Wait()
+		if n := len(src.Pending()); n != 0 {
+			t.Fatalf("%d events still pending after Wake; the relay is waiting out its backoff", n)
+		}
+		if d := time.Since(woken); d != 0 {
+			t.Fatalf("published %s after Wake, want at once", d)
+		}
+	})
+}
+
+// While publishing fails, a relay at the interval services run it with
+// retries after 0.5 s, then after twice the last wait, up to 30 s, as
+// docs/architecture.md and docs/events.md say.
+func TestRelayBacksOffAsDocumented(t *testing.T) {
+	var gaps []time.Duration
+	synctest.Test(t, func(t *testing.T) {
+		src := &outbox.Memory{}
+		src.Append(events(t, "atrium.test.x", 1)...)
+		pub := &attemptClock{}
+		relay := outbox.NewRelay(src, pub, outbox.DefaultInterval, slog.New(slog.DiscardHandler))
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- relay.Run(ctx) }()
+		time.Sleep(3 * time.Minute) // why sleep: fake time in the synctest bubble
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run after cancel: %v", err)
+		<-done
+		for i := 1; i < len(pub.at); i++ {
+			gaps = append(gaps, pub.at[i].Sub(pub.at[i-1]))
 		}
-	}()
-	src.Append(events(t, "atrium.test.x", 1)...)
-	// Failures at 0, 0.25, 0.75, 1.75 and 3.75 s: the next try is not before 7.75 s.
-	time.Sleep(4 * time.Second)
-	pub.mu.Lock()
-	pub.healed = true
-	pub.mu.Unlock()
-	woken := time.Now()
-	relay.Wake()
-	for len(src.Pending()) > 0 {
-		if time.Since(woken) > 3*time.Second {
-			t.Fatalf("event still pending %s after Wake; the relay waited out its backoff", time.Since(woken))
-		}
-		time.Sleep(10 * time.Millisecond)
+	})
+	s := time.Second
+	want := []time.Duration{s / 2, s, 2 * s, 4 * s, 8 * s, 16 * s, 30 * s, 30 * s, 30 * s, 30 * s}
+	if !slices.Equal(gaps[:min(len(gaps), len(want))], want) {
+		t.Fatalf("waits between failed publishes = %v, want %v then 30s each", gaps, want)
 	}
+	if outbox.MaxBackoff != 30*s || outbox.DefaultInterval != s/2 {
+		t.Fatalf("MaxBackoff %s, DefaultInterval %s: the documented figures are 30 s and 500 ms", outbox.MaxBackoff, outbox.DefaultInterval)
+	}
+	for doc, says := range map[string][]string{
+		"../../docs/architecture.md": {"polls every 500 ms", "doubling to 30 s"},
+		"../../docs/events.md":       {"with backoff up to 30 s"},
+	} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(string(b)), " ")
+		for _, phrase := range says {
+			if !strings.Contains(text, phrase) {
+				t.Errorf("%s does not say %q", doc, phrase)
+			}
+		}
+	}
+}
+
+// attemptClock fails every publish and notes when each was tried.
+type attemptClock struct{ at []time.Time }
+
+func (p *attemptClock) Publish(context.Context, outbox.Event) error {
+	p.at = append(p.at, time.Now())
+	return errors.New("nats: connection closed")
 }

@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/atrium-hq/atrium/platform/natstest"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
@@ -48,12 +50,9 @@ func TestMetricsListener(t *testing.T) {
 	get := func(method, path string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, nil)
-		var resp *http.Response
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if resp, err = http.DefaultClient.Do(req); err == nil || time.Now().After(deadline) {
-				break
-			}
-		}
+		// Open bound the listener: connections wait in its backlog until
+		// Run serves them.
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,16 +60,14 @@ func TestMetricsListener(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	ready := func() bool {
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if code, _ := get("GET", "/readyz"); code == http.StatusOK {
-				return true
-			}
-		}
-		return false
+	conn, err := rpc.Dial(rt.Addr())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !ready() {
-		t.Fatal("/readyz never answered 200 once serving")
+	defer conn.Close()
+	awaitHealth(t, conn, healthpb.HealthCheckResponse_SERVING)
+	if code, body := get("GET", "/readyz"); code != http.StatusOK {
+		t.Fatalf("GET /readyz once serving = %d %s, want 200", code, body)
 	}
 	if code, body := get("GET", "/metrics"); code != 200 || !strings.Contains(body, `atrium_outbox_pending{atrium_service="probe"} 0`) {
 		t.Fatalf("GET /metrics = %d, want the outbox backlog:\n%s", code, body)

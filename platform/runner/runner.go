@@ -51,6 +51,11 @@ type Config struct {
 	// MetricsAddr, when set, is the listen address of the service's
 	// /metrics, /healthz and /readyz (see MetricsServer).
 	MetricsAddr string
+	// RelayInterval is how often the outbox relay polls when no commit
+	// wakes it, and its first wait after a failed publish; zero is
+	// outbox.DefaultInterval. Tests lengthen it to hold the relay in its
+	// backoff.
+	RelayInterval time.Duration
 }
 
 // Validate reports the first missing or invalid setting.
@@ -105,6 +110,10 @@ type Runtime struct {
 	// reconnect handler may run before that, hence the atomic.
 	relay   atomic.Pointer[outbox.Relay]
 	closers []func()
+	// waitDrain waits out the drain delay: time.Sleep, but tests end the
+	// delay as soon as they have seen the drain instead of sleeping
+	// through it.
+	waitDrain func(time.Duration)
 
 	// upstreams are the services this one calls; health is what the
 	// runtime reports to probes about them, the database and the drain.
@@ -123,7 +132,10 @@ func Open(ctx context.Context, spec Spec, cfg Config) (_ *Runtime, err error) {
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = DefaultShutdownTimeout
 	}
-	r := &Runtime{name: name, cfg: cfg, logger: cfg.Logger.With("service", name)}
+	if cfg.RelayInterval <= 0 {
+		cfg.RelayInterval = outbox.DefaultInterval
+	}
+	r := &Runtime{name: name, cfg: cfg, logger: cfg.Logger.With("service", name), waitDrain: time.Sleep}
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -268,7 +280,7 @@ func (r *Runtime) startRelay(stream, subjects string) error {
 		return fmt.Errorf("outbox metrics: %w", err)
 	}
 	r.closers = append(r.closers, func() { _ = reg.Unregister() })
-	r.relay.Store(outbox.NewRelay(src, pub, 500*time.Millisecond, r.logger, outbox.WithTelemetry(outbox.RelayTelemetry{
+	r.relay.Store(outbox.NewRelay(src, pub, r.cfg.RelayInterval, r.logger, outbox.WithTelemetry(outbox.RelayTelemetry{
 		TracerProvider: tel.TracerProvider(), MeterProvider: tel.MeterProvider(), Service: r.name, Stream: stream,
 	})))
 	return nil
@@ -306,7 +318,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 		r.drain()
 		if ctx.Err() != nil && r.cfg.DrainDelay > 0 {
 			r.logger.Info("draining: reporting NOT_SERVING while still serving", "drain_delay", r.cfg.DrainDelay)
-			time.Sleep(r.cfg.DrainDelay)
+			r.waitDrain(r.cfg.DrainDelay)
 		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.ShutdownTimeout)
 		defer cancel()

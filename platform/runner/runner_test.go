@@ -44,16 +44,48 @@ func checkHealthOf(t *testing.T, conn *grpc.ClientConn) (healthpb.HealthCheckRes
 	return resp.GetStatus(), cause, err
 }
 
+// awaitHealth waits until the process's health on conn (the empty service
+// name) is want: gRPC health's Watch stream sends each change as it happens.
+func awaitHealth(t *testing.T, conn *grpc.ClientConn, want healthpb.HealthCheckResponse_ServingStatus) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	stream, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		resp, err := stream.Recv()
+		if err != nil {
+			st, cause, _ := checkHealthOf(t, conn)
+			t.Fatalf("health never became %s (now %s, %q): %v", want, st, cause, err)
+		}
+		if resp.GetStatus() == want {
+			return
+		}
+	}
+}
+
 // On stop a service reports NOT_SERVING, saying it is shutting down, while
 // it still answers calls for the drain delay; then it stops accepting,
 // publishes what its last calls enqueued, and Run returns nil.
 func TestStopDrainsThenStops(t *testing.T) {
 	natsURL := natstest.URL(t)
 	spec := testSpec(t)
+	const drainDelay = time.Minute
 	rt, err := Open(t.Context(), spec, Config{GRPCAddr: "127.0.0.1:0", Backing: Backing{NATSURL: natsURL},
-		InternalSecret: testSecret, DrainDelay: 2 * time.Second, Logger: slog.New(slog.DiscardHandler)})
+		InternalSecret: testSecret, DrainDelay: drainDelay, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if rt.cfg.RelayInterval != outbox.DefaultInterval {
+		t.Fatalf("relay interval %s without one configured, want outbox.DefaultInterval (%s), which the docs give", rt.cfg.RelayInterval, outbox.DefaultInterval)
+	}
+	// The drain delay lasts until the test has seen the drain.
+	drainBegan, endDrain := make(chan time.Duration, 1), make(chan struct{})
+	rt.waitDrain = func(d time.Duration) {
+		drainBegan <- d
+		<-endDrain
 	}
 	db := Store(rt, func(db *memdb.DB) *memdb.DB { return db }, nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -64,19 +96,7 @@ func TestStopDrainsThenStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	for {
-		st, cause, err := checkHealthOf(t, conn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st == healthpb.HealthCheckResponse_SERVING {
-			break
-		}
-		if cause != rpc.CauseStarting {
-			t.Fatalf("health = %s (%s), want SERVING", st, cause)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	awaitHealth(t, conn, healthpb.HealthCheckResponse_SERVING)
 
 	if err := db.InTx(ctx, func(tx *memdb.Tx) error {
 		return outbox.Enqueue(ctx, tx, strings.TrimSuffix(spec.Subjects, ">")+"last", map[string]string{"id": "last"}, time.Now())
@@ -84,16 +104,18 @@ func TestStopDrainsThenStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel() // SIGTERM
-	var st healthpb.HealthCheckResponse_ServingStatus
-	var cause string
-	for range 100 {
-		if st, cause, err = checkHealthOf(t, conn); err != nil {
-			t.Fatalf("health check during the drain: %v; want an answer", err)
+	select {
+	case d := <-drainBegan:
+		if d != drainDelay {
+			t.Fatalf("drain delay %s, want the configured %s", d, drainDelay)
 		}
-		if st == healthpb.HealthCheckResponse_NOT_SERVING {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no drain delay began within 10s of the stop")
+	}
+	awaitHealth(t, conn, healthpb.HealthCheckResponse_NOT_SERVING)
+	st, cause, err := checkHealthOf(t, conn)
+	if err != nil {
+		t.Fatalf("health check during the drain: %v; want an answer", err)
 	}
 	if st != healthpb.HealthCheckResponse_NOT_SERVING || cause != rpc.CauseShuttingDown {
 		t.Fatalf("health during the drain = %s (%q), want NOT_SERVING (%q)", st, cause, rpc.CauseShuttingDown)
@@ -101,6 +123,7 @@ func TestStopDrainsThenStops(t *testing.T) {
 	if got := rt.NotServing(); got != rpc.CauseShuttingDown {
 		t.Fatalf("NotServing() during the drain = %q", got)
 	}
+	close(endDrain)
 
 	select {
 	case err := <-done:
@@ -108,7 +131,7 @@ func TestStopDrainsThenStops(t *testing.T) {
 			t.Fatalf("Run = %v, want nil", err)
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatal("Run still running 30s after the stop")
+		t.Fatal("Run still running 30s after the drain")
 	}
 	if c, err := net.Dial("tcp", rt.Addr()); err == nil {
 		c.Close()
@@ -175,7 +198,7 @@ func TestNotServingWhileAnUpstreamRefusesThePrincipal(t *testing.T) {
 			t.Fatal(err)
 		}
 		if cause == rpc.CauseStarting {
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // why sleep: polls the cause, which only Check reports (Watch sends status changes alone)
 			continue
 		}
 		want := "the principal signing secret differs between the runnertest service and the upstream service"

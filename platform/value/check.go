@@ -39,7 +39,8 @@ func (r Rule) Check(v any) (Value, bool) {
 	switch r.Kind {
 	case Integer, Number:
 		n, ok := v.(float64)
-		if !ok || math.IsNaN(n) || math.IsInf(n, 0) || (r.Kind == Integer && (n != math.Trunc(n) || math.Abs(n) > MaxInteger)) {
+		if !ok || math.IsNaN(n) || math.IsInf(n, 0) || (r.Kind == Integer && (n != math.Trunc(n) || math.Abs(n) > MaxInteger)) ||
+			(r.AtLeast != nil && n < *r.AtLeast) || (r.AtMost != nil && n > *r.AtMost) {
 			return Value{}, false
 		}
 		return Value{Kind: r.Kind, Num: n}, true

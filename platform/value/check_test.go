@@ -21,6 +21,10 @@ func TestCheck(t *testing.T) {
 		{Rule{Kind: Integer}, []any{0.0, -3.0, 9007199254740992.0, -9007199254740992.0},
 			[]any{1.5, 9007199254740994.0, "2", true}, "integer"},
 		{Rule{Kind: Number}, []any{0.0, -1.5, 1e300}, []any{"1", true, nil}, "number"},
+		{Rule{Kind: Integer, AtLeast: bound(1), AtMost: bound(3)}, []any{1.0, 2.0, 3.0}, []any{0.0, 4.0, 2.5, "2"}, "bounded integer"},
+		{Rule{Kind: Number, AtLeast: bound(-85), AtMost: bound(85)}, []any{-85.0, 0.0, 84.99, 85.0}, []any{-85.01, 91.0, "40.7"}, "bounded number"},
+		{Rule{Kind: Number, AtLeast: bound(0.5)}, []any{0.5, 1e300}, []any{0.49, -1.0}, "number with a floor"},
+		{Rule{Kind: Integer, AtMost: bound(1e300)}, []any{9007199254740992.0}, []any{9007199254740994.0}, "integer bounded beyond 2^53"},
 		{Rule{Kind: Boolean}, []any{true, false}, []any{"true", 0.0}, "boolean"},
 		{Rule{Kind: Date}, []any{"2026-02-28", "2024-02-29", "9999-12-31"},
 			[]any{"2026-02-29", "2026-2-1", "0000-01-01", "2026-02-28T00:00:00Z", 20260228.0}, "date"},
@@ -51,6 +55,8 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+func bound(n float64) *float64 { return &n }
 
 func TestCanonicalForms(t *testing.T) {
 	if v, _ := (Rule{Kind: UUID}).Check("0190B7A8-3C1E-7D2F-9A4B-5C6D7E8F9A0B"); v.Str != "0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b" {

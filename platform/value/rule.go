@@ -71,6 +71,9 @@ type Rule struct {
 	Max int
 	// Lines applies to a String.
 	Lines Lines
+	// AtLeast and AtMost bound an Integer or a Number, inclusive; nil is
+	// no bound (an Integer stays within ±MaxInteger either way).
+	AtLeast, AtMost *float64
 }
 
 func (r Rule) max() int {
@@ -106,9 +109,12 @@ func (r Rule) Expected() string {
 		}
 		return s + ", without NUL characters (U+0000)"
 	case Integer:
+		if r.AtLeast != nil || r.AtMost != nil {
+			return "an integer" + r.bounds()
+		}
 		return "an integer (a whole number within ±2^53)"
 	case Number:
-		return "a number"
+		return "a number" + r.bounds()
 	case Boolean:
 		return "true or false"
 	case Date:
@@ -131,6 +137,23 @@ func (r Rule) Expected() string {
 	}
 	return r.Kind.String()
 }
+
+// bounds says how an Integer or a Number is bounded: " between 1 and 3",
+// " of at least 0.5", " of at most 10", or "" without bounds.
+func (r Rule) bounds() string {
+	switch {
+	case r.AtLeast != nil && r.AtMost != nil:
+		return " between " + number(*r.AtLeast) + " and " + number(*r.AtMost)
+	case r.AtLeast != nil:
+		return " of at least " + number(*r.AtLeast)
+	case r.AtMost != nil:
+		return " of at most " + number(*r.AtMost)
+	}
+	return ""
+}
+
+// number writes a bound as JSON would (-85, 0.5).
+func number(n float64) string { return strconv.FormatFloat(n, 'f', -1, 64) }
 
 // ExampleID is the UUID the messages show.
 const ExampleID = "0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b"

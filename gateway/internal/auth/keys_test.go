@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -35,7 +36,7 @@ type countingCRM struct {
 
 func (c *countingCRM) VerifyAPIKey(_ context.Context, in *crmv1.VerifyAPIKeyRequest, _ ...grpc.CallOption) (*crmv1.VerifyAPIKeyResponse, error) {
 	c.calls.Add(1)
-	time.Sleep(c.delay)
+	time.Sleep(c.delay) // why sleep: the CRM takes time to answer; the tests that set a delay run on synctest's fake clock
 	if c.fail != nil {
 		return nil, c.fail
 	}
@@ -132,21 +133,26 @@ func TestCacheHitsAndMissesAreCounted(t *testing.T) {
 	}
 }
 
+// Twenty requests with one uncached key, all arriving while the CRM is
+// answering the first: one CRM call serves them all. In the bubble the
+// CRM's delay ends only once every request is waiting.
 func TestConcurrentLookupsShareOneCall(t *testing.T) {
-	crm := &countingCRM{key: activeKey(), delay: 50 * time.Millisecond}
-	k, _ := newKeys(t, crm, time.Second)
-	var wg sync.WaitGroup
-	for range 20 {
-		wg.Go(func() {
-			if _, err := k.Authenticate(t.Context(), "Bearer "+secretKey); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	if n := crm.calls.Load(); n != 1 {
-		t.Fatalf("CRM calls = %d, want 1 for 20 concurrent requests", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		crm := &countingCRM{key: activeKey(), delay: 50 * time.Millisecond}
+		k, _ := newKeys(t, crm, time.Second)
+		var wg sync.WaitGroup
+		for range 20 {
+			wg.Go(func() {
+				if _, err := k.Authenticate(t.Context(), "Bearer "+secretKey); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if n := crm.calls.Load(); n != 1 {
+			t.Fatalf("CRM calls = %d, want 1 for 20 concurrent requests", n)
+		}
+	})
 }
 
 func TestAuthenticateRejections(t *testing.T) {

@@ -46,7 +46,7 @@ func waitHealth(t *testing.T, conn *grpc.ClientConn) (healthpb.HealthCheckRespon
 		if cause != rpc.CauseStarting {
 			return st, cause
 		}
-		time.Sleep(25 * time.Millisecond)
+		time.Sleep(25 * time.Millisecond) // why sleep: polls the cause, which only Check reports (Watch sends status changes alone)
 	}
 	t.Fatal("the service still reports that it is starting after 5s")
 	return 0, ""

@@ -6,13 +6,15 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/atrium-hq/atrium/platform/netguard"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
 // Config tunes the action runner.
 type Config struct {
 	// AllowPrivateFetch lets audits fetch private network addresses (local
-	// testing only).
+	// testing only): the request-time check of a fetched URL then allows
+	// them, as the page fetcher, configured from the same setting, does.
 	AllowPrivateFetch bool
 	// ActionTimeout bounds one run's work, every provider call included.
 	ActionTimeout time.Duration
@@ -45,8 +47,11 @@ type Actions struct {
 	providers *action.Providers
 	clock     Clock
 	cfg       Config
-	logger    *slog.Logger
-	metrics   *runMetrics
+	// guard checks, when a request is made, the URLs an action will fetch,
+	// by the outbound address rule the fetcher applies when it dials.
+	guard   *netguard.Guard
+	logger  *slog.Logger
+	metrics *runMetrics
 }
 
 // NewActions returns the action use cases.
@@ -61,6 +66,7 @@ func NewActions(st Store, clients ClientDirectory, records RecordWriter, p *acti
 		cfg.IdempotencyTTL = DefaultIdempotencyTTL
 	}
 	return &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger,
+		guard:   &netguard.Guard{AllowPrivate: cfg.AllowPrivateFetch},
 		applied: make(chan string, 4096), batch: batching{jobs: make(chan *applyJob, 1024)}, metrics: newRunMetrics(cfg.Metrics)}
 }
 

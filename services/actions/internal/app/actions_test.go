@@ -68,11 +68,20 @@ type records struct {
 	reject string
 	// mostBlogs is the most blog rows one write carried.
 	mostBlogs atomic.Int32
+	// heldBlogs counts the blog rows of the writes waiting at the gate.
+	heldBlogs atomic.Int32
 }
 
 func (r *records) WriteRecords(_ context.Context, client string, writes []action.RecordWrite) error {
 	r.calls.Add(1)
 	if r.gate != nil {
+		n := int32(0)
+		for _, w := range writes {
+			if w.Resource == "blogs" {
+				n += int32(len(w.Rows))
+			}
+		}
+		r.heldBlogs.Add(n)
 		<-r.gate
 	}
 	if r.fail.Load() {
@@ -354,30 +363,55 @@ func TestBadRequestsRunNothing(t *testing.T) {
 		words []string
 	}{
 		{map[string]any{}, apperr.KindInvalid, []string{"action", "client_id"}},
-		{map[string]any{"client_id": e.client.ID}, apperr.KindInvalid, []string{"action is required", "generate_blog", "score_call"}},
-		{map[string]any{"action": "make_coffee", "client_id": e.client.ID}, apperr.KindInvalid, []string{`unknown action "make_coffee"`, "seo_audit"}},
-		{map[string]any{"action": 7, "client_id": e.client.ID}, apperr.KindInvalid, []string{"action must be a string"}},
+		{map[string]any{"client_id": e.client.ID}, apperr.KindInvalid, []string{"action is required: the name of an action, one of: seo_audit", "score_call"}},
+		{map[string]any{"action": "make_coffee", "client_id": e.client.ID}, apperr.KindInvalid, []string{"action must be the name of an action, one of: seo_audit", `got "make_coffee"`}},
+		{map[string]any{"action": 7.0, "client_id": e.client.ID}, apperr.KindInvalid, []string{"action must be the name of an action", "got the number 7"}},
 		{map[string]any{"action": "generate_blog"}, apperr.KindInvalid, []string{"client_id is required"}},
-		{map[string]any{"action": "generate_blog", "client_id": e.client.ID}, apperr.KindInvalid, []string{"generate_blog requires the field keyword"}},
+		{map[string]any{"action": "generate_blog", "client_id": " ", "keyword": "x"}, apperr.KindInvalid, []string{"client_id is required: the id (a UUID) of a client"}},
+		{map[string]any{"action": "generate_blog", "client_id": 5.0, "keyword": "x"}, apperr.KindInvalid, []string{"client_id must be the id (a UUID) of a client", "got the number 5"}},
+		{map[string]any{"action": "generate_blog", "client_id": e.client.ID}, apperr.KindInvalid, []string{"generate_blog.keyword is required: a string of at most 100 characters, on one line without control characters"}},
+		// Required means present, not null and not blank, as in every interface.
+		{map[string]any{"action": "generate_blog", "client_id": e.client.ID, "keyword": ""}, apperr.KindInvalid, []string{"generate_blog.keyword is required"}},
+		{map[string]any{"action": "generate_blog", "client_id": e.client.ID, "keyword": " \t "}, apperr.KindInvalid, []string{"generate_blog.keyword is required"}},
+		{map[string]any{"action": "generate_blog", "client_id": e.client.ID, "keyword": nil}, apperr.KindInvalid, []string{"generate_blog.keyword is required"}},
+		// A tab in a one-line field is refused like any control character.
+		{map[string]any{"action": "generate_blog", "client_id": e.client.ID, "keyword": "sourdough\tbread"}, apperr.KindInvalid, []string{"on one line without control characters", `got "sourdough\tbread"`}},
+		// Text PostgreSQL cannot hold is refused before anything is reserved.
+		{map[string]any{"action": "run_llm_visibility", "client_id": e.client.ID, "prompt": "best\x00bakery?", "brand_name": "b"}, apperr.KindInvalid,
+			[]string{"run_llm_visibility.prompt must be a string of at most 2,000 characters, without NUL characters (U+0000)"}},
 		{map[string]any{"action": "generate_blog", "client_id": e.client.ID, "keyword": 3.0}, apperr.KindInvalid, []string{"generate_blog.keyword must be a string", "the number 3"}},
-		{map[string]any{"action": "generate_blog", "client_id": e.client.ID, "keyword": "x", "tone": "angry"}, apperr.KindInvalid, []string{"tone must be one of", "professional"}},
+		{map[string]any{"action": "generate_blog", "client_id": e.client.ID, "keyword": "x", "tone": "angry"}, apperr.KindInvalid, []string{"generate_blog.tone must be one of: professional, friendly", `got "angry"`}},
 		{map[string]any{"action": "generate_blog", "client_id": e.client.ID, "keyword": "x", "color": "red"}, apperr.KindInvalid, []string{"color is not a field of generate_blog", "keyword, category_id, tone"}},
 		{map[string]any{"action": "fetch_backlinks", "client_id": e.client.ID, "url": "https://x.example"}, apperr.KindInvalid, []string{"takes no fields"}},
 		{map[string]any{"action": "seo_audit", "client_id": e.client.ID, "url": "ftp://x.example/"}, apperr.KindInvalid, []string{"seo_audit.url must be an absolute http or https URL"}},
 		{map[string]any{"action": "seo_audit", "client_id": e.client.ID, "url": "http://169.254.169.254/latest"}, apperr.KindInvalid, []string{"private"}},
-		{map[string]any{"action": "seo_audit", "client_id": e.client.ID, "url": "http://localhost:8080/"}, apperr.KindInvalid, []string{"this machine"}},
-		{map[string]any{"action": "run_grid_search", "client_id": e.client.ID, "keyword": "k", "lat": 91.0, "lng": 0.0}, apperr.KindInvalid, []string{"lat must be a number between -85 and 85", "91"}},
-		{map[string]any{"action": "run_grid_search", "client_id": e.client.ID, "keyword": "k", "lat": "40.7", "lng": 0.0}, apperr.KindInvalid, []string{"JSON number, not a string"}},
-		{map[string]any{"action": "generate_topical_map", "client_id": e.client.ID, "topic": "t", "depth": 2.5}, apperr.KindInvalid, []string{"depth must be an integer between 1 and 3"}},
-		{map[string]any{"action": "send_prospect_email", "client_id": e.client.ID, "to": "Ana <ana@x.example>", "subject": "s", "html": "<p>h</p>"}, apperr.KindInvalid, []string{"to must be one email address"}},
-		{map[string]any{"action": "send_prospect_email", "client_id": e.client.ID, "to": "ana@x.example", "subject": "a\r\nBcc: all@x.example", "html": "<p>h</p>"}, apperr.KindInvalid, []string{"subject must be one line"}},
-		{map[string]any{"action": "run_llm_visibility", "client_id": e.client.ID, "prompt": "p", "brand_name": "b", "competitors": []any{"a", 3.0}}, apperr.KindInvalid, []string{"competitors[1] must be a non-empty string"}},
-		{map[string]any{"action": "deploy_blog", "client_id": e.client.ID, "post_id": "42"}, apperr.KindInvalid, []string{"post_id must be a UUID"}},
+		{map[string]any{"action": "seo_audit", "client_id": e.client.ID, "url": "http://localhost:8080/"}, apperr.KindInvalid, []string{"host localhost is a private network address"}},
+		{map[string]any{"action": "run_grid_search", "client_id": e.client.ID, "keyword": "k", "lat": 91.0, "lng": 0.0}, apperr.KindInvalid, []string{"run_grid_search.lat must be a number between -85 and 85; got the number 91"}},
+		{map[string]any{"action": "run_grid_search", "client_id": e.client.ID, "keyword": "k", "lat": "40.7", "lng": 0.0}, apperr.KindInvalid, []string{"run_grid_search.lat must be a number between -85 and 85", `got "40.7"`}},
+		{map[string]any{"action": "generate_topical_map", "client_id": e.client.ID, "topic": "t", "depth": 2.5}, apperr.KindInvalid, []string{"generate_topical_map.depth must be an integer between 1 and 3; got the number 2.5"}},
+		{map[string]any{"action": "send_prospect_email", "client_id": e.client.ID, "to": "Ana <ana@x.example>", "subject": "s", "html": "<p>h</p>"}, apperr.KindInvalid, []string{"send_prospect_email.to must be an email address such as ana@example.com"}},
+		{map[string]any{"action": "send_prospect_email", "client_id": e.client.ID, "to": "zoë@client.example", "subject": "s", "html": "<p>h</p>"}, apperr.KindInvalid, []string{"ASCII, at a domain name", `got "zoë@client.example"`}},
+		{map[string]any{"action": "send_prospect_email", "client_id": e.client.ID, "to": "bob@[127.0.0.1]", "subject": "s", "html": "<p>h</p>"}, apperr.KindInvalid, []string{"ASCII, at a domain name", `got "bob@[127.0.0.1]"`}},
+		{map[string]any{"action": "send_prospect_email", "client_id": e.client.ID, "to": "ana@x.example", "subject": "a\r\nBcc: all@x.example", "html": "<p>h</p>"}, apperr.KindInvalid, []string{"send_prospect_email.subject must be a string of at most 200 characters, on one line without control characters"}},
+		{map[string]any{"action": "run_llm_visibility", "client_id": e.client.ID, "prompt": "p", "brand_name": "b", "competitors": []any{"a", 3.0}}, apperr.KindInvalid, []string{"run_llm_visibility.competitors[1] must be a string of at most 100 characters", "got the number 3"}},
+		{map[string]any{"action": "run_llm_visibility", "client_id": e.client.ID, "prompt": "p", "brand_name": "b", "competitors": []any{"a", " "}}, apperr.KindInvalid, []string{"run_llm_visibility.competitors[1] is required"}},
+		{map[string]any{"action": "run_llm_visibility", "client_id": e.client.ID, "prompt": "p", "brand_name": "b", "competitors": []any{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"}}, apperr.KindInvalid,
+			[]string{"run_llm_visibility.competitors must be an array of at most 10 items, each a string of at most 100 characters", "got 11 items"}},
+		{map[string]any{"action": "deploy_blog", "client_id": e.client.ID, "post_id": "42"}, apperr.KindInvalid, []string{"deploy_blog.post_id must be a UUID such as", `got "42"`}},
 		{map[string]any{"action": "generate_blog", "client_id": other, "keyword": "x"}, apperr.KindPermissionDenied, []string{other, "not linked"}},
 		{map[string]any{"action": "generate_blog", "client_id": "not-a-uuid", "keyword": "x"}, apperr.KindPermissionDenied, []string{"not linked"}},
 	} {
 		_, err := e.actions.Run(t.Context(), e.agency, c.body, "")
 		wantKind(t, err, c.kind, c.words...)
+	}
+	// The forms of a private address the probe found past the old
+	// request-time check: the fetch refused them, after credits were
+	// reserved. Now the check is the fetch's own rule.
+	for _, host := range []string{"2130706433", "0x7f000001", "127.1", "[::127.0.0.1]", "[64:ff9b::127.0.0.1]", "198.18.0.1", "255.255.255.255", "[fec0::1]"} {
+		for _, act := range []string{"seo_audit", "optimize_page"} {
+			_, err := e.actions.Run(t.Context(), e.agency, map[string]any{"action": act, "client_id": e.client.ID, "url": "http://" + host + "/"}, "")
+			wantKind(t, err, apperr.KindInvalid, act+".url must be an absolute http or https URL on a public address", "is a private network address")
+		}
 	}
 	if b := e.balance(t); b != (app.Balance{AI: 10, Data: 10}) {
 		t.Fatalf("balance after bad requests = %+v, want untouched", b)
@@ -472,7 +506,7 @@ func TestIdempotencyKey(t *testing.T) {
 			done <- err
 		}()
 		for e.text.calls.Load() < 2 {
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // why sleep: polls the text generator's call count until the first run is inside it
 		}
 		_, err = e.actions.Run(t.Context(), e.agency, e.blog("spelt"), "key-2")
 		wantKind(t, err, apperr.KindConflict, "key-2", "still running")
@@ -584,7 +618,7 @@ func TestLateFinishAfterRecoveryChangesNothing(t *testing.T) {
 			done <- out
 		}()
 		for e.text.calls.Load() < 1 {
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // why sleep: polls the text generator's call count until the run is inside it
 		}
 		e.advance(3 * time.Minute)
 		if n, _, err := e.actions.Recover(t.Context()); err != nil || n != 1 {
@@ -642,20 +676,11 @@ func TestRecordsAreWrittenInBatches(t *testing.T) {
 			}
 		})
 	}
-	// Hold the data service until every run has recorded its outcome and
-	// queued its records (the queueing itself cannot be observed: a short
-	// pause covers the moment between the commit and the queue).
-	for {
-		runs, err := e.store.UnappliedRuns(t.Context(), e.now.Load().Add(time.Hour), 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(runs) == 24 {
-			break
-		}
-		time.Sleep(time.Millisecond)
+	// Hold the data service until every run's records are either queued
+	// for a batch or in a write waiting at the gate.
+	for int(e.records.heldBlogs.Load())+app.QueuedRecordJobs(e.actions) < 24 {
+		time.Sleep(time.Millisecond) // why sleep: polls the queue and the gate, which have no push form
 	}
-	time.Sleep(50 * time.Millisecond)
 	close(e.records.gate)
 	wg.Wait()
 	stop()

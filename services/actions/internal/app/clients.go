@@ -3,9 +3,7 @@ package app
 import (
 	"context"
 
-	"github.com/google/uuid"
-
-	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/tenancy"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
@@ -20,38 +18,16 @@ type ClientDirectory interface {
 }
 
 // linkedClient asks the CRM, now, whether the client is linked to the
-// agency; unknown and unlinked clients get the same answer.
+// agency, by the platform's linked-client check (its 403 and 503).
 func (a *Actions) linkedClient(ctx context.Context, agencyID, clientID string) (action.Client, error) {
-	id, err := uuid.Parse(clientID)
-	if err != nil || len(clientID) != 36 {
-		return action.Client{}, denied(clientID)
-	}
-	c, ok, err := a.clients.LinkedClient(ctx, agencyID, id.String())
-	if err != nil {
-		return action.Client{}, apperr.Unavailable(err, "cannot check the client's link to the agency now: the CRM service is unavailable; retry later")
-	}
-	if !ok {
-		return action.Client{}, denied(clientID)
-	}
-	return c, nil
+	_, c, err := tenancy.Linked(ctx, clientID, func(ctx context.Context, id string) (action.Client, bool, error) {
+		return a.clients.LinkedClient(ctx, agencyID, id)
+	})
+	return c, err
 }
 
-func denied(clientID string) error {
-	return apperr.PermissionDenied("client %q is not linked to this key's agency, or does not exist; an administrator links clients to agencies", clientID)
-}
-
-// agency checks that an agency exists, asking the CRM.
+// agency checks that the agency a path names exists, asking the CRM, and
+// returns its canonical id.
 func (a *Actions) agency(ctx context.Context, agencyID string) (string, error) {
-	id, err := uuid.Parse(agencyID)
-	if err != nil || len(agencyID) != 36 {
-		return "", apperr.NotFound("agency %q not found", agencyID)
-	}
-	ok, err := a.clients.AgencyExists(ctx, id.String())
-	if err != nil {
-		return "", apperr.Unavailable(err, "cannot check the agency now: the CRM service is unavailable; retry later")
-	}
-	if !ok {
-		return "", apperr.NotFound("agency %q not found", agencyID)
-	}
-	return id.String(), nil
+	return tenancy.Existing(ctx, "agency", agencyID, a.clients.AgencyExists)
 }

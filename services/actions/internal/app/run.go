@@ -48,7 +48,7 @@ func (a *Actions) Run(ctx context.Context, agencyID string, body map[string]any,
 // the action's declaration, the Idempotency-Key header, then the client's
 // link to the agency, asked of the CRM now. It reserves and writes nothing.
 func (a *Actions) admit(ctx context.Context, agencyID string, body map[string]any, idempotencyKey string) (catalog.Request, action.Client, error) {
-	req, err := catalog.ParseRequest(body, a.cfg.AllowPrivateFetch)
+	req, err := catalog.ParseRequest(body, a.guard)
 	if err != nil {
 		return catalog.Request{}, action.Client{}, err
 	}

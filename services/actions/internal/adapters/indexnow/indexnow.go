@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/atrium-hq/atrium/platform/value"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -77,7 +78,7 @@ func New(cfg Config) (*Indexer, error) {
 	if ix.endpoint == "" {
 		ix.endpoint = DefaultEndpoint
 	}
-	if err := checkHTTPURL(ix.endpoint); err != nil {
+	if err := checkURL(ix.endpoint); err != nil {
 		return nil, fmt.Errorf("indexnow: Endpoint %q: %w", ix.endpoint, err)
 	}
 	if ix.key != "" && !ValidKey(ix.key) {
@@ -87,7 +88,7 @@ func New(cfg Config) (*Indexer, error) {
 	}
 	if ix.keyLocation != "" {
 		example := ix.expandKeyLocation("www.example.com")
-		if err := checkHTTPURL(example); err != nil {
+		if err := checkURL(example); err != nil {
 			return nil, fmt.Errorf("indexnow: KeyLocation %q: %w", ix.keyLocation, err)
 		}
 	}
@@ -118,9 +119,10 @@ func ValidKey(key string) bool {
 }
 
 // ValidateURLs reports whether urls can be one submission: 1 to MaxURLs
-// absolute http or https URLs without credentials, all on one host (the
-// protocol proves ownership per host). It returns that host. The error
-// says what is wrong, for the caller.
+// URLs by the platform's URL rule (value.ParseURL: absolute http or https,
+// at most 2,048 characters, no credentials), all on one host (the protocol
+// proves ownership per host). It returns that host. The error says what is
+// wrong, for the caller.
 func ValidateURLs(urls []string) (string, error) {
 	if len(urls) == 0 {
 		return "", errors.New("no URL to submit")
@@ -130,10 +132,10 @@ func ValidateURLs(urls []string) (string, error) {
 	}
 	var host string
 	for _, raw := range urls {
-		if err := checkHTTPURL(raw); err != nil {
-			return "", fmt.Errorf("the URL %q: %w", raw, err)
+		u, why := value.ParseURL(raw, 0)
+		if why != "" {
+			return "", fmt.Errorf("the URL %q: %s", raw, why)
 		}
-		u, _ := url.Parse(raw)
 		h := strings.ToLower(u.Hostname())
 		switch {
 		case host == "":
@@ -145,17 +147,11 @@ func ValidateURLs(urls []string) (string, error) {
 	return host, nil
 }
 
-func checkHTTPURL(raw string) error {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return errors.New("not a URL")
-	case u.Scheme != "http" && u.Scheme != "https":
-		return errors.New("must be an absolute http or https URL")
-	case u.Hostname() == "":
-		return errors.New("has no host")
-	case u.User != nil:
-		return errors.New("must not hold credentials")
+// checkURL checks a configured URL (the endpoint, the key location) by
+// the platform's URL rule.
+func checkURL(raw string) error {
+	if _, why := value.ParseURL(raw, 0); why != "" {
+		return errors.New(why)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/mail"
 	netsmtp "net/smtp"
 	"net/textproto"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atrium-hq/atrium/platform/value"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -89,7 +91,7 @@ func New(cfg Config) (*Mailer, error) {
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return nil, fmt.Errorf("smtp: Addr %q: the port must be a number from 1 to 65535", cfg.Addr)
 	}
-	from, err := parseAddress(cfg.From)
+	from, err := parseFrom(cfg.From)
 	if err != nil {
 		return nil, fmt.Errorf("smtp: From: %w", err)
 	}
@@ -150,14 +152,20 @@ func New(cfg Config) (*Mailer, error) {
 // provider.Error: 4xx is 503 (deferred, try later), 5xx is 502 with the
 // server's text. An unreachable server is 503, no answer in time 504. A
 // canceled ctx returns ctx's error.
+//
+// The recipient must be an email address by the platform's rule
+// (value.EmailAddress: ASCII, at a domain name, no display name, no
+// address literal), which the request was checked by; one that is not is
+// never handed to the server, so no caller can make the relay deliver to
+// an address of its choice or add a command or header with a line break.
 func (m *Mailer) Send(ctx context.Context, msg provider.Mail) (provider.SentMail, error) {
-	if err := ValidateRecipient(msg.To); err != nil {
+	if !value.EmailAddress(msg.To, 0) {
+		return provider.SentMail{}, fmt.Errorf("smtp: the recipient %q must be %s", msg.To, value.Rule{Kind: value.Email}.Expected())
+	}
+	if err := checkSubject(msg.Subject); err != nil {
 		return provider.SentMail{}, err
 	}
-	if err := ValidateSubject(msg.Subject); err != nil {
-		return provider.SentMail{}, err
-	}
-	to, _ := parseAddress(msg.To)
+	to := &mail.Address{Address: msg.To}
 	id, err := m.newMessageID()
 	if err != nil {
 		return provider.SentMail{}, err

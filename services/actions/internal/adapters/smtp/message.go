@@ -16,69 +16,36 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // MaxSubjectLength is the longest subject accepted, in characters.
 const MaxSubjectLength = 500
 
-// ValidateRecipient reports whether addr can be a message's recipient: one
-// address ("someone@example.com" or "Someone <someone@example.com>"), on
-// one line, ASCII (an international domain is given in its punycode form).
-// The error says what is wrong, for the caller.
-func ValidateRecipient(addr string) error {
-	if strings.TrimSpace(addr) == "" {
-		return errors.New("the recipient is empty")
-	}
-	if _, err := parseAddress(addr); err != nil {
-		return fmt.Errorf("the recipient %q: %w", addr, err)
+// checkSubject reports whether s can be a message's subject: not blank,
+// one line of at most MaxSubjectLength characters without control
+// characters (a line break would let the subject add headers of its own).
+func checkSubject(s string) error {
+	if value.Blank(s) || !value.Text(s, MaxSubjectLength, value.OneLine) {
+		return fmt.Errorf("smtp: the subject must be one line of 1 to %d characters without control characters", MaxSubjectLength)
 	}
 	return nil
 }
 
-// ValidateSubject reports whether s can be a message's subject: not empty,
-// at most MaxSubjectLength characters of valid UTF-8, without line breaks
-// or other control characters (a line break would let the subject add
-// headers of its own).
-func ValidateSubject(s string) error {
-	switch {
-	case strings.TrimSpace(s) == "":
-		return errors.New("the subject is empty")
-	case !utf8.ValidString(s):
-		return errors.New("the subject is not valid UTF-8")
-	case strings.ContainsAny(s, "\r\n"):
-		return errors.New("the subject must be one line: it contains a line break")
-	case strings.ContainsFunc(s, unicode.IsControl):
-		return errors.New("the subject contains control characters")
-	case utf8.RuneCountInString(s) > MaxSubjectLength:
-		return fmt.Errorf("the subject has %d characters; at most %d are allowed", utf8.RuneCountInString(s), MaxSubjectLength)
-	}
-	return nil
-}
-
-// parseAddress parses one address and refuses what could break a header or
-// an SMTP command.
-func parseAddress(s string) (*mail.Address, error) {
-	if strings.ContainsAny(s, "\r\n") {
-		return nil, errors.New("an address must be one line: it contains a line break")
-	}
+// parseFrom parses the configured sender, "noreply@agency.example" or
+// "Agency <noreply@agency.example>": one line without control characters,
+// whose address is an email address by the platform's rule.
+func parseFrom(s string) (*mail.Address, error) {
 	if strings.ContainsFunc(s, unicode.IsControl) {
-		return nil, errors.New("an address must not contain control characters")
+		return nil, errors.New("the address must be one line without control characters")
 	}
 	a, err := mail.ParseAddress(s)
 	if err != nil {
 		return nil, fmt.Errorf("not an email address (%v)", strings.TrimPrefix(err.Error(), "mail: "))
 	}
-	for _, r := range a.Address {
-		if r > unicode.MaxASCII {
-			return nil, errors.New("the address must be ASCII: give an international domain in its punycode form (xn--...)")
-		}
-	}
-	at := strings.LastIndexByte(a.Address, '@')
-	if at <= 0 || at == len(a.Address)-1 {
-		return nil, errors.New("the address needs a local part and a domain")
-	}
-	if len(a.Address) > 254 {
-		return nil, errors.New("the address is longer than 254 characters")
+	if !value.EmailAddress(a.Address, 0) {
+		return nil, fmt.Errorf("the address must be %s", value.Rule{Kind: value.Email}.Expected())
 	}
 	return a, nil
 }

@@ -35,9 +35,14 @@ type Field struct {
 	Enum []string
 	// Min and Max bound a number or integer field.
 	Min, Max *float64
-	// MaxLength bounds a string, or each item of an array; MinLength is 1
-	// for every string (an empty string is never a value).
+	// MaxLength bounds a string, or each item of an array, in characters.
+	// A blank string is never a value: for a required field it is missing,
+	// for an optional one absent.
 	MaxLength int
+	// Multiline marks a string that may hold line breaks and any other
+	// character a store can hold (value.AnyText: all but NUL); every other
+	// string is one line without control characters (value.OneLine).
+	Multiline bool
 	// MaxItems bounds an array.
 	MaxItems int
 	// Default is the value of an absent field, nil if none.

@@ -99,7 +99,7 @@ var catalog = []*action.Action{
 		Fields: []action.Field{
 			{Name: "to", Type: action.TString, Format: action.FormatEmail, Required: true, MaxLength: 254, Description: "The recipient: one email address."},
 			{Name: "subject", Type: action.TString, Required: true, MaxLength: 200, Description: "The subject line, one line."},
-			{Name: "html", Type: action.TString, Format: action.FormatHTML, Required: true, MaxLength: 100_000, Description: "The message as HTML; a plain-text part is derived from it."},
+			{Name: "html", Type: action.TString, Format: action.FormatHTML, Required: true, MaxLength: 100_000, Multiline: true, Description: "The message as HTML; a plain-text part is derived from it."},
 		},
 		Cost: action.Cost{Data: 1}, Writes: datasets.BacklinkOutreach.Resource, Run: handlers.SendProspectEmail},
 	{Name: "run_grid_search", Description: "Runs a local grid search: the client's rank for a keyword at each point of a 5x5 grid around a location.",
@@ -112,14 +112,14 @@ var catalog = []*action.Action{
 		Cost: action.Cost{Data: 3}, Writes: datasets.GridSearches.Resource, Run: handlers.RunGridSearch},
 	{Name: "run_llm_visibility", Description: "Runs an answer-engine visibility check: asks the configured language model the prompt and records whether, and how prominently, the brand and its competitors are mentioned.",
 		Fields: []action.Field{
-			{Name: "prompt", Type: action.TString, Required: true, MaxLength: 2000, Description: "The question a customer would ask an answer engine."},
+			{Name: "prompt", Type: action.TString, Required: true, MaxLength: 2000, Multiline: true, Description: "The question a customer would ask an answer engine."},
 			{Name: "brand_name", Type: action.TString, Required: true, MaxLength: 100, Description: "The brand to look for in the answer."},
 			{Name: "competitors", Type: action.TArray, MaxItems: 10, MaxLength: 100, Description: "Competitor brands to look for too."},
 		},
 		Cost: action.Cost{AI: 2}, Writes: datasets.LLMReports.Resource, Run: handlers.RunLLMVisibility},
 	{Name: "score_call", Description: "Scores a call transcript: lead grade (A to D: how likely the caller is to buy), quality grade (A to D: how well the call was handled), a 0-100 score, the signals found and a summary.",
 		Fields: []action.Field{
-			{Name: "transcript", Type: action.TString, Required: true, MaxLength: 200_000, Description: "The call's transcript, speakers on their own lines if known."},
+			{Name: "transcript", Type: action.TString, Required: true, MaxLength: 200_000, Multiline: true, Description: "The call's transcript, speakers on their own lines if known."},
 			{Name: "call_id", Type: action.TString, MaxLength: 100, Description: "The call in the client's call tracker, to link the score to."},
 		},
 		Cost: action.Cost{AI: 1}, Writes: datasets.CallScores.Resource, Run: handlers.ScoreCall},

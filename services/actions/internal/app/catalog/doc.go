@@ -2,7 +2,9 @@
 // (catalog.go): name, description, fields, cost, the dataset it writes and
 // the handler that does its work. Everything that describes an action
 // follows from its declaration: request validation (validate.go:
-// ParseRequest checks a request body against the action's fields),
+// ParseRequest checks a request body against the action's fields, each by
+// the platform's rule for what it declares, platform/value, and a URL the
+// service fetches by the outbound address rule, platform/netguard),
 // discovery (GET /api/v1/actions lists All) and docs/actions.md.
 //
 // A new action is a declaration here and a handler in package handlers.

@@ -1,21 +1,12 @@
 package catalog
 
 import (
-	"encoding/json"
-	"fmt"
-	"math"
-	"net"
-	"net/mail"
-	"net/url"
 	"slices"
 	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
-
-	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/netguard"
+	"github.com/atrium-hq/atrium/platform/value"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
@@ -30,36 +21,39 @@ type Request struct {
 // bodyFields are the request fields every action takes.
 var bodyFields = []string{"action", "client_id"}
 
-// multiline fields may hold line breaks; every other string is one line.
-var multiline = map[string]bool{"transcript": true, "prompt": true, "html": true}
+// clientExpected says what client_id accepts. Whether the client is linked
+// to the caller's agency is asked of the CRM after the body is checked.
+const clientExpected = "the id (a UUID) of a client linked to your agency"
 
 // ParseRequest checks a request body in the order a caller fixes it: the
-// action, the client, then the action's fields. allowPrivate lets fetched
-// URLs name private network addresses (local testing only).
-func ParseRequest(body map[string]any, allowPrivate bool) (Request, error) {
+// action, the client, then the action's fields. What each field declares
+// is checked by the platform's rule for it (platform/value), "required"
+// included; a URL the service fetches is also checked by guard, the
+// outbound address rule (platform/netguard) the fetch itself applies, so
+// that an address the fetch would refuse is a 400 before anything is
+// reserved.
+func ParseRequest(body map[string]any, guard *netguard.Guard) (Request, error) {
 	names := list(Names())
 	if len(body) == 0 {
 		return Request{}, apperr.Invalid("the request body must be a JSON object with action, client_id and the action's fields; actions: %s", names)
 	}
-	raw, ok := body["action"]
-	if !ok || raw == nil {
-		return Request{}, apperr.Invalid("action is required; one of: %s", names)
+	actionExpected := "the name of an action, one of: " + names
+	raw := body["action"]
+	if value.Missing(raw) {
+		return Request{}, value.Required("action", actionExpected)
 	}
-	name, ok := raw.(string)
-	if !ok {
-		return Request{}, apperr.Invalid("action must be a string, one of: %s; got %s", names, describe(raw))
-	}
+	name, _ := raw.(string)
 	a, ok := Lookup(name)
 	if !ok {
-		return Request{}, apperr.Invalid("unknown action %q; valid actions: %s", name, names)
+		return Request{}, value.Invalid("action", actionExpected, raw)
 	}
-	raw, ok = body["client_id"]
-	if !ok || raw == nil || raw == "" {
-		return Request{}, apperr.Invalid("client_id is required: the id of the client the action runs for, linked to your agency")
+	raw = body["client_id"]
+	if value.Missing(raw) {
+		return Request{}, value.Required("client_id", clientExpected)
 	}
 	clientID, ok := raw.(string)
 	if !ok {
-		return Request{}, apperr.Invalid("client_id must be a string (a client's id); got %s", describe(raw))
+		return Request{}, value.Invalid("client_id", clientExpected, raw)
 	}
 	for k := range body {
 		if slices.Contains(bodyFields, k) {
@@ -74,20 +68,20 @@ func ParseRequest(body map[string]any, allowPrivate bool) (Request, error) {
 	}
 	in := action.Input{}
 	for _, f := range a.Fields {
-		v, given := body[f.Name]
-		if s, ok := v.(string); ok && s == "" && !f.Required {
-			given = false // an empty optional field is an absent one
-		}
-		if !given || v == nil {
+		name := a.Name + "." + f.Name
+		v := body[f.Name]
+		// A missing value (absent, null, blank) of an optional field is an
+		// absent one: many clients send empty form fields.
+		if value.Missing(v) {
 			if f.Required {
-				return Request{}, apperr.Invalid("%s requires the field %s: %s", a.Name, f.Name, f.Description)
+				return Request{}, value.Required(name, expected(f))
 			}
 			if f.Default != nil {
 				in[f.Name] = f.Default
 			}
 			continue
 		}
-		val, err := checkField(a, f, v, allowPrivate)
+		val, err := checkField(name, f, v, guard)
 		if err != nil {
 			return Request{}, err
 		}
@@ -96,185 +90,109 @@ func ParseRequest(body map[string]any, allowPrivate bool) (Request, error) {
 	return Request{Action: a, ClientID: clientID, Input: in}, nil
 }
 
-// checkField validates one field's value and returns it in its Input form.
-func checkField(a *action.Action, f action.Field, v any, allowPrivate bool) (any, error) {
-	name := a.Name + "." + f.Name
+// rule is the platform's rule for a value of the field (for an array, for
+// each of its items): the kind its type and format name, with the bounds
+// it declares.
+func rule(f action.Field) value.Rule {
 	switch f.Type {
-	case action.TString:
-		s, ok := v.(string)
-		if !ok {
-			return nil, apperr.Invalid("%s must be a string; got %s", name, describe(v))
-		}
-		return checkString(name, f, s, allowPrivate)
-	case action.TNumber, action.TInteger:
-		n, ok := v.(float64)
-		if !ok {
-			if s, isStr := v.(string); isStr {
-				if _, err := strconv.ParseFloat(s, 64); err == nil {
-					return nil, apperr.Invalid("%s must be a JSON number, not a string; got %q", name, s)
-				}
-			}
-			return nil, apperr.Invalid("%s must be a number; got %s", name, describe(v))
-		}
-		if math.IsNaN(n) || math.IsInf(n, 0) {
-			return nil, apperr.Invalid("%s must be a finite number", name)
-		}
-		kind := "a number"
-		if f.Type == action.TInteger {
-			kind = "an integer"
-			if n != math.Trunc(n) {
-				return nil, apperr.Invalid("%s must be %s%s; got %s", name, kind, bounds(f), fmtNum(n))
-			}
-		}
-		if (f.Min != nil && n < *f.Min) || (f.Max != nil && n > *f.Max) {
-			return nil, apperr.Invalid("%s must be %s%s; got %s", name, kind, bounds(f), fmtNum(n))
-		}
-		return n, nil
+	case action.TInteger:
+		return value.Rule{Kind: value.Integer, AtLeast: f.Min, AtMost: f.Max}
+	case action.TNumber:
+		return value.Rule{Kind: value.Number, AtLeast: f.Min, AtMost: f.Max}
 	case action.TBoolean:
-		b, ok := v.(bool)
-		if !ok {
-			return nil, apperr.Invalid("%s must be true or false; got %s", name, describe(v))
-		}
-		return b, nil
-	case action.TArray:
-		items, ok := v.([]any)
-		if !ok {
-			return nil, apperr.Invalid("%s must be an array of strings; got %s", name, describe(v))
-		}
-		if f.MaxItems > 0 && len(items) > f.MaxItems {
-			return nil, apperr.Invalid("%s takes at most %d items; got %d", name, f.MaxItems, len(items))
-		}
-		out := make([]string, 0, len(items))
-		for i, it := range items {
-			s, ok := it.(string)
-			if !ok || strings.TrimSpace(s) == "" {
-				return nil, apperr.Invalid("%s[%d] must be a non-empty string; got %s", name, i, describe(it))
-			}
-			if _, err := checkString(fmt.Sprintf("%s[%d]", name, i), f, s, allowPrivate); err != nil {
-				return nil, err
-			}
-			out = append(out, s)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("field %s has unknown type %q", name, f.Type)
-}
-
-func checkString(name string, f action.Field, s string, allowPrivate bool) (string, error) {
-	if !utf8.ValidString(s) {
-		return "", apperr.Invalid("%s must be valid UTF-8", name)
-	}
-	if strings.TrimSpace(s) == "" {
-		return "", apperr.Invalid("%s must not be empty or blank", name)
-	}
-	if n := utf8.RuneCountInString(s); f.MaxLength > 0 && n > f.MaxLength {
-		return "", apperr.Invalid("%s must be at most %d characters; got %d", name, f.MaxLength, n)
-	}
-	if !multiline[f.Name] {
-		if i := strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }); i >= 0 {
-			return "", apperr.Invalid("%s must be one line: no line breaks or control characters", name)
-		}
-	}
-	if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
-		return "", apperr.Invalid("%s must be one of: %s; got %q", name, list(f.Enum), s)
+		return value.Rule{Kind: value.Boolean}
 	}
 	switch f.Format {
 	case action.FormatURL:
-		if err := checkURL(s, f.Fetched && !allowPrivate); err != "" {
-			return "", apperr.Invalid("%s must be an absolute http or https URL%s; %s", name, publicNote(f, allowPrivate), err)
-		}
+		return value.Rule{Kind: value.URL, Max: f.MaxLength}
 	case action.FormatEmail:
-		addr, err := mail.ParseAddress(s)
-		if err != nil || addr.Name != "" || addr.Address != s {
-			return "", apperr.Invalid("%s must be one email address such as name@example.com, without a display name; got %q", name, s)
-		}
+		return value.Rule{Kind: value.Email, Max: f.MaxLength}
 	case action.FormatUUID:
-		if _, err := uuid.Parse(s); err != nil || len(s) != 36 {
-			return "", apperr.Invalid("%s must be a UUID such as 0190a5e4-7b7e-7c1a-9f00-5b1f2e3d4c5a; got %q", name, s)
+		return value.Rule{Kind: value.UUID}
+	}
+	if f.Multiline {
+		return value.Rule{Kind: value.String, Max: f.MaxLength, Lines: value.AnyText}
+	}
+	return value.Rule{Kind: value.String, Max: f.MaxLength, Lines: value.OneLine}
+}
+
+// expected says in words what the field accepts: its rule's description,
+// or its allowed values, or what an array holds.
+func expected(f action.Field) string {
+	switch {
+	case len(f.Enum) > 0:
+		return "one of: " + list(f.Enum)
+	case f.Type == action.TArray && f.MaxItems > 0:
+		return "an array of at most " + strconv.Itoa(f.MaxItems) + " items, each " + rule(f).Expected()
+	case f.Type == action.TArray:
+		return "an array of items, each " + rule(f).Expected()
+	}
+	return rule(f).Expected()
+}
+
+// checkField checks a field's value that is not missing and returns it in
+// its Input form: a string, a float64 for a number, a bool, a []string for
+// an array; a UUID in its canonical lower case.
+func checkField(name string, f action.Field, v any, guard *netguard.Guard) (any, error) {
+	switch {
+	case f.Type == action.TArray:
+		return checkArray(name, f, v, guard)
+	case len(f.Enum) > 0:
+		if s, ok := v.(string); ok && slices.Contains(f.Enum, s) {
+			return s, nil
+		}
+		return nil, value.Invalid(name, expected(f), v)
+	}
+	val, err := checkValue(name, f, v, guard)
+	if err != nil {
+		return nil, err
+	}
+	switch val.Kind {
+	case value.Integer, value.Number:
+		return val.Num, nil
+	case value.Boolean:
+		return val.Bool, nil
+	}
+	return val.Str, nil
+}
+
+// checkArray checks an array of strings, each by the field's rule; an
+// item cannot be missing.
+func checkArray(name string, f action.Field, v any, guard *netguard.Guard) ([]string, error) {
+	items, ok := v.([]any)
+	if !ok {
+		return nil, value.Invalid(name, expected(f), v)
+	}
+	if f.MaxItems > 0 && len(items) > f.MaxItems {
+		return nil, apperr.Invalid("%s must be %s; got %d items", name, expected(f), len(items))
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		itemName := name + "[" + strconv.Itoa(i) + "]"
+		if value.Missing(it) {
+			return nil, rule(f).Required(itemName)
+		}
+		val, err := checkValue(itemName, f, it, guard)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, val.Str)
+	}
+	return out, nil
+}
+
+// checkValue checks one value by the field's rule; a URL the service
+// fetches by guard first, whose 400 says why the address is refused.
+func checkValue(name string, f action.Field, v any, guard *netguard.Guard) (value.Value, error) {
+	if s, ok := v.(string); ok && f.Fetched {
+		if err := guard.Field(name, s); err != nil {
+			return value.Value{}, err
 		}
 	}
-	return s, nil
-}
-
-func publicNote(f action.Field, allowPrivate bool) string {
-	if f.Fetched && !allowPrivate {
-		return " on a public address"
+	r := rule(f)
+	val, ok := r.Check(v)
+	if !ok {
+		return value.Value{}, r.Invalid(name, v)
 	}
-	return ""
-}
-
-// checkURL returns what is wrong with s as a URL, or "". With public, a
-// host that is a private, loopback or link-local address literal, or
-// localhost, is refused; names that resolve to such addresses are refused
-// by the fetcher when it dials.
-func checkURL(s string, public bool) string {
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return fmt.Sprintf("got %q", s)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Sprintf("the scheme must be http or https; got %q", s)
-	case u.Host == "" || u.Hostname() == "":
-		return fmt.Sprintf("it has no host; got %q", s)
-	case u.User != nil:
-		return "it must not carry a user name or password"
-	case strings.ContainsAny(s, " \t"):
-		return "it must not contain spaces (percent-encode them as %20)"
-	}
-	if !public {
-		return ""
-	}
-	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return fmt.Sprintf("%s is this machine", u.Hostname())
-	}
-	if ip := net.ParseIP(host); ip != nil && !publicIP(ip) {
-		return fmt.Sprintf("%s is a private, loopback or link-local address", u.Hostname())
-	}
-	return ""
-}
-
-// cgnat is the shared address space of carrier-grade NAT (RFC 6598).
-var cgnat = &net.IPNet{IP: net.IPv4(100, 64, 0, 0), Mask: net.CIDRMask(10, 32)}
-
-func publicIP(ip net.IP) bool {
-	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() || cgnat.Contains(ip))
-}
-
-func bounds(f action.Field) string {
-	switch {
-	case f.Min != nil && f.Max != nil:
-		return fmt.Sprintf(" between %s and %s", fmtNum(*f.Min), fmtNum(*f.Max))
-	case f.Min != nil:
-		return " of at least " + fmtNum(*f.Min)
-	case f.Max != nil:
-		return " of at most " + fmtNum(*f.Max)
-	}
-	return ""
-}
-
-func fmtNum(n float64) string { return strconv.FormatFloat(n, 'f', -1, 64) }
-
-// describe names a JSON value for a message.
-func describe(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		if utf8.RuneCountInString(v) > 40 {
-			return fmt.Sprintf("a string of %d characters", utf8.RuneCountInString(v))
-		}
-		return strconv.Quote(v)
-	case float64:
-		b, _ := json.Marshal(v)
-		return "the number " + string(b)
-	case bool:
-		return strconv.FormatBool(v)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
+	return val, nil
 }

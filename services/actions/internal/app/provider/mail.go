@@ -9,7 +9,12 @@ type Mailer interface {
 
 // Mail is one message. The sender is the mailer's configured address.
 type Mail struct {
-	To, Subject, HTML string
+	// To is one email address by the platform's rule (value.EmailAddress:
+	// ASCII, at a domain name, no display name, no address literal); a
+	// mailer sends nothing to any other.
+	To string
+	// Subject is one line; HTML is the body.
+	Subject, HTML string
 }
 
 // SentMail is what the mail server accepted.

@@ -26,9 +26,11 @@ import (
 // which must send to the SMTP server at addr (on the loopback interface,
 // without TLS or authentication): a message reaches its one recipient with
 // the subject and the HTML as given and the Message-ID and sender the
-// mailer reports (send_prospect_email records both), a server that refuses
-// it or cannot be reached is a provider failure, and the caller's context
-// ends a send.
+// mailer reports (send_prospect_email records both), nothing is sent to a
+// recipient that is not an email address by the platform's rule (an
+// address literal would let a caller choose where the relay delivers, a
+// line break add a command), a server that refuses it or cannot be reached
+// is a provider failure, and the caller's context ends a send.
 func RunMailer(t *testing.T, newMailer func(t *testing.T, addr string) provider.Mailer) {
 	msg := provider.Mail{To: "zoe@client.example", Subject: "Your SEO plan — café edition", HTML: "<h2>Hello Zoë</h2><p>Here is <b>the plan</b>.</p>"}
 
@@ -64,6 +66,21 @@ func RunMailer(t *testing.T, newMailer func(t *testing.T, addr string) provider.
 		}
 		if html := htmlPart(t, m); html != msg.HTML {
 			t.Errorf("HTML part %q, want %q", html, msg.HTML)
+		}
+	})
+	t.Run("SendsNothingToAnAddressTheRuleRefuses", func(t *testing.T) {
+		srv := startSMTP(t, nil)
+		m := newMailer(t, srv.addr)
+		for _, to := range []string{"", "Zoe <zoe@client.example>", "zoë@client.example", "zoe@clïent.example", "bob@[127.0.0.1]", "bob@127.0.0.1",
+			"zoe@client.example\r\nRCPT TO:<victim@else.example>", "zoe@client.example, other@client.example", "zoe@client.example\x00"} {
+			bad := msg
+			bad.To = to
+			if _, err := m.Send(t.Context(), bad); err == nil {
+				t.Errorf("Send to %q succeeded, want an error", to)
+			}
+		}
+		if got := srv.received(); len(got) != 0 {
+			t.Errorf("the server received %d messages, want none", len(got))
 		}
 	})
 	t.Run("ARefusalIsAFailure", func(t *testing.T) {

@@ -1,0 +1,5 @@
+package app
+
+// QueuedRecordJobs is how many finished runs' records wait in the batch
+// writers' queue, for tests that must know every run has queued them.
+func QueuedRecordJobs(a *Actions) int { return len(a.batch.jobs) }
