@@ -13,7 +13,9 @@
 #
 # make build-static builds the same binaries the same way, without Docker.
 
-FROM golang:1.26 AS build
+# The toolchain the Makefile pins (GOTOOLCHAIN in the Makefile, see
+# DEVELOPERS.md): Go 1.26 has standard-library vulnerabilities it fixes.
+FROM golang:1.27.3 AS build
 ARG BINARY=all
 ARG VERSION=dev
 WORKDIR /src

@@ -4,12 +4,29 @@ SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 
+# The Go toolchain of every target: builds, make run, make test, make lint
+# and CI. Go 1.26.8 has standard-library vulnerabilities that govulncheck
+# finds reachable from Atrium (net/http, crypto/tls, crypto/x509,
+# html/template, os); go1.27.3 fixes them. The go command fetches it through
+# the module proxy on first use, whatever Go is installed. The go.mod files
+# keep go 1.26: the code needs nothing newer, and a toolchain line there is
+# ignored where GOTOOLCHAIN=local is set (as on the build machines).
+# Override on the command line: make test GOTOOLCHAIN=local.
+GOTOOLCHAIN := go1.27.3
+export GOTOOLCHAIN
+
 # Every Go module of the workspace (go.work), as package patterns.
 MODULES := . ./gateway ./platform ./proto ./services/collections ./services/crm ./services/data ./services/actions
 PACKAGES := $(addsuffix /...,$(MODULES))
+# The tool modules outside the workspace, each pinning its tools.
+TOOL_MODULES := ./tools ./tools/lint ./tools/vuln
 BUF := .bin/buf
 HELM := .bin/helm
 KUBECONFORM := .bin/kubeconform
+GOLANGCI_LINT := .bin/golangci-lint
+GOVULNCHECK := .bin/govulncheck
+INDEXDB := .bin/indexdb
+VULNDB := .bin/vulndb
 TESTFLAGS ?=
 BENCHTIME ?= 3s
 
@@ -62,12 +79,14 @@ fuzz: ## Run every fuzz target for FUZZTIME (default a million executions each);
 		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./principal/; done
 
 .PHONY: lint
-lint: $(BUF) ## gofmt, go vet, go mod tidy, sleeps in tests, buf lint, buf format and buf breaking checks
+lint: $(BUF) $(GOLANGCI_LINT) $(GOVULNCHECK) $(VULNDB) ## gofmt, sleeps in tests, go vet, go mod tidy, golangci-lint, govulncheck, buf lint, buf format and buf breaking checks
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\(\.gw\)\?\.go$$')); \
 		if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	@scripts/check-test-sleeps.sh
 	go vet $(PACKAGES)
-	@for m in $(MODULES); do (cd $$m && GOWORK=off go mod tidy -diff >/dev/null) || { echo "go.mod of $$m is not tidy: run go mod tidy there"; exit 1; }; done
+	@for m in $(MODULES) $(TOOL_MODULES); do (cd $$m && GOWORK=off go mod tidy -diff >/dev/null) || { echo "go.mod of $$m is not tidy: run go mod tidy there"; exit 1; }; done
+	$(GOLANGCI_LINT) run $(PACKAGES)
+	$(GOVULNCHECK) -db file://$(CURDIR)/$(VULNDB) $(PACKAGES)
 	$(BUF) lint
 	$(BUF) format proto -d --exit-code
 	@if git rev-parse -q --verify HEAD~1 >/dev/null && git cat-file -e HEAD~1:buf.yaml 2>/dev/null; then \
@@ -94,6 +113,30 @@ $(BUF): tools/go.mod tools/go.sum
 chart-check: $(HELM) $(KUBECONFORM) build-static ## Lint and render the Helm chart (default and production values), validate it against ../shared/k8s-schemas, run its tests
 	HELM=$(HELM) KUBECONFORM=$(KUBECONFORM) ATRIUM_BIN_DIR=.bin/static scripts/chart-check.sh
 
+# golangci-lint has its own module: its large dependency graph would move
+# the versions buf, helm and kubeconform build with.
+$(GOLANGCI_LINT): tools/lint/go.mod tools/lint/go.sum
+	@mkdir -p .bin
+	cd tools/lint && GOWORK=off go build -o ../../$(GOLANGCI_LINT) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+# govulncheck and the vulnerability database: vuln.go.dev is not reachable
+# from the build machines, so the database is built from the OSV files of
+# the golang.org/x/vulndb module pinned in tools/vuln/go.mod (fetched from
+# the module proxy) with that module's indexdb. To take newer advisories,
+# bump the pin: cd tools/vuln && GOWORK=off go get golang.org/x/vulndb@latest
+$(GOVULNCHECK): tools/vuln/go.mod tools/vuln/go.sum
+	@mkdir -p .bin
+	cd tools/vuln && GOWORK=off go build -o ../../$(GOVULNCHECK) golang.org/x/vuln/cmd/govulncheck
+
+$(INDEXDB): tools/vuln/go.mod tools/vuln/go.sum
+	@mkdir -p .bin
+	cd tools/vuln && GOWORK=off go build -o ../../$(INDEXDB) golang.org/x/vulndb/cmd/indexdb
+
+$(VULNDB): tools/vuln/go.mod tools/vuln/go.sum $(INDEXDB)
+	rm -rf $(VULNDB)
+	cd tools/vuln && GOWORK=off go mod download golang.org/x/vulndb
+	$(INDEXDB) -vulns "$$(cd tools/vuln && GOWORK=off go list -m -f '{{.Dir}}' golang.org/x/vulndb)/data/osv" -out $(VULNDB)
+
 $(HELM): tools/go.mod tools/go.sum
 	@mkdir -p .bin
 	cd tools && GOWORK=off go build -o ../$(HELM) helm.sh/helm/v3/cmd/helm
@@ -112,7 +155,7 @@ BENCHFLAGS ?=
 bench-crm: services-up build ## CRM lists end to end against the hand-written floor (req/s, p50, p99, ratio), then the stores alone
 	go build -o .bin/bench ./bench/cmd/bench
 	.bin/bench crm --atrium .bin/atrium $(BENCHFLAGS)
-	go test -run '^$$' -bench 'CRM|Prospects' -benchmem -benchtime $(BENCHTIME) -count 1 ./services/crm/internal/adapters/... ./services/crm/internal/transport/grpc
+	go test -run '^$$' -bench 'CRM|Prospects' -benchmem -benchtime $(BENCHTIME) -count 1 ./services/crm/internal/adapters/... ./services/crm/internal/transport/grpcserver
 
 .PHONY: bench-collections
 bench-collections: services-up build ## Collections lists, get and create on 100,000 items against the hand-written floor

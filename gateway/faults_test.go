@@ -17,7 +17,9 @@ import (
 
 // rawExchange writes req on a fresh connection to addr, optionally
 // half-closes it, and parses the one response.
-func rawExchange(t *testing.T, addr, req string, halfClose bool) (*http.Response, map[string]any) {
+// rawExchange writes req on a new connection and returns the status and
+// JSON error body of the response.
+func rawExchange(t *testing.T, addr, req string, halfClose bool) (int, map[string]any) {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -41,7 +43,7 @@ func rawExchange(t *testing.T, addr, req string, halfClose bool) (*http.Response
 	if err := json.Unmarshal(b, &body); err != nil || body["error"] == nil {
 		t.Fatalf("status %d body %q is not a JSON error", resp.StatusCode, b)
 	}
-	return resp, body
+	return resp.StatusCode, body
 }
 
 func TestChunkedBodyOverTheLimitIs413(t *testing.T) {
@@ -50,9 +52,9 @@ func TestChunkedBodyOverTheLimitIs413(t *testing.T) {
 	req := "POST /admin/v1/agencies HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer admin-token-0123456789\r\n" +
 		"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
 		fmt.Sprintf("%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n", len(chunk), chunk, len(chunk), chunk)
-	resp, body := rawExchange(t, r.gw.HTTPAddr(), req, false)
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body["error"].(string), "1024 bytes") {
-		t.Fatalf("got %d %v, want 413 naming the limit", resp.StatusCode, body)
+	code, body := rawExchange(t, r.gw.HTTPAddr(), req, false)
+	if code != http.StatusRequestEntityTooLarge || !strings.Contains(body["error"].(string), "1024 bytes") {
+		t.Fatalf("got %d %v, want 413 naming the limit", code, body)
 	}
 }
 
@@ -63,18 +65,18 @@ func TestBodyShorterThanDeclaredIsAnsweredWithinTheDeadline(t *testing.T) {
 
 	t.Run("stalled body gets 408", func(t *testing.T) {
 		start := time.Now()
-		resp, body := rawExchange(t, r.gw.HTTPAddr(), req, false)
-		if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(body["error"].(string), "8 of 100 bytes") {
-			t.Fatalf("got %d %v, want 408 saying how much arrived", resp.StatusCode, body)
+		code, body := rawExchange(t, r.gw.HTTPAddr(), req, false)
+		if code != http.StatusRequestTimeout || !strings.Contains(body["error"].(string), "8 of 100 bytes") {
+			t.Fatalf("got %d %v, want 408 saying how much arrived", code, body)
 		}
 		if waited := time.Since(start); waited > 10*time.Second {
 			t.Fatalf("the connection was held %s, far beyond the 500ms request deadline", waited)
 		}
 	})
 	t.Run("body cut short gets 400", func(t *testing.T) {
-		resp, body := rawExchange(t, r.gw.HTTPAddr(), req, true)
-		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body["error"].(string), "ended before") {
-			t.Fatalf("got %d %v, want 400 saying the body ended early", resp.StatusCode, body)
+		code, body := rawExchange(t, r.gw.HTTPAddr(), req, true)
+		if code != http.StatusBadRequest || !strings.Contains(body["error"].(string), "ended before") {
+			t.Fatalf("got %d %v, want 400 saying the body ended early", code, body)
 		}
 	})
 }

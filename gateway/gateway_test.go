@@ -131,7 +131,9 @@ func runGateway(t *testing.T, gw *Gateway) *running {
 	go func() { r.done <- gw.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		<-r.done
+		if err := <-r.done; err != nil {
+			t.Errorf("Run after cancel: %v", err)
+		}
 	})
 	return r
 }
@@ -268,7 +270,8 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 		t.Fatalf("Run = %v", err)
 	}
 	r.done <- nil // for the cleanup
-	if _, err := http.Get(url); err == nil {
+	if resp, err := http.Get(url); err == nil {
+		resp.Body.Close()
 		t.Fatal("gateway still accepts requests after shutdown")
 	}
 }

@@ -215,7 +215,7 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 		r = r.WithContext(ctx)
 		defer func() {
 			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
+				if err, _ := v.(error); errors.Is(err, http.ErrAbortHandler) {
 					panic(v)
 				}
 				rest.WriteError(ctx, g.cfg.Logger, sw, r, status.Errorf(codes.Internal, "panic: %v", v))

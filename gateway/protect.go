@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
 )
 
@@ -41,14 +43,15 @@ func writeOverloaded(w http.ResponseWriter, max int64) {
 }
 
 // rateLimiter is a token bucket per API key: each key may make burst
-// requests at once, refilled at rate per second. Buckets are kept only for
-// keys seen within the time a bucket takes to refill (run sweeps the
-// others): a bucket idle that long is full, the same as none, so dropping
-// it changes nothing, and the memory held is bounded by the keys active
-// in that window. Only authenticated keys get a bucket.
+// requests at once, refilled at rate per second. The bucket is
+// golang.org/x/time/rate's Limiter; what is ours is the map of them. A
+// bucket is kept only while it is not full (run sweeps the others): a full
+// bucket is the same as none, so dropping it changes nothing, and the
+// memory held is bounded by the keys active within the time a bucket
+// takes to refill. Only authenticated keys get a bucket.
 type rateLimiter struct {
-	rate   float64 // tokens per second
-	burst  float64
+	rate   rate.Limit
+	burst  int
 	refill time.Duration // from empty to full
 	now    func() time.Time
 	seed   maphash.Seed
@@ -57,19 +60,14 @@ type rateLimiter struct {
 
 type bucketShard struct {
 	mu      sync.Mutex
-	buckets map[string]*bucket
+	buckets map[string]*rate.Limiter
 }
 
-type bucket struct {
-	tokens float64
-	at     time.Time // when tokens was computed
-}
-
-func newRateLimiter(rate float64, burst int, now func() time.Time) *rateLimiter {
-	l := &rateLimiter{rate: rate, burst: float64(burst), now: now, seed: maphash.MakeSeed()}
-	l.refill = time.Duration(float64(burst) / rate * float64(time.Second))
+func newRateLimiter(perSecond float64, burst int, now func() time.Time) *rateLimiter {
+	l := &rateLimiter{rate: rate.Limit(perSecond), burst: burst, now: now, seed: maphash.MakeSeed()}
+	l.refill = time.Duration(float64(burst) / perSecond * float64(time.Second))
 	for i := range l.shards {
-		l.shards[i].buckets = map[string]*bucket{}
+		l.shards[i].buckets = map[string]*rate.Limiter{}
 	}
 	return l
 }
@@ -83,18 +81,17 @@ func (l *rateLimiter) allow(key string) (bool, time.Duration) {
 	defer s.mu.Unlock()
 	b := s.buckets[key]
 	if b == nil {
-		b = &bucket{tokens: l.burst, at: now}
+		b = rate.NewLimiter(l.rate, l.burst)
 		s.buckets[key] = b
 	}
-	if elapsed := now.Sub(b.at); elapsed > 0 {
-		b.tokens = math.Min(l.burst, b.tokens+elapsed.Seconds()*l.rate)
-		b.at = now
+	// A reservation says when the token would be there; a request refused
+	// now gives it back, so only served requests spend tokens.
+	r := b.ReserveN(now, 1)
+	if wait := r.DelayFrom(now); wait > 0 {
+		r.CancelAt(now)
+		return false, wait
 	}
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
-	}
-	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+	return true, 0
 }
 
 // run sweeps the buckets every refill period (at least every second)
@@ -112,15 +109,15 @@ func (l *rateLimiter) run(ctx context.Context) {
 	}
 }
 
-// sweep drops the buckets that have had time to refill, one shard at a
-// time so that requests wait for at most one shard's sweep.
+// sweep drops the buckets that are full again, one shard at a time so that
+// requests wait for at most one shard's sweep.
 func (l *rateLimiter) sweep() {
 	now := l.now()
 	for i := range l.shards {
 		s := &l.shards[i]
 		s.mu.Lock()
 		for k, b := range s.buckets {
-			if now.Sub(b.at) >= l.refill {
+			if b.TokensAt(now) >= float64(l.burst) {
 				delete(s.buckets, k)
 			}
 		}
@@ -147,5 +144,5 @@ func (l *rateLimiter) writeRateLimited(w http.ResponseWriter, wait time.Duration
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	rest.WriteJSON(w, http.StatusTooManyRequests, rest.Body{Error: fmt.Sprintf(
 		"rate limit exceeded: this API key may make %s requests per second, in bursts of up to %d; retry after %d second(s)",
-		strconv.FormatFloat(l.rate, 'f', -1, 64), int(l.burst), secs)})
+		strconv.FormatFloat(float64(l.rate), 'f', -1, 64), l.burst, secs)})
 }

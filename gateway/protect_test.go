@@ -139,11 +139,11 @@ func TestRateLimitIsOffByDefaultAndBurstDefaultsToTwiceTheRate(t *testing.T) {
 	}
 }
 
-// A bucket that has had time to refill is forgotten: the keys of a day
-// do not accumulate.
+// A bucket that is full again is forgotten: the keys of a day do not
+// accumulate, and the keys still refilling keep what they spent.
 func TestRateLimiterForgetsIdleKeys(t *testing.T) {
 	clock := &manualClock{now: time.Unix(1_700_000_000, 0)}
-	l := newRateLimiter(10, 20, clock.Now) // full again 2s after its last request
+	l := newRateLimiter(10, 20, clock.Now) // 2s from empty to full
 	for i := range 10_000 {
 		l.allow(fmt.Sprintf("key-%d", i))
 	}
@@ -152,14 +152,25 @@ func TestRateLimiterForgetsIdleKeys(t *testing.T) {
 	}
 	clock.advance(time.Second)
 	for i := range 100 {
-		if ok, _ := l.allow(fmt.Sprintf("key-%d", i)); !ok {
-			t.Fatal("a key with tokens left was limited")
+		for range 20 {
+			if ok, _ := l.allow(fmt.Sprintf("key-%d", i)); !ok {
+				t.Fatal("a key with tokens left was limited")
+			}
 		}
 	}
 	clock.advance(time.Second)
 	l.sweep() // run does this every refill period
 	if n := l.size(); n != 100 {
-		t.Fatalf("%d buckets kept once 9900 idle keys had refilled, want only the 100 used since", n)
+		t.Fatalf("%d buckets kept once 9900 idle keys had refilled, want only the 100 emptied since", n)
+	}
+	// The 100 kept what they spent: 10 tokens back in the second since.
+	for range 10 {
+		if ok, _ := l.allow("key-0"); !ok {
+			t.Fatal("a refilling key lost the tokens it had earned")
+		}
+	}
+	if ok, _ := l.allow("key-0"); ok {
+		t.Fatal("a swept limiter forgot what a refilling key had spent")
 	}
 	// Forgetting a full bucket changes nothing: the key still has its burst.
 	for i := range 20 {
@@ -169,6 +180,10 @@ func TestRateLimiterForgetsIdleKeys(t *testing.T) {
 	}
 	if ok, wait := l.allow("key-5000"); ok || wait != 100*time.Millisecond {
 		t.Fatalf("past the burst: allowed %v, wait %s; want refused, 100ms", ok, wait)
+	}
+	// A refused request spends nothing: the wait does not grow with retries.
+	if ok, wait := l.allow("key-5000"); ok || wait != 100*time.Millisecond {
+		t.Fatalf("retried at once: allowed %v, wait %s; want refused, still 100ms", ok, wait)
 	}
 }
 

@@ -184,7 +184,8 @@ func TestDrainReportsNotReadyAndRetiresKeepAliveConnections(t *testing.T) {
 	t.Cleanup(endDrain) // before runGateway's cleanup waits for Run
 	prospects := "http://" + r.gw.HTTPAddr() + "/api/v1/prospects"
 	client := &http.Client{Timeout: 20 * time.Second} // keep-alive
-	do := func() *http.Response {
+	// do answers the status and whether the response closes its connection.
+	do := func() (int, bool) {
 		req, _ := http.NewRequest("GET", prospects, nil)
 		req.Header.Set("Authorization", "Bearer "+apiKey)
 		resp, err := client.Do(req)
@@ -192,10 +193,10 @@ func TestDrainReportsNotReadyAndRetiresKeepAliveConnections(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		return resp
+		return resp.StatusCode, resp.Close
 	}
-	if resp := do(); resp.StatusCode != http.StatusOK || resp.Close {
-		t.Fatalf("before the drain: %d, close %v; want 200 on a kept-alive connection", resp.StatusCode, resp.Close)
+	if code, closes := do(); code != http.StatusOK || closes {
+		t.Fatalf("before the drain: %d, close %v; want 200 on a kept-alive connection", code, closes)
 	}
 
 	r.cancel() // SIGTERM
@@ -211,8 +212,8 @@ func TestDrainReportsNotReadyAndRetiresKeepAliveConnections(t *testing.T) {
 	if want := map[string]any{"error": "shutting down"}; !reflect.DeepEqual(got.body, want) {
 		t.Fatalf("/readyz while draining = %v, want %v", got.body, want)
 	}
-	if resp := do(); resp.StatusCode != http.StatusOK || !resp.Close {
-		t.Fatalf("during the drain: %d, close %v; want 200 with Connection: close", resp.StatusCode, resp.Close)
+	if code, closes := do(); code != http.StatusOK || !closes {
+		t.Fatalf("during the drain: %d, close %v; want 200 with Connection: close", code, closes)
 	}
 	endDrain()
 

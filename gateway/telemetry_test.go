@@ -194,6 +194,7 @@ func TestProtocolErrorsAre4xxJSON(t *testing.T) {
 		}
 		var body struct{ Error string }
 		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
 		c.Close()
 		if err != nil || resp.StatusCode != tc.status || !strings.Contains(body.Error, tc.words) ||
 			resp.Header.Get("Content-Type") != "application/json" {

@@ -38,7 +38,7 @@ func (s *Server) Handler() http.Handler {
 
 // Serve serves on l until ctx ends.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	srv := &http.Server{Handler: s.Handler()}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	if err := srv.Serve(l); err != http.ErrServerClosed {
 		return err

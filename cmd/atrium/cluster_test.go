@@ -75,7 +75,7 @@ func binaries(t testing.TB) string {
 		}
 		out, err := exec.Command(goCmd, append(args, binaryPackages...)...).CombinedOutput()
 		if err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			built.err = fmt.Errorf("go build: %w\n%s", err, out)
 		}
 	})
 	if built.err != nil {

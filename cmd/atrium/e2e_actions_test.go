@@ -58,7 +58,7 @@ func newActionWorld(t *testing.T) *actionWorld {
 		case "/classes":
 			fmt.Fprintf(rw, goodPage, strings.Repeat("We teach bakers of every level to bake bread at home with confidence. ", 40))
 		case "/home":
-			io.WriteString(rw, badPage)
+			_, _ = io.WriteString(rw, badPage)
 		default:
 			http.NotFound(rw, r)
 		}
@@ -717,7 +717,7 @@ func TestActionProviderFailures(t *testing.T) {
 		case "fail":
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusServiceUnavailable)
-			io.WriteString(w, `{"error": {"message": "model is overloaded"}}`)
+			_, _ = io.WriteString(w, `{"error": {"message": "model is overloaded"}}`)
 		case "slow":
 			select {
 			case <-r.Context().Done():
@@ -767,7 +767,7 @@ func TestActionEventsSurviveANATSOutage(t *testing.T) {
 	client := s.newClient(t, tn, true)
 	s.grant(t, tn.agency, 100, 0)
 	// One run before the outage creates the stream.
-	runs := []string{}
+	var runs []string
 	do := func() {
 		r := s.act(t, tn.write, map[string]any{"action": "generate_gbp_post", "client_id": client, "topic": "fresh bread"})
 		wantAction(t, r, "generate_gbp_post", client, "success")

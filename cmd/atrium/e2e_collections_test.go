@@ -176,7 +176,7 @@ func testCollectionsValidation(t *testing.T, s *stack) {
 	post := func(body any) response { return call(t, "POST", c.base+"/posts", c.write, body) }
 	data := func(kv ...any) map[string]any {
 		d := map[string]any{"title": "T"}
-		for i := 0; i < len(kv); i += 2 {
+		for i := 0; i+1 < len(kv); i += 2 {
 			d[kv[i].(string)] = kv[i+1]
 		}
 		return map[string]any{"data": d}

@@ -62,6 +62,7 @@ func testErrorContract(t *testing.T, s *stack) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer resp.Body.Close()
 	var body map[string]any
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 400 || body["error"] == nil {
 		t.Fatalf("bad escape: %d %v %v", resp.StatusCode, body, err)

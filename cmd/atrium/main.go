@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +43,7 @@ func main() {
 	ctx, stop := cli.SignalContext()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if err != nil && err != cli.ErrDone {
+	if err != nil && !errors.Is(err, cli.ErrDone) {
 		fmt.Fprintln(os.Stderr, "atrium:", err)
 		os.Exit(1)
 	}

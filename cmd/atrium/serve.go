@@ -140,7 +140,11 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	if c.globalTelemetry {
 		tel.InstallGlobal()
 	}
-	defer tel.Shutdown(context.WithoutCancel(ctx))
+	defer func() {
+		if err := tel.Shutdown(context.WithoutCancel(ctx)); err != nil {
+			logger.Warn("telemetry: the last spans and metrics were not exported", "error", err)
+		}
+	}()
 	// Last of all, once NATS has stopped too.
 	defer logger.Info("atrium stopped")
 

@@ -67,9 +67,9 @@ func startDrainProcess(t *testing.T, bin string, extra ...string) *drainProcess 
 	}
 	t.Cleanup(func() {
 		_ = p.cmd.Process.Kill() // a no-op once it has exited
-		<-p.exited
+		exit := <-p.exited       // killed or exited: either way it is gone
 		if t.Failed() {
-			t.Logf("atrium serve output:\n%s", p.output)
+			t.Logf("atrium serve (%v) output:\n%s", exit, p.output)
 		}
 	})
 	found := make(chan struct{})

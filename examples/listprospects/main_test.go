@@ -35,7 +35,12 @@ func TestExampleListsProspects(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run after cancel: %v", err)
+		}
+	}()
 
 	conn, err := rpc.Dial(svc.Addr())
 	if err != nil {

@@ -55,7 +55,7 @@ func Parse(fs *flag.FlagSet, args []string, prefix string, lookup func(string) (
 		env := EnvName(prefix, f.Name)
 		if v, ok := lookup(env); ok {
 			if e := fs.Set(f.Name, v); e != nil {
-				err = fmt.Errorf("invalid value %q for %s: %v", v, env, e)
+				err = fmt.Errorf("invalid value %q for %s: %w", v, env, e)
 			}
 		}
 	})

@@ -1,6 +1,7 @@
 package envflag
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"strings"
@@ -60,7 +61,7 @@ func TestCommandLineOnlyFlags(t *testing.T) {
 	if err := Parse(fs, []string{"--version"}, "ATRIUM_", lookup); err != nil || !*version {
 		t.Fatalf("--version: %v, set %v", err, *version)
 	}
-	if err := Parse(fs, []string{"-h"}, "ATRIUM_", lookup); err != flag.ErrHelp {
+	if err := Parse(fs, []string{"-h"}, "ATRIUM_", lookup); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h: %v", err)
 	}
 	if h := help.String(); strings.Contains(h, "ATRIUM_VERSION") || !strings.Contains(h, "--version  (command line only)") ||

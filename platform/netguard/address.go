@@ -101,5 +101,5 @@ func ParseLegacyIPv4(host string) (netip.Addr, bool) {
 		return netip.Addr{}, false
 	}
 	n |= last
-	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
+	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true //nolint:gosec // G115: the four bytes of n, which the checks above keep within 32 bits
 }

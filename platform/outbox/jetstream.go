@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/nats-io/nats.go"
@@ -87,9 +89,5 @@ func (c HeaderCarrier) Set(key, value string) { nats.Header(c).Set(key, value) }
 
 // Keys lists the header names.
 func (c HeaderCarrier) Keys() []string {
-	keys := make([]string, 0, len(c))
-	for k := range c {
-		keys = append(keys, k)
-	}
-	return keys
+	return slices.Collect(maps.Keys(c))
 }

@@ -110,7 +110,9 @@ func TestRelayLogsInTheEventsTrace(t *testing.T) {
 		// and is waiting out its backoff.
 		synctest.Wait()
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Fatalf("Run after cancel: %v", err)
+		}
 		checkRelayLines(t, logs.String(), traceID)
 	})
 }
@@ -282,7 +284,9 @@ func TestWakeCutsTheBackoffShort(t *testing.T) {
 		go func() { done <- relay.Run(ctx) }()
 		defer func() {
 			cancel()
-			<-done
+			if err := <-done; err != nil {
+				t.Errorf("Run after cancel: %v", err)
+			}
 		}()
 		src.Append(events(t, "atrium.test.x", 1)...)
 		// Failures at 0, 0.25, 0.75, 1.75 and 3.75 s: the next try is not before 7.75 s.
@@ -318,7 +322,9 @@ func TestRelayBacksOffAsDocumented(t *testing.T) {
 		go func() { done <- relay.Run(ctx) }()
 		time.Sleep(3 * time.Minute) // why sleep: fake time in the synctest bubble
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Fatalf("Run after cancel: %v", err)
+		}
 		for i := 1; i < len(pub.at); i++ {
 			gaps = append(gaps, pub.at[i].Sub(pub.at[i-1]))
 		}

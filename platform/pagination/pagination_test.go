@@ -7,8 +7,6 @@ import (
 	"github.com/atrium-hq/atrium/platform/apperr"
 )
 
-func ptr(v int32) *int32 { return &v }
-
 func TestParse(t *testing.T) {
 	crm := Policy{DefaultLimit: 50, MaxLimit: 200, Clamp: true}
 	strict := Policy{DefaultLimit: 100, MaxLimit: 1000}
@@ -20,14 +18,14 @@ func TestParse(t *testing.T) {
 		wantErr       string
 	}{
 		{"defaults", crm, nil, nil, Page{Limit: 50}, ""},
-		{"explicit", crm, ptr(7), ptr(3), Page{Limit: 7, Offset: 3}, ""},
-		{"clamped", crm, ptr(201), nil, Page{Limit: 200}, ""},
-		{"at max", crm, ptr(200), nil, Page{Limit: 200}, ""},
-		{"zero", crm, ptr(0), nil, Page{}, "limit must be an integer of at least 1"},
-		{"negative", crm, ptr(-5), nil, Page{}, "got -5"},
-		{"negative offset", crm, nil, ptr(-1), Page{}, "offset must be an integer of 0 or more"},
-		{"strict over max", strict, ptr(1001), nil, Page{}, "limit must be an integer from 1 to 1000"},
-		{"strict max", strict, ptr(1000), nil, Page{Limit: 1000}, ""},
+		{"explicit", crm, new(int32(7)), new(int32(3)), Page{Limit: 7, Offset: 3}, ""},
+		{"clamped", crm, new(int32(201)), nil, Page{Limit: 200}, ""},
+		{"at max", crm, new(int32(200)), nil, Page{Limit: 200}, ""},
+		{"zero", crm, new(int32(0)), nil, Page{}, "limit must be an integer of at least 1"},
+		{"negative", crm, new(int32(-5)), nil, Page{}, "got -5"},
+		{"negative offset", crm, nil, new(int32(-1)), Page{}, "offset must be an integer of 0 or more"},
+		{"strict over max", strict, new(int32(1001)), nil, Page{}, "limit must be an integer from 1 to 1000"},
+		{"strict max", strict, new(int32(1000)), nil, Page{Limit: 1000}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -97,7 +97,7 @@ func (db *DB) Outbox() outbox.Source { return outbox.NewPostgres(db.pool) }
 // full jitter so that the transactions that collided do not collide again.
 func jitteredBackoff(n int) time.Duration {
 	ceiling := time.Millisecond << min(n-1, 8)
-	return time.Duration(rand.Int64N(int64(ceiling))) + time.Millisecond/2
+	return time.Duration(rand.Int64N(int64(ceiling))) + time.Millisecond/2 //nolint:gosec // G404: jitter, not a secret
 }
 
 // InTx runs fn in a transaction, committing if it returns nil and rolling

@@ -83,8 +83,8 @@ func TestQueriesAreTracedWithoutArguments(t *testing.T) {
 		}
 		g := got{name: s.Name(), kind: s.SpanKind(), status: s.Status().Code}
 		for _, a := range s.Attributes() {
-			if strings.Contains(a.Value.Emit(), secretArg) {
-				t.Errorf("span %q records an argument: %s=%s", s.Name(), a.Key, a.Value.Emit())
+			if strings.Contains(a.Value.String(), secretArg) {
+				t.Errorf("span %q records an argument: %s=%s", s.Name(), a.Key, a.Value.String())
 			}
 			switch a.Key {
 			case "db.query.text":
@@ -97,7 +97,7 @@ func TestQueriesAreTracedWithoutArguments(t *testing.T) {
 		}
 		for _, e := range s.Events() {
 			for _, a := range e.Attributes {
-				if strings.Contains(a.Value.Emit(), secretArg) {
+				if strings.Contains(a.Value.String(), secretArg) {
 					t.Errorf("span %q event %q records an argument", s.Name(), e.Name)
 				}
 				if a.Key == "db.query.text" {

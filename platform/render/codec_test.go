@@ -2,8 +2,8 @@ package render
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
-	"unsafe"
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
@@ -105,8 +105,9 @@ func TestClientCodecAliasesRenderedBodies(t *testing.T) {
 			}
 			b, _ := RenderedBytes(got)
 			kept := rel.bufs[0].ReadOnlyData()
-			if uintptr(unsafe.Pointer(unsafe.SliceData(b))) < uintptr(unsafe.Pointer(unsafe.SliceData(kept))) ||
-				uintptr(unsafe.Pointer(unsafe.SliceData(b))) >= uintptr(unsafe.Pointer(unsafe.SliceData(kept)))+uintptr(len(kept)) {
+			// Pointer is the address of a slice's first element.
+			start := reflect.ValueOf(kept).Pointer()
+			if at := reflect.ValueOf(b).Pointer(); at < start || at >= start+uintptr(len(kept)) {
 				t.Fatal("rendered_json was copied instead of pointing into the received buffer")
 			}
 		} else if len(rel.bufs) != 0 {

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"strconv"
@@ -169,7 +170,7 @@ func (s *measuredStream) RecvMsg(msg any) error {
 	err := s.ClientStream.RecvMsg(msg)
 	if err != nil || !s.serverStreams {
 		ended := err
-		if ended == io.EOF {
+		if errors.Is(ended, io.EOF) {
 			ended = nil
 		}
 		s.once.Do(func() { s.finish(ended) })

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -84,7 +85,7 @@ func runMain(name, defaultAddr, version string, bind func(*flag.FlagSet), open f
 		bind(fs)
 	}
 	switch err := cli.Parse(fs, os.Args[1:], version, os.Stdout, nil); {
-	case err == cli.ErrDone:
+	case errors.Is(err, cli.ErrDone):
 		return nil
 	case err != nil:
 		return err
@@ -103,7 +104,11 @@ func runMain(name, defaultAddr, version string, bind func(*flag.FlagSet), open f
 		return err
 	}
 	tel.InstallGlobal()
-	defer tel.Shutdown(context.WithoutCancel(ctx))
+	defer func() {
+		if err := tel.Shutdown(context.WithoutCancel(ctx)); err != nil {
+			logger.Warn("telemetry: the last spans and metrics were not exported", "error", err)
+		}
+	}()
 	cfg.Telemetry = tel
 	svc, err := open(ctx, cfg)
 	if err != nil {

@@ -24,7 +24,11 @@ func TestMetricsListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tel.Shutdown(context.Background())
+	defer func() {
+		if err := tel.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
 	rt, err := Open(t.Context(), Spec{Name: "probe", Stream: "ATRIUM_PROBE_TEST", Subjects: "atrium.probetest.>"}, Config{
 		GRPCAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", Backing: Backing{NATSURL: natstest.URL(t)},
 		InternalSecret: []byte(strings.Repeat("s", 32)), Logger: slog.New(slog.DiscardHandler), Telemetry: tel,
@@ -35,7 +39,12 @@ func TestMetricsListener(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- rt.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run after cancel: %v", err)
+		}
+	}()
 	base := "http://" + rt.MetricsAddr()
 
 	get := func(method, path string) (int, string) {

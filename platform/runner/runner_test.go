@@ -180,7 +180,12 @@ func TestNotServingWhileAnUpstreamRefusesThePrincipal(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- rt.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run after cancel: %v", err)
+		}
+	}()
 
 	conn, err := rpc.Dial(rt.Addr())
 	if err != nil {

@@ -113,7 +113,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		otelprom.WithTranslationStrategy(otlptranslator.UnderscoreEscapingWithSuffixes))
 	if err != nil {
 		_ = t.tp.Shutdown(ctx)
-		return nil, fmt.Errorf("Prometheus exporter: %w", err)
+		return nil, fmt.Errorf("the Prometheus exporter: %w", err)
 	}
 	mopts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithReader(prom)}
 	if exporting("METRICS") {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -276,9 +277,11 @@ func testConcurrent(t *testing.T, newBackend func(*testing.T, func()) Backend) {
 				if err != nil {
 					return err
 				}
-				var cur int
-				fmt.Sscan(v, &cur)
-				return w.Put(t.Context(), "n", fmt.Sprint(cur+1))
+				cur, err := strconv.Atoi(v)
+				if err != nil {
+					return err
+				}
+				return w.Put(t.Context(), "n", strconv.Itoa(cur+1))
 			})
 		})
 	}
@@ -289,7 +292,7 @@ func testConcurrent(t *testing.T, newBackend func(*testing.T, func()) Backend) {
 			t.Fatal(err)
 		}
 	}
-	wantValue(t, b, "n", fmt.Sprint(n))
+	wantValue(t, b, "n", strconv.Itoa(n))
 }
 
 func testPartialPublish(t *testing.T, newBackend func(*testing.T, func()) Backend) {
@@ -343,7 +346,12 @@ func testRelayToJetStream(t *testing.T, newBackend func(*testing.T, func()) Back
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- relay.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run after cancel: %v", err)
+		}
+	}()
 
 	var want []outbox.Event
 	for i := range 3 {
@@ -517,7 +525,7 @@ func testTraceContext(t *testing.T, newBackend func(*testing.T, func()) Backend)
 func attrValue(s sdktrace.ReadOnlySpan, key string) string {
 	for _, a := range s.Attributes() {
 		if string(a.Key) == key {
-			return a.Value.Emit()
+			return a.Value.String()
 		}
 	}
 	return ""

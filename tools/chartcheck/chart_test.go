@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -265,7 +264,7 @@ func peersString(t *testing.T, peers []networkingv1.NetworkPolicyPeer) []string 
 		}
 		out = append(out, strings.TrimSpace(string(b)))
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 

@@ -102,7 +102,7 @@ func runCollections(ctx context.Context, args []string) error {
 	}
 	if f.profile != "" {
 		fmt.Printf("\nCPU profile of Atrium (first round of the 100-item list): %s\n", f.profile)
-		out, _ := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput()
+		out, _ := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput() //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
 		fmt.Println(string(out))
 	}
 	return nil

@@ -140,7 +140,7 @@ func runCRM(ctx context.Context, args []string) error {
 	}
 	if f.profile != "" {
 		fmt.Printf("\nCPU profile of Atrium (first prospects round): %s\n", f.profile)
-		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput()
+		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput() //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
 		if err != nil {
 			fmt.Printf("go tool pprof: %v\n", err)
 		}
@@ -187,9 +187,9 @@ func setUp(ctx context.Context, f crmFlags) (*env, error) {
 		return nil, err
 	}
 	e.db, e.cleanups = db, append(e.cleanups, drop)
-	if out, err := exec.CommandContext(ctx, f.atrium, "migrate", "--database-url", db).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, f.atrium, "migrate", "--database-url", db).CombinedOutput(); err != nil { //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
 		e.tearDown()
-		return nil, fmt.Errorf("atrium migrate: %v\n%s", err, out)
+		return nil, fmt.Errorf("atrium migrate: %w\n%s", err, out)
 	}
 	if e.atrium, err = startAtrium(ctx, f, db, e.serverCPU, filepath.Join(tmp, "atrium.log")); err != nil {
 		e.tearDown()
@@ -232,13 +232,13 @@ func loadRoute(ctx context.Context, cpu string, t target, rt route, conns int, d
 	if t.auth != "" {
 		argv = append(argv, "--authorization", t.auth)
 	}
-	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
+	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output() //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
 	if err != nil {
-		return loadResult{}, fmt.Errorf("%s: %v", quoteArgs(argv), err)
+		return loadResult{}, fmt.Errorf("%s: %w", quoteArgs(argv), err)
 	}
 	var r loadResult
 	if err := json.Unmarshal(out, &r); err != nil {
-		return r, fmt.Errorf("load output %q: %v", out, err)
+		return r, fmt.Errorf("load output %q: %w", out, err)
 	}
 	if r.Errors > 0 || r.Requests == 0 {
 		return r, fmt.Errorf("%s %s: %d requests, %d errors: %s", t.name, path, r.Requests, r.Errors, r.FirstError)
@@ -352,7 +352,7 @@ func pinBackends(ctx context.Context, serverURL, db, cpu string) {
 		return
 	}
 	for _, pid := range pids {
-		if out, err := exec.CommandContext(ctx, "taskset", "-p", "-c", cpu, strconv.Itoa(int(pid))).CombinedOutput(); err != nil {
+		if out, err := exec.CommandContext(ctx, "taskset", "-p", "-c", cpu, strconv.Itoa(int(pid))).CombinedOutput(); err != nil { //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
 			fmt.Printf("warning: taskset PostgreSQL backend %d: %v %s\n", pid, err, out)
 		}
 	}
@@ -410,11 +410,11 @@ func startAtrium(ctx context.Context, f crmFlags, db, cpu, logPath string) (*atr
 		args = append(args, "--database-url", db)
 	}
 	argv := pinned(cpu, args...)
-	logf, err := os.Create(logPath)
+	logf, err := os.Create(logPath) //nolint:gosec // G304: a file of the bench's own, under its output directory
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...) //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -431,7 +431,7 @@ func startAtrium(ctx context.Context, f crmFlags, db, cpu, logPath string) (*atr
 		}
 		if time.Now().After(deadline) {
 			p.stop()
-			b, _ := os.ReadFile(logPath)
+			b, _ := os.ReadFile(logPath) //nolint:gosec // G304: a file of the bench's own, under its output directory
 			return nil, fmt.Errorf("atrium serve not ready after 30s:\n%s", b)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -464,7 +464,7 @@ func (p *atriumProc) profile(ctx context.Context, kind, path string, d time.Dura
 		b, _ := io.ReadAll(resp.Body)
 		return fmt.Errorf("%s profile: %s %s", kind, resp.Status, b)
 	}
-	out, err := os.Create(path)
+	out, err := os.Create(path) //nolint:gosec // G304: a file of the bench's own, under its output directory
 	if err != nil {
 		return err
 	}
@@ -579,7 +579,7 @@ func startFloorWith(ctx context.Context, cpu string, args ...string) (*exec.Cmd,
 		return nil, "", err
 	}
 	argv := pinned(cpu, append([]string{self, "floor"}, args...)...)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...) //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, "", err

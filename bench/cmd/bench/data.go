@@ -113,7 +113,7 @@ func runData(ctx context.Context, args []string) error {
 	}
 	for _, file := range profiles {
 		fmt.Printf("\nCPU profile of Atrium (first round): %s\n", file)
-		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", file).CombinedOutput()
+		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", file).CombinedOutput() //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
 		if err != nil {
 			fmt.Printf("go tool pprof: %v\n", err)
 		}
@@ -199,8 +199,11 @@ func cursorAt(ctx context.Context, p *atriumProc, key, base string, depth int) (
 			NextCursor string `json:"next_cursor"`
 		} `json:"pagination"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || len(page.Data) == 0 || page.Pagination.NextCursor == "" {
-		return "", "", "", fmt.Errorf("page at %d: %v (status %s)", depth, err, resp.Status)
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+		return "", "", "", fmt.Errorf("page at %d: %w (status %s)", depth, err, resp.Status)
+	}
+	if len(page.Data) == 0 || page.Pagination.NextCursor == "" {
+		return "", "", "", fmt.Errorf("page at %d: no rows or no next cursor (status %s)", depth, resp.Status)
 	}
 	last := page.Data[len(page.Data)-1]
 	return page.Pagination.NextCursor, last.TrackedAt, last.ID, nil

@@ -44,14 +44,14 @@ func runFloor(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Println(l.Addr().String())
-	var h http.Handler = floor.New(pool, *agency).Handler()
+	h := floor.New(pool, *agency).Handler()
 	if *site != "" {
 		h = floor.NewCollections(pool, *site).Handler()
 	}
 	if *dataFloor {
 		h = floor.NewData(pool).Handler()
 	}
-	srv := &http.Server{Handler: h}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	if err := srv.Serve(l); err != http.ErrServerClosed {
 		return err

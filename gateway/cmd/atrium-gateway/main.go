@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -19,7 +20,7 @@ import (
 var version = "dev"
 
 func main() {
-	if err := run(os.Args[1:]); err != nil && err != cli.ErrDone {
+	if err := run(os.Args[1:]); err != nil && !errors.Is(err, cli.ErrDone) {
 		fmt.Fprintln(os.Stderr, "atrium-gateway:", err)
 		os.Exit(1)
 	}
@@ -60,7 +61,11 @@ func run(args []string) error {
 		return err
 	}
 	tel.InstallGlobal()
-	defer tel.Shutdown(context.WithoutCancel(ctx))
+	defer func() {
+		if err := tel.Shutdown(context.WithoutCancel(ctx)); err != nil {
+			logger.Warn("telemetry: the last spans and metrics were not exported", "error", err)
+		}
+	}()
 	cfg.Telemetry = tel
 	gw, err := gateway.New(ctx, cfg)
 	if err != nil {

@@ -165,7 +165,11 @@ func bodyError(err error, body []byte) error {
 	if strings.Contains(msg, "unexpected EOF") {
 		return errors.New("request body is not valid JSON: it ends before the JSON value does")
 	}
-	if strings.HasPrefix(err.Error(), "json: ") || strings.Contains(msg, "invalid character") {
+	// encoding/json's syntax errors, by type: their wording changed in Go
+	// 1.27 (an invalid escape was "invalid character 'x' in string escape
+	// code", it is "invalid escape sequence `\x` in string").
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) || strings.HasPrefix(err.Error(), "json: ") || strings.Contains(msg, "invalid character") {
 		return fmt.Errorf("request body is not valid JSON: %s", msg)
 	}
 	return fmt.Errorf("invalid request body: %s", msg)

@@ -34,11 +34,7 @@ func (QueryParser) Parse(msg proto.Message, values url.Values, filter *utilities
 			allowed = append(allowed, string(f.Name()))
 		}
 	}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(values))
 	values = maps.Clone(values) // checkScalar may replace a value
 	for _, k := range keys {
 		if !slices.Contains(allowed, k) {

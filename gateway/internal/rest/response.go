@@ -79,7 +79,7 @@ func CheckForwardedHeaders(h http.Header) error {
 // headerMetadata maps the response header metadata services set to the HTTP
 // headers the gateway sends, on successes and errors alike. No other
 // metadata reaches the client.
-var headerMetadata = map[string]string{
+var headerMetadata = map[string]string{ //nolint:gosec // G101: header names that mention credits, not credentials
 	ETagMetadata:                    "ETag",
 	"atrium-ai-credits-remaining":   "Atrium-AI-Credits-Remaining",
 	"atrium-data-credits-remaining": "Atrium-Data-Credits-Remaining",

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
 	"google.golang.org/grpc/codes"
@@ -187,7 +188,7 @@ func TestProtocolErrorsBecomeJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Connection", "close")
 		_, _ = w.Write([]byte("handler output is untouched"))
@@ -214,12 +215,15 @@ func TestProtocolErrorsBecomeJSON(t *testing.T) {
 	} {
 		resp := send(raw)
 		var body Body
-		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != code || body.Error == "" ||
+		err := json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != code || body.Error == "" ||
 			resp.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("%.30q: %d %q %v", raw, resp.StatusCode, body.Error, err)
 		}
 	}
 	resp := send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+	defer resp.Body.Close()
 	var b strings.Builder
 	_, _ = bufio.NewReader(resp.Body).WriteTo(&b)
 	if b.String() != "handler output is untouched" {

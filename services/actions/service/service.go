@@ -34,7 +34,7 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
-	transport "github.com/atrium-hq/atrium/services/actions/internal/transport/grpc"
+	"github.com/atrium-hq/atrium/services/actions/internal/transport/grpcserver"
 )
 
 // Name is the service's name in logs, traces and principals.
@@ -166,7 +166,7 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	s.actions = app.NewActions(st, crmgrpc.New(crm), datagrpc.New(data), providers, app.Clock(time.Now),
 		app.Config{AllowPrivateFetch: cfg.AllowPrivateFetch, ActionTimeout: cfg.ActionTimeout, Metrics: cfg.Telemetry.MeterProvider()},
 		cfg.Logger.With("service", Name))
-	transport.NewServer(s.actions).Register(rt.GRPC)
+	grpcserver.NewServer(s.actions).Register(rt.GRPC)
 	return s, nil
 }
 

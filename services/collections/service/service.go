@@ -12,7 +12,7 @@ import (
 	"github.com/atrium-hq/atrium/services/collections/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/collections/internal/adapters/postgres"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
-	transport "github.com/atrium-hq/atrium/services/collections/internal/transport/grpc"
+	"github.com/atrium-hq/atrium/services/collections/internal/transport/grpcserver"
 )
 
 // Name is the service's name in logs, traces and principals.
@@ -41,7 +41,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	clock := app.Clock(time.Now)
-	transport.NewServer(app.NewSites(st, clock), app.NewContent(st, clock)).Register(rt.GRPC)
+	grpcserver.NewServer(app.NewSites(st, clock), app.NewContent(st, clock)).Register(rt.GRPC)
 	return &Service{rt: rt}, nil
 }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/atrium-hq/atrium/services/crm/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/crm/internal/adapters/postgres"
 	"github.com/atrium-hq/atrium/services/crm/internal/app"
-	transport "github.com/atrium-hq/atrium/services/crm/internal/transport/grpc"
+	"github.com/atrium-hq/atrium/services/crm/internal/transport/grpcserver"
 )
 
 // Name is the service's name in logs, traces and principals.
@@ -64,10 +64,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	clock := app.Clock(time.Now)
-	transport.NewServer(
-		app.NewDirectory(st, clock),
-		app.NewKeys(st, collectionsgrpc.New(s.collections), clock),
-		app.NewPipeline(st, clock),
+	grpcserver.NewServer(
+		app.NewDirectory(app.DirectoryStoreOf(st), clock),
+		app.NewKeys(app.KeyStoreOf(st), collectionsgrpc.New(s.collections), clock),
+		app.NewPipeline(app.PipelineStoreOf(st), clock),
 	).Register(rt.GRPC)
 	return s, nil
 }

@@ -56,7 +56,12 @@ func startWith(t *testing.T, collections string, logger *slog.Logger) clients {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run after cancel: %v", err)
+		}
+	})
 	conn, err := rpc.Dial(svc.Addr())
 	if err != nil {
 		t.Fatal(err)

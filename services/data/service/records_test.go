@@ -48,7 +48,12 @@ func startRecords(t *testing.T) (datav1.DataRecordsServiceClient, *principal.Sig
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run after cancel: %v", err)
+		}
+	})
 	conn, err := rpc.Dial(svc.Addr())
 	if err != nil {
 		t.Fatal(err)

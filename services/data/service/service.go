@@ -18,7 +18,7 @@ import (
 	"github.com/atrium-hq/atrium/services/data/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/data/internal/adapters/postgres"
 	"github.com/atrium-hq/atrium/services/data/internal/app"
-	transport "github.com/atrium-hq/atrium/services/data/internal/transport/grpc"
+	"github.com/atrium-hq/atrium/services/data/internal/transport/grpcserver"
 )
 
 // Name is the service's name in logs, traces and principals.
@@ -62,7 +62,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	st := runner.Store(rt,
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
-	transport.NewServer(app.NewDatasets(st, crmgrpc.New(s.crm), app.Clock(time.Now))).Register(rt.GRPC)
+	grpcserver.NewServer(app.NewDatasets(st, crmgrpc.New(s.crm), app.Clock(time.Now))).Register(rt.GRPC)
 	return s, nil
 }
 

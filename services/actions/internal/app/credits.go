@@ -38,7 +38,7 @@ func (a *Actions) AddCredits(ctx context.Context, agencyID string, ai, data int6
 		}
 		bal = b
 		now := a.clock.Now()
-		return outbox.Enqueue(ctx, tx, SubjectCreditsChanged, creditsChanged{AgencyID: id, Added: Credits{AI: ai, Data: data}, Balance: Credits{AI: b.AI, Data: b.Data}, At: now}, now)
+		return outbox.Enqueue(ctx, tx, SubjectCreditsChanged, creditsChanged{AgencyID: id, Added: Credits{AI: ai, Data: data}, Balance: Credits(b), At: now}, now)
 	})
 	return bal, err
 }

@@ -98,7 +98,7 @@ const auditedPage = `<!DOCTYPE html><html lang="en"><head><title>Sourdough start
 func TestEveryActionWritesTheDataCatalogsFields(t *testing.T) {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, auditedPage)
+		_, _ = io.WriteString(w, auditedPage)
 	}))
 	t.Cleanup(site.Close)
 	indexNow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) }))

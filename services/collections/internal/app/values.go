@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -36,7 +37,7 @@ type reference struct {
 // null clears an optional field.
 func checkData(c Collection, data map[string]any, create bool) (change, error) {
 	ch := change{set: Values{}}
-	for _, k := range sortedKeys(data) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
 		f, ok := c.Field(k)
 		if !ok {
 			return change{}, apperr.Invalid("data.%s is not a field of collection %q; its fields are: %s", k, c.Slug, fieldList(c))
@@ -75,15 +76,6 @@ func fieldList(c Collection) string {
 		return "(none)"
 	}
 	return strings.Join(c.FieldKeys(), ", ")
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // rule is the platform's rule for a field type that is one of the shared

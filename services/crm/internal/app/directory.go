@@ -14,12 +14,61 @@ import (
 // Directory provisions the tenancy the other interfaces rest on: agencies,
 // their members, clients and the links that give agencies access to clients.
 type Directory struct {
-	store Store
+	store DirectoryStore
 	clock Clock
 }
 
+// DirectoryStore is the store as Directory uses it.
+type DirectoryStore interface {
+	DirectoryReader
+	InTx(ctx context.Context, fn func(DirectoryTx) error) error
+}
+
+// DirectoryReader is what Directory reads outside transactions: the
+// operator's lists, and the agency, client and link checks other services
+// ask about.
+type DirectoryReader interface {
+	Agency(ctx context.Context, id string) (Agency, error)
+	Client(ctx context.Context, id string) (Client, error)
+	// Agencies lists agencies by created_at descending, then id descending.
+	Agencies(ctx context.Context, page pagination.Page) ([]Agency, error)
+	// Clients lists clients by created_at descending, then id descending;
+	// with filter.AgencyID, only the clients linked to that agency.
+	Clients(ctx context.Context, filter ClientFilter, page pagination.Page) ([]Client, error)
+	// Linked reports whether the client is linked to the agency.
+	Linked(ctx context.Context, agencyID, clientID string) (bool, error)
+	// LinkedClient returns the client if it is linked to the agency, in one
+	// read; ErrNotFound otherwise.
+	LinkedClient(ctx context.Context, agencyID, clientID string) (Client, error)
+	// LinkedClients lists the clients linked to the agency, by id.
+	LinkedClients(ctx context.Context, agencyID string) ([]Client, error)
+}
+
+// ClientFilter narrows Clients; an empty AgencyID matches every client.
+type ClientFilter struct {
+	AgencyID string
+}
+
+// DirectoryTx is a transaction as Directory uses it (see Tx for what its
+// getters lock).
+type DirectoryTx interface {
+	Agency(ctx context.Context, id string) (Agency, error)
+	Client(ctx context.Context, id string) (Client, error)
+	Link(ctx context.Context, agencyID, clientID string) (ClientLink, error)
+	InsertAgency(ctx context.Context, a Agency) error
+	InsertMember(ctx context.Context, m Member) error
+	InsertClient(ctx context.Context, c Client) error
+	// UpdateClient stores c's status, auto_deploy and updated_at.
+	UpdateClient(ctx context.Context, c Client) error
+	InsertLink(ctx context.Context, l ClientLink) error
+	DeleteLink(ctx context.Context, agencyID, clientID string) error
+	// Enqueue adds an event to the outbox; the relay publishes it to NATS
+	// after the transaction commits.
+	outbox.Enqueuer
+}
+
 // NewDirectory returns the directory use cases.
-func NewDirectory(store Store, clock Clock) *Directory {
+func NewDirectory(store DirectoryStore, clock Clock) *Directory {
 	return &Directory{store: store, clock: clock}
 }
 
@@ -31,7 +80,7 @@ func (d *Directory) CreateAgency(ctx context.Context, name string) (Agency, erro
 	}
 	now := d.clock.Now()
 	a := Agency{ID: newID(), Name: name, CreatedAt: now, UpdatedAt: now}
-	err = d.store.InTx(ctx, func(tx Tx) error {
+	err = d.store.InTx(ctx, func(tx DirectoryTx) error {
 		if err := tx.InsertAgency(ctx, a); err != nil {
 			return err
 		}
@@ -88,7 +137,7 @@ func (d *Directory) CreateMember(ctx context.Context, in NewMember) (Member, err
 	}
 	now := d.clock.Now()
 	m := Member{ID: newID(), AgencyID: agencyID, Name: name, Email: email, CreatedAt: now, UpdatedAt: now}
-	err = d.store.InTx(ctx, func(tx Tx) error {
+	err = d.store.InTx(ctx, func(tx DirectoryTx) error {
 		if _, err := tx.Agency(ctx, agencyID); err != nil {
 			return notFound(err, "agency %q not found", agencyID)
 		}
@@ -139,7 +188,7 @@ func (d *Directory) CreateClient(ctx context.Context, in NewClient) (Client, err
 	}
 	now := d.clock.Now()
 	c := Client{ID: newID(), Name: name, Domain: domain, Status: status, CreatedAt: now, UpdatedAt: now}
-	err = d.store.InTx(ctx, func(tx Tx) error {
+	err = d.store.InTx(ctx, func(tx DirectoryTx) error {
 		if err := tx.InsertClient(ctx, c); err != nil {
 			return err
 		}
@@ -160,7 +209,7 @@ func (d *Directory) LinkClient(ctx context.Context, agencyID, clientID string) (
 		return ClientLink{}, err
 	}
 	var link ClientLink
-	err = d.store.InTx(ctx, func(tx Tx) error {
+	err = d.store.InTx(ctx, func(tx DirectoryTx) error {
 		if _, err := tx.Agency(ctx, agencyID); err != nil {
 			return notFound(err, "agency %q not found", agencyID)
 		}
@@ -195,7 +244,7 @@ func (d *Directory) UnlinkClient(ctx context.Context, agencyID, clientID string)
 	if err != nil {
 		return err
 	}
-	return d.store.InTx(ctx, func(tx Tx) error {
+	return d.store.InTx(ctx, func(tx DirectoryTx) error {
 		if err := tx.DeleteLink(ctx, agencyID, clientID); err != nil {
 			return notFound(err, "client %q is not linked to agency %q", clientID, agencyID)
 		}
@@ -296,7 +345,7 @@ func (d *Directory) UpdateClient(ctx context.Context, clientID string, in Client
 		}
 	}
 	var c Client
-	err = d.store.InTx(ctx, func(tx Tx) error {
+	err = d.store.InTx(ctx, func(tx DirectoryTx) error {
 		if c, err = tx.Client(ctx, id); err != nil {
 			return notFound(err, "client %q not found", id)
 		}

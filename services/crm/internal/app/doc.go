@@ -2,7 +2,10 @@
 // members and clients, API keys, and the prospect reports and deals of the
 // agency CRM list interface.
 //
-// It owns the ports it needs (Store, SiteDirectory) and knows nothing of
-// gRPC, SQL or NATS. Every error it returns to a caller is an apperr.Error
+// Each use case (Directory, Keys, Pipeline) owns the port it needs, with only
+// the reads and transaction methods it uses (DirectoryStore and DirectoryTx,
+// KeyStore and KeyTx, PipelineStore and PipelineTx; SiteDirectory); Store
+// and Tx are their union, what a store adapter implements. The package
+// knows nothing of gRPC, SQL or NATS. Every error it returns to a caller is an apperr.Error
 // whose message says what was wrong and what is allowed.
 package app

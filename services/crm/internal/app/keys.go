@@ -17,13 +17,53 @@ import (
 
 // Keys issues, lists, revokes and verifies API keys.
 type Keys struct {
-	store Store
+	store KeyStore
 	sites SiteDirectory
 	clock Clock
 }
 
+// KeyStore is the store as Keys uses it.
+type KeyStore interface {
+	KeyReader
+	InTx(ctx context.Context, fn func(KeyTx) error) error
+}
+
+// KeyReader is what Keys reads outside transactions.
+type KeyReader interface {
+	KeyBySecretSHA256(ctx context.Context, digest []byte) (APIKey, error)
+	// Keys lists keys by created_at descending, then id descending.
+	Keys(ctx context.Context, filter KeyFilter, page pagination.Page) ([]APIKey, error)
+}
+
+// KeyFilter narrows Keys; empty fields match every key.
+type KeyFilter struct {
+	AgencyID string
+	SiteID   string
+}
+
+// KeyTx is a transaction as Keys uses it (see Tx for what its getters
+// lock).
+type KeyTx interface {
+	// Agency is read to check the agency a key is bound to.
+	Agency(ctx context.Context, id string) (Agency, error)
+	Key(ctx context.Context, id string) (APIKey, error)
+	InsertKey(ctx context.Context, k APIKey) error
+	UpdateKey(ctx context.Context, k APIKey) error
+	// Enqueue adds an event to the outbox; the relay publishes it to NATS
+	// after the transaction commits.
+	outbox.Enqueuer
+}
+
+// SiteDirectory answers whether a site exists. Sites belong to the
+// collections service; the CRM asks it when a key is bound to a site.
+type SiteDirectory interface {
+	// SiteExists reports whether the site exists. An error means the answer
+	// is unknown (the collections service is unreachable).
+	SiteExists(ctx context.Context, id string) (bool, error)
+}
+
 // NewKeys returns the key use cases.
-func NewKeys(store Store, sites SiteDirectory, clock Clock) *Keys {
+func NewKeys(store KeyStore, sites SiteDirectory, clock Clock) *Keys {
 	return &Keys{store: store, sites: sites, clock: clock}
 }
 
@@ -83,7 +123,7 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 	digest := apikey.Digest(secret)
 	key.SecretSHA256 = digest[:]
 	key.Prefix = apikey.DisplayPrefix(secret)
-	err = k.store.InTx(ctx, func(tx Tx) error {
+	err = k.store.InTx(ctx, func(tx KeyTx) error {
 		if key.AgencyID != "" {
 			if _, err := tx.Agency(ctx, key.AgencyID); err != nil {
 				if errors.Is(err, ErrNotFound) {
@@ -129,7 +169,7 @@ func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
 		return APIKey{}, err
 	}
 	var key APIKey
-	err = k.store.InTx(ctx, func(tx Tx) error {
+	err = k.store.InTx(ctx, func(tx KeyTx) error {
 		key, err = tx.Key(ctx, id)
 		if err != nil {
 			return notFound(err, "key %q not found", id)

@@ -17,12 +17,46 @@ var listPolicy = pagination.Policy{DefaultLimit: 50, MaxLimit: 200, Clamp: true}
 // Pipeline is the agency's sales pipeline: prospect reports and deals,
 // listed to API keys and written by administrators.
 type Pipeline struct {
-	store Store
+	store PipelineStore
 	clock Clock
 }
 
+// PipelineStore is the store as Pipeline uses it.
+type PipelineStore interface {
+	PipelineReader
+	InTx(ctx context.Context, fn func(PipelineTx) error) error
+}
+
+// PipelineReader is what Pipeline reads outside transactions: the lists
+// API keys read, one agency at a time.
+type PipelineReader interface {
+	// Prospects lists an agency's prospects by updated_at descending, then
+	// id descending.
+	Prospects(ctx context.Context, agencyID string, page pagination.Page) ([]Prospect, error)
+	// Deals lists an agency's deals by updated_at descending, then id
+	// descending.
+	Deals(ctx context.Context, agencyID string, page pagination.Page) ([]Deal, error)
+}
+
+// PipelineTx is a transaction as Pipeline uses it (see Tx for what its
+// getters lock).
+type PipelineTx interface {
+	Agency(ctx context.Context, id string) (Agency, error)
+	// Member is read to check a deal's owner.
+	Member(ctx context.Context, agencyID, id string) (Member, error)
+	Prospect(ctx context.Context, agencyID, id string) (Prospect, error)
+	Deal(ctx context.Context, agencyID, id string) (Deal, error)
+	InsertProspect(ctx context.Context, p Prospect) error
+	UpdateProspect(ctx context.Context, p Prospect) error
+	InsertDeal(ctx context.Context, d Deal) error
+	UpdateDeal(ctx context.Context, d Deal) error
+	// Enqueue adds an event to the outbox; the relay publishes it to NATS
+	// after the transaction commits.
+	outbox.Enqueuer
+}
+
 // NewPipeline returns the pipeline use cases.
-func NewPipeline(store Store, clock Clock) *Pipeline {
+func NewPipeline(store PipelineStore, clock Clock) *Pipeline {
 	return &Pipeline{store: store, clock: clock}
 }
 
@@ -120,7 +154,7 @@ func (p *Pipeline) CreateProspect(ctx context.Context, agencyID string, f Prospe
 		f.WebsiteURL = new(string)
 	}
 	if f.PipelineStage == nil || *f.PipelineStage == "" {
-		f.PipelineStage = ptr(PipelineStages[0])
+		f.PipelineStage = new(PipelineStages[0])
 	}
 	pr := Prospect{ID: newID(), AgencyID: agencyID}
 	if err := f.apply(&pr); err != nil {
@@ -128,7 +162,7 @@ func (p *Pipeline) CreateProspect(ctx context.Context, agencyID string, f Prospe
 	}
 	pr.CreatedAt = p.clock.Now()
 	pr.UpdatedAt = pr.CreatedAt
-	err = p.store.InTx(ctx, func(tx Tx) error {
+	err = p.store.InTx(ctx, func(tx PipelineTx) error {
 		if _, err := tx.Agency(ctx, agencyID); err != nil {
 			return notFound(err, "agency %q not found", agencyID)
 		}
@@ -150,7 +184,7 @@ func (p *Pipeline) UpdateProspect(ctx context.Context, agencyID, id string, f Pr
 		return Prospect{}, err
 	}
 	var pr Prospect
-	err = p.store.InTx(ctx, func(tx Tx) error {
+	err = p.store.InTx(ctx, func(tx PipelineTx) error {
 		if pr, err = tx.Prospect(ctx, agencyID, id); err != nil {
 			return notFound(err, "prospect %q not found in agency %q", id, agencyID)
 		}
@@ -229,7 +263,7 @@ func (p *Pipeline) CreateDeal(ctx context.Context, agencyID string, f DealFields
 		}
 	}
 	if f.Stage == nil || *f.Stage == "" {
-		f.Stage = ptr(DealStages[0])
+		f.Stage = new(DealStages[0])
 	}
 	if f.Value == nil {
 		f.Value = new(float64)
@@ -252,7 +286,7 @@ func (p *Pipeline) CreateDeal(ctx context.Context, agencyID string, f DealFields
 	case dealClosed(d.Stage):
 		d.ClosedAt = &now
 	}
-	err = p.store.InTx(ctx, func(tx Tx) error {
+	err = p.store.InTx(ctx, func(tx PipelineTx) error {
 		if _, err := tx.Agency(ctx, agencyID); err != nil {
 			return notFound(err, "agency %q not found", agencyID)
 		}
@@ -267,7 +301,7 @@ func (p *Pipeline) CreateDeal(ctx context.Context, agencyID string, f DealFields
 	return d, err
 }
 
-func (p *Pipeline) checkOwner(ctx context.Context, tx Tx, agencyID, memberID string) error {
+func (p *Pipeline) checkOwner(ctx context.Context, tx PipelineTx, agencyID, memberID string) error {
 	if _, err := tx.Member(ctx, agencyID, memberID); err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return apperr.Invalid("owner_member_id %q is not a member of agency %q", memberID, agencyID)
@@ -291,7 +325,7 @@ func (p *Pipeline) UpdateDeal(ctx context.Context, agencyID, id string, f DealFi
 		return Deal{}, apperr.Invalid("closed_at cannot be set on update; it follows the stage")
 	}
 	var d Deal
-	err = p.store.InTx(ctx, func(tx Tx) error {
+	err = p.store.InTx(ctx, func(tx PipelineTx) error {
 		if d, err = tx.Deal(ctx, agencyID, id); err != nil {
 			return notFound(err, "deal %q not found in agency %q", id, agencyID)
 		}
@@ -319,5 +353,3 @@ func (p *Pipeline) UpdateDeal(ctx context.Context, agencyID, id string, f DealFi
 	})
 	return d, err
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -34,8 +34,8 @@ func newFixture(t *testing.T) fixture {
 	t.Helper()
 	st := memory.New(memdb.New(nil))
 	clock := app.Clock(func() time.Time { return now })
-	f := fixture{dir: app.NewDirectory(st, clock), pipeline: app.NewPipeline(st, clock),
-		keys: app.NewKeys(st, sites{"0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b": true}, clock)}
+	f := fixture{dir: app.NewDirectory(app.DirectoryStoreOf(st), clock), pipeline: app.NewPipeline(app.PipelineStoreOf(st), clock),
+		keys: app.NewKeys(app.KeyStoreOf(st), sites{"0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b": true}, clock)}
 	var err error
 	if f.agency, err = f.dir.CreateAgency(t.Context(), "Acme"); err != nil {
 		t.Fatal(err)
@@ -58,11 +58,9 @@ func wantInvalid(t *testing.T, err error, words ...string) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func (f fixture) deal(stage string) app.DealFields {
-	return app.DealFields{OwnerMemberID: ptr(f.member.ID), Title: ptr("Retainer"), Stage: ptr(stage),
-		Currency: ptr("usd"), ExpectedCloseDate: ptr("2026-06-30")}
+	return app.DealFields{OwnerMemberID: new(f.member.ID), Title: new("Retainer"), Stage: new(stage),
+		Currency: new("usd"), ExpectedCloseDate: new("2026-06-30")}
 }
 
 func TestDealCloseFollowsTheStage(t *testing.T) {
@@ -94,11 +92,11 @@ func TestDealCloseFollowsTheStage(t *testing.T) {
 	_, err = f.pipeline.CreateDeal(ctx, f.agency.ID, futureClose)
 	wantInvalid(t, err, "closed_at must not be in the future")
 
-	closed, err := f.pipeline.UpdateDeal(ctx, f.agency.ID, open.ID, app.DealFields{Stage: ptr("won")})
+	closed, err := f.pipeline.UpdateDeal(ctx, f.agency.ID, open.ID, app.DealFields{Stage: new("won")})
 	if err != nil || closed.ClosedAt == nil {
 		t.Fatalf("moving to won: %+v %v; want closed_at set", closed, err)
 	}
-	reopened, err := f.pipeline.UpdateDeal(ctx, f.agency.ID, open.ID, app.DealFields{Stage: ptr("negotiation")})
+	reopened, err := f.pipeline.UpdateDeal(ctx, f.agency.ID, open.ID, app.DealFields{Stage: new("negotiation")})
 	if err != nil || reopened.ClosedAt != nil {
 		t.Fatalf("reopening: %+v %v; want closed_at cleared", reopened, err)
 	}
@@ -114,7 +112,7 @@ func TestDealRequiresItsFieldsAndAMemberOfTheAgency(t *testing.T) {
 		case "owner_member_id":
 			d.OwnerMemberID = nil
 		case "title":
-			d.Title = ptr("")
+			d.Title = new("")
 		case "currency":
 			d.Currency = nil
 		case "expected_close_date":
@@ -125,7 +123,7 @@ func TestDealRequiresItsFieldsAndAMemberOfTheAgency(t *testing.T) {
 	}
 	other := newFixture(t) // a member of another agency (in another store, so unknown here)
 	d := f.deal("lead")
-	d.OwnerMemberID = ptr(other.member.ID)
+	d.OwnerMemberID = new(other.member.ID)
 	_, err := f.pipeline.CreateDeal(t.Context(), f.agency.ID, d)
 	wantInvalid(t, err, "is not a member of agency")
 }
@@ -144,7 +142,7 @@ func TestKeyRules(t *testing.T) {
 		"no binding":     {app.NewKey{Name: "k", Scopes: []string{"read"}}, []string{"must be bound to a site_id", "agency_id"}},
 		"unknown scope":  {app.NewKey{Name: "k", Scopes: []string{"admin"}, AgencyID: f.agency.ID}, []string{"admin", "read", "write"}},
 		"no scope":       {app.NewKey{Name: "k", AgencyID: f.agency.ID}, []string{"scopes"}},
-		"past expiry":    {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: f.agency.ID, ExpiresAt: ptr(now.Add(-time.Second))}, []string{"expires_at must be in the future"}},
+		"past expiry":    {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: f.agency.ID, ExpiresAt: new(now.Add(-time.Second))}, []string{"expires_at must be in the future"}},
 		"no name":        {app.NewKey{Scopes: []string{"read"}, AgencyID: f.agency.ID}, []string{"name is required"}},
 		"malformed site": {app.NewKey{Name: "k", Scopes: []string{"read"}, SiteID: "site-1"}, []string{"site_id"}},
 		"unknown site":   {app.NewKey{Name: "k", Scopes: []string{"read"}, SiteID: "0190b7a8-3c1e-7d2f-9a4b-000000000000"}, []string{"does not name an existing site"}},

@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 
-	"github.com/atrium-hq/atrium/platform/outbox"
-	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/store"
 )
 
@@ -18,91 +16,57 @@ var (
 	ErrDuplicate = store.ErrDuplicate
 )
 
-// Store is the CRM service's persistence port. The memory and postgres
-// adapters both satisfy it and are held to the same contract suite
-// (storetest.RunAll).
+// Store is what a CRM store adapter implements: the reads of every use case
+// and transactions that can do the writes of every use case. The memory and
+// postgres adapters both satisfy it and are held to the same contract suite
+// (storetest.RunAll). The use cases never see it whole: each holds its own
+// port (DirectoryStore, KeyStore, PipelineStore), a view of it.
 type Store interface {
-	Reader
+	DirectoryReader
+	KeyReader
+	PipelineReader
 	// InTx runs fn in a transaction: either all of its writes (including the
 	// events it enqueues) happen, or none do.
 	InTx(ctx context.Context, fn func(Tx) error) error
 }
 
-// Reader reads committed state. Every tenant-owned read takes the tenant's
-// id, so no query can cross agencies.
-type Reader interface {
-	Agency(ctx context.Context, id string) (Agency, error)
-	Member(ctx context.Context, agencyID, id string) (Member, error)
-	Client(ctx context.Context, id string) (Client, error)
-	// Agencies lists agencies by created_at descending, then id descending.
-	Agencies(ctx context.Context, page pagination.Page) ([]Agency, error)
-	// Clients lists clients by created_at descending, then id descending;
-	// with filter.AgencyID, only the clients linked to that agency.
-	Clients(ctx context.Context, filter ClientFilter, page pagination.Page) ([]Client, error)
-	// Linked reports whether the client is linked to the agency.
-	Linked(ctx context.Context, agencyID, clientID string) (bool, error)
-	// LinkedClient returns the client if it is linked to the agency, in one
-	// read; ErrNotFound otherwise.
-	LinkedClient(ctx context.Context, agencyID, clientID string) (Client, error)
-	// LinkedClients lists the clients linked to the agency, by id.
-	LinkedClients(ctx context.Context, agencyID string) ([]Client, error)
-	// Prospects lists an agency's prospects by updated_at descending, then
-	// id descending.
-	Prospects(ctx context.Context, agencyID string, page pagination.Page) ([]Prospect, error)
-	// Deals lists an agency's deals by updated_at descending, then id
-	// descending.
-	Deals(ctx context.Context, agencyID string, page pagination.Page) ([]Deal, error)
-	KeyBySecretSHA256(ctx context.Context, digest []byte) (APIKey, error)
-	// Keys lists keys by created_at descending, then id descending.
-	Keys(ctx context.Context, filter KeyFilter, page pagination.Page) ([]APIKey, error)
-}
-
-// ClientFilter narrows Clients; an empty AgencyID matches every client.
-type ClientFilter struct {
-	AgencyID string
-}
-
-// KeyFilter narrows Keys; empty fields match every key.
-type KeyFilter struct {
-	AgencyID string
-	SiteID   string
-}
-
-// Tx is a transaction. Its getters see the transaction's own writes and, in
-// PostgreSQL, lock the row they return until the transaction ends, so that
-// read-modify-write use cases do not lose updates.
+// Tx is an adapter's transaction: every use case's transaction port at once.
+// Its getters see the transaction's own writes and, in PostgreSQL, lock the
+// row they return until the transaction ends, so that read-modify-write use
+// cases do not lose updates.
 type Tx interface {
-	Agency(ctx context.Context, id string) (Agency, error)
-	Member(ctx context.Context, agencyID, id string) (Member, error)
-	Client(ctx context.Context, id string) (Client, error)
-	Link(ctx context.Context, agencyID, clientID string) (ClientLink, error)
-	Key(ctx context.Context, id string) (APIKey, error)
-	Prospect(ctx context.Context, agencyID, id string) (Prospect, error)
-	Deal(ctx context.Context, agencyID, id string) (Deal, error)
-
-	InsertAgency(ctx context.Context, a Agency) error
-	InsertMember(ctx context.Context, m Member) error
-	InsertClient(ctx context.Context, c Client) error
-	// UpdateClient stores c's status, auto_deploy and updated_at.
-	UpdateClient(ctx context.Context, c Client) error
-	InsertLink(ctx context.Context, l ClientLink) error
-	DeleteLink(ctx context.Context, agencyID, clientID string) error
-	InsertKey(ctx context.Context, k APIKey) error
-	UpdateKey(ctx context.Context, k APIKey) error
-	InsertProspect(ctx context.Context, p Prospect) error
-	UpdateProspect(ctx context.Context, p Prospect) error
-	InsertDeal(ctx context.Context, d Deal) error
-	UpdateDeal(ctx context.Context, d Deal) error
-
-	// Enqueue adds an event to the outbox; the relay publishes it to NATS
-	// after the transaction commits.
-	outbox.Enqueuer
+	DirectoryTx
+	KeyTx
+	PipelineTx
 }
 
-// SiteDirectory answers whether a site exists. Sites belong to the
-// collections service; the CRM asks it when a key is bound to a site.
-type SiteDirectory interface {
-	// SiteExists reports whether the site exists. An error means the answer
-	// is unknown (the collections service is unreachable).
-	SiteExists(ctx context.Context, id string) (bool, error)
+// DirectoryStoreOf presents an adapter's Store as the Directory use cases'
+// port.
+func DirectoryStoreOf(s Store) DirectoryStore {
+	return view[DirectoryTx]{s, func(tx Tx) DirectoryTx { return tx }}
+}
+
+// KeyStoreOf presents an adapter's Store as the Keys use cases' port.
+func KeyStoreOf(s Store) KeyStore {
+	return view[KeyTx]{s, func(tx Tx) KeyTx { return tx }}
+}
+
+// PipelineStoreOf presents an adapter's Store as the Pipeline use cases'
+// port.
+func PipelineStoreOf(s Store) PipelineStore {
+	return view[PipelineTx]{s, func(tx Tx) PipelineTx { return tx }}
+}
+
+// view is a Store whose InTx hands fn the transaction as a narrower port T.
+// Go does not accept a func(DirectoryTx) where a func(Tx) is expected,
+// although every Tx is a DirectoryTx, so narrow does that conversion (and
+// the compiler checks it); the port's own interface type hides the other
+// use cases' reads.
+type view[T any] struct {
+	Store
+	narrow func(Tx) T
+}
+
+func (v view[T]) InTx(ctx context.Context, fn func(T) error) error {
+	return v.Store.InTx(ctx, func(tx Tx) error { return fn(v.narrow(tx)) })
 }

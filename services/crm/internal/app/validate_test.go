@@ -78,19 +78,19 @@ func TestNumbersDatesAndCodes(t *testing.T) {
 
 func TestProspectFieldsApply(t *testing.T) {
 	pr := Prospect{BusinessName: "Old", WebsiteURL: "https://old.example", Domain: "old.example", PipelineStage: "new"}
-	err := ProspectFields{WebsiteURL: ptr("https://www.New.example/shop"), LeadScore: ptr(80.0)}.apply(&pr)
+	err := ProspectFields{WebsiteURL: new("https://www.New.example/shop"), LeadScore: new(80.0)}.apply(&pr)
 	if err != nil || pr.Domain != "www.new.example" || pr.LeadScore != 80 || pr.BusinessName != "Old" {
 		t.Fatalf("website change: %+v %v; want the domain to follow the host and other fields kept", pr, err)
 	}
-	err = ProspectFields{WebsiteURL: ptr("https://a.example"), Domain: ptr("Brand.example")}.apply(&pr)
+	err = ProspectFields{WebsiteURL: new("https://a.example"), Domain: new("Brand.example")}.apply(&pr)
 	if err != nil || pr.Domain != "brand.example" {
 		t.Fatalf("explicit domain wins: %+v %v", pr, err)
 	}
-	err = ProspectFields{WebsiteURL: ptr("http://localhost:8080/")}.apply(&pr)
+	err = ProspectFields{WebsiteURL: new("http://localhost:8080/")}.apply(&pr)
 	invalid(t, err, "website_url's host", "send domain explicitly")
-	err = ProspectFields{PipelineStage: ptr("closed")}.apply(&pr)
+	err = ProspectFields{PipelineStage: new("closed")}.apply(&pr)
 	invalid(t, err, "pipeline_stage must be one of: new, contacted")
-	err = ProspectFields{Industry: ptr("  ")}.apply(&pr)
+	err = ProspectFields{Industry: new("  ")}.apply(&pr)
 	if err != nil || pr.Industry != "" {
 		t.Fatalf("industry may be cleared: %+v %v", pr, err)
 	}
@@ -98,12 +98,12 @@ func TestProspectFieldsApply(t *testing.T) {
 
 func TestDealFieldsApply(t *testing.T) {
 	d := Deal{Title: "Old", Stage: "lead", Currency: "USD"}
-	if err := (DealFields{Title: ptr(" Retainer "), Currency: ptr("eur"), Value: ptr(1500.0)}).apply(&d); err != nil ||
+	if err := (DealFields{Title: new(" Retainer "), Currency: new("eur"), Value: new(1500.0)}).apply(&d); err != nil ||
 		d.Title != "Retainer" || d.Currency != "EUR" || d.Value != 1500 || d.Stage != "lead" {
 		t.Fatalf("apply: %+v %v", d, err)
 	}
-	invalid(t, DealFields{OwnerMemberID: ptr("bob")}.apply(&d), "owner_member_id must be a UUID")
-	invalid(t, DealFields{ExpectedCloseDate: ptr("soon")}.apply(&d), "expected_close_date")
+	invalid(t, DealFields{OwnerMemberID: new("bob")}.apply(&d), "owner_member_id must be a UUID")
+	invalid(t, DealFields{ExpectedCloseDate: new("soon")}.apply(&d), "expected_close_date")
 }
 
 // The proto comments are what the OpenAPI documents turn into

@@ -236,10 +236,7 @@ func (r *Resource) offered(universe []string) []string {
 
 // AllFields lists every field of the resource's rows, system ones first.
 func (r *Resource) AllFields() []Field {
-	out := []Field{{Name: "id", Type: TUUID}}
-	for _, f := range r.Fields {
-		out = append(out, f)
-	}
+	out := append([]Field{{Name: "id", Type: TUUID}}, r.Fields...)
 	cf, _ := r.Field("created_at")
 	return append(out, cf, Field{Name: "updated_at", Type: TTimestamp})
 }

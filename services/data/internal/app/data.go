@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
@@ -133,10 +135,10 @@ func (d *Datasets) Read(ctx context.Context, agencyID string, p ReadParams) (Pag
 		return Page{}, apperr.Invalid("direction must be asc or desc (default desc); got %q", p.Direction)
 	}
 	if p.Order != "" {
-		if !contains(OrderFields, p.Order) {
+		if !slices.Contains(OrderFields, p.Order) {
 			return Page{}, apperr.Invalid("Invalid order field. Allowed: %s", list(OrderFields))
 		}
-		if !contains(r.Orders(), p.Order) {
+		if !slices.Contains(r.Orders(), p.Order) {
 			return Page{}, apperr.Invalid("resource %s has no field %s to order by; it can be ordered by: %s", r.Name, p.Order, list(r.Orders()))
 		}
 		q.Order = p.Order
@@ -145,10 +147,10 @@ func (d *Datasets) Read(ctx context.Context, agencyID string, p ReadParams) (Pag
 		return Page{}, apperr.Invalid("filter_field and filter_value go together: give both or neither")
 	}
 	if p.FilterField != "" {
-		if !contains(FilterFields, p.FilterField) {
+		if !slices.Contains(FilterFields, p.FilterField) {
 			return Page{}, apperr.Invalid("Invalid filter field. Allowed: %s", list(FilterFields))
 		}
-		if !contains(r.Filters(), p.FilterField) {
+		if !slices.Contains(r.Filters(), p.FilterField) {
 			return Page{}, apperr.Invalid("resource %s has no field %s to filter by; it can be filtered by: %s", r.Name, p.FilterField, list(r.Filters()))
 		}
 		fd, _ := r.Field(p.FilterField)
@@ -204,15 +206,6 @@ func (d *Datasets) Read(ctx context.Context, agencyID string, p ReadParams) (Pag
 		pg.NextCursor = nextCursor(p, q, &rows[len(rows)-1])
 	}
 	return pg, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // clients is the clients resource: the agency's linked clients, from the
@@ -277,7 +270,7 @@ func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs [
 	}
 	err = d.store.InTx(ctx, func(tx Tx) error {
 		if err := tx.InsertRows(ctx, rows); err != nil {
-			if err == ErrDuplicate || isDuplicate(err) {
+			if errors.Is(err, ErrDuplicate) {
 				return apperr.Conflict("a row with one of these ids already exists in %s", r.Name)
 			}
 			return err
@@ -289,18 +282,4 @@ func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs [
 
 func enqueueInserted(ctx context.Context, tx Tx, clientID, resource string, n int, at time.Time) error {
 	return outbox.Enqueue(ctx, tx, SubjectRowsInserted, rowsEvent{clientID, resource, n, at}, at)
-}
-
-func isDuplicate(err error) bool {
-	for e := err; e != nil; {
-		if e == ErrDuplicate {
-			return true
-		}
-		u, ok := e.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		e = u.Unwrap()
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/tenancy"
@@ -133,7 +134,7 @@ func (l *Loader) wait() error {
 func (l *Loader) commit(ctx context.Context, batch []Row, line, loaded int64) error {
 	return l.d.store.InTx(ctx, func(tx Tx) error {
 		if err := tx.InsertRows(ctx, batch); err != nil {
-			if isDuplicate(err) {
+			if errors.Is(err, ErrDuplicate) {
 				return apperr.Conflict("a row before line %d has an id that already exists in %s (%d rows committed before its batch)", line+1, l.resource.Name, loaded)
 			}
 			return err

@@ -205,7 +205,7 @@ func (d *Datasets) applyWrites(ctx context.Context, client string, pending []pen
 		}
 		if len(inserts) > 0 {
 			if err := tx.InsertRows(ctx, inserts); err != nil {
-				if isDuplicate(err) {
+				if errors.Is(err, ErrDuplicate) {
 					return fmt.Errorf("%w: %w", errInsertRace, err)
 				}
 				return err

@@ -247,7 +247,6 @@ func SelectRows(rows []Row, q Query) ([]Row, int) {
 	total := len(kept)
 	start := min(int(q.Page.Offset), total)
 	if q.After != nil {
-		start = 0
 		start, _ = slices.BinarySearchFunc(kept, *q.After, func(r Row, a After) int {
 			if order(keyOf(&r, q.Order), r.ID, a.Key, a.ID) <= 0 {
 				return -1

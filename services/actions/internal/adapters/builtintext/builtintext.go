@@ -9,6 +9,7 @@ package builtintext
 import (
 	"context"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -87,12 +88,7 @@ func seed(req provider.TextRequest) uint64 {
 	}
 	write(req.Kind)
 	for _, m := range []map[string]string{req.Inputs, req.Hints} {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			write(k)
 			write(strings.TrimSpace(m[k]))
 		}
@@ -118,7 +114,7 @@ func (r *rng) intn(n int) int {
 	if n <= 1 {
 		return 0
 	}
-	return int(r.next() % uint64(n))
+	return int(r.next() % uint64(n)) //nolint:gosec // G115: n > 1, and the remainder is below it
 }
 
 func (r *rng) pick(options ...string) string { return options[r.intn(len(options))] }

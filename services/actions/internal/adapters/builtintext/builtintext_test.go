@@ -3,6 +3,7 @@ package builtintext_test
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -153,7 +154,7 @@ func parseArticle(t *testing.T, content string) article {
 	faq := false
 	for {
 		tok, err := dec.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

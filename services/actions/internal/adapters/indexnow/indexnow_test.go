@@ -46,7 +46,7 @@ func newEndpoint(t *testing.T, status int, body string) *endpoint {
 		e.requests = append(e.requests, req)
 		e.mu.Unlock()
 		w.WriteHeader(status)
-		io.WriteString(w, body)
+		_, _ = io.WriteString(w, body)
 	}))
 	t.Cleanup(e.Close)
 	return e

@@ -41,7 +41,7 @@ func TestTextContract(t *testing.T) {
 		}
 		content, _ := json.Marshal(answer)
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, completion("local-model-2026-01", string(content)))
+		_, _ = io.WriteString(w, completion("local-model-2026-01", string(content)))
 	}))
 	t.Cleanup(srv.Close)
 	providertest.RunText(t, func(t *testing.T) provider.TextGenerator {

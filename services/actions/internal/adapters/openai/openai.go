@@ -412,7 +412,7 @@ func parseFields(content string, fields []provider.TextField) (map[string]string
 		}
 		s, err := fieldText(v)
 		if err != nil {
-			return nil, fmt.Errorf("the model's answer gave %s as %s, not text", f.Name, err)
+			return nil, fmt.Errorf("the model's answer gave %s as %w, not text", f.Name, err)
 		}
 		if s == "" {
 			return nil, fmt.Errorf("the model's answer left %s empty", f.Name)

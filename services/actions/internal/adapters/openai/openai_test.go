@@ -80,7 +80,7 @@ func server(t *testing.T, status int, contentType, body string) (*httptest.Serve
 		c.mu.Unlock()
 		w.Header().Set("Content-Type", contentType)
 		w.WriteHeader(status)
-		io.WriteString(w, body)
+		_, _ = io.WriteString(w, body)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, c
@@ -326,7 +326,7 @@ func TestGenerateTruncatesLongProviderMessages(t *testing.T) {
 func TestGenerateTimesOut(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
+		_, _ = io.Copy(io.Discard, r.Body)
 		select {
 		case <-release:
 		case <-r.Context().Done():
@@ -351,7 +351,7 @@ func TestGenerateTimesOut(t *testing.T) {
 func TestGenerateReturnsTheCallersCancellation(t *testing.T) {
 	arrived, release := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
+		_, _ = io.Copy(io.Discard, r.Body)
 		close(arrived)
 		select {
 		case <-release:

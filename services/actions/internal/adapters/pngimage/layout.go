@@ -222,7 +222,6 @@ func wrap(face font.Face, words []string, maxW fixed.Int26_6, limit int) []strin
 				continue
 			}
 			lines = append(lines, line)
-			line = ""
 			if len(lines) == limit {
 				return lines
 			}

@@ -145,5 +145,5 @@ func (r *Renderer) draw(th *theme, title, subtitle string, w, h int) (*image.RGB
 func paletteIndex(title string, n int) int {
 	f := fnv.New32a()
 	_, _ = f.Write([]byte(title))
-	return int(f.Sum32() % uint32(n))
+	return int(f.Sum32() % uint32(n)) //nolint:gosec // G115: n is the length of a palette list
 }

@@ -32,7 +32,7 @@ type palette struct {
 }
 
 func rgb(v uint32) color.RGBA {
-	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 0xff}
+	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 0xff} //nolint:gosec // G115: the three bytes of 0xRRGGBB
 }
 
 var (
@@ -126,7 +126,7 @@ func decorateGradient(img *image.RGBA, p palette) {
 			num := x*(h-1) + y*(w-1)
 			px := row[4*x : 4*x+4 : 4*x+4]
 			for i := range 3 {
-				px[i] = uint8(c1[i] + (c2[i]-c1[i])*num/den)
+				px[i] = uint8(c1[i] + (c2[i]-c1[i])*num/den) //nolint:gosec // G115: between two channel values, num <= den
 			}
 			px[3] = 0xff
 		}
@@ -197,9 +197,7 @@ func fillCircle(img *image.RGBA, cx, cy, radius float64, c color.RGBA) {
 				continue
 			}
 			a := int(cover * 256)
-			px[0] = uint8((int(px[0])*(256-a) + int(c.R)*a) >> 8)
-			px[1] = uint8((int(px[1])*(256-a) + int(c.G)*a) >> 8)
-			px[2] = uint8((int(px[2])*(256-a) + int(c.B)*a) >> 8)
+			px[0], px[1], px[2] = blend(px[0], c.R, a), blend(px[1], c.G, a), blend(px[2], c.B, a)
 		}
 	}
 }
@@ -208,4 +206,9 @@ func fillCircle(img *image.RGBA, cx, cy, radius float64, c color.RGBA) {
 func mix(a, b color.RGBA, share float64) color.RGBA {
 	m := func(x, y uint8) uint8 { return uint8(math.Round(float64(x)*(1-share) + float64(y)*share)) }
 	return color.RGBA{R: m(a.R, b.R), G: m(a.G, b.G), B: m(a.B, b.B), A: 0xff}
+}
+
+// blend mixes src over dst with coverage a/256, a from 0 to 256.
+func blend(dst, src uint8, a int) uint8 {
+	return uint8((int(dst)*(256-a) + int(src)*a) >> 8) //nolint:gosec // G115: a weighted mean of two bytes is a byte
 }

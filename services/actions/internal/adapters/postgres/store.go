@@ -40,7 +40,7 @@ type querier interface {
 func balance(ctx context.Context, q querier, agencyID string) (app.Balance, error) {
 	var b app.Balance
 	err := q.QueryRow(ctx, `SELECT ai, data FROM credits WHERE agency_id = $1`, agencyID).Scan(&b.AI, &b.Data)
-	if err == pgx.ErrNoRows {
+	if errors.Is(err, pgx.ErrNoRows) {
 		return app.Balance{}, nil
 	}
 	return b, pgdb.Err(err, "read balance")
@@ -131,7 +131,7 @@ func (t tx) AddCredits(ctx context.Context, agencyID string, d app.Balance) (app
 	if err == nil {
 		return b, true, nil
 	}
-	if err != pgx.ErrNoRows {
+	if !errors.Is(err, pgx.ErrNoRows) {
 		return app.Balance{}, false, pgdb.Err(err, "change balance")
 	}
 	if b, err = balance(ctx, t, agencyID); err != nil {
@@ -192,7 +192,7 @@ func (t tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error) 
 		WHERE agency_id = $1 AND ai >= $2 AND data >= $3 RETURNING ai, data`, r.AgencyID, r.Cost.AI, r.Cost.Data).
 		QueryRow(func(row pgx.Row) error {
 			err := row.Scan(&b.AI, &b.Data)
-			if err == pgx.ErrNoRows {
+			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
 			}
 			reserved = err == nil

@@ -95,7 +95,7 @@ func parseMessage(t *testing.T, data []byte) (*mail.Message, []part) {
 	var parts []part
 	for {
 		p, err := r.NextRawPart()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

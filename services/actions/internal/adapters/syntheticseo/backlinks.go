@@ -228,9 +228,9 @@ func sourcePage(r *stream, kind string, s site, seen time.Time) page {
 	slug := articleSlug(r, s, seen)
 	digits := func(n int) string {
 		b := make([]byte, n)
-		b[0] = byte('1' + r.intn(9))
+		b[0] = "123456789"[r.intn(9)]
 		for i := 1; i < n; i++ {
-			b[i] = byte('0' + r.intn(10))
+			b[i] = "0123456789"[r.intn(10)]
 		}
 		return string(b)
 	}
@@ -430,7 +430,7 @@ func scoreProfile(links []provider.Backlink, exactAnchors int, home string) (da,
 	}
 	strength := 0.0
 	for _, s := range sources {
-		w := math.Pow(s.authority/100, 2)
+		w := (s.authority / 100) * (s.authority / 100)
 		if !s.followed {
 			w *= 0.25
 		}

@@ -101,7 +101,9 @@ func (r *stream) float() float64 { return float64(r.next()>>11) / (1 << 53) }
 func (r *stream) between(lo, hi float64) float64 { return lo + (hi-lo)*r.float() }
 
 // intn returns an integer in [0, n).
-func (r *stream) intn(n int) int { return int(r.next() % uint64(n)) }
+func (r *stream) intn(n int) int {
+	return int(r.next() % uint64(n)) //nolint:gosec // G115: n > 0 at every call, and the remainder is below it
+}
 
 // chance reports true with probability p.
 func (r *stream) chance(p float64) bool { return r.float() < p }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/url"
 
 	"github.com/atrium-hq/atrium/platform/netguard"
@@ -30,7 +31,10 @@ func (f *Fetcher) CheckURL(raw string) error {
 func (f *Fetcher) checkURL(raw string) (*url.URL, *netguard.URLError) {
 	u, err := f.guard.CheckURL(raw)
 	if err != nil {
-		ue := err.(*netguard.URLError)
+		var ue *netguard.URLError
+		if !errors.As(err, &ue) {
+			return nil, &netguard.URLError{Reason: err.Error()}
+		}
 		if ue.Private {
 			return nil, &netguard.URLError{Private: true, Reason: refusal(ue.Reason)}
 		}

@@ -52,7 +52,7 @@ func fetch(t *testing.T, f *web.Fetcher, url string) *provider.Page {
 
 // wantProviderError checks err is a ProviderError with code whose message
 // holds every one of parts.
-func wantProviderError(t *testing.T, err error, code int, parts ...string) *provider.Error {
+func wantProviderError(t *testing.T, err error, code int, parts ...string) {
 	t.Helper()
 	var pe *provider.Error
 	if !errors.As(err, &pe) {
@@ -69,7 +69,6 @@ func wantProviderError(t *testing.T, err error, code int, parts ...string) *prov
 			t.Errorf("message %q does not say %q", pe.Message, s)
 		}
 	}
-	return pe
 }
 
 func html(w http.ResponseWriter, status int, body string) {
@@ -191,13 +190,13 @@ func TestFetchDecodesCharsets(t *testing.T) {
 		switch r.URL.Path {
 		case "/header":
 			w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
-			w.Write([]byte("<html><head><title>Caf\xe9</title></head><body><p>Na\xefve cr\xe8me</p></body></html>"))
+			_, _ = w.Write([]byte("<html><head><title>Caf\xe9</title></head><body><p>Na\xefve cr\xe8me</p></body></html>"))
 		case "/invalid":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write([]byte("<html><head><title>Bad \xff\xfe bytes</title></head><body><a href=\"/x\">\xc3</a></body></html>"))
+			_, _ = w.Write([]byte("<html><head><title>Bad \xff\xfe bytes</title></head><body><a href=\"/x\">\xc3</a></body></html>"))
 		case "/meta":
 			w.Header().Set("Content-Type", "text/html")
-			w.Write([]byte("<html><head><meta charset=\"windows-1252\"><title>Caf\xe9 \x93quoted\x94</title></head><body></body></html>"))
+			_, _ = w.Write([]byte("<html><head><meta charset=\"windows-1252\"><title>Caf\xe9 \x93quoted\x94</title></head><body></body></html>"))
 		}
 	})
 	f := newFetcher(t, web.Config{AllowPrivate: true})
@@ -444,10 +443,10 @@ func TestFetchRefusesLargePages(t *testing.T) {
 		case "/gzip":
 			var buf bytes.Buffer
 			zw := gzip.NewWriter(&buf)
-			zw.Write(make([]byte, 64<<10))
+			_, _ = zw.Write(make([]byte, 64<<10))
 			zw.Close()
 			w.Header().Set("Content-Encoding", "gzip")
-			w.Write(buf.Bytes())
+			_, _ = w.Write(buf.Bytes())
 		case "/exact":
 			fmt.Fprint(w, body[:1024])
 		}
@@ -471,7 +470,7 @@ func TestFetchReportsNonHTMLWithoutReadingIt(t *testing.T) {
 			fmt.Fprint(w, `{"title": "<h1>not a heading</h1>"}`)
 		case "/untyped-png":
 			w.Header()["Content-Type"] = nil // no header, and no sniffing by the server
-			w.Write(png)
+			_, _ = w.Write(png)
 		case "/untyped-html":
 			w.Header()["Content-Type"] = nil
 			fmt.Fprint(w, "<!DOCTYPE html><html><head><title>Sniffed</title></head></html>")

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -201,12 +202,7 @@ func attr(n *html.Node, name string) (string, bool) {
 // hasToken reports whether the space-separated list (a rel attribute)
 // holds token, ignoring case.
 func hasToken(list, token string) bool {
-	for _, t := range strings.Fields(list) {
-		if strings.EqualFold(t, token) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Fields(list), func(t string) bool { return strings.EqualFold(t, token) })
 }
 
 // textOf is the text of n's descendants as a visitor reads it, whitespace

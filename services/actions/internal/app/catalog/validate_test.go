@@ -14,7 +14,7 @@ const client = "0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b"
 
 func body(act string, fields ...any) map[string]any {
 	b := map[string]any{"action": act, "client_id": client}
-	for i := 0; i < len(fields); i += 2 {
+	for i := 0; i+1 < len(fields); i += 2 {
 		b[fields[i].(string)] = fields[i+1]
 	}
 	return b

@@ -147,7 +147,7 @@ func newCollection(t *testing.T, s Store, siteID, slug string, fields ...app.Fie
 
 func values(kv ...any) app.Values {
 	v := app.Values{}
-	for i := 0; i < len(kv); i += 2 {
+	for i := 0; i+1 < len(kv); i += 2 {
 		b, _ := json.Marshal(kv[i+1])
 		v[kv[i].(string)] = b
 	}

@@ -57,7 +57,7 @@ func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
 	return s.db.InTx(ctx, func(t *memdb.Tx) error { return fn(&tx{Tx: t, s: s}) })
 }
 
-// Agency implements app.Reader.
+// Agency implements app.DirectoryReader.
 func (s *Store) Agency(_ context.Context, id string) (app.Agency, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -72,13 +72,6 @@ func (s *Store) agency(id string) (app.Agency, error) {
 	return a, nil
 }
 
-// Member implements app.Reader.
-func (s *Store) Member(_ context.Context, agencyID, id string) (app.Member, error) {
-	s.db.RLock()
-	defer s.db.RUnlock()
-	return s.member(agencyID, id)
-}
-
 func (s *Store) member(agencyID, id string) (app.Member, error) {
 	m, ok := s.members[id]
 	if !ok || m.AgencyID != agencyID {
@@ -87,14 +80,14 @@ func (s *Store) member(agencyID, id string) (app.Member, error) {
 	return m, nil
 }
 
-// Client implements app.Reader.
+// Client implements app.DirectoryReader.
 func (s *Store) Client(_ context.Context, id string) (app.Client, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
 	return s.client(id)
 }
 
-// Agencies implements app.Reader.
+// Agencies implements app.DirectoryReader.
 func (s *Store) Agencies(_ context.Context, page pagination.Page) ([]app.Agency, error) {
 	s.db.RLock()
 	rows := slices.Collect(maps.Values(s.agencies))
@@ -103,7 +96,7 @@ func (s *Store) Agencies(_ context.Context, page pagination.Page) ([]app.Agency,
 	return slices.Clone(window(rows, page)), nil
 }
 
-// Clients implements app.Reader.
+// Clients implements app.DirectoryReader.
 func (s *Store) Clients(_ context.Context, f app.ClientFilter, page pagination.Page) ([]app.Client, error) {
 	s.db.RLock()
 	var rows []app.Client
@@ -117,7 +110,7 @@ func (s *Store) Clients(_ context.Context, f app.ClientFilter, page pagination.P
 	return slices.Clone(window(rows, page)), nil
 }
 
-// Linked implements app.Reader.
+// Linked implements app.DirectoryReader.
 func (s *Store) Linked(_ context.Context, agencyID, clientID string) (bool, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -125,7 +118,7 @@ func (s *Store) Linked(_ context.Context, agencyID, clientID string) (bool, erro
 	return ok, nil
 }
 
-// LinkedClient implements app.Reader.
+// LinkedClient implements app.DirectoryReader.
 func (s *Store) LinkedClient(_ context.Context, agencyID, clientID string) (app.Client, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -135,7 +128,7 @@ func (s *Store) LinkedClient(_ context.Context, agencyID, clientID string) (app.
 	return s.client(clientID)
 }
 
-// LinkedClients implements app.Reader.
+// LinkedClients implements app.DirectoryReader.
 func (s *Store) LinkedClients(_ context.Context, agencyID string) ([]app.Client, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -169,7 +162,7 @@ func window[T any](rows []T, page pagination.Page) []T {
 	return rows[start:end]
 }
 
-// Prospects implements app.Reader.
+// Prospects implements app.PipelineReader.
 func (s *Store) Prospects(_ context.Context, agencyID string, page pagination.Page) ([]app.Prospect, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -184,7 +177,7 @@ func (s *Store) Prospects(_ context.Context, agencyID string, page pagination.Pa
 	return out, nil
 }
 
-// Deals implements app.Reader.
+// Deals implements app.PipelineReader.
 func (s *Store) Deals(_ context.Context, agencyID string, page pagination.Page) ([]app.Deal, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -199,7 +192,7 @@ func (s *Store) Deals(_ context.Context, agencyID string, page pagination.Page) 
 	return out, nil
 }
 
-// KeyBySecretSHA256 implements app.Reader.
+// KeyBySecretSHA256 implements app.KeyReader.
 func (s *Store) KeyBySecretSHA256(_ context.Context, digest []byte) (app.APIKey, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
@@ -210,7 +203,7 @@ func (s *Store) KeyBySecretSHA256(_ context.Context, digest []byte) (app.APIKey,
 	return cloneKey(s.keys[id]), nil
 }
 
-// Keys implements app.Reader.
+// Keys implements app.KeyReader.
 func (s *Store) Keys(_ context.Context, f app.KeyFilter, page pagination.Page) ([]app.APIKey, error) {
 	s.db.RLock()
 	var rows []app.APIKey

@@ -109,14 +109,20 @@ func testAgencyRoundTrip(t *testing.T, s Store) {
 func testMemberRules(t *testing.T, s Store) {
 	a, b := newAgency(t, s), newAgency(t, s)
 	m := newMember(t, s, a.ID)
-	got, err := s.Member(ctx(t), a.ID, m.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Members are read only in transactions (a deal's owner is checked in
+	// the deal's).
+	var got app.Member
+	mustTx(t, s, func(tx app.Tx) (err error) {
+		got, err = tx.Member(ctx(t), a.ID, m.ID)
+		return err
+	})
 	wantEqual(t, got, m)
 
 	// Another agency's id never reaches the member.
-	_, err = s.Member(ctx(t), b.ID, m.ID)
+	err := s.InTx(ctx(t), func(tx app.Tx) error {
+		_, err := tx.Member(ctx(t), b.ID, m.ID)
+		return err
+	})
 	wantErr(t, err, app.ErrNotFound)
 
 	dup := m

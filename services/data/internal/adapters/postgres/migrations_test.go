@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -69,15 +70,12 @@ func TestRowsStoredBeforeTheActionFields(t *testing.T) {
 			t.Fatal(err)
 		}
 		r, _ := app.Lookup(resource)
-		var fields, keys []string
+		var fields []string
 		for _, f := range r.AllFields() {
 			fields = append(fields, f.Name)
 		}
-		for k := range got {
-			keys = append(keys, k)
-		}
 		slices.Sort(fields)
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(got))
 		if !slices.Equal(keys, fields) {
 			t.Errorf("%s row has %s\nwant the fields %s", resource, strings.Join(keys, ", "), strings.Join(fields, ", "))
 		}

@@ -313,7 +313,7 @@ const countShards = 16
 // random, in key order so that concurrent writers lock counters in the
 // same order and cannot deadlock, and returns how many it queued.
 func queueCounts(b *pgx.Batch, counts map[countKey]int64) int {
-	shard := rand.IntN(countShards)
+	shard := rand.IntN(countShards) //nolint:gosec // G404: spreads writers over shards, not a secret
 	maps.DeleteFunc(counts, func(_ countKey, n int64) bool { return n == 0 })
 	keys := slices.Collect(maps.Keys(counts))
 	slices.SortFunc(keys, func(a, b countKey) int {

@@ -12,7 +12,7 @@ import (
 
 // wantFailure checks that err is a *provider.Error with status code, or
 // any error status when code is 0, and returns it.
-func wantFailure(t *testing.T, err error, code int) *provider.Error {
+func wantFailure(t *testing.T, err error, code int) {
 	t.Helper()
 	var pe *provider.Error
 	switch {
@@ -25,7 +25,6 @@ func wantFailure(t *testing.T, err error, code int) *provider.Error {
 	case pe.Message == "" || pe.Provider == "":
 		t.Fatalf("error %+v does not say which provider failed and how", pe)
 	}
-	return pe
 }
 
 // callerContexts are the two ways a caller ends a call: it cancels

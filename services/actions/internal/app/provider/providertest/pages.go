@@ -41,18 +41,18 @@ func RunPages(t *testing.T, newFetcher func(t *testing.T) provider.PageFetcher) 
 		switch r.URL.Path {
 		case "/coffee":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, auditPage)
+			_, _ = io.WriteString(w, auditPage)
 		case "/old":
 			http.Redirect(w, r, "/coffee", http.StatusMovedPermanently)
 		case "/data.json":
 			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"title": "<h1>not a heading</h1>"}`)
+			_, _ = io.WriteString(w, `{"title": "<h1>not a heading</h1>"}`)
 		case "/slow":
 			<-r.Context().Done()
 		default:
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.WriteHeader(http.StatusNotFound)
-			io.WriteString(w, "<title>Not found</title><h1>Gone</h1>")
+			_, _ = io.WriteString(w, "<title>Not found</title><h1>Gone</h1>")
 		}
 	}))
 	t.Cleanup(srv.Close)

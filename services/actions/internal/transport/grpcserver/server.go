@@ -1,8 +1,4 @@
-// Package grpc is the actions service's gRPC transport: protobuf
-// conversion, the response headers (credit balances, idempotent replays)
-// and calls into the use cases. Who may call what is declared on each RPC
-// in the proto files and enforced by the interceptors.
-package grpc
+package grpcserver
 
 import (
 	"context"
@@ -23,6 +19,8 @@ import (
 )
 
 // Response header metadata, sent by the gateway as HTTP headers.
+//
+//nolint:gosec // G101: header names that mention credits, not credentials
 const (
 	headerAICredits   = "atrium-ai-credits-remaining"
 	headerDataCredits = "atrium-data-credits-remaining"
@@ -92,7 +90,7 @@ func typedRun(run app.Run) (*actionsv1.RunActionResponse, error) {
 	}
 	return &actionsv1.RunActionResponse{
 		Action: run.Action, ClientId: run.ClientID, Status: run.Status,
-		StatusCode: int32(run.StatusCode), Data: data,
+		StatusCode: int32(run.StatusCode), Data: data, //nolint:gosec // G115: an HTTP status
 	}, nil
 }
 
@@ -139,7 +137,7 @@ func (s *Server) ListActions(context.Context, *actionsv1.ListActionsRequest) (*a
 	out := &actionsv1.ListActionsResponse{}
 	for _, a := range catalog.All() {
 		pa := &actionsv1.Action{Name: a.Name, Description: a.Description, Writes: a.Writes, Refreshes: a.Refreshes,
-			Cost: &actionsv1.Cost{Ai: int32(a.Cost.AI), Data: int32(a.Cost.Data)}, Fields: []*actionsv1.Field{}}
+			Cost: &actionsv1.Cost{Ai: int32(a.Cost.AI), Data: int32(a.Cost.Data)}, Fields: []*actionsv1.Field{}} //nolint:gosec // G115: the catalog's costs, a few credits
 		for _, f := range a.Fields {
 			pf := &actionsv1.Field{Name: f.Name, Type: f.Type, Description: f.Description, Required: f.Required, AllowedValues: f.Enum}
 			if pf.AllowedValues == nil {
@@ -150,11 +148,11 @@ func (s *Server) ListActions(context.Context, *actionsv1.ListActionsRequest) (*a
 			}
 			pf.Minimum, pf.Maximum = f.Min, f.Max
 			if f.MaxLength > 0 {
-				n := int32(f.MaxLength)
+				n := int32(f.MaxLength) //nolint:gosec // G115: a bound the catalog declares, thousands at most
 				pf.MaxLength = &n
 			}
 			if f.MaxItems > 0 {
-				n := int32(f.MaxItems)
+				n := int32(f.MaxItems) //nolint:gosec // G115: a bound the catalog declares, tens at most
 				pf.MaxItems = &n
 			}
 			if f.Default != nil {
@@ -172,7 +170,7 @@ func (s *Server) ListActions(context.Context, *actionsv1.ListActionsRequest) (*a
 }
 
 func balancePB(b app.Balance) *actionsv1.Balance {
-	return &actionsv1.Balance{Ai: int32(b.AI), Data: int32(b.Data)}
+	return &actionsv1.Balance{Ai: int32(b.AI), Data: int32(b.Data)} //nolint:gosec // G115: a balance is at most app.MaxBalance, which fits
 }
 
 // GetCreditBalance implements actionsv1.ActionsServiceServer.

@@ -1,8 +1,4 @@
-// Package grpc is the collections service's gRPC transport: protobuf
-// conversion, the rendered JSON of the public reads, ETags, and calls into
-// the use cases. Who may call what is declared on each RPC in the proto
-// files and enforced by the interceptors.
-package grpc
+package grpcserver
 
 import (
 	"context"
@@ -257,7 +253,7 @@ func collectionPB(c app.Collection) *collectionsv1.Collection {
 			fd.Target = &f.Target
 		}
 		if f.MaxLength > 0 {
-			n := int32(f.MaxLength)
+			n := int32(f.MaxLength) //nolint:gosec // G115: at most 500,000 (the collection rules)
 			fd.MaxLength = &n
 		}
 		out.Fields[i] = fd

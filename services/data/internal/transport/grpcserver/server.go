@@ -1,13 +1,11 @@
-// Package grpc is the data service's gRPC transport: protobuf conversion,
-// the rendered JSON of the read, and calls into the use cases. Who may call
-// what is declared on each RPC in the proto files and enforced by the
-// interceptors.
-package grpc
+package grpcserver
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"math"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -50,7 +48,7 @@ func (s *Server) ReadDataset(ctx context.Context, req *datav1.ReadDatasetRequest
 		return &datav1.ReadDatasetResponse{RenderedJson: renderPage(p)}, nil
 	}
 	out := &datav1.ReadDatasetResponse{Resource: p.Resource.Name, Data: make([]*structpb.Struct, len(p.Rows)), Pagination: &datav1.Pagination{
-		Total: int32(p.Total), Limit: p.Query.Page.Limit, Offset: p.Query.Page.Offset, HasMore: p.HasMore(),
+		Total: int32(min(p.Total, math.MaxInt32)), Limit: p.Query.Page.Limit, Offset: p.Query.Page.Offset, HasMore: p.HasMore(), //nolint:gosec // G115: Total clamped on the line
 	}}
 	if p.NextCursor != "" {
 		out.Pagination.NextCursor = &p.NextCursor
@@ -80,14 +78,14 @@ func (s *Server) CreateRows(ctx context.Context, req *datav1.CreateRowsRequest) 
 	if err != nil {
 		return nil, err
 	}
-	return &datav1.CreateRowsResponse{Inserted: int32(n)}, nil
+	return &datav1.CreateRowsResponse{Inserted: int32(n)}, nil //nolint:gosec // G115: rows of one request, which the gRPC message size bounds far below 2^31
 }
 
 // LoadRows implements datav1.DataAdminServiceServer: the bulk path.
 func (s *Server) LoadRows(stream grpc.ClientStreamingServer[datav1.LoadRowsRequest, datav1.LoadRowsResponse]) error {
 	ctx := stream.Context()
 	first, err := stream.Recv()
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		return apperr.Invalid("the load sent nothing: its first message names client_id and resource")
 	}
 	if err != nil {
@@ -102,7 +100,7 @@ func (s *Server) LoadRows(stream grpc.ClientStreamingServer[datav1.LoadRowsReque
 		if err := l.Write(ctx, msg.Ndjson); err != nil {
 			return err
 		}
-		if msg, err = stream.Recv(); err == io.EOF {
+		if msg, err = stream.Recv(); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
 			return err

@@ -1,5 +1,0 @@
-// Package grpc is the CRM service's gRPC transport: it checks the caller's
-// principal, converts between protobuf messages and domain types, and calls
-// the use cases. Errors pass through unchanged; the server's interceptor
-// (platform/apperr) turns them into status codes.
-package grpc
