@@ -32,7 +32,7 @@ func loadRows(ctx context.Context, args []string, lookup func(string) (string, b
 		addr             = cli.DefaultGRPCAddr("data")
 		client, resource string
 	)
-	common.Bind(fs, "required: the deployment's")
+	common.BindCaller(fs, "required: the deployment's")
 	fs.StringVar(&addr, "data-addr", addr, "gRPC address of the data service")
 	fs.StringVar(&client, "client", "", "the client whose dataset the rows go to (required)")
 	fs.StringVar(&resource, "resource", "", "the dataset, such as keywords (required)")

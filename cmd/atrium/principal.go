@@ -26,7 +26,7 @@ func signPrincipal(args []string, lookup func(string) (string, bool), stdout, st
 		scopes  string
 		ttl     = 5 * time.Minute
 	)
-	common.Bind(fs, "required: the deployment's")
+	common.BindCaller(fs, "required: the deployment's")
 	fs.StringVar(&subject, "subject", subject, "who the caller is, for logs (a service or job name)")
 	fs.StringVar(&agency, "agency", agency, "the agency the caller acts for; with --site, neither means an internal or admin caller")
 	fs.StringVar(&site, "site", site, "the site the caller acts for")

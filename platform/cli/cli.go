@@ -55,20 +55,27 @@ const (
 // the internal secret is empty, which differs between the all-in-one
 // command (one is generated) and the cluster binaries (it is required).
 func (c *Common) Bind(fs *flag.FlagSet, secretUsage string) {
+	c.BindCaller(fs, secretUsage)
+	if c.ShutdownTimeout == 0 {
+		c.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long in-flight requests may take to finish once the drain delay is over")
+	fs.DurationVar(&c.DrainDelay, "drain-delay", c.DrainDelay, "how long after SIGTERM the process reports not ready while still serving, so that load balancers stop sending before it stops accepting")
+}
+
+// BindCaller binds what a command that only calls a deployment needs (the
+// internal secret and logging), for commands that serve nothing and so
+// have no drain or shutdown to set (atrium load-rows, atrium principal).
+func (c *Common) BindCaller(fs *flag.FlagSet, secretUsage string) {
 	if c.LogFormat == "" {
 		c.LogFormat = "text"
 	}
 	if c.LogLevel == "" {
 		c.LogLevel = "info"
 	}
-	if c.ShutdownTimeout == 0 {
-		c.ShutdownTimeout = DefaultShutdownTimeout
-	}
 	fs.StringVar(&c.InternalSecret, "internal-secret", c.InternalSecret, "secret shared by every Atrium process of a deployment to sign caller identities, at least 32 characters; "+secretUsage)
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log level: debug, info, warn or error")
-	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long in-flight requests may take to finish once the drain delay is over")
-	fs.DurationVar(&c.DrainDelay, "drain-delay", c.DrainDelay, "how long after SIGTERM the process reports not ready while still serving, so that load balancers stop sending before it stops accepting")
 }
 
 // defaultGCPercent is the garbage collector's target unless GOGC says
