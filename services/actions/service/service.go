@@ -28,7 +28,7 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/openai"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/pngimage"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/postgres"
-	"github.com/atrium-hq/atrium/services/actions/internal/adapters/smtp"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/smtpmail"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/syntheticseo"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/web"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
@@ -185,7 +185,7 @@ func (s *Service) providers(cfg Config) (*action.Providers, error) {
 		return nil, err
 	}
 	if cfg.SMTPAddr != "" {
-		if p.Mail, err = smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword,
+		if p.Mail, err = smtpmail.New(smtpmail.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword,
 			TLS: cfg.SMTPTLS, Timeout: cfg.ProviderTimeout}); err != nil {
 			return nil, fmt.Errorf("--smtp-addr: %w", err)
 		}

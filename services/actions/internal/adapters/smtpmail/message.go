@@ -1,4 +1,4 @@
-package smtp
+package smtpmail
 
 import (
 	"bytes"

@@ -1,10 +1,10 @@
-// Package smtp is the actions service's Mailer over SMTP: it hands one
+// Package smtpmail is the actions service's Mailer over SMTP: it hands one
 // message at a time to a mail server (a submission server such as a
 // provider's smtp.example.com:587, or a local relay), with STARTTLS or
 // implicit TLS, optional AUTH PLAIN, and a deadline on the whole
 // conversation. Server replies are turned into provider.Errors that say
 // whether the server deferred (4xx) or rejected (5xx) the message.
-package smtp
+package smtpmail
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/mail"
-	netsmtp "net/smtp"
+	"net/smtp"
 	"net/textproto"
 	"os"
 	"slices"
@@ -199,7 +199,7 @@ func (m *Mailer) deliver(ctx context.Context, rcpt string, body []byte) error {
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) }) // a past deadline ends the exchange
 	defer stop()
 
-	c, err := netsmtp.NewClient(conn, m.host)
+	c, err := smtp.NewClient(conn, m.host)
 	if err != nil {
 		return m.failure(ctx, "greeting", err)
 	}
@@ -335,7 +335,7 @@ func cause(err error) error {
 // this one uses the same rule as New.
 type plainAuth struct{ username, password string }
 
-func (a plainAuth) Start(server *netsmtp.ServerInfo) (string, []byte, error) {
+func (a plainAuth) Start(server *smtp.ServerInfo) (string, []byte, error) {
 	if !server.TLS && !isLoopback(server.Name) {
 		return "", nil, errors.New("credentials are never sent in clear text to a remote server")
 	}

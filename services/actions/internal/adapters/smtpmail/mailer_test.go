@@ -1,4 +1,4 @@
-package smtp
+package smtpmail
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"mime/quotedprintable"
 	"net"
 	"net/mail"
-	netsmtp "net/smtp"
+	"net/smtp"
 	"strings"
 	"testing"
 	"time"
@@ -332,7 +332,7 @@ func TestSendAuthenticatesInClearTextOnlyToLoopback(t *testing.T) {
 		}
 	}
 	// And the authenticator itself refuses, should it ever be reached.
-	if _, _, err := (plainAuth{"u", "p"}).Start(&netsmtp.ServerInfo{Name: "smtp.example.com"}); err == nil {
+	if _, _, err := (plainAuth{"u", "p"}).Start(&smtp.ServerInfo{Name: "smtp.example.com"}); err == nil {
 		t.Error("plainAuth.Start without TLS to a remote server succeeded")
 	}
 }
