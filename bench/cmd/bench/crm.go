@@ -166,7 +166,9 @@ type env struct {
 	loadCPU, serverCPU string
 	db                 string
 	atrium             *atriumProc
-	cleanups           []func()
+	// tmp is a directory for logs and data, removed at tear-down.
+	tmp      string
+	cleanups []func()
 }
 
 // setUp creates a scratch database, migrates it with `atrium migrate` and
@@ -180,6 +182,7 @@ func setUp(ctx context.Context, f crmFlags) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.tmp = tmp
 	e.cleanups = append(e.cleanups, func() { os.RemoveAll(tmp) })
 	db, drop, err := scratchDatabase(ctx, f.databaseURL)
 	if err != nil {
@@ -195,8 +198,16 @@ func setUp(ctx context.Context, f crmFlags) (*env, error) {
 		e.tearDown()
 		return nil, err
 	}
-	e.cleanups = append(e.cleanups, e.atrium.stop)
+	e.cleanups = append(e.cleanups, e.stopAtrium)
 	return e, nil
+}
+
+// stopAtrium stops the running Atrium, if any.
+func (e *env) stopAtrium() {
+	if e.atrium != nil {
+		e.atrium.stop()
+		e.atrium = nil
+	}
 }
 
 // tearDown undoes setUp, in reverse order.
@@ -261,7 +272,19 @@ func settle(ctx context.Context, db string) error {
 	return nil
 }
 
-func report(label string, results map[string][]loadResult) {
+// peerNames are the servers a report may list, in the order it lists them:
+// the floor, Atrium, and the peer Atrium is compared with (bench
+// collections).
+var peerNames = []string{"floor", "atrium", "pocketbase"}
+
+// ratios are Atrium's ratios of one route to the other servers measured
+// beside it (by name), as report prints them: the median of the
+// per-round ratios.
+type ratios map[string]float64
+
+// report prints each server's rounds and Atrium's ratio to every other
+// server measured, and returns those ratios.
+func report(label string, results map[string][]loadResult) ratios {
 	mean := func(rs []loadResult, f func(loadResult) float64) float64 {
 		s := 0.0
 		for _, r := range rs {
@@ -270,32 +293,44 @@ func report(label string, results map[string][]loadResult) {
 		return s / float64(len(rs))
 	}
 	fmt.Printf("\n%s\n", label)
-	fmt.Printf("  %-8s %10s %9s %9s %10s   %s\n", "server", "req/s", "p50 ms", "p99 ms", "body B", "rounds (req/s)")
-	for _, name := range []string{"floor", "atrium"} {
+	fmt.Printf("  %-10s %10s %9s %9s %10s   %s\n", "server", "req/s", "p50 ms", "p99 ms", "body B", "rounds (req/s)")
+	for _, name := range peerNames {
 		rs := results[name]
+		if len(rs) == 0 {
+			continue
+		}
 		var per []string
 		for _, r := range rs {
 			per = append(per, fmt.Sprintf("%.0f", r.RPS))
 		}
-		fmt.Printf("  %-8s %10.0f %9.2f %9.2f %10d   %s\n", name,
+		fmt.Printf("  %-10s %10.0f %9.2f %9.2f %10d   %s\n", name,
 			mean(rs, func(r loadResult) float64 { return r.RPS }),
 			mean(rs, func(r loadResult) float64 { return r.P50 }),
 			mean(rs, func(r loadResult) float64 { return r.P99 }),
 			rs[len(rs)-1].BodyBytes, strings.Join(per, ", "))
 	}
-	ratio := mean(results["atrium"], func(r loadResult) float64 { return r.RPS }) / mean(results["floor"], func(r loadResult) float64 { return r.RPS })
-	// Each round runs the floor, then Atrium, back to back: the ratio within
-	// a round is the least disturbed by whatever else the machine is doing.
-	var per []float64
-	var perText []string
-	for i := range results["atrium"] {
-		r := results["atrium"][i].RPS / results["floor"][i].RPS
-		per = append(per, r)
-		perText = append(perText, fmt.Sprintf("%.2f", r))
+	out := ratios{}
+	for _, other := range peerNames {
+		if other == "atrium" || len(results[other]) == 0 {
+			continue
+		}
+		ratio := mean(results["atrium"], func(r loadResult) float64 { return r.RPS }) / mean(results[other], func(r loadResult) float64 { return r.RPS })
+		// Each round runs the servers back to back: the ratio within a
+		// round is the least disturbed by whatever else the machine is
+		// doing.
+		var per []float64
+		var perText []string
+		for i := range results["atrium"] {
+			r := results["atrium"][i].RPS / results[other][i].RPS
+			per = append(per, r)
+			perText = append(perText, fmt.Sprintf("%.2f", r))
+		}
+		slices.Sort(per)
+		out[other] = per[len(per)/2]
+		fmt.Printf("  ratio (Atrium / %s, req/s): %.2f of the means; median of rounds %.2f (%s)\n",
+			other, ratio, out[other], strings.Join(perText, ", "))
 	}
-	slices.Sort(per)
-	fmt.Printf("  ratio (Atrium / floor, req/s): %.2f of the means; median of rounds %.2f (%s)\n",
-		ratio, per[len(per)/2], strings.Join(perText, ", "))
+	return out
 }
 
 // scratchDatabase creates an empty database on the server and returns its
@@ -473,26 +508,38 @@ func (p *atriumProc) profile(ctx context.Context, kind, path string, d time.Dura
 	return err
 }
 
-// admin calls Atrium's admin API.
+// adminCall calls Atrium's admin API.
 func (p *atriumProc) adminCall(ctx context.Context, method, path string, body any, out any) error {
+	return call(ctx, "http://"+p.admin+path, adminToken, method, body, out)
+}
+
+// apiCall calls Atrium's public API with key.
+func (p *atriumProc) apiCall(ctx context.Context, key, method, path string, body any, out any) error {
+	return call(ctx, "http://"+p.api+path, key, method, body, out)
+}
+
+// apiClient keeps a connection per concurrent seeding worker.
+var apiClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
+
+func call(ctx context.Context, addr, bearer, method string, body any, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+p.admin+path, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, method, addr, bytes.NewReader(b))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+adminToken)
+	req.Header.Set("Authorization", "Bearer "+bearer)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := apiClient.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %s %s", method, path, resp.Status, raw)
+		return fmt.Errorf("%s %s: %s %s", method, addr, resp.Status, raw)
 	}
 	if out != nil {
 		return json.Unmarshal(raw, out)
