@@ -233,9 +233,18 @@ func (t *tx) InsertItem(_ context.Context, it app.Item) error {
 	}
 	ids := t.s.order[it.CollectionID]
 	i, _ := position(t.s, ids, it)
-	// A new slice, so that a rollback restores the old one untouched.
-	next := make([]string, 0, len(ids)+1)
-	next = append(append(append(next, ids[:i]...), it.ID), ids[i:]...)
+	var next []string
+	if i == len(ids) {
+		// The usual case, a new item being the newest: append, which
+		// leaves the old slice's elements as they were, so a rollback
+		// restores it by length. Copying every id on each create made
+		// creates slower as the collection grew.
+		next = append(ids, it.ID)
+	} else {
+		// A new slice, so that a rollback restores the old one untouched.
+		next = make([]string, 0, len(ids)+1)
+		next = append(append(append(next, ids[:i]...), it.ID), ids[i:]...)
+	}
 	memdb.Put(t.Tx, t.s.items, it.ID, it)
 	t.setOrder(it.CollectionID, next)
 	return nil

@@ -32,6 +32,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 	}{
 		{"SiteRoundTrip", testSiteRoundTrip},
 		{"RollbackLeavesNoTrace", testRollback},
+		{"RolledBackItemsLeaveTheOrder", testItemRollback},
 		{"CollectionsRoundTrip", testCollections},
 		{"ItemsOrderAndPaging", testItemsPaging},
 		{"ItemFilters", testItemFilters},
@@ -86,6 +87,37 @@ func testRollback(t *testing.T, s Store) {
 	}
 	if _, err := s.Site(t.Context(), site.ID); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("rolled-back site: error = %v, want ErrNotFound", err)
+	}
+}
+
+// testItemRollback: items inserted by a transaction that fails, newest or
+// in the middle, are in no list, and the items inserted after them are
+// listed in order.
+func testItemRollback(t *testing.T, s Store) {
+	ctx := t.Context()
+	c := newCollection(t, s, newSite(t, s).ID, "posts")
+	first := newItem(t, s, c, base, nil)
+	third := newItem(t, s, c, base.Add(2*time.Second), nil)
+	abort := errors.New("abort")
+	err := s.InTx(ctx, func(tx app.Tx) error {
+		for _, at := range []time.Time{base.Add(3 * time.Second), base.Add(4 * time.Second), base.Add(time.Second)} {
+			if err := tx.InsertItem(ctx, app.Item{ID: uuid.NewString(), SiteID: c.SiteID, CollectionID: c.ID, Version: 1, CreatedAt: at, UpdatedAt: at}); err != nil {
+				return err
+			}
+		}
+		return abort
+	})
+	if !errors.Is(err, abort) {
+		t.Fatalf("error = %v, want the closure's", err)
+	}
+	second := newItem(t, s, c, base.Add(time.Second), nil)
+	fourth := newItem(t, s, c, base.Add(3*time.Second), nil)
+	got, err := s.Items(ctx, c, app.ItemQuery{Page: pagination.Page{Limit: 10}, OrderBy: "created_at"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ids([]app.Item{fourth, third, second, first}); !slices.Equal(ids(got), want) {
+		t.Fatalf("items = %v, want %v: the rolled-back inserts gone, the later ones in order", ids(got), want)
 	}
 }
 
