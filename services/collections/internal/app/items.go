@@ -177,12 +177,11 @@ func (u *Content) Item(ctx context.Context, siteID, slug, id string) (Collection
 	if err != nil {
 		return Collection{}, Item{}, err
 	}
-	c, err := u.collection(ctx, siteID, slug)
-	if err != nil {
-		return Collection{}, Item{}, err
-	}
-	it, err := u.store.Item(ctx, c.ID, id)
-	if errors.Is(err, ErrNotFound) {
+	c, it, err := u.store.Item(ctx, siteID, slug, id)
+	switch {
+	case errors.Is(err, ErrNotFound) && c.ID == "":
+		return Collection{}, Item{}, apperr.NotFound("collection %q not found", slug)
+	case errors.Is(err, ErrNotFound):
 		return Collection{}, Item{}, apperr.NotFound("item %q not found in collection %q", id, slug)
 	}
 	return c, it, err
@@ -223,14 +222,15 @@ func (u *Content) CreateItem(ctx context.Context, siteID, slug string, in NewIte
 	if in.IsPublished != nil {
 		it.IsPublished = *in.IsPublished
 	}
+	created, err := itemEvent(c, it, "created")
+	if err != nil {
+		return Collection{}, Item{}, err
+	}
 	err = u.store.InTx(ctx, func(tx Tx) error {
 		if err := u.checkReferences(ctx, tx, c, ch.refs); err != nil {
 			return err
 		}
-		if err := tx.InsertItem(ctx, it); err != nil {
-			return err
-		}
-		return enqueueItem(ctx, tx, c, it, "created")
+		return tx.InsertItem(ctx, it, created)
 	})
 	return c, it, err
 }
@@ -383,8 +383,18 @@ func ItemSubject(siteID, slug, what string) string {
 	return fmt.Sprintf("atrium.collections.%s.%s.item.%s", siteID, slug, what)
 }
 
-func enqueueItem(ctx context.Context, tx Tx, c Collection, it Item, what string) error {
-	return outbox.Enqueue(ctx, tx, ItemSubject(c.SiteID, c.Slug, what), ItemEvent{
+// itemEvent is the event saying that it was created, updated, published,
+// unpublished or deleted.
+func itemEvent(c Collection, it Item, what string) (outbox.Event, error) {
+	return outbox.New(ItemSubject(c.SiteID, c.Slug, what), ItemEvent{
 		ID: it.ID, SiteID: c.SiteID, Collection: c.Slug, CollectionID: c.ID, IsPublished: it.IsPublished, Version: it.Version, At: it.UpdatedAt,
 	}, it.UpdatedAt)
+}
+
+func enqueueItem(ctx context.Context, tx Tx, c Collection, it Item, what string) error {
+	e, err := itemEvent(c, it, what)
+	if err != nil {
+		return err
+	}
+	return tx.Enqueue(ctx, e)
 }

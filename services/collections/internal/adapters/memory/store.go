@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
 
@@ -132,10 +133,15 @@ func (s *Store) Items(_ context.Context, c app.Collection, q app.ItemQuery) ([]a
 }
 
 // Item implements app.Store.
-func (s *Store) Item(_ context.Context, collectionID, id string) (app.Item, error) {
+func (s *Store) Item(_ context.Context, siteID, slug, id string) (app.Collection, app.Item, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
-	return s.item(collectionID, id)
+	c, err := s.collection(siteID, slug)
+	if err != nil {
+		return app.Collection{}, app.Item{}, err
+	}
+	it, err := s.item(c.ID, id)
+	return c, it, err
 }
 
 func (s *Store) item(collectionID, id string) (app.Item, error) {
@@ -227,7 +233,7 @@ func (t *tx) setOrder(collectionID string, ids []string) {
 	})
 }
 
-func (t *tx) InsertItem(_ context.Context, it app.Item) error {
+func (t *tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event) error {
 	if _, ok := t.s.items[it.ID]; ok {
 		return fmt.Errorf("item %s: %w", it.ID, app.ErrDuplicate)
 	}
@@ -247,7 +253,7 @@ func (t *tx) InsertItem(_ context.Context, it app.Item) error {
 	}
 	memdb.Put(t.Tx, t.s.items, it.ID, it)
 	t.setOrder(it.CollectionID, next)
-	return nil
+	return t.Enqueue(ctx, announce)
 }
 
 func (t *tx) PatchItem(_ context.Context, collectionID, id string, p app.ItemPatch) (app.Item, app.Item, error) {

@@ -15,9 +15,12 @@ import (
 	"io/fs"
 	"regexp"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
@@ -74,11 +77,52 @@ func scanCollection(row pgx.Row) (app.Collection, error) {
 	if err := row.Scan(&c.ID, &c.SiteID, &c.Slug, &c.Name, &c.IsSystem, &fields, &c.CreatedAt, &c.UpdatedAt); err != nil {
 		return c, err
 	}
+	return finishCollection(c, fields)
+}
+
+func finishCollection(c app.Collection, fields []byte) (app.Collection, error) {
 	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
-	if err := json.Unmarshal(fields, &c.Fields); err != nil {
+	var err error
+	if c.Fields, err = definitions.decode(fields); err != nil {
 		return c, fmt.Errorf("collection %s: stored fields: %w", c.ID, err)
 	}
 	return c, nil
+}
+
+// definitions are the field lists decoded from their stored JSON, by that
+// JSON. Every read of an item reads its collection, and decoding the same
+// definitions on each was a tenth of a single-item read; keyed by the
+// bytes themselves, an entry can never be stale.
+var definitions = fieldCache{m: map[string][]app.Field{}}
+
+type fieldCache struct {
+	mu sync.RWMutex
+	m  map[string][]app.Field
+}
+
+// maxDefinitions bounds the cache; past it, it starts again.
+const maxDefinitions = 4096
+
+// decode returns the fields stored as raw. The slice is shared: callers
+// do not change it in place (the memory store shares its fields the same
+// way).
+func (c *fieldCache) decode(raw []byte) ([]app.Field, error) {
+	c.mu.RLock()
+	fields, ok := c.m[string(raw)]
+	c.mu.RUnlock()
+	if ok {
+		return fields, nil
+	}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.m) >= maxDefinitions {
+		clear(c.m)
+	}
+	c.m[string(raw)] = fields
+	c.mu.Unlock()
+	return fields, nil
 }
 
 // Collections implements app.Store.
@@ -160,10 +204,39 @@ func (r reader) Items(ctx context.Context, c app.Collection, q app.ItemQuery) ([
 	return items, pgdb.Err(err, "items")
 }
 
-// Item implements app.Store.
-func (r reader) Item(ctx context.Context, collectionID, id string) (app.Item, error) {
-	it, err := scanItem(r.q.QueryRow(ctx, `SELECT `+itemCols+` FROM items WHERE collection_id = $1 AND id = $2`, collectionID, id))
-	return it, pgdb.Err(err, "item "+id)
+// Item implements app.Store: the collection and the item in one query.
+func (r reader) Item(ctx context.Context, siteID, slug, id string) (app.Collection, app.Item, error) {
+	var (
+		c         app.Collection
+		fields    []byte
+		itemID    *string
+		it        app.Item
+		data      []byte
+		published *bool
+		version   *int64
+		created   *time.Time
+		updated   *time.Time
+	)
+	err := r.q.QueryRow(ctx, `SELECT c.id, c.site_id, c.slug, c.name, c.is_system, c.fields, c.created_at, c.updated_at,
+			i.id, i.data, i.is_published, i.version, i.created_at, i.updated_at
+		FROM collections c LEFT JOIN items i ON i.collection_id = c.id AND i.id = $3
+		WHERE c.site_id = $1 AND c.slug = $2`, siteID, slug, id).
+		Scan(&c.ID, &c.SiteID, &c.Slug, &c.Name, &c.IsSystem, &fields, &c.CreatedAt, &c.UpdatedAt,
+			&itemID, &data, &published, &version, &created, &updated)
+	if err != nil {
+		return app.Collection{}, app.Item{}, pgdb.Err(err, "collection "+slug)
+	}
+	if c, err = finishCollection(c, fields); err != nil {
+		return app.Collection{}, app.Item{}, err
+	}
+	if itemID == nil {
+		return c, app.Item{}, fmt.Errorf("item %s: %w", id, app.ErrNotFound)
+	}
+	it = app.Item{ID: *itemID, CollectionID: c.ID, IsPublished: *published, Version: *version, CreatedAt: created.UTC(), UpdatedAt: updated.UTC()}
+	if err := json.Unmarshal(data, &it.Values); err != nil {
+		return c, app.Item{}, fmt.Errorf("item %s: stored data: %w", it.ID, err)
+	}
+	return c, it, nil
 }
 
 type tx struct {
@@ -286,14 +359,17 @@ func valuesJSON(v app.Values) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-func (t tx) InsertItem(ctx context.Context, it app.Item) error {
+// InsertItem sends the item's row and its event's in one round trip.
+func (t tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event) error {
 	data, err := valuesJSON(it.Values)
 	if err != nil {
 		return err
 	}
-	_, err = t.Exec(ctx, `INSERT INTO items (`+itemCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO items (`+itemCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt)
-	return pgdb.Err(err, "insert item")
+	t.EnqueueIn(ctx, b, announce)
+	return pgdb.Err(t.SendBatch(ctx, b).Close(), "insert item")
 }
 
 // PatchItem locks the row, then merges in one UPDATE: the removed keys go,

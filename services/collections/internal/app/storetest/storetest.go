@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
@@ -34,6 +35,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"RollbackLeavesNoTrace", testRollback},
 		{"RolledBackItemsLeaveTheOrder", testItemRollback},
 		{"CollectionsRoundTrip", testCollections},
+		{"ItemByCollectionSlug", testItemBySlug},
 		{"ItemsOrderAndPaging", testItemsPaging},
 		{"ItemFilters", testItemFilters},
 		{"PatchMergesAtomically", testPatch},
@@ -101,7 +103,8 @@ func testItemRollback(t *testing.T, s Store) {
 	abort := errors.New("abort")
 	err := s.InTx(ctx, func(tx app.Tx) error {
 		for _, at := range []time.Time{base.Add(3 * time.Second), base.Add(4 * time.Second), base.Add(time.Second)} {
-			if err := tx.InsertItem(ctx, app.Item{ID: uuid.NewString(), SiteID: c.SiteID, CollectionID: c.ID, Version: 1, CreatedAt: at, UpdatedAt: at}); err != nil {
+			it := app.Item{ID: uuid.NewString(), SiteID: c.SiteID, CollectionID: c.ID, Version: 1, CreatedAt: at, UpdatedAt: at}
+			if err := tx.InsertItem(ctx, it, announce(it)); err != nil {
 				return err
 			}
 		}
@@ -168,8 +171,14 @@ func decoded(t *testing.T, v app.Values) map[string]any {
 
 func newItem(t *testing.T, s Store, c app.Collection, at time.Time, v app.Values) app.Item {
 	it := app.Item{ID: uuid.NewString(), SiteID: c.SiteID, CollectionID: c.ID, Values: v, Version: 1, CreatedAt: at, UpdatedAt: at}
-	inTx(t, s, func(tx app.Tx) error { return tx.InsertItem(t.Context(), it) })
+	inTx(t, s, func(tx app.Tx) error { return tx.InsertItem(t.Context(), it, announce(it)) })
 	return it
+}
+
+// announce is an event for an inserted item. Events and the outbox are
+// platform/txtest's contract; here they only have to be accepted.
+func announce(it app.Item) outbox.Event {
+	return outbox.Event{ID: uuid.NewString(), Subject: "atrium.collections.test.item.created", Payload: []byte(`{"id":"` + it.ID + `"}`), CreatedAt: it.CreatedAt}
 }
 
 func testCollections(t *testing.T, s Store) {
@@ -203,6 +212,38 @@ func testCollections(t *testing.T, s Store) {
 	})
 	if !errors.Is(err, app.ErrDuplicate) {
 		t.Fatalf("duplicate slug in a site: %v, want ErrDuplicate", err)
+	}
+}
+
+// testItemBySlug reads an item by its site, its collection's slug and its
+// id, and tells a missing collection (zero Collection) from a missing item
+// (the Collection returned). Another site's collection is missing.
+func testItemBySlug(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	c := newCollection(t, s, site.ID, "posts", app.Field{Key: "title", Type: app.TypeText})
+	it := newItem(t, s, c, base, values("title", "Hello"))
+	gotC, got, err := s.Item(ctx, site.ID, "posts", it.ID)
+	if err != nil || gotC.ID != c.ID || len(gotC.Fields) != 1 || got.ID != it.ID || got.CollectionID != c.ID || got.Version != 1 ||
+		!got.CreatedAt.Equal(base) || !reflect.DeepEqual(decoded(t, got.Values), map[string]any{"title": "Hello"}) {
+		t.Fatalf("Item = %+v, %+v, %v; want the collection and the item as stored", gotC, got, err)
+	}
+	gotC, _, err = s.Item(ctx, site.ID, "posts", uuid.NewString())
+	if !errors.Is(err, app.ErrNotFound) || gotC.ID != c.ID {
+		t.Fatalf("unknown item: collection %q, %v; want the collection and ErrNotFound", gotC.ID, err)
+	}
+	gotC, _, err = s.Item(ctx, site.ID, "nope", it.ID)
+	if !errors.Is(err, app.ErrNotFound) || gotC.ID != "" {
+		t.Fatalf("unknown collection: collection %q, %v; want none and ErrNotFound", gotC.ID, err)
+	}
+	other := newSite(t, s)
+	newCollection(t, s, other.ID, "posts")
+	gotC, _, err = s.Item(ctx, other.ID, "posts", it.ID)
+	if !errors.Is(err, app.ErrNotFound) || gotC.ID == c.ID {
+		t.Fatalf("the item through another site's posts: collection %q, %v; want ErrNotFound", gotC.ID, err)
+	}
+	if _, _, err = s.Item(ctx, uuid.NewString(), "posts", it.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("the item through an unknown site: %v, want ErrNotFound", err)
 	}
 }
 
@@ -329,7 +370,7 @@ func testPatch(t *testing.T, s Store) {
 	if got := decoded(t, after.Values); !reflect.DeepEqual(got, map[string]any{"title": "Hi", "body": "First"}) {
 		t.Fatalf("merged values = %v; want title replaced, body kept, tag removed", got)
 	}
-	stored, err := s.Item(ctx, c.ID, it.ID)
+	_, stored, err := s.Item(ctx, c.SiteID, c.Slug, it.ID)
 	if err != nil || stored.Version != 2 || !reflect.DeepEqual(decoded(t, stored.Values), decoded(t, after.Values)) {
 		t.Fatalf("stored = %+v, %v", stored, err)
 	}
@@ -355,8 +396,9 @@ func testPatch(t *testing.T, s Store) {
 			t.Fatalf("%s: %v, want ErrNotFound", name, err)
 		}
 	}
-	if _, err := s.Item(ctx, uuid.NewString(), it.ID); !errors.Is(err, app.ErrNotFound) {
-		t.Fatalf("item through another collection: %v, want ErrNotFound", err)
+	other := newCollection(t, s, c.SiteID, "other")
+	if got, _, err := s.Item(ctx, c.SiteID, other.Slug, it.ID); !errors.Is(err, app.ErrNotFound) || got.ID != other.ID {
+		t.Fatalf("item through another collection: %v (collection %q), want ErrNotFound with that collection", err, got.ID)
 	}
 }
 
@@ -390,7 +432,7 @@ func testConcurrentPatches(t *testing.T, s Store) {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.Item(ctx, c.ID, it.ID)
+	_, got, err := s.Item(ctx, c.SiteID, c.Slug, it.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +457,7 @@ func testDelete(t *testing.T, s Store) {
 	if gone.ID != it.ID {
 		t.Fatalf("deleted %+v", gone)
 	}
-	if _, err := s.Item(ctx, c.ID, it.ID); !errors.Is(err, app.ErrNotFound) {
+	if _, _, err := s.Item(ctx, c.SiteID, c.Slug, it.ID); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("deleted item: %v, want ErrNotFound", err)
 	}
 	err = s.InTx(ctx, func(tx app.Tx) error { _, err := tx.DeleteItem(ctx, c.ID, it.ID, nil); return err })
@@ -442,7 +484,7 @@ func testRemoveFields(t *testing.T, s Store) {
 	c.Fields = c.Fields[:1]
 	c.Name = "Renamed"
 	inTx(t, s, func(tx app.Tx) error { return tx.UpdateCollection(ctx, c, []string{"b"}) })
-	got, err := s.Item(ctx, c.ID, it.ID)
+	_, got, err := s.Item(ctx, c.SiteID, c.Slug, it.ID)
 	if err != nil || !reflect.DeepEqual(decoded(t, got.Values), map[string]any{"a": "1"}) {
 		t.Fatalf("after removing b: %v, %v", got.Values, err)
 	}
