@@ -107,6 +107,23 @@ func jitteredBackoff(n int) time.Duration {
 // run to the next except what it rebuilds. When every attempt fails that
 // way the error is apperr.Aborted, which callers see as a retryable 503.
 func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
+	return db.retry(ctx, func() (int, error) {
+		var t *Tx
+		err := pgx.BeginFunc(ctx, db.pool, func(ptx pgx.Tx) error {
+			t = &Tx{tx: ptx}
+			return fn(t)
+		})
+		if t == nil {
+			return 0, err
+		}
+		return t.events, err
+	})
+}
+
+// retry runs a transaction (which returns the events it enqueued) until it
+// commits, fails otherwise than by colliding, or collides maxAttempts
+// times; see InTx.
+func (db *DB) retry(ctx context.Context, run func() (events int, err error)) error {
 	var err error
 	for attempt := 1; attempt <= db.maxAttempts; attempt++ {
 		if attempt > 1 {
@@ -116,13 +133,10 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 			case <-time.After(db.backoff(attempt)):
 			}
 		}
-		var t *Tx
-		err = pgx.BeginFunc(ctx, db.pool, func(ptx pgx.Tx) error {
-			t = &Tx{tx: ptx}
-			return fn(t)
-		})
+		var events int
+		events, err = run()
 		if err == nil {
-			if t.events > 0 && db.onCommit != nil {
+			if events > 0 && db.onCommit != nil {
 				db.onCommit()
 			}
 			return nil
@@ -135,6 +149,40 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 		}
 	}
 	return apperr.Aborted(err, "the write collided with concurrent writes %d times and was not applied; retry it", db.maxAttempts)
+}
+
+// Batch is writes sent to the server together and applied as one
+// transaction by Atomic.
+type Batch struct {
+	b      pgx.Batch
+	events int
+}
+
+// Queue adds a statement.
+func (b *Batch) Queue(sql string, args ...any) { b.b.Queue(sql, args...) }
+
+// Enqueue adds the insert of event e (with the trace context of ctx) into
+// the schema's outbox.
+func (b *Batch) Enqueue(ctx context.Context, e outbox.Event) {
+	outbox.QueueInsert(&b.b, outbox.WithTrace(ctx, e))
+	b.events++
+}
+
+// Atomic sends the writes fill queues (unless fill fails) in one round
+// trip, applied as one transaction: PostgreSQL runs the statements of a pipeline up to its sync
+// point as an implicit transaction, which commits (waiting for its WAL to
+// be flushed, like any commit) only if every statement succeeds. For a
+// write that reads nothing in between, it saves InTx's BEGIN and COMMIT
+// round trips. It retries and translates errors as InTx does, and wakes
+// the relay after a commit that enqueued events.
+func (db *DB) Atomic(ctx context.Context, fill func(*Batch) error) error {
+	var b Batch
+	if err := fill(&b); err != nil {
+		return err
+	}
+	return db.retry(ctx, func() (int, error) {
+		return b.events, db.pool.SendBatch(ctx, &b.b).Close()
+	})
 }
 
 // Tx is a transaction. It offers the query methods of pgx.Tx, not Commit or

@@ -109,6 +109,45 @@ func TestRetriesSerializationFailures(t *testing.T) {
 	}
 }
 
+// TestAtomicIsOneTransaction: the writes of an Atomic batch commit
+// together with their events, and wake the relay once; when one fails,
+// none of them stays, no event is enqueued and the relay is not woken.
+func TestAtomicIsOneTransaction(t *testing.T) {
+	pool := openKV(t)
+	var wakes atomic.Int32
+	db := pgdb.NewDB(pool, func() { wakes.Add(1) })
+	count := func() (rows, events int) {
+		t.Helper()
+		if err := pool.QueryRow(t.Context(), "SELECT (SELECT count(*) FROM kv), (SELECT count(*) FROM outbox)").Scan(&rows, &events); err != nil {
+			t.Fatal(err)
+		}
+		return rows, events
+	}
+	e, _ := outbox.New("atrium.test.atomic", map[string]string{"k": "a"}, time.Now())
+	err := db.Atomic(t.Context(), func(b *pgdb.Batch) error {
+		b.Queue("INSERT INTO kv VALUES ($1, $2)", "a", "1")
+		b.Queue("INSERT INTO kv VALUES ($1, $2)", "b", "2")
+		b.Enqueue(t.Context(), e)
+		return nil
+	})
+	if rows, events := count(); err != nil || rows != 2 || events != 1 || wakes.Load() != 1 {
+		t.Fatalf("Atomic = %v: %d rows, %d events, %d wakes; want 2, 1, 1", err, rows, events, wakes.Load())
+	}
+	e2, _ := outbox.New("atrium.test.atomic", map[string]string{"k": "c"}, time.Now())
+	err = db.Atomic(t.Context(), func(b *pgdb.Batch) error {
+		b.Queue("INSERT INTO kv VALUES ($1, $2)", "c", "3")
+		b.Enqueue(t.Context(), e2)
+		b.Queue("INSERT INTO kv VALUES ($1, $2)", "a", "again") // a duplicate key
+		return nil
+	})
+	if !errors.Is(pgdb.Err(err, "put"), store.ErrDuplicate) {
+		t.Fatalf("Atomic with a duplicate = %v, want a unique violation", err)
+	}
+	if rows, events := count(); rows != 2 || events != 1 || wakes.Load() != 1 {
+		t.Fatalf("after a failed Atomic: %d rows, %d events, %d wakes; want the first batch's only", rows, events, wakes.Load())
+	}
+}
+
 // TestExhaustedRetriesAreAborted: when every attempt collides, the caller
 // gets a retryable Aborted error that says so, and nothing is written.
 func TestExhaustedRetriesAreAborted(t *testing.T) {

@@ -46,6 +46,10 @@ type Store interface {
 	// Collection is zero then) or the collection no such item (the
 	// Collection is returned).
 	Item(ctx context.Context, siteID, slug, id string) (Collection, Item, error)
+	// InsertItem is Tx.InsertItem in a transaction of its own, for an
+	// item whose writing reads nothing first: on PostgreSQL one round
+	// trip, without a BEGIN and a COMMIT of their own.
+	InsertItem(ctx context.Context, it Item, announce outbox.Event) error
 	// InTx runs fn in a transaction: all of its writes and events, or none.
 	InTx(ctx context.Context, fn func(Tx) error) error
 }
@@ -62,7 +66,8 @@ type Tx interface {
 	UpdateCollection(ctx context.Context, c Collection, removed []string) error
 	ItemExists(ctx context.Context, collectionID, id string) (bool, error)
 	// InsertItem adds an item and enqueues the event that announces it,
-	// as one write (one round trip on PostgreSQL).
+	// as one write (one round trip on PostgreSQL); ErrDuplicate when the
+	// id is taken.
 	InsertItem(ctx context.Context, it Item, announce outbox.Event) error
 	// PatchItem applies p to the item in one atomic write and returns the
 	// item before and after; ErrNotFound, or ErrVersionMismatch when

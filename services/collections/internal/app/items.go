@@ -226,7 +226,11 @@ func (u *Content) CreateItem(ctx context.Context, siteID, slug string, in NewIte
 	if err != nil {
 		return Collection{}, Item{}, err
 	}
+	if len(ch.refs) == 0 {
+		return c, it, u.store.InsertItem(ctx, it, created)
+	}
 	err = u.store.InTx(ctx, func(tx Tx) error {
+		// The referenced items must exist when the item is written.
 		if err := u.checkReferences(ctx, tx, c, ch.refs); err != nil {
 			return err
 		}

@@ -152,6 +152,11 @@ func (s *Store) item(collectionID, id string) (app.Item, error) {
 	return it, nil
 }
 
+// InsertItem implements app.Store.
+func (s *Store) InsertItem(ctx context.Context, it app.Item, announce outbox.Event) error {
+	return s.InTx(ctx, func(tx app.Tx) error { return tx.InsertItem(ctx, it, announce) })
+}
+
 // InTx implements app.Store.
 func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
 	return s.db.InTx(ctx, func(t *memdb.Tx) error { return fn(&tx{Tx: t, s: s}) })

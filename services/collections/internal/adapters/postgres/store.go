@@ -50,6 +50,21 @@ type Store struct {
 // collections schema.
 func New(db *pgdb.DB) *Store { return &Store{reader: reader{q: db.Pool()}, db: db} }
 
+// InsertItem implements app.Store: the item's row and its event's in one
+// round trip and one (implicit) transaction.
+func (s *Store) InsertItem(ctx context.Context, it app.Item, announce outbox.Event) error {
+	err := s.db.Atomic(ctx, func(b *pgdb.Batch) error {
+		sql, args, err := insertItem(it)
+		if err != nil {
+			return err
+		}
+		b.Queue(sql, args...)
+		b.Enqueue(ctx, announce)
+		return nil
+	})
+	return pgdb.Err(err, "insert item")
+}
+
 // InTx implements app.Store.
 func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
 	return s.db.InTx(ctx, func(t *pgdb.Tx) error { return fn(tx{Tx: t, reader: reader{q: t}}) })
@@ -359,15 +374,24 @@ func valuesJSON(v app.Values) ([]byte, error) {
 	return json.Marshal(v)
 }
 
+// insertItem is the statement that inserts it's row, and its arguments.
+func insertItem(it app.Item) (string, []any, error) {
+	data, err := valuesJSON(it.Values)
+	if err != nil {
+		return "", nil, err
+	}
+	return `INSERT INTO items (` + itemCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		[]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt}, nil
+}
+
 // InsertItem sends the item's row and its event's in one round trip.
 func (t tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event) error {
-	data, err := valuesJSON(it.Values)
+	sql, args, err := insertItem(it)
 	if err != nil {
 		return err
 	}
 	b := &pgx.Batch{}
-	b.Queue(`INSERT INTO items (`+itemCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt)
+	b.Queue(sql, args...)
 	t.EnqueueIn(ctx, b, announce)
 	return pgdb.Err(t.SendBatch(ctx, b).Close(), "insert item")
 }

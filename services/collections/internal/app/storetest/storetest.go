@@ -236,6 +236,18 @@ func testItemBySlug(t *testing.T, s Store) {
 	if !errors.Is(err, app.ErrNotFound) || gotC.ID != "" {
 		t.Fatalf("unknown collection: collection %q, %v; want none and ErrNotFound", gotC.ID, err)
 	}
+	// An item inserted in a transaction of its own reads the same; its id
+	// cannot be taken twice.
+	own := app.Item{ID: uuid.NewString(), SiteID: site.ID, CollectionID: c.ID, Values: values("title", "Own"), Version: 1, CreatedAt: base, UpdatedAt: base}
+	if err := s.InsertItem(ctx, own, announce(own)); err != nil {
+		t.Fatal(err)
+	}
+	if _, got, err := s.Item(ctx, site.ID, "posts", own.ID); err != nil || !reflect.DeepEqual(decoded(t, got.Values), map[string]any{"title": "Own"}) {
+		t.Fatalf("item inserted on its own = %+v, %v", got, err)
+	}
+	if err := s.InsertItem(ctx, own, announce(own)); !errors.Is(err, app.ErrDuplicate) {
+		t.Fatalf("the same id again: %v, want ErrDuplicate", err)
+	}
 	other := newSite(t, s)
 	newCollection(t, s, other.ID, "posts")
 	gotC, _, err = s.Item(ctx, other.ID, "posts", it.ID)
