@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"context"
 	"embed"
-	"slices"
 	"io/fs"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
