@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"embed"
+	"fmt"
 	"io/fs"
 	"slices"
 	"time"
@@ -33,6 +34,24 @@ func Insert(ctx context.Context, tx pgx.Tx, e Event) error {
 }
 
 const insertSQL = `INSERT INTO outbox (id, subject, payload, created_at, traceparent, tracestate) VALUES ($1, $2, $3, $4, $5, $6)`
+
+// InsertSelect is an INSERT of one event into the outbox table, made once
+// for each row of from (a table, or the name of a WITH query), with the
+// event's columns as the parameters $first to $first+5 (InsertArgs): for
+// one statement that writes rows and the event announcing them, the event
+// only if the rows were written.
+func InsertSelect(from string, first int) string {
+	return fmt.Sprintf(`INSERT INTO outbox (id, subject, payload, created_at, traceparent, tracestate)
+		SELECT $%d::uuid, $%d::text, $%d::bytea, $%d::timestamptz, $%d::text, $%d::text FROM %s`,
+		first, first+1, first+2, first+3, first+4, first+5, from)
+}
+
+// InsertArgs are the parameters of InsertSelect for e, which carries the
+// trace context of ctx (WithTrace).
+func InsertArgs(ctx context.Context, e Event) []any {
+	e = WithTrace(ctx, e)
+	return []any{e.ID, e.Subject, e.Payload, e.CreatedAt, e.TraceParent, e.TraceState}
+}
 
 // QueueInsert queues the insert of e into b, for a transaction that sends
 // its statements in one batch. The statements of a batch all run, so an

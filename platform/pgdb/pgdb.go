@@ -151,38 +151,21 @@ func (db *DB) retry(ctx context.Context, run func() (events int, err error)) err
 	return apperr.Aborted(err, "the write collided with concurrent writes %d times and was not applied; retry it", db.maxAttempts)
 }
 
-// Batch is writes sent to the server together and applied as one
-// transaction by Atomic.
-type Batch struct {
-	b      pgx.Batch
-	events int
-}
-
-// Queue adds a statement.
-func (b *Batch) Queue(sql string, args ...any) { b.b.Queue(sql, args...) }
-
-// Enqueue adds the insert of event e (with the trace context of ctx) into
-// the schema's outbox.
-func (b *Batch) Enqueue(ctx context.Context, e outbox.Event) {
-	outbox.QueueInsert(&b.b, outbox.WithTrace(ctx, e))
-	b.events++
-}
-
-// Atomic sends the writes fill queues (unless fill fails) in one round
-// trip, applied as one transaction: PostgreSQL runs the statements of a pipeline up to its sync
-// point as an implicit transaction, which commits (waiting for its WAL to
-// be flushed, like any commit) only if every statement succeeds. For a
-// write that reads nothing in between, it saves InTx's BEGIN and COMMIT
-// round trips. It retries and translates errors as InTx does, and wakes
-// the relay after a commit that enqueued events.
-func (db *DB) Atomic(ctx context.Context, fill func(*Batch) error) error {
-	var b Batch
-	if err := fill(&b); err != nil {
-		return err
-	}
-	return db.retry(ctx, func() (int, error) {
-		return b.events, db.pool.SendBatch(ctx, &b.b).Close()
+// ExecEvents runs one statement that writes rows and enqueues the events
+// announcing them (a data-modifying WITH query ending in
+// outbox.InsertSelect) as a transaction of its own: one round trip where
+// InTx takes a BEGIN, the statements and a COMMIT. It retries and
+// translates errors as InTx does, returns the number of events the
+// statement enqueued (the rows of its last INSERT), and wakes the relay
+// when there were any.
+func (db *DB) ExecEvents(ctx context.Context, sql string, args ...any) (int64, error) {
+	var events int64
+	err := db.retry(ctx, func() (int, error) {
+		tag, err := db.pool.Exec(ctx, sql, args...)
+		events = tag.RowsAffected()
+		return int(events), err
 	})
+	return events, err
 }
 
 // Tx is a transaction. It offers the query methods of pgx.Tx, not Commit or

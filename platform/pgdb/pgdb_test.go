@@ -109,10 +109,11 @@ func TestRetriesSerializationFailures(t *testing.T) {
 	}
 }
 
-// TestAtomicIsOneTransaction: the writes of an Atomic batch commit
-// together with their events, and wake the relay once; when one fails,
-// none of them stays, no event is enqueued and the relay is not woken.
-func TestAtomicIsOneTransaction(t *testing.T) {
+// TestExecEventsIsOneStatement: a statement that writes rows and their
+// event commits both and wakes the relay once; one whose rows are not
+// written (its condition does not hold) enqueues nothing and does not wake
+// it; one that fails leaves nothing.
+func TestExecEventsIsOneStatement(t *testing.T) {
 	pool := openKV(t)
 	var wakes atomic.Int32
 	db := pgdb.NewDB(pool, func() { wakes.Add(1) })
@@ -123,28 +124,30 @@ func TestAtomicIsOneTransaction(t *testing.T) {
 		}
 		return rows, events
 	}
-	e, _ := outbox.New("atrium.test.atomic", map[string]string{"k": "a"}, time.Now())
-	err := db.Atomic(t.Context(), func(b *pgdb.Batch) error {
-		b.Queue("INSERT INTO kv VALUES ($1, $2)", "a", "1")
-		b.Queue("INSERT INTO kv VALUES ($1, $2)", "b", "2")
-		b.Enqueue(t.Context(), e)
-		return nil
-	})
-	if rows, events := count(); err != nil || rows != 2 || events != 1 || wakes.Load() != 1 {
-		t.Fatalf("Atomic = %v: %d rows, %d events, %d wakes; want 2, 1, 1", err, rows, events, wakes.Load())
+	// Insert k = $1 when $3 holds, and the event with it.
+	put := `WITH w AS (INSERT INTO kv (k, v) SELECT $1, $2 WHERE $3::boolean RETURNING k) ` + outbox.InsertSelect("w", 4)
+	exec := func(k string, cond bool) (int64, error) {
+		e, _ := outbox.New("atrium.test.exec", map[string]string{"k": k}, time.Now())
+		return db.ExecEvents(t.Context(), put, append([]any{k, "v", cond}, outbox.InsertArgs(t.Context(), e)...)...)
 	}
-	e2, _ := outbox.New("atrium.test.atomic", map[string]string{"k": "c"}, time.Now())
-	err = db.Atomic(t.Context(), func(b *pgdb.Batch) error {
-		b.Queue("INSERT INTO kv VALUES ($1, $2)", "c", "3")
-		b.Enqueue(t.Context(), e2)
-		b.Queue("INSERT INTO kv VALUES ($1, $2)", "a", "again") // a duplicate key
-		return nil
-	})
+	n, err := exec("a", true)
+	if rows, events := count(); err != nil || n != 1 || rows != 1 || events != 1 || wakes.Load() != 1 {
+		t.Fatalf("ExecEvents = %d, %v: %d rows, %d events, %d wakes; want 1 of each", n, err, rows, events, wakes.Load())
+	}
+	n, err = exec("b", false)
+	if rows, events := count(); err != nil || n != 0 || rows != 1 || events != 1 || wakes.Load() != 1 {
+		t.Fatalf("ExecEvents whose condition fails = %d, %v: %d rows, %d events, %d wakes; want nothing more", n, err, rows, events, wakes.Load())
+	}
+	_, err = exec("a", true) // a duplicate key
 	if !errors.Is(pgdb.Err(err, "put"), store.ErrDuplicate) {
-		t.Fatalf("Atomic with a duplicate = %v, want a unique violation", err)
+		t.Fatalf("ExecEvents with a duplicate = %v, want a unique violation", err)
 	}
-	if rows, events := count(); rows != 2 || events != 1 || wakes.Load() != 1 {
-		t.Fatalf("after a failed Atomic: %d rows, %d events, %d wakes; want the first batch's only", rows, events, wakes.Load())
+	if rows, events := count(); rows != 1 || events != 1 || wakes.Load() != 1 {
+		t.Fatalf("after a failed ExecEvents: %d rows, %d events, %d wakes; want the first write's only", rows, events, wakes.Load())
+	}
+	var payload []byte
+	if err := pool.QueryRow(t.Context(), "SELECT payload FROM outbox").Scan(&payload); err != nil || string(payload) != `{"k":"a"}` {
+		t.Fatalf("stored payload = %s, %v; want the event's bytes as they were", payload, err)
 	}
 }
 

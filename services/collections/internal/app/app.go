@@ -46,10 +46,14 @@ type Store interface {
 	// Collection is zero then) or the collection no such item (the
 	// Collection is returned).
 	Item(ctx context.Context, siteID, slug, id string) (Collection, Item, error)
+	// CollectionForWrite is Collection for a write that InsertItem
+	// checks: it may return a definition remembered from an earlier read.
+	CollectionForWrite(ctx context.Context, siteID, slug string) (Collection, error)
 	// InsertItem is Tx.InsertItem in a transaction of its own, for an
-	// item whose writing reads nothing first: on PostgreSQL one round
-	// trip, without a BEGIN and a COMMIT of their own.
-	InsertItem(ctx context.Context, it Item, announce outbox.Event) error
+	// item of c whose writing reads nothing first (on PostgreSQL one
+	// statement), made only if c's fields are still the collection's:
+	// ErrCollectionChanged, and nothing written, when they are not.
+	InsertItem(ctx context.Context, c Collection, it Item, announce outbox.Event) error
 	// InTx runs fn in a transaction: all of its writes and events, or none.
 	InTx(ctx context.Context, fn func(Tx) error) error
 }

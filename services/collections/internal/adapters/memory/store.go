@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
@@ -152,9 +153,19 @@ func (s *Store) item(collectionID, id string) (app.Item, error) {
 	return it, nil
 }
 
+// CollectionForWrite implements app.Store: the collection as it is.
+func (s *Store) CollectionForWrite(ctx context.Context, siteID, slug string) (app.Collection, error) {
+	return s.Collection(ctx, siteID, slug)
+}
+
 // InsertItem implements app.Store.
-func (s *Store) InsertItem(ctx context.Context, it app.Item, announce outbox.Event) error {
-	return s.InTx(ctx, func(tx app.Tx) error { return tx.InsertItem(ctx, it, announce) })
+func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, announce outbox.Event) error {
+	return s.InTx(ctx, func(tx app.Tx) error {
+		if now, ok := s.collections[c.ID]; !ok || !reflect.DeepEqual(now.Fields, c.Fields) {
+			return app.ErrCollectionChanged
+		}
+		return tx.InsertItem(ctx, it, announce)
+	})
 }
 
 // InTx implements app.Store.

@@ -44,34 +44,99 @@ func Migrations() pgdb.Migrations {
 type Store struct {
 	reader
 	db *pgdb.DB
+	// recent are the collections as last read, for the writes that check
+	// them (CollectionForWrite, InsertItem).
+	recent *recentCollections
 }
 
 // New returns a store on db, whose pool's search path must be the
 // collections schema.
-func New(db *pgdb.DB) *Store { return &Store{reader: reader{q: db.Pool()}, db: db} }
+func New(db *pgdb.DB) *Store {
+	recent := &recentCollections{m: map[string]app.Collection{}}
+	return &Store{reader: reader{q: db.Pool(), recent: recent}, db: db, recent: recent}
+}
 
-// InsertItem implements app.Store: the item's row and its event's in one
-// round trip and one (implicit) transaction.
-func (s *Store) InsertItem(ctx context.Context, it app.Item, announce outbox.Event) error {
-	err := s.db.Atomic(ctx, func(b *pgdb.Batch) error {
-		sql, args, err := insertItem(it)
-		if err != nil {
-			return err
-		}
-		b.Queue(sql, args...)
-		b.Enqueue(ctx, announce)
-		return nil
-	})
-	return pgdb.Err(err, "insert item")
+// CollectionForWrite implements app.Store: the definition last read, if
+// any. InsertItem makes the write only if it still holds.
+func (s *Store) CollectionForWrite(ctx context.Context, siteID, slug string) (app.Collection, error) {
+	if c, ok := s.recent.get(siteID, slug); ok {
+		return c, nil
+	}
+	return s.Collection(ctx, siteID, slug)
+}
+
+// insertItemIfDefined inserts an item ($1 to $7) into its collection ($2)
+// only while the collection's fields are $8, and its event ($9 to $14)
+// only with it: one statement, one round trip. The foreign key already
+// reads the collection's row; comparing its fields costs little more.
+var insertItemIfDefined = `WITH c AS (SELECT id FROM collections WHERE id = $2 AND fields = $8::jsonb),
+	i AS (INSERT INTO items (` + itemCols + `)
+		SELECT $1::uuid, c.id, $3::jsonb, $4::boolean, $5::bigint, $6::timestamptz, $7::timestamptz FROM c RETURNING id)
+	` + outbox.InsertSelect("i", 9)
+
+// InsertItem implements app.Store.
+func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, announce outbox.Event) error {
+	data, err := valuesJSON(it.Values)
+	if err != nil {
+		return err
+	}
+	fields, err := json.Marshal(c.Fields)
+	if err != nil {
+		return err
+	}
+	args := append([]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt, fields},
+		outbox.InsertArgs(ctx, announce)...)
+	n, err := s.db.ExecEvents(ctx, insertItemIfDefined, args...)
+	if err != nil {
+		return pgdb.Err(err, "insert item")
+	}
+	if n == 0 {
+		s.recent.forget(c.SiteID, c.Slug)
+		return app.ErrCollectionChanged
+	}
+	return nil
 }
 
 // InTx implements app.Store.
 func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
-	return s.db.InTx(ctx, func(t *pgdb.Tx) error { return fn(tx{Tx: t, reader: reader{q: t}}) })
+	return s.db.InTx(ctx, func(t *pgdb.Tx) error { return fn(tx{Tx: t, reader: reader{q: t, recent: s.recent}}) })
 }
 
 // reader holds the queries shared by the store and its transactions.
-type reader struct{ q pgdb.Querier }
+type reader struct {
+	q      pgdb.Querier
+	recent *recentCollections
+}
+
+// recentCollections are collections as last read, by site and slug.
+type recentCollections struct {
+	mu sync.RWMutex
+	m  map[string]app.Collection
+}
+
+func (r *recentCollections) get(siteID, slug string) (app.Collection, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c, ok := r.m[siteID+"/"+slug]
+	return c, ok
+}
+
+// keep remembers c, read in a transaction that committed or not: a
+// write checks it anyway.
+func (r *recentCollections) keep(c app.Collection) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.m) >= maxDefinitions {
+		clear(r.m)
+	}
+	r.m[c.SiteID+"/"+c.Slug] = c
+}
+
+func (r *recentCollections) forget(siteID, slug string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, siteID+"/"+slug)
+}
 
 // Site implements app.Store.
 func (r reader) Site(ctx context.Context, id string) (app.Site, error) {
@@ -156,7 +221,11 @@ func (r reader) Collections(ctx context.Context, siteID string) ([]app.Collectio
 // Collection implements app.Store.
 func (r reader) Collection(ctx context.Context, siteID, slug string) (app.Collection, error) {
 	c, err := scanCollection(r.q.QueryRow(ctx, `SELECT `+collectionCols+` FROM collections WHERE site_id = $1 AND slug = $2`, siteID, slug))
-	return c, pgdb.Err(err, "collection "+slug)
+	if err != nil {
+		return c, pgdb.Err(err, "collection "+slug)
+	}
+	r.recent.keep(c)
+	return c, nil
 }
 
 const itemCols = `id, collection_id, data, is_published, version, created_at, updated_at`
@@ -244,6 +313,7 @@ func (r reader) Item(ctx context.Context, siteID, slug, id string) (app.Collecti
 	if c, err = finishCollection(c, fields); err != nil {
 		return app.Collection{}, app.Item{}, err
 	}
+	r.recent.keep(c)
 	if itemID == nil {
 		return c, app.Item{}, fmt.Errorf("item %s: %w", id, app.ErrNotFound)
 	}

@@ -36,6 +36,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"RolledBackItemsLeaveTheOrder", testItemRollback},
 		{"CollectionsRoundTrip", testCollections},
 		{"ItemByCollectionSlug", testItemBySlug},
+		{"InsertItemChecksTheDefinition", testInsertItemChecksTheDefinition},
 		{"ItemsOrderAndPaging", testItemsPaging},
 		{"ItemFilters", testItemFilters},
 		{"PatchMergesAtomically", testPatch},
@@ -236,18 +237,6 @@ func testItemBySlug(t *testing.T, s Store) {
 	if !errors.Is(err, app.ErrNotFound) || gotC.ID != "" {
 		t.Fatalf("unknown collection: collection %q, %v; want none and ErrNotFound", gotC.ID, err)
 	}
-	// An item inserted in a transaction of its own reads the same; its id
-	// cannot be taken twice.
-	own := app.Item{ID: uuid.NewString(), SiteID: site.ID, CollectionID: c.ID, Values: values("title", "Own"), Version: 1, CreatedAt: base, UpdatedAt: base}
-	if err := s.InsertItem(ctx, own, announce(own)); err != nil {
-		t.Fatal(err)
-	}
-	if _, got, err := s.Item(ctx, site.ID, "posts", own.ID); err != nil || !reflect.DeepEqual(decoded(t, got.Values), map[string]any{"title": "Own"}) {
-		t.Fatalf("item inserted on its own = %+v, %v", got, err)
-	}
-	if err := s.InsertItem(ctx, own, announce(own)); !errors.Is(err, app.ErrDuplicate) {
-		t.Fatalf("the same id again: %v, want ErrDuplicate", err)
-	}
 	other := newSite(t, s)
 	newCollection(t, s, other.ID, "posts")
 	gotC, _, err = s.Item(ctx, other.ID, "posts", it.ID)
@@ -256,6 +245,48 @@ func testItemBySlug(t *testing.T, s Store) {
 	}
 	if _, _, err = s.Item(ctx, uuid.NewString(), "posts", it.ID); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("the item through an unknown site: %v, want ErrNotFound", err)
+	}
+}
+
+// testInsertItemChecksTheDefinition: an item inserted in a transaction of
+// its own is written with its collection as it was read for the write
+// (CollectionForWrite), and not at all, with ErrCollectionChanged, once the
+// collection's fields have changed; its id cannot be taken twice.
+func testInsertItemChecksTheDefinition(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	newCollection(t, s, site.ID, "posts", app.Field{Key: "title", Type: app.TypeText})
+	c, err := s.CollectionForWrite(ctx, site.ID, "posts")
+	if err != nil || len(c.Fields) != 1 {
+		t.Fatalf("CollectionForWrite = %+v, %v", c, err)
+	}
+	own := app.Item{ID: uuid.NewString(), SiteID: site.ID, CollectionID: c.ID, Values: values("title", "Own"), Version: 1, CreatedAt: base, UpdatedAt: base}
+	if err := s.InsertItem(ctx, c, own, announce(own)); err != nil {
+		t.Fatal(err)
+	}
+	if _, got, err := s.Item(ctx, site.ID, "posts", own.ID); err != nil || !reflect.DeepEqual(decoded(t, got.Values), map[string]any{"title": "Own"}) {
+		t.Fatalf("item inserted on its own = %+v, %v", got, err)
+	}
+	if err := s.InsertItem(ctx, c, own, announce(own)); !errors.Is(err, app.ErrDuplicate) {
+		t.Fatalf("the same id again: %v, want ErrDuplicate", err)
+	}
+	changed := c
+	changed.Fields = []app.Field{{Key: "title", Type: app.TypeText}, {Key: "body", Type: app.TypeRichText}}
+	changed.UpdatedAt = base.Add(time.Minute)
+	inTx(t, s, func(tx app.Tx) error { return tx.UpdateCollection(ctx, changed, nil) })
+	late := app.Item{ID: uuid.NewString(), SiteID: site.ID, CollectionID: c.ID, Values: values("title", "Late"), Version: 1, CreatedAt: base, UpdatedAt: base}
+	if err := s.InsertItem(ctx, c, late, announce(late)); !errors.Is(err, app.ErrCollectionChanged) {
+		t.Fatalf("item checked against the old fields: %v, want ErrCollectionChanged", err)
+	}
+	if _, _, err := s.Item(ctx, site.ID, "posts", late.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("item refused for the old fields was written: %v", err)
+	}
+	now, err := s.CollectionForWrite(ctx, site.ID, "posts")
+	if err != nil || len(now.Fields) != 2 {
+		t.Fatalf("CollectionForWrite after the change = %+v, %v; want the new fields", now.Fields, err)
+	}
+	if err := s.InsertItem(ctx, now, late, announce(late)); err != nil {
+		t.Fatalf("item checked against the new fields: %v", err)
 	}
 }
 
