@@ -246,3 +246,37 @@ func TestWakeCutsTheBackoffShort(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestMemoryCommitsDoNotWaitForPublishing: while a claim publishes (NATS
+// may take its time), a commit appends its events at once; they wait for
+// the next claim, and the claim removes only what it published.
+func TestMemoryCommitsDoNotWaitForPublishing(t *testing.T) {
+	src := &outbox.Memory{}
+	first := events(t, "atrium.test.x", 2)
+	src.Append(first...)
+	publishing, release := make(chan struct{}), make(chan struct{})
+	claimed := make(chan error, 1)
+	go func() {
+		claimed <- src.Claim(t.Context(), 10, func(_ context.Context, es []outbox.Event) int {
+			close(publishing)
+			<-release
+			return len(es)
+		})
+	}()
+	<-publishing
+	later := events(t, "atrium.test.x", 1)
+	appended := make(chan struct{})
+	go func() { src.Append(later...); close(appended) }()
+	select {
+	case <-appended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Append waited for the claim's publishing")
+	}
+	close(release)
+	if err := <-claimed; err != nil {
+		t.Fatal(err)
+	}
+	if got := src.Pending(); len(got) != 1 || got[0].ID != later[0].ID {
+		t.Fatalf("pending after the claim = %v, want only the event appended during it", got)
+	}
+}
