@@ -134,9 +134,13 @@ func runCollections(ctx context.Context, args []string) error {
 		summary[store] = map[string]ratios{}
 		for _, name := range names {
 			rt := all[name]
-			targets := []target{{name: "floor", addr: floorAddr}, {name: "atrium", addr: atrium.api, auth: "Bearer " + key}}
+			targets := []target{{name: "floor", addr: floorAddr, pid: floorProc.Process.Pid, db: db},
+				{name: "atrium", addr: atrium.api, auth: "Bearer " + key, pid: atrium.cmd.Process.Pid}}
+			if store == "postgres" {
+				targets[1].db = db
+			}
 			if pb != nil {
-				targets = append(targets, target{name: "pocketbase", addr: pb.addr, auth: pb.token})
+				targets = append(targets, target{name: "pocketbase", addr: pb.addr, auth: pb.token, pid: pb.cmd.Process.Pid})
 			}
 			routeOf := func(t target) route { return rt[t.name] }
 			for _, t := range targets {
@@ -174,16 +178,24 @@ func runCollections(ctx context.Context, args []string) error {
 		}
 	}
 
-	fmt.Printf("\nAtrium's ratios (median of the per-round ratios; above 1 is faster)\n")
-	fmt.Printf("  %-9s %-14s %9s %14s\n", "store", "route", "to floor", "to PocketBase")
+	fmt.Printf("\nAtrium's ratios (requests per second: median of the per-round ratios; CPU: the other's CPU time per request\n")
+	fmt.Printf("over Atrium's, server and database backends; above 1, Atrium is faster)\n")
+	fmt.Printf("  %-9s %-14s %15s %20s\n", "store", "route", "to floor", "to PocketBase")
 	for _, store := range f.stores {
 		for _, name := range names {
 			r := summary[store][name]
-			toPB := "-"
-			if v, ok := r["pocketbase"]; ok {
-				toPB = fmt.Sprintf("%.2f", v)
+			cell := func(x ratio, ok bool) string {
+				if !ok {
+					return "-"
+				}
+				if x.cpu == 0 {
+					return fmt.Sprintf("%.2f", x.rps)
+				}
+				return fmt.Sprintf("%.2f (CPU %.2f)", x.rps, x.cpu)
 			}
-			fmt.Printf("  %-9s %-14s %9.2f %14s\n", store, name, r["floor"], toPB)
+			fl, okF := r["floor"]
+			pb, okP := r["pocketbase"]
+			fmt.Printf("  %-9s %-14s %15s %20s\n", store, name, cell(fl, okF), cell(pb, okP))
 		}
 	}
 	if f.profile != "" {

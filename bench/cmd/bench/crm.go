@@ -96,8 +96,8 @@ func runCRM(ctx context.Context, args []string) error {
 	for _, route := range strings.Split(f.routes, ",") {
 		path := "/api/v1/" + strings.TrimSpace(route) + "?limit=50"
 		targets := []target{
-			{name: "floor", addr: floorAddr},
-			{name: "atrium", addr: atrium.api, auth: "Bearer " + key},
+			{name: "floor", addr: floorAddr, pid: floorProc.Process.Pid, db: db},
+			{name: "atrium", addr: atrium.api, auth: "Bearer " + key, pid: atrium.cmd.Process.Pid, db: db},
 		}
 		for _, t := range targets {
 			if _, err := load(ctx, loadCPU, t, path, f.conns, f.warmup); err != nil {
@@ -217,7 +217,15 @@ func (e *env) tearDown() {
 	}
 }
 
-type target struct{ name, addr, auth string }
+// target is a server under load: its name in reports, its address and the
+// Authorization its requests carry. pid and db, when set, are its process
+// and the database whose backends serve it, whose CPU time a round counts
+// (cpuPerRequest).
+type target struct {
+	name, addr, auth string
+	pid              int
+	db               string
+}
 
 func load(ctx context.Context, cpu string, t target, path string, conns int, d time.Duration) (loadResult, error) {
 	return loadRoute(ctx, cpu, t, route{method: "GET", path: path}, conns, d)
@@ -243,6 +251,7 @@ func loadRoute(ctx context.Context, cpu string, t target, rt route, conns int, d
 	if t.auth != "" {
 		argv = append(argv, "--authorization", t.auth)
 	}
+	used := serverCPU(ctx, t)
 	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
 	if err != nil {
 		return loadResult{}, fmt.Errorf("%s: %v", quoteArgs(argv), err)
@@ -254,8 +263,61 @@ func loadRoute(ctx context.Context, cpu string, t target, rt route, conns int, d
 	if r.Errors > 0 || r.Requests == 0 {
 		return r, fmt.Errorf("%s %s: %d requests, %d errors: %s", t.name, path, r.Requests, r.Errors, r.FirstError)
 	}
+	if used != nil {
+		r.CPU = float64(used().Microseconds()) / float64(r.Requests)
+	}
 	return r, nil
 }
+
+// serverCPU starts counting the CPU time t's process and its database's
+// backends use, and returns the function that says how much they used
+// since; nil when t names no process. Only one server is under load at a
+// time, so the backends' time is its own. CPU time per request moves much
+// less than requests per second on a machine shared with other work.
+func serverCPU(ctx context.Context, t target) func() time.Duration {
+	if t.pid == 0 {
+		return nil
+	}
+	pids := []int{t.pid}
+	if t.db != "" {
+		if conn, err := pgx.Connect(ctx, t.db); err == nil {
+			if rows, err := conn.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"); err == nil {
+				backends, _ := pgx.CollectRows(rows, pgx.RowTo[int32])
+				for _, b := range backends {
+					pids = append(pids, int(b))
+				}
+			}
+			conn.Close(ctx)
+		}
+	}
+	start := cpuTime(pids)
+	return func() time.Duration { return cpuTime(pids) - start }
+}
+
+// cpuTime is the user and system time the processes have used so far, from
+// /proc (a process that has gone counts nothing).
+func cpuTime(pids []int) time.Duration {
+	var ticks int64
+	for _, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// The fields after the command name, which is in parentheses:
+		// utime and stime are the 12th and 13th.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + st
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is Linux's USER_HZ, the unit of /proc's times.
+const clockTicks = 100
 
 // settle vacuums and analyzes every table and forces a checkpoint.
 func settle(ctx context.Context, db string) error {
@@ -278,9 +340,13 @@ func settle(ctx context.Context, db string) error {
 var peerNames = []string{"floor", "atrium", "pocketbase"}
 
 // ratios are Atrium's ratios of one route to the other servers measured
-// beside it (by name), as report prints them: the median of the
-// per-round ratios.
-type ratios map[string]float64
+// beside it (by name), as report prints them.
+type ratios map[string]ratio
+
+// ratio is Atrium's requests per second over another server's (the median
+// of the per-round ratios), and the other's CPU time per request over
+// Atrium's (0 when not measured): above 1, Atrium is faster.
+type ratio struct{ rps, cpu float64 }
 
 // report prints each server's rounds and Atrium's ratio to every other
 // server measured, and returns those ratios.
@@ -293,7 +359,7 @@ func report(label string, results map[string][]loadResult) ratios {
 		return s / float64(len(rs))
 	}
 	fmt.Printf("\n%s\n", label)
-	fmt.Printf("  %-10s %10s %9s %9s %10s   %s\n", "server", "req/s", "p50 ms", "p99 ms", "body B", "rounds (req/s)")
+	fmt.Printf("  %-10s %10s %9s %9s %10s %12s   %s\n", "server", "req/s", "p50 ms", "p99 ms", "body B", "CPU µs/req", "rounds (req/s)")
 	for _, name := range peerNames {
 		rs := results[name]
 		if len(rs) == 0 {
@@ -303,18 +369,22 @@ func report(label string, results map[string][]loadResult) ratios {
 		for _, r := range rs {
 			per = append(per, fmt.Sprintf("%.0f", r.RPS))
 		}
-		fmt.Printf("  %-10s %10.0f %9.2f %9.2f %10d   %s\n", name,
+		cpu := "-"
+		if c := mean(rs, func(r loadResult) float64 { return r.CPU }); c > 0 {
+			cpu = fmt.Sprintf("%.0f", c)
+		}
+		fmt.Printf("  %-10s %10.0f %9.2f %9.2f %10d %12s   %s\n", name,
 			mean(rs, func(r loadResult) float64 { return r.RPS }),
 			mean(rs, func(r loadResult) float64 { return r.P50 }),
 			mean(rs, func(r loadResult) float64 { return r.P99 }),
-			rs[len(rs)-1].BodyBytes, strings.Join(per, ", "))
+			rs[len(rs)-1].BodyBytes, cpu, strings.Join(per, ", "))
 	}
 	out := ratios{}
 	for _, other := range peerNames {
 		if other == "atrium" || len(results[other]) == 0 {
 			continue
 		}
-		ratio := mean(results["atrium"], func(r loadResult) float64 { return r.RPS }) / mean(results[other], func(r loadResult) float64 { return r.RPS })
+		ofMeans := mean(results["atrium"], func(r loadResult) float64 { return r.RPS }) / mean(results[other], func(r loadResult) float64 { return r.RPS })
 		// Each round runs the servers back to back: the ratio within a
 		// round is the least disturbed by whatever else the machine is
 		// doing.
@@ -326,9 +396,14 @@ func report(label string, results map[string][]loadResult) ratios {
 			perText = append(perText, fmt.Sprintf("%.2f", r))
 		}
 		slices.Sort(per)
-		out[other] = per[len(per)/2]
+		r := ratio{rps: per[len(per)/2]}
 		fmt.Printf("  ratio (Atrium / %s, req/s): %.2f of the means; median of rounds %.2f (%s)\n",
-			other, ratio, out[other], strings.Join(perText, ", "))
+			other, ofMeans, r.rps, strings.Join(perText, ", "))
+		if a, o := mean(results["atrium"], func(r loadResult) float64 { return r.CPU }), mean(results[other], func(r loadResult) float64 { return r.CPU }); a > 0 && o > 0 {
+			r.cpu = o / a
+			fmt.Printf("  ratio (%s's CPU per request / Atrium's): %.2f\n", other, r.cpu)
+		}
+		out[other] = r
 	}
 	return out
 }
