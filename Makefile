@@ -158,9 +158,14 @@ bench-crm: services-up build ## CRM lists end to end against the hand-written fl
 	go test -run '^$$' -bench 'CRM|Prospects' -benchmem -benchtime $(BENCHTIME) -count 1 ./services/crm/internal/adapters/... ./services/crm/internal/transport/grpcserver
 
 .PHONY: bench-collections
-bench-collections: services-up build ## Collections lists, get and create on 100,000 items against the hand-written floor
+bench-collections: services-up build .bin/pocketbase-peer ## Collections list, get and create on 20,000 items, memory and PostgreSQL, against the floor and PocketBase
 	go build -o .bin/bench ./bench/cmd/bench
-	.bin/bench collections --atrium .bin/atrium $(BENCHFLAGS)
+	.bin/bench collections --atrium .bin/atrium --pocketbase .bin/pocketbase-peer $(BENCHFLAGS)
+
+# PocketBase, the peer of bench-collections: its own module, outside the
+# workspace, as tools/ is.
+.bin/pocketbase-peer: bench/peers/pocketbase/go.mod bench/peers/pocketbase/go.sum bench/peers/pocketbase/main.go
+	cd bench/peers/pocketbase && GOWORK=off go build -o ../../../.bin/pocketbase-peer .
 
 .PHONY: bench-data
 bench-data: services-up build ## Data read on 1,000,000 keyword rows (offset 0, offset 50,000, cursor) against the hand-written floor

@@ -11,6 +11,7 @@ import (
 
 	"github.com/atrium-hq/atrium/gateway/internal/auth"
 	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
@@ -28,6 +29,10 @@ type Config struct {
 	// Upstreams are the services' gRPC addresses by name; every name of
 	// UpstreamNames is required.
 	Upstreams map[string]string
+	// Local, when set, holds the services that run in the gateway's own
+	// process (`atrium serve`): the gateway calls those in process
+	// (rpc.Local), the others over the network.
+	Local *rpc.Local
 
 	// NATSURL, if set, lets the gateway hear key revocations and evict them
 	// from its cache at once instead of after KeyCacheTTL.

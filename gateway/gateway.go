@@ -34,25 +34,33 @@ import (
 // admin listener. Adding an interface is adding its registrations here.
 var upstreams = []upstream{
 	{name: "collections", public: []registration{
-		{collectionsv1.CollectionsService_ServiceDesc.ServiceName, collectionsv1.RegisterCollectionsServiceHandler},
+		{collectionsv1.CollectionsService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterCollectionsServiceHandlerClient, collectionsv1.NewCollectionsServiceClient)},
 	}, admin: []registration{
-		{collectionsv1.CollectionsAdminService_ServiceDesc.ServiceName, collectionsv1.RegisterCollectionsAdminServiceHandler},
+		{collectionsv1.CollectionsAdminService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterCollectionsAdminServiceHandlerClient, collectionsv1.NewCollectionsAdminServiceClient)},
 	}},
 	{name: "crm", public: []registration{
-		{crmv1.CRMService_ServiceDesc.ServiceName, crmv1.RegisterCRMServiceHandler},
+		{crmv1.CRMService_ServiceDesc.ServiceName, handlers(crmv1.RegisterCRMServiceHandlerClient, crmv1.NewCRMServiceClient)},
 	}, admin: []registration{
-		{crmv1.CRMAdminService_ServiceDesc.ServiceName, crmv1.RegisterCRMAdminServiceHandler},
+		{crmv1.CRMAdminService_ServiceDesc.ServiceName, handlers(crmv1.RegisterCRMAdminServiceHandlerClient, crmv1.NewCRMAdminServiceClient)},
 	}},
 	{name: "data", public: []registration{
-		{datav1.DataService_ServiceDesc.ServiceName, datav1.RegisterDataServiceHandler},
+		{datav1.DataService_ServiceDesc.ServiceName, handlers(datav1.RegisterDataServiceHandlerClient, datav1.NewDataServiceClient)},
 	}, admin: []registration{
-		{datav1.DataAdminService_ServiceDesc.ServiceName, datav1.RegisterDataAdminServiceHandler},
+		{datav1.DataAdminService_ServiceDesc.ServiceName, handlers(datav1.RegisterDataAdminServiceHandlerClient, datav1.NewDataAdminServiceClient)},
 	}},
 	{name: "actions", public: []registration{
-		{actionsv1.ActionsService_ServiceDesc.ServiceName, actionsv1.RegisterActionsServiceHandler},
+		{actionsv1.ActionsService_ServiceDesc.ServiceName, handlers(actionsv1.RegisterActionsServiceHandlerClient, actionsv1.NewActionsServiceClient)},
 	}, admin: []registration{
-		{actionsv1.ActionsAdminService_ServiceDesc.ServiceName, actionsv1.RegisterActionsAdminServiceHandler},
+		{actionsv1.ActionsAdminService_ServiceDesc.ServiceName, handlers(actionsv1.RegisterActionsAdminServiceHandlerClient, actionsv1.NewActionsAdminServiceClient)},
 	}},
+}
+
+// handlers adapts a service's generated grpc-gateway registration to any
+// connection, in process or over the network.
+func handlers[C any](register func(context.Context, *runtime.ServeMux, C) error, client func(grpc.ClientConnInterface) C) func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error {
+	return func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return register(ctx, mux, client(cc))
+	}
 }
 
 type upstream struct {
@@ -63,7 +71,7 @@ type upstream struct {
 // registration is one gRPC service's routes on a mux.
 type registration struct {
 	service  string // full name, atrium.crm.v1.CRMService
-	register func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error
+	register func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error
 }
 
 // Gateway is a running gateway.
@@ -98,7 +106,7 @@ type Gateway struct {
 
 type namedConn struct {
 	name string
-	conn *grpc.ClientConn
+	conn rpc.Conn
 }
 
 // listener is one HTTP listener with its mux and routes.
@@ -158,7 +166,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	publicMux, adminMux := g.newMux(g.public), g.newMux(g.adminL)
 	for _, u := range upstreams {
 		addr := cfg.Upstreams[u.name]
-		conn, err := rpc.Dial(addr, rpc.WithTelemetry(cfg.Telemetry), grpc.WithChainUnaryInterceptor(render.UnaryClientInterceptor()))
+		conn, err := cfg.Local.Dial(addr, cfg.Telemetry, render.UnaryClientInterceptor())
 		if err != nil {
 			return nil, fmt.Errorf("gateway: dial %s service at %s: %w", u.name, addr, err)
 		}
@@ -205,7 +213,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	return g, nil
 }
 
-func (g *Gateway) conn(name string) *grpc.ClientConn {
+func (g *Gateway) conn(name string) rpc.Conn {
 	for _, c := range g.conns {
 		if c.name == name {
 			return c.conn

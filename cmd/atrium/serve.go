@@ -17,6 +17,7 @@ import (
 
 	"github.com/atrium-hq/atrium/gateway"
 	"github.com/atrium-hq/atrium/platform/cli"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/platform/telemetry"
 	actions "github.com/atrium-hq/atrium/services/actions/service"
@@ -166,9 +167,12 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	}
 	backing := c.backing
 	backing.NATSURL = natsURL
+	// The gateway calls the services in process (rpc.Local); they keep
+	// their gRPC listeners for callers outside it.
+	local := rpc.NewLocal()
 	with := func(name string) runner.Config {
 		return runner.Config{GRPCAddr: *c.grpcAddrs[name], Backing: backing, InternalSecret: []byte(c.common.InternalSecret),
-			ShutdownTimeout: c.common.ShutdownTimeout, Logger: logger, Telemetry: tel, RelayInterval: c.relayInterval}
+			ShutdownTimeout: c.common.ShutdownTimeout, Logger: logger, Telemetry: tel, RelayInterval: c.relayInterval, Local: local}
 	}
 
 	// Until everything is up, a failure closes what was already opened.
@@ -233,7 +237,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	gcfg.InternalSecret = []byte(c.common.InternalSecret)
 	gcfg.Upstreams = map[string]string{"collections": collectionsSvc.Addr(), "crm": crmSvc.Addr(), "data": dataSvc.Addr(), "actions": actionsSvc.Addr()}
 	gcfg.NATSURL, gcfg.ShutdownTimeout, gcfg.DrainDelay, gcfg.Version, gcfg.Logger = natsURL, c.common.ShutdownTimeout, c.common.DrainDelay, version, logger
-	gcfg.Telemetry = tel
+	gcfg.Telemetry, gcfg.Local = tel, local
 	gw, err := gateway.New(ctx, gcfg)
 	if err != nil {
 		return err

@@ -56,10 +56,11 @@ func (m *Memory) Claim(ctx context.Context, max int, publish func(context.Contex
 		return nil
 	}
 	n := publish(ctx, batch)
-	// Only claims remove events, one at a time: the first n are still the
+	// Only claims remove events, from the front: the first n are still the
 	// batch's, and what was appended meanwhile comes after them.
 	m.mu.Lock()
-	m.events = slices.Clone(m.events[n:])
+	clear(m.events[:n])
+	m.events = m.events[n:]
 	m.mu.Unlock()
 	return nil
 }

@@ -107,6 +107,23 @@ func jitteredBackoff(n int) time.Duration {
 // run to the next except what it rebuilds. When every attempt fails that
 // way the error is apperr.Aborted, which callers see as a retryable 503.
 func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
+	return db.retry(ctx, func() (int, error) {
+		var t *Tx
+		err := pgx.BeginFunc(ctx, db.pool, func(ptx pgx.Tx) error {
+			t = &Tx{tx: ptx}
+			return fn(t)
+		})
+		if t == nil {
+			return 0, err
+		}
+		return t.events, err
+	})
+}
+
+// retry runs a transaction (which returns the events it enqueued) until it
+// commits, fails otherwise than by colliding, or collides maxAttempts
+// times; see InTx.
+func (db *DB) retry(ctx context.Context, run func() (events int, err error)) error {
 	var err error
 	for attempt := 1; attempt <= db.maxAttempts; attempt++ {
 		if attempt > 1 {
@@ -116,13 +133,10 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 			case <-time.After(db.backoff(attempt)):
 			}
 		}
-		var t *Tx
-		err = pgx.BeginFunc(ctx, db.pool, func(ptx pgx.Tx) error {
-			t = &Tx{tx: ptx}
-			return fn(t)
-		})
+		var events int
+		events, err = run()
 		if err == nil {
-			if t.events > 0 && db.onCommit != nil {
+			if events > 0 && db.onCommit != nil {
 				db.onCommit()
 			}
 			return nil
@@ -135,6 +149,23 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 		}
 	}
 	return apperr.Aborted(err, "the write collided with concurrent writes %d times and was not applied; retry it", db.maxAttempts)
+}
+
+// ExecEvents runs one statement that writes rows and enqueues the events
+// announcing them (a data-modifying WITH query ending in
+// outbox.InsertSelect) as a transaction of its own: one round trip where
+// InTx takes a BEGIN, the statements and a COMMIT. It retries and
+// translates errors as InTx does, returns the number of events the
+// statement enqueued (the rows of its last INSERT), and wakes the relay
+// when there were any.
+func (db *DB) ExecEvents(ctx context.Context, sql string, args ...any) (int64, error) {
+	var events int64
+	err := db.retry(ctx, func() (int, error) {
+		tag, err := db.pool.Exec(ctx, sql, args...)
+		events = tag.RowsAffected()
+		return int(events), err
+	})
+	return events, err
 }
 
 // Tx is a transaction. It offers the query methods of pgx.Tx, not Commit or

@@ -109,6 +109,48 @@ func TestRetriesSerializationFailures(t *testing.T) {
 	}
 }
 
+// TestExecEventsIsOneStatement: a statement that writes rows and their
+// event commits both and wakes the relay once; one whose rows are not
+// written (its condition does not hold) enqueues nothing and does not wake
+// it; one that fails leaves nothing.
+func TestExecEventsIsOneStatement(t *testing.T) {
+	pool := openKV(t)
+	var wakes atomic.Int32
+	db := pgdb.NewDB(pool, func() { wakes.Add(1) })
+	count := func() (rows, events int) {
+		t.Helper()
+		if err := pool.QueryRow(t.Context(), "SELECT (SELECT count(*) FROM kv), (SELECT count(*) FROM outbox)").Scan(&rows, &events); err != nil {
+			t.Fatal(err)
+		}
+		return rows, events
+	}
+	// Insert k = $1 when $3 holds, and the event with it.
+	put := `WITH w AS (INSERT INTO kv (k, v) SELECT $1, $2 WHERE $3::boolean RETURNING k) ` + outbox.InsertSelect("w", 4)
+	exec := func(k string, cond bool) (int64, error) {
+		e, _ := outbox.New("atrium.test.exec", map[string]string{"k": k}, time.Now())
+		return db.ExecEvents(t.Context(), put, append([]any{k, "v", cond}, outbox.InsertArgs(t.Context(), e)...)...)
+	}
+	n, err := exec("a", true)
+	if rows, events := count(); err != nil || n != 1 || rows != 1 || events != 1 || wakes.Load() != 1 {
+		t.Fatalf("ExecEvents = %d, %v: %d rows, %d events, %d wakes; want 1 of each", n, err, rows, events, wakes.Load())
+	}
+	n, err = exec("b", false)
+	if rows, events := count(); err != nil || n != 0 || rows != 1 || events != 1 || wakes.Load() != 1 {
+		t.Fatalf("ExecEvents whose condition fails = %d, %v: %d rows, %d events, %d wakes; want nothing more", n, err, rows, events, wakes.Load())
+	}
+	_, err = exec("a", true) // a duplicate key
+	if !errors.Is(pgdb.Err(err, "put"), store.ErrDuplicate) {
+		t.Fatalf("ExecEvents with a duplicate = %v, want a unique violation", err)
+	}
+	if rows, events := count(); rows != 1 || events != 1 || wakes.Load() != 1 {
+		t.Fatalf("after a failed ExecEvents: %d rows, %d events, %d wakes; want the first write's only", rows, events, wakes.Load())
+	}
+	var payload []byte
+	if err := pool.QueryRow(t.Context(), "SELECT payload FROM outbox").Scan(&payload); err != nil || string(payload) != `{"k":"a"}` {
+		t.Fatalf("stored payload = %s, %v; want the event's bytes as they were", payload, err)
+	}
+}
+
 // TestExhaustedRetriesAreAborted: when every attempt collides, the caller
 // gets a retryable Aborted error that says so, and nothing is written.
 func TestExhaustedRetriesAreAborted(t *testing.T) {

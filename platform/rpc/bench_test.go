@@ -12,8 +12,9 @@ import (
 	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
-// BenchmarkCall is one unary call over loopback through Atrium's client
-// and server (the health check, which needs no principal), with the
+// BenchmarkCall is one unary call through Atrium's client and server (the
+// health check, which needs no principal), over loopback and in process
+// (Local), with the
 // OpenTelemetry globals (no trace ids, nothing recorded) and with a
 // process's telemetry as telemetry.Setup makes it without an exporter
 // (spans not sampled but carrying ids, which travel in the metadata; call
@@ -44,20 +45,29 @@ func BenchmarkCall(b *testing.B) {
 			srv.SetHealth("")
 			go func() { _ = srv.Serve() }()
 			defer srv.Stop()
-			conn, err := Dial(srv.Addr(), WithTelemetry(tel))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer conn.Close()
-			c := healthpb.NewHealthClient(conn)
-			if _, err := c.Check(b.Context(), &healthpb.HealthCheckRequest{}); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := c.Check(b.Context(), &healthpb.HealthCheckRequest{}); err != nil {
-					b.Fatal(err)
-				}
+			for _, transport := range []string{"network", "in-process"} {
+				b.Run(transport, func(b *testing.B) {
+					var local *Local
+					if transport == "in-process" {
+						local = NewLocal()
+						local.Add(srv)
+					}
+					conn, err := local.Dial(srv.Addr(), tel)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer conn.Close()
+					c := healthpb.NewHealthClient(conn)
+					if _, err := c.Check(b.Context(), &healthpb.HealthCheckRequest{}); err != nil {
+						b.Fatal(err)
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						if _, err := c.Check(b.Context(), &healthpb.HealthCheckRequest{}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
 			}
 		})
 	}

@@ -69,7 +69,7 @@ type Upstream struct {
 	// Name is the service's name (crm).
 	Name string
 	// Conn is the connection the process calls it on.
-	Conn *grpc.ClientConn
+	Conn Conn
 }
 
 // Check calls the upstream's health service on the connection the caller

@@ -31,11 +31,13 @@ import (
 // before the service asks it to connect again (see Listen).
 const MaxConnectionAge = 5 * time.Minute
 
-// Server is a gRPC server bound to a listener.
+// Server is a gRPC server bound to a listener, which callers in the same
+// process may also call without it (see Local).
 type Server struct {
 	*grpc.Server
 	health *healthServer
 	lis    net.Listener
+	local  *localServer
 }
 
 // Listen binds addr (host:port; port 0 picks a free one) and returns a
@@ -47,10 +49,19 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *tel
 		return nil, err
 	}
 	calls := newCallMetrics(tel.MeterProvider(), true, "")
+	// otelgrpc makes the spans; the call metrics are callMetrics'.
+	spans := otelgrpc.NewServerHandler(otelgrpc.WithTracerProvider(tel.TracerProvider()),
+		otelgrpc.WithMeterProvider(noop.NewMeterProvider()), otelgrpc.WithPropagators(telemetry.Propagator))
+	// The call metrics outermost, so that they see the status code the
+	// caller gets, after the error mapping. One chain for the network and
+	// for callers in process.
+	unary := chainUnaryServer(
+		calls.unaryServer,
+		apperr.UnaryServerInterceptor(logger, principal.Infrastructure),
+		signer.UnaryServerInterceptor(),
+	)
 	srv := grpc.NewServer(
-		// otelgrpc makes the spans; the call metrics are callMetrics'.
-		grpc.StatsHandler(otelgrpc.NewServerHandler(otelgrpc.WithTracerProvider(tel.TracerProvider()),
-			otelgrpc.WithMeterProvider(noop.NewMeterProvider()), otelgrpc.WithPropagators(telemetry.Propagator))),
+		grpc.StatsHandler(spans),
 		// Fixed windows, large enough for a page of a thousand rows, also
 		// turn off the bandwidth-delay probe, whose PING frames cost a
 		// syscall each on every connection that carries a response.
@@ -65,25 +76,26 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *tel
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionAge: MaxConnectionAge, MaxConnectionAgeGrace: 30 * time.Second}),
 		// Rendered pages go out without being copied again (platform/render).
 		grpc.ForceServerCodecV2(render.ServerCodec{}),
-		// The call metrics outermost, so that they see the status code the
-		// caller gets, after the error mapping.
-		grpc.ChainUnaryInterceptor(
-			calls.unaryServer,
-			apperr.UnaryServerInterceptor(logger, principal.Infrastructure),
-			signer.UnaryServerInterceptor(),
-		),
+		grpc.UnaryInterceptor(unary),
 		grpc.ChainStreamInterceptor(
 			calls.streamServer,
 			apperr.StreamServerInterceptor(logger, principal.Infrastructure),
 			signer.StreamServerInterceptor(),
 		),
 	)
-	h := &healthServer{Server: health.NewServer()}
-	healthpb.RegisterHealthServer(srv, h)
+	s := &Server{Server: srv, health: &healthServer{Server: health.NewServer()}, lis: lis, local: newLocalServer(unary, spans)}
+	healthpb.RegisterHealthServer(s, s.health)
 	// Reflection lets grpcurl and other tools list and describe the services
 	// without the .proto files. It describes the API, not anyone's data.
-	reflection.Register(srv)
-	return &Server{Server: srv, health: h, lis: lis}, nil
+	reflection.Register(s)
+	return s, nil
+}
+
+// RegisterService registers a service's implementation for the network
+// and for callers in process (implementing grpc.ServiceRegistrar).
+func (s *Server) RegisterService(desc *grpc.ServiceDesc, impl any) {
+	s.Server.RegisterService(desc, impl)
+	s.local.register(desc, impl)
 }
 
 // Addr is the address the server listens on.
@@ -134,6 +146,7 @@ func (s *Server) Shutdown(ctx context.Context) {
 		s.GracefulStop()
 		close(done)
 	}()
+	s.local.stop(ctx)
 	select {
 	case <-done:
 	case <-ctx.Done():

@@ -56,6 +56,9 @@ type Config struct {
 	// outbox.DefaultInterval. Tests lengthen it to hold the relay in its
 	// backoff.
 	RelayInterval time.Duration
+	// Local, when set, lets the callers of the same process that dial
+	// through it call the service in process (rpc.Local): `atrium serve`.
+	Local *rpc.Local
 }
 
 // Validate reports the first missing or invalid setting.
@@ -197,6 +200,7 @@ func Open(ctx context.Context, spec Spec, cfg Config) (_ *Runtime, err error) {
 	if r.GRPC, err = rpc.Listen(cfg.GRPCAddr, r.logger, r.Signer, cfg.Telemetry); err != nil {
 		return nil, fmt.Errorf("%s service: listen on %s: %w", name, cfg.GRPCAddr, err)
 	}
+	cfg.Local.Add(r.GRPC)
 	r.health.cause = rpc.CauseStarting
 	r.GRPC.SetHealth(rpc.CauseStarting)
 	if cfg.MetricsAddr != "" {

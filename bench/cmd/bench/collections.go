@@ -2,41 +2,87 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// runCollections measures the collections interface against its floor:
-// item lists of 100 and 1,000 at offset 0 and 90,000 of a 100,000-item
-// collection, one item, and creates, on PostgreSQL.
+// collectionsFlags are bench collections' own flags.
+type collectionsFlags struct {
+	crmFlags
+	items        int
+	stores       []string
+	pocketbase   string
+	profileRoute string
+}
+
+// runCollections measures the collections interface against its floor and
+// PocketBase: the 100-item list, one item and creates by default (the 1,000-
+// item list and deep pages on request), on the memory store and on
+// PostgreSQL, one after the other.
 func runCollections(ctx context.Context, args []string) error {
-	var f crmFlags
-	var items int
+	var f collectionsFlags
 	fs := flag.NewFlagSet("bench collections", flag.ContinueOnError)
-	bindCommon(fs, &f)
-	fs.IntVar(&items, "items", 100_000, "items in the measured collection")
-	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during its first measured round of the 100-item list, and print its top entries")
-	fs.StringVar(&f.routes, "routes", "list100,list1000,list100-deep,list1000-deep,get,create", "routes to measure")
+	bindCommon(fs, &f.crmFlags)
+	fs.IntVar(&f.items, "items", 20_000, "items in the measured collection (the issue's table used 20,000)")
+	store := fs.String("store", "both", "Atrium's store: memory, postgres, or both (PostgreSQL first, then memory, each with its own Atrium)")
+	fs.StringVar(&f.pocketbase, "pocketbase", ".bin/pocketbase-peer", "the PocketBase runner (bench/peers/pocketbase, make bench-collections builds it); empty leaves PocketBase out")
+	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during its first measured round of --profile-route to this file (with the store appended when both run), and print its top entries")
+	fs.StringVar(&f.profileRoute, "profile-route", "get", "the route --cpuprofile covers")
+	fs.StringVar(&f.routes, "routes", "list100,get,create", "routes to measure, of list100, list1000, list100-deep, list1000-deep, get, create")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	switch *store {
+	case "both":
+		f.stores = []string{"postgres", "memory"}
+	case "memory", "postgres":
+		f.stores = []string{*store}
+	default:
+		return fmt.Errorf("--store must be memory, postgres or both; got %q", *store)
+	}
+	var names []string
+	for _, name := range strings.Split(f.routes, ",") {
+		name = strings.TrimSpace(name)
+		if _, ok := collectionsRoutes(0, nil)[name]; !ok {
+			return fmt.Errorf("unknown route %q; the routes are list100, list1000, list100-deep, list1000-deep, get, create", name)
+		}
+		names = append(names, name)
+	}
+
+	// The floor reads PostgreSQL whichever store Atrium runs on, so the
+	// PostgreSQL Atrium always starts first: its admin API defines the
+	// site whose rows the floor serves.
 	f.store = "postgres"
-	env, err := setUp(ctx, f)
+	env, err := setUp(ctx, f.crmFlags)
 	if err != nil {
 		return err
 	}
 	defer env.tearDown()
-	loadCPU, serverCPU, db, atrium := env.loadCPU, env.serverCPU, env.db, env.atrium
+	loadCPU, serverCPU, db := env.loadCPU, env.serverCPU, env.db
 
-	fmt.Printf("seeding a posts collection with %d items ...\n", items)
-	site, key, itemID, err := seedCollections(ctx, atrium, db, items)
+	var pb *peerProc
+	if f.pocketbase != "" {
+		fmt.Printf("starting PocketBase with %d posts ...\n", f.items)
+		start := time.Now()
+		if pb, err = startPocketBase(ctx, f.pocketbase, env.tmp, serverCPU, f.items); err != nil {
+			return err
+		}
+		defer pb.stop()
+		fmt.Printf("PocketBase ready in %s\n", time.Since(start).Round(time.Second))
+	}
+	fmt.Printf("seeding a posts collection with %d items in PostgreSQL ...\n", f.items)
+	site, key, floorItem, err := seedCollections(ctx, env.atrium, db, f.items)
 	if err != nil {
 		return err
 	}
@@ -51,71 +97,201 @@ func runCollections(ctx context.Context, args []string) error {
 
 	fmt.Printf("\nmachine: %d CPUs (%s), %s\n", runtime.NumCPU(), cpuModel(), runtime.Version())
 	if loadCPU != "" {
-		fmt.Printf("pinning: load generator on CPU %s; Atrium, the floor and their PostgreSQL backends on CPU %s\n", loadCPU, serverCPU)
+		fmt.Printf("pinning: load generator on CPU %s; Atrium, the floor, PocketBase and the PostgreSQL backends on CPU %s\n", loadCPU, serverCPU)
 	}
 	fmt.Printf("load: %d connections, %s warm-up, %d rounds of %s per server, alternating\n", f.conns, f.warmup, f.rounds, f.duration)
-	fmt.Println("Atrium store: postgres; floor: net/http + pgx + encoding/json, the same SQL on the same database")
-
-	base := "/api/public/v1/collections/posts"
-	deep := max(0, items-10_000)
-	all := map[string]route{
-		"list100":       {method: "GET", path: base + "?limit=100"},
-		"list1000":      {method: "GET", path: base + "?limit=1000"},
-		"list100-deep":  {method: "GET", path: fmt.Sprintf("%s?limit=100&offset=%d", base, deep)},
-		"list1000-deep": {method: "GET", path: fmt.Sprintf("%s?limit=1000&offset=%d", base, deep)},
-		"get":           {method: "GET", path: base + "/" + itemID},
-		"create":        {method: "POST", path: base, body: `{"data":{"title":"Benchmark post","body":"<p>Short body.</p>","category":"news","rating":4.5,"views":1},"is_published":true}`},
+	fmt.Println("floor: net/http + pgx + encoding/json, the same SQL on the same PostgreSQL database, whichever store Atrium runs on")
+	if pb != nil {
+		fmt.Println("PocketBase: its defaults (SQLite in WAL mode with synchronous=NORMAL: a commit does not wait for the disk; request logs on),")
+		fmt.Println("  every rule `@request.auth.id != \"\"` and a user's auth token on every request, the same records")
 	}
-	for _, name := range strings.Split(f.routes, ",") {
-		rt, ok := all[strings.TrimSpace(name)]
-		if !ok {
-			return fmt.Errorf("unknown route %q", name)
-		}
-		targets := []target{{name: "floor", addr: floorAddr}, {name: "atrium", addr: atrium.api, auth: "Bearer " + key}}
-		for _, t := range targets {
-			if _, err := loadRoute(ctx, loadCPU, t, rt, f.conns, f.warmup); err != nil {
+
+	summary := map[string]map[string]ratios{}
+	itemID := floorItem
+	for _, store := range f.stores {
+		atrium := env.atrium
+		if store == "memory" {
+			env.stopAtrium()
+			f.store = "memory"
+			if atrium, err = startAtrium(ctx, f.crmFlags, db, serverCPU, filepath.Join(env.tmp, "atrium-memory.log")); err != nil {
 				return err
 			}
+			env.atrium = atrium
+			env.cleanups = append(env.cleanups, env.stopAtrium)
+			fmt.Printf("\nseeding the memory store with %d items through the API ...\n", f.items)
+			start := time.Now()
+			if key, itemID, err = seedCollectionsAPI(ctx, atrium, f.items); err != nil {
+				return err
+			}
+			fmt.Printf("seeded in %s\n", time.Since(start).Round(time.Second))
 		}
-		pinBackends(ctx, f.databaseURL, db, serverCPU)
-		results := map[string][]loadResult{}
-		for round := range f.rounds {
+		fmt.Printf("\n== Atrium store: %s ==\n", store)
+		items := map[string]string{"floor": floorItem, "atrium": itemID}
+		if pb != nil {
+			items["pocketbase"] = pb.item
+		}
+		all := collectionsRoutes(f.items, items)
+		summary[store] = map[string]ratios{}
+		for _, name := range names {
+			rt := all[name]
+			targets := []target{{name: "floor", addr: floorAddr, pid: floorProc.Process.Pid, db: db},
+				{name: "atrium", addr: atrium.api, auth: "Bearer " + key, pid: atrium.cmd.Process.Pid}}
+			if store == "postgres" {
+				targets[1].db = db
+			}
+			if pb != nil {
+				targets = append(targets, target{name: "pocketbase", addr: pb.addr, auth: pb.token, pid: pb.cmd.Process.Pid})
+			}
+			routeOf := func(t target) route { return rt[t.name] }
 			for _, t := range targets {
-				var prof chan error
-				if t.name == "atrium" && round == 0 && name == "list100" && f.profile != "" {
-					prof = make(chan error, 1)
-					go func() { prof <- atrium.profile(ctx, "profile", f.profile, f.duration-time.Second) }()
-				}
-				r, err := loadRoute(ctx, loadCPU, t, rt, f.conns, f.duration)
-				if err != nil {
+				if _, err := loadRoute(ctx, loadCPU, t, routeOf(t), f.conns, f.warmup); err != nil {
 					return err
 				}
-				if prof != nil {
-					if err := <-prof; err != nil {
+			}
+			pinBackends(ctx, f.databaseURL, db, serverCPU)
+			results := map[string][]loadResult{}
+			for round := range f.rounds {
+				for _, t := range targets {
+					var prof chan error
+					if t.name == "atrium" && round == 0 && name == f.profileRoute && f.profile != "" {
+						prof = make(chan error, 1)
+						go func() { prof <- atrium.profile(ctx, "profile", profileFile(f, store), f.duration-time.Second) }()
+					}
+					r, err := loadRoute(ctx, loadCPU, t, routeOf(t), f.conns, f.duration)
+					if err != nil {
 						return err
 					}
+					if prof != nil {
+						if err := <-prof; err != nil {
+							return err
+						}
+					}
+					results[t.name] = append(results[t.name], r)
 				}
-				results[t.name] = append(results[t.name], r)
+			}
+			summary[store][name] = report(rt["atrium"].String(), results)
+			if name == "create" {
+				if err := resetCreated(ctx, db, pb); err != nil {
+					return err
+				}
 			}
 		}
-		report(rt.String(), results)
+	}
+
+	fmt.Printf("\nAtrium's ratios (requests per second: median of the per-round ratios; CPU: the other's CPU time per request\n")
+	fmt.Printf("over Atrium's, server and database backends; above 1, Atrium is faster)\n")
+	fmt.Printf("  %-9s %-14s %15s %20s\n", "store", "route", "to floor", "to PocketBase")
+	for _, store := range f.stores {
+		for _, name := range names {
+			r := summary[store][name]
+			cell := func(x ratio, ok bool) string {
+				if !ok {
+					return "-"
+				}
+				if x.cpu == 0 {
+					return fmt.Sprintf("%.2f", x.rps)
+				}
+				return fmt.Sprintf("%.2f (CPU %.2f)", x.rps, x.cpu)
+			}
+			fl, okF := r["floor"]
+			pb, okP := r["pocketbase"]
+			fmt.Printf("  %-9s %-14s %15s %20s\n", store, name, cell(fl, okF), cell(pb, okP))
+		}
 	}
 	if f.profile != "" {
-		fmt.Printf("\nCPU profile of Atrium (first round of the 100-item list): %s\n", f.profile)
-		out, _ := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput() //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
-		fmt.Println(string(out))
+		for _, store := range f.stores {
+			file := profileFile(f, store)
+			if _, err := os.Stat(file); err != nil {
+				continue
+			}
+			fmt.Printf("\nCPU profile of Atrium on %s (first round of %s): %s\n", store, f.profileRoute, file)
+			out, _ := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", file).CombinedOutput()
+			fmt.Println(string(out))
+		}
 	}
 	return nil
 }
 
-// seedCollections creates a site, a posts collection and a read-write key
-// through the admin API, then n items straight into the table (through the
-// API it would take minutes; the rows are what the API would write), and
-// returns the site, the key and one item id.
-func seedCollections(ctx context.Context, p *atriumProc, db string, n int) (site, key, item string, err error) {
+// profileFile is where the CPU profile of store goes: --cpuprofile, with
+// the store before the extension when both stores run.
+func profileFile(f collectionsFlags, store string) string {
+	if len(f.stores) < 2 {
+		return f.profile
+	}
+	ext := filepath.Ext(f.profile)
+	return strings.TrimSuffix(f.profile, ext) + "-" + store + ext
+}
+
+// createdTitle is the title of every item the create route writes, by
+// which resetCreated finds them.
+const createdTitle = "Benchmark post"
+
+// collectionsRoutes are the measured routes for a collection of n items,
+// each as every server spells it (floor, atrium, pocketbase); items are
+// the ids of the item each reads. The deep pages start 10,000 items before
+// the end.
+func collectionsRoutes(n int, items map[string]string) map[string]map[string]route {
+	base := "/api/public/v1/collections/posts"
+	pbBase := "/api/collections/posts/records"
+	deep := max(0, n-10_000)
+	list := func(limit, offset int) map[string]route {
+		a := fmt.Sprintf("%s?limit=%d", base, limit)
+		if offset > 0 {
+			a += fmt.Sprintf("&offset=%d", offset)
+		}
+		// PocketBase pages by number; its list counts the total too
+		// (totalItems, totalPages), which is its default.
+		return map[string]route{
+			"floor": {method: "GET", path: a}, "atrium": {method: "GET", path: a},
+			"pocketbase": {method: "GET", path: fmt.Sprintf("%s?perPage=%d&page=%d&sort=-created", pbBase, limit, offset/limit+1)},
+		}
+	}
+	body := `{"title":"` + createdTitle + `","body":"<p>Short body.</p>","category":"news","rating":4.5,"views":1}`
+	create := route{method: "POST", path: base, body: `{"data":` + body + `,"is_published":true}`}
+	return map[string]map[string]route{
+		"list100":       list(100, 0),
+		"list1000":      list(1000, 0),
+		"list100-deep":  list(100, deep),
+		"list1000-deep": list(1000, deep),
+		"get": {
+			"floor":      {method: "GET", path: base + "/" + items["floor"]},
+			"atrium":     {method: "GET", path: base + "/" + items["atrium"]},
+			"pocketbase": {method: "GET", path: pbBase + "/" + items["pocketbase"]},
+		},
+		"create": {
+			"floor": create, "atrium": create,
+			"pocketbase": {method: "POST", path: pbBase, body: strings.TrimSuffix(body, "}") + `,"is_published":true}`},
+		},
+	}
+}
+
+// resetCreated deletes what the create route wrote, in PostgreSQL (the
+// floor's and Atrium's rows) and in PocketBase, so that every server's
+// lists read the seeded items in the next store's run, and vacuums.
+func resetCreated(ctx context.Context, db string, pb *peerProc) error {
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `DELETE FROM collections.items WHERE data->>'title' = $1`, createdTitle); err != nil {
+		return fmt.Errorf("delete created items: %w", err)
+	}
+	if pb != nil {
+		if err := call(ctx, "http://"+pb.addr+"/_bench/reset", pb.token, "POST", nil, nil); err != nil {
+			return fmt.Errorf("PocketBase: %w", err)
+		}
+	}
+	return settle(ctx, db)
+}
+
+// defineCollections creates a site, its posts collection (title, body,
+// category, rating, views), a neighbour collection, and a read-write key
+// of the site, through the admin API.
+func defineCollections(ctx context.Context, p *atriumProc) (site, key string, err error) {
 	var s struct{ Site struct{ ID string } }
 	if err := p.adminCall(ctx, "POST", "/admin/v1/sites", map[string]any{"name": "Bench site"}, &s); err != nil {
-		return "", "", "", err
+		return "", "", err
 	}
 	if err := p.adminCall(ctx, "POST", "/admin/v1/sites/"+s.Site.ID+"/collections", map[string]any{
 		"name": "Posts", "slug": "posts", "fields": []map[string]any{
@@ -126,16 +302,28 @@ func seedCollections(ctx context.Context, p *atriumProc, db string, n int) (site
 			{"key": "views", "type": "integer"},
 		},
 	}, nil); err != nil {
-		return "", "", "", err
+		return "", "", err
 	}
 	// A neighbour collection, so that the queries are really scoped.
 	if err := p.adminCall(ctx, "POST", "/admin/v1/sites/"+s.Site.ID+"/collections", map[string]any{
 		"name": "Other", "slug": "other", "fields": []map[string]any{{"key": "title", "type": "text"}},
 	}, nil); err != nil {
-		return "", "", "", err
+		return "", "", err
 	}
 	var k struct{ Key struct{ Secret string } }
 	if err := p.adminCall(ctx, "POST", "/admin/v1/keys", map[string]any{"name": "bench", "scopes": []string{"read", "write"}, "site_id": s.Site.ID}, &k); err != nil {
+		return "", "", err
+	}
+	return s.Site.ID, k.Key.Secret, nil
+}
+
+// seedCollections defines the collections (defineCollections), then writes
+// n items straight into the table (the rows are what the API would write;
+// through the API PostgreSQL would take minutes), and returns the site,
+// the key and the id of the item in the middle of the newest-first order.
+func seedCollections(ctx context.Context, p *atriumProc, db string, n int) (site, key, item string, err error) {
+	site, key, err = defineCollections(ctx, p)
+	if err != nil {
 		return "", "", "", err
 	}
 	conn, err := pgx.Connect(ctx, db)
@@ -153,19 +341,120 @@ func seedCollections(ctx context.Context, p *atriumProc, db string, n int) (site
 					'category', (ARRAY['news', 'recipes', 'events'])[1 + i % 3], 'rating', (i % 50) / 10.0, 'views', i),
 				i % 4 <> 0, 1, now() - make_interval(secs => i), now() - make_interval(secs => i)
 			FROM collections.collections c, generate_series(1, $2::int) AS i
-			WHERE c.site_id = $1 AND c.slug = $3`, s.Site.ID, c.n, c.slug)
+			WHERE c.site_id = $1 AND c.slug = $3`, site, c.n, c.slug)
 		if err != nil {
 			return "", "", "", fmt.Errorf("seed items: %w", err)
 		}
 	}
 	err = conn.QueryRow(ctx, `SELECT i.id::text FROM collections.items i JOIN collections.collections c ON c.id = i.collection_id
-		WHERE c.site_id = $1 AND c.slug = 'posts' ORDER BY i.created_at DESC LIMIT 1 OFFSET $2`, s.Site.ID, n/2).Scan(&item)
+		WHERE c.site_id = $1 AND c.slug = 'posts' ORDER BY i.created_at DESC LIMIT 1 OFFSET $2`, site, n/2).Scan(&item)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", "", "", errors.New("seeding wrote no items")
 	}
-	return s.Site.ID, k.Key.Secret, item, err
+	return site, key, item, err
+}
+
+// seedCollectionsAPI defines the collections (defineCollections) on an
+// Atrium with the memory store, where there is no table to write into,
+// and creates the n posts (and n/5 neighbours) with the same values as
+// seedCollections through the public API, 16 at a time. It returns the key
+// and the id of the item in the middle.
+func seedCollectionsAPI(ctx context.Context, p *atriumProc, n int) (key, item string, err error) {
+	_, key, err = defineCollections(ctx, p)
+	if err != nil {
+		return "", "", err
+	}
+	categories := []string{"news", "recipes", "events"}
+	body := strings.Repeat("<p>Lorem ipsum dolor sit amet.</p>", 4)
+	type job struct {
+		slug string
+		i    int
+	}
+	jobs := make(chan job)
+	ids := make([]string, n)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for range 16 {
+		wg.Go(func() {
+			for j := range jobs {
+				data := map[string]any{"title": fmt.Sprintf("Other %d", j.i)}
+				if j.slug == "posts" {
+					data = map[string]any{"title": fmt.Sprintf("Post %d about bread & cake", j.i), "body": body,
+						"category": categories[j.i%3], "rating": float64(j.i%50) / 10, "views": j.i}
+				}
+				var out struct{ Item struct{ ID string } }
+				err := p.apiCall(ctx, key, "POST", "/api/public/v1/collections/"+j.slug, map[string]any{"data": data, "is_published": j.i%4 != 0}, &out)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				if j.slug == "posts" {
+					ids[j.i] = out.Item.ID
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range n {
+		jobs <- job{"posts", i}
+		if i%5 == 0 {
+			jobs <- job{"other", i}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return "", "", firstErr
+	}
+	if n == 0 {
+		return "", "", errors.New("seeding wrote no items")
+	}
+	return key, ids[n/2], nil
 }
 
 func startCollectionsFloor(ctx context.Context, db, site, cpu string) (*exec.Cmd, string, error) {
 	return startFloorWith(ctx, cpu, "--database-url", db, "--site", site)
+}
+
+// peerProc is a running PocketBase runner (bench/peers/pocketbase).
+type peerProc struct {
+	cmd               *exec.Cmd
+	addr, token, item string
+}
+
+// startPocketBase starts the runner on cpu with n posts in a data
+// directory under tmp, and waits for it to say it serves.
+func startPocketBase(ctx context.Context, bin, tmp, cpu string, n int) (*peerProc, error) {
+	argv := pinned(cpu, bin, "--dir", filepath.Join(tmp, "pocketbase"), "--addr", "127.0.0.1:0", "--items", fmt.Sprint(n))
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s (make bench-collections builds it): %w", bin, err)
+	}
+	var ready struct{ Addr, Token, Item string }
+	if err := json.NewDecoder(out).Decode(&ready); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("PocketBase runner did not start: %v", err)
+	}
+	return &peerProc{cmd: cmd, addr: ready.Addr, token: ready.Token, item: ready.Item}, nil
+}
+
+func (p *peerProc) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
 }

@@ -96,8 +96,8 @@ func runCRM(ctx context.Context, args []string) error {
 	for _, route := range strings.Split(f.routes, ",") {
 		path := "/api/v1/" + strings.TrimSpace(route) + "?limit=50"
 		targets := []target{
-			{name: "floor", addr: floorAddr},
-			{name: "atrium", addr: atrium.api, auth: "Bearer " + key},
+			{name: "floor", addr: floorAddr, pid: floorProc.Process.Pid, db: db},
+			{name: "atrium", addr: atrium.api, auth: "Bearer " + key, pid: atrium.cmd.Process.Pid, db: db},
 		}
 		for _, t := range targets {
 			if _, err := load(ctx, loadCPU, t, path, f.conns, f.warmup); err != nil {
@@ -140,7 +140,7 @@ func runCRM(ctx context.Context, args []string) error {
 	}
 	if f.profile != "" {
 		fmt.Printf("\nCPU profile of Atrium (first prospects round): %s\n", f.profile)
-		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput() //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
+		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput()
 		if err != nil {
 			fmt.Printf("go tool pprof: %v\n", err)
 		}
@@ -166,7 +166,9 @@ type env struct {
 	loadCPU, serverCPU string
 	db                 string
 	atrium             *atriumProc
-	cleanups           []func()
+	// tmp is a directory for logs and data, removed at tear-down.
+	tmp      string
+	cleanups []func()
 }
 
 // setUp creates a scratch database, migrates it with `atrium migrate` and
@@ -180,6 +182,7 @@ func setUp(ctx context.Context, f crmFlags) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.tmp = tmp
 	e.cleanups = append(e.cleanups, func() { os.RemoveAll(tmp) })
 	db, drop, err := scratchDatabase(ctx, f.databaseURL)
 	if err != nil {
@@ -187,16 +190,24 @@ func setUp(ctx context.Context, f crmFlags) (*env, error) {
 		return nil, err
 	}
 	e.db, e.cleanups = db, append(e.cleanups, drop)
-	if out, err := exec.CommandContext(ctx, f.atrium, "migrate", "--database-url", db).CombinedOutput(); err != nil { //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
+	if out, err := exec.CommandContext(ctx, f.atrium, "migrate", "--database-url", db).CombinedOutput(); err != nil {
 		e.tearDown()
-		return nil, fmt.Errorf("atrium migrate: %w\n%s", err, out)
+		return nil, fmt.Errorf("atrium migrate: %v\n%s", err, out)
 	}
 	if e.atrium, err = startAtrium(ctx, f, db, e.serverCPU, filepath.Join(tmp, "atrium.log")); err != nil {
 		e.tearDown()
 		return nil, err
 	}
-	e.cleanups = append(e.cleanups, e.atrium.stop)
+	e.cleanups = append(e.cleanups, e.stopAtrium)
 	return e, nil
+}
+
+// stopAtrium stops the running Atrium, if any.
+func (e *env) stopAtrium() {
+	if e.atrium != nil {
+		e.atrium.stop()
+		e.atrium = nil
+	}
 }
 
 // tearDown undoes setUp, in reverse order.
@@ -206,7 +217,15 @@ func (e *env) tearDown() {
 	}
 }
 
-type target struct{ name, addr, auth string }
+// target is a server under load: its name in reports, its address and the
+// Authorization its requests carry. pid and db, when set, are its process
+// and the database whose backends serve it, whose CPU time a round counts
+// (cpuPerRequest).
+type target struct {
+	name, addr, auth string
+	pid              int
+	db               string
+}
 
 func load(ctx context.Context, cpu string, t target, path string, conns int, d time.Duration) (loadResult, error) {
 	return loadRoute(ctx, cpu, t, route{method: "GET", path: path}, conns, d)
@@ -232,19 +251,73 @@ func loadRoute(ctx context.Context, cpu string, t target, rt route, conns int, d
 	if t.auth != "" {
 		argv = append(argv, "--authorization", t.auth)
 	}
-	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output() //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
+	used := serverCPU(ctx, t)
+	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
 	if err != nil {
-		return loadResult{}, fmt.Errorf("%s: %w", quoteArgs(argv), err)
+		return loadResult{}, fmt.Errorf("%s: %v", quoteArgs(argv), err)
 	}
 	var r loadResult
 	if err := json.Unmarshal(out, &r); err != nil {
-		return r, fmt.Errorf("load output %q: %w", out, err)
+		return r, fmt.Errorf("load output %q: %v", out, err)
 	}
 	if r.Errors > 0 || r.Requests == 0 {
 		return r, fmt.Errorf("%s %s: %d requests, %d errors: %s", t.name, path, r.Requests, r.Errors, r.FirstError)
 	}
+	if used != nil {
+		r.CPU = float64(used().Microseconds()) / float64(r.Requests)
+	}
 	return r, nil
 }
+
+// serverCPU starts counting the CPU time t's process and its database's
+// backends use, and returns the function that says how much they used
+// since; nil when t names no process. Only one server is under load at a
+// time, so the backends' time is its own. CPU time per request moves much
+// less than requests per second on a machine shared with other work.
+func serverCPU(ctx context.Context, t target) func() time.Duration {
+	if t.pid == 0 {
+		return nil
+	}
+	pids := []int{t.pid}
+	if t.db != "" {
+		if conn, err := pgx.Connect(ctx, t.db); err == nil {
+			if rows, err := conn.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"); err == nil {
+				backends, _ := pgx.CollectRows(rows, pgx.RowTo[int32])
+				for _, b := range backends {
+					pids = append(pids, int(b))
+				}
+			}
+			conn.Close(ctx)
+		}
+	}
+	start := cpuTime(pids)
+	return func() time.Duration { return cpuTime(pids) - start }
+}
+
+// cpuTime is the user and system time the processes have used so far, from
+// /proc (a process that has gone counts nothing).
+func cpuTime(pids []int) time.Duration {
+	var ticks int64
+	for _, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// The fields after the command name, which is in parentheses:
+		// utime and stime are the 12th and 13th.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + st
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is Linux's USER_HZ, the unit of /proc's times.
+const clockTicks = 100
 
 // settle vacuums and analyzes every table and forces a checkpoint.
 func settle(ctx context.Context, db string) error {
@@ -261,7 +334,23 @@ func settle(ctx context.Context, db string) error {
 	return nil
 }
 
-func report(label string, results map[string][]loadResult) {
+// peerNames are the servers a report may list, in the order it lists them:
+// the floor, Atrium, and the peer Atrium is compared with (bench
+// collections).
+var peerNames = []string{"floor", "atrium", "pocketbase"}
+
+// ratios are Atrium's ratios of one route to the other servers measured
+// beside it (by name), as report prints them.
+type ratios map[string]ratio
+
+// ratio is Atrium's requests per second over another server's (the median
+// of the per-round ratios), and the other's CPU time per request over
+// Atrium's (0 when not measured): above 1, Atrium is faster.
+type ratio struct{ rps, cpu float64 }
+
+// report prints each server's rounds and Atrium's ratio to every other
+// server measured, and returns those ratios.
+func report(label string, results map[string][]loadResult) ratios {
 	mean := func(rs []loadResult, f func(loadResult) float64) float64 {
 		s := 0.0
 		for _, r := range rs {
@@ -270,32 +359,53 @@ func report(label string, results map[string][]loadResult) {
 		return s / float64(len(rs))
 	}
 	fmt.Printf("\n%s\n", label)
-	fmt.Printf("  %-8s %10s %9s %9s %10s   %s\n", "server", "req/s", "p50 ms", "p99 ms", "body B", "rounds (req/s)")
-	for _, name := range []string{"floor", "atrium"} {
+	fmt.Printf("  %-10s %10s %9s %9s %10s %12s   %s\n", "server", "req/s", "p50 ms", "p99 ms", "body B", "CPU µs/req", "rounds (req/s)")
+	for _, name := range peerNames {
 		rs := results[name]
+		if len(rs) == 0 {
+			continue
+		}
 		var per []string
 		for _, r := range rs {
 			per = append(per, fmt.Sprintf("%.0f", r.RPS))
 		}
-		fmt.Printf("  %-8s %10.0f %9.2f %9.2f %10d   %s\n", name,
+		cpu := "-"
+		if c := mean(rs, func(r loadResult) float64 { return r.CPU }); c > 0 {
+			cpu = fmt.Sprintf("%.0f", c)
+		}
+		fmt.Printf("  %-10s %10.0f %9.2f %9.2f %10d %12s   %s\n", name,
 			mean(rs, func(r loadResult) float64 { return r.RPS }),
 			mean(rs, func(r loadResult) float64 { return r.P50 }),
 			mean(rs, func(r loadResult) float64 { return r.P99 }),
-			rs[len(rs)-1].BodyBytes, strings.Join(per, ", "))
+			rs[len(rs)-1].BodyBytes, cpu, strings.Join(per, ", "))
 	}
-	ratio := mean(results["atrium"], func(r loadResult) float64 { return r.RPS }) / mean(results["floor"], func(r loadResult) float64 { return r.RPS })
-	// Each round runs the floor, then Atrium, back to back: the ratio within
-	// a round is the least disturbed by whatever else the machine is doing.
-	var per []float64
-	var perText []string
-	for i := range results["atrium"] {
-		r := results["atrium"][i].RPS / results["floor"][i].RPS
-		per = append(per, r)
-		perText = append(perText, fmt.Sprintf("%.2f", r))
+	out := ratios{}
+	for _, other := range peerNames {
+		if other == "atrium" || len(results[other]) == 0 {
+			continue
+		}
+		ofMeans := mean(results["atrium"], func(r loadResult) float64 { return r.RPS }) / mean(results[other], func(r loadResult) float64 { return r.RPS })
+		// Each round runs the servers back to back: the ratio within a
+		// round is the least disturbed by whatever else the machine is
+		// doing.
+		var per []float64
+		var perText []string
+		for i := range results["atrium"] {
+			r := results["atrium"][i].RPS / results[other][i].RPS
+			per = append(per, r)
+			perText = append(perText, fmt.Sprintf("%.2f", r))
+		}
+		slices.Sort(per)
+		r := ratio{rps: per[len(per)/2]}
+		fmt.Printf("  ratio (Atrium / %s, req/s): %.2f of the means; median of rounds %.2f (%s)\n",
+			other, ofMeans, r.rps, strings.Join(perText, ", "))
+		if a, o := mean(results["atrium"], func(r loadResult) float64 { return r.CPU }), mean(results[other], func(r loadResult) float64 { return r.CPU }); a > 0 && o > 0 {
+			r.cpu = o / a
+			fmt.Printf("  ratio (%s's CPU per request / Atrium's): %.2f\n", other, r.cpu)
+		}
+		out[other] = r
 	}
-	slices.Sort(per)
-	fmt.Printf("  ratio (Atrium / floor, req/s): %.2f of the means; median of rounds %.2f (%s)\n",
-		ratio, per[len(per)/2], strings.Join(perText, ", "))
+	return out
 }
 
 // scratchDatabase creates an empty database on the server and returns its
@@ -352,7 +462,7 @@ func pinBackends(ctx context.Context, serverURL, db, cpu string) {
 		return
 	}
 	for _, pid := range pids {
-		if out, err := exec.CommandContext(ctx, "taskset", "-p", "-c", cpu, strconv.Itoa(int(pid))).CombinedOutput(); err != nil { //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
+		if out, err := exec.CommandContext(ctx, "taskset", "-p", "-c", cpu, strconv.Itoa(int(pid))).CombinedOutput(); err != nil {
 			fmt.Printf("warning: taskset PostgreSQL backend %d: %v %s\n", pid, err, out)
 		}
 	}
@@ -410,11 +520,11 @@ func startAtrium(ctx context.Context, f crmFlags, db, cpu, logPath string) (*atr
 		args = append(args, "--database-url", db)
 	}
 	argv := pinned(cpu, args...)
-	logf, err := os.Create(logPath) //nolint:gosec // G304: a file of the bench's own, under its output directory
+	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...) //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -431,7 +541,7 @@ func startAtrium(ctx context.Context, f crmFlags, db, cpu, logPath string) (*atr
 		}
 		if time.Now().After(deadline) {
 			p.stop()
-			b, _ := os.ReadFile(logPath) //nolint:gosec // G304: a file of the bench's own, under its output directory
+			b, _ := os.ReadFile(logPath)
 			return nil, fmt.Errorf("atrium serve not ready after 30s:\n%s", b)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -464,7 +574,7 @@ func (p *atriumProc) profile(ctx context.Context, kind, path string, d time.Dura
 		b, _ := io.ReadAll(resp.Body)
 		return fmt.Errorf("%s profile: %s %s", kind, resp.Status, b)
 	}
-	out, err := os.Create(path) //nolint:gosec // G304: a file of the bench's own, under its output directory
+	out, err := os.Create(path)
 	if err != nil {
 		return err
 	}
@@ -473,26 +583,38 @@ func (p *atriumProc) profile(ctx context.Context, kind, path string, d time.Dura
 	return err
 }
 
-// admin calls Atrium's admin API.
+// adminCall calls Atrium's admin API.
 func (p *atriumProc) adminCall(ctx context.Context, method, path string, body any, out any) error {
+	return call(ctx, "http://"+p.admin+path, adminToken, method, body, out)
+}
+
+// apiCall calls Atrium's public API with key.
+func (p *atriumProc) apiCall(ctx context.Context, key, method, path string, body any, out any) error {
+	return call(ctx, "http://"+p.api+path, key, method, body, out)
+}
+
+// apiClient keeps a connection per concurrent seeding worker.
+var apiClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
+
+func call(ctx context.Context, addr, bearer, method string, body any, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+p.admin+path, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, method, addr, bytes.NewReader(b))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+adminToken)
+	req.Header.Set("Authorization", "Bearer "+bearer)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := apiClient.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %s %s", method, path, resp.Status, raw)
+		return fmt.Errorf("%s %s: %s %s", method, addr, resp.Status, raw)
 	}
 	if out != nil {
 		return json.Unmarshal(raw, out)
@@ -579,7 +701,7 @@ func startFloorWith(ctx context.Context, cpu string, args ...string) (*exec.Cmd,
 		return nil, "", err
 	}
 	argv := pinned(cpu, append([]string{self, "floor"}, args...)...)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...) //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, "", err

@@ -79,7 +79,8 @@ func runData(ctx context.Context, args []string) error {
 		{fmt.Sprintf("cursor at %d", depth), "cursor", base + "&cursor=" + url.QueryEscape(cursor),
 			base + "&after_tracked_at=" + url.QueryEscape(afterAt) + "&after_id=" + afterID},
 	} {
-		targets := map[string]target{"floor": {name: "floor", addr: floorAddr}, "atrium": {name: "atrium", addr: atrium.api, auth: "Bearer " + key}}
+		targets := map[string]target{"floor": {name: "floor", addr: floorAddr, pid: floorProc.Process.Pid, db: db},
+			"atrium": {name: "atrium", addr: atrium.api, auth: "Bearer " + key, pid: atrium.cmd.Process.Pid, db: db}}
 		paths := map[string]string{"floor": c.flr, "atrium": c.atrium}
 		for _, name := range []string{"floor", "atrium"} {
 			if _, err := loadRoute(ctx, loadCPU, targets[name], route{method: "GET", path: paths[name]}, f.conns, f.warmup); err != nil {

@@ -68,6 +68,9 @@ type loadResult struct {
 	P50        float64 `json:"p50_ms"`
 	P99        float64 `json:"p99_ms"`
 	BodyBytes  int     `json:"body_bytes"`
+	// CPU is the server's CPU time per request in µs, its database's
+	// backends included (the orchestrator measures it; see serverCPU).
+	CPU float64 `json:"-"`
 }
 
 // runLoad drives one server and prints what it measured.

@@ -39,8 +39,19 @@ type Store interface {
 	// Items returns a page of the collection's items in the query's order,
 	// ties broken by id.
 	Items(ctx context.Context, c Collection, q ItemQuery) ([]Item, error)
-	// Item returns one item of a collection.
-	Item(ctx context.Context, collectionID, id string) (Item, error)
+	// Item returns a site's collection by slug and one of its items, in
+	// one read: ErrNotFound when the site has no such collection (the
+	// Collection is zero then) or the collection no such item (the
+	// Collection is returned).
+	Item(ctx context.Context, siteID, slug, id string) (Collection, Item, error)
+	// CollectionForWrite is Collection for a write that InsertItem
+	// checks: it may return a definition remembered from an earlier read.
+	CollectionForWrite(ctx context.Context, siteID, slug string) (Collection, error)
+	// InsertItem is Tx.InsertItem in a transaction of its own, for an
+	// item of c whose writing reads nothing first (on PostgreSQL one
+	// statement), made only if c's fields are still the collection's:
+	// ErrCollectionChanged, and nothing written, when they are not.
+	InsertItem(ctx context.Context, c Collection, it Item, announce outbox.Event) error
 	// InTx runs fn in a transaction: all of its writes and events, or none.
 	InTx(ctx context.Context, fn func(Tx) error) error
 }
@@ -56,7 +67,10 @@ type Tx interface {
 	// of the removed fields from every item of c.
 	UpdateCollection(ctx context.Context, c Collection, removed []string) error
 	ItemExists(ctx context.Context, collectionID, id string) (bool, error)
-	InsertItem(ctx context.Context, it Item) error
+	// InsertItem adds an item and enqueues the event that announces it,
+	// as one write (one round trip on PostgreSQL); ErrDuplicate when the
+	// id is taken.
+	InsertItem(ctx context.Context, it Item, announce outbox.Event) error
 	// PatchItem applies p to the item in one atomic write and returns the
 	// item before and after; ErrNotFound, or ErrVersionMismatch when
 	// p.IfVersion does not hold.

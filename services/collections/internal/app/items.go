@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,6 +65,10 @@ type ItemPatch struct {
 // ErrVersionMismatch is returned by the store when an IfVersion does not
 // hold.
 var ErrVersionMismatch = errors.New("item version does not match")
+
+// ErrCollectionChanged is returned by Store.InsertItem when the item was
+// checked against fields the collection no longer has.
+var ErrCollectionChanged = errors.New("the collection's fields changed")
 
 // itemPolicy is the item list's limit rule: default 100, above 1000 capped.
 var itemPolicy = pagination.Policy{DefaultLimit: 100, MaxLimit: 1000, Clamp: true}
@@ -187,12 +192,14 @@ func (u *Content) Item(ctx context.Context, siteID, slug, id string) (Collection
 	if err != nil {
 		return Collection{}, Item{}, err
 	}
-	c, err := u.collection(ctx, siteID, slug)
-	if err != nil {
-		return Collection{}, Item{}, err
+	if !isSlug(slug) {
+		return Collection{}, Item{}, collectionNotFound(slug)
 	}
-	it, err := u.store.Item(ctx, c.ID, id)
-	if errors.Is(err, ErrNotFound) {
+	c, it, err := u.store.Item(ctx, siteID, slug, id)
+	switch {
+	case errors.Is(err, ErrNotFound) && c.ID == "":
+		return Collection{}, Item{}, collectionNotFound(slug)
+	case errors.Is(err, ErrNotFound):
 		return Collection{}, Item{}, itemNotFound(id, slug)
 	}
 	return c, it, err
@@ -214,33 +221,72 @@ func systemCollection(c Collection) error {
 
 // CreateItem validates and adds an item.
 func (u *Content) CreateItem(ctx context.Context, siteID, slug string, in NewItem) (Collection, Item, error) {
-	c, err := u.collection(ctx, siteID, slug)
-	if err != nil {
-		return Collection{}, Item{}, err
+	// The definition may be remembered from an earlier read: the write is
+	// made only if it still holds, and a refusal is given only once the
+	// collection has been read as it is now.
+	c, err := u.store.CollectionForWrite(ctx, siteID, slug)
+	for attempt := 1; ; attempt++ {
+		if errors.Is(err, ErrNotFound) {
+			return Collection{}, Item{}, apperr.NotFound("collection %q not found", slug)
+		} else if err != nil {
+			return Collection{}, Item{}, err
+		}
+		it, created, ch, err := u.newItem(c, siteID, in)
+		if err != nil || len(ch.refs) > 0 {
+			fresh, ferr := u.collection(ctx, siteID, slug)
+			if ferr != nil {
+				return Collection{}, Item{}, ferr
+			}
+			if !reflect.DeepEqual(fresh.Fields, c.Fields) && attempt < 3 {
+				c = fresh
+				continue
+			}
+			if err != nil {
+				return Collection{}, Item{}, err
+			}
+			return u.createWithReferences(ctx, fresh, it, created, ch.refs)
+		}
+		err = u.store.InsertItem(ctx, c, it, created)
+		if !errors.Is(err, ErrCollectionChanged) {
+			return c, it, err
+		}
+		if attempt == 3 {
+			return Collection{}, Item{}, apperr.Aborted(err, "collection %q was changed while the item was written; retry the request", slug)
+		}
+		c, err = u.collection(ctx, siteID, slug)
 	}
+}
+
+// newItem validates in against c and returns the item to write, the event
+// announcing it and the validated change.
+func (u *Content) newItem(c Collection, siteID string, in NewItem) (Item, outbox.Event, change, error) {
 	if c.IsSystem && !in.Admin {
-		return Collection{}, Item{}, systemCollection(c)
+		return Item{}, outbox.Event{}, change{}, systemCollection(c)
 	}
 	if in.Data == nil {
-		return Collection{}, Item{}, apperr.Invalid("data is required: a JSON object of the collection's fields (%s)", fieldList(c))
+		return Item{}, outbox.Event{}, change{}, apperr.Invalid("data is required: a JSON object of the collection's fields (%s)", fieldList(c))
 	}
 	ch, err := checkData(c, in.Data, true)
 	if err != nil {
-		return Collection{}, Item{}, err
+		return Item{}, outbox.Event{}, change{}, err
 	}
 	now := u.clock.Now()
 	it := Item{ID: store.NewID(), SiteID: siteID, CollectionID: c.ID, Values: ch.set, Version: 1, CreatedAt: now, UpdatedAt: now}
 	if in.IsPublished != nil {
 		it.IsPublished = *in.IsPublished
 	}
-	err = u.store.InTx(ctx, func(tx Tx) error {
-		if err := u.checkReferences(ctx, tx, c, ch.refs); err != nil {
+	created, err := itemEvent(c, it, "created")
+	return it, created, ch, err
+}
+
+// createWithReferences writes an item of c that refers to others: the
+// referenced items must exist when it is written, in one transaction.
+func (u *Content) createWithReferences(ctx context.Context, c Collection, it Item, created outbox.Event, refs []reference) (Collection, Item, error) {
+	err := u.store.InTx(ctx, func(tx Tx) error {
+		if err := u.checkReferences(ctx, tx, c, refs); err != nil {
 			return err
 		}
-		if err := tx.InsertItem(ctx, it); err != nil {
-			return err
-		}
-		return enqueueItem(ctx, tx, c, it, "created")
+		return tx.InsertItem(ctx, it, created)
 	})
 	return c, it, err
 }
@@ -393,8 +439,18 @@ func ItemSubject(siteID, slug, what string) string {
 	return fmt.Sprintf("atrium.collections.%s.%s.item.%s", siteID, slug, what)
 }
 
-func enqueueItem(ctx context.Context, tx Tx, c Collection, it Item, what string) error {
-	return outbox.Enqueue(ctx, tx, ItemSubject(c.SiteID, c.Slug, what), ItemEvent{
+// itemEvent is the event saying that it was created, updated, published,
+// unpublished or deleted.
+func itemEvent(c Collection, it Item, what string) (outbox.Event, error) {
+	return outbox.New(ItemSubject(c.SiteID, c.Slug, what), ItemEvent{
 		ID: it.ID, SiteID: c.SiteID, Collection: c.Slug, CollectionID: c.ID, IsPublished: it.IsPublished, Version: it.Version, At: it.UpdatedAt,
 	}, it.UpdatedAt)
+}
+
+func enqueueItem(ctx context.Context, tx Tx, c Collection, it Item, what string) error {
+	e, err := itemEvent(c, it, what)
+	if err != nil {
+		return err
+	}
+	return tx.Enqueue(ctx, e)
 }

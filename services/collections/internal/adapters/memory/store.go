@@ -9,9 +9,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
@@ -145,10 +147,15 @@ func (s *Store) Items(_ context.Context, c app.Collection, q app.ItemQuery) ([]a
 }
 
 // Item implements app.Store.
-func (s *Store) Item(_ context.Context, collectionID, id string) (app.Item, error) {
+func (s *Store) Item(_ context.Context, siteID, slug, id string) (app.Collection, app.Item, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
-	return s.item(collectionID, id)
+	c, err := s.collection(siteID, slug)
+	if err != nil {
+		return app.Collection{}, app.Item{}, err
+	}
+	it, err := s.item(c.ID, id)
+	return c, it, err
 }
 
 func (s *Store) item(collectionID, id string) (app.Item, error) {
@@ -157,6 +164,21 @@ func (s *Store) item(collectionID, id string) (app.Item, error) {
 		return app.Item{}, fmt.Errorf("item %s: %w", id, app.ErrNotFound)
 	}
 	return it, nil
+}
+
+// CollectionForWrite implements app.Store: the collection as it is.
+func (s *Store) CollectionForWrite(ctx context.Context, siteID, slug string) (app.Collection, error) {
+	return s.Collection(ctx, siteID, slug)
+}
+
+// InsertItem implements app.Store.
+func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, announce outbox.Event) error {
+	return s.InTx(ctx, func(tx app.Tx) error {
+		if now, ok := s.collections[c.ID]; !ok || !reflect.DeepEqual(now.Fields, c.Fields) {
+			return app.ErrCollectionChanged
+		}
+		return tx.InsertItem(ctx, it, announce)
+	})
 }
 
 // InTx implements app.Store.
@@ -240,18 +262,27 @@ func (t *tx) setOrder(collectionID string, ids []string) {
 	})
 }
 
-func (t *tx) InsertItem(_ context.Context, it app.Item) error {
+func (t *tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event) error {
 	if _, ok := t.s.items[it.ID]; ok {
 		return fmt.Errorf("item %s: %w", it.ID, app.ErrDuplicate)
 	}
 	ids := t.s.order[it.CollectionID]
 	i, _ := position(t.s, ids, it)
-	// A new slice, so that a rollback restores the old one untouched.
-	next := make([]string, 0, len(ids)+1)
-	next = append(append(append(next, ids[:i]...), it.ID), ids[i:]...)
+	var next []string
+	if i == len(ids) {
+		// The usual case, a new item being the newest: append, which
+		// leaves the old slice's elements as they were, so a rollback
+		// restores it by length. Copying every id on each create made
+		// creates slower as the collection grew.
+		next = append(ids, it.ID)
+	} else {
+		// A new slice, so that a rollback restores the old one untouched.
+		next = make([]string, 0, len(ids)+1)
+		next = append(append(append(next, ids[:i]...), it.ID), ids[i:]...)
+	}
 	memdb.Put(t.Tx, t.s.items, it.ID, it)
 	t.setOrder(it.CollectionID, next)
-	return nil
+	return t.Enqueue(ctx, announce)
 }
 
 func (t *tx) PatchItem(_ context.Context, collectionID, id string, p app.ItemPatch) (app.Item, app.Item, error) {

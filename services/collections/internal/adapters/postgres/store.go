@@ -15,9 +15,12 @@ import (
 	"io/fs"
 	"regexp"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
@@ -42,19 +45,99 @@ func Migrations() pgdb.Migrations {
 type Store struct {
 	reader
 	db *pgdb.DB
+	// recent are the collections as last read, for the writes that check
+	// them (CollectionForWrite, InsertItem).
+	recent *recentCollections
 }
 
 // New returns a store on db, whose pool's search path must be the
 // collections schema.
-func New(db *pgdb.DB) *Store { return &Store{reader: reader{q: db.Pool()}, db: db} }
+func New(db *pgdb.DB) *Store {
+	recent := &recentCollections{m: map[string]app.Collection{}}
+	return &Store{reader: reader{q: db.Pool(), recent: recent}, db: db, recent: recent}
+}
+
+// CollectionForWrite implements app.Store: the definition last read, if
+// any. InsertItem makes the write only if it still holds.
+func (s *Store) CollectionForWrite(ctx context.Context, siteID, slug string) (app.Collection, error) {
+	if c, ok := s.recent.get(siteID, slug); ok {
+		return c, nil
+	}
+	return s.Collection(ctx, siteID, slug)
+}
+
+// insertItemIfDefined inserts an item ($1 to $7) into its collection ($2)
+// only while the collection's fields are $8, and its event ($9 to $14)
+// only with it: one statement, one round trip. The foreign key already
+// reads the collection's row; comparing its fields costs little more.
+var insertItemIfDefined = `WITH c AS (SELECT id FROM collections WHERE id = $2 AND fields = $8::jsonb),
+	i AS (INSERT INTO items (` + itemCols + `)
+		SELECT $1::uuid, c.id, $3::jsonb, $4::boolean, $5::bigint, $6::timestamptz, $7::timestamptz FROM c RETURNING id)
+	` + outbox.InsertSelect("i", 9)
+
+// InsertItem implements app.Store.
+func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, announce outbox.Event) error {
+	data, err := valuesJSON(it.Values)
+	if err != nil {
+		return err
+	}
+	fields, err := json.Marshal(c.Fields)
+	if err != nil {
+		return err
+	}
+	args := append([]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt, fields},
+		outbox.InsertArgs(ctx, announce)...)
+	n, err := s.db.ExecEvents(ctx, insertItemIfDefined, args...)
+	if err != nil {
+		return pgdb.Err(err, "insert item")
+	}
+	if n == 0 {
+		s.recent.forget(c.SiteID, c.Slug)
+		return app.ErrCollectionChanged
+	}
+	return nil
+}
 
 // InTx implements app.Store.
 func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
-	return s.db.InTx(ctx, func(t *pgdb.Tx) error { return fn(tx{Tx: t, reader: reader{q: t}}) })
+	return s.db.InTx(ctx, func(t *pgdb.Tx) error { return fn(tx{Tx: t, reader: reader{q: t, recent: s.recent}}) })
 }
 
 // reader holds the queries shared by the store and its transactions.
-type reader struct{ q pgdb.Querier }
+type reader struct {
+	q      pgdb.Querier
+	recent *recentCollections
+}
+
+// recentCollections are collections as last read, by site and slug.
+type recentCollections struct {
+	mu sync.RWMutex
+	m  map[string]app.Collection
+}
+
+func (r *recentCollections) get(siteID, slug string) (app.Collection, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c, ok := r.m[siteID+"/"+slug]
+	return c, ok
+}
+
+// keep remembers c, read in a transaction that committed or not: a
+// write checks it anyway.
+func (r *recentCollections) keep(c app.Collection) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.m) >= maxDefinitions {
+		clear(r.m)
+	}
+	r.m[c.SiteID+"/"+c.Slug] = c
+}
+
+func (r *recentCollections) forget(siteID, slug string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, siteID+"/"+slug)
+}
 
 const siteCols = `id, name, created_at, updated_at`
 
@@ -91,11 +174,52 @@ func scanCollection(row pgx.Row) (app.Collection, error) {
 	if err := row.Scan(&c.ID, &c.SiteID, &c.Slug, &c.Name, &c.IsSystem, &fields, &c.CreatedAt, &c.UpdatedAt); err != nil {
 		return c, err
 	}
+	return finishCollection(c, fields)
+}
+
+func finishCollection(c app.Collection, fields []byte) (app.Collection, error) {
 	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
-	if err := json.Unmarshal(fields, &c.Fields); err != nil {
+	var err error
+	if c.Fields, err = definitions.decode(fields); err != nil {
 		return c, fmt.Errorf("collection %s: stored fields: %w", c.ID, err)
 	}
 	return c, nil
+}
+
+// definitions are the field lists decoded from their stored JSON, by that
+// JSON. Every read of an item reads its collection, and decoding the same
+// definitions on each was a tenth of a single-item read; keyed by the
+// bytes themselves, an entry can never be stale.
+var definitions = fieldCache{m: map[string][]app.Field{}}
+
+type fieldCache struct {
+	mu sync.RWMutex
+	m  map[string][]app.Field
+}
+
+// maxDefinitions bounds the cache; past it, it starts again.
+const maxDefinitions = 4096
+
+// decode returns the fields stored as raw. The slice is shared: callers
+// do not change it in place (the memory store shares its fields the same
+// way).
+func (c *fieldCache) decode(raw []byte) ([]app.Field, error) {
+	c.mu.RLock()
+	fields, ok := c.m[string(raw)]
+	c.mu.RUnlock()
+	if ok {
+		return fields, nil
+	}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.m) >= maxDefinitions {
+		clear(c.m)
+	}
+	c.m[string(raw)] = fields
+	c.mu.Unlock()
+	return fields, nil
 }
 
 // Collections implements app.Store.
@@ -114,7 +238,11 @@ func (r reader) Collections(ctx context.Context, siteID string) ([]app.Collectio
 // Collection implements app.Store.
 func (r reader) Collection(ctx context.Context, siteID, slug string) (app.Collection, error) {
 	c, err := scanCollection(r.q.QueryRow(ctx, `SELECT `+collectionCols+` FROM collections WHERE site_id = $1 AND slug = $2`, siteID, slug))
-	return c, pgdb.Err(err, "collection "+slug)
+	if err != nil {
+		return c, pgdb.Err(err, "collection "+slug)
+	}
+	r.recent.keep(c)
+	return c, nil
 }
 
 const itemCols = `id, collection_id, data, is_published, version, created_at, updated_at`
@@ -177,10 +305,40 @@ func (r reader) Items(ctx context.Context, c app.Collection, q app.ItemQuery) ([
 	return items, pgdb.Err(err, "items")
 }
 
-// Item implements app.Store.
-func (r reader) Item(ctx context.Context, collectionID, id string) (app.Item, error) {
-	it, err := scanItem(r.q.QueryRow(ctx, `SELECT `+itemCols+` FROM items WHERE collection_id = $1 AND id = $2`, collectionID, id))
-	return it, pgdb.Err(err, "item "+id)
+// Item implements app.Store: the collection and the item in one query.
+func (r reader) Item(ctx context.Context, siteID, slug, id string) (app.Collection, app.Item, error) {
+	var (
+		c         app.Collection
+		fields    []byte
+		itemID    *string
+		it        app.Item
+		data      []byte
+		published *bool
+		version   *int64
+		created   *time.Time
+		updated   *time.Time
+	)
+	err := r.q.QueryRow(ctx, `SELECT c.id, c.site_id, c.slug, c.name, c.is_system, c.fields, c.created_at, c.updated_at,
+			i.id, i.data, i.is_published, i.version, i.created_at, i.updated_at
+		FROM collections c LEFT JOIN items i ON i.collection_id = c.id AND i.id = $3
+		WHERE c.site_id = $1 AND c.slug = $2`, siteID, slug, id).
+		Scan(&c.ID, &c.SiteID, &c.Slug, &c.Name, &c.IsSystem, &fields, &c.CreatedAt, &c.UpdatedAt,
+			&itemID, &data, &published, &version, &created, &updated)
+	if err != nil {
+		return app.Collection{}, app.Item{}, pgdb.Err(err, "collection "+slug)
+	}
+	if c, err = finishCollection(c, fields); err != nil {
+		return app.Collection{}, app.Item{}, err
+	}
+	r.recent.keep(c)
+	if itemID == nil {
+		return c, app.Item{}, fmt.Errorf("item %s: %w", id, app.ErrNotFound)
+	}
+	it = app.Item{ID: *itemID, CollectionID: c.ID, IsPublished: *published, Version: *version, CreatedAt: created.UTC(), UpdatedAt: updated.UTC()}
+	if err := json.Unmarshal(data, &it.Values); err != nil {
+		return c, app.Item{}, fmt.Errorf("item %s: stored data: %w", it.ID, err)
+	}
+	return c, it, nil
 }
 
 type tx struct {
@@ -303,14 +461,26 @@ func valuesJSON(v app.Values) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-func (t tx) InsertItem(ctx context.Context, it app.Item) error {
+// insertItem is the statement that inserts it's row, and its arguments.
+func insertItem(it app.Item) (string, []any, error) {
 	data, err := valuesJSON(it.Values)
+	if err != nil {
+		return "", nil, err
+	}
+	return `INSERT INTO items (` + itemCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		[]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt}, nil
+}
+
+// InsertItem sends the item's row and its event's in one round trip.
+func (t tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event) error {
+	sql, args, err := insertItem(it)
 	if err != nil {
 		return err
 	}
-	_, err = t.Exec(ctx, `INSERT INTO items (`+itemCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt)
-	return pgdb.Err(err, "insert item")
+	b := &pgx.Batch{}
+	b.Queue(sql, args...)
+	t.EnqueueIn(ctx, b, announce)
+	return pgdb.Err(t.SendBatch(ctx, b).Close(), "insert item")
 }
 
 // PatchItem locks the row, then merges in one UPDATE: the removed keys go,

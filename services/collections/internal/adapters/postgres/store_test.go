@@ -2,11 +2,15 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/pgtest"
 	"github.com/atrium-hq/atrium/services/collections/internal/adapters/postgres"
+	"github.com/atrium-hq/atrium/services/collections/internal/app"
 	"github.com/atrium-hq/atrium/services/collections/internal/app/storetest"
 )
 
@@ -26,4 +30,56 @@ func TestPostgresStoreContract(t *testing.T) {
 
 func migrate(ctx context.Context, url string) error {
 	return pgdb.ApplyURL(ctx, url, postgres.Migrations())
+}
+
+// TestCreateSeesAnotherReplicasChange: two stores on one database, as two
+// replicas of the service; one remembers the collection's fields, the
+// other changes them. Creates through the first are validated against the
+// fields as they are now: a new field is accepted and a removed one
+// refused, and no item is written against the old ones.
+func TestCreateSeesAnotherReplicasChange(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.NewDatabase(t, postgres.Schema, migrate)
+	open := func() *app.Content {
+		pool, err := pgdb.Open(ctx, url, postgres.Schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		return app.NewContent(postgres.New(pgdb.NewDB(pool, nil)), app.Clock(time.Now))
+	}
+	first, second := open(), open()
+	pool, err := pgdb.Open(ctx, url, postgres.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	site, err := app.NewSites(postgres.New(pgdb.NewDB(pool, nil)), app.Clock(time.Now)).Create(ctx, "Replicas")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.CreateCollection(ctx, site.ID, app.NewCollection{Name: "Posts", Slug: "posts",
+		Fields: []app.Field{{Key: "title", Type: app.TypeText}, {Key: "tag", Type: app.TypeText}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := first.CreateItem(ctx, site.ID, "posts", app.NewItem{Data: map[string]any{"title": "Remembered"}}); err != nil {
+		t.Fatal(err)
+	}
+	body := "body"
+	if _, err := second.UpdateCollection(ctx, site.ID, "posts", app.CollectionChange{
+		Add: []app.Field{{Key: body, Type: app.TypeText}}, Remove: []string{"tag"}}); err != nil {
+		t.Fatal(err)
+	}
+	c, it, err := first.CreateItem(ctx, site.ID, "posts", app.NewItem{Data: map[string]any{"title": "New", body: "Fresh"}})
+	if err != nil || len(c.Fields) != 2 || string(it.Values[body]) != `"Fresh"` {
+		t.Fatalf("create with the added field = %+v, %v; want it accepted under the new fields", it.Values, err)
+	}
+	_, _, err = first.CreateItem(ctx, site.ID, "posts", app.NewItem{Data: map[string]any{"title": "Old", "tag": "x"}})
+	if apperr.KindOf(err) != apperr.KindInvalid || !strings.Contains(err.Error(), "tag") {
+		t.Fatalf("create with the removed field = %v; want it refused naming the field", err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM items WHERE data ? 'tag'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d items hold the removed field (%v)", n, err)
+	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
@@ -33,7 +34,10 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"SiteRoundTrip", testSiteRoundTrip},
 		{"SiteListOrderAndPaging", testSiteList},
 		{"RollbackLeavesNoTrace", testRollback},
+		{"RolledBackItemsLeaveTheOrder", testItemRollback},
 		{"CollectionsRoundTrip", testCollections},
+		{"ItemByCollectionSlug", testItemBySlug},
+		{"InsertItemChecksTheDefinition", testInsertItemChecksTheDefinition},
 		{"ItemsOrderAndPaging", testItemsPaging},
 		{"ItemFilters", testItemFilters},
 		{"PatchMergesAtomically", testPatch},
@@ -123,6 +127,38 @@ func testRollback(t *testing.T, s Store) {
 	}
 }
 
+// testItemRollback: items inserted by a transaction that fails, newest or
+// in the middle, are in no list, and the items inserted after them are
+// listed in order.
+func testItemRollback(t *testing.T, s Store) {
+	ctx := t.Context()
+	c := newCollection(t, s, newSite(t, s).ID, "posts")
+	first := newItem(t, s, c, base, nil)
+	third := newItem(t, s, c, base.Add(2*time.Second), nil)
+	abort := errors.New("abort")
+	err := s.InTx(ctx, func(tx app.Tx) error {
+		for _, at := range []time.Time{base.Add(3 * time.Second), base.Add(4 * time.Second), base.Add(time.Second)} {
+			it := app.Item{ID: uuid.NewString(), SiteID: c.SiteID, CollectionID: c.ID, Version: 1, CreatedAt: at, UpdatedAt: at}
+			if err := tx.InsertItem(ctx, it, announce(it)); err != nil {
+				return err
+			}
+		}
+		return abort
+	})
+	if !errors.Is(err, abort) {
+		t.Fatalf("error = %v, want the closure's", err)
+	}
+	second := newItem(t, s, c, base.Add(time.Second), nil)
+	fourth := newItem(t, s, c, base.Add(3*time.Second), nil)
+	got, err := s.Items(ctx, c, app.ItemQuery{Page: pagination.Page{Limit: 10}, OrderBy: "created_at"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ids([]app.Item{fourth, third, second, first}); !slices.Equal(ids(got), want) {
+		t.Fatalf("items = %v, want %v: the rolled-back inserts gone, the later ones in order", ids(got), want)
+	}
+}
+
 func inTx(t *testing.T, s Store, fn func(app.Tx) error) {
 	t.Helper()
 	if err := s.InTx(t.Context(), fn); err != nil {
@@ -170,8 +206,14 @@ func decoded(t *testing.T, v app.Values) map[string]any {
 
 func newItem(t *testing.T, s Store, c app.Collection, at time.Time, v app.Values) app.Item {
 	it := app.Item{ID: uuid.NewString(), SiteID: c.SiteID, CollectionID: c.ID, Values: v, Version: 1, CreatedAt: at, UpdatedAt: at}
-	inTx(t, s, func(tx app.Tx) error { return tx.InsertItem(t.Context(), it) })
+	inTx(t, s, func(tx app.Tx) error { return tx.InsertItem(t.Context(), it, announce(it)) })
 	return it
+}
+
+// announce is an event for an inserted item. Events and the outbox are
+// platform/txtest's contract; here they only have to be accepted.
+func announce(it app.Item) outbox.Event {
+	return outbox.Event{ID: uuid.NewString(), Subject: "atrium.collections.test.item.created", Payload: []byte(`{"id":"` + it.ID + `"}`), CreatedAt: it.CreatedAt}
 }
 
 func testCollections(t *testing.T, s Store) {
@@ -205,6 +247,80 @@ func testCollections(t *testing.T, s Store) {
 	})
 	if !errors.Is(err, app.ErrDuplicate) {
 		t.Fatalf("duplicate slug in a site: %v, want ErrDuplicate", err)
+	}
+}
+
+// testItemBySlug reads an item by its site, its collection's slug and its
+// id, and tells a missing collection (zero Collection) from a missing item
+// (the Collection returned). Another site's collection is missing.
+func testItemBySlug(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	c := newCollection(t, s, site.ID, "posts", app.Field{Key: "title", Type: app.TypeText})
+	it := newItem(t, s, c, base, values("title", "Hello"))
+	gotC, got, err := s.Item(ctx, site.ID, "posts", it.ID)
+	if err != nil || gotC.ID != c.ID || len(gotC.Fields) != 1 || got.ID != it.ID || got.CollectionID != c.ID || got.Version != 1 ||
+		!got.CreatedAt.Equal(base) || !reflect.DeepEqual(decoded(t, got.Values), map[string]any{"title": "Hello"}) {
+		t.Fatalf("Item = %+v, %+v, %v; want the collection and the item as stored", gotC, got, err)
+	}
+	gotC, _, err = s.Item(ctx, site.ID, "posts", uuid.NewString())
+	if !errors.Is(err, app.ErrNotFound) || gotC.ID != c.ID {
+		t.Fatalf("unknown item: collection %q, %v; want the collection and ErrNotFound", gotC.ID, err)
+	}
+	gotC, _, err = s.Item(ctx, site.ID, "nope", it.ID)
+	if !errors.Is(err, app.ErrNotFound) || gotC.ID != "" {
+		t.Fatalf("unknown collection: collection %q, %v; want none and ErrNotFound", gotC.ID, err)
+	}
+	other := newSite(t, s)
+	newCollection(t, s, other.ID, "posts")
+	gotC, _, err = s.Item(ctx, other.ID, "posts", it.ID)
+	if !errors.Is(err, app.ErrNotFound) || gotC.ID == c.ID {
+		t.Fatalf("the item through another site's posts: collection %q, %v; want ErrNotFound", gotC.ID, err)
+	}
+	if _, _, err = s.Item(ctx, uuid.NewString(), "posts", it.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("the item through an unknown site: %v, want ErrNotFound", err)
+	}
+}
+
+// testInsertItemChecksTheDefinition: an item inserted in a transaction of
+// its own is written with its collection as it was read for the write
+// (CollectionForWrite), and not at all, with ErrCollectionChanged, once the
+// collection's fields have changed; its id cannot be taken twice.
+func testInsertItemChecksTheDefinition(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	newCollection(t, s, site.ID, "posts", app.Field{Key: "title", Type: app.TypeText})
+	c, err := s.CollectionForWrite(ctx, site.ID, "posts")
+	if err != nil || len(c.Fields) != 1 {
+		t.Fatalf("CollectionForWrite = %+v, %v", c, err)
+	}
+	own := app.Item{ID: uuid.NewString(), SiteID: site.ID, CollectionID: c.ID, Values: values("title", "Own"), Version: 1, CreatedAt: base, UpdatedAt: base}
+	if err := s.InsertItem(ctx, c, own, announce(own)); err != nil {
+		t.Fatal(err)
+	}
+	if _, got, err := s.Item(ctx, site.ID, "posts", own.ID); err != nil || !reflect.DeepEqual(decoded(t, got.Values), map[string]any{"title": "Own"}) {
+		t.Fatalf("item inserted on its own = %+v, %v", got, err)
+	}
+	if err := s.InsertItem(ctx, c, own, announce(own)); !errors.Is(err, app.ErrDuplicate) {
+		t.Fatalf("the same id again: %v, want ErrDuplicate", err)
+	}
+	changed := c
+	changed.Fields = []app.Field{{Key: "title", Type: app.TypeText}, {Key: "body", Type: app.TypeRichText}}
+	changed.UpdatedAt = base.Add(time.Minute)
+	inTx(t, s, func(tx app.Tx) error { return tx.UpdateCollection(ctx, changed, nil) })
+	late := app.Item{ID: uuid.NewString(), SiteID: site.ID, CollectionID: c.ID, Values: values("title", "Late"), Version: 1, CreatedAt: base, UpdatedAt: base}
+	if err := s.InsertItem(ctx, c, late, announce(late)); !errors.Is(err, app.ErrCollectionChanged) {
+		t.Fatalf("item checked against the old fields: %v, want ErrCollectionChanged", err)
+	}
+	if _, _, err := s.Item(ctx, site.ID, "posts", late.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("item refused for the old fields was written: %v", err)
+	}
+	now, err := s.CollectionForWrite(ctx, site.ID, "posts")
+	if err != nil || len(now.Fields) != 2 {
+		t.Fatalf("CollectionForWrite after the change = %+v, %v; want the new fields", now.Fields, err)
+	}
+	if err := s.InsertItem(ctx, now, late, announce(late)); err != nil {
+		t.Fatalf("item checked against the new fields: %v", err)
 	}
 }
 
@@ -331,7 +447,7 @@ func testPatch(t *testing.T, s Store) {
 	if got := decoded(t, after.Values); !reflect.DeepEqual(got, map[string]any{"title": "Hi", "body": "First"}) {
 		t.Fatalf("merged values = %v; want title replaced, body kept, tag removed", got)
 	}
-	stored, err := s.Item(ctx, c.ID, it.ID)
+	_, stored, err := s.Item(ctx, c.SiteID, c.Slug, it.ID)
 	if err != nil || stored.Version != 2 || !reflect.DeepEqual(decoded(t, stored.Values), decoded(t, after.Values)) {
 		t.Fatalf("stored = %+v, %v", stored, err)
 	}
@@ -357,8 +473,9 @@ func testPatch(t *testing.T, s Store) {
 			t.Fatalf("%s: %v, want ErrNotFound", name, err)
 		}
 	}
-	if _, err := s.Item(ctx, uuid.NewString(), it.ID); !errors.Is(err, app.ErrNotFound) {
-		t.Fatalf("item through another collection: %v, want ErrNotFound", err)
+	other := newCollection(t, s, c.SiteID, "other")
+	if got, _, err := s.Item(ctx, c.SiteID, other.Slug, it.ID); !errors.Is(err, app.ErrNotFound) || got.ID != other.ID {
+		t.Fatalf("item through another collection: %v (collection %q), want ErrNotFound with that collection", err, got.ID)
 	}
 }
 
@@ -392,7 +509,7 @@ func testConcurrentPatches(t *testing.T, s Store) {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.Item(ctx, c.ID, it.ID)
+	_, got, err := s.Item(ctx, c.SiteID, c.Slug, it.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +534,7 @@ func testDelete(t *testing.T, s Store) {
 	if gone.ID != it.ID {
 		t.Fatalf("deleted %+v", gone)
 	}
-	if _, err := s.Item(ctx, c.ID, it.ID); !errors.Is(err, app.ErrNotFound) {
+	if _, _, err := s.Item(ctx, c.SiteID, c.Slug, it.ID); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("deleted item: %v, want ErrNotFound", err)
 	}
 	err = s.InTx(ctx, func(tx app.Tx) error { _, err := tx.DeleteItem(ctx, c.ID, it.ID, nil); return err })
@@ -444,7 +561,7 @@ func testRemoveFields(t *testing.T, s Store) {
 	c.Fields = c.Fields[:1]
 	c.Name = "Renamed"
 	inTx(t, s, func(tx app.Tx) error { return tx.UpdateCollection(ctx, c, []string{"b"}) })
-	got, err := s.Item(ctx, c.ID, it.ID)
+	_, got, err := s.Item(ctx, c.SiteID, c.Slug, it.ID)
 	if err != nil || !reflect.DeepEqual(decoded(t, got.Values), map[string]any{"a": "1"}) {
 		t.Fatalf("after removing b: %v, %v", got.Values, err)
 	}
