@@ -169,7 +169,7 @@ func (c *localConn) attempts(ctx context.Context, method string, req, reply any,
 		// gRPC's backoff: a random pause up to 0.1s, then 0.2s, ...,
 		// at most 1s.
 		ceiling := min(100*time.Millisecond<<(attempt-1), time.Second)
-		t := time.NewTimer(time.Duration(rand.Int64N(int64(ceiling))))
+		t := time.NewTimer(time.Duration(rand.Int64N(int64(ceiling)))) //nolint:gosec // G404: retry jitter, not a secret
 		select {
 		case <-ctx.Done():
 			t.Stop()

@@ -3,6 +3,7 @@ package rpc_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -389,7 +390,7 @@ func TestInProcessCancellationAndShutdown(t *testing.T) {
 	go func() { done <- call(ctx, st.local, "wait") }()
 	<-st.svc.waiting
 	cancel()
-	if err := <-st.svc.canceled; err != context.Canceled {
+	if err := <-st.svc.canceled; !errors.Is(err, context.Canceled) {
 		t.Errorf("handler's context ended with %v, want context.Canceled", err)
 	}
 	if o := <-done; o.Code != codes.Canceled {
@@ -411,7 +412,7 @@ func TestInProcessCancellationAndShutdown(t *testing.T) {
 		if o.Code == codes.Unavailable {
 			break
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // why sleep: polls until the shutdown, which has no signal of its own, refuses new calls
 	}
 	select {
 	case <-stopped:

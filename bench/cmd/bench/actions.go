@@ -49,7 +49,7 @@ func runActions(ctx context.Context, args []string) error {
 	// The load and the event subscriber run in this process, on the load
 	// generator's core; Atrium and PostgreSQL on the other.
 	if env.loadCPU != "" {
-		if out, err := exec.CommandContext(ctx, "taskset", "-a", "-p", "-c", env.loadCPU, strconv.Itoa(os.Getpid())).CombinedOutput(); err != nil { //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
+		if out, err := exec.CommandContext(ctx, "taskset", "-a", "-p", "-c", env.loadCPU, strconv.Itoa(os.Getpid())).CombinedOutput(); err != nil {
 			fmt.Printf("warning: cannot pin the load generator: %v %s\n", err, out)
 		}
 	}
@@ -156,7 +156,7 @@ func runActions(ctx context.Context, args []string) error {
 	fmt.Println("  early: events that arrived before their response (counted as 0 ms); missing: none within 10 s of the round's end")
 	if f.profile != "" {
 		fmt.Printf("\nCPU profile of Atrium (first round at %d clients): %s\n", top, f.profile)
-		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput() //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
+		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput()
 		if err != nil {
 			fmt.Printf("go tool pprof: %v\n", err)
 		}

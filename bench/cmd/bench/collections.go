@@ -442,7 +442,7 @@ func startPocketBase(ctx context.Context, bin, tmp, cpu string, n int) (*peerPro
 	if err := json.NewDecoder(out).Decode(&ready); err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		return nil, fmt.Errorf("PocketBase runner did not start: %v", err)
+		return nil, fmt.Errorf("PocketBase runner did not start: %w", err)
 	}
 	return &peerProc{cmd: cmd, addr: ready.Addr, token: ready.Token, item: ready.Item}, nil
 }

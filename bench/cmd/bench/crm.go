@@ -192,7 +192,7 @@ func setUp(ctx context.Context, f crmFlags) (*env, error) {
 	e.db, e.cleanups = db, append(e.cleanups, drop)
 	if out, err := exec.CommandContext(ctx, f.atrium, "migrate", "--database-url", db).CombinedOutput(); err != nil {
 		e.tearDown()
-		return nil, fmt.Errorf("atrium migrate: %v\n%s", err, out)
+		return nil, fmt.Errorf("atrium migrate: %w\n%s", err, out)
 	}
 	if e.atrium, err = startAtrium(ctx, f, db, e.serverCPU, filepath.Join(tmp, "atrium.log")); err != nil {
 		e.tearDown()
@@ -254,11 +254,11 @@ func loadRoute(ctx context.Context, cpu string, t target, rt route, conns int, d
 	used := serverCPU(ctx, t)
 	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
 	if err != nil {
-		return loadResult{}, fmt.Errorf("%s: %v", quoteArgs(argv), err)
+		return loadResult{}, fmt.Errorf("%s: %w", quoteArgs(argv), err)
 	}
 	var r loadResult
 	if err := json.Unmarshal(out, &r); err != nil {
-		return r, fmt.Errorf("load output %q: %v", out, err)
+		return r, fmt.Errorf("load output %q: %w", out, err)
 	}
 	if r.Errors > 0 || r.Requests == 0 {
 		return r, fmt.Errorf("%s %s: %d requests, %d errors: %s", t.name, path, r.Requests, r.Errors, r.FirstError)

@@ -114,7 +114,7 @@ func runData(ctx context.Context, args []string) error {
 	}
 	for _, file := range profiles {
 		fmt.Printf("\nCPU profile of Atrium (first round): %s\n", file)
-		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", file).CombinedOutput() //nolint:gosec // G204: the bench runs the binaries and tools it is pointed at, by design
+		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", file).CombinedOutput()
 		if err != nil {
 			fmt.Printf("go tool pprof: %v\n", err)
 		}

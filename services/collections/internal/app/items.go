@@ -221,18 +221,21 @@ func systemCollection(c Collection) error {
 
 // CreateItem validates and adds an item.
 func (u *Content) CreateItem(ctx context.Context, siteID, slug string, in NewItem) (Collection, Item, error) {
+	if !isSlug(slug) {
+		return Collection{}, Item{}, collectionNotFound(slug)
+	}
 	// The definition may be remembered from an earlier read: the write is
 	// made only if it still holds, and a refusal is given only once the
 	// collection has been read as it is now.
 	c, err := u.store.CollectionForWrite(ctx, siteID, slug)
 	for attempt := 1; ; attempt++ {
 		if errors.Is(err, ErrNotFound) {
-			return Collection{}, Item{}, apperr.NotFound("collection %q not found", slug)
+			return Collection{}, Item{}, collectionNotFound(slug)
 		} else if err != nil {
 			return Collection{}, Item{}, err
 		}
-		it, created, ch, err := u.newItem(c, siteID, in)
-		if err != nil || len(ch.refs) > 0 {
+		it, created, ch, verr := u.newItem(c, siteID, in)
+		if verr != nil || len(ch.refs) > 0 {
 			fresh, ferr := u.collection(ctx, siteID, slug)
 			if ferr != nil {
 				return Collection{}, Item{}, ferr
@@ -241,8 +244,8 @@ func (u *Content) CreateItem(ctx context.Context, siteID, slug string, in NewIte
 				c = fresh
 				continue
 			}
-			if err != nil {
-				return Collection{}, Item{}, err
+			if verr != nil {
+				return Collection{}, Item{}, verr
 			}
 			return u.createWithReferences(ctx, fresh, it, created, ch.refs)
 		}
