@@ -78,6 +78,8 @@ type DB struct {
 	maxAttempts int
 	// backoff is the pause before attempt n (n >= 2); tests shorten it.
 	backoff func(n int) time.Duration
+	// group gathers concurrent ExecEvents calls (groupcommit.go).
+	group groupCommit
 }
 
 // NewDB returns the core on pool, whose search path must be the service's
@@ -142,13 +144,19 @@ func (db *DB) retry(ctx context.Context, run func() (events int, err error)) err
 			return nil
 		}
 		if !retryable(err) {
-			if IsUnavailable(err) && apperr.KindOf(err) == 0 {
-				return unavailable(err)
-			}
-			return err
+			return final(err)
 		}
 	}
 	return apperr.Aborted(err, "the write collided with concurrent writes %d times and was not applied; retry it", db.maxAttempts)
+}
+
+// final is the error a transaction that will not be run again ends with:
+// an unreachable database becomes apperr.Unavailable.
+func final(err error) error {
+	if IsUnavailable(err) && apperr.KindOf(err) == 0 {
+		return unavailable(err)
+	}
+	return err
 }
 
 // ExecEvents runs one statement that writes rows and enqueues the events
@@ -158,7 +166,17 @@ func (db *DB) retry(ctx context.Context, run func() (events int, err error)) err
 // translates errors as InTx does, returns the number of events the
 // statement enqueued (the rows of its last INSERT), and wakes the relay
 // when there were any.
+//
+// Concurrent calls share their commits (groupcommit.go): a call that
+// arrives while others are being sent goes with the next batch, whose
+// statements commit together; each caller still gets its own statement's
+// answer, as if it had gone alone.
 func (db *DB) ExecEvents(ctx context.Context, sql string, args ...any) (int64, error) {
+	return db.execGrouped(ctx, sql, args)
+}
+
+// execAlone runs one ExecEvents statement as its own transaction.
+func (db *DB) execAlone(ctx context.Context, sql string, args []any) (int64, error) {
 	var events int64
 	err := db.retry(ctx, func() (int, error) {
 		tag, err := db.pool.Exec(ctx, sql, args...)

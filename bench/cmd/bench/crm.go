@@ -514,6 +514,9 @@ func startAtrium(ctx context.Context, f crmFlags, db, cpu, logPath string) (*atr
 	}
 	args := []string{f.atrium, "serve", "--http-addr", api, "--admin-addr", admin, "--admin-token", adminToken,
 		"--nats-url", f.natsURL, "--log-format", "json",
+		// No load balancer sits in front of the bench, so nothing needs the
+		// drain delay: without this flag each stop waited its 5 s default.
+		"--drain-delay", "0",
 		"--collections-grpc-addr", "127.0.0.1:0", "--crm-grpc-addr", "127.0.0.1:0",
 		"--data-grpc-addr", "127.0.0.1:0", "--actions-grpc-addr", "127.0.0.1:0"}
 	if f.store == "postgres" {
