@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -222,8 +223,7 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 			}
 			took := time.Since(start)
 			g.metrics.record(ctx, st.stats, r.Method, sw.code(), took)
-			g.cfg.Logger.InfoContext(ctx, "request", "method", r.Method, "route", st.route, "status", sw.code(),
-				"duration_ms", float64(took.Microseconds())/1000, "bytes", sw.bytes)
+			logRequest(ctx, g.cfg.Logger, r.Method, st.route, sw.code(), took, sw.bytes)
 		}()
 		if !(l.probes && isProbe(r.URL.Path)) {
 			if !l.limit.acquire() {
@@ -348,3 +348,19 @@ func (w *statusWriter) code() int {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// logRequest writes the access log line of a request. It builds the record
+// itself, as Logger.InfoContext would, but with typed attributes and
+// without the caller's program counter: the line is the same (the handlers
+// Atrium configures do not print the source), and the stack walk and the
+// boxing of every value, a few percent of the cheapest requests, are gone.
+func logRequest(ctx context.Context, logger *slog.Logger, method, route string, code int, took time.Duration, bytes int) {
+	h := logger.Handler()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+	rec.AddAttrs(slog.String("method", method), slog.String("route", route), slog.Int("status", code),
+		slog.Float64("duration_ms", float64(took.Microseconds())/1000), slog.Int("bytes", bytes))
+	_ = h.Handle(ctx, rec)
+}
