@@ -40,7 +40,9 @@ var protocolError = regexp.MustCompile(`^HTTP/1\.1 (\d{3}) [^\r\n]*\r\nContent-T
 var expectationFailed = regexp.MustCompile(`^HTTP/1\.1 417 Expectation Failed\r\n(?s:.*)\r\n\r\n$`)
 
 func (c jsonErrorConn) Write(b []byte) (int, error) {
-	if len(b) < 12 || string(b[:9]) != "HTTP/1.1 " {
+	// net/http's own responses are errors (4xx, 5xx): a success, the most
+	// of every write, skips the matching below.
+	if len(b) < 12 || string(b[:9]) != "HTTP/1.1 " || (b[9] != '4' && b[9] != '5') {
 		return c.Conn.Write(b) // a body, or a response of a handler
 	}
 	code, msg := 0, ""
