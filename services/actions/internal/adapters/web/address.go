@@ -15,10 +15,13 @@ import (
 // dials through the guard), which a name that resolves to a private
 // address cannot get past.
 
-// CheckURL says whether Fetch may fetch raw, before a run starts, by
-// netguard's rule (unless the fetcher allows private addresses). A name
-// that resolves to a private address passes here and is refused when
-// Fetch dials it. The error's message names what is wrong.
+// CheckURL says whether Fetch may fetch raw by netguard's rule (unless the
+// fetcher allows private addresses), in the words Fetch's error would use:
+// Fetch makes the same check before sending and at every redirect hop. A
+// run's URL was already checked by the same rule when the request was
+// validated (catalog), so this is for callers outside a run, and tests. A
+// name that resolves to a private address passes here and is refused when
+// Fetch dials it.
 func (f *Fetcher) CheckURL(raw string) error {
 	if _, err := f.checkURL(raw); err != nil {
 		return err
