@@ -16,7 +16,7 @@ GOTOOLCHAIN := go1.27.3
 export GOTOOLCHAIN
 
 # Every Go module of the workspace (go.work), as package patterns.
-MODULES := . ./gateway ./platform ./proto ./services/collections ./services/crm ./services/data ./services/actions
+MODULES := . ./gateway ./platform ./proto ./services/collections ./services/crm ./services/data ./services/actions ./services/webhooks
 PACKAGES := $(addsuffix /...,$(MODULES))
 # The tool modules outside the workspace, each pinning its tools.
 TOOL_MODULES := ./tools ./tools/lint ./tools/vuln

@@ -1,0 +1,8 @@
+// Package webhooks is the module of the webhooks service: it delivers every
+// event of a tenant to the endpoints the tenant registered, signed as
+// Standard Webhooks 1.0 specifies, retried on the standard schedule, logged
+// and replayable (issue 14). It is being built; its packages so far:
+//
+//   - internal/signing: the secrets and the signatures of the wire format;
+//   - internal/eventtypes: the event types an endpoint can subscribe to.
+package webhooks
