@@ -4,5 +4,6 @@
 // and replayable (issue 14). It is being built; its packages so far:
 //
 //   - internal/signing: the secrets and the signatures of the wire format;
-//   - internal/eventtypes: the event types an endpoint can subscribe to.
+//   - internal/eventtypes: the event types an endpoint can subscribe to;
+//   - internal/retry: the retry schedule and what an attempt's answer means.
 package webhooks
