@@ -5,5 +5,6 @@
 //
 //   - internal/signing: the secrets and the signatures of the wire format;
 //   - internal/eventtypes: the event types an endpoint can subscribe to;
-//   - internal/retry: the retry schedule and what an attempt's answer means.
+//   - internal/retry: the retry schedule and what an attempt's answer means;
+//   - internal/translate: the stream events as the webhook events that announce them.
 package webhooks
