@@ -7,6 +7,7 @@
 //   - internal/eventtypes: the event types an endpoint can subscribe to;
 //   - internal/retry: the retry schedule and what an attempt's answer means;
 //   - internal/translate: the stream events as the webhook events that announce them;
-//   - internal/app: the endpoints and their store port, with its contract suite
-//     (app/storetest) met by the memory and PostgreSQL adapters.
+//   - internal/app: the endpoints and their use cases, the deliveries, and
+//     the store ports with their contract suite (app/storetest), met by the
+//     memory and PostgreSQL adapters.
 package webhooks

@@ -28,3 +28,10 @@ type EndpointTx interface {
 	UpdateEndpoint(ctx context.Context, e Endpoint) error
 	DeleteEndpoint(ctx context.Context, t Tenant, id string) error
 }
+
+// Store is both ports, as each adapter implements them: deliveries belong
+// to endpoints and go with them when they are deleted.
+type Store interface {
+	EndpointStore
+	DeliveryStore
+}

@@ -12,13 +12,20 @@ import (
 )
 
 // Store is the in-memory webhooks store.
+//
+// Deliveries change outside memdb's undo log: each of their writes is one
+// step that cannot fail half way, done under the write lock.
 type Store struct {
-	db        *memdb.DB
-	endpoints map[string]app.Endpoint // by id
+	db         *memdb.DB
+	endpoints  map[string]app.Endpoint // by id
+	deliveries map[string]*delivery    // by id
+	byEvent    map[endpointEvent]string
 }
 
 // New returns an empty store on db, which holds its lock and outbox.
-func New(db *memdb.DB) *Store { return &Store{db: db, endpoints: map[string]app.Endpoint{}} }
+func New(db *memdb.DB) *Store {
+	return &Store{db: db, endpoints: map[string]app.Endpoint{}, deliveries: map[string]*delivery{}, byEvent: map[endpointEvent]string{}}
+}
 
 // InTx implements app.EndpointStore.
 func (s *Store) InTx(ctx context.Context, fn func(app.EndpointTx) error) error {
@@ -119,6 +126,13 @@ func (t *tx) DeleteEndpoint(_ context.Context, tenant app.Tenant, id string) err
 		return err
 	}
 	memdb.Delete(t.Tx, t.s.endpoints, id)
+	// Its deliveries go with it, and come back if the transaction fails.
+	for did, d := range t.s.deliveries {
+		if d.EndpointID == id {
+			memdb.Delete(t.Tx, t.s.deliveries, did)
+			memdb.Delete(t.Tx, t.s.byEvent, endpointEvent{id, d.EventID})
+		}
+	}
 	return nil
 }
 

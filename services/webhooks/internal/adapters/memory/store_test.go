@@ -10,5 +10,5 @@ import (
 )
 
 func TestMemoryStoreContract(t *testing.T) {
-	storetest.RunAll(t, func(*testing.T) app.EndpointStore { return memory.New(memdb.New(nil)) })
+	storetest.RunAll(t, func(*testing.T) app.Store { return memory.New(memdb.New(nil)) })
 }

@@ -14,7 +14,7 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func TestPostgresStoreContract(t *testing.T) {
-	storetest.RunAll(t, func(t *testing.T) app.EndpointStore {
+	storetest.RunAll(t, func(t *testing.T) app.Store {
 		url := pgtest.NewDatabase(t, postgres.Schema, func(ctx context.Context, url string) error {
 			return pgdb.ApplyURL(ctx, url, postgres.Migrations())
 		})

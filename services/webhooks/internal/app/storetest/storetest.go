@@ -21,10 +21,10 @@ import (
 )
 
 // RunAll runs the contract against fresh stores made by newStore.
-func RunAll(t *testing.T, newStore func(t *testing.T) app.EndpointStore) {
+func RunAll(t *testing.T, newStore func(t *testing.T) app.Store) {
 	for _, tc := range []struct {
 		name string
-		fn   func(*testing.T, app.EndpointStore)
+		fn   func(*testing.T, app.Store)
 	}{
 		{"EndpointRoundTrip", endpointRoundTrip},
 		{"NewestFirstAndScoped", newestFirstAndScoped},
@@ -32,6 +32,13 @@ func RunAll(t *testing.T, newStore func(t *testing.T) app.EndpointStore) {
 		{"UpdateAndDelete", updateAndDelete},
 		{"Subscribers", subscribers},
 		{"FailedTransactionChangesNothing", failedTransactionChangesNothing},
+		{"DeliveriesAddedOncePerEndpointAndEvent", deliveriesAddedOnce},
+		{"ClaimLeasesDueDeliveries", claimLeasesDue},
+		{"ConcurrentClaimsAreDisjoint", concurrentClaimsAreDisjoint},
+		{"AttemptsAreRecorded", attemptsRecorded},
+		{"DeliveryPages", deliveryPages},
+		{"ResendAndRecover", resendAndRecover},
+		{"DeletingAnEndpointDeletesItsDeliveries", deleteCascades},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}
@@ -95,7 +102,7 @@ func same(t *testing.T, got, want app.Endpoint) {
 	}
 }
 
-func endpointRoundTrip(t *testing.T, s app.EndpointStore) {
+func endpointRoundTrip(t *testing.T, s app.Store) {
 	e := endpoint(t, siteA, 0, "item.*", "webhook.test")
 	insert(t, s, e)
 	got, err := s.Endpoint(t.Context(), siteA, e.ID)
@@ -108,7 +115,7 @@ func endpointRoundTrip(t *testing.T, s app.EndpointStore) {
 	}
 }
 
-func newestFirstAndScoped(t *testing.T, s app.EndpointStore) {
+func newestFirstAndScoped(t *testing.T, s app.Store) {
 	a1, a2, a3 := endpoint(t, agencyA, 1, "*"), endpoint(t, agencyA, 3, "*"), endpoint(t, agencyA, 2, "*")
 	other := endpoint(t, agencySameID, 4, "*")
 	site := endpoint(t, siteA, 5, "*")
@@ -135,7 +142,7 @@ func newestFirstAndScoped(t *testing.T, s app.EndpointStore) {
 	}
 }
 
-func anotherTenantsIDIsNotFound(t *testing.T, s app.EndpointStore) {
+func anotherTenantsIDIsNotFound(t *testing.T, s app.Store) {
 	e := endpoint(t, siteA, 0, "*")
 	insert(t, s, e)
 	for _, other := range []app.Tenant{agencySameID, {Kind: eventtypes.Site, ID: uuid.NewString()}} {
@@ -167,7 +174,7 @@ func anotherTenantsIDIsNotFound(t *testing.T, s app.EndpointStore) {
 	same(t, got, e)
 }
 
-func updateAndDelete(t *testing.T, s app.EndpointStore) {
+func updateAndDelete(t *testing.T, s app.Store) {
 	e := endpoint(t, agencyA, 0, "action_run.*")
 	insert(t, s, e)
 	changed := e
@@ -190,7 +197,7 @@ func updateAndDelete(t *testing.T, s app.EndpointStore) {
 	}
 }
 
-func subscribers(t *testing.T, s app.EndpointStore) {
+func subscribers(t *testing.T, s app.Store) {
 	all := endpoint(t, agencyA, 1, "*")
 	runs := endpoint(t, agencyA, 2, "action_run.*")
 	credits := endpoint(t, agencyA, 3, "credits.changed")
@@ -219,7 +226,7 @@ func subscribers(t *testing.T, s app.EndpointStore) {
 	}
 }
 
-func failedTransactionChangesNothing(t *testing.T, s app.EndpointStore) {
+func failedTransactionChangesNothing(t *testing.T, s app.Store) {
 	e := endpoint(t, siteA, 0, "*")
 	boom := errors.New("boom")
 	err := s.InTx(t.Context(), func(tx app.EndpointTx) error {

@@ -20,3 +20,28 @@ CREATE TABLE endpoints (
 );
 
 CREATE INDEX endpoints_by_tenant ON endpoints (tenant_kind, tenant_id, created_at DESC, id DESC);
+
+-- Deliveries: one event on its way to one endpoint, with its attempts.
+-- They go with their endpoint. An event fanned out twice (consumed twice)
+-- is stored once per endpoint (the unique key).
+CREATE TABLE deliveries (
+    id              uuid PRIMARY KEY,
+    endpoint_id     uuid NOT NULL REFERENCES endpoints (id) ON DELETE CASCADE,
+    tenant_kind     text NOT NULL,
+    tenant_id       uuid NOT NULL,
+    event_id        text NOT NULL,
+    event_type      text NOT NULL,
+    body            bytea NOT NULL,
+    status          text NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
+    -- [{"at", "status_code", "duration_us", "response_body", "error"}]
+    attempts        jsonb NOT NULL DEFAULT '[]',
+    next_attempt_at timestamptz,
+    leased_until    timestamptz,
+    created_at      timestamptz NOT NULL,
+    UNIQUE (endpoint_id, event_id)
+);
+
+-- The deliverer's claim: pending deliveries by when they are due.
+CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE status = 'pending';
+-- An endpoint's delivery log, newest first (ids are UUIDv7).
+CREATE INDEX deliveries_by_endpoint ON deliveries (endpoint_id, id DESC);
