@@ -7,7 +7,15 @@
 //   - internal/eventtypes: the event types an endpoint can subscribe to;
 //   - internal/retry: the retry schedule and what an attempt's answer means;
 //   - internal/translate: the stream events as the webhook events that announce them;
-//   - internal/app: the endpoints and their use cases, the deliveries, and
-//     the store ports with their contract suite (app/storetest), met by the
-//     memory and PostgreSQL adapters.
+//   - internal/app: the endpoints and their use cases, the fan-out of
+//     stream events into deliveries, the deliverer (signed attempts, the
+//     schedule, 410 and long failure disabling an endpoint, no redirects,
+//     the address guard at every connection), and the store ports with
+//     their contract suite (app/storetest), met by the memory and
+//     PostgreSQL adapters.
+//
+// Still to come (issue 14): the gRPC service and the gateway's routes, the
+// JetStream consumer that feeds Fanout, the binary, atrium serve and the
+// Helm chart, the webhook.test and webhook.disabled events, metrics and
+// spans, the end-to-end suite and make bench-webhooks.
 package webhooks

@@ -1,0 +1,376 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/platform/netguard"
+	"github.com/atrium-hq/atrium/services/webhooks/internal/adapters/memory"
+	"github.com/atrium-hq/atrium/services/webhooks/internal/app"
+	"github.com/atrium-hq/atrium/services/webhooks/internal/eventtypes"
+	"github.com/atrium-hq/atrium/services/webhooks/internal/retry"
+)
+
+// receiver is an endpoint of ours on loopback that verifies each delivery
+// with the reference library once it knows the secret, and answers with
+// the next of its answers (the last one repeatedly). It verifies ignoring
+// the timestamp's age, since the tests run on a clock of their own; the
+// tests compare the timestamp with the attempt's time instead.
+type receiver struct {
+	*httptest.Server
+	mu       sync.Mutex
+	answers  []int
+	secret   string
+	got      []receipt
+	hold     chan struct{} // if not nil, each request waits for it
+	received chan struct{} // signalled on each request
+}
+
+type receipt struct {
+	id       string
+	ts       string
+	body     map[string]any
+	verified error
+}
+
+func newReceiver(t *testing.T, answers ...int) *receiver {
+	r := &receiver{answers: answers, received: make(chan struct{}, 100)}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		var verr error
+		if wh, err := standardwebhooks.NewWebhook(r.secret); err != nil {
+			verr = err
+		} else {
+			verr = wh.VerifyIgnoringTimestamp(body, req.Header)
+		}
+		var m map[string]any
+		_ = json.Unmarshal(body, &m)
+		r.got = append(r.got, receipt{req.Header.Get("webhook-id"), req.Header.Get("webhook-timestamp"), m, verr})
+		code := r.answers[min(len(r.got)-1, len(r.answers)-1)]
+		hold := r.hold
+		r.mu.Unlock()
+		r.received <- struct{}{}
+		if hold != nil {
+			<-hold
+		}
+		if code == http.StatusFound {
+			w.Header().Set("Location", "http://127.0.0.1:1/elsewhere")
+		}
+		w.WriteHeader(code)
+		_, _ = io.WriteString(w, "answer "+http.StatusText(code))
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) receipts() []receipt {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]receipt(nil), r.got...)
+}
+
+type links map[string][]string
+
+func (l links) AgenciesOf(_ context.Context, client string) ([]string, error) { return l[client], nil }
+
+// world is a webhooks core on the memory store with a controllable clock.
+type world struct {
+	t     *testing.T
+	store *memory.Store
+	eps   *app.Endpoints
+	fan   *app.Fanout
+	del   *app.Deliverer
+	now   time.Time
+}
+
+func newWorld(t *testing.T, l links) *world {
+	w := &world{t: t, store: memory.New(memdb.New(nil)), now: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+	clock := func() time.Time { return w.now }
+	guard := &netguard.Guard{AllowPrivate: true} // the receivers are on loopback
+	w.eps = &app.Endpoints{Store: w.store, Guard: guard, Now: clock}
+	w.fan = &app.Fanout{Store: w.store, Links: l, Now: clock}
+	w.del = &app.Deliverer{Store: w.store, Client: app.NewClient(guard), Schedule: retry.Schedule{time.Minute, time.Hour},
+		Timeout: 10 * time.Second, DisableAfter: 24 * time.Hour, Batch: 10, Now: clock}
+	return w
+}
+
+func (w *world) register(tenant app.Tenant, r *receiver, events ...string) app.Endpoint {
+	w.t.Helper()
+	e, err := w.eps.Create(w.t.Context(), tenant, app.NewEndpoint{URL: r.URL + "/hook", Events: events})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	r.mu.Lock()
+	r.secret = e.Secret.String()
+	r.mu.Unlock()
+	return e
+}
+
+func (w *world) event(id, subject, payload string) int {
+	w.t.Helper()
+	n, err := w.fan.Handle(w.t.Context(), id, subject, []byte(payload), w.now)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return n
+}
+
+func (w *world) run() int {
+	w.t.Helper()
+	n, err := w.del.RunOnce(w.t.Context())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return n
+}
+
+func (w *world) deliveries(e app.Endpoint) []app.Delivery {
+	w.t.Helper()
+	p, err := w.store.Deliveries(w.t.Context(), e.Tenant, e.ID, app.DeliveryFilter{Limit: 100})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return p.Deliveries
+}
+
+func dealCreated(agency string) string {
+	return `{"id":"` + uuid.NewString() + `","agency_id":"` + agency + `","at":"2026-11-25T10:00:00Z"}`
+}
+
+// TestDeliveredSignedOnceToSubscribers: an event reaches each subscribed
+// endpoint of its tenant once, signed so that the reference library
+// verifies it, with the Standard Webhooks body; an endpoint not subscribed
+// and another tenant's get nothing; the attempt is in the log.
+func TestDeliveredSignedOnceToSubscribers(t *testing.T) {
+	w := newWorld(t, nil)
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	other := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	all, deals, runs, neighbour := newReceiver(t, 200), newReceiver(t, 204), newReceiver(t, 200), newReceiver(t, 200)
+	eAll := w.register(agency, all, "*")
+	w.register(agency, deals, "deal.*")
+	w.register(agency, runs, "action_run.*")
+	w.register(other, neighbour, "*")
+	if n := w.event("evt-1", "atrium.crm.deal.created", dealCreated(agency.ID)); n != 2 {
+		t.Fatalf("fan-out added %d deliveries, want 2", n)
+	}
+	if n := w.event("evt-1", "atrium.crm.deal.created", dealCreated(agency.ID)); n != 2 {
+		t.Fatalf("the same event again: %d", n)
+	}
+	if n := w.run(); n != 2 {
+		t.Fatalf("attempted %d deliveries, want 2 (an event consumed twice is delivered once)", n)
+	}
+	for name, r := range map[string]*receiver{"*": all, "deal.*": deals} {
+		got := r.receipts()
+		if len(got) != 1 || got[0].id != "evt-1" || got[0].verified != nil || got[0].body["type"] != "deal.created" || got[0].body["timestamp"] == nil {
+			t.Fatalf("the %s endpoint received %+v; want evt-1 once, verified, as {type, timestamp, data}", name, got)
+		}
+		if data, _ := got[0].body["data"].(map[string]any); data["agency_id"] != agency.ID {
+			t.Fatalf("data %v, want the deal's ids", got[0].body["data"])
+		}
+	}
+	if len(runs.receipts()) != 0 || len(neighbour.receipts()) != 0 {
+		t.Fatal("an endpoint not subscribed, or another agency's, received the deal")
+	}
+	d := w.deliveries(eAll)
+	if len(d) != 1 || d[0].Status != app.Succeeded || len(d[0].Attempts) != 1 || d[0].Attempts[0].StatusCode != 200 || d[0].Attempts[0].ResponseBody != "answer OK" {
+		t.Fatalf("delivery log %+v", d)
+	}
+}
+
+// TestRetriedWithTheSameIDUntilSuccess: a failed attempt is retried on the
+// schedule, not before, with the same webhook-id.
+func TestRetriedWithTheSameIDUntilSuccess(t *testing.T) {
+	w := newWorld(t, nil)
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	r := newReceiver(t, 500, 503, 200)
+	e := w.register(agency, r, "*")
+	w.event("evt-r", "atrium.crm.deal.created", dealCreated(agency.ID))
+	w.run()
+	if n := w.run(); n != 0 {
+		t.Fatalf("retried at once (%d), before the schedule's minute", n)
+	}
+	w.now = w.now.Add(2 * time.Minute)
+	w.run()
+	w.now = w.now.Add(2 * time.Hour)
+	w.run()
+	got := r.receipts()
+	if len(got) != 3 || got[0].id != "evt-r" || got[1].id != "evt-r" || got[2].id != "evt-r" {
+		t.Fatalf("receipts %+v, want evt-r three times", got)
+	}
+	for i, g := range got {
+		if g.verified != nil {
+			t.Errorf("attempt %d does not verify: %v", i+1, g.verified)
+		}
+	}
+	d := w.deliveries(e)[0]
+	if d.Status != app.Succeeded || len(d.Attempts) != 3 || d.Attempts[0].StatusCode != 500 || d.Attempts[1].StatusCode != 503 {
+		t.Fatalf("delivery %+v", d)
+	}
+	for i, a := range d.Attempts {
+		if want := strconv.FormatInt(a.At.Unix(), 10); got[i].ts != want {
+			t.Errorf("attempt %d's webhook-timestamp %s, want the attempt's time %s", i+1, got[i].ts, want)
+		}
+	}
+}
+
+// TestLastAttemptFailsTheDelivery: after the schedule's last attempt the
+// delivery is failed, and a recover sends it again.
+func TestLastAttemptFailsTheDelivery(t *testing.T) {
+	w := newWorld(t, nil)
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	r := newReceiver(t, 500, 500, 500, 200)
+	e := w.register(agency, r, "*")
+	w.event("evt-f", "atrium.crm.deal.created", dealCreated(agency.ID))
+	for range 3 {
+		w.run()
+		w.now = w.now.Add(3 * time.Hour)
+	}
+	if d := w.deliveries(e)[0]; d.Status != app.Failed || len(d.Attempts) != 3 {
+		t.Fatalf("after three failed attempts of a three-attempt schedule: %+v", d)
+	}
+	if n, err := w.store.Recover(t.Context(), agency, e.ID, w.now.Add(-24*time.Hour), w.now, w.now); err != nil || n != 1 {
+		t.Fatalf("Recover = %d, %v", n, err)
+	}
+	w.run()
+	if d := w.deliveries(e)[0]; d.Status != app.Succeeded || len(r.receipts()) != 4 {
+		t.Fatalf("after recover: %+v", d)
+	}
+}
+
+// TestGoneDisablesTheEndpoint: 410 disables the endpoint; its next
+// deliveries are not sent.
+func TestGoneDisablesTheEndpoint(t *testing.T) {
+	w := newWorld(t, nil)
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	r := newReceiver(t, 410)
+	e := w.register(agency, r, "*")
+	w.event("evt-g1", "atrium.crm.deal.created", dealCreated(agency.ID))
+	w.run()
+	got, _ := w.eps.Get(t.Context(), agency, e.ID)
+	if got.Enabled || !strings.Contains(got.DisabledReason, "410") {
+		t.Fatalf("after a 410 the endpoint is %+v; want disabled, saying why", got)
+	}
+	if d := w.deliveries(e)[0]; d.Status != app.Failed {
+		t.Fatalf("the delivery answered 410 is %s, want failed", d.Status)
+	}
+	if n := w.event("evt-g2", "atrium.crm.deal.created", dealCreated(agency.ID)); n != 0 {
+		t.Fatalf("a disabled endpoint got %d new deliveries", n)
+	}
+}
+
+// TestFailingForTooLongDisables: failures for DisableAfter disable the
+// endpoint; a success before that ends the run.
+func TestFailingForTooLongDisables(t *testing.T) {
+	w := newWorld(t, nil)
+	w.del.Schedule = retry.Schedule{13 * time.Hour, 13 * time.Hour}
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	r := newReceiver(t, 500)
+	e := w.register(agency, r, "*")
+	w.event("evt-d", "atrium.crm.deal.created", dealCreated(agency.ID))
+	for range 3 {
+		w.run()
+		w.now = w.now.Add(15 * time.Hour)
+	}
+	got, _ := w.eps.Get(t.Context(), agency, e.ID)
+	if got.Enabled || !strings.Contains(got.DisabledReason, "24h0m0s") {
+		t.Fatalf("after failing for more than a day: %+v", got)
+	}
+}
+
+// TestRedirectIsNotFollowed: a 3xx is the attempt's failed answer, and
+// nothing is sent where it points.
+func TestRedirectIsNotFollowed(t *testing.T) {
+	w := newWorld(t, nil)
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	r := newReceiver(t, http.StatusFound)
+	e := w.register(agency, r, "*")
+	w.event("evt-3", "atrium.crm.deal.created", dealCreated(agency.ID))
+	w.run()
+	d := w.deliveries(e)[0]
+	if d.Status != app.Pending || d.Attempts[0].StatusCode != 302 || !strings.Contains(d.Attempts[0].Error, "redirects are not followed") {
+		t.Fatalf("after a 302: %+v", d)
+	}
+}
+
+// TestSlowEndpointDoesNotHoldAnother: one endpoint that does not answer
+// until another has received its delivery: both succeed, so the second
+// was sent while the first was waiting.
+func TestSlowEndpointDoesNotHoldAnother(t *testing.T) {
+	w := newWorld(t, nil)
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	slow, fast := newReceiver(t, 200), newReceiver(t, 200)
+	slow.hold = make(chan struct{})
+	eSlow := w.register(agency, slow, "*")
+	eFast := w.register(agency, fast, "*")
+	w.event("evt-s", "atrium.crm.deal.created", dealCreated(agency.ID))
+	go func() {
+		<-fast.received // the fast endpoint got its delivery while the slow one waits
+		close(slow.hold)
+	}()
+	w.run()
+	for name, e := range map[string]app.Endpoint{"slow": eSlow, "fast": eFast} {
+		if d := w.deliveries(e)[0]; d.Status != app.Succeeded {
+			t.Errorf("the %s endpoint's delivery is %s (%+v); want both succeeded", name, d.Status, d.Attempts)
+		}
+	}
+}
+
+// TestPrivateAddressRefusedAtConnection: a name that resolves to a private
+// address is refused when the deliverer connects, not only when the URL is
+// registered; nothing reaches it.
+func TestPrivateAddressRefusedAtConnection(t *testing.T) {
+	w := newWorld(t, nil)
+	r := newReceiver(t, 200)
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	// Registered with a public-looking name, which later resolves to the
+	// loopback receiver.
+	port := r.Listener.Addr().(interface{ AddrPort() netip.AddrPort }).AddrPort().Port()
+	e, err := (&app.Endpoints{Store: w.store, Guard: &netguard.Guard{AllowPrivate: true}}).Create(t.Context(), agency,
+		app.NewEndpoint{URL: "http://hooks.example.com:" + strconv.Itoa(int(port)) + "/hook", Events: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict := &netguard.Guard{Lookup: func(context.Context, string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}}
+	w.del.Client = app.NewClient(strict)
+	w.event("evt-p", "atrium.crm.deal.created", dealCreated(agency.ID))
+	w.run()
+	d := w.deliveries(e)[0]
+	if len(r.receipts()) != 0 || d.Attempts[0].StatusCode != 0 || !strings.Contains(d.Attempts[0].Error, "private") {
+		t.Fatalf("a private address reached: %d receipts, attempt %+v", len(r.receipts()), d.Attempts[0])
+	}
+}
+
+// TestDatasetChangeReachesTheLinkedAgencies: a client's dataset change is
+// delivered to the agencies it is linked to, and no other.
+func TestDatasetChangeReachesTheLinkedAgencies(t *testing.T) {
+	client := uuid.NewString()
+	a1, a2, a3 := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	w := newWorld(t, links{client: {a1, a2}})
+	r1, r2, r3 := newReceiver(t, 200), newReceiver(t, 200), newReceiver(t, 200)
+	w.register(app.Tenant{Kind: eventtypes.Agency, ID: a1}, r1, "dataset.changed")
+	w.register(app.Tenant{Kind: eventtypes.Agency, ID: a2}, r2, "*")
+	w.register(app.Tenant{Kind: eventtypes.Agency, ID: a3}, r3, "*")
+	if n := w.event("evt-ds", "atrium.data.rows.updated", `{"client_id":"`+client+`","resource":"blogs","count":2,"at":"x"}`); n != 2 {
+		t.Fatalf("fan-out to %d endpoints, want the 2 linked agencies'", n)
+	}
+	w.run()
+	if len(r1.receipts()) != 1 || len(r2.receipts()) != 1 || len(r3.receipts()) != 0 {
+		t.Fatalf("receipts %d, %d, %d; want 1, 1, 0", len(r1.receipts()), len(r2.receipts()), len(r3.receipts()))
+	}
+}
