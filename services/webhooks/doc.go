@@ -14,8 +14,11 @@
 //     their contract suite (app/storetest), met by the memory and
 //     PostgreSQL adapters.
 //
+//   - internal/adapters/jetstream: the durable consumers of the services'
+//     streams that feed the fan-out.
+//
 // Still to come (issue 14): the gRPC service and the gateway's routes, the
-// JetStream consumer that feeds Fanout, the binary, atrium serve and the
+// deliverer's loop, the binary, atrium serve and the
 // Helm chart, the webhook.test and webhook.disabled events, metrics and
 // spans, the end-to-end suite and make bench-webhooks.
 package webhooks
