@@ -38,6 +38,9 @@ type Deliverer struct {
 	Batch  int
 	Now    func() time.Time
 	Logger *slog.Logger
+
+	wakeOnce sync.Once
+	wake     chan struct{}
 }
 
 // NewClient is the HTTP client of attempts: it connects only where guard
@@ -184,4 +187,41 @@ func (d *Deliverer) noteHealth(ctx context.Context, ep Endpoint, outcome retry.O
 		e.UpdatedAt = at
 		return tx.UpdateEndpoint(ctx, e)
 	})
+}
+
+// Wake makes a running Run look for due deliveries now (the fan-out calls
+// it after adding some), instead of at its next poll.
+func (d *Deliverer) Wake() {
+	d.wakeOnce.Do(d.initWake)
+	select {
+	case d.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+func (d *Deliverer) initWake() { d.wake = make(chan struct{}, 1) }
+
+// Run delivers until ctx ends: a batch after another while each claim
+// comes back full, then a pause until poll has passed or Wake is called
+// (retries come due by the clock, so the poll bounds how late they go).
+func (d *Deliverer) Run(ctx context.Context, poll time.Duration) error {
+	d.wakeOnce.Do(d.initWake)
+	for {
+		n, err := d.RunOnce(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil && d.Logger != nil {
+			d.Logger.WarnContext(ctx, "webhooks: claiming deliveries failed", "err", err)
+		}
+		if err == nil && n >= max(d.Batch, 1) {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-d.wake:
+		case <-time.After(poll):
+		}
+	}
 }

@@ -374,3 +374,28 @@ func TestDatasetChangeReachesTheLinkedAgencies(t *testing.T) {
 		t.Fatalf("receipts %d, %d, %d; want 1, 1, 0", len(r1.receipts()), len(r2.receipts()), len(r3.receipts()))
 	}
 }
+
+// TestRunDeliversWhenWoken: a running deliverer whose poll is an hour away
+// delivers a fanned-out event at once, woken by the fan-out.
+func TestRunDeliversWhenWoken(t *testing.T) {
+	w := newWorld(t, nil)
+	w.del.Now = nil // the real clock: Run waits on it
+	w.fan.Now = nil
+	w.fan.Added = w.del.Wake
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	r := newReceiver(t, 200)
+	w.register(agency, r, "*")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- w.del.Run(ctx, time.Hour) }()
+	w.event("evt-w", "atrium.crm.deal.created", dealCreated(agency.ID))
+	select {
+	case <-r.received:
+	case <-time.After(10 * time.Second):
+		t.Fatal("not delivered within 10 s of the fan-out: the wake-up did not reach Run")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+}

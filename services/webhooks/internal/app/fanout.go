@@ -25,6 +25,9 @@ type Fanout struct {
 	Store Store
 	Links Links
 	Now   func() time.Time
+	// Added, if set, is called after deliveries were added (the local
+	// deliverer's Wake).
+	Added func()
 }
 
 // Handle fans out one stream event and returns how many deliveries it
@@ -64,5 +67,14 @@ func (f *Fanout) Handle(ctx context.Context, id, subject string, payload []byte,
 				Body: body, Status: Pending, NextAttemptAt: now, CreatedAt: now})
 		}
 	}
-	return len(ds), f.Store.AddDeliveries(ctx, ds)
+	if len(ds) == 0 {
+		return 0, nil
+	}
+	if err := f.Store.AddDeliveries(ctx, ds); err != nil {
+		return 0, err
+	}
+	if f.Added != nil {
+		f.Added()
+	}
+	return len(ds), nil
 }
