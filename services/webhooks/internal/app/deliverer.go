@@ -33,11 +33,14 @@ type Deliverer struct {
 	// DisableAfter disables an endpoint that has failed continuously this
 	// long (--webhook-disable-after, 5 days by default).
 	DisableAfter time.Duration
-	// Batch is how many deliveries a claim takes, and so how many
-	// attempts run at once.
-	Batch  int
-	Now    func() time.Time
-	Logger *slog.Logger
+	// Batch is how many attempts run at once (the workers).
+	Batch int
+	// PerEndpoint is how many of them one endpoint may hold (0: no bound),
+	// so that a slow or dead endpoint's backlog leaves the other workers
+	// to everyone else.
+	PerEndpoint int
+	Now         func() time.Time
+	Logger      *slog.Logger
 
 	wakeOnce sync.Once
 	wake     chan struct{}
@@ -65,11 +68,14 @@ func (d *Deliverer) now() time.Time {
 	return time.Now().UTC()
 }
 
+// lease is how long a claim holds a delivery: its attempt, and the time to
+// record it.
+func (d *Deliverer) lease() time.Duration { return d.Timeout + 30*time.Second }
+
 // RunOnce claims due deliveries and attempts each once; it returns how
 // many it attempted.
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
-	lease := d.Timeout + 30*time.Second // the attempt, and the time to record it
-	due, err := d.Store.Claim(ctx, d.now(), max(d.Batch, 1), lease)
+	due, err := d.Store.Claim(ctx, d.now(), max(d.Batch, 1), d.PerEndpoint, d.lease())
 	if err != nil {
 		return 0, err
 	}
@@ -201,21 +207,49 @@ func (d *Deliverer) Wake() {
 
 func (d *Deliverer) initWake() { d.wake = make(chan struct{}, 1) }
 
-// Run delivers until ctx ends: a batch after another while each claim
-// comes back full, then a pause until poll has passed or Wake is called
-// (retries come due by the clock, so the poll bounds how late they go).
+// Run delivers until ctx ends. Batch workers attempt deliveries; whenever
+// some are free it claims as many due deliveries (at most PerEndpoint of
+// one endpoint), so that an attempt waiting on a slow endpoint holds only
+// its worker. It claims again when an attempt ends, when Wake is called,
+// and at least every poll (retries come due by the clock). When ctx ends,
+// attempts in flight are cut; their leases run out and another deliverer
+// (or this one, restarted) tries them again with the same webhook-id.
 func (d *Deliverer) Run(ctx context.Context, poll time.Duration) error {
 	d.wakeOnce.Do(d.initWake)
+	workers := max(d.Batch, 1)
+	free := make(chan struct{}, workers)
+	for range workers {
+		free <- struct{}{}
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
-		n, err := d.RunOnce(ctx)
-		if ctx.Err() != nil {
-			return nil
+		n := len(free)
+		claimed := 0
+		if n > 0 {
+			due, err := d.Store.Claim(ctx, d.now(), n, d.PerEndpoint, d.lease())
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err != nil && d.Logger != nil {
+				d.Logger.WarnContext(ctx, "webhooks: claiming deliveries failed", "err", err)
+			}
+			for _, del := range due {
+				<-free
+				wg.Go(func() {
+					defer func() {
+						free <- struct{}{}
+						d.Wake()
+					}()
+					if err := d.attempt(ctx, del); err != nil && ctx.Err() == nil && d.Logger != nil {
+						d.Logger.ErrorContext(ctx, "webhook attempt not recorded", "delivery", del.ID, "err", err)
+					}
+				})
+			}
+			claimed = len(due)
 		}
-		if err != nil && d.Logger != nil {
-			d.Logger.WarnContext(ctx, "webhooks: claiming deliveries failed", "err", err)
-		}
-		if err == nil && n >= max(d.Batch, 1) {
-			continue
+		if claimed > 0 && claimed == n {
+			continue // every free worker got one: more may be due
 		}
 		select {
 		case <-ctx.Done():

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -393,6 +394,45 @@ func TestRunDeliversWhenWoken(t *testing.T) {
 	case <-r.received:
 	case <-time.After(10 * time.Second):
 		t.Fatal("not delivered within 10 s of the fan-out: the wake-up did not reach Run")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+}
+
+// TestDeadEndpointLeavesTheOthersTheirWorkers: an endpoint that never
+// answers, with a backlog larger than the workers, does not delay another
+// endpoint's delivery: it holds at most PerEndpoint workers.
+func TestDeadEndpointLeavesTheOthersTheirWorkers(t *testing.T) {
+	w := newWorld(t, nil)
+	w.del.Now, w.fan.Now = nil, nil
+	w.fan.Added = w.del.Wake
+	w.del.Batch, w.del.PerEndpoint = 4, 2
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	neighbour := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	dead, healthy := newReceiver(t, 200), newReceiver(t, 200)
+	dead.hold = make(chan struct{})
+	t.Cleanup(func() { close(dead.hold) }) // runs before the servers close
+	w.register(agency, dead, "*")
+	w.register(neighbour, healthy, "*")
+	for i := range 20 {
+		w.event(fmt.Sprint("dead-", i), "atrium.crm.deal.created", dealCreated(agency.ID))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- w.del.Run(ctx, time.Hour) }()
+	for range 2 {
+		<-dead.received // the dead endpoint holds its two workers
+	}
+	w.event("alive", "atrium.crm.deal.created", dealCreated(neighbour.ID))
+	select {
+	case <-healthy.received:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the healthy endpoint's delivery waited behind the dead one's backlog")
+	}
+	if n := len(dead.receipts()); n != 2 {
+		t.Errorf("the dead endpoint received %d attempts at once, want PerEndpoint (2)", n)
 	}
 	cancel()
 	if err := <-done; err != nil {

@@ -77,8 +77,11 @@ type DeliveryStore interface {
 	// Claim leases up to limit pending deliveries due at now (their next
 	// attempt time passed and no lease held), oldest due first, until
 	// now+lease: another deliverer skips them meanwhile, and gets them back
-	// if the lease ends with no attempt recorded (a crash).
-	Claim(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]Delivery, error)
+	// if the lease ends with no attempt recorded (a crash). No endpoint
+	// gets more than perEndpoint leased at once, counting those already
+	// leased (0: no bound), so that a slow endpoint's backlog cannot take
+	// every worker.
+	Claim(ctx context.Context, now time.Time, limit, perEndpoint int, lease time.Duration) ([]Delivery, error)
 	// RecordAttempt appends a to delivery id, sets its status (and its next
 	// attempt time when pending) and ends its lease.
 	RecordAttempt(ctx context.Context, id string, a Attempt, status DeliveryStatus, next time.Time) error

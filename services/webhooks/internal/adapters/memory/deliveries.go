@@ -44,12 +44,17 @@ func (s *Store) AddDeliveries(ctx context.Context, ds []app.Delivery) error {
 }
 
 // Claim implements app.DeliveryStore.
-func (s *Store) Claim(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]app.Delivery, error) {
+func (s *Store) Claim(ctx context.Context, now time.Time, limit, perEndpoint int, lease time.Duration) ([]app.Delivery, error) {
 	var out []app.Delivery
 	err := s.db.InTx(ctx, func(*memdb.Tx) error {
 		var due []*delivery
+		leased := map[string]int{} // by endpoint
 		for _, d := range s.deliveries {
-			if d.Status == app.Pending && !d.NextAttemptAt.After(now) && !d.leasedUntil.After(now) {
+			switch {
+			case d.Status != app.Pending:
+			case d.leasedUntil.After(now):
+				leased[d.EndpointID]++
+			case !d.NextAttemptAt.After(now):
 				due = append(due, d)
 			}
 		}
@@ -59,7 +64,14 @@ func (s *Store) Claim(ctx context.Context, now time.Time, limit int, lease time.
 			}
 			return strings.Compare(a.ID, b.ID)
 		})
-		for _, d := range due[:min(limit, len(due))] {
+		for _, d := range due {
+			if len(out) == limit {
+				break
+			}
+			if perEndpoint > 0 && leased[d.EndpointID] >= perEndpoint {
+				continue
+			}
+			leased[d.EndpointID]++
 			d.leasedUntil = now.Add(lease)
 			out = append(out, cloneDelivery(d.Delivery))
 		}

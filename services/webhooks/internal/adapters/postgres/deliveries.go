@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -67,13 +68,30 @@ func (s *Store) AddDeliveries(ctx context.Context, ds []app.Delivery) error {
 	return pgdb.Err(err, "add deliveries")
 }
 
-// Claim implements app.DeliveryStore.
-func (s *Store) Claim(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]app.Delivery, error) {
-	rows, err := s.db.Pool().Query(ctx, `UPDATE deliveries SET leased_until = $2
-		WHERE id IN (SELECT id FROM deliveries
-			WHERE status = 'pending' AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
-			ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-		RETURNING `+deliveryCols, now, now.Add(lease), limit)
+// Claim implements app.DeliveryStore. The candidates are numbered per
+// endpoint after those it already has leased, and only those within the
+// bound are taken; the UPDATE re-checks the lease, so that of two
+// deliverers claiming at once only one gets a delivery (the other finds
+// the lease set once the first commits, and skips the row). Two claims at
+// once can exceed the per-endpoint bound by their overlap, which only
+// loosens it for a moment.
+func (s *Store) Claim(ctx context.Context, now time.Time, limit, perEndpoint int, lease time.Duration) ([]app.Delivery, error) {
+	if perEndpoint <= 0 {
+		perEndpoint = math.MaxInt32 // no bound
+	}
+	rows, err := s.db.Pool().Query(ctx, `WITH leased AS (
+			SELECT endpoint_id, count(*) AS n FROM deliveries
+			WHERE status = 'pending' AND leased_until > $1 GROUP BY endpoint_id),
+		due AS (
+			SELECT d.id, d.next_attempt_at,
+				row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) + coalesce(l.n, 0) AS place
+			FROM deliveries d LEFT JOIN leased l USING (endpoint_id)
+			WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.leased_until IS NULL OR d.leased_until <= $1)),
+		chosen AS (
+			SELECT id FROM due WHERE place <= $4 ORDER BY next_attempt_at, id LIMIT $3)
+		UPDATE deliveries SET leased_until = $2
+		WHERE id IN (SELECT id FROM chosen) AND status = 'pending' AND (leased_until IS NULL OR leased_until <= $1)
+		RETURNING `+deliveryCols, now, now.Add(lease), limit, perEndpoint)
 	if err != nil {
 		return nil, pgdb.Err(err, "claim deliveries")
 	}

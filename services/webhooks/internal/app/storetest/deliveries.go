@@ -72,14 +72,14 @@ func claimLeasesDue(t *testing.T, s app.Store) {
 	early, late, future := delivery(ep, "e1", base), delivery(ep, "e2", base.Add(time.Second)), delivery(ep, "e3", base.Add(time.Hour))
 	add(t, s, future, late, early)
 	now := base.Add(time.Minute)
-	got, err := s.Claim(t.Context(), now, 10, 30*time.Second)
+	got, err := s.Claim(t.Context(), now, 10, 0, 30*time.Second)
 	if err != nil || !slices.Equal(ids(got), []string{early.ID, late.ID}) {
 		t.Fatalf("Claim = %v, %v; want the two due, oldest due first", ids(got), err)
 	}
-	if again, _ := s.Claim(t.Context(), now.Add(29*time.Second), 10, 30*time.Second); len(again) != 0 {
+	if again, _ := s.Claim(t.Context(), now.Add(29*time.Second), 10, 0, 30*time.Second); len(again) != 0 {
 		t.Fatalf("claimed again within the lease: %v", ids(again))
 	}
-	back, err := s.Claim(t.Context(), now.Add(31*time.Second), 1, 30*time.Second)
+	back, err := s.Claim(t.Context(), now.Add(31*time.Second), 1, 0, 30*time.Second)
 	if err != nil || len(back) != 1 || back[0].ID != early.ID {
 		t.Fatalf("after the lease ended, Claim(limit 1) = %v, %v; want the oldest back", ids(back), err)
 	}
@@ -90,17 +90,17 @@ func attemptsRecorded(t *testing.T, s app.Store) {
 	insert(t, s, ep)
 	d := delivery(ep, "e1", base)
 	add(t, s, d)
-	if _, err := s.Claim(t.Context(), base, 10, time.Minute); err != nil {
+	if _, err := s.Claim(t.Context(), base, 10, 0, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	first := app.Attempt{At: base, StatusCode: 503, Duration: 120 * time.Millisecond, ResponseBody: "busy"}
 	if err := s.RecordAttempt(t.Context(), d.ID, first, app.Pending, base.Add(5*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.Claim(t.Context(), base.Add(4*time.Second), 10, time.Minute); len(got) != 0 {
+	if got, _ := s.Claim(t.Context(), base.Add(4*time.Second), 10, 0, time.Minute); len(got) != 0 {
 		t.Fatalf("claimed before its next attempt: %v", ids(got))
 	}
-	if got, _ := s.Claim(t.Context(), base.Add(5*time.Second), 10, time.Minute); len(got) != 1 {
+	if got, _ := s.Claim(t.Context(), base.Add(5*time.Second), 10, 0, time.Minute); len(got) != 1 {
 		t.Fatalf("not claimed at its next attempt (the recorded attempt ends the lease): %v", ids(got))
 	}
 	second := app.Attempt{At: base.Add(5 * time.Second), StatusCode: 200, Duration: 40 * time.Millisecond, ResponseBody: "ok"}
@@ -112,7 +112,7 @@ func attemptsRecorded(t *testing.T, s app.Store) {
 		got.Attempts[0].Duration != 120*time.Millisecond || got.Attempts[1].StatusCode != 200 || !got.NextAttemptAt.IsZero() {
 		t.Fatalf("after two attempts: %+v", got)
 	}
-	if more, _ := s.Claim(t.Context(), base.Add(time.Hour), 10, time.Minute); len(more) != 0 {
+	if more, _ := s.Claim(t.Context(), base.Add(time.Hour), 10, 0, time.Minute); len(more) != 0 {
 		t.Fatalf("a succeeded delivery was claimed: %v", ids(more))
 	}
 	if err := s.RecordAttempt(t.Context(), uuid.NewString(), second, app.Succeeded, time.Time{}); !errors.Is(err, store.ErrNotFound) {
@@ -181,7 +181,7 @@ func resendAndRecover(t *testing.T, s app.Store) {
 	if err != nil || n != 2 {
 		t.Fatalf("Recover of hours 1 and 2 = %d, %v; want the 2 failed ones there", n, err)
 	}
-	due, err := s.Claim(t.Context(), now, 10, time.Minute)
+	due, err := s.Claim(t.Context(), now, 10, 0, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func deleteCascades(t *testing.T, s app.Store) {
 	if err := s.InTx(t.Context(), func(tx app.EndpointTx) error { return tx.DeleteEndpoint(t.Context(), agencyA, ep.ID) }); err != nil {
 		t.Fatal(err)
 	}
-	if due, _ := s.Claim(t.Context(), base.Add(time.Hour), 10, time.Minute); len(due) != 0 {
+	if due, _ := s.Claim(t.Context(), base.Add(time.Hour), 10, 0, time.Minute); len(due) != 0 {
 		t.Fatalf("a deleted endpoint's delivery was claimed: %v", ids(due))
 	}
 	if _, err := s.Delivery(t.Context(), agencyA, ep.ID, d.ID); !errors.Is(err, store.ErrNotFound) {
@@ -218,7 +218,7 @@ func deleteCascades(t *testing.T, s app.Store) {
 }
 
 // concurrentClaimsAreDisjoint: deliverers claiming at once (replicas) never
-// get the same delivery.
+// get the same delivery, and between them take every due one.
 func concurrentClaimsAreDisjoint(t *testing.T, s app.Store) {
 	ep := endpoint(t, agencyA, 0, "*")
 	insert(t, s, ep)
@@ -232,27 +232,73 @@ func concurrentClaimsAreDisjoint(t *testing.T, s app.Store) {
 		seen = map[string]int{}
 		wg   sync.WaitGroup
 	)
+	claim := func() int {
+		got, err := s.Claim(t.Context(), base.Add(time.Second), 15, 0, time.Minute)
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, d := range got {
+			seen[d.ID]++
+		}
+		return len(got)
+	}
 	for range 4 {
 		wg.Go(func() {
-			got, err := s.Claim(t.Context(), base.Add(time.Second), 15, time.Minute)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			for _, d := range got {
-				seen[d.ID]++
+			for claim() > 0 {
 			}
 		})
 	}
 	wg.Wait()
+	for claim() > 0 { // what a claimer that lost a race left
+	}
 	for id, n := range seen {
 		if n > 1 {
 			t.Errorf("delivery %s claimed %d times by concurrent deliverers", id, n)
 		}
 	}
 	if len(seen) != 40 {
-		t.Errorf("4 claims of 15 took %d of the 40 due deliveries, want all 40", len(seen))
+		t.Errorf("the claims took %d of the 40 due deliveries, want all 40", len(seen))
+	}
+}
+
+// claimBoundedPerEndpoint: no endpoint gets more than perEndpoint leased at
+// once, counting earlier claims' leases; others' deliveries fill the rest.
+func claimBoundedPerEndpoint(t *testing.T, s app.Store) {
+	slow, fast := endpoint(t, agencyA, 0, "*"), endpoint(t, agencyA, 1, "*")
+	insert(t, s, slow, fast)
+	var ds []app.Delivery
+	for i := range 10 {
+		ds = append(ds, delivery(slow, fmt.Sprint("s", i), base))
+	}
+	ds = append(ds, delivery(fast, "f0", base.Add(time.Second)), delivery(fast, "f1", base.Add(time.Second)))
+	add(t, s, ds...)
+	now := base.Add(time.Minute)
+	count := func(got []app.Delivery) (nSlow, nFast int) {
+		for _, d := range got {
+			if d.EndpointID == slow.ID {
+				nSlow++
+			} else {
+				nFast++
+			}
+		}
+		return
+	}
+	first, err := s.Claim(t.Context(), now, 5, 2, time.Minute)
+	if nSlow, nFast := count(first); err != nil || nSlow != 2 || nFast != 2 {
+		t.Fatalf("Claim(5, 2 per endpoint) took %d of the slow endpoint's and %d of the fast one's, %v; want 2 and 2", nSlow, nFast, err)
+	}
+	second, err := s.Claim(t.Context(), now, 5, 2, time.Minute)
+	if err != nil || len(second) != 0 {
+		t.Fatalf("a second claim while both endpoints have 2 leased took %v, %v; want none", ids(second), err)
+	}
+	if err := s.RecordAttempt(t.Context(), first[0].ID, app.Attempt{At: now, StatusCode: 200}, app.Succeeded, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	third, err := s.Claim(t.Context(), now, 5, 2, time.Minute)
+	if err != nil || len(third) != 1 || third[0].EndpointID != first[0].EndpointID {
+		t.Fatalf("after one attempt ended, Claim took %v, %v; want one more of that endpoint", ids(third), err)
 	}
 }

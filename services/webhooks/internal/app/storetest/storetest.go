@@ -35,6 +35,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) app.Store) {
 		{"DeliveriesAddedOncePerEndpointAndEvent", deliveriesAddedOnce},
 		{"ClaimLeasesDueDeliveries", claimLeasesDue},
 		{"ConcurrentClaimsAreDisjoint", concurrentClaimsAreDisjoint},
+		{"ClaimBoundedPerEndpoint", claimBoundedPerEndpoint},
 		{"AttemptsAreRecorded", attemptsRecorded},
 		{"DeliveryPages", deliveryPages},
 		{"ResendAndRecover", resendAndRecover},
