@@ -11,14 +11,15 @@
 //   - internal/app: the endpoints and their use cases, the fan-out of
 //     stream events into deliveries, the deliverer (signed attempts, the
 //     schedule, 410 and long failure disabling an endpoint, no redirects,
-//     the address guard at every connection, its loop), and the store
+//     the address guard at every connection, its loop, the webhook.test
+//     event, attempt metrics), and the store
 //     ports with their contract suite (app/storetest), met by the memory
 //     and PostgreSQL adapters.
 //   - internal/adapters/jetstream: the durable consumers of the services'
 //     streams that feed the fan-out.
 //
 // Still to come (issue 14): the gRPC service and the gateway's routes, the
-// binary, atrium serve and the Helm chart, the webhook.test and
-// webhook.disabled events, metrics and spans, the end-to-end suite and
-// make bench-webhooks.
+// binary, atrium serve and the Helm chart, the webhook.disabled event, the
+// backlog metrics and the attempt spans, the end-to-end suite and make
+// bench-webhooks.
 package webhooks

@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/atrium-hq/atrium/platform/netguard"
 	"github.com/atrium-hq/atrium/platform/store"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/retry"
@@ -41,9 +43,13 @@ type Deliverer struct {
 	PerEndpoint int
 	Now         func() time.Time
 	Logger      *slog.Logger
+	// Meters, if set, records the attempts (metrics.go).
+	Meters metric.MeterProvider
 
-	wakeOnce sync.Once
-	wake     chan struct{}
+	wakeOnce    sync.Once
+	wake        chan struct{}
+	metricsOnce sync.Once
+	metrics     *attemptMetrics
 }
 
 // NewClient is the HTTP client of attempts: it connects only where guard
@@ -104,6 +110,8 @@ func (d *Deliverer) attempt(ctx context.Context, del Delivery) error {
 		return d.Store.RecordAttempt(ctx, del.ID, Attempt{At: d.now(), Error: "not sent: the webhook is disabled"}, Failed, time.Time{})
 	}
 	a, outcome, wait := d.send(ctx, ep, del)
+	d.metricsOnce.Do(func() { d.metrics = newAttemptMetrics(d.Meters) })
+	d.metrics.record(ctx, a, outcome)
 	n := len(del.Attempts) + 1
 	status, next := Failed, time.Time{}
 	switch outcome {

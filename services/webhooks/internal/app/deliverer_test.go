@@ -16,7 +16,10 @@ import (
 
 	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/netguard"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/adapters/memory"
@@ -437,5 +440,70 @@ func TestDeadEndpointLeavesTheOthersTheirWorkers(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("Run = %v", err)
+	}
+}
+
+// TestTestEventIsSentAtOnce: POST …/test sends webhook.test to that
+// endpoint only, at once, signed, and answers with the attempt; another
+// tenant's id is a 404.
+func TestTestEventIsSentAtOnce(t *testing.T) {
+	w := newWorld(t, nil)
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	r, other := newReceiver(t, 204), newReceiver(t, 200)
+	e := w.register(agency, r, "deal.created")
+	w.register(agency, other, "*")
+	d, err := w.del.Test(t.Context(), agency, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.receipts()
+	if len(got) != 1 || got[0].body["type"] != "webhook.test" || got[0].verified != nil || got[0].id != d.EventID {
+		t.Fatalf("the endpoint received %+v; want one verified webhook.test with the delivery's event id", got)
+	}
+	if data, _ := got[0].body["data"].(map[string]any); data["webhook_id"] != e.ID {
+		t.Fatalf("data %v, want the webhook's id", got[0].body["data"])
+	}
+	if d.Status != app.Succeeded || len(d.Attempts) != 1 || d.Attempts[0].StatusCode != 204 {
+		t.Fatalf("the test's delivery %+v; want succeeded with its 204", d)
+	}
+	if len(other.receipts()) != 0 {
+		t.Fatal("another endpoint of the tenant received the test")
+	}
+	if _, err := w.del.Test(t.Context(), app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}, e.ID); apperr.KindOf(err) != apperr.KindNotFound {
+		t.Fatalf("another tenant's test = %v, want 404", err)
+	}
+}
+
+// TestAttemptsAreCounted: each attempt is counted by its outcome and the
+// answer's status class.
+func TestAttemptsAreCounted(t *testing.T) {
+	w := newWorld(t, nil)
+	reader := sdkmetric.NewManualReader()
+	w.del.Meters = sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	w.register(agency, newReceiver(t, 503, 200), "*")
+	w.event("evt-m", "atrium.crm.deal.created", dealCreated(agency.ID))
+	w.run()
+	w.now = w.now.Add(2 * time.Minute)
+	w.run()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(t.Context(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "atrium.webhooks.attempts" {
+				continue
+			}
+			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				o, _ := dp.Attributes.Value("outcome")
+				c, _ := dp.Attributes.Value("status_class")
+				got[o.AsString()+"/"+c.AsString()] += dp.Value
+			}
+		}
+	}
+	if len(got) != 2 || got["failed/5xx"] != 1 || got["succeeded/2xx"] != 1 {
+		t.Fatalf("attempts counted %v, want one failed/5xx and one succeeded/2xx", got)
 	}
 }

@@ -1,0 +1,45 @@
+package app
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/atrium-hq/atrium/platform/value"
+	"github.com/atrium-hq/atrium/services/webhooks/internal/eventtypes"
+	"github.com/atrium-hq/atrium/services/webhooks/internal/translate"
+)
+
+// Test sends a webhook.test event to t's endpoint id at once (POST
+// /api/v1/webhooks/{id}/test) and returns its delivery after that first
+// attempt: the caller sees at once whether its receiver verifies and
+// answers. A failed test is retried on the schedule like any delivery.
+func (d *Deliverer) Test(ctx context.Context, t Tenant, id string) (Delivery, error) {
+	id, err := value.PathID("webhook", id)
+	if err != nil {
+		return Delivery{}, err
+	}
+	ep, err := d.Store.Endpoint(ctx, t, id)
+	if err != nil {
+		return Delivery{}, notFound(err, id)
+	}
+	now := d.now()
+	ev := translate.Event{ID: "evt_test_" + uuid.NewString(), Type: "webhook.test", At: now,
+		Audience: translate.Audience{Kind: eventtypes.Any, ID: ep.ID}, Data: map[string]any{"webhook_id": ep.ID}}
+	body, err := ev.Body()
+	if err != nil {
+		return Delivery{}, err
+	}
+	// Due only after a lease's time, so that no deliverer claims it while
+	// this call makes its first attempt.
+	del := Delivery{ID: uuid.Must(uuid.NewV7()).String(), EndpointID: ep.ID, Tenant: t, EventID: ev.ID, EventType: ev.Type,
+		Body: body, Status: Pending, NextAttemptAt: now.Add(d.lease()), CreatedAt: now}
+	if err := d.Store.AddDeliveries(ctx, []Delivery{del}); err != nil {
+		return Delivery{}, err
+	}
+	if err := d.attempt(ctx, del); err != nil {
+		return Delivery{}, err
+	}
+	out, err := d.Store.Delivery(ctx, t, ep.ID, del.ID)
+	return out, notFound(err, id)
+}
