@@ -42,6 +42,17 @@ func ServiceMigrations(schema string, own fs.FS) Migrations {
 	}}
 }
 
+// EmbeddedMigrations is ServiceMigrations for a service whose own
+// migrations are the files of the migrations directory of files (its
+// //go:embed migrations/*.sql).
+func EmbeddedMigrations(schema string, files fs.FS) Migrations {
+	own, err := fs.Sub(files, "migrations")
+	if err != nil {
+		panic(err) // an embedded directory always exists
+	}
+	return ServiceMigrations(schema, own)
+}
+
 type migration struct {
 	source  string
 	version int

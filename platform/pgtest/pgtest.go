@@ -22,6 +22,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/atrium-hq/atrium/platform/pgdb"
 )
 
 // DefaultURL is the local server every development machine of this project
@@ -142,4 +145,18 @@ func randomSuffix() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// NewPool returns a pool on a new database migrated with m, its search path
+// m's schema, closed when the test ends: what a service's postgres adapter
+// test builds its store on.
+func NewPool(t testing.TB, m pgdb.Migrations) *pgxpool.Pool {
+	t.Helper()
+	url := NewDatabase(t, m.Schema, func(ctx context.Context, url string) error { return pgdb.ApplyURL(ctx, url, m) })
+	pool, err := pgdb.Open(t.Context(), url, m.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }

@@ -185,14 +185,7 @@ var stores = []struct {
 		return memory.New(db), db.Outbox().(*outbox.Memory).Pending
 	}},
 	{"Postgres", func(t *testing.T) (app.Store, func() []outbox.Event) {
-		url := pgtest.NewDatabase(t, postgres.Schema, func(ctx context.Context, url string) error {
-			return pgdb.ApplyURL(ctx, url, postgres.Migrations())
-		})
-		pool, err := pgdb.Open(t.Context(), url, postgres.Schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(pool.Close)
+		pool := pgtest.NewPool(t, postgres.Migrations())
 		return postgres.New(pgdb.NewDB(pool, nil)), func() []outbox.Event {
 			rows, err := pool.Query(context.Background(), `SELECT id, subject, payload FROM outbox ORDER BY seq`)
 			if err != nil {

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"embed"
-	"io/fs"
 
 	"github.com/atrium-hq/atrium/platform/pgdb"
 )
@@ -16,9 +15,5 @@ const Schema = "actions"
 // Migrations are the actions schema's migrations: credits, runs and the
 // platform's outbox.
 func Migrations() pgdb.Migrations {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory always exists
-	}
-	return pgdb.ServiceMigrations(Schema, sub)
+	return pgdb.EmbeddedMigrations(Schema, migrationFiles)
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"regexp"
 	"strconv"
 	"sync"
@@ -34,11 +33,7 @@ const Schema = "collections"
 
 // Migrations are the collections schema's migrations.
 func Migrations() pgdb.Migrations {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory always exists
-	}
-	return pgdb.ServiceMigrations(Schema, sub)
+	return pgdb.EmbeddedMigrations(Schema, migrationFiles)
 }
 
 // Store is the PostgreSQL collections store.

@@ -18,13 +18,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func TestPostgresStoreContract(t *testing.T) {
 	storetest.RunAll(t, func(t *testing.T) storetest.Store {
-		url := pgtest.NewDatabase(t, postgres.Schema, migrate)
-		pool, err := pgdb.Open(t.Context(), url, postgres.Schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(pool.Close)
-		return postgres.New(pgdb.NewDB(pool, nil))
+		return postgres.New(pgdb.NewDB(pgtest.NewPool(t, postgres.Migrations()), nil))
 	})
 }
 

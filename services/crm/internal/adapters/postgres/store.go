@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"embed"
-	"io/fs"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,11 +21,7 @@ const Schema = "crm"
 
 // Migrations are the CRM schema's migrations.
 func Migrations() pgdb.Migrations {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory always exists
-	}
-	return pgdb.ServiceMigrations(Schema, sub)
+	return pgdb.EmbeddedMigrations(Schema, migrationFiles)
 }
 
 // Store is the PostgreSQL CRM store.

@@ -24,13 +24,7 @@ func migrate(ctx context.Context, url string) error {
 
 func openDB(t *testing.T) *pgxpool.Pool {
 	t.Helper()
-	url := pgtest.NewDatabase(t, postgres.Schema, migrate)
-	pool, err := pgdb.Open(t.Context(), url, postgres.Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
+	return pgtest.NewPool(t, postgres.Migrations())
 }
 
 func BenchmarkCRMStoreLists(b *testing.B) {

@@ -5,7 +5,6 @@ package postgres
 
 import (
 	"embed"
-	"io/fs"
 
 	"github.com/atrium-hq/atrium/platform/pgdb"
 )
@@ -18,9 +17,5 @@ const Schema = "data"
 
 // Migrations are the data schema's migrations.
 func Migrations() pgdb.Migrations {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory always exists
-	}
-	return pgdb.ServiceMigrations(Schema, sub)
+	return pgdb.EmbeddedMigrations(Schema, migrationFiles)
 }

@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/atrium-hq/atrium/platform/pgdb"
@@ -14,14 +13,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func TestPostgresStoreContract(t *testing.T) {
 	storetest.RunAll(t, func(t *testing.T) storetest.Store {
-		url := pgtest.NewDatabase(t, postgres.Schema, func(ctx context.Context, url string) error {
-			return pgdb.ApplyURL(ctx, url, postgres.Migrations())
-		})
-		pool, err := pgdb.Open(t.Context(), url, postgres.Schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(pool.Close)
+		pool := pgtest.NewPool(t, postgres.Migrations())
 		return postgres.New(pgdb.NewDB(pool, nil))
 	})
 }

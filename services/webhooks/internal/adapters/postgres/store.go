@@ -4,7 +4,6 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,11 +23,7 @@ const Schema = "webhooks"
 
 // Migrations are the webhooks schema's migrations.
 func Migrations() pgdb.Migrations {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory always exists
-	}
-	return pgdb.ServiceMigrations(Schema, sub)
+	return pgdb.EmbeddedMigrations(Schema, migrationFiles)
 }
 
 // Store is the PostgreSQL webhooks store.
