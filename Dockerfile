@@ -4,9 +4,9 @@
 # running as the non-root user 65532, with no shell.
 #
 #   docker build --build-arg VERSION=$(git describe --tags --always) -t atrium .
-#       the default build: all six binaries in /usr/local/bin (atrium,
+#       the default build: all seven binaries in /usr/local/bin (atrium,
 #       atrium-gateway, atrium-collections, atrium-crm, atrium-data,
-#       atrium-actions); its entrypoint is the all-in-one atrium. The Helm
+#       atrium-actions, atrium-webhooks); its entrypoint is the all-in-one atrium. The Helm
 #       chart runs every component and the migration Job from this image.
 #   docker build --build-arg BINARY=atrium-gateway -t atrium-gateway .
 #       one binary, which is also the entrypoint.
@@ -27,13 +27,14 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     set -eu; \
     case "$BINARY" in \
       all) pkgs="./cmd/atrium ./gateway/cmd/atrium-gateway ./services/collections/cmd/atrium-collections \
-                 ./services/crm/cmd/atrium-crm ./services/data/cmd/atrium-data ./services/actions/cmd/atrium-actions"; \
+                 ./services/crm/cmd/atrium-crm ./services/data/cmd/atrium-data ./services/actions/cmd/atrium-actions \
+                 ./services/webhooks/cmd/atrium-webhooks"; \
            entry=atrium ;; \
       atrium) pkgs=./cmd/atrium; entry=atrium ;; \
       atrium-gateway) pkgs=./gateway/cmd/atrium-gateway; entry=atrium-gateway ;; \
-      atrium-collections|atrium-crm|atrium-data|atrium-actions) \
+      atrium-collections|atrium-crm|atrium-data|atrium-actions|atrium-webhooks) \
            pkgs="./services/${BINARY#atrium-}/cmd/$BINARY"; entry=$BINARY ;; \
-      *) echo "BINARY must be all, atrium, atrium-gateway, atrium-collections, atrium-crm, atrium-data or atrium-actions, not $BINARY" >&2; \
+      *) echo "BINARY must be all, atrium, atrium-gateway, atrium-collections, atrium-crm, atrium-data, atrium-actions or atrium-webhooks, not $BINARY" >&2; \
          exit 1 ;; \
     esac; \
     mkdir -p /out/usr/local/bin; \
@@ -44,7 +45,7 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     ln -s "$entry" /out/usr/local/bin/entrypoint
 
 # distroless/static: CA certificates (the actions service calls HTTPS
-# providers), tzdata and a nonroot user; nothing else.
+# providers, the webhooks service HTTPS endpoints), tzdata and a nonroot user; nothing else.
 FROM gcr.io/distroless/static-debian12:nonroot
 ARG VERSION=dev
 LABEL org.opencontainers.image.title="atrium" \

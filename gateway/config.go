@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/gateway/internal/auth"
+	"github.com/atrium-hq/atrium/platform/objstore"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/telemetry"
@@ -34,6 +35,12 @@ type Config struct {
 	// (rpc.Local), the others over the network.
 	Local *rpc.Local
 
+	// Objects is the object store of the files the public listener serves
+	// without a key (assets at /files/, generated images at /media/),
+	// straight from the store; nil serves no /files/ (503) and leaves
+	// /media/ to the actions service.
+	Objects objstore.Store
+
 	// NATSURL, if set, lets the gateway hear key revocations and evict them
 	// from its cache at once instead of after KeyCacheTTL.
 	NATSURL string
@@ -44,7 +51,9 @@ type Config struct {
 	// KeyCacheSize bounds the number of cached lookups.
 	KeyCacheSize int
 	// RequestTimeout bounds each request, from its first byte to its
-	// response, the body's arrival included.
+	// response, the body's arrival included. Transfers are bounded by
+	// progress instead: each read of an upload must bring bytes within it,
+	// and a file's download may take it plus a second per 32 KiB.
 	RequestTimeout time.Duration
 	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64

@@ -27,6 +27,7 @@ import (
 	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 	datav1 "github.com/atrium-hq/atrium/proto/atrium/data/v1"
+	webhooksv1 "github.com/atrium-hq/atrium/proto/atrium/webhooks/v1"
 )
 
 // upstreams is the table of the services behind the gateway: for each, the
@@ -35,6 +36,7 @@ import (
 var upstreams = []upstream{
 	{name: "collections", public: []registration{
 		{collectionsv1.CollectionsService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterCollectionsServiceHandlerClient, collectionsv1.NewCollectionsServiceClient)},
+		{collectionsv1.AssetsService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterAssetsServiceHandlerClient, collectionsv1.NewAssetsServiceClient)},
 	}, admin: []registration{
 		{collectionsv1.CollectionsAdminService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterCollectionsAdminServiceHandlerClient, collectionsv1.NewCollectionsAdminServiceClient)},
 	}},
@@ -52,6 +54,9 @@ var upstreams = []upstream{
 		{actionsv1.ActionsService_ServiceDesc.ServiceName, handlers(actionsv1.RegisterActionsServiceHandlerClient, actionsv1.NewActionsServiceClient)},
 	}, admin: []registration{
 		{actionsv1.ActionsAdminService_ServiceDesc.ServiceName, handlers(actionsv1.RegisterActionsAdminServiceHandlerClient, actionsv1.NewActionsAdminServiceClient)},
+	}},
+	{name: "webhooks", public: []registration{
+		{webhooksv1.WebhooksService_ServiceDesc.ServiceName, handlers(webhooksv1.RegisterWebhooksServiceHandlerClient, webhooksv1.NewWebhooksServiceClient)},
 	}},
 }
 
@@ -122,8 +127,12 @@ type listener struct {
 	// gateway.
 	probes bool
 	limit  inFlightLimit
-	srv    *http.Server
-	lis    net.Listener
+	// files: the listener serves the file routes (from Config.Objects).
+	files bool
+	// objects: the gateway has an object store to serve files from.
+	objects bool
+	srv     *http.Server
+	lis     net.Listener
 }
 
 // New dials the services, builds both muxes and binds both listeners.
@@ -153,7 +162,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
-	g.public = &listener{name: "atrium-gateway", doc: publicDoc, authn: g.authenticateKey, render: true}
+	g.public = &listener{name: "atrium-gateway", doc: publicDoc, authn: g.authenticateKey, render: true, files: true, objects: cfg.Objects != nil}
 	g.adminL = &listener{name: "atrium-admin", doc: adminDoc, authn: g.authenticateAdmin, probes: true}
 	for _, l := range []*listener{g.public, g.adminL} {
 		l.routes.methods.Add(http.MethodGet, "/openapi.json")
@@ -185,6 +194,13 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 				}
 			}
 		}
+		if u.name == "collections" {
+			// Registered after the generated handler, so it takes the route:
+			// the upload streams (upload.go).
+			if err := publicMux.HandlePath(http.MethodPost, uploadPath, g.uploadAsset(publicMux, collectionsv1.NewAssetsServiceClient(conn))); err != nil {
+				return nil, fmt.Errorf("gateway: %w", err)
+			}
+		}
 	}
 	for _, l := range []*listener{g.public, g.adminL} {
 		for _, rt := range l.routes.all {
@@ -200,6 +216,9 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	for _, l := range []*listener{g.public, g.adminL} {
 		addr := cfg.HTTPAddr
 		mux := http.Handler(publicMux)
+		if l.files {
+			mux = g.withFiles(publicMux)
+		}
 		if l == g.adminL {
 			addr, mux = cfg.AdminAddr, g.withProbes(adminMux)
 		}

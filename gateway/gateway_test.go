@@ -95,7 +95,7 @@ type running struct {
 func startGateway(t *testing.T, crmAddr string, tweak func(*Config)) *running {
 	t.Helper()
 	other := closedAddr(t)
-	return startGatewayTo(t, map[string]string{"crm": crmAddr, "collections": other, "data": other, "actions": other}, tweak)
+	return startGatewayTo(t, map[string]string{"crm": crmAddr, "collections": other, "data": other, "actions": other, "webhooks": other}, tweak)
 }
 
 // startGatewayTo starts a gateway in front of the services at upstreams.
@@ -278,7 +278,7 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 
 func TestConfigValidation(t *testing.T) {
 	base := Config{HTTPAddr: "127.0.0.1:8080", AdminAddr: "127.0.0.1:8081", AdminToken: "admin-token-0123456789",
-		InternalSecret: secret, Upstreams: map[string]string{"crm": "a", "collections": "b", "data": "c", "actions": "d"}, Logger: slog.Default()}
+		InternalSecret: secret, Upstreams: map[string]string{"crm": "a", "collections": "b", "data": "c", "actions": "d", "webhooks": "e"}, Logger: slog.Default()}
 	for name, tc := range map[string]struct {
 		mut  func(*Config)
 		want string
@@ -303,5 +303,43 @@ func TestConfigValidation(t *testing.T) {
 	c.setDefaults()
 	if err := c.Validate(); err != nil {
 		t.Fatalf("valid config: %v", err)
+	}
+}
+
+// TestEveryAnswerCarriesItsReference: every answer, a success or an
+// error, has the request's reference in Atrium-Trace-Id, and a 500 quotes
+// the same one, so that a client (and the SDK's errors) can hand it to an
+// operator.
+func TestEveryAnswerCarriesItsReference(t *testing.T) {
+	fail := false
+	f := &fakeCRM{list: func(context.Context) (*crmv1.ListProspectsResponse, error) {
+		if fail {
+			return nil, status.Error(codes.Internal, "boom")
+		}
+		return &crmv1.ListProspectsResponse{}, nil
+	}}
+	r := startGateway(t, startFakeCRM(t, f), nil)
+	fetch := func() (int, http.Header, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", "http://"+r.gw.HTTPAddr()+"/api/v1/prospects", nil)
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	okStatus, okHeader, _ := fetch()
+	first := okHeader.Get("Atrium-Trace-Id")
+	if okStatus != http.StatusOK || len(first) != 32 {
+		t.Fatalf("a 200 carries Atrium-Trace-Id %q, want a 32-hex reference", first)
+	}
+	fail = true
+	badStatus, badHeader, body := fetch()
+	ref := badHeader.Get("Atrium-Trace-Id")
+	if badStatus != http.StatusInternalServerError || len(ref) != 32 || ref == first || !strings.Contains(body, "reference "+ref) {
+		t.Fatalf("a 500 with Atrium-Trace-Id %q answered %s; want its body to quote the header's reference, a new one", ref, body)
 	}
 }

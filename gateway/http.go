@@ -27,6 +27,7 @@ import (
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/publicfile"
 	"github.com/atrium-hq/atrium/platform/render"
 	"github.com/atrium-hq/atrium/platform/telemetry"
 	accessv1 "github.com/atrium-hq/atrium/proto/atrium/access/v1"
@@ -118,8 +119,9 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 				return
 			}
 			// grpc-gateway reads no query parameters for routes with a body;
-			// refuse them rather than ignore them.
-			if r.Method != http.MethodGet && r.URL.RawQuery != "" {
+			// refuse them rather than ignore them. A streaming route reads
+			// its own (the raw upload's ?filename=).
+			if r.Method != http.MethodGet && r.URL.RawQuery != "" && !rt.streaming {
 				rest.WriteError(ctx, g.cfg.Logger, w, r, status.Errorf(codes.InvalidArgument,
 					"%s %s takes no query parameters; send its fields in the JSON body", r.Method, r.URL.Path))
 				return
@@ -211,7 +213,15 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 				_ = http.NewResponseController(sw).Flush()
 			}
 		}()
-		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), stateKey{}, st), g.cfg.RequestTimeout)
+		// A transfer (an upload, a file) is bounded by its progress, which
+		// its handler watches, rather than by one deadline.
+		transfer := l.transfer(r)
+		base, ref := rest.WithReference(context.WithValue(r.Context(), stateKey{}, st))
+		sw.Header().Set(rest.TraceHeader, ref)
+		ctx, cancel := context.WithCancel(base)
+		if !transfer {
+			ctx, cancel = context.WithTimeout(base, g.cfg.RequestTimeout)
+		}
 		defer cancel()
 		r = r.WithContext(ctx)
 		defer func() {
@@ -243,7 +253,7 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 				delete(r.Header, k)
 			}
 		}
-		if !g.readBody(sw, r) {
+		if !transfer && !g.readBody(sw, r) {
 			return
 		}
 		next.ServeHTTP(sw, r)
@@ -254,6 +264,15 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 		otelhttp.WithTracerProvider(g.cfg.Telemetry.TracerProvider()),
 		otelhttp.WithPropagators(telemetry.Propagator),
 		otelhttp.WithMeterProvider(noop.NewMeterProvider()))
+}
+
+// transfer reports whether r is one the listener streams: the upload
+// route, or a file (served from the object store).
+func (l *listener) transfer(r *http.Request) bool {
+	if l.routes.streamed[r.Method+" "+r.URL.Path] {
+		return true
+	}
+	return l.files && (strings.HasPrefix(r.URL.Path, publicfile.AssetsPath) || strings.HasPrefix(r.URL.Path, publicfile.MediaPath) && l.objects)
 }
 
 // readBody reads the request body whole, bounded by the size limit and by
@@ -344,6 +363,26 @@ func (w *statusWriter) code() int {
 		return http.StatusOK
 	}
 	return w.status
+}
+
+// ReadFrom keeps the zero-copy path of the writer underneath (sendfile(2)
+// for a file), counting what it copies.
+func (w *statusWriter) ReadFrom(r io.Reader) (int64, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+		w.closeIfDraining()
+	}
+	var (
+		n   int64
+		err error
+	)
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(r)
+	} else {
+		n, err = io.Copy(struct{ io.Writer }{w.ResponseWriter}, r)
+	}
+	w.bytes += int(n)
+	return n, err
 }
 
 // Unwrap lets http.ResponseController reach the connection.

@@ -94,7 +94,7 @@ func TestReadyWhenEveryServiceCanBeUsed(t *testing.T) {
 	r := startGatewayTo(t, addrs, nil)
 	got := readyz(t, r)
 	want := map[string]any{"status": "ready", "checks": map[string]any{
-		"collections": "SERVING", "crm": "SERVING", "data": "SERVING", "actions": "SERVING"}}
+		"collections": "SERVING", "crm": "SERVING", "data": "SERVING", "actions": "SERVING", "webhooks": "SERVING"}}
 	if got.code != http.StatusOK || !reflect.DeepEqual(got.body, want) {
 		t.Fatalf("/readyz = %d %v, want 200 %v", got.code, got.body, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/proto"
@@ -27,6 +28,9 @@ type route struct {
 	name string // GET /admin/v1/agencies/{agency_id}/prospects
 	// stats are its request metrics' attribute sets.
 	stats *routeStats
+	// streaming routes read their bodies as they arrive (the upload),
+	// under their own rules for query parameters and time.
+	streaming bool
 }
 
 // routeTable finds a request's route from the pattern grpc-gateway matched.
@@ -35,6 +39,9 @@ type routeTable struct {
 	all       []*route
 	// methods says which methods each path takes, for 405 answers.
 	methods rest.Routes
+	// streamed are the streaming routes' "METHOD /path" (none has a path
+	// variable), which serve recognises before routing.
+	streamed map[string]bool
 }
 
 // variable matches a path variable of an HTTP rule, {name} or {name=...}.
@@ -65,10 +72,20 @@ func (t *routeTable) add(service string) error {
 			return fmt.Errorf("%s/%s declares no access rule (atrium.access.v1.access)", service, md.Name())
 		}
 		r := &route{
-			method:   method,
-			template: variable.ReplaceAllString(path, "{$1}"),
-			rpc:      "/" + service + "/" + string(md.Name()),
-			access:   access,
+			method:    method,
+			template:  variable.ReplaceAllString(path, "{$1}"),
+			rpc:       "/" + service + "/" + string(md.Name()),
+			access:    access,
+			streaming: md.IsStreamingClient(),
+		}
+		if r.streaming {
+			if strings.Contains(path, "{") {
+				return fmt.Errorf("%s/%s streams its request on a path with variables, which the gateway does not route", service, md.Name())
+			}
+			if t.streamed == nil {
+				t.streamed = map[string]bool{}
+			}
+			t.streamed[method+" "+path] = true
 		}
 		r.name = r.method + " " + r.template
 		// grpc-gateway renders a matched pattern's variables as {name=*}.

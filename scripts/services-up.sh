@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Starts the local PostgreSQL and NATS (JetStream) servers the tests use, if
-# they are not already answering. Idempotent; safe to run before every test.
-# The commands are the ones DEVELOPERS.md lists for this machine kind.
+# Starts the local PostgreSQL, NATS (JetStream) and S3-compatible servers the
+# tests use, if they are not already answering. Idempotent; safe to run
+# before every test. The commands are the ones DEVELOPERS.md lists for this
+# machine kind.
+#
+# The S3-compatible server is versitygw (Apache-2.0, built from the Go module
+# proxy by `make .bin/versitygw`, pinned in tools/s3/go.mod), serving a
+# directory on 127.0.0.1:7070 with the test credentials below; the object
+# store tests read TEST_S3_ENDPOINT, TEST_S3_ACCESS_KEY and
+# TEST_S3_SECRET_KEY, whose defaults are these.
 set -euo pipefail
 
 port_open() { (echo >"/dev/tcp/127.0.0.1/$1") >/dev/null 2>&1; }
@@ -37,4 +44,22 @@ if ! port_open 4222; then
     exit 1
   fi
   wait_port NATS 4222
+fi
+
+S3_PORT=${ATRIUM_TEST_S3_PORT:-7070}
+if ! port_open "$S3_PORT"; then
+  echo "services-up: starting versitygw (S3) on 127.0.0.1:$S3_PORT"
+  versitygw=${VERSITYGW:-.bin/versitygw}
+  if [ ! -x "$versitygw" ]; then
+    echo "services-up: $versitygw is missing; run make .bin/versitygw (make services-up builds it)" >&2
+    exit 1
+  fi
+  root=${ATRIUM_TEST_S3_DIR:-${TMPDIR:-/tmp}/atrium-s3}
+  mkdir -p "$root"
+  # Detached from this shell and from make: the server outlives them, as
+  # PostgreSQL and NATS do.
+  ROOT_ACCESS_KEY_ID=atrium-test ROOT_SECRET_ACCESS_KEY=atrium-test-secret \
+    setsid nohup "$versitygw" --port "127.0.0.1:$S3_PORT" --quiet posix "$root" \
+    >"$root.log" 2>&1 </dev/null &
+  wait_port versitygw "$S3_PORT"
 fi

@@ -25,6 +25,8 @@ type Request struct {
 	Path   string // with query
 	Header map[string]string
 	Body   []byte // sent with a Content-Length
+	// ContentType is the body's type; application/json when empty.
+	ContentType string
 }
 
 // Result is what a run measured.
@@ -64,7 +66,11 @@ func Run(ctx context.Context, req Request, conns int, d time.Duration) Result {
 		fmt.Fprintf(&raw, "%s: %s\r\n", k, v)
 	}
 	if req.Body != nil {
-		fmt.Fprintf(&raw, "Content-Type: application/json\r\nContent-Length: %d\r\n", len(req.Body))
+		ct := req.ContentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		fmt.Fprintf(&raw, "Content-Type: %s\r\nContent-Length: %d\r\n", ct, len(req.Body))
 	}
 	raw.WriteString("\r\n")
 	raw.Write(req.Body)

@@ -29,6 +29,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/atrium-hq/atrium/platform/natstest"
+	"github.com/atrium-hq/atrium/platform/objstore/objstoretest"
 	"github.com/atrium-hq/atrium/platform/pgtest"
 )
 
@@ -40,6 +41,7 @@ var binaryPackages = []string{
 	"github.com/atrium-hq/atrium/services/crm/cmd/atrium-crm",
 	"github.com/atrium-hq/atrium/services/data/cmd/atrium-data",
 	"github.com/atrium-hq/atrium/services/actions/cmd/atrium-actions",
+	"github.com/atrium-hq/atrium/services/webhooks/cmd/atrium-webhooks",
 }
 
 var built struct {
@@ -99,14 +101,15 @@ const (
 
 // process is one running binary of the cluster.
 type process struct {
-	name string // collections, crm, data, actions, gateway
+	name string // collections, crm, data, actions, webhooks, gateway
 	cmd  *exec.Cmd
 	logs *syncBuffer
 	done chan struct{}
 	err  error // the exit, once done is closed
 }
 
-// cluster is the five processes and what they share.
+// cluster is the six components' processes (two of webhooks) and what
+// they share.
 type cluster struct {
 	bins string
 	env  []string
@@ -147,6 +150,9 @@ func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
 		"ATRIUM_SHUTDOWN_TIMEOUT="+clusterShutdownTimeout.String(),
 		"ATRIUM_DRAIN_DELAY="+clusterDrainDelay.String(),
 		"ATRIUM_METRICS_ADDR=127.0.0.1:0",
+		// The suite's webhooks retry within seconds.
+		"ATRIUM_WEBHOOK_RETRY_SCHEDULE="+testRetrySchedule,
+		"ATRIUM_WEBHOOK_CONSUMER="+testConsumer(t, natsURL),
 	)
 	t.Cleanup(func() {
 		c.mu.Lock()
@@ -164,9 +170,17 @@ func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
 		}
 	})
 
-	// The gateway's public address is chosen now: the actions service
-	// writes it into the links of the media it generates.
+	// The gateway's public address is chosen now: the collections and
+	// actions services write it into the URLs of assets and media.
 	publicAddr := freeAddr(t)
+	// The files are in a bucket of the local S3-compatible server, as a
+	// cluster keeps them: no process shares a directory with another.
+	bucket := objstoretest.S3(t)
+	c.env = append(c.env, "ATRIUM_PUBLIC_URL=http://"+publicAddr,
+		"ATRIUM_S3_ENDPOINT="+bucket.Endpoint, "ATRIUM_S3_BUCKET="+bucket.Bucket, "ATRIUM_S3_REGION="+bucket.Region)
+	for k, v := range bucket.Env() {
+		c.env = append(c.env, k+"="+v)
+	}
 	tables := c.tables(t)
 	// Each service's upstreams are started before it, so their addresses
 	// are known when its flags are written.
@@ -178,8 +192,10 @@ func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
 		{"crm", func() []string { return []string{"--collections-addr=" + c.addrs["collections"]} }},
 		{"data", func() []string { return []string{"--crm-addr=" + c.addrs["crm"]} }},
 		{"actions", func() []string {
-			return append([]string{"--crm-addr=" + c.addrs["crm"], "--data-addr=" + c.addrs["data"], "--public-url=http://" + publicAddr}, actionsFlags...)
+			return append([]string{"--crm-addr=" + c.addrs["crm"], "--data-addr=" + c.addrs["data"]}, actionsFlags...)
 		}},
+		// The suite's receivers are on loopback.
+		{"webhooks", func() []string { return []string{"--crm-addr=" + c.addrs["crm"], "--allow-private-fetch"} }},
 	} {
 		p := c.start(t, svc.name, append([]string{"--grpc-addr=127.0.0.1:0"}, svc.args()...)...)
 		c.addrs[svc.name] = p.waitLog(t, "serving gRPC")["addr"].(string)
@@ -205,10 +221,15 @@ func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
 			}
 		}
 	}
+	// A second replica of the webhooks service shares its deliveries and
+	// its consumers: the suite's receivers get each delivery once all the
+	// same (WebhooksEveryFamily checks every webhook-id arrives once).
+	second := c.start(t, "webhooks", "--grpc-addr=127.0.0.1:0", "--crm-addr="+c.addrs["crm"], "--allow-private-fetch")
+	second.waitLog(t, "serving gRPC")
 	gw := c.start(t, "gateway", append([]string{
 		"--http-addr=" + publicAddr, "--admin-addr=127.0.0.1:0",
 		"--collections-addr=" + c.addrs["collections"], "--crm-addr=" + c.addrs["crm"],
-		"--data-addr=" + c.addrs["data"], "--actions-addr=" + c.addrs["actions"],
+		"--data-addr=" + c.addrs["data"], "--actions-addr=" + c.addrs["actions"], "--webhooks-addr=" + c.addrs["webhooks"],
 	}, gatewayFlags...)...)
 	listening := gw.waitLog(t, "gateway listening")
 	c.stack = &stack{
@@ -242,6 +263,21 @@ func (c *cluster) start(t *testing.T, name string, args ...string) *process {
 	return p
 }
 
+// running are the processes still running.
+func (c *cluster) running() []*process {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*process
+	for _, p := range c.procs {
+		select {
+		case <-p.done:
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // proc is the latest process started under name that is still running.
 func (c *cluster) proc(name string) *process {
 	c.mu.Lock()
@@ -259,20 +295,24 @@ func (c *cluster) proc(name string) *process {
 	return nil
 }
 
-// strictActions starts a second atrium-actions as a deployment runs it,
-// without the suite's --allow-private-fetch (the suite's world is on
-// loopback), sharing the other services, behind a gateway of its own; both
-// stop when the test ends. It returns that gateway's stack.
+// strictActions starts a second atrium-actions and atrium-webhooks as a
+// deployment runs them, without the suite's --allow-private-fetch (the
+// suite's world is on loopback), sharing the other services, behind a
+// gateway of its own; all three stop when the test ends. It returns that
+// gateway's stack.
 func (c *cluster) strictActions(t *testing.T) *stack {
 	t.Helper()
 	actions := c.start(t, "actions", "--grpc-addr=127.0.0.1:0", "--crm-addr="+c.addrs["crm"], "--data-addr="+c.addrs["data"])
 	addr := actions.waitLog(t, "serving gRPC")["addr"].(string)
+	hooks := c.start(t, "webhooks", "--grpc-addr=127.0.0.1:0", "--crm-addr="+c.addrs["crm"])
+	hooksAddr := hooks.waitLog(t, "serving gRPC")["addr"].(string)
 	gw := c.start(t, "gateway", "--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0",
 		"--collections-addr="+c.addrs["collections"], "--crm-addr="+c.addrs["crm"],
-		"--data-addr="+c.addrs["data"], "--actions-addr="+addr)
+		"--data-addr="+c.addrs["data"], "--actions-addr="+addr, "--webhooks-addr="+hooksAddr)
 	listening := gw.waitLog(t, "gateway listening")
 	t.Cleanup(func() {
 		gw.stop(t)
+		hooks.stop(t)
 		actions.stop(t)
 	})
 	return &stack{
@@ -409,7 +449,9 @@ func freeAddr(t *testing.T) string {
 // schema and that every service reports SERVING and the gateway ready.
 // Then the whole end-to-end suite (suiteTests) runs through the gateway
 // over HTTP, as against `atrium serve`: admin provisioning, the CRM lists,
-// the collections routes, the data read (filters, order, cursor pages, the
+// the collections routes, the assets (uploaded through the gateway, kept
+// in a bucket of the local S3-compatible server, served by the gateway
+// from there), the data read (filters, order, cursor pages, the
 // bulk load over gRPC), every action against a local site (credits and
 // their headers, records read back through the data read), the completion
 // events on NATS, and key revocation reaching the gateway through NATS.
@@ -418,6 +460,8 @@ func freeAddr(t *testing.T) string {
 // fetch when the request is made.
 // With the data service stopped, /readyz fails naming it and the data read
 // is 503 while the other interfaces keep working; restarted, it recovers.
+// The webhooks service runs as two replicas sharing the deliveries and the
+// stream consumers: each delivery reaches the suite's receivers once.
 // Every process then exits 0 on SIGTERM.
 func TestClusterOfSeparateProcesses(t *testing.T) {
 	w := newActionWorld(t)
@@ -439,8 +483,10 @@ func TestClusterOfSeparateProcesses(t *testing.T) {
 		})
 	})
 
-	t.Run("ActionsPrivateAddresses", func(t *testing.T) {
-		testActionsPrivateAddresses(t, c.strictActions(t))
+	t.Run("PrivateAddresses", func(t *testing.T) {
+		strict := c.strictActions(t)
+		testActionsPrivateAddresses(t, strict)
+		testWebhooksPrivateAddresses(t, strict)
 	})
 
 	t.Run("ReadinessFollowsTheDataService", func(t *testing.T) {
@@ -484,8 +530,8 @@ func TestClusterOfSeparateProcesses(t *testing.T) {
 
 	// Stop everything at once, as a rollout or a node drain does.
 	var wg sync.WaitGroup
-	for _, name := range []string{"gateway", "actions", "data", "crm", "collections"} {
-		wg.Go(func() { c.proc(name).stop(t) })
+	for _, p := range c.running() {
+		wg.Go(func() { p.stop(t) })
 	}
 	wg.Wait()
 }

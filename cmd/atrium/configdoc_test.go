@@ -41,6 +41,7 @@ var documentedCommands = []struct {
 	{"atrium-crm", []string{"atrium-crm"}},
 	{"atrium-data", []string{"atrium-data"}},
 	{"atrium-actions", []string{"atrium-actions"}},
+	{"atrium-webhooks", []string{"atrium-webhooks"}},
 }
 
 // flagHelp is one flag as -h describes it.

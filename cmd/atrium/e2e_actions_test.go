@@ -412,8 +412,9 @@ func testMedia(t *testing.T, u string) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {
-		t.Fatalf("GET %s = %d %s", u, resp.StatusCode, resp.Header.Get("Content-Type"))
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" || resp.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" ||
+		resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Accept-Ranges") != "bytes" {
+		t.Fatalf("GET %s = %d %v", u, resp.StatusCode, resp.Header)
 	}
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil || img.Bounds().Dx() != 1200 || img.Bounds().Dy() != 630 {
@@ -580,8 +581,8 @@ func testActionsEvents(t *testing.T, s *stack) {
 		if ev["client_id"] != client {
 			continue
 		}
-		wantKeys(t, ev, "run_id", "action", "client_id", "agency_id", "status", "status_code", "data", "credits_spent", "started_at", "finished_at")
-		if ev["agency_id"] != tn.agency || ev["status"] != "success" || ev["status_code"] != float64(200) ||
+		wantKeys(t, ev, "run_id", "action", "client_id", "agency_id", "status", "status_code", "data", "credits_spent", "provider_cost", "cached", "started_at", "finished_at")
+		if ev["agency_id"] != tn.agency || ev["status"] != "success" || ev["status_code"] != float64(200) || ev["provider_cost"] != float64(0) || ev["cached"] != false ||
 			ev["data"].(map[string]any)["id"] != d["id"] || msg.Header.Get("Nats-Msg-Id") != ev["run_id"] ||
 			fmt.Sprint(ev["credits_spent"]) != "map[ai:2 data:0]" {
 			t.Fatalf("completion event = %v (Nats-Msg-Id %q)", ev, msg.Header.Get("Nats-Msg-Id"))

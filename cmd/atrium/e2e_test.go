@@ -10,10 +10,14 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/natstest"
+	"github.com/atrium-hq/atrium/platform/objstore/objstoretest"
 	"github.com/atrium-hq/atrium/platform/pgtest"
 )
 
 func TestMain(m *testing.M) {
+	// Every response of a stack is checked against its OpenAPI document
+	// (contract_test.go).
+	http.DefaultClient.Transport = contractTransport{base: http.DefaultTransport}
 	pgtest.Main(m)
 	removeBinaries()
 }
@@ -35,7 +39,7 @@ func TestEndToEndPostgres(t *testing.T) {
 
 func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 	w := newActionWorld(t)
-	s := start(t, w.flags()...)
+	s := start(t, append(w.flags(), "--webhook-retry-schedule="+testRetrySchedule)...)
 	for _, tt := range suiteTests(w) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -47,11 +51,43 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		// A long cache TTL: only the revocation event can make this prompt.
 		testRevocationIsPrompt(t, start(t, "--key-cache-ttl=1m"))
 	})
-	t.Run("ActionsPrivateAddresses", func(t *testing.T) {
+	t.Run("PrivateAddresses", func(t *testing.T) {
 		t.Parallel()
 		// Without the world's --allow-private-fetch.
-		testActionsPrivateAddresses(t, start(t))
+		strict := start(t)
+		testActionsPrivateAddresses(t, strict)
+		testWebhooksPrivateAddresses(t, strict)
 	})
+	t.Run("AssetsSVG", func(t *testing.T) {
+		t.Parallel()
+		testAssetsSVG(t, start(t, "--allow-svg-assets"))
+	})
+	t.Run("AssetsCutShortAndStalled", func(t *testing.T) {
+		t.Parallel()
+		testAssetsCutShortAndStalled(t, start(t, "--request-timeout=2s"))
+	})
+}
+
+// TestEndToEndS3 runs the all-in-one stack with its files in a bucket of
+// the local S3-compatible server (versitygw, make services-up), on
+// PostgreSQL: the assets' tests and the generated images, through the S3
+// adapter.
+func TestEndToEndS3(t *testing.T) {
+	w := newActionWorld(t)
+	srv := objstoretest.S3(t)
+	env := srv.Env()
+	s := startStackWith(t, func(c *serveConfig) {
+		c.objects.Env = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	}, append(append([]string{"--database-url=" + migratedDatabase(t), "--nats-url=" + natstest.URL(t)}, srv.Flags()...), w.flags()...)...)
+	for _, tt := range suiteTests(w) {
+		if !strings.HasPrefix(tt.name, "Asset") && tt.name != "ActionsEveryAction" {
+			continue
+		}
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.fn(t, s)
+		})
+	}
 }
 
 type suiteTest struct {
@@ -84,6 +120,12 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CollectionsConcurrentMerge", testCollectionsConcurrentMerge},
 		{"CollectionsEvents", testCollectionsEvents},
 		{"CollectionsAdmin", testCollectionsAdmin},
+		{"AssetsUpload", testAssetsUpload},
+		{"AssetsRefusals", testAssetsRefusals},
+		{"AssetsLifecycle", testAssetsLifecycle},
+		{"AssetsTenancy", testAssetsTenancy},
+		{"AssetsEvents", testAssetsEvents},
+		{"AssetFields", testAssetFields},
 		{"DataRead", testDataRead},
 		{"DataRules", testDataRules},
 		{"DataPaging", testDataPaging},
@@ -104,6 +146,16 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ActionsTenancy", testActionsTenancy},
 		{"ActionRuns", testActionRuns},
 		{"ActionRunsAreTheAgencys", testActionRunsAreTheAgencys},
+		{"WebhooksEndpoints", testWebhooksEndpoints},
+		{"WebhooksValidation", testWebhooksValidation},
+		{"WebhooksEveryFamily", testWebhooksEveryFamily},
+		{"WebhooksRetriesAndGone", testWebhooksRetriesAndGone},
+		{"WebhooksRotation", testWebhooksRotation},
+		{"WebhooksLogAndReplay", testWebhooksLogAndReplay},
+		{"WebhooksTenancy", testWebhooksTenancy},
+		{"WebhooksHangingEndpoint", testWebhooksHangingEndpoint},
+		{"SDK", testSDK},
+		{"SDKRetriesNeverRunTwice", testSDKRetriesNeverRunTwice},
 	}
 }
 

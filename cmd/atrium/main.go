@@ -3,6 +3,7 @@
 //	atrium serve      run the gateway and all four services in one process
 //	atrium migrate    apply every service's PostgreSQL migrations
 //	atrium principal  sign a principal for an internal gRPC caller
+//	atrium openapi    print the OpenAPI 3.1 document (--admin: the admin API's)
 //	atrium version    print the version (also atrium --version)
 //
 // `atrium serve` with no settings runs on the in-memory store with an
@@ -31,6 +32,7 @@ Commands:
   migrate    apply every service's PostgreSQL migrations
   principal  sign a principal for an internal gRPC caller (docs/grpc.md)
   load-rows  stream NDJSON dataset rows into the data service (docs/datasets.md)
+  openapi    print the OpenAPI 3.1 document of the public API (--admin: the admin API's)
   version    print the version (also --version)
 
 Run "atrium <command> -h" for the flags of a command. Every flag can also
@@ -74,6 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return signPrincipal(args[1:], os.LookupEnv, stdout, stderr)
 	case "load-rows":
 		return loadRows(ctx, args[1:], os.LookupEnv, stdout, stderr)
+	case "openapi":
+		return printOpenAPI(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, version)
 		return nil

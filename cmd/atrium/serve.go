@@ -17,6 +17,7 @@ import (
 
 	"github.com/atrium-hq/atrium/gateway"
 	"github.com/atrium-hq/atrium/platform/cli"
+	"github.com/atrium-hq/atrium/platform/objstore/backends"
 	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/platform/telemetry"
@@ -24,16 +25,28 @@ import (
 	collections "github.com/atrium-hq/atrium/services/collections/service"
 	crm "github.com/atrium-hq/atrium/services/crm/service"
 	data "github.com/atrium-hq/atrium/services/data/service"
+	webhooks "github.com/atrium-hq/atrium/services/webhooks/service"
 )
 
 // serveConfig is every setting of `atrium serve`: the same definitions the
 // per-component binaries bind (platform/cli, runner.Backing, the gateway's),
 // plus what only the all-in-one command has.
 type serveConfig struct {
-	common  cli.Common
-	backing runner.Backing
-	gateway gateway.Config
-	actions actions.Settings
+	common      cli.Common
+	backing     runner.Backing
+	gateway     gateway.Config
+	actions     actions.Settings
+	collections collections.Settings
+	// webhooks are the webhooks service's settings; its
+	// --allow-private-fetch is the actions service's.
+	webhooks webhooks.Settings
+	// objects is where the assets' files and the generated images are
+	// kept: one store for the process, shared by the collections and
+	// actions services and read by the gateway.
+	objects backends.Config
+	// publicURL is the public API's base URL as clients reach it; empty:
+	// the public listener's address.
+	publicURL string
 	// grpcAddrs are the services' gRPC listen addresses, by service name.
 	grpcAddrs        map[string]*string
 	natsEmbeddedAddr string
@@ -57,16 +70,17 @@ type serveConfig struct {
 }
 
 // serviceNames are the services serve starts, in start order: the CRM
-// calls collections.
-var serviceNames = []string{"collections", "crm", "data", "actions"}
+// calls collections; data, actions and webhooks call the CRM.
+var serviceNames = []string{"collections", "crm", "data", "actions", "webhooks"}
 
 // parseServe reads flags, then ATRIUM_* variables, then defaults. It returns
 // cli.ErrDone when help or the version was asked for.
 func parseServe(args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) (*serveConfig, error) {
 	fs := flag.NewFlagSet("atrium serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	c := &serveConfig{gateway: gateway.DefaultConfig(), actions: actions.DefaultSettings(), grpcAddrs: map[string]*string{}}
-	c.actions.PublicURL = "" // derived from the public listener unless set
+	c := &serveConfig{gateway: gateway.DefaultConfig(), actions: actions.DefaultSettings(), collections: collections.DefaultSettings(),
+		webhooks: webhooks.DefaultSettings(), grpcAddrs: map[string]*string{}}
+	c.objects.Env = lookup
 	c.gateway.HTTPAddr, c.gateway.AdminAddr = "127.0.0.1:8080", "127.0.0.1:8081"
 	c.gateway.BindFlags(fs)
 	// The same drain as the cluster binaries: a client that wrote a request
@@ -75,6 +89,11 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 	c.common.Bind(fs, "generated when empty (one process needs no shared value)")
 	c.backing.BindFlags(fs, "empty starts an embedded NATS server with JetStream")
 	c.actions.BindFlags(fs)
+	fs.Lookup("allow-private-fetch").Usage = "let seo_audit and optimize_page fetch, and webhooks be delivered to, plain http and private, loopback, link-local and CGNAT addresses (local testing only)"
+	c.webhooks.BindFlags(fs)
+	c.collections.BindFlags(fs)
+	c.objects.BindFlags(fs, "directory of the assets' files and the generated images (under objects/)")
+	cli.BindPublicURL(fs, &c.publicURL, "empty: the public listener's address")
 	for _, name := range serviceNames {
 		c.grpcAddrs[name] = new(cli.DefaultGRPCAddr(name))
 		runner.BindGRPCAddr(fs, c.grpcAddrs[name], name+"-grpc-addr", name)
@@ -86,6 +105,7 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 	if err := cli.Parse(fs, args, version, stdout, lookup); err != nil {
 		return nil, err
 	}
+	c.webhooks.AllowPrivate = c.actions.AllowPrivateFetch
 	if c.gateway.AdminToken == "" {
 		c.gateway.AdminToken = gateway.AdminTokenPrefix + randomHex(24)
 		c.generatedAdminToken = true
@@ -125,10 +145,11 @@ type serveable interface {
 }
 
 // serve runs everything until ctx ends. Start order: NATS, collections,
-// CRM (which calls collections), data, actions, gateway. Stop order is the
-// reverse: the gateway reports not ready for the drain delay while still
-// serving, then drains HTTP; then actions, data, CRM and collections, one
-// after the other, each drains gRPC (no delay: they are reached through the
+// CRM (which calls collections), data, actions, webhooks, gateway. Stop
+// order is the reverse: the gateway reports not ready for the drain delay
+// while still serving, then drains HTTP; then webhooks (its consumer and
+// deliverer stop first), actions, data, CRM and collections, one after the
+// other, each drains gRPC (no delay: they are reached through the
 // gateway, or on loopback) and publishes what is left in its outbox; then
 // NATS stops.
 func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Writer, ready func(listening)) (err error) {
@@ -165,6 +186,16 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	if c.backing.DatabaseURL == "" {
 		logger.Warn("running on the in-memory store: nothing is kept across restarts (set --database-url for PostgreSQL)")
 	}
+	// Opened first, closed last: every service and the gateway use it.
+	objects, err := backends.Open(ctx, c.objects)
+	if err != nil {
+		return err
+	}
+	defer objects.Close()
+	logger.Info("files (assets, generated images)", "store", objects.Describe)
+	if objects.Temporary && c.backing.DatabaseURL != "" {
+		logger.Warn("the files of assets and generated images are kept in a temporary directory removed at exit, while their records are kept in PostgreSQL: set --data-dir or --s3-bucket")
+	}
 	backing := c.backing
 	backing.NATSURL = natsURL
 	// The gateway calls the services in process (rpc.Local); they keep
@@ -184,7 +215,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 			}
 		}
 	}()
-	collectionsSvc, err := collections.New(ctx, collections.Config{Config: with("collections")})
+	collectionsSvc, err := collections.New(ctx, collections.Config{Config: with("collections"), Settings: c.collections, Objects: objects, PublicURL: c.publicURL})
 	if err != nil {
 		return err
 	}
@@ -199,11 +230,17 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		return err
 	}
 	services = append(services, dataSvc)
-	actionsSvc, err := actions.New(ctx, actions.Config{Config: with("actions"), Settings: c.actions, CRMAddr: crmSvc.Addr(), DataAddr: dataSvc.Addr()})
+	actionsSvc, err := actions.New(ctx, actions.Config{Config: with("actions"), Settings: c.actions, CRMAddr: crmSvc.Addr(), DataAddr: dataSvc.Addr(),
+		Objects: objects, PublicURL: c.publicURL, LegacyBlobDir: c.objects.DataDir})
 	if err != nil {
 		return err
 	}
 	services = append(services, actionsSvc)
+	webhooksSvc, err := webhooks.New(ctx, webhooks.Config{Config: with("webhooks"), Settings: c.webhooks, CRMAddr: crmSvc.Addr()})
+	if err != nil {
+		return err
+	}
+	services = append(services, webhooksSvc)
 
 	metricsAddr := ""
 	if c.metricsAddr != "" {
@@ -235,21 +272,23 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 
 	gcfg := c.gateway
 	gcfg.InternalSecret = []byte(c.common.InternalSecret)
-	gcfg.Upstreams = map[string]string{"collections": collectionsSvc.Addr(), "crm": crmSvc.Addr(), "data": dataSvc.Addr(), "actions": actionsSvc.Addr()}
+	gcfg.Upstreams = map[string]string{"collections": collectionsSvc.Addr(), "crm": crmSvc.Addr(), "data": dataSvc.Addr(), "actions": actionsSvc.Addr(),
+		"webhooks": webhooksSvc.Addr()}
 	gcfg.NATSURL, gcfg.ShutdownTimeout, gcfg.DrainDelay, gcfg.Version, gcfg.Logger = natsURL, c.common.ShutdownTimeout, c.common.DrainDelay, version, logger
-	gcfg.Telemetry, gcfg.Local = tel, local
+	gcfg.Telemetry, gcfg.Local, gcfg.Objects = tel, local, objects
 	gw, err := gateway.New(ctx, gcfg)
 	if err != nil {
 		return err
 	}
-	if c.actions.PublicURL == "" {
+	if c.publicURL == "" {
 		actionsSvc.SetPublicURL("http://" + gw.HTTPAddr())
+		collectionsSvc.SetPublicURL("http://" + gw.HTTPAddr())
 	}
 
 	// Each service runs until its own stop; once the gateway has drained,
 	// they are stopped one at a time in reverse order of start, each after
-	// the one that calls it has finished (actions calls data and the CRM,
-	// data calls the CRM, the CRM calls collections), so that no service
+	// the one that calls it has finished (webhooks calls the CRM, actions
+	// calls data and the CRM, data calls the CRM, the CRM calls collections), so that no service
 	// loses a dependency while it still drains its own calls.
 	g, gctx := errgroup.WithContext(ctx)
 	stops := make([]func(), len(services))
@@ -364,6 +403,7 @@ Try:
   curl -s -H "Authorization: Bearer %[1]s" %[3]s/api/v1/prospects
   curl -s -H "Authorization: Bearer %[1]s" "%[3]s/api/v1/deals?limit=1"
   curl -s -H "Authorization: Bearer %[1]s" "%[3]s/api/public/v1/collections/posts?limit=10"
+  curl -s -H "Authorization: Bearer %[2]s" -F file=@photo.jpg -F alt="The shop" %[3]s/api/public/v1/assets
   curl -s -H "Authorization: Bearer %[1]s" "%[3]s/api/v1/data?resource=keywords&client_id=%[4]s&order=tracked_at"
   curl -s -X POST -H "Authorization: Bearer %[2]s" -H "Content-Type: application/json" -d '{"action":"generate_blog","client_id":"%[4]s","keyword":"sourdough starter"}' %[3]s/api/v1/data
   curl -s -H "Authorization: Bearer %[1]s" %[3]s/api/v1/actions

@@ -12,8 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/pgtest"
+	webhooks "github.com/atrium-hq/atrium/services/webhooks/service"
 )
 
 const (
@@ -83,7 +88,7 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 	args := append([]string{
 		"--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0", "--admin-token=" + testAdminToken,
 		"--collections-grpc-addr=127.0.0.1:0", "--crm-grpc-addr=127.0.0.1:0",
-		"--data-grpc-addr=127.0.0.1:0", "--actions-grpc-addr=127.0.0.1:0",
+		"--data-grpc-addr=127.0.0.1:0", "--actions-grpc-addr=127.0.0.1:0", "--webhooks-grpc-addr=127.0.0.1:0",
 		"--nats-embedded-addr=127.0.0.1:0", "--log-level=warn", "--internal-secret=" + testInternalSecret,
 		// No drain delay whatever the default: each of the tests' stacks
 		// would wait it out when it stops. The tests of the drain set one.
@@ -92,6 +97,11 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 	cfg, err := parseServe(args, func(string) (string, bool) { return "", false }, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatalf("parse serve flags: %v", err)
+	}
+	if cfg.backing.NATSURL != "" && cfg.webhooks.Consumer == webhooks.DefaultConsumer {
+		// A NATS server other stacks use too: this stack's webhooks
+		// service must not take their events (see testConsumer).
+		cfg.webhooks.Consumer = testConsumer(t, cfg.backing.NATSURL)
 	}
 	if tweak != nil {
 		tweak(cfg)
@@ -118,6 +128,7 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 		cancel()
 		t.Fatalf("atrium serve not ready after 30s\n%s", s.logs)
 	}
+	checkContract(t, s)
 	s.stop = sync.OnceValue(func() error {
 		cancel()
 		return <-done
@@ -227,4 +238,29 @@ func wantError(t *testing.T, r response, code int, words ...string) {
 			t.Fatalf("response carries gRPC header %s", k)
 		}
 	}
+}
+
+// testConsumer is a durable consumer name of a test's own, on a NATS
+// server that other stacks (and test binaries) share: the stacks' events
+// all go to the same ATRIUM_* streams, and webhooks services sharing one
+// durable consumer would each take some of the others' events and find no
+// endpoint for them. The consumers are deleted when the test ends.
+func testConsumer(t testing.TB, natsURL string) string {
+	t.Helper()
+	name := "atrium-webhooks-test-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	t.Cleanup(func() {
+		nc, err := nats.Connect(natsURL)
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		js, err := jetstream.New(nc)
+		if err != nil {
+			return
+		}
+		if err := webhooks.DeleteConsumers(context.Background(), js, name); err != nil {
+			t.Errorf("delete the test's webhooks consumers: %v", err)
+		}
+	})
+	return name
 }

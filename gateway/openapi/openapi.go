@@ -1,9 +1,3 @@
-// Package openapi serves the OpenAPI (Swagger 2.0) documents of the gateway's
-// two listeners. protoc-gen-openapiv2 generates one file per proto file into
-// this directory (make generate); this package merges them into a public
-// document (/openapi.json on the public listener) and an admin document (on
-// the admin listener), and adds what the generator cannot know: the
-// {"error": "..."} body, 201 for creations, nullable fields, bearer auth.
 package openapi
 
 import (
@@ -12,51 +6,135 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
-
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-
-	"github.com/atrium-hq/atrium/platform/render"
-	// The messages the documents describe, for their field presence.
-	_ "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
-	_ "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 )
 
-//go:embed atrium
+// The generator's Swagger 2.0 files (one per proto file, make generate)
+// and the catalogs the services generate into catalog/ (go generate).
+//
+//go:embed atrium catalog
 var files embed.FS
 
-// Route is one method on one path template.
-type Route struct {
-	Method string
-	Path   string
-}
-
-// Doc is a merged document.
+// Doc is a listener's document, as served.
 type Doc struct {
-	JSON   []byte
-	Routes []Route
+	JSON []byte
 }
 
 // Public is the document of the public listener.
 func Public(version string) (Doc, error) {
-	return build(version, "Atrium API", "The Atrium API: collections, agency CRM lists, per-client data and actions. Authenticate with \"Authorization: Bearer <API key>\".",
-		func(p string) bool { return strings.HasPrefix(p, "/api/") })
+	return build(listener{
+		title:       "Atrium API",
+		description: publicDescription,
+		tenant:      true,
+		keep:        func(p string) bool { return strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/media/") },
+	}, version)
 }
 
 // Admin is the document of the admin listener.
 func Admin(version string) (Doc, error) {
-	return build(version, "Atrium admin API", "Provisioning of sites, agencies, members, clients, API keys, prospects and deals. Authenticate with \"Authorization: Bearer <admin token>\".",
-		func(p string) bool { return strings.HasPrefix(p, "/admin/") })
+	return build(listener{
+		title:       "Atrium admin API",
+		description: adminDescription,
+		keep:        func(p string) bool { return strings.HasPrefix(p, "/admin/") },
+	}, version)
+}
+
+const (
+	publicDescription = "The Atrium API: collections and assets (a headless CMS per site), the agency CRM lists, " +
+		"per-client data (GET /api/v1/data), actions that spend credits (POST /api/v1/data) and webhooks.\n\n" +
+		"Authenticate with `Authorization: Bearer <API key>`. A read key calls the GET routes, a write key every route; " +
+		"a site's key reaches its site's collections, an agency's key its agency's clients, lists, actions and webhooks. " +
+		"Files (/files/, /media/) are served without a key: their names are unguessable capabilities.\n\n" +
+		"Every answer carries `Atrium-Trace-Id`; every error is `{\"error\": \"<what was wrong and what is allowed>\"}`. " +
+		"Retry 5xx answers, network errors and time-outs only, with exponential backoff and jitter, honouring Retry-After; " +
+		"send an Idempotency-Key with every action so that a retried action never runs twice. " +
+		"The Go SDK (sdk/go) does all of this."
+	adminDescription = "Provisioning of sites, agencies, members, clients, API keys, credits, prospects and deals, and dataset rows. " +
+		"Authenticate with `Authorization: Bearer <admin token>`. Every answer carries `Atrium-Trace-Id`; every error is `{\"error\": \"...\"}`."
+)
+
+// listener is what differs between the two documents.
+type listener struct {
+	title, description string
+	// tenant: the routes are called with API keys (scopes, bindings and a
+	// rate limit), not the admin token.
+	tenant bool
+	keep   func(path string) bool
 }
 
 type document = map[string]any
 
-func build(version, title, description string, keep func(path string) bool) (Doc, error) {
-	paths, defs := document{}, document{}
-	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
+// build merges the generator's files into one OpenAPI 3.1 document: the
+// Swagger 2.0 schemas are first completed with what the protos say in
+// their comments and field presence (schemas.go), then converted
+// (convert.go); then come what the generator cannot know: the errors of
+// each route (errors.go), the rows of each dataset and the request and
+// result of each action from the services' catalogs (catalogs.go), and the
+// routes the gateway serves itself (files.go).
+func build(l listener, version string) (Doc, error) {
+	paths, defs, err := load(l.keep)
+	if err != nil {
+		return Doc{}, err
+	}
+	if err := completeSchemas(defs); err != nil {
+		return Doc{}, err
+	}
+	names, err := schemaNames(defs)
+	if err != nil {
+		return Doc{}, err
+	}
+	c := converter{names: names}
+	schemas := document{}
+	for old, d := range defs {
+		schemas[names[old]] = c.schema(d)
+	}
+	out := document{}
+	for p, item := range paths {
+		out[p] = c.pathItem(item.(document))
+	}
+	doc := document{
+		"openapi": "3.1.0",
+		"info": document{
+			"title": l.title, "description": l.description, "version": version,
+		},
+		"servers":  []any{document{"url": "/", "description": "This deployment."}},
+		"security": []any{document{"bearer": []any{}}},
+		"tags":     tags(out),
+		"paths":    out,
+		"components": document{
+			"securitySchemes": document{"bearer": document{
+				"type": "http", "scheme": "bearer",
+				"description": bearerDescription(l.tenant),
+			}},
+			"schemas":   schemas,
+			"responses": document{},
+			"headers":   document{},
+		},
+	}
+	if err := completeDocument(doc, l); err != nil {
+		return Doc{}, err
+	}
+	prune(doc)
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return Doc{}, err
+	}
+	return Doc{JSON: b}, nil
+}
+
+func bearerDescription(tenant bool) string {
+	if tenant {
+		return "An Atrium API key (atr_…), from the admin API's POST /admin/v1/keys."
+	}
+	return "The deployment's admin token (--admin-token)."
+}
+
+// load merges the generator's files: the paths the listener keeps, and
+// the definitions of the files that have any.
+func load(keep func(string) bool) (paths, defs document, err error) {
+	paths, defs = document{}, document{}
+	err = fs.WalkDir(files, "atrium", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(name, ".swagger.json") {
 			return err
 		}
@@ -64,205 +142,134 @@ func build(version, title, description string, keep func(path string) bool) (Doc
 		if err != nil {
 			return err
 		}
-		var doc struct {
+		var f struct {
 			Paths       document `json:"paths"`
 			Definitions document `json:"definitions"`
 		}
-		if err := json.Unmarshal(b, &doc); err != nil {
+		if err := json.Unmarshal(b, &f); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		kept := false
-		for p, item := range doc.Paths {
+		for p, item := range f.Paths {
 			if keep(p) {
-				paths[p] = item
+				// Two services may serve one path (GET and POST
+				// /api/v1/data): their methods merge.
+				merged, _ := paths[p].(document)
+				if merged == nil {
+					merged = document{}
+					paths[p] = merged
+				}
+				maps.Copy(merged, item.(document))
 				kept = true
 			}
 		}
 		if kept {
-			maps.Copy(defs, doc.Definitions)
+			maps.Copy(defs, f.Definitions)
 		}
 		return nil
 	})
-	if err != nil {
-		return Doc{}, err
+	return paths, defs, err
+}
+
+// completeDocument adds to the converted document what the generator
+// cannot know, in the order each step needs the last.
+func completeDocument(doc document, l listener) error {
+	addSharedComponents(doc, l)
+	if err := addCatalogs(doc, l); err != nil {
+		return err
 	}
-	defs["Error"] = document{
-		"type":       "object",
-		"required":   []string{"error"},
-		"properties": document{"error": document{"type": "string", "description": "What was wrong and what is allowed."}},
+	if l.tenant {
+		addFileRoutes(doc)
 	}
-	markNullable(defs)
-	describeProperties(defs)
-	markAlwaysPresent(defs)
-	var routes []Route
+	return forEachOperation(doc, func(_, path string, op document) error {
+		return completeOperation(l, path, op)
+	})
+}
+
+// forEachOperation calls fn for every operation, in a fixed order.
+func forEachOperation(doc document, fn func(method, path string, op document) error) error {
+	paths := doc["paths"].(document)
 	for _, p := range slices.Sorted(maps.Keys(paths)) {
-		item, _ := paths[p].(document)
+		item := paths[p].(document)
 		for _, m := range slices.Sorted(maps.Keys(item)) {
 			op, ok := item[m].(document)
 			if !ok {
 				continue
 			}
-			routes = append(routes, Route{Method: strings.ToUpper(m), Path: p})
-			adjustOperation(op, m, p, strings.HasPrefix(p, "/api/"))
-		}
-	}
-	out := document{
-		"swagger":             "2.0",
-		"info":                document{"title": title, "description": description, "version": version},
-		"consumes":            []string{"application/json"},
-		"produces":            []string{"application/json"},
-		"securityDefinitions": document{"bearer": document{"type": "apiKey", "name": "Authorization", "in": "header"}},
-		"security":            []document{{"bearer": []string{}}},
-		"paths":               paths,
-		"definitions":         defs,
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return Doc{}, err
-	}
-	return Doc{JSON: b, Routes: routes}, nil
-}
-
-// adjustOperation declares the errors the route can answer, each with the
-// error body, and 201 for creations.
-func adjustOperation(op document, method, path string, tenant bool) {
-	responses, _ := op["responses"].(document)
-	if responses == nil {
-		responses = document{}
-		op["responses"] = responses
-	}
-	if id, _ := op["operationId"].(string); strings.Contains(id, "_Create") {
-		if ok, found := responses["200"]; found {
-			delete(responses, "200")
-			if r, isDoc := ok.(document); isDoc {
-				r["description"] = "Created."
-			}
-			responses["201"] = ok
-		}
-	}
-	delete(responses, "default")
-	errorResponse := func(description string) document {
-		return document{"description": description, "schema": document{"$ref": "#/definitions/Error"}}
-	}
-	responses["400"] = errorResponse("A query parameter, path parameter or body field is invalid; the message names it and what is allowed.")
-	if tenant {
-		responses["401"] = errorResponse("The API key is missing, malformed, unknown, expired or revoked.")
-		responses["403"] = errorResponse("The key lacks the scope this route needs, or is not bound to what the route reads.")
-		responses["429"] = errorResponse("The API key is over the deployment's rate limit (when one is set). Retry after the Retry-After header.")
-	} else {
-		responses["401"] = errorResponse("The admin token is missing or wrong.")
-	}
-	if strings.Contains(path, "{") {
-		responses["404"] = errorResponse("The object named in the path does not exist (or belongs to another tenant).")
-	}
-	params, _ := op["parameters"].([]any)
-	for _, prm := range params {
-		if prm, _ := prm.(document); prm["in"] == "body" {
-			responses["413"] = errorResponse("The request body is larger than the gateway's limit.")
-		}
-	}
-	if tenant && strings.Contains(path, "{item_id}") && (method == "patch" || method == "delete") {
-		responses["412"] = errorResponse("An If-Match header does not match the item's current ETag; nothing changed.")
-	}
-	responses["500"] = errorResponse("A fault; the message carries a reference to quote. Retry with backoff.")
-	responses["503"] = errorResponse("A backing service is unavailable, a write collided with others, the server is at its limit of requests in flight, or it is shutting down. Retry after the Retry-After header.")
-	responses["504"] = errorResponse("The request ran out of time. Retry with backoff.")
-	for _, prm := range params {
-		if prm, _ := prm.(document); prm["in"] == "path" && isIDName(prm["name"]) {
-			prm["format"] = "uuid"
-		}
-	}
-}
-
-var (
-	oneOf    = regexp.MustCompile(`(?:One|Subset|One or both) of: ([a-z0-9_]+(?:, [a-z0-9_]+)*)`)
-	dateOnly = regexp.MustCompile(`\bYYYY-MM-DD\b`)
-)
-
-func isIDName(v any) bool {
-	name, _ := v.(string)
-	return name == "id" || strings.HasSuffix(name, "_id")
-}
-
-// describeProperties turns what the proto comments state into schema:
-// "One of: a, b" and "Subset of: a, b" become enumerations, "YYYY-MM-DD" the
-// date format, and every id a UUID. It drops rendered_json.
-func describeProperties(defs document) {
-	for _, d := range defs {
-		props, _ := d.(document)["properties"].(document)
-		delete(props, render.Field)
-		for name, p := range props {
-			prop, _ := p.(document)
-			desc, _ := prop["description"].(string)
-			target := prop
-			if prop["type"] == "array" {
-				target, _ = prop["items"].(document)
-			}
-			if target == nil || target["type"] != "string" {
-				continue
-			}
-			if m := oneOf.FindStringSubmatch(desc); m != nil {
-				target["enum"] = strings.Split(m[1], ", ")
-			}
-			if dateOnly.MatchString(desc) {
-				target["format"] = "date"
-			}
-			if isIDName(name) {
-				target["format"] = "uuid"
-			}
-		}
-	}
-}
-
-// responseDefinition is the proto message behind a definition the
-// generator named v1<Message>, when it is not a request.
-func responseDefinition(name string) protoreflect.MessageDescriptor {
-	msg, ok := strings.CutPrefix(name, "v1")
-	if !ok || strings.HasSuffix(msg, "Request") {
-		return nil
-	}
-	for _, pkg := range []string{"atrium.crm.v1.", "atrium.collections.v1."} {
-		if d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(pkg + msg)); err == nil {
-			if md, ok := d.(protoreflect.MessageDescriptor); ok {
-				return md
+			if err := fn(m, p, op); err != nil {
+				return fmt.Errorf("%s %s: %w", strings.ToUpper(m), p, err)
 			}
 		}
 	}
 	return nil
 }
 
-// markAlwaysPresent lists as required every response field the JSON always
-// carries: all of them (unset ones print as null or a zero value) except
-// proto3 optional fields, which are left out when unset.
-func markAlwaysPresent(defs document) {
-	for name, d := range defs {
-		md := responseDefinition(name)
-		if md == nil {
-			continue
-		}
-		props, _ := d.(document)["properties"].(document)
-		var required []string
-		for i := range md.Fields().Len() {
-			f := md.Fields().Get(i)
-			if _, shown := props[string(f.Name())]; shown && !f.HasOptionalKeyword() {
-				required = append(required, string(f.Name()))
+// tags lists the services the operations are tagged with, each described.
+func tags(paths document) []any {
+	seen := map[string]bool{}
+	for _, item := range paths {
+		for _, op := range item.(document) {
+			if op, ok := op.(document); ok {
+				for _, t := range op["tags"].([]any) {
+					seen[t.(string)] = true
+				}
 			}
 		}
-		if len(required) > 0 {
-			d.(document)["required"] = required
-		}
 	}
+	var out []any
+	for _, t := range slices.Sorted(maps.Keys(seen)) {
+		tag := document{"name": t}
+		if d, ok := tagDescriptions[t]; ok {
+			tag["description"] = d
+		}
+		out = append(out, tag)
+	}
+	return out
 }
 
-// markNullable flags the properties whose description says they may be
-// null (unset timestamps and wrapped strings print as null).
-func markNullable(defs document) {
-	for _, d := range defs {
-		props, _ := d.(document)["properties"].(document)
-		for _, p := range props {
-			prop, _ := p.(document)
-			if desc, _ := prop["description"].(string); strings.Contains(strings.ToLower(desc), "null") {
-				prop["x-nullable"] = true
+var tagDescriptions = map[string]string{
+	"CollectionsService":      "A site's collections and their items: the headless CMS. Site keys.",
+	"AssetsService":           "A site's files: upload, list, describe, delete. Site keys.",
+	"CRMService":              "The agency's prospects and deals. Agency keys.",
+	"DataService":             "Per-client datasets: GET /api/v1/data. Agency keys.",
+	"ActionsService":          "Actions that spend credits (POST /api/v1/data), their discovery and the credit balance. Agency keys.",
+	"WebhooksService":         "Webhook endpoints, their deliveries and the event types. Site or agency keys.",
+	"CRMAdminService":         "Agencies, members, clients, API keys, prospects and deals.",
+	"CollectionsAdminService": "Sites and their collections.",
+	"DataAdminService":        "Dataset rows, written by an administrator.",
+	"ActionsAdminService":     "Agencies' credits.",
+}
+
+// prune drops the components no route refers to, directly or through
+// others: the generator's well-known types, the bodies of routes the
+// listener does not serve, the errors none of its routes gives.
+func prune(doc document) {
+	comp := doc["components"].(document)
+	reached := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case document:
+			if ref, ok := x["$ref"].(string); ok && !reached[ref] {
+				reached[ref] = true
+				if kind, name, ok := strings.Cut(strings.TrimPrefix(ref, "#/components/"), "/"); ok {
+					walk(asDoc(comp[kind])[name])
+				}
+			}
+			for _, v := range x {
+				walk(v)
+			}
+		case []any:
+			for _, v := range x {
+				walk(v)
+			}
+		}
+	}
+	walk(doc["paths"])
+	for _, kind := range []string{"schemas", "responses", "headers"} {
+		for name := range asDoc(comp[kind]) {
+			if !reached["#/components/"+kind+"/"+name] {
+				delete(asDoc(comp[kind]), name)
 			}
 		}
 	}

@@ -2,12 +2,20 @@ package openapi
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"google.golang.org/genproto/googleapis/api/annotations"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 )
 
-func load(t *testing.T, doc func(string) (Doc, error)) map[string]any {
+func loadDoc(t *testing.T, doc func(string) (Doc, error)) map[string]any {
 	t.Helper()
 	d, err := doc("test")
 	if err != nil {
@@ -43,9 +51,105 @@ func strs(v any) []string {
 	return out
 }
 
+// TestDocumentsAreValidOpenAPI31 checks both documents with an
+// independent implementation of OpenAPI 3.1 (pb33f's libopenapi): the
+// document against the specification's schema, and every schema in it
+// compiled as JSON Schema 2020-12, as a validator of requests and
+// responses does.
+func TestDocumentsAreValidOpenAPI31(t *testing.T) {
+	for name, build := range map[string]func(string) (Doc, error){"public": Public, "admin": Admin} {
+		t.Run(name, func(t *testing.T) {
+			d, err := build("1.2.3")
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := libopenapi.NewDocument(d.JSON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := doc.GetVersion(); v != "3.1.0" {
+				t.Fatalf("version %q, want 3.1.0", v)
+			}
+			v, errs := validator.NewValidator(doc)
+			if len(errs) > 0 {
+				t.Fatalf("building a validator: %v", errs)
+			}
+			if ok, verrs := v.ValidateDocument(); !ok {
+				for _, e := range verrs {
+					t.Errorf("%s: %s", e.Message, e.Reason)
+					for _, s := range e.SchemaValidationErrors {
+						t.Errorf("  %s at %s (line %d)", s.Reason, s.FieldPath, s.Line)
+					}
+				}
+			}
+			model, berr := doc.BuildV3Model()
+			if berr != nil {
+				t.Fatalf("building the model: %v", berr)
+			}
+			if model.Model.Components.Schemas.Len() < 20 {
+				t.Fatalf("only %d schemas", model.Model.Components.Schemas.Len())
+			}
+		})
+	}
+}
+
+// TestEveryHTTPRuleIsDocumented: every route a proto declares is in one of
+// the two documents, with its method; no document shows a route the
+// protos do not declare (beyond the gateway's own file route).
+func TestEveryHTTPRuleIsDocumented(t *testing.T) {
+	pub, admin := loadDoc(t, Public), loadDoc(t, Admin)
+	declared := map[string]bool{"get " + filesPath: true}
+	for _, sd := range services() {
+		for i := range sd.Methods().Len() {
+			md := sd.Methods().Get(i)
+			rule, ok := proto.GetExtension(md.Options().(*descriptorpb.MethodOptions), annotations.E_Http).(*annotations.HttpRule)
+			if !ok || rule == nil {
+				continue
+			}
+			for _, r := range append([]*annotations.HttpRule{rule}, rule.GetAdditionalBindings()...) {
+				method, path := httpRule(r)
+				declared[method+" "+path] = true
+				doc := pub
+				if strings.HasPrefix(path, "/admin/") {
+					doc = admin
+				}
+				item, _ := doc["paths"].(map[string]any)[path].(map[string]any)
+				if _, ok := item[method]; !ok {
+					t.Errorf("%s (%s %s) is not documented", md.FullName(), method, path)
+				}
+			}
+		}
+	}
+	for _, doc := range []map[string]any{pub, admin} {
+		for p, item := range doc["paths"].(map[string]any) {
+			for m := range item.(map[string]any) {
+				if !declared[m+" "+p] {
+					t.Errorf("%s %s is documented but declared by no RPC", m, p)
+				}
+			}
+		}
+	}
+}
+
+func httpRule(r *annotations.HttpRule) (method, path string) {
+	switch p := r.GetPattern().(type) {
+	case *annotations.HttpRule_Get:
+		return "get", p.Get
+	case *annotations.HttpRule_Post:
+		return "post", p.Post
+	case *annotations.HttpRule_Patch:
+		return "patch", p.Patch
+	case *annotations.HttpRule_Put:
+		return "put", p.Put
+	case *annotations.HttpRule_Delete:
+		return "delete", p.Delete
+	}
+	return "", ""
+}
+
 func TestSchemasSayWhatTheAPIChecks(t *testing.T) {
-	pub := load(t, Public)
-	prospect := dig(t, pub, "definitions", "v1Prospect")
+	pub := loadDoc(t, Public)
+	prospect := dig(t, pub, "components", "schemas", "Prospect")
 	if got := strs(dig(t, prospect, "properties", "pipeline_stage", "enum")); !slices.Equal(got,
 		[]string{"new", "contacted", "qualified", "proposal_sent", "negotiation", "won", "lost"}) {
 		t.Fatalf("pipeline_stage enum = %v", got)
@@ -59,31 +163,39 @@ func TestSchemasSayWhatTheAPIChecks(t *testing.T) {
 	if req := strs(dig(t, prospect, "required")); len(req) != 10 {
 		t.Fatalf("prospect required = %v, want all 10 fields (every one is always in the JSON)", req)
 	}
-	deal := dig(t, pub, "definitions", "v1Deal")
+	deal := dig(t, pub, "components", "schemas", "Deal")
 	if f := dig(t, deal, "properties", "expected_close_date", "format"); f != "date" {
 		t.Fatalf("expected_close_date format = %v, want date", f)
 	}
-	if got := strs(dig(t, deal, "properties", "stage", "enum")); len(got) != 6 || got[0] != "lead" {
-		t.Fatalf("deal stage enum = %v", got)
+	if got := dig(t, deal, "properties", "closed_at", "type"); !slices.Equal(strs(got), []string{"string", "null"}) {
+		t.Fatalf("closed_at type = %v, want string or null (null while the deal is open)", got)
 	}
 
-	admin := load(t, Admin)
-	createKey := dig(t, admin, "definitions", "v1CreateKeyRequest")
+	admin := loadDoc(t, Admin)
+	createKey := dig(t, admin, "components", "schemas", "CreateKeyRequest")
 	if got := strs(dig(t, createKey, "required")); !slices.Equal(got, []string{"name", "scopes"}) {
 		t.Fatalf("create key required = %v", got)
 	}
 	if got := strs(dig(t, createKey, "properties", "scopes", "items", "enum")); !slices.Equal(got, []string{"read", "write"}) {
 		t.Fatalf("scopes enum = %v", got)
 	}
-	if req := strs(dig(t, admin, "definitions", "v1APIKey", "required")); slices.Contains(req, "secret") || !slices.Contains(req, "site_id") {
+	if req := strs(dig(t, admin, "components", "schemas", "APIKey", "required")); slices.Contains(req, "secret") || !slices.Contains(req, "site_id") {
 		t.Fatalf("API key required = %v: secret is present only at creation, site_id always (null when unset)", req)
+	}
+	// A query parameter's comment is read as a property's.
+	for _, p := range dig(t, pub, "paths", "/api/v1/prospects", "get", "parameters").([]any) {
+		if p.(map[string]any)["name"] == "pipeline_stage" {
+			if got := strs(dig(t, p, "schema", "enum")); len(got) != 7 {
+				t.Fatalf("pipeline_stage parameter enum = %v", got)
+			}
+		}
 	}
 }
 
 func TestEveryRouteListsItsErrors(t *testing.T) {
-	pub := load(t, Public)
+	pub := loadDoc(t, Public)
 	list := dig(t, pub, "paths", "/api/v1/prospects", "get", "responses").(map[string]any)
-	for _, code := range []string{"200", "400", "401", "403", "429", "500", "503"} {
+	for _, code := range []string{"200", "400", "401", "403", "429", "500", "503", "504"} {
 		if _, ok := list[code]; !ok {
 			t.Errorf("GET /api/v1/prospects does not document %s", code)
 		}
@@ -91,30 +203,163 @@ func TestEveryRouteListsItsErrors(t *testing.T) {
 	if _, ok := list["404"]; ok {
 		t.Error("GET /api/v1/prospects documents 404 but names no object in its path")
 	}
-	patch := dig(t, pub, "paths", "/api/public/v1/collections/{collection_slug}/{item_id}", "patch", "responses").(map[string]any)
+	if ref := dig(t, list, "400", "$ref"); ref != "#/components/responses/BadRequest" {
+		t.Errorf("400 = %v, want the BadRequest response", ref)
+	}
+	if ref := dig(t, list, "200", "headers", "Atrium-Trace-Id", "$ref"); ref != "#/components/headers/TraceId" {
+		t.Errorf("200 does not declare Atrium-Trace-Id: %v", ref)
+	}
+	if ref := dig(t, pub, "components", "responses", "TooManyRequests", "headers", "Retry-After", "$ref"); ref != "#/components/headers/RetryAfter" {
+		t.Errorf("429 does not declare Retry-After: %v", ref)
+	}
+	if ref := dig(t, pub, "components", "responses", "BadRequest", "content", "application/json", "schema", "$ref"); ref != "#/components/schemas/Error" {
+		t.Errorf("400 body = %v, want the error body", ref)
+	}
+	patch := dig(t, pub, "paths", "/api/public/v1/collections/{collection_slug}/{item_id}", "patch").(map[string]any)
 	for _, code := range []string{"200", "400", "403", "404", "412", "413"} {
-		if _, ok := patch[code]; !ok {
+		if _, ok := patch["responses"].(map[string]any)[code]; !ok {
 			t.Errorf("PATCH of an item does not document %s", code)
 		}
 	}
-	admin := load(t, Admin)
+	if !slices.ContainsFunc(patch["parameters"].([]any), func(p any) bool { return p.(map[string]any)["name"] == "If-Match" }) {
+		t.Error("PATCH of an item does not take If-Match")
+	}
+	run := dig(t, pub, "paths", "/api/v1/data", "post", "responses").(map[string]any)
+	for _, code := range []string{"402", "409", "422"} {
+		if _, ok := run[code]; !ok {
+			t.Errorf("POST /api/v1/data does not document %s", code)
+		}
+	}
+	admin := loadDoc(t, Admin)
 	create := dig(t, admin, "paths", "/admin/v1/keys", "post", "responses").(map[string]any)
 	for _, code := range []string{"201", "400", "401", "413", "503"} {
 		if _, ok := create[code]; !ok {
 			t.Errorf("POST /admin/v1/keys does not document %s", code)
 		}
 	}
-	if _, ok := create["429"]; ok {
-		t.Error("POST /admin/v1/keys documents 429, but the admin API is not rate limited")
-	}
-	if ref := dig(t, create, "400", "schema", "$ref"); ref != "#/definitions/Error" {
-		t.Errorf("400 schema = %v, want the error body", ref)
+	for _, code := range []string{"200", "429", "403"} {
+		if _, ok := create[code]; ok {
+			t.Errorf("POST /admin/v1/keys documents %s (it answers 201; the admin API is not rate limited and has no scopes)", code)
+		}
 	}
 	revoke := dig(t, admin, "paths", "/admin/v1/keys/{key_id}", "delete").(map[string]any)
 	if _, ok := revoke["responses"].(map[string]any)["404"]; !ok {
 		t.Error("DELETE /admin/v1/keys/{key_id} does not document 404")
 	}
-	if f := dig(t, revoke["parameters"].([]any)[0], "format"); f != "uuid" {
+	if f := dig(t, revoke["parameters"].([]any)[0], "schema", "format"); f != "uuid" {
 		t.Errorf("key_id format = %v, want uuid", f)
 	}
+}
+
+// TestSecuritySaysTheScope: the security requirement names the scope the
+// RPC's access rule needs, and the description the binding.
+func TestSecuritySaysTheScope(t *testing.T) {
+	pub := loadDoc(t, Public)
+	for path, want := range map[string]string{"/api/v1/prospects get": "read", "/api/v1/data post": "write", "/api/v1/webhooks post": "write"} {
+		p, m, _ := strings.Cut(path, " ")
+		op := dig(t, pub, "paths", p, m)
+		if got := strs(dig(t, op.(map[string]any)["security"].([]any)[0], "bearer")); !slices.Equal(got, []string{want}) {
+			t.Errorf("%s security scopes = %v, want %s", path, got, want)
+		}
+		if d, _ := op.(map[string]any)["description"].(string); !strings.Contains(d, "bound to") {
+			t.Errorf("%s description does not say what the key must be bound to: %q", path, d)
+		}
+	}
+}
+
+// TestAssetsRoutesAreDocumentedAsServed: the upload is a multipart form
+// or the raw file (not the gRPC stream the generator sees), created with
+// 201 and refused with 413 over the limit; the files are served without a
+// key.
+func TestAssetsRoutesAreDocumentedAsServed(t *testing.T) {
+	pub := loadDoc(t, Public)
+	upload := dig(t, pub, "paths", "/api/public/v1/assets", "post").(map[string]any)
+	content := dig(t, upload, "requestBody", "content").(map[string]any)
+	if _, ok := content["multipart/form-data"]; !ok {
+		t.Fatalf("upload content %v", slices.Collect(maps.Keys(content)))
+	}
+	if _, ok := content["image/png"]; !ok {
+		t.Fatalf("the raw form is not documented: %v", slices.Collect(maps.Keys(content)))
+	}
+	if got := strs(dig(t, content["multipart/form-data"], "schema", "required")); !slices.Equal(got, []string{"file"}) {
+		t.Fatalf("multipart required %v", got)
+	}
+	for _, code := range []string{"201", "400", "401", "403", "413"} {
+		if _, ok := upload["responses"].(map[string]any)[code]; !ok {
+			t.Errorf("the upload does not document %s", code)
+		}
+	}
+	if ref := dig(t, upload, "responses", "201", "content", "application/json", "schema", "$ref"); ref != "#/components/schemas/CreateAssetResponse" {
+		t.Errorf("201 schema %v", ref)
+	}
+	for _, p := range []string{"/files/{name}/{filename}", "/media/{name}"} {
+		get := dig(t, pub, "paths", p, "get").(map[string]any)
+		if sec, ok := get["security"].([]any); !ok || len(sec) != 0 {
+			t.Errorf("%s security = %v, want none", p, get["security"])
+		}
+		for _, code := range []string{"200", "206", "304", "404", "416"} {
+			if _, ok := get["responses"].(map[string]any)[code]; !ok {
+				t.Errorf("%s does not document %s", p, code)
+			}
+		}
+	}
+	asset := dig(t, pub, "components", "schemas", "Asset")
+	if got := strs(dig(t, asset, "properties", "content_type", "enum")); len(got) != 8 || got[0] != "image/jpeg" {
+		t.Errorf("content_type enum %v", got)
+	}
+	if got := strs(dig(t, asset, "properties", "width", "type")); !slices.Equal(got, []string{"integer", "null"}) {
+		t.Errorf("width type = %v, want integer or null", got)
+	}
+}
+
+// TestDatasetRowsAreTheCatalogs: the data read's rows are the catalog's
+// (every field present, null when it has no value) and its resource an
+// enumeration of the catalog's names.
+func TestDatasetRowsAreTheCatalogs(t *testing.T) {
+	pub := loadDoc(t, Public)
+	rows := dig(t, pub, "components", "schemas", "ReadDatasetResponse", "properties", "data", "items", "anyOf").([]any)
+	if len(rows) < 33 {
+		t.Fatalf("%d row schemas, want every dataset's", len(rows))
+	}
+	kw := dig(t, pub, "components", "schemas", "KeywordsRow")
+	if f := dig(t, kw, "properties", "created_at", "format"); f != "date" {
+		t.Errorf("keywords created_at format %v, want date", f)
+	}
+	if got := strs(dig(t, kw, "properties", "position", "type")); !slices.Equal(got, []string{"number", "null"}) {
+		t.Errorf("position type %v", got)
+	}
+	if dig(t, kw, "additionalProperties") != false || len(strs(dig(t, kw, "required"))) != 14 {
+		t.Errorf("keywords rows: additionalProperties %v, required %v", dig(t, kw, "additionalProperties"), dig(t, kw, "required"))
+	}
+	for _, p := range dig(t, pub, "paths", "/api/v1/data", "get", "parameters").([]any) {
+		if p.(map[string]any)["name"] == "resource" {
+			if names := strs(dig(t, p, "schema", "enum")); !slices.Contains(names, "keywords") || names[0] != "clients" {
+				t.Errorf("resource enum %v", names)
+			}
+		}
+	}
+	admin := loadDoc(t, Admin)
+	if got := strs(dig(t, admin, "components", "schemas", "NewKeywordsRow", "required")); !slices.Equal(got, []string{"keyword"}) {
+		t.Errorf("a new keyword row requires %v, want [keyword]", got)
+	}
+}
+
+func TestOperationExtrasNameOperations(t *testing.T) {
+	ops := map[string]bool{}
+	for _, doc := range []map[string]any{loadDoc(t, Public), loadDoc(t, Admin)} {
+		for _, item := range doc["paths"].(map[string]any) {
+			for _, op := range item.(map[string]any) {
+				ops[op.(map[string]any)["operationId"].(string)] = true
+			}
+		}
+	}
+	for id := range operationExtras {
+		if !ops[id] {
+			t.Errorf("operationExtras names %s, which no route has", id)
+		}
+	}
+	if methodOf("CRMService_ListProspects") == nil {
+		t.Fatal("methodOf finds no RPC for CRMService_ListProspects")
+	}
+	var _ protoreflect.MethodDescriptor = methodOf("CRMService_ListProspects")
 }

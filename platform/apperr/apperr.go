@@ -55,6 +55,9 @@ const (
 	// were given different --internal-secret values) rather than a bad
 	// credential, which readiness checks report as such.
 	ReasonPrincipalSignature = "PRINCIPAL_SIGNATURE"
+	// ReasonTooLarge: the request carries more than a limit allows, such
+	// as an upload over the largest asset size (HTTP 413).
+	ReasonTooLarge = "TOO_LARGE"
 )
 
 // Error is an error whose message is safe and useful to show to the caller.
@@ -120,6 +123,12 @@ func InsufficientCredits(format string, a ...any) error {
 // one.
 func Unprocessable(format string, a ...any) error {
 	return &Error{Kind: KindInvalid, Reason: ReasonUnprocessable, Message: fmt.Sprintf(format, a...)}
+}
+
+// TooLarge reports a request larger than a limit allows; retrying the
+// same request fails the same way.
+func TooLarge(format string, a ...any) error {
+	return &Error{Kind: KindInvalid, Reason: ReasonTooLarge, Message: fmt.Sprintf(format, a...)}
 }
 
 // Cause describes everything err wraps, for logs: the message of an *Error

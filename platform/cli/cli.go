@@ -151,6 +151,7 @@ var defaultGRPCAddrs = map[string]string{
 	"crm":         "127.0.0.1:9092",
 	"data":        "127.0.0.1:9093",
 	"actions":     "127.0.0.1:9094",
+	"webhooks":    "127.0.0.1:9095",
 }
 
 // DefaultGRPCAddr is service's default gRPC address.
@@ -160,4 +161,14 @@ func DefaultGRPCAddr(service string) string { return defaultGRPCAddrs[service] }
 // with it, or without it.
 func BindNATSURL(fs *flag.FlagSet, p *string, usage string) {
 	fs.StringVar(p, "nats-url", *p, "NATS server URL; "+usage)
+}
+
+// DefaultPublicURL is the public API's base URL in a service's own binary
+// unless set: the gateway's default listener.
+const DefaultPublicURL = "http://127.0.0.1:8080"
+
+// BindPublicURL binds the public API's base URL, which the URLs of
+// uploaded assets and generated media start with.
+func BindPublicURL(fs *flag.FlagSet, p *string, usage string) {
+	fs.StringVar(p, "public-url", *p, "base URL of the public API as clients reach it (https://api.example.com, or a CDN in front of it); the URLs of assets and generated media start with it; "+usage)
 }

@@ -1,6 +1,6 @@
-// Package pagination parses and checks the limit and offset parameters of
-// Atrium's list endpoints, so that every list explains a bad value the same
-// way.
+// Package pagination parses and checks the paging parameters of Atrium's
+// list endpoints (limit and offset, and opaque cursors bound to their
+// query), so that every list explains a bad value the same way.
 package pagination
 
 import "github.com/atrium-hq/atrium/platform/apperr"

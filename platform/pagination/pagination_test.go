@@ -45,3 +45,29 @@ func TestParse(t *testing.T) {
 		})
 	}
 }
+
+// TestCursorBoundToItsQuery: a cursor gives back its position with the
+// same parameters only; with others, or altered, it is a 400 that says
+// what to do.
+func TestCursorBoundToItsQuery(t *testing.T) {
+	c := Cursor("0192f7c4-0000-7000-8000-000000000001", "webhook-1", "failed")
+	if got, err := ReadCursor(c, "the webhook and status", "webhook-1", "failed"); err != nil || got != "0192f7c4-0000-7000-8000-000000000001" {
+		t.Fatalf("ReadCursor with the same parameters = %q, %v", got, err)
+	}
+	for name, tc := range map[string]struct {
+		cursor string
+		params []string
+		want   string
+	}{
+		"other status":  {c, []string{"webhook-1", "pending"}, "cursor belongs to another query: it is bound to the webhook and status"},
+		"other webhook": {c, []string{"webhook-2", "failed"}, "belongs to another query"},
+		"params moved":  {c, []string{"webhook-1failed", ""}, "belongs to another query"},
+		"not base64":    {"%%%", []string{"webhook-1", "failed"}, "cursor is malformed: send back next_cursor exactly as received"},
+		"not a cursor":  {"e30", []string{"webhook-1", "failed"}, "cursor is malformed"}, // {}
+	} {
+		_, err := ReadCursor(tc.cursor, "the webhook and status", tc.params...)
+		if apperr.KindOf(err) != apperr.KindInvalid || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a 400 saying %q", name, err, tc.want)
+		}
+	}
+}

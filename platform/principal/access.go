@@ -28,6 +28,9 @@ type Binding string
 const (
 	BindingAgency Binding = "agency"
 	BindingSite   Binding = "site"
+	// BindingSiteOrAgency takes a key bound to either (or both); the RPC
+	// serves each tenant its own objects.
+	BindingSiteOrAgency Binding = "site or agency"
 )
 
 // Authorize returns nil if p may call an RPC whose rule is a, or the error
@@ -58,6 +61,8 @@ func Authorize(p Principal, a Access) error {
 			return apperr.PermissionDenied("%s is not bound to an agency; the CRM, data and action interfaces need a key issued with an agency_id", who)
 		case a.Binding == BindingSite && p.SiteID == "":
 			return apperr.PermissionDenied("%s is not bound to a site; the collections interface needs a key issued with a site_id", who)
+		case a.Binding == BindingSiteOrAgency && p.SiteID == "" && p.AgencyID == "":
+			return apperr.PermissionDenied("%s is bound to neither a site nor an agency; this operation needs a key issued with a site_id or an agency_id", who)
 		}
 		return nil
 	case accessv1.Caller_CALLER_ADMIN:
@@ -133,6 +138,8 @@ func MethodAccess(md protoreflect.MethodDescriptor) (Access, bool) {
 		a.Binding = BindingAgency
 	case accessv1.Binding_BINDING_SITE:
 		a.Binding = BindingSite
+	case accessv1.Binding_BINDING_SITE_OR_AGENCY:
+		a.Binding = BindingSiteOrAgency
 	}
 	if a.Caller == accessv1.Caller_CALLER_TENANT && (a.Scope == "" || a.Binding == "") {
 		return Access{}, false // a tenant rule must say both

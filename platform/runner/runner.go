@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -122,6 +123,14 @@ type Runtime struct {
 	// runtime reports to probes about them, the database and the drain.
 	upstreams []rpc.Upstream
 	health    health
+	// background are the service's own loops (Go), run beside serving.
+	background []backgroundLoop
+}
+
+// backgroundLoop is a loop a service runs beside serving (Runtime.Go).
+type backgroundLoop struct {
+	name string
+	run  func(ctx context.Context) error
 }
 
 // Open opens what cfg names for the service spec describes: its database
@@ -293,6 +302,20 @@ func (r *Runtime) startRelay(stream, subjects string) error {
 // Addr is the gRPC listen address.
 func (r *Runtime) Addr() string { return r.GRPC.Addr() }
 
+// JetStream is the service's JetStream context on its NATS connection, for
+// services that consume streams as well as publish to their own.
+func (r *Runtime) JetStream() (jetstream.JetStream, error) { return jetstream.New(r.nats) }
+
+// Go adds a loop the service runs beside serving, from Run until it stops:
+// a consumer, a deliverer. Its context ends when the service begins to
+// drain, and Run waits for it to return before it publishes the last of
+// the outbox and closes the store, so that the loop may still write (and
+// enqueue events) as it winds down. A loop that returns an error while the
+// service is serving stops the service with that error. Call it before Run.
+func (r *Runtime) Go(name string, run func(ctx context.Context) error) {
+	r.background = append(r.background, backgroundLoop{name, run})
+}
+
 // Run serves until ctx ends, then shuts down in this order: it reports
 // NOT_SERVING and keeps serving for the drain delay, so that callers and
 // load balancers stop sending; it stops accepting calls and lets those in
@@ -309,6 +332,19 @@ func (r *Runtime) Run(ctx context.Context) error {
 	relay := r.relay.Load()
 	g.Go(func() error { return relay.Run(relayCtx) })
 	g.Go(func() error { r.watchHealth(gctx); return nil })
+	// The loops stop when the drain begins; stopped tells the shutdown
+	// below when they all have.
+	var loops sync.WaitGroup
+	for _, l := range r.background {
+		loops.Add(1)
+		g.Go(func() error {
+			defer loops.Done()
+			if err := l.run(gctx); err != nil && gctx.Err() == nil {
+				return fmt.Errorf("%s: %w", l.name, err)
+			}
+			return nil
+		})
+	}
 	store := "postgres"
 	if r.Memory() {
 		store = "memory"
@@ -327,6 +363,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.ShutdownTimeout)
 		defer cancel()
 		r.GRPC.Shutdown(sctx)
+		loops.Wait()
 		relay.Drain(sctx)
 		stopRelay()
 		// Last: probes and scrapes are answered until the end.

@@ -68,7 +68,9 @@ func awaitHealth(t *testing.T, conn *grpc.ClientConn, want healthpb.HealthCheckR
 
 // On stop a service reports NOT_SERVING, saying it is shutting down, while
 // it still answers calls for the drain delay; then it stops accepting,
-// publishes what its last calls enqueued, and Run returns nil.
+// publishes what its last calls enqueued, and Run returns nil. Its
+// background loop is told to stop when the drain begins, and what it
+// enqueues as it winds down is published too.
 func TestStopDrainsThenStops(t *testing.T) {
 	natsURL := natstest.URL(t)
 	spec := testSpec(t)
@@ -88,6 +90,14 @@ func TestStopDrainsThenStops(t *testing.T) {
 		<-endDrain
 	}
 	db := Store(rt, func(db *memdb.DB) *memdb.DB { return db }, nil)
+	loopStopped := make(chan struct{})
+	rt.Go("winder", func(ctx context.Context) error {
+		<-ctx.Done()
+		close(loopStopped)
+		return db.InTx(context.WithoutCancel(ctx), func(tx *memdb.Tx) error {
+			return outbox.Enqueue(ctx, tx, strings.TrimSuffix(spec.Subjects, ">")+"wound-down", map[string]string{"id": "wound-down"}, time.Now())
+		})
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- rt.Run(ctx) }()
@@ -123,6 +133,11 @@ func TestStopDrainsThenStops(t *testing.T) {
 	if got := rt.NotServing(); got != rpc.CauseShuttingDown {
 		t.Fatalf("NotServing() during the drain = %q", got)
 	}
+	select {
+	case <-loopStopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the background loop was not told to stop when the drain began")
+	}
 	close(endDrain)
 
 	select {
@@ -149,8 +164,29 @@ func TestStopDrainsThenStops(t *testing.T) {
 		t.Fatalf("the event enqueued before the stop was not published: %v", err)
 	}
 	defer func() { _ = js.DeleteStream(context.Background(), spec.Stream) }()
-	if info, err := stream.Info(t.Context()); err != nil || info.State.Msgs != 1 {
-		t.Fatalf("stream holds %v messages (%v), want the 1 enqueued before the stop", info.State.Msgs, err)
+	if info, err := stream.Info(t.Context()); err != nil || info.State.Msgs != 2 {
+		t.Fatalf("stream holds %v messages (%v), want the 2 enqueued before the stop and by the loop winding down", info.State.Msgs, err)
+	}
+}
+
+// A background loop that fails while the service serves stops the service,
+// and Run says which loop and why.
+func TestBackgroundLoopFailureStopsTheService(t *testing.T) {
+	rt, err := Open(t.Context(), testSpec(t), Config{GRPCAddr: "127.0.0.1:0", Backing: Backing{NATSURL: natstest.URL(t)},
+		InternalSecret: testSecret, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Go("consumer", func(context.Context) error { return fmt.Errorf("stream gone") })
+	done := make(chan error, 1)
+	go func() { done <- rt.Run(t.Context()) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "consumer: stream gone") {
+			t.Fatalf("Run = %v, want the loop's error named by the loop", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after its loop failed")
 	}
 }
 

@@ -17,8 +17,16 @@ import (
 // secretSettings are the settings that may only come from a Secret.
 var secretSettings = []string{
 	"ATRIUM_DATABASE_URL", "ATRIUM_ADMIN_TOKEN", "ATRIUM_INTERNAL_SECRET",
-	"ATRIUM_LLM_API_KEY", "ATRIUM_SMTP_PASSWORD", "ATRIUM_INDEXNOW_KEY",
+	"ATRIUM_LLM_API_KEY", "ATRIUM_SMTP_PASSWORD", "ATRIUM_INDEXNOW_KEY", "ATRIUM_DATAFORSEO_PASSWORD",
+	"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
 }
+
+// awsCredentials are the standard AWS variables the object store's users
+// read (not flags: every AWS tool reads them so).
+var awsCredentials = []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
+
+// filesComponents keep or serve files on the object store.
+var filesComponents = []string{"gateway", "collections", "actions"}
 
 // renderings are the value sets every structural test covers.
 func renderings(t *testing.T) map[string]*manifests {
@@ -37,7 +45,8 @@ func TestEveryRenderedSettingIsReadByTheBinary(t *testing.T) {
 				binary := "atrium-" + c
 				known := flagsOf(t, binary)
 				for v := range m.env(t, m.deployment(t, c).Spec.Template.Spec.Containers[0]) {
-					if !known[v] && !strings.HasPrefix(v, "OTEL_") {
+					aws := slices.Contains(awsCredentials, v) && slices.Contains(filesComponents, c)
+					if !known[v] && !strings.HasPrefix(v, "OTEL_") && !aws {
 						t.Errorf("%s is given %s, which is not one of its flags' variables", binary, v)
 					}
 				}
@@ -77,13 +86,18 @@ func TestSecretsComeOnlyFromExistingSecrets(t *testing.T) {
 			"ATRIUM_DATABASE_URL": "secret:atrium-postgres/database-url", "ATRIUM_INTERNAL_SECRET": "secret:atrium-internal/principal-secret",
 			"ATRIUM_NATS_URL": "secret:atrium-nats/url", "ATRIUM_LLM_API_KEY": "secret:atrium-providers/openai-api-key",
 			"ATRIUM_SMTP_PASSWORD": "secret:atrium-providers/smtp-password", "ATRIUM_INDEXNOW_KEY": "secret:atrium-providers/indexnow-key",
+			"ATRIUM_DATAFORSEO_PASSWORD": "secret:atrium-providers/dataforseo-password",
 		},
 	}
-	for _, c := range []string{"collections", "crm", "data"} {
+	for _, c := range []string{"collections", "crm", "data", "webhooks"} {
 		want[c] = map[string]string{
 			"ATRIUM_DATABASE_URL": "secret:atrium-postgres/database-url", "ATRIUM_INTERNAL_SECRET": "secret:atrium-internal/principal-secret",
 			"ATRIUM_NATS_URL": "secret:atrium-nats/url",
 		}
+	}
+	for _, c := range filesComponents {
+		want[c]["AWS_ACCESS_KEY_ID"] = "secret:atrium-s3/access-key-id"
+		want[c]["AWS_SECRET_ACCESS_KEY"] = "secret:atrium-s3/secret-access-key"
 	}
 	for c, settings := range want {
 		got := map[string]string{}
@@ -109,9 +123,32 @@ func TestSecretsComeOnlyFromExistingSecrets(t *testing.T) {
 	// The optional provider secrets are left out when no Secret is named.
 	def := render(t)
 	env := def.env(t, def.deployment(t, "actions").Spec.Template.Spec.Containers[0])
-	for _, s := range []string{"ATRIUM_LLM_API_KEY", "ATRIUM_SMTP_PASSWORD", "ATRIUM_INDEXNOW_KEY"} {
+	for _, s := range []string{"ATRIUM_LLM_API_KEY", "ATRIUM_SMTP_PASSWORD", "ATRIUM_INDEXNOW_KEY", "ATRIUM_DATAFORSEO_PASSWORD"} {
 		if _, ok := env[s]; ok {
 			t.Errorf("default values set %s; it must be absent unless a Secret is named", s)
+		}
+	}
+	// The SEO data provider's settings: synthetic by default, with the
+	// cache's TTL; DataForSEO's account and limits in production, its
+	// password only from the Secret above.
+	for _, c := range []struct {
+		m    *manifests
+		want map[string]string
+	}{
+		{def, map[string]string{"ATRIUM_SEO_PROVIDER": "synthetic", "ATRIUM_SEO_CACHE_TTL": "24h"}},
+		{m, map[string]string{"ATRIUM_SEO_PROVIDER": "dataforseo", "ATRIUM_SEO_CACHE_TTL": "12h", "ATRIUM_DATAFORSEO_LOGIN": "seo@atrium.example.com",
+			"ATRIUM_DATAFORSEO_BASE_URL": "https://api.dataforseo.com", "ATRIUM_DATAFORSEO_LOCATION": "United Kingdom", "ATRIUM_DATAFORSEO_RATE_LIMIT": "300"}},
+	} {
+		settings := map[string]string{}
+		for _, cm := range c.m.configMaps {
+			for k, v := range cm.Data {
+				if strings.HasPrefix(k, "ATRIUM_SEO_") || strings.HasPrefix(k, "ATRIUM_DATAFORSEO_") {
+					settings[k] = v
+				}
+			}
+		}
+		if !reflect.DeepEqual(settings, c.want) {
+			t.Errorf("SEO settings:\n got  %v\n want %v", settings, c.want)
 		}
 	}
 }
@@ -175,8 +212,8 @@ func TestPodsAreLockedDown(t *testing.T) {
 			for n, j := range m.jobs {
 				pods[n] = j.Spec.Template.Spec
 			}
-			if len(pods) != 6 {
-				t.Errorf("%d pod templates, want 5 Deployments and the migration Job", len(pods))
+			if len(pods) != 7 {
+				t.Errorf("%d pod templates, want 6 Deployments and the migration Job", len(pods))
 			}
 			for n, pod := range pods {
 				psc := pod.SecurityContext
@@ -299,9 +336,11 @@ func TestNetworkPoliciesAdmitOnlyDeclaredCallers(t *testing.T) {
 	}
 	callers := map[string][]networkingv1.NetworkPolicyPeer{
 		"collections": {componentPeer("gateway"), componentPeer("crm")},
-		"crm":         append([]networkingv1.NetworkPolicyPeer{componentPeer("gateway"), componentPeer("data"), componentPeer("actions")}, values.CRM.ExtraCallers...),
-		"data":        append([]networkingv1.NetworkPolicyPeer{componentPeer("gateway"), componentPeer("actions")}, values.Data.ExtraCallers...),
-		"actions":     {componentPeer("gateway")},
+		"crm": append([]networkingv1.NetworkPolicyPeer{componentPeer("gateway"), componentPeer("data"), componentPeer("actions"), componentPeer("webhooks")},
+			values.CRM.ExtraCallers...),
+		"data":     append([]networkingv1.NetworkPolicyPeer{componentPeer("gateway"), componentPeer("actions")}, values.Data.ExtraCallers...),
+		"actions":  {componentPeer("gateway")},
+		"webhooks": {componentPeer("gateway")},
 	}
 	for s, want := range callers {
 		np := m.policies["atrium-"+s]
@@ -309,8 +348,12 @@ func TestNetworkPoliciesAdmitOnlyDeclaredCallers(t *testing.T) {
 			t.Errorf("no NetworkPolicy for %s", s)
 			continue
 		}
-		if !reflect.DeepEqual(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) {
-			t.Errorf("%s policy types %v", s, np.Spec.PolicyTypes)
+		wantTypes := []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}
+		if s == "webhooks" { // the production values restrict its egress
+			wantTypes = append(wantTypes, networkingv1.PolicyTypeEgress)
+		}
+		if !reflect.DeepEqual(np.Spec.PolicyTypes, wantTypes) {
+			t.Errorf("%s policy types %v, want %v", s, np.Spec.PolicyTypes, wantTypes)
 		}
 		if !reflect.DeepEqual(np.Spec.PodSelector.MatchLabels, componentPeer(s).PodSelector.MatchLabels) {
 			t.Errorf("%s policy selects %v", s, np.Spec.PodSelector.MatchLabels)
@@ -411,10 +454,12 @@ func TestUpstreamsAreTheServicesDNSNames(t *testing.T) {
 		return ""
 	}
 	want := map[string]map[string]string{
-		"gateway": {"ATRIUM_COLLECTIONS_ADDR": addr("collections"), "ATRIUM_CRM_ADDR": addr("crm"), "ATRIUM_DATA_ADDR": addr("data"), "ATRIUM_ACTIONS_ADDR": addr("actions")},
-		"crm":     {"ATRIUM_COLLECTIONS_ADDR": addr("collections")},
-		"data":    {"ATRIUM_CRM_ADDR": addr("crm")},
-		"actions": {"ATRIUM_CRM_ADDR": addr("crm"), "ATRIUM_DATA_ADDR": addr("data")},
+		"gateway": {"ATRIUM_COLLECTIONS_ADDR": addr("collections"), "ATRIUM_CRM_ADDR": addr("crm"), "ATRIUM_DATA_ADDR": addr("data"), "ATRIUM_ACTIONS_ADDR": addr("actions"),
+			"ATRIUM_WEBHOOKS_ADDR": addr("webhooks")},
+		"crm":      {"ATRIUM_COLLECTIONS_ADDR": addr("collections")},
+		"data":     {"ATRIUM_CRM_ADDR": addr("crm")},
+		"actions":  {"ATRIUM_CRM_ADDR": addr("crm"), "ATRIUM_DATA_ADDR": addr("data")},
+		"webhooks": {"ATRIUM_CRM_ADDR": addr("crm")},
 	}
 	for c, addrs := range want {
 		env := m.env(t, m.deployment(t, c).Spec.Template.Spec.Containers[0])
@@ -463,36 +508,78 @@ func TestScalingResources(t *testing.T) {
 
 // The actions service keeps generated files in its data directory: an
 // emptyDir by default, the claim when persistence is on.
-func TestActionsDataDirectory(t *testing.T) {
-	volume := func(m *manifests) corev1.VolumeSource {
-		d := m.deployment(t, "actions")
-		c := d.Spec.Template.Spec.Containers[0]
-		dir := m.env(t, c)["ATRIUM_DATA_DIR"]
-		for _, vm := range c.VolumeMounts {
+func TestFilesStore(t *testing.T) {
+	// data is the volume a component's ATRIUM_DATA_DIR is on; nil when it
+	// has none.
+	data := func(m *manifests, c string) *corev1.VolumeSource {
+		d := m.deployment(t, c)
+		ct := d.Spec.Template.Spec.Containers[0]
+		dir, ok := m.env(t, ct)["ATRIUM_DATA_DIR"]
+		if !ok {
+			return nil
+		}
+		for _, vm := range ct.VolumeMounts {
 			if vm.MountPath == dir {
 				for _, v := range d.Spec.Template.Spec.Volumes {
 					if v.Name == vm.Name {
-						return v.VolumeSource
+						return &v.VolumeSource
 					}
 				}
 			}
 		}
-		t.Fatalf("ATRIUM_DATA_DIR %q is not a mounted volume", dir)
-		return corev1.VolumeSource{}
+		t.Fatalf("%s: ATRIUM_DATA_DIR %q is not a mounted volume", c, dir)
+		return nil
 	}
-	if v := volume(render(t)); v.EmptyDir == nil {
-		t.Errorf("default data directory: %+v, want an emptyDir", v)
+	// Default: no bucket, no claim: the services write to emptyDirs, and
+	// the gateway, which could read neither, is given no directory.
+	def := render(t)
+	for _, c := range []string{"collections", "actions"} {
+		if v := data(def, c); v == nil || v.EmptyDir == nil {
+			t.Errorf("default %s data directory: %+v, want an emptyDir", c, v)
+		}
 	}
-	m := render(t, "-f", productionFile)
-	v := volume(m)
-	claim := m.claims["atrium-actions-data"]
-	if v.PersistentVolumeClaim == nil || claim == nil || v.PersistentVolumeClaim.ClaimName != claim.Name ||
-		!slices.Contains(claim.Spec.AccessModes, corev1.ReadWriteMany) {
-		t.Errorf("persistent data directory: volume %+v, claim %+v", v, claim)
+	if v := data(def, "gateway"); v != nil {
+		t.Errorf("default gateway data directory: %+v, want none", v)
 	}
-	existing := render(t, "--set", "actions.persistence.enabled=true", "--set", "actions.persistence.existingClaim=media")
-	if v := volume(existing); v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "media" || len(existing.claims) != 0 {
+	// A claim: one ReadWriteMany volume under all three.
+	shared := render(t, "--set", "objectStore.persistence.enabled=true")
+	claim := shared.claims["atrium-data"]
+	if claim == nil || !slices.Contains(claim.Spec.AccessModes, corev1.ReadWriteMany) {
+		t.Fatalf("claim %+v; want atrium-data, ReadWriteMany", claim)
+	}
+	for _, c := range filesComponents {
+		if v := data(shared, c); v == nil || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != claim.Name {
+			t.Errorf("%s with persistence: data volume %+v, want the claim %s", c, v, claim.Name)
+		}
+	}
+	existing := render(t, "--set", "objectStore.persistence.enabled=true", "--set", "objectStore.persistence.existingClaim=media")
+	if v := data(existing, "collections"); v == nil || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "media" || len(existing.claims) != 0 {
 		t.Errorf("existing claim: volume %+v, %d claims rendered", v, len(existing.claims))
+	}
+	// A bucket: the three are given it and no volume; the others nothing.
+	prod := render(t, "-f", productionFile)
+	for _, c := range components {
+		env := prod.env(t, prod.deployment(t, c).Spec.Template.Spec.Containers[0])
+		uses := slices.Contains(filesComponents, c)
+		if got := env["ATRIUM_S3_BUCKET"]; (got == "atrium-media") != uses {
+			t.Errorf("%s: ATRIUM_S3_BUCKET %q", c, got)
+		}
+		if uses && (env["ATRIUM_S3_ENDPOINT"] != "https://s3.eu-west-1.amazonaws.com" || env["ATRIUM_S3_REGION"] != "eu-west-1" || env["ATRIUM_S3_PREFIX"] != "production/") {
+			t.Errorf("%s: S3 settings %v", c, env)
+		}
+		if v := data(prod, c); v != nil {
+			t.Errorf("%s with a bucket mounts a data directory: %+v", c, v)
+		}
+	}
+	if len(prod.claims) != 0 {
+		t.Errorf("a bucket and a claim: %v", prod.claims)
+	}
+	if got := prod.env(t, prod.deployment(t, "collections").Spec.Template.Spec.Containers[0]); got["ATRIUM_MAX_ASSET_BYTES"] != "26214400" || got["ATRIUM_ALLOW_SVG_ASSETS"] != "true" {
+		t.Errorf("collections' asset settings: %v", got)
+	}
+	// With a bucket, more actions replicas need no volume.
+	if _, stderr, err := helmTemplate(t, "--set", "objectStore.s3.bucket=media", "--set", "actions.replicaCount=3"); err != nil {
+		t.Errorf("three actions replicas on a bucket refused: %s", stderr)
 	}
 }
 
@@ -541,13 +628,23 @@ func TestRefusedValues(t *testing.T) {
 		{[]string{"--set", "otel.env.SECRET=x"}, "'SECRET' does not match pattern"},
 		{[]string{"--set", "actions.smtp.tls=ssl"}, "/actions/smtp/tls"},
 		{[]string{"--set-json", `data.extraCallers=[{"ipBlock":{"cidr":"0.0.0.0/0"}}]`}, "additional properties 'ipBlock' not allowed"},
-		{[]string{"--set", "actions.replicaCount=2"}, "actions may run more than one replica only with actions.persistence.enabled and a ReadWriteMany volume"},
-		{[]string{"--set", "actions.autoscaling.enabled=true", "--set", "actions.persistence.enabled=true"}, "ReadWriteMany"},
+		{[]string{"--set", "actions.replicaCount=2"}, "actions may run more than one replica only with objectStore.s3.bucket, or objectStore.persistence on a ReadWriteMany volume"},
+		{[]string{"--set", "objectStore.persistence.enabled=true", "--set-json", `objectStore.persistence.accessModes=["ReadWriteOnce"]`}, "objectStore.persistence needs accessModes [ReadWriteMany]"},
+		{[]string{"--set", "objectStore.s3.bucket=Bad_Bucket"}, "/objectStore/s3/bucket"},
+		{[]string{"--set", "objectStore.s3.prefix=atrium"}, "/objectStore/s3/prefix"},
+		{[]string{"--set", "collections.maxAssetBytes=0"}, "/collections/maxAssetBytes"},
 		{[]string{"--set", "actions.llm.baseURL=https://api.openai.com/v1"}, "actions.llm.model is required with actions.llm.baseURL"},
 		{[]string{"--set", "actions.smtp.addr=smtp.example.com:587"}, "actions.smtp.from is required with actions.smtp.addr"},
+		{[]string{"--set", "actions.seo.provider=semrush"}, "/actions/seo/provider"},
+		{[]string{"--set", "actions.seo.provider=dataforseo", "--set", "actions.seo.dataForSEO.login=a@b.example"}, "actions.seo.provider dataforseo needs actions.seo.dataForSEO.login and secrets.dataForSEOPassword"},
+		{[]string{"--set", "actions.seo.provider=dataforseo", "--set", "secrets.dataForSEOPassword.name=dfs"}, "needs actions.seo.dataForSEO.login"},
+		{[]string{"--set", "actions.seo.dataForSEO.baseURL=https://user:pw@api.dataforseo.com"}, "/actions/seo/dataForSEO/baseURL"},
+		{[]string{"--set", "actions.seo.dataForSEO.rateLimit=0"}, "/actions/seo/dataForSEO/rateLimit"},
 		{[]string{"--set", "crm.autoscaling.enabled=true", "--set", "crm.resources.requests=null"}, "crm.autoscaling.enabled needs crm.resources.requests.cpu"},
 		{[]string{"--set", "gateway.autoscaling.enabled=true", "--set", "gateway.autoscaling.minReplicas=5", "--set", "gateway.autoscaling.maxReplicas=3"}, "gateway.autoscaling.minReplicas (5) is above maxReplicas (3)"},
 		{[]string{"--set", "ingress.enabled=true", "--set-json", "ingress.hosts=[]"}, "ingress.enabled needs at least one entry in ingress.hosts"},
+		{[]string{"--set", "webhooks.retrySchedule=5s;5m"}, "/webhooks/retrySchedule"},
+		{[]string{"--set", "webhooks.workers=0"}, "/webhooks/workers"},
 	} {
 		_, stderr, err := helmTemplate(t, tc.args...)
 		if err == nil {
@@ -560,8 +657,9 @@ func TestRefusedValues(t *testing.T) {
 	}
 }
 
-// The media links the actions service writes start with the public URL
-// clients use: given, or taken from the Ingress.
+// The media links the actions service writes and the assets' URLs the
+// collections service answers start with the public URL clients use:
+// given, or taken from the Ingress.
 func TestPublicURL(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -573,8 +671,64 @@ func TestPublicURL(t *testing.T) {
 		{[]string{"--set", "ingress.enabled=true", "--set", "actions.publicURL=https://cdn.example.org"}, "https://cdn.example.org"},
 	} {
 		m := render(t, tc.args...)
-		if got := m.env(t, m.deployment(t, "actions").Spec.Template.Spec.Containers[0])["ATRIUM_PUBLIC_URL"]; got != tc.want {
-			t.Errorf("%v: ATRIUM_PUBLIC_URL %q, want %q", tc.args, got, tc.want)
+		for _, c := range []string{"actions", "collections"} {
+			if got := m.env(t, m.deployment(t, c).Spec.Template.Spec.Containers[0])["ATRIUM_PUBLIC_URL"]; got != tc.want {
+				t.Errorf("%v: %s's ATRIUM_PUBLIC_URL %q, want %q", tc.args, c, got, tc.want)
+			}
 		}
+	}
+}
+
+// The webhooks service connects to URLs tenants register. Its egress is
+// unrestricted by default; with networkPolicy.webhooksEgress.enabled it is
+// DNS, the crm pods, every public address (no private, loopback,
+// link-local or CGNAT range) and the backends the values name.
+func TestWebhooksEgress(t *testing.T) {
+	if np := render(t).policies["atrium-webhooks"]; np == nil || len(np.Spec.Egress) != 0 ||
+		slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeEgress) {
+		t.Fatalf("default values restrict the webhooks service's egress: %+v", np)
+	}
+	var values struct {
+		NetworkPolicy struct {
+			WebhooksEgress struct {
+				Enabled  bool                             `json:"enabled"`
+				Backends []networkingv1.NetworkPolicyPeer `json:"backends"`
+			} `json:"webhooksEgress"`
+		} `json:"networkPolicy"`
+	}
+	readValues(t, productionFile, &values)
+	if !values.NetworkPolicy.WebhooksEgress.Enabled || len(values.NetworkPolicy.WebhooksEgress.Backends) == 0 {
+		t.Fatal("the production values must restrict the webhooks egress with backends for this test to mean something")
+	}
+	np := render(t, "-f", productionFile).policies["atrium-webhooks"]
+	var dns, crm, public, backends bool
+	for _, rule := range np.Spec.Egress {
+		switch {
+		case len(rule.To) == 0:
+			for _, p := range rule.Ports {
+				dns = dns || p.Port.IntValue() == 53
+			}
+			if !dns {
+				t.Errorf("an egress rule to everyone that is not DNS: %+v", rule)
+			}
+		case rule.To[0].IPBlock != nil && rule.To[0].IPBlock.CIDR == "0.0.0.0/0":
+			for _, peer := range rule.To {
+				if b := peer.IPBlock; b != nil && b.CIDR == "0.0.0.0/0" {
+					public = true
+					for _, private := range []string{"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "127.0.0.0/8", "169.254.0.0/16", "100.64.0.0/10"} {
+						if !slices.Contains(b.Except, private) {
+							t.Errorf("the public egress does not exclude %s", private)
+						}
+					}
+				}
+			}
+		case reflect.DeepEqual(rule.To, []networkingv1.NetworkPolicyPeer{componentPeer("crm")}):
+			crm = len(rule.Ports) == 1 && rule.Ports[0].Port.String() == "grpc"
+		default:
+			backends = reflect.DeepEqual(peersString(t, rule.To), peersString(t, values.NetworkPolicy.WebhooksEgress.Backends))
+		}
+	}
+	if !dns || !crm || !public || !backends {
+		t.Errorf("webhooks egress: DNS %v, crm %v, public internet %v, backends %v; want all", dns, crm, public, backends)
 	}
 }

@@ -24,6 +24,7 @@ type collectionsFlags struct {
 	stores       []string
 	pocketbase   string
 	profileRoute string
+	assetConns   int
 }
 
 // runCollections measures the collections interface against its floor and
@@ -39,7 +40,9 @@ func runCollections(ctx context.Context, args []string) error {
 	fs.StringVar(&f.pocketbase, "pocketbase", ".bin/pocketbase-peer", "the PocketBase runner (bench/peers/pocketbase, make bench-collections builds it); empty leaves PocketBase out")
 	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during its first measured round of --profile-route to this file (with the store appended when both run), and print its top entries")
 	fs.StringVar(&f.profileRoute, "profile-route", "get", "the route --cpuprofile covers")
-	fs.StringVar(&f.routes, "routes", "list100,get,create", "routes to measure, of list100, list1000, list100-deep, list1000-deep, get, create")
+	fs.StringVar(&f.routes, "routes", "list100,get,create,upload1m,upload10m,download1m,download10m",
+		"routes to measure, of list100, list1000, list100-deep, list1000-deep, get, create, upload1m, upload10m, download1m, download10m")
+	fs.IntVar(&f.assetConns, "asset-conns", 4, "concurrent connections of the asset routes (each carries a whole file)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,8 +57,8 @@ func runCollections(ctx context.Context, args []string) error {
 	var names []string
 	for _, name := range strings.Split(f.routes, ",") {
 		name = strings.TrimSpace(name)
-		if _, ok := collectionsRoutes(0, nil)[name]; !ok {
-			return fmt.Errorf("unknown route %q; the routes are list100, list1000, list100-deep, list1000-deep, get, create", name)
+		if _, ok := collectionsRoutes(0, nil)[name]; !ok && !isAssetRoute(name) {
+			return fmt.Errorf("unknown route %q; the routes are list100, list1000, list100-deep, list1000-deep, get, create, %s", name, strings.Join(assetRoutes, ", "))
 		}
 		names = append(names, name)
 	}
@@ -64,6 +67,16 @@ func runCollections(ctx context.Context, args []string) error {
 	// PostgreSQL Atrium always starts first: its admin API defines the
 	// site whose rows the floor serves.
 	f.store = "postgres"
+	// Atrium keeps the assets' files in a directory the bench empties
+	// between upload rounds.
+	assets := &assetBench{}
+	var err error
+	if assets.tmp, err = os.MkdirTemp("", "atrium-bench-assets-"); err != nil {
+		return err
+	}
+	defer os.RemoveAll(assets.tmp)
+	assets.atriumData, assets.floorDir = filepath.Join(assets.tmp, "atrium-data"), filepath.Join(assets.tmp, "floor")
+	f.extraArgs = append(f.extraArgs, "--data-dir", assets.atriumData)
 	env, err := setUp(ctx, f.crmFlags)
 	if err != nil {
 		return err
@@ -94,13 +107,30 @@ func runCollections(ctx context.Context, args []string) error {
 		return err
 	}
 	defer func() { _ = floorProc.Process.Kill(); _ = floorProc.Wait() }()
+	if err := os.MkdirAll(assets.floorDir, 0o750); err != nil {
+		return err
+	}
+	assets.files = map[int]string{}
+	for _, n := range []int{1 << 20, 10 << 20} {
+		if assets.files[n], err = assetFile(assets.tmp, n); err != nil {
+			return err
+		}
+	}
+	filesProc, filesAddr, err := startFilesFloor(ctx, assets.floorDir, serverCPU)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = filesProc.Process.Kill(); _ = filesProc.Wait() }()
+	assets.floorAddr, assets.floorPid = filesAddr, filesProc.Process.Pid
 
 	fmt.Printf("\nmachine: %d CPUs (%s), %s\n", runtime.NumCPU(), cpuModel(), runtime.Version())
 	if loadCPU != "" {
 		fmt.Printf("pinning: load generator on CPU %s; Atrium, the floor, PocketBase and the PostgreSQL backends on CPU %s\n", loadCPU, serverCPU)
 	}
 	fmt.Printf("load: %d connections, %s warm-up, %d rounds of %s per server, alternating\n", f.conns, f.warmup, f.rounds, f.duration)
-	fmt.Println("floor: net/http + pgx + encoding/json, the same SQL on the same PostgreSQL database, whichever store Atrium runs on")
+	fmt.Println("floor: net/http + pgx + encoding/json, the same SQL on the same PostgreSQL database, whichever store Atrium runs on;")
+	fmt.Println("  for files, http.FileServer on the same bytes (downloads) and a streamed, hashed, fsynced write (uploads);")
+	fmt.Printf("  Atrium keeps files in a local directory; asset routes use %d connections\n", f.assetConns)
 	if pb != nil {
 		fmt.Println("PocketBase: its defaults (SQLite in WAL mode with synchronous=NORMAL: a commit does not wait for the disk; request logs on),")
 		fmt.Println("  every rule `@request.auth.id != \"\"` and a user's auth token on every request, the same records")
@@ -132,19 +162,48 @@ func runCollections(ctx context.Context, args []string) error {
 		}
 		all := collectionsRoutes(f.items, items)
 		summary[store] = map[string]ratios{}
+		downloadsReady := false
 		for _, name := range names {
 			rt := all[name]
+			conns := f.conns
 			targets := []target{{name: "floor", addr: floorAddr, pid: floorProc.Process.Pid, db: db},
 				{name: "atrium", addr: atrium.api, auth: "Bearer " + key, pid: atrium.cmd.Process.Pid}}
 			if store == "postgres" {
 				targets[1].db = db
 			}
-			if pb != nil {
+			if pb != nil && !isAssetRoute(name) {
 				targets = append(targets, target{name: "pocketbase", addr: pb.addr, auth: pb.token, pid: pb.cmd.Process.Pid})
 			}
+			upload := strings.HasPrefix(name, "upload")
+			if isAssetRoute(name) {
+				if !upload && store != f.stores[0] {
+					fmt.Printf("\n%s: measured once, on the %s store: a download reads no store\n", name, f.stores[0])
+					continue
+				}
+				if !upload && !downloadsReady {
+					if err := assets.prepareDownloads(ctx, atrium, key); err != nil {
+						return err
+					}
+					downloadsReady = true
+				}
+				rt, conns = assets.assetRoute(name), f.assetConns
+				targets[0] = target{name: "floor", addr: assets.floorAddr, pid: assets.floorPid}
+				if !upload {
+					targets[1].auth, targets[1].db = "", "" // files are served without a key, from no store
+				}
+			}
 			routeOf := func(t target) route { return rt[t.name] }
+			afterLoad := func() error {
+				if upload {
+					return assets.cleanUploads()
+				}
+				return nil
+			}
 			for _, t := range targets {
-				if _, err := loadRoute(ctx, loadCPU, t, routeOf(t), f.conns, f.warmup); err != nil {
+				if _, err := loadRoute(ctx, loadCPU, t, routeOf(t), conns, f.warmup); err != nil {
+					return err
+				}
+				if err := afterLoad(); err != nil {
 					return err
 				}
 			}
@@ -157,8 +216,11 @@ func runCollections(ctx context.Context, args []string) error {
 						prof = make(chan error, 1)
 						go func() { prof <- atrium.profile(ctx, "profile", profileFile(f, store), f.duration-time.Second) }()
 					}
-					r, err := loadRoute(ctx, loadCPU, t, routeOf(t), f.conns, f.duration)
+					r, err := loadRoute(ctx, loadCPU, t, routeOf(t), conns, f.duration)
 					if err != nil {
+						return err
+					}
+					if err := afterLoad(); err != nil {
 						return err
 					}
 					if prof != nil {
@@ -170,6 +232,9 @@ func runCollections(ctx context.Context, args []string) error {
 				}
 			}
 			summary[store][name] = report(rt["atrium"].String(), results)
+			if isAssetRoute(name) {
+				megabytesPerSecond(name, results)
+			}
 			if name == "create" {
 				if err := resetCreated(ctx, db, pb); err != nil {
 					return err

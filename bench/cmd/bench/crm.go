@@ -43,6 +43,8 @@ type crmFlags struct {
 	// unpinned lets every process use every core (the actions bench,
 	// which measures the machine's capacity, not a ratio to a floor).
 	unpinned bool
+	// extraArgs are more flags of atrium serve.
+	extraArgs []string
 }
 
 const adminToken = "bench-admin-token-0123456789"
@@ -234,6 +236,9 @@ func load(ctx context.Context, cpu string, t target, path string, conns int, d t
 // route is one request the load generator repeats.
 type route struct {
 	method, path, body string
+	// bodyFile and contentType, when set, send that file's bytes with
+	// that type (an upload).
+	bodyFile, contentType string
 }
 
 func (r route) String() string { return r.method + " " + r.path }
@@ -247,6 +252,9 @@ func loadRoute(ctx context.Context, cpu string, t target, rt route, conns int, d
 	argv := pinned(cpu, self, "load", "--addr", t.addr, "--path", path, "--conns", strconv.Itoa(conns), "--duration", d.String(), "--method", rt.method)
 	if rt.body != "" {
 		argv = append(argv, "--body", rt.body)
+	}
+	if rt.bodyFile != "" {
+		argv = append(argv, "--body-file", rt.bodyFile, "--content-type", rt.contentType)
 	}
 	if t.auth != "" {
 		argv = append(argv, "--authorization", t.auth)
@@ -518,11 +526,11 @@ func startAtrium(ctx context.Context, f crmFlags, db, cpu, logPath string) (*atr
 		// drain delay: without this flag each stop waited its 5 s default.
 		"--drain-delay", "0",
 		"--collections-grpc-addr", "127.0.0.1:0", "--crm-grpc-addr", "127.0.0.1:0",
-		"--data-grpc-addr", "127.0.0.1:0", "--actions-grpc-addr", "127.0.0.1:0"}
+		"--data-grpc-addr", "127.0.0.1:0", "--actions-grpc-addr", "127.0.0.1:0", "--webhooks-grpc-addr", "127.0.0.1:0"}
 	if f.store == "postgres" {
 		args = append(args, "--database-url", db)
 	}
-	argv := pinned(cpu, args...)
+	argv := pinned(cpu, append(args, f.extraArgs...)...)
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,8 @@
 //	bench crm [flags]           GET /api/v1/prospects and /api/v1/deals
 //	bench collections [flags]   item lists, one item and creates of the collections interface
 //	bench data [flags]          the data read at offset 0, deep, and by cursor
+//	bench actions [flags]       generate_blog end to end, with the delay to its event
+//	bench webhooks [flags]      webhook deliveries from real writes, healthy and with failing endpoints
 //
 // It creates a scratch PostgreSQL database, starts `atrium serve` on it and
 // a floor server, seeds data through Atrium's admin API, and drives each
@@ -29,7 +31,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench crm|collections|data|actions [flags] | bench floor [flags] | bench load [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench crm|collections|data|actions|webhooks [flags] | bench floor [flags] | bench load [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -42,6 +44,8 @@ func main() {
 		err = runData(ctx, os.Args[2:])
 	case "actions":
 		err = runActions(ctx, os.Args[2:])
+	case "webhooks":
+		err = runWebhooks(ctx, os.Args[2:])
 	case "floor":
 		err = runFloor(ctx, os.Args[2:])
 	case "load":

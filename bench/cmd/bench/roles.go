@@ -23,13 +23,18 @@ func runFloor(ctx context.Context, args []string) error {
 	agency := fs.String("agency", "", "the one agency the floor serves (CRM)")
 	site := fs.String("site", "", "the one site the floor serves (collections)")
 	dataFloor := fs.Bool("data", false, "serve the data read floor")
+	hooks := fs.String("webhooks", "", "serve the webhooks floor, sending to the endpoints of this JSON file (site id: [{url, secret}])")
+	files := fs.String("files", "", "serve the files floor from this directory: http.FileServer for downloads, a streamed, hashed and fsynced write for uploads")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *files != "" {
+		return serveFiles(ctx, *addr, floor.NewFiles(*files).Handler())
+	}
 	schema := "crm"
 	switch {
-	case *site != "":
+	case *site != "" || *hooks != "":
 		schema = "collections"
 	case *dataFloor:
 		schema = "data"
@@ -51,6 +56,37 @@ func runFloor(ctx context.Context, args []string) error {
 	if *dataFloor {
 		h = floor.NewData(pool).Handler()
 	}
+	if *hooks != "" {
+		b, err := os.ReadFile(*hooks)
+		if err != nil {
+			return err
+		}
+		var endpoints map[string][]floor.WebhookEndpoint
+		if err := json.Unmarshal(b, &endpoints); err != nil {
+			return fmt.Errorf("%s: %w", *hooks, err)
+		}
+		wh, err := floor.NewWebhooks(ctx, pool, endpoints)
+		if err != nil {
+			return err
+		}
+		go wh.Run(ctx)
+		h = wh.Handler()
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	if err := srv.Serve(l); err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}
+
+// serveFiles serves h on addr, printing the address first, until ctx ends.
+func serveFiles(ctx context.Context, addr string, h http.Handler) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Println(l.Addr().String())
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); _ = srv.Close() }()
 	if err := srv.Serve(l); err != http.ErrServerClosed {
@@ -81,6 +117,8 @@ func runLoad(ctx context.Context, args []string) error {
 	auth := fs.String("authorization", "", "Authorization header value")
 	method := fs.String("method", "GET", "request method")
 	body := fs.String("body", "", "request body (JSON), sent when not empty")
+	bodyFile := fs.String("body-file", "", "file whose bytes are the request body (an upload)")
+	contentType := fs.String("content-type", "", "the body's Content-Type; application/json when empty")
 	conns := fs.Int("conns", 16, "connections")
 	d := fs.Duration("duration", 10*time.Second, "how long to drive the server")
 	if err := fs.Parse(args); err != nil {
@@ -90,6 +128,14 @@ func runLoad(ctx context.Context, args []string) error {
 	if *body != "" {
 		req.Body = []byte(*body)
 	}
+	if *bodyFile != "" {
+		b, err := os.ReadFile(*bodyFile)
+		if err != nil {
+			return err
+		}
+		req.Body = b
+	}
+	req.ContentType = *contentType
 	if *auth != "" {
 		req.Header["Authorization"] = *auth
 	}

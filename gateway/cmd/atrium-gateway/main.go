@@ -13,6 +13,7 @@ import (
 
 	"github.com/atrium-hq/atrium/gateway"
 	"github.com/atrium-hq/atrium/platform/cli"
+	"github.com/atrium-hq/atrium/platform/objstore/backends"
 	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
@@ -37,6 +38,8 @@ func run(args []string) error {
 		fs.StringVar(upstreams[name], name+"-addr", *upstreams[name], "gRPC address of the "+name+" service")
 	}
 	cli.BindNATSURL(fs, &cfg.NATSURL, "when set, key revocations evict cached keys at once")
+	var objects backends.Config
+	objects.BindFlags(fs, "directory of the files the public listener serves (assets at /files/, generated images at /media/), the one the collections and actions services write")
 	common := cli.Common{DrainDelay: cli.DefaultDrainDelay}
 	common.Bind(fs, "required, and the same in every process")
 	if err := cli.Parse(fs, args, version, os.Stdout, nil); err != nil {
@@ -67,6 +70,18 @@ func run(args []string) error {
 		}
 	}()
 	cfg.Telemetry = tel
+	if objects.DataDir == "" && objects.S3Bucket == "" {
+		// An empty temporary directory would answer every file 404.
+		logger.Warn("no --data-dir or --s3-bucket: /files/ answers 503 and /media/ is asked of the actions service; give the gateway the directory or bucket the services write")
+	} else {
+		store, err := backends.Open(ctx, objects)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		cfg.Objects = store
+		logger.Info("files served from the object store", "store", store.Describe)
+	}
 	gw, err := gateway.New(ctx, cfg)
 	if err != nil {
 		return err

@@ -57,7 +57,7 @@ var httpStatus = map[codes.Code]int{
 // ErrorInfo detail (apperr.Reason*): a code, then the reason.
 var reasonStatus = map[codes.Code]map[string]int{
 	codes.ResourceExhausted: {apperr.ReasonInsufficientCredits: http.StatusPaymentRequired},
-	codes.InvalidArgument:   {apperr.ReasonUnprocessable: http.StatusUnprocessableEntity},
+	codes.InvalidArgument:   {apperr.ReasonUnprocessable: http.StatusUnprocessableEntity, apperr.ReasonTooLarge: http.StatusRequestEntityTooLarge},
 }
 
 // HTTPStatus returns the HTTP status for a gRPC code; anything unlisted
@@ -111,15 +111,37 @@ func callerMessage(st *status.Status, ref string) string {
 	return fmt.Sprintf("internal error; retry with exponential backoff, and quote reference %s if it persists", ref)
 }
 
-// reference is the trace id of the request, which is in every log line of
-// it in every process; without tracing, a fresh random id.
+// reference is the request's reference: its trace id, which is in every
+// log line of it in every process; without tracing, a random id made once
+// for the request (WithReference).
 func reference(ctx context.Context) string {
+	if ref, ok := ctx.Value(referenceKey{}).(string); ok {
+		return ref
+	}
+	return newReference(ctx)
+}
+
+func newReference(ctx context.Context) string {
 	if id := trace.SpanContextFromContext(ctx).TraceID(); id.IsValid() {
 		return id.String()
 	}
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+type referenceKey struct{}
+
+// TraceHeader is the response header that carries the request's reference
+// (its trace id), on every answer: a client quotes it, and an SDK puts it
+// in its errors.
+const TraceHeader = "Atrium-Trace-Id"
+
+// WithReference fixes the request's reference in ctx and returns it, so
+// that its header and any error it answers quote the same one.
+func WithReference(ctx context.Context) (context.Context, string) {
+	ref := newReference(ctx)
+	return context.WithValue(ctx, referenceKey{}, ref), ref
 }
 
 // ErrorHandler returns the mux error handler: every error, from a service or

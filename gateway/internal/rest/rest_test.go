@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/atrium-hq/atrium/platform/apperr"
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 )
 
@@ -146,6 +147,32 @@ func TestHTTPStatusMapping(t *testing.T) {
 	} {
 		if got := HTTPStatus(code); got != want {
 			t.Errorf("HTTPStatus(%s) = %d, want %d", code, got, want)
+		}
+	}
+}
+
+// TestReasonsRefineTheStatus: a reason a service gives chooses the HTTP
+// status its code alone would not (402, 413, 422), and the message is the
+// service's.
+func TestReasonsRefineTheStatus(t *testing.T) {
+	logger := slog.New(slog.DiscardHandler)
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{apperr.ToStatus(apperr.TooLarge("the file is larger than the limit of 26214400 bytes")).Err(), http.StatusRequestEntityTooLarge},
+		{apperr.ToStatus(apperr.Unprocessable("the key was used with another body")).Err(), http.StatusUnprocessableEntity},
+		{apperr.ToStatus(apperr.InsufficientCredits("the balance is 0")).Err(), http.StatusPaymentRequired},
+		{apperr.ToStatus(apperr.Invalid("plain")).Err(), http.StatusBadRequest},
+	} {
+		rec := httptest.NewRecorder()
+		WriteError(context.Background(), logger, rec, httptest.NewRequest("POST", "/api/public/v1/assets", nil), tc.err)
+		var body Body
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+			t.Fatalf("body %q: %v", rec.Body, err)
+		}
+		if rec.Code != tc.want || body.Error != status.Convert(tc.err).Message() {
+			t.Errorf("%v: %d %q; want %d with the service's message", tc.err, rec.Code, body.Error, tc.want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -15,15 +14,17 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/platform/objstore"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
-	"github.com/atrium-hq/atrium/services/actions/internal/adapters/blobdir"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/builtintext"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/crmgrpc"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/dataforseo"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/datagrpc"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/indexnow"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/mediastore"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/openai"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/pngimage"
@@ -34,6 +35,7 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/seocache"
 	"github.com/atrium-hq/atrium/services/actions/internal/transport/grpcserver"
 )
 
@@ -44,12 +46,6 @@ const Name = "actions"
 // ATRIUM_* variables) by both binaries that run it: atrium-actions and
 // atrium serve.
 type Settings struct {
-	// PublicURL is the public API's base URL, which generated media links
-	// start with.
-	PublicURL string
-	// DataDir keeps generated files (images); empty: a temporary directory
-	// removed at exit.
-	DataDir string
 	// ActionTimeout bounds one run; ProviderTimeout each provider call.
 	ActionTimeout, ProviderTimeout time.Duration
 	// AllowPrivateFetch lets audits fetch private network addresses.
@@ -64,22 +60,42 @@ type Settings struct {
 	// RecoveryInterval is how often abandoned runs and unwritten records
 	// are looked for.
 	RecoveryInterval time.Duration
+	// SEOProvider is where keyword ideas, local ranks and backlinks come
+	// from: "synthetic" (built in, the default) or "dataforseo".
+	SEOProvider string
+	// SEOCacheTTL is how long a paid provider's answer is given again to
+	// an identical question; 0 turns the cache off.
+	SEOCacheTTL time.Duration
+	// DataForSEO's account (the password never logged), API root, default
+	// location of keyword ideas and this process's rate limit.
+	DataForSEOLogin, DataForSEOPassword, DataForSEOBaseURL, DataForSEOLocation string
+	DataForSEORateLimit                                                        int
+	// DataForSEOBackoff, when set, replaces the pause before the first
+	// retry of a DataForSEO request (dataforseo.DefaultBackoff): tests
+	// shorten it. No flag sets it.
+	DataForSEOBackoff time.Duration
 }
+
+// SEO data providers.
+const (
+	SEOSynthetic  = "synthetic"
+	SEODataForSEO = "dataforseo"
+)
 
 // DefaultSettings are the settings' defaults.
 func DefaultSettings() Settings {
 	return Settings{
-		PublicURL: "http://127.0.0.1:8080", ActionTimeout: app.DefaultActionTimeout, ProviderTimeout: 20 * time.Second,
+		ActionTimeout: app.DefaultActionTimeout, ProviderTimeout: 20 * time.Second,
 		SMTPTLS: "starttls", IndexNowEndpoint: "https://api.indexnow.org/indexnow", RecoveryInterval: 5 * time.Second,
+		SEOProvider: SEOSynthetic, SEOCacheTTL: seocache.DefaultTTL, DataForSEOBaseURL: dataforseo.DefaultBaseURL,
+		DataForSEOLocation: dataforseo.DefaultLocation, DataForSEORateLimit: dataforseo.DefaultRatePerMinute,
 	}
 }
 
 // BindFlags binds the settings to fs.
 func (s *Settings) BindFlags(fs *flag.FlagSet) {
-	fs.StringVar(&s.PublicURL, "public-url", s.PublicURL, "base URL of the public API as clients reach it; links to generated media start with it")
-	fs.StringVar(&s.DataDir, "data-dir", s.DataDir, "directory for generated files (images); empty: a temporary directory removed at exit")
 	fs.DurationVar(&s.ActionTimeout, "action-timeout", s.ActionTimeout, "longest an action may run, every provider call included")
-	fs.DurationVar(&s.ProviderTimeout, "provider-timeout", s.ProviderTimeout, "longest one call to a provider (language model, web page, mail server, IndexNow) may take")
+	fs.DurationVar(&s.ProviderTimeout, "provider-timeout", s.ProviderTimeout, "longest one call to a provider (language model, web page, mail server, IndexNow) may take; for DataForSEO, one request with its retries")
 	fs.BoolVar(&s.AllowPrivateFetch, "allow-private-fetch", s.AllowPrivateFetch, "let seo_audit and optimize_page fetch private, loopback and link-local addresses (local testing only)")
 	fs.StringVar(&s.LLMBaseURL, "llm-base-url", s.LLMBaseURL, "base URL of an OpenAI-compatible chat-completions API (https://api.openai.com/v1, http://127.0.0.1:11434/v1); empty uses the built-in generator")
 	fs.StringVar(&s.LLMModel, "llm-model", s.LLMModel, "model to ask (required with --llm-base-url)")
@@ -93,6 +109,13 @@ func (s *Settings) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.IndexNowKey, "indexnow-key", s.IndexNowKey, "IndexNow key (hosted at https://<site>/<key>.txt); empty: index_url answers status error 503")
 	fs.StringVar(&s.IndexNowKeyLocation, "indexnow-key-location", s.IndexNowKeyLocation, "URL of the key file when it is not at the site's root")
 	fs.DurationVar(&s.RecoveryInterval, "recovery-interval", s.RecoveryInterval, "how often abandoned runs are ended and unwritten records written")
+	fs.StringVar(&s.SEOProvider, "seo-provider", s.SEOProvider, "where keyword ideas, grid ranks and backlinks come from: synthetic (built in, labelled synthetic) or dataforseo (measured; needs --dataforseo-login and --dataforseo-password)")
+	fs.DurationVar(&s.SEOCacheTTL, "seo-cache-ttl", s.SEOCacheTTL, "how long a paid SEO provider's answer is given again, free, to an identical question (in the actions store, shared by replicas); 0 turns the cache off")
+	fs.StringVar(&s.DataForSEOLogin, "dataforseo-login", s.DataForSEOLogin, "DataForSEO API login (https://app.dataforseo.com/api-access)")
+	fs.StringVar(&s.DataForSEOPassword, "dataforseo-password", s.DataForSEOPassword, "DataForSEO API password; set it with the variable, which no process listing shows")
+	fs.StringVar(&s.DataForSEOBaseURL, "dataforseo-base-url", s.DataForSEOBaseURL, "DataForSEO API root; https://sandbox.dataforseo.com is the free sandbox")
+	fs.StringVar(&s.DataForSEOLocation, "dataforseo-location", s.DataForSEOLocation, "country generate_keywords counts searches in when a request names none")
+	fs.IntVar(&s.DataForSEORateLimit, "dataforseo-rate-limit", s.DataForSEORateLimit, "most requests a minute this process sends DataForSEO (30 at once); replicas share the account's limit (2,000 a minute by default), so give each its share")
 }
 
 // Config configures the actions service.
@@ -103,6 +126,16 @@ type Config struct {
 	// addresses: the CRM is asked on every action whether the client is
 	// linked; the data service takes the records.
 	CRMAddr, DataAddr string
+	// Objects keeps the generated files (platform/objstore/backends opens
+	// it from the command line).
+	Objects objstore.Store
+	// PublicURL is the public API's base URL, which generated media links
+	// start with.
+	PublicURL string
+	// LegacyBlobDir, when set (--data-dir), is where the images of the
+	// directory format this store replaced may still be: they move into
+	// Objects at start (mediastore.MigrateBlobDir).
+	LegacyBlobDir string
 }
 
 // Service is a running actions service.
@@ -111,7 +144,6 @@ type Service struct {
 	conns     []*grpc.ClientConn
 	actions   *app.Actions
 	publicURL atomic.Pointer[string]
-	tempDir   string
 	recovery  time.Duration
 }
 
@@ -124,11 +156,17 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	if cfg.CRMAddr == "" || cfg.DataAddr == "" {
 		return nil, errors.New("actions service: the CRM and data service addresses are required")
 	}
+	if cfg.Objects == nil {
+		return nil, errors.New("actions service: an object store for the generated files is required")
+	}
 	if cfg.ProviderTimeout <= 0 || cfg.ActionTimeout <= 0 {
 		return nil, errors.New("actions service: --provider-timeout and --action-timeout must be positive")
 	}
 	if cfg.RecoveryInterval <= 0 {
 		cfg.RecoveryInterval = DefaultSettings().RecoveryInterval
+	}
+	if err := cfg.checkSEO(); err != nil {
+		return nil, err
 	}
 	rt, err := runner.Open(ctx, runner.Spec{
 		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_ACTIONS", Subjects: "atrium.actions.>",
@@ -143,10 +181,6 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 			s.Close()
 		}
 	}()
-	providers, err := s.providers(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("actions service: %w", err)
-	}
 	creds := grpc.WithPerRPCCredentials(rt.Signer.Credentials(principal.Principal{Kind: principal.KindService, Subject: Name}))
 	crm, err := rpc.Dial(cfg.CRMAddr, creds, rpc.WithTelemetry(cfg.Telemetry))
 	if err != nil {
@@ -161,8 +195,12 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	rt.DependsOn("crm", crm)
 	rt.DependsOn("data", data)
 	st := runner.Store(rt,
-		func(db *memdb.DB) app.Store { return memory.New(db) },
-		func(db *pgdb.DB) app.Store { return postgres.New(db) })
+		func(db *memdb.DB) actionsStore { return memory.New(db) },
+		func(db *pgdb.DB) actionsStore { return postgres.New(db) })
+	providers, err := s.providers(ctx, cfg, st)
+	if err != nil {
+		return nil, fmt.Errorf("actions service: %w", err)
+	}
 	s.actions = app.NewActions(st, crmgrpc.New(crm), datagrpc.New(data), providers, app.Clock(time.Now),
 		app.Config{AllowPrivateFetch: cfg.AllowPrivateFetch, ActionTimeout: cfg.ActionTimeout, Metrics: cfg.Telemetry.MeterProvider()},
 		cfg.Logger.With("service", Name))
@@ -170,8 +208,31 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	return s, nil
 }
 
-// providers builds the ports the actions work through from the settings.
-func (s *Service) providers(cfg Config) (*action.Providers, error) {
+// actionsStore is what the actions store is to the service: the use cases'
+// store, and the SEO cache's.
+type actionsStore interface {
+	app.Store
+	seocache.Store
+}
+
+// checkSEO checks the SEO data settings before anything is opened.
+func (cfg Config) checkSEO() error {
+	switch {
+	case cfg.SEOProvider != SEOSynthetic && cfg.SEOProvider != SEODataForSEO:
+		return fmt.Errorf("actions service: --seo-provider must be %s or %s; got %q", SEOSynthetic, SEODataForSEO, cfg.SEOProvider)
+	case cfg.SEOProvider == SEODataForSEO && (strings.TrimSpace(cfg.DataForSEOLogin) == "" || cfg.DataForSEOPassword == ""):
+		return errors.New("actions service: --seo-provider=dataforseo needs --dataforseo-login and --dataforseo-password (ATRIUM_DATAFORSEO_LOGIN, ATRIUM_DATAFORSEO_PASSWORD), from https://app.dataforseo.com/api-access")
+	case cfg.SEOCacheTTL < 0:
+		return fmt.Errorf("actions service: --seo-cache-ttl must be 0 (no cache) or positive; got %s", cfg.SEOCacheTTL)
+	case cfg.DataForSEORateLimit <= 0:
+		return fmt.Errorf("actions service: --dataforseo-rate-limit must be a positive number of requests a minute; got %d", cfg.DataForSEORateLimit)
+	}
+	return nil
+}
+
+// providers builds the ports the actions work through from the settings;
+// st keeps the SEO cache's answers.
+func (s *Service) providers(ctx context.Context, cfg Config, st seocache.Store) (*action.Providers, error) {
 	p := &action.Providers{MediaURL: s.mediaURL}
 	var err error
 	if cfg.LLMBaseURL != "" {
@@ -198,20 +259,44 @@ func (s *Service) providers(cfg Config) (*action.Providers, error) {
 	if p.Images, err = pngimage.New(pngimage.Config{}); err != nil {
 		return nil, err
 	}
-	dir := cfg.DataDir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "atrium-actions-"); err != nil {
-			return nil, err
+	media := mediastore.New(cfg.Objects)
+	p.Blobs = media
+	if cfg.LegacyBlobDir != "" {
+		n, err := mediastore.MigrateBlobDir(ctx, cfg.LegacyBlobDir, media)
+		if err != nil {
+			return nil, fmt.Errorf("move the generated images of %s to the object store: %w", cfg.LegacyBlobDir, err)
 		}
-		s.tempDir = dir
+		if n > 0 {
+			cfg.Logger.Info("moved generated images to the object store", "count", n, "from", cfg.LegacyBlobDir)
+		}
 	}
-	if p.Blobs, err = blobdir.New(dir); err != nil {
-		return nil, fmt.Errorf("--data-dir: %w", err)
-	}
-	if p.Search, err = syntheticseo.New(syntheticseo.Config{}); err != nil {
+	if p.Search, err = s.searchData(cfg, st); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// searchData is the SEO data provider the settings name: the synthetic
+// one (free and computed in microseconds: never cached), or DataForSEO
+// behind the SEO cache unless --seo-cache-ttl is 0.
+func (s *Service) searchData(cfg Config, st seocache.Store) (provider.SearchData, error) {
+	logger := cfg.Logger.With("service", Name)
+	if cfg.SEOProvider != SEODataForSEO {
+		return syntheticseo.New(syntheticseo.Config{})
+	}
+	d, err := dataforseo.New(dataforseo.Config{
+		BaseURL: cfg.DataForSEOBaseURL, Login: cfg.DataForSEOLogin, Password: cfg.DataForSEOPassword, Timeout: cfg.ProviderTimeout,
+		RatePerMinute: cfg.DataForSEORateLimit, DefaultLocation: cfg.DataForSEOLocation, Backoff: cfg.DataForSEOBackoff, Logger: logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--dataforseo-*: %w", err)
+	}
+	logger.Info("SEO data from DataForSEO", "base_url", cfg.DataForSEOBaseURL, "login", cfg.DataForSEOLogin,
+		"rate_limit_per_minute", cfg.DataForSEORateLimit, "cache_ttl", cfg.SEOCacheTTL.String())
+	if cfg.SEOCacheTTL == 0 {
+		return d, nil
+	}
+	return seocache.New(d, st, seocache.Config{TTL: cfg.SEOCacheTTL, Namespace: d.Namespace(), Logger: logger, Metrics: cfg.Telemetry.MeterProvider()})
 }
 
 func (s *Service) mediaURL(name string) string {
@@ -253,10 +338,6 @@ func (s *Service) closeOwn() {
 		_ = c.Close()
 	}
 	s.conns = nil
-	if s.tempDir != "" {
-		_ = os.RemoveAll(s.tempDir)
-		s.tempDir = ""
-	}
 }
 
 // Close releases what New opened, for a service that will not Run.

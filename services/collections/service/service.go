@@ -4,9 +4,14 @@ package service
 
 import (
 	"context"
+	"errors"
+	"flag"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/platform/objstore"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/services/collections/internal/adapters/memory"
@@ -18,31 +23,80 @@ import (
 // Name is the service's name in logs, traces and principals.
 const Name = "collections"
 
+// Settings are the collections service's own settings, bound as flags
+// (and ATRIUM_* variables) by both binaries that run it.
+type Settings struct {
+	// MaxAssetBytes is the largest file an upload may carry.
+	MaxAssetBytes int64
+	// AllowSVGAssets admits SVG files, served with a Content-Security-Policy
+	// that blocks their scripts.
+	AllowSVGAssets bool
+}
+
+// DefaultSettings are the settings' defaults.
+func DefaultSettings() Settings { return Settings{MaxAssetBytes: app.DefaultMaxAssetBytes} }
+
+// BindFlags binds the settings to fs.
+func (s *Settings) BindFlags(fs *flag.FlagSet) {
+	fs.Int64Var(&s.MaxAssetBytes, "max-asset-bytes", s.MaxAssetBytes, "largest file an asset upload may carry, in bytes (at most 2147483647); larger uploads are answered 413")
+	fs.BoolVar(&s.AllowSVGAssets, "allow-svg-assets", s.AllowSVGAssets, "accept SVG assets, which can carry scripts; they are served with a Content-Security-Policy that blocks them")
+}
+
 // Config configures the collections service.
 type Config struct {
 	runner.Config
+	Settings
+	// Objects keeps the assets' files (platform/objstore/backends opens it
+	// from the command line).
+	Objects objstore.Store
+	// PublicURL is the public API's base URL, which asset URLs start with.
+	PublicURL string
 }
 
 // Service is a running collections service.
-type Service struct{ rt *runner.Runtime }
+type Service struct {
+	rt        *runner.Runtime
+	publicURL atomic.Pointer[string]
+}
 
 // Migrations are the collections schema's migrations, for `atrium migrate`.
 func Migrations() pgdb.Migrations { return postgres.Migrations() }
 
 // New opens the collections service's store, NATS connection and listener.
 func New(ctx context.Context, cfg Config) (*Service, error) {
+	if cfg.MaxAssetBytes == 0 {
+		cfg.MaxAssetBytes = app.DefaultMaxAssetBytes
+	}
+	assetCfg := app.AssetConfig{MaxBytes: cfg.MaxAssetBytes, AllowSVG: cfg.AllowSVGAssets}
+	if err := assetCfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Objects == nil {
+		return nil, errors.New("collections service: an object store for the assets is required")
+	}
 	rt, err := runner.Open(ctx, runner.Spec{
 		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_COLLECTIONS", Subjects: app.EventSubjects,
 	}, cfg.Config)
 	if err != nil {
 		return nil, err
 	}
+	s := &Service{rt: rt}
+	s.SetPublicURL(cfg.PublicURL)
 	st := runner.Store(rt,
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	clock := app.Clock(time.Now)
 	grpcserver.NewServer(app.NewSites(st, clock), app.NewContent(st, clock)).Register(rt.GRPC)
-	return &Service{rt: rt}, nil
+	assets := app.NewAssets(st, cfg.Objects, clock, assetCfg, cfg.Logger.With("service", Name))
+	grpcserver.NewAssetServer(assets, func() string { return *s.publicURL.Load() }).Register(rt.GRPC)
+	return s, nil
+}
+
+// SetPublicURL changes the base URL of asset URLs, for `atrium serve`,
+// which knows its public address only once the gateway listens.
+func (s *Service) SetPublicURL(u string) {
+	u = strings.TrimSuffix(u, "/")
+	s.publicURL.Store(&u)
 }
 
 // Addr is the service's gRPC address.

@@ -1,6 +1,6 @@
 {{/*
 Helpers of the Atrium chart. A component is one of gateway, collections,
-crm, data, actions; most helpers take (dict "root" $ "component" $c).
+crm, data, actions, webhooks; most helpers take (dict "root" $ "component" $c).
 */}}
 
 {{- define "atrium.name" -}}
@@ -21,19 +21,20 @@ crm, data, actions; most helpers take (dict "root" $ "component" $c).
 {{- end }}
 {{- end }}
 
-{{/* The four gRPC services, in the order they start. */}}
+{{/* The five gRPC services, in the order they start. */}}
 {{- define "atrium.services" -}}
-collections crm data actions
+collections crm data actions webhooks
 {{- end }}
 
 {{/*
 The chart's own components that call a service over gRPC, besides the
-gateway, which calls all four: crm asks collections whether a site exists,
+gateway, which calls all five: crm asks collections whether a site exists,
 data and actions ask crm which clients an agency may reach, actions writes
-records through data.
+records through data, webhooks asks crm which agencies a client is linked
+to.
 */}}
 {{- define "atrium.internalCallers" -}}
-{{- $callers := dict "collections" (list "crm") "crm" (list "data" "actions") "data" (list "actions") "actions" (list) -}}
+{{- $callers := dict "collections" (list "crm") "crm" (list "data" "actions" "webhooks") "data" (list "actions") "actions" (list) "webhooks" (list) -}}
 {{- get $callers . | join " " -}}
 {{- end }}
 
@@ -113,7 +114,50 @@ ATRIUM_SHUTDOWN_TIMEOUT: {{ $values.shutdownTimeout | quote }}
 {{- end }}
 {{- end }}
 
-{{/* The base URL of generated media links: actions.publicURL, else the first ingress host. */}}
+{{/* Whether a component keeps or serves files (the object store's users). */}}
+{{- define "atrium.usesFiles" -}}
+{{- if has . (list "gateway" "collections" "actions") }}true{{ end }}
+{{- end }}
+
+{{/*
+Whether a component mounts the data directory (/var/lib/atrium/data): without
+a bucket, the collections and actions services always (a claim or an emptyDir),
+the gateway only when it is a shared claim (an emptyDir of its own holds
+nothing to serve); with a bucket, each of the three when persistence is on
+(images an older version kept there move to the bucket at start).
+*/}}
+{{- define "atrium.mountsData" -}}
+{{- $os := .root.Values.objectStore }}
+{{- if include "atrium.usesFiles" .component }}
+{{- if $os.persistence.enabled }}true
+{{- else if and (not $os.s3.bucket) (ne .component "gateway") }}true
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The object store settings of the gateway, collections and actions. */}}
+{{- define "atrium.objectStoreConfig" -}}
+{{- $s3 := .root.Values.objectStore.s3 }}
+{{- if include "atrium.usesFiles" .component }}
+{{- if $s3.bucket }}
+ATRIUM_S3_BUCKET: {{ $s3.bucket | quote }}
+{{- with $s3.endpoint }}
+ATRIUM_S3_ENDPOINT: {{ . | quote }}
+{{- end }}
+{{- with $s3.region }}
+ATRIUM_S3_REGION: {{ . | quote }}
+{{- end }}
+{{- with $s3.prefix }}
+ATRIUM_S3_PREFIX: {{ . | quote }}
+{{- end }}
+{{- end }}
+{{- if include "atrium.mountsData" . }}
+ATRIUM_DATA_DIR: "/var/lib/atrium/data"
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The base URL of generated media links and asset URLs: actions.publicURL, else the first ingress host. */}}
 {{- define "atrium.publicURL" -}}
 {{- $v := .Values }}
 {{- if $v.actions.publicURL }}
@@ -133,6 +177,7 @@ ATRIUM_SHUTDOWN_TIMEOUT: {{ $values.shutdownTimeout | quote }}
 {{- $root := .root }}
 {{- $values := index $root.Values .component }}
 {{- include "atrium.commonConfig" . }}
+{{- include "atrium.objectStoreConfig" . }}
 {{- if eq .component "gateway" }}
 ATRIUM_HTTP_ADDR: {{ printf ":%d" (int $values.httpPort) | quote }}
 ATRIUM_ADMIN_ADDR: {{ printf ":%d" (int $values.adminPort) | quote }}
@@ -157,12 +202,18 @@ ATRIUM_MIGRATE: "false"
 {{- if eq .component "crm" }}
 ATRIUM_COLLECTIONS_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "collections") | quote }}
 {{- end }}
-{{- if or (eq .component "data") (eq .component "actions") }}
+{{- if has .component (list "data" "actions" "webhooks") }}
 ATRIUM_CRM_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "crm") | quote }}
+{{- end }}
+{{- if eq .component "collections" }}
+ATRIUM_MAX_ASSET_BYTES: {{ $values.maxAssetBytes | int64 | toString | quote }}
+ATRIUM_ALLOW_SVG_ASSETS: {{ $values.allowSVGAssets | toString | quote }}
+{{- with include "atrium.publicURL" $root }}
+ATRIUM_PUBLIC_URL: {{ . | quote }}
+{{- end }}
 {{- end }}
 {{- if eq .component "actions" }}
 ATRIUM_DATA_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "data") | quote }}
-ATRIUM_DATA_DIR: "/var/lib/atrium/actions"
 {{- with include "atrium.publicURL" $root }}
 ATRIUM_PUBLIC_URL: {{ . | quote }}
 {{- end }}
@@ -185,6 +236,22 @@ ATRIUM_INDEXNOW_ENDPOINT: {{ $values.indexNow.endpoint | quote }}
 {{- with $values.indexNow.keyLocation }}
 ATRIUM_INDEXNOW_KEY_LOCATION: {{ . | quote }}
 {{- end }}
+ATRIUM_SEO_PROVIDER: {{ $values.seo.provider | quote }}
+ATRIUM_SEO_CACHE_TTL: {{ $values.seo.cacheTTL | quote }}
+{{- if eq $values.seo.provider "dataforseo" }}
+ATRIUM_DATAFORSEO_LOGIN: {{ $values.seo.dataForSEO.login | quote }}
+ATRIUM_DATAFORSEO_BASE_URL: {{ $values.seo.dataForSEO.baseURL | quote }}
+ATRIUM_DATAFORSEO_LOCATION: {{ $values.seo.dataForSEO.location | quote }}
+ATRIUM_DATAFORSEO_RATE_LIMIT: {{ $values.seo.dataForSEO.rateLimit | int64 | toString | quote }}
+{{- end }}
+{{- end }}
+{{- if eq .component "webhooks" }}
+ATRIUM_WEBHOOK_TIMEOUT: {{ $values.timeout | quote }}
+ATRIUM_WEBHOOK_RETRY_SCHEDULE: {{ $values.retrySchedule | quote }}
+ATRIUM_WEBHOOK_DISABLE_AFTER: {{ $values.disableAfter | quote }}
+ATRIUM_WEBHOOK_WORKERS: {{ $values.workers | int64 | toString | quote }}
+ATRIUM_WEBHOOK_ENDPOINT_CONCURRENCY: {{ $values.endpointConcurrency | int64 | toString | quote }}
+ATRIUM_WEBHOOK_LOG_RETENTION: {{ $values.logRetention | quote }}
 {{- end }}
 {{- end }}
 
@@ -198,6 +265,11 @@ ATRIUM_INDEXNOW_KEY_LOCATION: {{ . | quote }}
 {{ include "atrium.secretEnv" (dict "env" "ATRIUM_DATABASE_URL" "ref" $s.databaseURL) }}
 {{- end }}
 {{- include "atrium.natsSecretEnv" .root }}
+{{- $creds := .root.Values.objectStore.s3.credentialsSecret }}
+{{- if and .root.Values.objectStore.s3.bucket $creds.name (include "atrium.usesFiles" .component) }}
+{{ include "atrium.secretEnv" (dict "env" "AWS_ACCESS_KEY_ID" "ref" (dict "name" $creds.name "key" $creds.accessKeyIDKey)) }}
+{{ include "atrium.secretEnv" (dict "env" "AWS_SECRET_ACCESS_KEY" "ref" (dict "name" $creds.name "key" $creds.secretAccessKeyKey)) }}
+{{- end }}
 {{- if eq .component "actions" }}
 {{- if $s.llmAPIKey.name }}
 {{ include "atrium.secretEnv" (dict "env" "ATRIUM_LLM_API_KEY" "ref" $s.llmAPIKey) }}
@@ -207,6 +279,9 @@ ATRIUM_INDEXNOW_KEY_LOCATION: {{ . | quote }}
 {{- end }}
 {{- if $s.indexNowKey.name }}
 {{ include "atrium.secretEnv" (dict "env" "ATRIUM_INDEXNOW_KEY" "ref" $s.indexNowKey) }}
+{{- end }}
+{{- if and (eq .root.Values.actions.seo.provider "dataforseo") $s.dataForSEOPassword.name }}
+{{ include "atrium.secretEnv" (dict "env" "ATRIUM_DATAFORSEO_PASSWORD" "ref" $s.dataForSEOPassword) }}
 {{- end }}
 {{- end }}
 {{- end }}
@@ -274,7 +349,7 @@ Settings the schema cannot check, refused with a message naming the value.
 */}}
 {{- define "atrium.validate" -}}
 {{- $v := .Values }}
-{{- range $c := list "gateway" "collections" "crm" "data" "actions" }}
+{{- range $c := list "gateway" "collections" "crm" "data" "actions" "webhooks" }}
 {{- $values := index $v $c }}
 {{- if and $values.autoscaling.enabled (not (dig "requests" "cpu" "" $values.resources)) }}
 {{- fail (printf "%s.autoscaling.enabled needs %s.resources.requests.cpu: the autoscaler scales on CPU use relative to the request" $c $c) }}
@@ -284,15 +359,23 @@ Settings the schema cannot check, refused with a message naming the value.
 {{- end }}
 {{- end }}
 {{- $actions := $v.actions }}
+{{- $os := $v.objectStore }}
+{{- $shared := and $os.persistence.enabled (or $os.persistence.existingClaim (has "ReadWriteMany" $os.persistence.accessModes)) }}
+{{- if and $os.persistence.enabled (not $shared) }}
+{{- fail "objectStore.persistence needs accessModes [ReadWriteMany] (or an existingClaim that is one): the gateway, collections and actions Deployments all mount the claim" }}
+{{- end }}
 {{- $most := ternary $actions.autoscaling.maxReplicas $actions.replicaCount $actions.autoscaling.enabled | int }}
-{{- if and (gt $most 1) (not (and $actions.persistence.enabled (or $actions.persistence.existingClaim (has "ReadWriteMany" $actions.persistence.accessModes)))) }}
-{{- fail "actions may run more than one replica only with actions.persistence.enabled and a ReadWriteMany volume (accessModes: [ReadWriteMany], or an existingClaim that is one): generated images are files in its data directory, served by whichever replica a request reaches" }}
+{{- if and (gt $most 1) (not $os.s3.bucket) (not $shared) }}
+{{- fail "actions may run more than one replica only with objectStore.s3.bucket, or objectStore.persistence on a ReadWriteMany volume: generated images are files every replica and the gateway must read" }}
 {{- end }}
 {{- if and $actions.llm.baseURL (not $actions.llm.model) }}
 {{- fail "actions.llm.model is required with actions.llm.baseURL" }}
 {{- end }}
 {{- if and $actions.smtp.addr (not $actions.smtp.from) }}
 {{- fail "actions.smtp.from is required with actions.smtp.addr" }}
+{{- end }}
+{{- if and (eq $actions.seo.provider "dataforseo") (not (and $actions.seo.dataForSEO.login $v.secrets.dataForSEOPassword.name)) }}
+{{- fail "actions.seo.provider dataforseo needs actions.seo.dataForSEO.login and secrets.dataForSEOPassword (the Secret holding the API password)" }}
 {{- end }}
 {{- if and $v.ingress.enabled (not $v.ingress.hosts) }}
 {{- fail "ingress.enabled needs at least one entry in ingress.hosts" }}

@@ -144,6 +144,9 @@ const (
 	Binding_BINDING_AGENCY Binding = 1
 	// A site: the collections interface.
 	Binding_BINDING_SITE Binding = 2
+	// A site or an agency: interfaces that serve both kinds of tenant, each
+	// its own objects (webhooks: a site's endpoints, an agency's endpoints).
+	Binding_BINDING_SITE_OR_AGENCY Binding = 3
 )
 
 // Enum value maps for Binding.
@@ -152,11 +155,13 @@ var (
 		0: "BINDING_UNSPECIFIED",
 		1: "BINDING_AGENCY",
 		2: "BINDING_SITE",
+		3: "BINDING_SITE_OR_AGENCY",
 	}
 	Binding_value = map[string]int32{
-		"BINDING_UNSPECIFIED": 0,
-		"BINDING_AGENCY":      1,
-		"BINDING_SITE":        2,
+		"BINDING_UNSPECIFIED":    0,
+		"BINDING_AGENCY":         1,
+		"BINDING_SITE":           2,
+		"BINDING_SITE_OR_AGENCY": 3,
 	}
 )
 
@@ -293,11 +298,12 @@ const file_atrium_access_v1_access_proto_rawDesc = "" +
 	"\x11SCOPE_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +
 	"SCOPE_READ\x10\x01\x12\x0f\n" +
-	"\vSCOPE_WRITE\x10\x02*H\n" +
+	"\vSCOPE_WRITE\x10\x02*d\n" +
 	"\aBinding\x12\x17\n" +
 	"\x13BINDING_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eBINDING_AGENCY\x10\x01\x12\x10\n" +
-	"\fBINDING_SITE\x10\x02:R\n" +
+	"\fBINDING_SITE\x10\x02\x12\x1a\n" +
+	"\x16BINDING_SITE_OR_AGENCY\x10\x03:R\n" +
 	"\x06access\x12\x1e.google.protobuf.MethodOptions\x18\xb9\x8e\x03 \x01(\v2\x18.atrium.access.v1.AccessR\x06accessB=Z;github.com/atrium-hq/atrium/proto/atrium/access/v1;accessv1b\x06proto3"
 
 var (

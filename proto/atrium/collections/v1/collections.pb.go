@@ -31,7 +31,7 @@ type FieldDefinition struct {
 	// The item property: lower case letters, digits and underscores, starting
 	// with a letter; not id, is_published, created_at or updated_at.
 	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
-	// One of: text, rich_text, number, integer, boolean, date, datetime, email, url, select, multi_select, json, reference.
+	// One of: text, rich_text, number, integer, boolean, date, datetime, email, url, select, multi_select, json, reference, asset.
 	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
 	// Whether every item must carry a non-null value.
 	Required bool `protobuf:"varint,3,opt,name=required,proto3" json:"required,omitempty"`

@@ -22,6 +22,95 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type ListClientAgenciesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ClientId      string                 `protobuf:"bytes,1,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListClientAgenciesRequest) Reset() {
+	*x = ListClientAgenciesRequest{}
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListClientAgenciesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListClientAgenciesRequest) ProtoMessage() {}
+
+func (x *ListClientAgenciesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListClientAgenciesRequest.ProtoReflect.Descriptor instead.
+func (*ListClientAgenciesRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ListClientAgenciesRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+type ListClientAgenciesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Sorted.
+	AgencyIds     []string `protobuf:"bytes,1,rep,name=agency_ids,json=agencyIds,proto3" json:"agency_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListClientAgenciesResponse) Reset() {
+	*x = ListClientAgenciesResponse{}
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListClientAgenciesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListClientAgenciesResponse) ProtoMessage() {}
+
+func (x *ListClientAgenciesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListClientAgenciesResponse.ProtoReflect.Descriptor instead.
+func (*ListClientAgenciesResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ListClientAgenciesResponse) GetAgencyIds() []string {
+	if x != nil {
+		return x.AgencyIds
+	}
+	return nil
+}
+
 type CheckClientAccessRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	AgencyId      string                 `protobuf:"bytes,1,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
@@ -32,7 +121,7 @@ type CheckClientAccessRequest struct {
 
 func (x *CheckClientAccessRequest) Reset() {
 	*x = CheckClientAccessRequest{}
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[0]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -44,7 +133,7 @@ func (x *CheckClientAccessRequest) String() string {
 func (*CheckClientAccessRequest) ProtoMessage() {}
 
 func (x *CheckClientAccessRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[0]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -57,7 +146,7 @@ func (x *CheckClientAccessRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckClientAccessRequest.ProtoReflect.Descriptor instead.
 func (*CheckClientAccessRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{0}
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *CheckClientAccessRequest) GetAgencyId() string {
@@ -83,7 +172,7 @@ type CheckClientAccessResponse struct {
 
 func (x *CheckClientAccessResponse) Reset() {
 	*x = CheckClientAccessResponse{}
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[1]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -95,7 +184,7 @@ func (x *CheckClientAccessResponse) String() string {
 func (*CheckClientAccessResponse) ProtoMessage() {}
 
 func (x *CheckClientAccessResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[1]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -108,7 +197,7 @@ func (x *CheckClientAccessResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckClientAccessResponse.ProtoReflect.Descriptor instead.
 func (*CheckClientAccessResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{1}
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CheckClientAccessResponse) GetLinked() bool {
@@ -127,7 +216,7 @@ type ListAgencyClientsRequest struct {
 
 func (x *ListAgencyClientsRequest) Reset() {
 	*x = ListAgencyClientsRequest{}
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[2]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -139,7 +228,7 @@ func (x *ListAgencyClientsRequest) String() string {
 func (*ListAgencyClientsRequest) ProtoMessage() {}
 
 func (x *ListAgencyClientsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[2]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -152,7 +241,7 @@ func (x *ListAgencyClientsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgencyClientsRequest.ProtoReflect.Descriptor instead.
 func (*ListAgencyClientsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{2}
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListAgencyClientsRequest) GetAgencyId() string {
@@ -171,7 +260,7 @@ type ListAgencyClientsResponse struct {
 
 func (x *ListAgencyClientsResponse) Reset() {
 	*x = ListAgencyClientsResponse{}
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[3]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -183,7 +272,7 @@ func (x *ListAgencyClientsResponse) String() string {
 func (*ListAgencyClientsResponse) ProtoMessage() {}
 
 func (x *ListAgencyClientsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[3]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -196,7 +285,7 @@ func (x *ListAgencyClientsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgencyClientsResponse.ProtoReflect.Descriptor instead.
 func (*ListAgencyClientsResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{3}
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListAgencyClientsResponse) GetClients() []*Client {
@@ -215,7 +304,7 @@ type CheckClientExistsRequest struct {
 
 func (x *CheckClientExistsRequest) Reset() {
 	*x = CheckClientExistsRequest{}
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[4]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -227,7 +316,7 @@ func (x *CheckClientExistsRequest) String() string {
 func (*CheckClientExistsRequest) ProtoMessage() {}
 
 func (x *CheckClientExistsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[4]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -240,7 +329,7 @@ func (x *CheckClientExistsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckClientExistsRequest.ProtoReflect.Descriptor instead.
 func (*CheckClientExistsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{4}
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CheckClientExistsRequest) GetClientId() string {
@@ -259,7 +348,7 @@ type CheckClientExistsResponse struct {
 
 func (x *CheckClientExistsResponse) Reset() {
 	*x = CheckClientExistsResponse{}
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[5]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -271,7 +360,7 @@ func (x *CheckClientExistsResponse) String() string {
 func (*CheckClientExistsResponse) ProtoMessage() {}
 
 func (x *CheckClientExistsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[5]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -284,7 +373,7 @@ func (x *CheckClientExistsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckClientExistsResponse.ProtoReflect.Descriptor instead.
 func (*CheckClientExistsResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{5}
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CheckClientExistsResponse) GetExists() bool {
@@ -304,7 +393,7 @@ type GetLinkedClientRequest struct {
 
 func (x *GetLinkedClientRequest) Reset() {
 	*x = GetLinkedClientRequest{}
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[6]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -316,7 +405,7 @@ func (x *GetLinkedClientRequest) String() string {
 func (*GetLinkedClientRequest) ProtoMessage() {}
 
 func (x *GetLinkedClientRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[6]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -329,7 +418,7 @@ func (x *GetLinkedClientRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLinkedClientRequest.ProtoReflect.Descriptor instead.
 func (*GetLinkedClientRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{6}
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetLinkedClientRequest) GetAgencyId() string {
@@ -355,7 +444,7 @@ type GetLinkedClientResponse struct {
 
 func (x *GetLinkedClientResponse) Reset() {
 	*x = GetLinkedClientResponse{}
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[7]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -367,7 +456,7 @@ func (x *GetLinkedClientResponse) String() string {
 func (*GetLinkedClientResponse) ProtoMessage() {}
 
 func (x *GetLinkedClientResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[7]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -380,7 +469,7 @@ func (x *GetLinkedClientResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLinkedClientResponse.ProtoReflect.Descriptor instead.
 func (*GetLinkedClientResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{7}
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetLinkedClientResponse) GetClient() *Client {
@@ -399,7 +488,7 @@ type CheckAgencyExistsRequest struct {
 
 func (x *CheckAgencyExistsRequest) Reset() {
 	*x = CheckAgencyExistsRequest{}
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[8]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -411,7 +500,7 @@ func (x *CheckAgencyExistsRequest) String() string {
 func (*CheckAgencyExistsRequest) ProtoMessage() {}
 
 func (x *CheckAgencyExistsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[8]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -424,7 +513,7 @@ func (x *CheckAgencyExistsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckAgencyExistsRequest.ProtoReflect.Descriptor instead.
 func (*CheckAgencyExistsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{8}
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CheckAgencyExistsRequest) GetAgencyId() string {
@@ -443,7 +532,7 @@ type CheckAgencyExistsResponse struct {
 
 func (x *CheckAgencyExistsResponse) Reset() {
 	*x = CheckAgencyExistsResponse{}
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[9]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -455,7 +544,7 @@ func (x *CheckAgencyExistsResponse) String() string {
 func (*CheckAgencyExistsResponse) ProtoMessage() {}
 
 func (x *CheckAgencyExistsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[9]
+	mi := &file_atrium_crm_v1_client_access_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -468,7 +557,7 @@ func (x *CheckAgencyExistsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckAgencyExistsResponse.ProtoReflect.Descriptor instead.
 func (*CheckAgencyExistsResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{9}
+	return file_atrium_crm_v1_client_access_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CheckAgencyExistsResponse) GetExists() bool {
@@ -482,7 +571,12 @@ var File_atrium_crm_v1_client_access_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_client_access_proto_rawDesc = "" +
 	"\n" +
-	"!atrium/crm/v1/client_access.proto\x12\ratrium.crm.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1datrium/crm/v1/crm_admin.proto\"T\n" +
+	"!atrium/crm/v1/client_access.proto\x12\ratrium.crm.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1datrium/crm/v1/crm_admin.proto\"8\n" +
+	"\x19ListClientAgenciesRequest\x12\x1b\n" +
+	"\tclient_id\x18\x01 \x01(\tR\bclientId\";\n" +
+	"\x1aListClientAgenciesResponse\x12\x1d\n" +
+	"\n" +
+	"agency_ids\x18\x01 \x03(\tR\tagencyIds\"T\n" +
 	"\x18CheckClientAccessRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x1b\n" +
 	"\tclient_id\x18\x02 \x01(\tR\bclientId\"3\n" +
@@ -504,13 +598,14 @@ const file_atrium_crm_v1_client_access_proto_rawDesc = "" +
 	"\x18CheckAgencyExistsRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\"3\n" +
 	"\x19CheckAgencyExistsResponse\x12\x16\n" +
-	"\x06exists\x18\x01 \x01(\bR\x06exists2\xce\x04\n" +
+	"\x06exists\x18\x01 \x01(\bR\x06exists2\xc4\x05\n" +
 	"\x13ClientAccessService\x12q\n" +
 	"\x11CheckClientAccess\x12'.atrium.crm.v1.CheckClientAccessRequest\x1a(.atrium.crm.v1.CheckClientAccessResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12q\n" +
 	"\x11CheckClientExists\x12'.atrium.crm.v1.CheckClientExistsRequest\x1a(.atrium.crm.v1.CheckClientExistsResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12k\n" +
 	"\x0fGetLinkedClient\x12%.atrium.crm.v1.GetLinkedClientRequest\x1a&.atrium.crm.v1.GetLinkedClientResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12q\n" +
 	"\x11CheckAgencyExists\x12'.atrium.crm.v1.CheckAgencyExistsRequest\x1a(.atrium.crm.v1.CheckAgencyExistsResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12q\n" +
-	"\x11ListAgencyClients\x12'.atrium.crm.v1.ListAgencyClientsRequest\x1a(.atrium.crm.v1.ListAgencyClientsResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
+	"\x11ListAgencyClients\x12'.atrium.crm.v1.ListAgencyClientsRequest\x1a(.atrium.crm.v1.ListAgencyClientsResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12t\n" +
+	"\x12ListClientAgencies\x12(.atrium.crm.v1.ListClientAgenciesRequest\x1a).atrium.crm.v1.ListClientAgenciesResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
 
 var (
 	file_atrium_crm_v1_client_access_proto_rawDescOnce sync.Once
@@ -524,35 +619,39 @@ func file_atrium_crm_v1_client_access_proto_rawDescGZIP() []byte {
 	return file_atrium_crm_v1_client_access_proto_rawDescData
 }
 
-var file_atrium_crm_v1_client_access_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_atrium_crm_v1_client_access_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_atrium_crm_v1_client_access_proto_goTypes = []any{
-	(*CheckClientAccessRequest)(nil),  // 0: atrium.crm.v1.CheckClientAccessRequest
-	(*CheckClientAccessResponse)(nil), // 1: atrium.crm.v1.CheckClientAccessResponse
-	(*ListAgencyClientsRequest)(nil),  // 2: atrium.crm.v1.ListAgencyClientsRequest
-	(*ListAgencyClientsResponse)(nil), // 3: atrium.crm.v1.ListAgencyClientsResponse
-	(*CheckClientExistsRequest)(nil),  // 4: atrium.crm.v1.CheckClientExistsRequest
-	(*CheckClientExistsResponse)(nil), // 5: atrium.crm.v1.CheckClientExistsResponse
-	(*GetLinkedClientRequest)(nil),    // 6: atrium.crm.v1.GetLinkedClientRequest
-	(*GetLinkedClientResponse)(nil),   // 7: atrium.crm.v1.GetLinkedClientResponse
-	(*CheckAgencyExistsRequest)(nil),  // 8: atrium.crm.v1.CheckAgencyExistsRequest
-	(*CheckAgencyExistsResponse)(nil), // 9: atrium.crm.v1.CheckAgencyExistsResponse
-	(*Client)(nil),                    // 10: atrium.crm.v1.Client
+	(*ListClientAgenciesRequest)(nil),  // 0: atrium.crm.v1.ListClientAgenciesRequest
+	(*ListClientAgenciesResponse)(nil), // 1: atrium.crm.v1.ListClientAgenciesResponse
+	(*CheckClientAccessRequest)(nil),   // 2: atrium.crm.v1.CheckClientAccessRequest
+	(*CheckClientAccessResponse)(nil),  // 3: atrium.crm.v1.CheckClientAccessResponse
+	(*ListAgencyClientsRequest)(nil),   // 4: atrium.crm.v1.ListAgencyClientsRequest
+	(*ListAgencyClientsResponse)(nil),  // 5: atrium.crm.v1.ListAgencyClientsResponse
+	(*CheckClientExistsRequest)(nil),   // 6: atrium.crm.v1.CheckClientExistsRequest
+	(*CheckClientExistsResponse)(nil),  // 7: atrium.crm.v1.CheckClientExistsResponse
+	(*GetLinkedClientRequest)(nil),     // 8: atrium.crm.v1.GetLinkedClientRequest
+	(*GetLinkedClientResponse)(nil),    // 9: atrium.crm.v1.GetLinkedClientResponse
+	(*CheckAgencyExistsRequest)(nil),   // 10: atrium.crm.v1.CheckAgencyExistsRequest
+	(*CheckAgencyExistsResponse)(nil),  // 11: atrium.crm.v1.CheckAgencyExistsResponse
+	(*Client)(nil),                     // 12: atrium.crm.v1.Client
 }
 var file_atrium_crm_v1_client_access_proto_depIdxs = []int32{
-	10, // 0: atrium.crm.v1.ListAgencyClientsResponse.clients:type_name -> atrium.crm.v1.Client
-	10, // 1: atrium.crm.v1.GetLinkedClientResponse.client:type_name -> atrium.crm.v1.Client
-	0,  // 2: atrium.crm.v1.ClientAccessService.CheckClientAccess:input_type -> atrium.crm.v1.CheckClientAccessRequest
-	4,  // 3: atrium.crm.v1.ClientAccessService.CheckClientExists:input_type -> atrium.crm.v1.CheckClientExistsRequest
-	6,  // 4: atrium.crm.v1.ClientAccessService.GetLinkedClient:input_type -> atrium.crm.v1.GetLinkedClientRequest
-	8,  // 5: atrium.crm.v1.ClientAccessService.CheckAgencyExists:input_type -> atrium.crm.v1.CheckAgencyExistsRequest
-	2,  // 6: atrium.crm.v1.ClientAccessService.ListAgencyClients:input_type -> atrium.crm.v1.ListAgencyClientsRequest
-	1,  // 7: atrium.crm.v1.ClientAccessService.CheckClientAccess:output_type -> atrium.crm.v1.CheckClientAccessResponse
-	5,  // 8: atrium.crm.v1.ClientAccessService.CheckClientExists:output_type -> atrium.crm.v1.CheckClientExistsResponse
-	7,  // 9: atrium.crm.v1.ClientAccessService.GetLinkedClient:output_type -> atrium.crm.v1.GetLinkedClientResponse
-	9,  // 10: atrium.crm.v1.ClientAccessService.CheckAgencyExists:output_type -> atrium.crm.v1.CheckAgencyExistsResponse
-	3,  // 11: atrium.crm.v1.ClientAccessService.ListAgencyClients:output_type -> atrium.crm.v1.ListAgencyClientsResponse
-	7,  // [7:12] is the sub-list for method output_type
-	2,  // [2:7] is the sub-list for method input_type
+	12, // 0: atrium.crm.v1.ListAgencyClientsResponse.clients:type_name -> atrium.crm.v1.Client
+	12, // 1: atrium.crm.v1.GetLinkedClientResponse.client:type_name -> atrium.crm.v1.Client
+	2,  // 2: atrium.crm.v1.ClientAccessService.CheckClientAccess:input_type -> atrium.crm.v1.CheckClientAccessRequest
+	6,  // 3: atrium.crm.v1.ClientAccessService.CheckClientExists:input_type -> atrium.crm.v1.CheckClientExistsRequest
+	8,  // 4: atrium.crm.v1.ClientAccessService.GetLinkedClient:input_type -> atrium.crm.v1.GetLinkedClientRequest
+	10, // 5: atrium.crm.v1.ClientAccessService.CheckAgencyExists:input_type -> atrium.crm.v1.CheckAgencyExistsRequest
+	4,  // 6: atrium.crm.v1.ClientAccessService.ListAgencyClients:input_type -> atrium.crm.v1.ListAgencyClientsRequest
+	0,  // 7: atrium.crm.v1.ClientAccessService.ListClientAgencies:input_type -> atrium.crm.v1.ListClientAgenciesRequest
+	3,  // 8: atrium.crm.v1.ClientAccessService.CheckClientAccess:output_type -> atrium.crm.v1.CheckClientAccessResponse
+	7,  // 9: atrium.crm.v1.ClientAccessService.CheckClientExists:output_type -> atrium.crm.v1.CheckClientExistsResponse
+	9,  // 10: atrium.crm.v1.ClientAccessService.GetLinkedClient:output_type -> atrium.crm.v1.GetLinkedClientResponse
+	11, // 11: atrium.crm.v1.ClientAccessService.CheckAgencyExists:output_type -> atrium.crm.v1.CheckAgencyExistsResponse
+	5,  // 12: atrium.crm.v1.ClientAccessService.ListAgencyClients:output_type -> atrium.crm.v1.ListAgencyClientsResponse
+	1,  // 13: atrium.crm.v1.ClientAccessService.ListClientAgencies:output_type -> atrium.crm.v1.ListClientAgenciesResponse
+	8,  // [8:14] is the sub-list for method output_type
+	2,  // [2:8] is the sub-list for method input_type
 	2,  // [2:2] is the sub-list for extension type_name
 	2,  // [2:2] is the sub-list for extension extendee
 	0,  // [0:2] is the sub-list for field type_name
@@ -570,7 +669,7 @@ func file_atrium_crm_v1_client_access_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_crm_v1_client_access_proto_rawDesc), len(file_atrium_crm_v1_client_access_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,11 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ClientAccessService_CheckClientAccess_FullMethodName = "/atrium.crm.v1.ClientAccessService/CheckClientAccess"
-	ClientAccessService_CheckClientExists_FullMethodName = "/atrium.crm.v1.ClientAccessService/CheckClientExists"
-	ClientAccessService_GetLinkedClient_FullMethodName   = "/atrium.crm.v1.ClientAccessService/GetLinkedClient"
-	ClientAccessService_CheckAgencyExists_FullMethodName = "/atrium.crm.v1.ClientAccessService/CheckAgencyExists"
-	ClientAccessService_ListAgencyClients_FullMethodName = "/atrium.crm.v1.ClientAccessService/ListAgencyClients"
+	ClientAccessService_CheckClientAccess_FullMethodName  = "/atrium.crm.v1.ClientAccessService/CheckClientAccess"
+	ClientAccessService_CheckClientExists_FullMethodName  = "/atrium.crm.v1.ClientAccessService/CheckClientExists"
+	ClientAccessService_GetLinkedClient_FullMethodName    = "/atrium.crm.v1.ClientAccessService/GetLinkedClient"
+	ClientAccessService_CheckAgencyExists_FullMethodName  = "/atrium.crm.v1.ClientAccessService/CheckAgencyExists"
+	ClientAccessService_ListAgencyClients_FullMethodName  = "/atrium.crm.v1.ClientAccessService/ListAgencyClients"
+	ClientAccessService_ListClientAgencies_FullMethodName = "/atrium.crm.v1.ClientAccessService/ListClientAgencies"
 )
 
 // ClientAccessServiceClient is the client API for ClientAccessService service.
@@ -49,6 +50,10 @@ type ClientAccessServiceClient interface {
 	CheckAgencyExists(ctx context.Context, in *CheckAgencyExistsRequest, opts ...grpc.CallOption) (*CheckAgencyExistsResponse, error)
 	// ListAgencyClients returns every client linked to the agency.
 	ListAgencyClients(ctx context.Context, in *ListAgencyClientsRequest, opts ...grpc.CallOption) (*ListAgencyClientsResponse, error)
+	// ListClientAgencies returns the ids of every agency the client is
+	// linked to (none for an unknown client): the webhooks service addresses
+	// a client's dataset changes to them.
+	ListClientAgencies(ctx context.Context, in *ListClientAgenciesRequest, opts ...grpc.CallOption) (*ListClientAgenciesResponse, error)
 }
 
 type clientAccessServiceClient struct {
@@ -109,6 +114,16 @@ func (c *clientAccessServiceClient) ListAgencyClients(ctx context.Context, in *L
 	return out, nil
 }
 
+func (c *clientAccessServiceClient) ListClientAgencies(ctx context.Context, in *ListClientAgenciesRequest, opts ...grpc.CallOption) (*ListClientAgenciesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListClientAgenciesResponse)
+	err := c.cc.Invoke(ctx, ClientAccessService_ListClientAgencies_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClientAccessServiceServer is the server API for ClientAccessService service.
 // All implementations must embed UnimplementedClientAccessServiceServer
 // for forward compatibility.
@@ -132,6 +147,10 @@ type ClientAccessServiceServer interface {
 	CheckAgencyExists(context.Context, *CheckAgencyExistsRequest) (*CheckAgencyExistsResponse, error)
 	// ListAgencyClients returns every client linked to the agency.
 	ListAgencyClients(context.Context, *ListAgencyClientsRequest) (*ListAgencyClientsResponse, error)
+	// ListClientAgencies returns the ids of every agency the client is
+	// linked to (none for an unknown client): the webhooks service addresses
+	// a client's dataset changes to them.
+	ListClientAgencies(context.Context, *ListClientAgenciesRequest) (*ListClientAgenciesResponse, error)
 	mustEmbedUnimplementedClientAccessServiceServer()
 }
 
@@ -156,6 +175,9 @@ func (UnimplementedClientAccessServiceServer) CheckAgencyExists(context.Context,
 }
 func (UnimplementedClientAccessServiceServer) ListAgencyClients(context.Context, *ListAgencyClientsRequest) (*ListAgencyClientsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAgencyClients not implemented")
+}
+func (UnimplementedClientAccessServiceServer) ListClientAgencies(context.Context, *ListClientAgenciesRequest) (*ListClientAgenciesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListClientAgencies not implemented")
 }
 func (UnimplementedClientAccessServiceServer) mustEmbedUnimplementedClientAccessServiceServer() {}
 func (UnimplementedClientAccessServiceServer) testEmbeddedByValue()                             {}
@@ -268,6 +290,24 @@ func _ClientAccessService_ListAgencyClients_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClientAccessService_ListClientAgencies_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListClientAgenciesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientAccessServiceServer).ListClientAgencies(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClientAccessService_ListClientAgencies_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientAccessServiceServer).ListClientAgencies(ctx, req.(*ListClientAgenciesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClientAccessService_ServiceDesc is the grpc.ServiceDesc for ClientAccessService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -294,6 +334,10 @@ var ClientAccessService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListAgencyClients",
 			Handler:    _ClientAccessService_ListAgencyClients_Handler,
+		},
+		{
+			MethodName: "ListClientAgencies",
+			Handler:    _ClientAccessService_ListClientAgencies_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

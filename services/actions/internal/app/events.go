@@ -31,15 +31,21 @@ type CompletedEvent struct {
 	StatusCode   int            `json:"status_code"`
 	Data         map[string]any `json:"data"`
 	CreditsSpent Credits        `json:"credits_spent"`
-	StartedAt    time.Time      `json:"started_at"`
-	FinishedAt   time.Time      `json:"finished_at"`
+	// ProviderCost is what the providers charged for the run, in US
+	// dollars (spent whether or not the run succeeded); Cached says its
+	// data came from the SEO cache.
+	ProviderCost float64   `json:"provider_cost"`
+	Cached       bool      `json:"cached"`
+	StartedAt    time.Time `json:"started_at"`
+	FinishedAt   time.Time `json:"finished_at"`
 }
 
 // completed is the run's completion event, with the run id as its
 // message id: JetStream drops a second publication.
 func completed(ctx context.Context, run Run) (outbox.Event, error) {
 	ev := CompletedEvent{RunID: run.ID, Action: run.Action, ClientID: run.ClientID, AgencyID: run.AgencyID,
-		Status: run.Status, StatusCode: run.StatusCode, Data: run.Data, StartedAt: run.StartedAt, FinishedAt: run.FinishedAt}
+		Status: run.Status, StatusCode: run.StatusCode, Data: run.Data, ProviderCost: run.ProviderCost.Float(), Cached: run.Cached,
+		StartedAt: run.StartedAt, FinishedAt: run.FinishedAt}
 	if run.Status == StatusSuccess {
 		ev.CreditsSpent = Credits{AI: run.Cost.AI, Data: run.Cost.Data}
 	}

@@ -14,17 +14,19 @@ import (
 //
 //	atrium.actions.runs{action, status=success|error}        finished runs
 //	atrium.actions.credits.spent{action, kind=ai|data}       credits successful runs spent
+//	atrium.actions.provider.cost{action}                     US dollars the providers charged (failed runs too)
 //
 // Neither names an agency or a client: spending per tenant is in the
 // action_runs table, not in metrics. The attribute sets of every action of
 // the catalog are built once.
 type runMetrics struct {
 	runs, spent metric.Int64Counter
+	cost        metric.Float64Counter
 	byAction    map[string]*actionSets
 }
 
 type actionSets struct {
-	success, failure, ai, data []metric.AddOption
+	success, failure, ai, data, action []metric.AddOption
 }
 
 func newRunMetrics(mp metric.MeterProvider) *runMetrics {
@@ -37,7 +39,9 @@ func newRunMetrics(mp metric.MeterProvider) *runMetrics {
 		metric.WithDescription("Finished action runs, by action and status (success, or error: a provider failed, the run timed out or was interrupted)."))
 	spent, _ := m.Int64Counter("atrium.actions.credits.spent", metric.WithUnit("{credit}"),
 		metric.WithDescription("Credits spent by successful action runs, by action and kind (ai, data)."))
-	rm := &runMetrics{runs: runs, spent: spent, byAction: map[string]*actionSets{}}
+	cost, _ := m.Float64Counter("atrium.actions.provider.cost", metric.WithUnit("{USD}"),
+		metric.WithDescription("What the outside providers (DataForSEO) reported charging for action runs' calls, in US dollars, by action; failed runs included."))
+	rm := &runMetrics{runs: runs, spent: spent, cost: cost, byAction: map[string]*actionSets{}}
 	for _, act := range catalog.All() {
 		rm.byAction[act.Name] = newActionSets(act.Name)
 	}
@@ -48,7 +52,8 @@ func newActionSets(action string) *actionSets {
 	set := func(k, v string) []metric.AddOption {
 		return []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("action", action), attribute.String(k, v)))}
 	}
-	return &actionSets{success: set("status", StatusSuccess), failure: set("status", StatusError), ai: set("kind", "ai"), data: set("kind", "data")}
+	return &actionSets{success: set("status", StatusSuccess), failure: set("status", StatusError), ai: set("kind", "ai"), data: set("kind", "data"),
+		action: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("action", action)))}}
 }
 
 // finished counts a run that ended with the status it was recorded with.
@@ -57,6 +62,9 @@ func (m *runMetrics) finished(ctx context.Context, run Run) {
 	if !ok {
 		// An action no longer in the catalog, ended by recovery.
 		sets = newActionSets(run.Action)
+	}
+	if run.ProviderCost > 0 {
+		m.cost.Add(ctx, run.ProviderCost.Float(), sets.action...)
 	}
 	if run.Status != StatusSuccess {
 		m.runs.Add(ctx, 1, sets.failure...)

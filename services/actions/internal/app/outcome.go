@@ -117,7 +117,7 @@ func runRow(run Run, act *action.Action) action.RecordWrite {
 		d.AgencyID: run.AgencyID, d.RecordResource: act.Writes, d.Data: shortened(run.Data),
 		d.StartedAt: run.StartedAt.Format(time.RFC3339Nano), d.FinishedAt: run.FinishedAt.Format(time.RFC3339Nano),
 		d.CreatedAt: run.StartedAt.Format(time.RFC3339Nano), d.UpdatedAt: run.FinishedAt.Format(time.RFC3339Nano),
-		d.CreditsAI: 0.0, d.CreditsData: 0.0,
+		d.CreditsAI: 0.0, d.CreditsData: 0.0, d.ProviderCost: run.ProviderCost.Float(), d.Cached: run.Cached,
 	}
 	if run.Status == StatusSuccess {
 		row[d.CreditsAI], row[d.CreditsData] = float64(run.Cost.AI), float64(run.Cost.Data)

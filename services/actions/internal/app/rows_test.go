@@ -19,10 +19,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/platform/objstore/localdir"
 	"github.com/atrium-hq/atrium/platform/store"
-	"github.com/atrium-hq/atrium/services/actions/internal/adapters/blobdir"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/builtintext"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/indexnow"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/mediastore"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/pngimage"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/syntheticseo"
@@ -116,10 +117,11 @@ func TestEveryActionWritesTheDataCatalogsFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blobs, err := blobdir.New(t.TempDir())
+	objects, err := localdir.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	blobs := mediastore.New(objects)
 	search, err := syntheticseo.New(syntheticseo.Config{})
 	if err != nil {
 		t.Fatal(err)

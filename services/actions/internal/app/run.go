@@ -8,6 +8,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/store"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/catalog"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // A run goes through four steps, each in its own file: admit (here: the
@@ -40,16 +41,25 @@ func (a *Actions) Run(ctx context.Context, agencyID string, body map[string]any,
 	// The work goes on if the caller goes away: its cost is reserved and
 	// its outcome will be recorded either way.
 	work := context.WithoutCancel(ctx)
-	res, runErr := a.execute(work, req, client, run)
+	// The meter adds up what the providers charge for this run's calls,
+	// failed ones included: the agency reconciles its credits with it.
+	meter := new(provider.Meter)
+	res, runErr := a.execute(provider.WithMeter(work, meter), req, client, run)
+	run.ProviderCost, run.Cached = usage(meter.Usage())
 	return a.finish(work, run, req.Action, res, runErr)
 }
 
 // admit checks a request in the order a caller fixes it: the body against
-// the action's declaration, the Idempotency-Key header, then the client's
-// link to the agency, asked of the CRM now. It reserves and writes nothing.
+// the action's declaration (and a value only a provider can judge, such as
+// a location, against that provider), the Idempotency-Key header, then the
+// client's link to the agency, asked of the CRM now. It reserves and
+// writes nothing.
 func (a *Actions) admit(ctx context.Context, agencyID string, body map[string]any, idempotencyKey string) (catalog.Request, action.Client, error) {
 	req, err := catalog.ParseRequest(body, a.guard)
 	if err != nil {
+		return catalog.Request{}, action.Client{}, err
+	}
+	if err := catalog.CheckKnown(ctx, req, a.providers); err != nil {
 		return catalog.Request{}, action.Client{}, err
 	}
 	if idempotencyKey != "" {
@@ -90,4 +100,11 @@ func (a *Actions) execute(ctx context.Context, req catalog.Request, client actio
 		}
 	}()
 	return req.Action.Run(ctx, &action.Exec{RunID: run.ID, Client: client, Input: req.Input, Now: run.StartedAt, P: a.providers, Records: a.records})
+}
+
+// usage is what a run records of its providers' usage: what they charged,
+// and whether its data came from the cache (an answer was taken from it and
+// nothing was paid for).
+func usage(u provider.Usage) (cost provider.USD, cached bool) {
+	return u.Cost, u.Cached > 0 && u.Cost == 0
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/store"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // Run statuses.
@@ -27,6 +28,13 @@ type Run struct {
 	// Cost is reserved when the run starts; it stays spent on success and
 	// is released on error.
 	Cost action.Cost
+	// ProviderCost is what the outside providers charged for the run's
+	// calls (DataForSEO reports a cost on every task), failed runs and
+	// calls included; Cached says the run's data came from the SEO cache,
+	// which charges nothing. Recorded when the run finishes; a run ended
+	// by recovery knows neither.
+	ProviderCost provider.USD
+	Cached       bool
 	// Data is the response's data: the record, or {"error": message}.
 	Data map[string]any
 	// Writes are the rows the run writes to the data service, applied after
@@ -91,7 +99,7 @@ type Tx interface {
 	// transaction back). ErrDuplicate as InsertRun.
 	StartRun(ctx context.Context, r Run) (b Balance, ok bool, err error)
 	// FinishRun records how a pending run ended (status, code, data,
-	// writes, finish time), gives refund back to the agency's balance and
+	// writes, provider cost and cache flag, finish time), gives refund back to the agency's balance and
 	// enqueues event, all in one step; it returns the balance after. It
 	// returns false, changing nothing, if the run is not pending any more,
 	// and an error wrapping ErrUnstorable if the data or the writes hold a

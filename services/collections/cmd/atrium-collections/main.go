@@ -6,7 +6,10 @@ package main
 
 import (
 	"context"
+	"flag"
 
+	"github.com/atrium-hq/atrium/platform/cli"
+	"github.com/atrium-hq/atrium/platform/objstore/backends"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/services/collections/service"
 )
@@ -15,7 +18,38 @@ import (
 var version = "dev"
 
 func main() {
-	runner.Main(service.Name, version, nil, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
-		return service.New(ctx, service.Config{Config: cfg})
+	settings, publicURL := service.DefaultSettings(), cli.DefaultPublicURL
+	var objects backends.Config
+	bind := func(fs *flag.FlagSet) {
+		settings.BindFlags(fs)
+		objects.BindFlags(fs, "directory of the assets' files, shared with the gateway, which serves them")
+		cli.BindPublicURL(fs, &publicURL, "the gateway's public listener unless set")
+	}
+	runner.Main(service.Name, version, bind, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
+		store, err := backends.Open(ctx, objects)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Logger.Info("assets' files", "store", store.Describe)
+		if store.Temporary {
+			cfg.Logger.Warn("the assets' files are kept in a temporary directory removed at exit: set --data-dir (shared with the gateway) or --s3-bucket")
+		}
+		svc, err := service.New(ctx, service.Config{Config: cfg, Settings: settings, Objects: store, PublicURL: publicURL})
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+		return closing{svc, store.Close}, nil
 	})
+}
+
+// closing runs a service, then releases what it ran on.
+type closing struct {
+	*service.Service
+	close func()
+}
+
+func (c closing) Run(ctx context.Context) error {
+	defer c.close()
+	return c.Service.Run(ctx)
 }

@@ -52,6 +52,12 @@ type Store interface {
 	// statement), made only if c's fields are still the collection's:
 	// ErrCollectionChanged, and nothing written, when they are not.
 	InsertItem(ctx context.Context, c Collection, it Item, announce outbox.Event) error
+	// Assets lists a page of a site's assets by created_at descending,
+	// then id descending.
+	Assets(ctx context.Context, siteID string, page pagination.Page) ([]Asset, error)
+	// Asset returns a site's asset: ErrNotFound for none, another site's
+	// included.
+	Asset(ctx context.Context, siteID, id string) (Asset, error)
 	// InTx runs fn in a transaction: all of its writes and events, or none.
 	InTx(ctx context.Context, fn func(Tx) error) error
 }
@@ -78,6 +84,17 @@ type Tx interface {
 	// DeleteItem deletes the item and returns it; ErrNotFound, or
 	// ErrVersionMismatch when ifVersion is set and does not hold.
 	DeleteItem(ctx context.Context, collectionID, id string, ifVersion *int64) (Item, error)
+	// InsertAsset adds an asset and enqueues the event announcing it;
+	// ErrDuplicate when its id or name is taken.
+	InsertAsset(ctx context.Context, a Asset, announce outbox.Event) error
+	// UpdateAsset applies p to a site's asset and returns it as changed;
+	// ErrNotFound for none (another site's included).
+	UpdateAsset(ctx context.Context, siteID, id string, p AssetPatch) (Asset, error)
+	// DeleteAsset deletes a site's asset and returns it; ErrNotFound for
+	// none (another site's included).
+	DeleteAsset(ctx context.Context, siteID, id string) (Asset, error)
+	// AssetExists reports whether the site has the asset.
+	AssetExists(ctx context.Context, siteID, id string) (bool, error)
 	// Enqueue adds an event to the outbox, published after commit.
 	Enqueue(ctx context.Context, e outbox.Event) error
 }

@@ -52,11 +52,12 @@ const (
 	TypeMultiSelect = "multi_select"
 	TypeJSON        = "json"
 	TypeReference   = "reference"
+	TypeAsset       = "asset"
 )
 
 // FieldTypes are the field types, in the order the docs list them.
 var FieldTypes = []string{TypeText, TypeRichText, TypeNumber, TypeInteger, TypeBoolean, TypeDate, TypeDatetime,
-	TypeEmail, TypeURL, TypeSelect, TypeMultiSelect, TypeJSON, TypeReference}
+	TypeEmail, TypeURL, TypeSelect, TypeMultiSelect, TypeJSON, TypeReference, TypeAsset}
 
 // defaultMaxLength is the length bound of text-like types when the field
 // sets none; limitMaxLength is the most a field may set.

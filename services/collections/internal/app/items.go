@@ -296,6 +296,16 @@ func (u *Content) createWithReferences(ctx context.Context, c Collection, it Ite
 
 func (u *Content) checkReferences(ctx context.Context, tx Tx, c Collection, refs []reference) error {
 	for _, r := range refs {
+		if r.asset {
+			ok, err := tx.AssetExists(ctx, c.SiteID, r.id)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return apperr.Invalid("data.%s must be the id of an asset of this site; there is no asset %q", r.field, r.id)
+			}
+			continue
+		}
 		target, err := tx.Collection(ctx, c.SiteID, r.target)
 		if errors.Is(err, ErrNotFound) {
 			return apperr.Invalid("data.%s refers to collection %q, which does not exist in this site", r.field, r.target)

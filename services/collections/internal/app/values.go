@@ -26,8 +26,11 @@ type change struct {
 	refs  []reference
 }
 
+// reference is a value that must name something of the site when it is
+// written: an item of the target collection, or (asset) an asset.
 type reference struct {
 	field, target, id string
+	asset             bool
 }
 
 // checkData validates data (decoded JSON: nil, bool, float64, string,
@@ -57,8 +60,11 @@ func checkData(c Collection, data map[string]any, create bool) (change, error) {
 			return change{}, err
 		}
 		ch.set[k] = raw
-		if f.Type == TypeReference {
-			ch.refs = append(ch.refs, reference{field: k, target: f.Target, id: v.(string)})
+		switch f.Type {
+		case TypeReference:
+			ch.refs = append(ch.refs, reference{field: k, target: f.Target, id: canonicalID(raw)})
+		case TypeAsset:
+			ch.refs = append(ch.refs, reference{field: k, id: canonicalID(raw), asset: true})
 		}
 	}
 	if create {
@@ -103,7 +109,7 @@ func (f Field) rule() value.Rule {
 		return value.Rule{Kind: value.URL, Max: maxLength(f)}
 	case TypeJSON:
 		return value.Rule{Kind: value.JSON}
-	case TypeReference:
+	case TypeReference, TypeAsset:
 		return value.Rule{Kind: value.UUID}
 	}
 	return value.Rule{Kind: value.String}
@@ -118,6 +124,8 @@ func expected(f Field) string {
 		return "an array of distinct values from: " + strings.Join(f.Options, ", ")
 	case TypeReference:
 		return fmt.Sprintf("the id (a UUID) of an item of collection %q", f.Target)
+	case TypeAsset:
+		return "the id (a UUID) of an asset of this site"
 	}
 	return f.rule().Expected()
 }
@@ -173,12 +181,19 @@ func checkValue(f Field, v any) (json.RawMessage, error) {
 	return raw, nil
 }
 
+// canonicalID is the id a checked UUID value holds, in lower case.
+func canonicalID(raw json.RawMessage) string {
+	var id string
+	_ = json.Unmarshal(raw, &id)
+	return id
+}
+
 // parseFilterValue reads a filter value (a query string) as the field's
 // type and returns its JSON.
 func parseFilterValue(f Field, s string) (json.RawMessage, error) {
 	switch f.Type {
 	case TypeJSON, TypeMultiSelect, TypeRichText:
-		return nil, apperr.Invalid("filter_field %s is a %s field, which cannot be filtered; filterable types: text, number, integer, boolean, date, datetime, email, url, select, reference", f.Key, f.Type)
+		return nil, apperr.Invalid("filter_field %s is a %s field, which cannot be filtered; filterable types: text, number, integer, boolean, date, datetime, email, url, select, reference, asset", f.Key, f.Type)
 	}
 	if v, ok := value.ParseQuery(f.rule().Kind, s); ok {
 		if raw, err := checkValue(f, v); err == nil {

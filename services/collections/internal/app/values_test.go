@@ -1,6 +1,9 @@
 package app
 
 import (
+	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,5 +138,21 @@ func TestValuesKeepHTML(t *testing.T) {
 	got, err := checkValue(Field{Key: "body", Type: TypeRichText}, "<p>Tom & Jerry</p>")
 	if err != nil || string(got) != `"<p>Tom & Jerry</p>"` {
 		t.Fatalf("stored %s, %v; want the markup as written", got, err)
+	}
+}
+
+// TestProtoDocumentsTheFieldTypes: FieldDefinition.type's comment, which
+// becomes the OpenAPI enumeration, lists exactly the types.
+func TestProtoDocumentsTheFieldTypes(t *testing.T) {
+	b, err := os.ReadFile("../../../../proto/atrium/collections/v1/collections.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`// One of: ([a-z_, ]+)\.\n\s+string type = `).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("collections.proto documents no field types")
+	}
+	if got := strings.Split(string(m[1]), ", "); !slices.Equal(got, FieldTypes) {
+		t.Fatalf("collections.proto documents %v; the types are %v", got, FieldTypes)
 	}
 }

@@ -42,6 +42,9 @@ type DirectoryReader interface {
 	LinkedClient(ctx context.Context, agencyID, clientID string) (Client, error)
 	// LinkedClients lists the clients linked to the agency, by id.
 	LinkedClients(ctx context.Context, agencyID string) ([]Client, error)
+	// ClientAgencies lists the ids of the agencies the client is linked
+	// to, sorted.
+	ClientAgencies(ctx context.Context, clientID string) ([]string, error)
 }
 
 // ClientFilter narrows Clients; an empty AgencyID matches every client.
@@ -280,6 +283,16 @@ func (d *Directory) LinkedClients(ctx context.Context, agencyID string) ([]Clien
 		return []Client{}, nil
 	}
 	return d.store.LinkedClients(ctx, a)
+}
+
+// ClientAgencies lists the ids of the agencies a client is linked to; an
+// id that is not a UUID names no client, so none.
+func (d *Directory) ClientAgencies(ctx context.Context, clientID string) ([]string, error) {
+	c, ok := value.ParseID(clientID)
+	if !ok {
+		return []string{}, nil
+	}
+	return d.store.ClientAgencies(ctx, c)
 }
 
 // LinkedClient returns the client if it is linked to the agency, with the

@@ -120,14 +120,14 @@ var Catalog = []Resource{
 	{Name: "backlinks", Description: "Individual backlinks with anchor and source authority", Fields: []Field{
 		req("source_url", TURL), req("target_url", TURL), f("anchor_text", TString), f("source_type", TString), f("source_id", TString),
 		f("domain_authority", TNumber), f("external_pages", TInteger), f("linking_domains", TInteger), f("first_seen", TDate),
-		f("source_domain", TString), f("nofollow", TBoolean)}},
+		f("source_domain", TString), f("nofollow", TBoolean), f("source", TString)}},
 	{Name: "anchor_texts", Description: "Anchor text distribution", Fields: []Field{
 		req("anchor", TString), f("count", TInteger), f("percentage", TNumber), f("source_id", TString)}},
 	{Name: "top_linked_pages", Description: "Most-linked pages", Fields: []Field{
 		req("url", TURL), f("linking_domains", TInteger), f("external_pages", TInteger)}},
 	{Name: "domain_metrics", Description: "Domain authority, page authority, spam score", Fields: []Field{
 		req("domain", TString), f("domain_authority", TNumber), f("page_authority", TNumber), f("spam_score", TNumber), f("fetched_at", TTimestamp),
-		f("backlinks", TInteger), f("linking_domains", TInteger)}},
+		f("backlinks", TInteger), f("linking_domains", TInteger), f("source", TString)}},
 	{Name: "backlink_outreach", Description: "Outreach pipeline", Fields: []Field{
 		req("target_domain", TString), f("contact_email", TString), f("status", TString), f("notes", TString),
 		f("prospect_url", TURL), f("subject", TString), f("body", TString), f("sent_at", TTimestamp), f("message_id", TString)}},
@@ -169,7 +169,8 @@ var Catalog = []Resource{
 	{Name: "action_runs", Description: "Runs of actions, successful or not", BeyondSpec: true, ByAgency: true, Fields: []Field{
 		req("action", TString), f("status", TString), f("status_code", TInteger), f("agency_id", TString),
 		f("credits_ai", TInteger), f("credits_data", TInteger), f("record_id", TString), f("record_resource", TString),
-		f("error", TString), f("data", TJSON), f("started_at", TTimestamp), f("finished_at", TTimestamp)}},
+		f("error", TString), f("data", TJSON), f("started_at", TTimestamp), f("finished_at", TTimestamp),
+		f("provider_cost", TNumber), f("cached", TBoolean)}},
 	{Name: "blog_images", Description: "Generated featured images", BeyondSpec: true, Fields: []Field{
 		req("title", TString), f("style", TString), req("url", TURL), f("width", TInteger), f("height", TInteger),
 		f("bytes", TInteger), f("content_type", TString)}},

@@ -6,16 +6,25 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/atrium-hq/atrium/platform/netguard"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/store"
+	"github.com/atrium-hq/atrium/services/webhooks/internal/eventtypes"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/retry"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/signing"
 )
@@ -45,9 +54,16 @@ type Deliverer struct {
 	Logger      *slog.Logger
 	// Meters, if set, records the attempts (metrics.go).
 	Meters metric.MeterProvider
+	// Tracer, if set, traces each attempt with a span linked to the trace
+	// of the write that caused the event.
+	Tracer trace.TracerProvider
+	// Retention is how long finished deliveries stay in the log (0: for
+	// ever); Run prunes older ones every PruneEvery.
+	Retention time.Duration
 
 	wakeOnce    sync.Once
 	wake        chan struct{}
+	records     recorder
 	metricsOnce sync.Once
 	metrics     *attemptMetrics
 }
@@ -55,12 +71,16 @@ type Deliverer struct {
 // NewClient is the HTTP client of attempts: it connects only where guard
 // allows (checked on the resolved address of every connection), follows no
 // redirect (a 3xx is the attempt's answer, a failure), and keeps
-// connections to endpoints alive between attempts.
-func NewClient(guard *netguard.Guard) *http.Client {
+// connections to endpoints alive between attempts, up to perHost to one
+// host: many tenants' endpoints share a host (an automation platform's,
+// say), and a connection made anew for each attempt costs more than the
+// attempt.
+func NewClient(guard *netguard.Guard, perHost int) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = guard.DialContext
 	t.Proxy = nil // a proxy would connect for us, past the guard
-	t.MaxIdleConnsPerHost = 16
+	t.MaxIdleConnsPerHost = max(perHost, 2)
+	t.MaxIdleConns = max(perHost, t.MaxIdleConns)
 	return &http.Client{
 		Transport:     t,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -69,9 +89,9 @@ func NewClient(guard *netguard.Guard) *http.Client {
 
 func (d *Deliverer) now() time.Time {
 	if d.Now != nil {
-		return d.Now().UTC()
+		return stamp(d.Now())
 	}
-	return time.Now().UTC()
+	return stamp(time.Now())
 }
 
 // lease is how long a claim holds a delivery: its attempt, and the time to
@@ -81,24 +101,29 @@ func (d *Deliverer) lease() time.Duration { return d.Timeout + 30*time.Second }
 // RunOnce claims due deliveries and attempts each once; it returns how
 // many it attempted.
 func (d *Deliverer) RunOnce(ctx context.Context) (int, error) {
-	due, err := d.Store.Claim(ctx, d.now(), max(d.Batch, 1), d.PerEndpoint, d.lease())
+	due, err := d.Store.Claim(ctx, d.now(), max(d.Batch, 1), Bound{PerEndpoint: d.PerEndpoint}, d.lease())
 	if err != nil {
 		return 0, err
 	}
 	var wg sync.WaitGroup
 	for _, del := range due {
 		wg.Go(func() {
-			if err := d.attempt(ctx, del); err != nil && d.Logger != nil {
+			if err := d.attempt(ctx, del, false); err != nil && d.Logger != nil {
 				d.Logger.ErrorContext(ctx, "webhook attempt not recorded", "delivery", del.ID, "err", err)
 			}
 		})
 	}
 	wg.Wait()
+	d.records.wait()
 	return len(due), nil
 }
 
-// attempt makes one attempt of del and records it.
-func (d *Deliverer) attempt(ctx context.Context, del Delivery) error {
+// cutShort is the error of an attempt the deliverer's stop interrupted.
+const cutShort = "cut short: the deliverer was stopping; sent again at once by another"
+
+// attemptNow reads del's endpoint and makes an explicit attempt of it (a
+// test, or a retry its owner asked for).
+func (d *Deliverer) attemptNow(ctx context.Context, del Delivery) error {
 	ep, err := d.Store.Endpoint(ctx, del.Tenant, del.EndpointID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted since: its deliveries went with it
@@ -106,13 +131,39 @@ func (d *Deliverer) attempt(ctx context.Context, del Delivery) error {
 	if err != nil {
 		return err
 	}
-	if !ep.Enabled {
-		return d.Store.RecordAttempt(ctx, del.ID, Attempt{At: d.now(), Error: "not sent: the webhook is disabled"}, Failed, time.Time{})
+	return d.attempt(ctx, Due{Delivery: del, Endpoint: ep}, true)
+}
+
+// attempt makes one attempt of a delivery to its endpoint and records it.
+// When ctx ends during the attempt (the service is stopping), the attempt
+// is recorded as cut short and the delivery is due again at once, for
+// another replica (or this one, restarted) to send. An explicit attempt (a
+// test, a retry the owner asked for) is sent even to a disabled endpoint,
+// to check a fix before enabling it again; a scheduled one is not.
+func (d *Deliverer) attempt(ctx context.Context, due Due, explicit bool) error {
+	del, ep := due.Delivery, due.Endpoint
+	if !ep.Enabled && !explicit {
+		return d.record(ctx, AttemptRecord{ID: del.ID, Attempt: Attempt{At: d.now(), Error: "not sent: the webhook is disabled"}, Status: Failed}, false)
 	}
+	n := len(del.Attempts) + 1
+	ctx, span := d.startSpan(ctx, del, n)
+	defer span.End()
 	a, outcome, wait := d.send(ctx, ep, del)
+	// What is left is bookkeeping, which a stop must not cut.
+	stopping := ctx.Err() != nil
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if stopping && outcome != retry.Succeeded && a.StatusCode == 0 {
+		a.Error = cutShort
+		endSpan(span, a, outcome)
+		// A stop cut it short: it is due again at once, recorded or not (its
+		// lease ends either way).
+		_ = d.record(ctx, AttemptRecord{ID: del.ID, Attempt: a, Status: Pending, Next: d.now()}, explicit)
+		return nil
+	}
+	endSpan(span, a, outcome)
 	d.metricsOnce.Do(func() { d.metrics = newAttemptMetrics(d.Meters) })
 	d.metrics.record(ctx, a, outcome)
-	n := len(del.Attempts) + 1
 	status, next := Failed, time.Time{}
 	switch outcome {
 	case retry.Succeeded:
@@ -122,10 +173,88 @@ func (d *Deliverer) attempt(ctx context.Context, del Delivery) error {
 			status, next = Pending, at
 		}
 	}
-	if err := d.Store.RecordAttempt(ctx, del.ID, a, status, next); err != nil {
+	if err := d.record(ctx, AttemptRecord{ID: del.ID, Attempt: a, Status: status, Next: next}, explicit); err != nil {
+		return err
+	}
+	if err := d.holdBack(ctx, ep, a, wait); err != nil {
 		return err
 	}
 	return d.noteHealth(ctx, ep, outcome, a.At)
+}
+
+// holdBack gives an endpoint that did not answer (for the attempt's whole
+// time-out, or refusing the connection), or that asked to be left alone
+// (Retry-After on 429 or 503), that long before its other due deliveries
+// are attempted: they would only wait, due, for the few attempts it may
+// hold, and make every claim step over them.
+func (d *Deliverer) holdBack(ctx context.Context, ep Endpoint, a Attempt, retryAfter time.Duration) error {
+	hold := retryAfter
+	if a.StatusCode == 0 {
+		hold = max(hold, d.Timeout)
+	}
+	if hold <= 0 {
+		return nil
+	}
+	now := d.now()
+	_, err := d.Store.Defer(ctx, ep.ID, now, now.Add(hold))
+	return err
+}
+
+// record records an attempt: an explicit one before returning (its caller
+// reads the delivery back), a scheduled one in the background (recorder).
+func (d *Deliverer) record(ctx context.Context, r AttemptRecord, explicit bool) error {
+	if explicit {
+		return d.records.now(ctx, d.Store, r)
+	}
+	d.records.later(ctx, d.Store, r, func(err error) {
+		if d.Logger != nil {
+			d.Logger.ErrorContext(ctx, "webhooks: attempts not recorded; they are made again once their deliveries' leases end", "err", err)
+		}
+	})
+	return nil
+}
+
+// startSpan starts the span of attempt n of del: a trace of its own (an
+// attempt may come days after the write), linked to the write's.
+func (d *Deliverer) startSpan(ctx context.Context, del Delivery, n int) (context.Context, trace.Span) {
+	tp := d.Tracer
+	if tp == nil {
+		tp = tracenoop.NewTracerProvider()
+	}
+	opts := []trace.SpanStartOption{
+		trace.WithNewRoot(),
+		trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(
+			attribute.String("webhook.id", del.EndpointID),
+			attribute.String("webhook.delivery_id", del.ID),
+			attribute.String("webhook.event_id", del.EventID),
+			attribute.String("webhook.event_type", del.EventType),
+			attribute.Int("webhook.attempt", n),
+		),
+	}
+	if sc := writeSpan(del); sc.IsValid() {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
+	}
+	return tp.Tracer("github.com/atrium-hq/atrium/services/webhooks").Start(ctx, "webhook attempt "+del.EventType, opts...)
+}
+
+// writeSpan is the span context of the write that caused del's event.
+func writeSpan(del Delivery) trace.SpanContext {
+	carrier := propagation.MapCarrier{"traceparent": del.TraceParent, "tracestate": del.TraceState}
+	return trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), carrier))
+}
+
+func endSpan(span trace.Span, a Attempt, outcome retry.Outcome) {
+	if a.StatusCode > 0 {
+		span.SetAttributes(attribute.Int("http.response.status_code", a.StatusCode))
+	}
+	if outcome != retry.Succeeded {
+		msg := a.Error
+		if msg == "" {
+			msg = "answered " + strconv.Itoa(a.StatusCode)
+		}
+		span.SetStatus(codes.Error, msg)
+	}
 }
 
 // send makes the request of one attempt.
@@ -176,16 +305,22 @@ func attemptError(err error, timeout time.Duration) string {
 }
 
 // noteHealth keeps the endpoint's failure run: a success ends it; a 410,
-// or failures for longer than DisableAfter, disable the endpoint.
+// or failures for longer than DisableAfter, disable the endpoint and
+// announce it (webhook.disabled, to the tenant's other endpoints and on
+// NATS). Most attempts change nothing here, and write nothing.
 func (d *Deliverer) noteHealth(ctx context.Context, ep Endpoint, outcome retry.Outcome, at time.Time) error {
-	if outcome == retry.Succeeded && ep.FailingSince.IsZero() {
+	switch {
+	case outcome == retry.Succeeded && ep.FailingSince.IsZero():
 		return nil
+	case outcome == retry.Failed && !ep.FailingSince.IsZero() && (d.DisableAfter <= 0 || at.Sub(ep.FailingSince) < d.DisableAfter):
+		return nil // the run goes on
 	}
 	return d.Store.InTx(ctx, func(tx EndpointTx) error {
 		e, err := tx.Endpoint(ctx, ep.Tenant, ep.ID)
 		if err != nil {
 			return nil // deleted meanwhile
 		}
+		wasEnabled := e.Enabled
 		switch outcome {
 		case retry.Succeeded:
 			e.FailingSince = time.Time{}
@@ -198,9 +333,31 @@ func (d *Deliverer) noteHealth(ctx context.Context, ep Endpoint, outcome retry.O
 				e.Enabled, e.DisabledReason = false, "every attempt failed for "+d.DisableAfter.String()
 			}
 		}
-		e.UpdatedAt = at
-		return tx.UpdateEndpoint(ctx, e)
+		if err := tx.UpdateEndpoint(ctx, e); err != nil {
+			return err
+		}
+		if wasEnabled && !e.Enabled {
+			return outbox.Enqueue(ctx, tx, DisabledSubject, DisabledEvent{
+				WebhookID: e.ID, Owner: e.Tenant.Kind, TenantID: e.Tenant.ID, URL: e.URL, Reason: e.DisabledReason, DisabledAt: at,
+			}, at)
+		}
+		return nil
 	})
+}
+
+// DisabledSubject is the NATS subject of the event announcing that Atrium
+// disabled an endpoint; the webhooks service delivers it as
+// webhook.disabled to the tenant's other endpoints.
+const DisabledSubject = "atrium.webhooks.webhook.disabled"
+
+// DisabledEvent is its payload.
+type DisabledEvent struct {
+	WebhookID  string           `json:"webhook_id"`
+	Owner      eventtypes.Owner `json:"owner"`
+	TenantID   string           `json:"tenant_id"`
+	URL        string           `json:"url"`
+	Reason     string           `json:"reason"`
+	DisabledAt time.Time        `json:"disabled_at"`
 }
 
 // Wake makes a running Run look for due deliveries now (the fan-out calls
@@ -215,41 +372,83 @@ func (d *Deliverer) Wake() {
 
 func (d *Deliverer) initWake() { d.wake = make(chan struct{}, 1) }
 
+// PruneEvery is how often Run removes the deliveries past Retention.
+const PruneEvery = time.Hour
+
+// claimGap is how long the loop waits, after an attempt ends, for more to
+// end before claiming for the free workers: claims go in batches rather
+// than one per attempt, each costing a query.
+const claimGap = 5 * time.Millisecond
+
 // Run delivers until ctx ends. Batch workers attempt deliveries; whenever
 // some are free it claims as many due deliveries (at most PerEndpoint of
 // one endpoint), so that an attempt waiting on a slow endpoint holds only
-// its worker. It claims again when an attempt ends, when Wake is called,
-// and at least every poll (retries come due by the clock). When ctx ends,
-// attempts in flight are cut; their leases run out and another deliverer
-// (or this one, restarted) tries them again with the same webhook-id.
+// its worker. It claims at once when Wake is called (new deliveries),
+// when attempts end (once an eighth of the workers are free, or claimGap
+// after the first of them), and at least every poll (retries come due by
+// the clock). When ctx ends, attempts in flight are cut and recorded as
+// such, due again at once: another deliverer (or this one, restarted)
+// sends them with the same webhook-id. Every PruneEvery it removes the
+// finished deliveries older than Retention.
 func (d *Deliverer) Run(ctx context.Context, poll time.Duration) error {
 	d.wakeOnce.Do(d.initWake)
+	if d.Retention > 0 {
+		go d.prune(ctx)
+	}
 	workers := max(d.Batch, 1)
+	refill := max(workers/8, 1)
 	free := make(chan struct{}, workers)
 	for range workers {
 		free <- struct{}{}
 	}
+	ended := make(chan struct{}, 1)
+	// held counts the deliveries each endpoint has in this deliverer's
+	// workers, for the bound.
+	var (
+		heldMu sync.Mutex
+		held   = map[string]int{}
+	)
+	bound := func() Bound {
+		heldMu.Lock()
+		defer heldMu.Unlock()
+		return Bound{PerEndpoint: d.PerEndpoint, Held: maps.Clone(held)}
+	}
 	var wg sync.WaitGroup
+	// Last, the records of the attempts that ended are written.
+	defer d.records.wait()
 	defer wg.Wait()
 	for {
 		n := len(free)
 		claimed := 0
 		if n > 0 {
-			due, err := d.Store.Claim(ctx, d.now(), n, d.PerEndpoint, d.lease())
+			due, err := d.Store.Claim(ctx, d.now(), n, bound(), d.lease())
 			if ctx.Err() != nil {
 				return nil
 			}
 			if err != nil && d.Logger != nil {
 				d.Logger.WarnContext(ctx, "webhooks: claiming deliveries failed", "err", err)
 			}
+			heldMu.Lock()
+			for _, del := range due {
+				held[del.EndpointID]++
+			}
+			heldMu.Unlock()
 			for _, del := range due {
 				<-free
 				wg.Go(func() {
 					defer func() {
+						heldMu.Lock()
+						if held[del.EndpointID]--; held[del.EndpointID] <= 0 {
+							delete(held, del.EndpointID)
+						}
+						heldMu.Unlock()
 						free <- struct{}{}
-						d.Wake()
+						select {
+						case ended <- struct{}{}:
+						default:
+						}
 					}()
-					if err := d.attempt(ctx, del); err != nil && ctx.Err() == nil && d.Logger != nil {
+					if err := d.attempt(ctx, del, false); err != nil && ctx.Err() == nil && d.Logger != nil {
 						d.Logger.ErrorContext(ctx, "webhook attempt not recorded", "delivery", del.ID, "err", err)
 					}
 				})
@@ -263,7 +462,34 @@ func (d *Deliverer) Run(ctx context.Context, poll time.Duration) error {
 		case <-ctx.Done():
 			return nil
 		case <-d.wake:
+		case <-ended:
+			if len(free) < refill {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-d.wake:
+				case <-time.After(claimGap):
+				}
+			}
 		case <-time.After(poll):
+		}
+	}
+}
+
+// prune removes the finished deliveries past the retention, now and every
+// PruneEvery until ctx ends.
+func (d *Deliverer) prune(ctx context.Context) {
+	for {
+		n, err := d.Store.Prune(ctx, d.now().Add(-d.Retention))
+		if err != nil && ctx.Err() == nil && d.Logger != nil {
+			d.Logger.WarnContext(ctx, "webhooks: pruning the delivery log failed", "err", err)
+		} else if n > 0 && d.Logger != nil {
+			d.Logger.InfoContext(ctx, "webhooks: pruned the delivery log", "deliveries", n, "retention", d.Retention)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(PruneEvery):
 		}
 	}
 }

@@ -16,12 +16,17 @@ import (
 
 	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/netguard"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/app"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/eventtypes"
@@ -41,6 +46,8 @@ type receiver struct {
 	got      []receipt
 	hold     chan struct{} // if not nil, each request waits for it
 	received chan struct{} // signalled on each request
+	// retryAfter, if set, is the Retry-After of its 429 and 503 answers.
+	retryAfter string
 }
 
 type receipt struct {
@@ -65,7 +72,7 @@ func newReceiver(t *testing.T, answers ...int) *receiver {
 		_ = json.Unmarshal(body, &m)
 		r.got = append(r.got, receipt{req.Header.Get("webhook-id"), req.Header.Get("webhook-timestamp"), m, verr})
 		code := r.answers[min(len(r.got)-1, len(r.answers)-1)]
-		hold := r.hold
+		hold, retryAfter := r.hold, r.retryAfter
 		r.mu.Unlock()
 		r.received <- struct{}{}
 		if hold != nil {
@@ -73,6 +80,9 @@ func newReceiver(t *testing.T, answers ...int) *receiver {
 		}
 		if code == http.StatusFound {
 			w.Header().Set("Location", "http://127.0.0.1:1/elsewhere")
+		}
+		if retryAfter != "" && (code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable) {
+			w.Header().Set("Retry-After", retryAfter)
 		}
 		w.WriteHeader(code)
 		_, _ = io.WriteString(w, "answer "+http.StatusText(code))
@@ -94,6 +104,7 @@ func (l links) AgenciesOf(_ context.Context, client string) ([]string, error) { 
 // world is a webhooks core on the memory store with a controllable clock.
 type world struct {
 	t     *testing.T
+	db    *memdb.DB
 	store *memory.Store
 	eps   *app.Endpoints
 	fan   *app.Fanout
@@ -102,12 +113,13 @@ type world struct {
 }
 
 func newWorld(t *testing.T, l links) *world {
-	w := &world{t: t, store: memory.New(memdb.New(nil)), now: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+	w := &world{t: t, db: memdb.New(nil), now: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+	w.store = memory.New(w.db)
 	clock := func() time.Time { return w.now }
 	guard := &netguard.Guard{AllowPrivate: true} // the receivers are on loopback
 	w.eps = &app.Endpoints{Store: w.store, Guard: guard, Now: clock}
 	w.fan = &app.Fanout{Store: w.store, Links: l, Now: clock}
-	w.del = &app.Deliverer{Store: w.store, Client: app.NewClient(guard), Schedule: retry.Schedule{time.Minute, time.Hour},
+	w.del = &app.Deliverer{Store: w.store, Client: app.NewClient(guard, 10), Schedule: retry.Schedule{time.Minute, time.Hour},
 		Timeout: 10 * time.Second, DisableAfter: 24 * time.Hour, Batch: 10, Now: clock}
 	return w
 }
@@ -255,13 +267,34 @@ func TestLastAttemptFailsTheDelivery(t *testing.T) {
 	}
 }
 
+// published takes the events the service's outbox holds, as the relay
+// would publish them.
+func (w *world) published() []outbox.Event {
+	w.t.Helper()
+	var out []outbox.Event
+	err := w.db.Outbox().Claim(w.t.Context(), 100, func(_ context.Context, es []outbox.Event) int {
+		out = append(out, es...)
+		return len(es)
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return out
+}
+
 // TestGoneDisablesTheEndpoint: 410 disables the endpoint; its next
-// deliveries are not sent.
+// deliveries are not sent; the disabling is announced once, on NATS and,
+// as webhook.disabled, to the tenant's other endpoints that subscribe,
+// never to another tenant's.
 func TestGoneDisablesTheEndpoint(t *testing.T) {
 	w := newWorld(t, nil)
 	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
 	r := newReceiver(t, 410)
 	e := w.register(agency, r, "*")
+	watcher := newReceiver(t, 200)
+	w.register(agency, watcher, "webhook.*")
+	stranger := newReceiver(t, 200)
+	w.register(app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}, stranger, "*")
 	w.event("evt-g1", "atrium.crm.deal.created", dealCreated(agency.ID))
 	w.run()
 	got, _ := w.eps.Get(t.Context(), agency, e.ID)
@@ -273,6 +306,33 @@ func TestGoneDisablesTheEndpoint(t *testing.T) {
 	}
 	if n := w.event("evt-g2", "atrium.crm.deal.created", dealCreated(agency.ID)); n != 0 {
 		t.Fatalf("a disabled endpoint got %d new deliveries", n)
+	}
+	events := w.published()
+	if len(events) != 1 || events[0].Subject != app.DisabledSubject {
+		t.Fatalf("published %+v, want one %s", events, app.DisabledSubject)
+	}
+	if n := w.event(events[0].ID, events[0].Subject, string(events[0].Payload)); n != 1 {
+		t.Fatalf("the disabling fanned out to %d endpoints, want the tenant's one watcher", n)
+	}
+	w.run()
+	got2 := watcher.receipts()
+	if len(got2) != 1 || got2[0].verified != nil || got2[0].body["type"] != "webhook.disabled" {
+		t.Fatalf("the watcher received %+v, want one verified webhook.disabled", got2)
+	}
+	data := got2[0].body["data"].(map[string]any)
+	if data["webhook_id"] != e.ID || data["url"] != e.URL || !strings.Contains(data["reason"].(string), "410") {
+		t.Fatalf("webhook.disabled data %v, want the endpoint's id, URL and the reason", data)
+	}
+	if len(stranger.receipts()) != 0 || len(r.receipts()) != 1 {
+		t.Fatalf("another tenant got %d deliveries and the disabled endpoint %d; want 0 and its one 410", len(stranger.receipts()), len(r.receipts()))
+	}
+	// Its owner may still test it (to check a fix before enabling it);
+	// that announces nothing again.
+	if _, err := w.del.Test(t.Context(), agency, e.ID); err != nil || len(r.receipts()) != 2 {
+		t.Fatalf("a test of the disabled endpoint: %v, %d receipts; want it sent", err, len(r.receipts()))
+	}
+	if again := w.published(); len(again) != 0 {
+		t.Fatalf("a test of a disabled endpoint announced %+v", again)
 	}
 }
 
@@ -351,7 +411,7 @@ func TestPrivateAddressRefusedAtConnection(t *testing.T) {
 	strict := &netguard.Guard{Lookup: func(context.Context, string) ([]netip.Addr, error) {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}}
-	w.del.Client = app.NewClient(strict)
+	w.del.Client = app.NewClient(strict, 10)
 	w.event("evt-p", "atrium.crm.deal.created", dealCreated(agency.ID))
 	w.run()
 	d := w.deliveries(e)[0]
@@ -431,8 +491,8 @@ func TestDeadEndpointLeavesTheOthersTheirWorkers(t *testing.T) {
 	w.event("alive", "atrium.crm.deal.created", dealCreated(neighbour.ID))
 	select {
 	case <-healthy.received:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the healthy endpoint's delivery waited behind the dead one's backlog")
+	case <-time.After(time.Second):
+		t.Fatal("the healthy endpoint's delivery waited more than a second behind the dead one's backlog")
 	}
 	if n := len(dead.receipts()); n != 2 {
 		t.Errorf("the dead endpoint received %d attempts at once, want PerEndpoint (2)", n)
@@ -505,5 +565,171 @@ func TestAttemptsAreCounted(t *testing.T) {
 	}
 	if len(got) != 2 || got["failed/5xx"] != 1 || got["succeeded/2xx"] != 1 {
 		t.Fatalf("attempts counted %v, want one failed/5xx and one succeeded/2xx", got)
+	}
+}
+
+// TestAttemptSpanLinksToTheWrite: each attempt is a span of its own trace,
+// linked to the trace of the write that caused the event (the fan-out
+// keeps it from the consumer's context), named by the event type, with
+// the attempt's number and answer.
+func TestAttemptSpanLinksToTheWrite(t *testing.T) {
+	w := newWorld(t, nil)
+	spans := tracetest.NewSpanRecorder()
+	w.del.Tracer = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	r := newReceiver(t, 503, 200)
+	w.register(agency, r, "*")
+	write := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6}, TraceFlags: trace.FlagsSampled})
+	ctx := trace.ContextWithSpanContext(t.Context(), write)
+	if _, err := w.fan.Handle(ctx, "evt-t", "atrium.crm.deal.created", []byte(dealCreated(agency.ID)), w.now); err != nil {
+		t.Fatal(err)
+	}
+	w.run()
+	w.now = w.now.Add(2 * time.Minute)
+	w.run()
+	ended := spans.Ended()
+	if len(ended) != 2 {
+		t.Fatalf("%d spans for two attempts", len(ended))
+	}
+	for i, sp := range ended {
+		links := sp.Links()
+		if sp.Name() != "webhook attempt deal.created" || len(links) != 1 || links[0].SpanContext.TraceID() != write.TraceID() ||
+			links[0].SpanContext.SpanID() != write.SpanID() || sp.SpanContext().TraceID() == write.TraceID() {
+			t.Fatalf("attempt %d: span %q links %v in trace %s; want its own trace linked to the write's span", i+1, sp.Name(), links, sp.SpanContext().TraceID())
+		}
+		attrs := map[string]any{}
+		for _, a := range sp.Attributes() {
+			attrs[string(a.Key)] = a.Value.AsInterface()
+		}
+		if attrs["webhook.attempt"] != int64(i+1) || attrs["webhook.event_id"] != "evt-t" {
+			t.Fatalf("attempt %d: attributes %v", i+1, attrs)
+		}
+	}
+	if ended[0].Status().Code != codes.Error || ended[1].Status().Code == codes.Error {
+		t.Fatalf("span statuses %v then %v; want the 503 an error and the 200 not", ended[0].Status(), ended[1].Status())
+	}
+}
+
+// TestStopCutsAttemptsShortAndFreesThem: an attempt in flight when the
+// deliverer stops is recorded as cut short and is due again at once, for
+// another deliverer to send without waiting out a lease.
+func TestStopCutsAttemptsShortAndFreesThem(t *testing.T) {
+	w := newWorld(t, nil)
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	r := newReceiver(t, 200)
+	r.hold = make(chan struct{})
+	defer close(r.hold)
+	e := w.register(agency, r, "*")
+	w.event("evt-c", "atrium.crm.deal.created", dealCreated(agency.ID))
+	ctx, stop := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- w.del.Run(ctx, time.Hour) }()
+	<-r.received
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	d := w.deliveries(e)[0]
+	if d.Status != app.Pending || len(d.Attempts) != 1 || !strings.Contains(d.Attempts[0].Error, "cut short") || d.NextAttemptAt.After(w.now) {
+		t.Fatalf("after the stop: %+v; want pending, due now, its attempt cut short", d)
+	}
+	if again, err := w.store.Claim(t.Context(), w.now, 10, app.Bound{}, time.Minute); err != nil || len(again) != 1 {
+		t.Fatalf("another deliverer's claim = %d, %v; want the cut delivery at once", len(again), err)
+	}
+}
+
+// TestBacklogIsObserved: the backlog gauges say how many deliveries are
+// due and scheduled, how old the oldest pending one is and how long the
+// oldest due one has waited.
+func TestBacklogIsObserved(t *testing.T) {
+	w := newWorld(t, nil)
+	reader := sdkmetric.NewManualReader()
+	reg, err := app.ObserveBacklog(w.store, sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), func() time.Time { return w.now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = reg.Unregister() }()
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	w.register(agency, newReceiver(t, 503), "*")
+	w.event("evt-1", "atrium.crm.deal.created", dealCreated(agency.ID))
+	w.run() // failed: scheduled a minute on
+	w.event("evt-2", "atrium.crm.deal.created", dealCreated(agency.ID))
+	w.now = w.now.Add(30 * time.Second)
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(t.Context(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch d := m.Data.(type) {
+			case metricdata.Gauge[int64]:
+				for _, dp := range d.DataPoints {
+					st, _ := dp.Attributes.Value("state")
+					got[m.Name+"/"+st.AsString()] = float64(dp.Value)
+				}
+			case metricdata.Gauge[float64]:
+				got[m.Name] = d.DataPoints[0].Value
+			}
+		}
+	}
+	want := map[string]float64{"atrium.webhooks.backlog/due": 1, "atrium.webhooks.backlog/scheduled": 1,
+		"atrium.webhooks.oldest_pending.age": 30, "atrium.webhooks.oldest_due.wait": 30}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], v, got)
+		}
+	}
+}
+
+// TestSilentEndpointIsHeldBack: when an endpoint does not answer within
+// the time-out, its other due deliveries wait that long instead of
+// queueing, due, for its few workers; a 503 with Retry-After holds it back
+// as long as it asks; a 503 without holds nothing back.
+func TestSilentEndpointIsHeldBack(t *testing.T) {
+	w := newWorld(t, nil)
+	w.del.Timeout, w.del.PerEndpoint = 50*time.Millisecond, 1
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	silent := newReceiver(t, 200)
+	silent.hold = make(chan struct{})
+	t.Cleanup(func() { close(silent.hold) })
+	e := w.register(agency, silent, "deal.*")
+	for i := range 3 {
+		w.event(fmt.Sprint("evt-", i), "atrium.crm.deal.created", dealCreated(agency.ID))
+	}
+	if n := w.run(); n != 1 {
+		t.Fatalf("attempted %d, want 1 (one at a time to this endpoint)", n)
+	}
+	for _, d := range w.deliveries(e) {
+		want := w.now.Add(w.del.Timeout)
+		if len(d.Attempts) == 1 {
+			continue // the one attempted, on the schedule
+		}
+		if !d.NextAttemptAt.Equal(want) {
+			t.Fatalf("an unattempted delivery of the silent endpoint is due at %s, want %s (held back for the time-out)", d.NextAttemptAt, want)
+		}
+	}
+
+	for _, retryAfter := range []string{"", "120"} {
+		busy := newReceiver(t, http.StatusServiceUnavailable)
+		busy.retryAfter = retryAfter
+		other := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+		b := w.register(other, busy, "deal.*")
+		for i := range 2 {
+			w.event(fmt.Sprint("busy-", retryAfter, i), "atrium.crm.deal.created", dealCreated(other.ID))
+		}
+		w.run()
+		var held []time.Time
+		for _, d := range w.deliveries(b) {
+			if len(d.Attempts) == 0 {
+				held = append(held, d.NextAttemptAt)
+			}
+		}
+		switch {
+		case retryAfter == "" && (len(held) != 1 || held[0].After(w.now)):
+			t.Fatalf("after a 503 without Retry-After the other delivery is due at %v; want it due now", held)
+		case retryAfter != "" && (len(held) != 1 || !held[0].Equal(w.now.Add(2*time.Minute))):
+			t.Fatalf("after a 503 with Retry-After: 120 the other delivery is due at %v; want 2 minutes on", held)
+		}
 	}
 }

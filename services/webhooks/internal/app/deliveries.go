@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"math"
 	"time"
 )
 
@@ -34,6 +35,10 @@ type Delivery struct {
 	Attempts      []Attempt
 	NextAttemptAt time.Time // zero unless pending
 	CreatedAt     time.Time
+	// TraceParent and TraceState are the W3C trace context of the write
+	// that caused the event (as the stream carried it): each attempt's
+	// span links to it.
+	TraceParent, TraceState string
 }
 
 // Attempt is one try of a delivery.
@@ -46,6 +51,15 @@ type Attempt struct {
 	// Error says why no usable answer came (a time-out, a refused
 	// address, a redirect not followed).
 	Error string
+}
+
+// AttemptRecord is an attempt to record: of delivery ID, leaving it in
+// Status (due again at Next when pending).
+type AttemptRecord struct {
+	ID      string
+	Attempt Attempt
+	Status  DeliveryStatus
+	Next    time.Time
 }
 
 // MaxResponseBody is how much of an answer's body an attempt keeps.
@@ -66,6 +80,55 @@ type DeliveryFilter struct {
 	After string
 }
 
+// Backlog is what the deliverer has still to send, for its metrics.
+type Backlog struct {
+	// Pending counts the pending deliveries; Due those whose next attempt
+	// time has passed (and so wait for a worker).
+	Pending, Due int
+	// OldestPending is when the oldest pending delivery was created, and
+	// OldestDue the next attempt time of the longest-waiting due one; zero
+	// when there is none.
+	OldestPending, OldestDue time.Time
+}
+
+// Bound limits how many deliveries of one endpoint a deliverer holds at
+// once. It is the deliverer's own: replicas each hold up to PerEndpoint of
+// an endpoint (so the deliverers need no shared count, which a queue table
+// updated a thousand times a second would make slow to read).
+type Bound struct {
+	// PerEndpoint is the most one endpoint may have held (0: no bound).
+	PerEndpoint int
+	// Held is how many of each endpoint's deliveries the deliverer holds
+	// now (claimed, not yet attempted or recorded).
+	Held map[string]int
+}
+
+// Allows reports how many more of endpoint's deliveries the bound allows.
+func (b Bound) Allows(endpoint string) int {
+	if b.PerEndpoint <= 0 {
+		return math.MaxInt32
+	}
+	return max(b.PerEndpoint-b.Held[endpoint], 0)
+}
+
+// Full lists the endpoints that may be given no more.
+func (b Bound) Full() []string {
+	var out []string
+	for e := range b.Held {
+		if b.Allows(e) == 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Due is a claimed delivery with its endpoint as the claim found it: an
+// attempt needs both, and the claim reads them together.
+type Due struct {
+	Delivery
+	Endpoint Endpoint
+}
+
 // DeliveryStore keeps the deliveries. Like the endpoints, every read and
 // write a tenant asks for is scoped by its tenant; claims are the
 // deliverer's, across tenants.
@@ -77,14 +140,16 @@ type DeliveryStore interface {
 	// Claim leases up to limit pending deliveries due at now (their next
 	// attempt time passed and no lease held), oldest due first, until
 	// now+lease: another deliverer skips them meanwhile, and gets them back
-	// if the lease ends with no attempt recorded (a crash). No endpoint
-	// gets more than perEndpoint leased at once, counting those already
-	// leased (0: no bound), so that a slow endpoint's backlog cannot take
-	// every worker.
-	Claim(ctx context.Context, now time.Time, limit, perEndpoint int, lease time.Duration) ([]Delivery, error)
-	// RecordAttempt appends a to delivery id, sets its status (and its next
-	// attempt time when pending) and ends its lease.
-	RecordAttempt(ctx context.Context, id string, a Attempt, status DeliveryStatus, next time.Time) error
+	// if the lease ends with no attempt recorded (a crash). Within bound
+	// (the deliverer's own count of what it holds), so that a slow
+	// endpoint's backlog cannot take every worker. Each comes with its
+	// endpoint.
+	Claim(ctx context.Context, now time.Time, limit int, bound Bound, lease time.Duration) ([]Due, error)
+	// RecordAttempts records attempts, in one write: each is appended to
+	// its delivery, whose status (and next attempt time when pending) it
+	// sets and whose lease it ends. A delivery that is gone (its endpoint
+	// was deleted meanwhile) is skipped.
+	RecordAttempts(ctx context.Context, rs []AttemptRecord) error
 	// Delivery returns the tenant's endpoint's delivery id.
 	Delivery(ctx context.Context, t Tenant, endpointID, id string) (Delivery, error)
 	// Deliveries returns a page of the tenant's endpoint's deliveries.
@@ -95,4 +160,14 @@ type DeliveryStore interface {
 	// Recover makes every failed delivery of the endpoint created in
 	// [since, until) pending and due at now, and returns how many.
 	Recover(ctx context.Context, t Tenant, endpointID string, since, until, now time.Time) (int, error)
+	// Defer makes the endpoint's pending deliveries that are due at now
+	// and not leased due at until instead, and returns how many: while an
+	// endpoint does not answer, its other deliveries wait rather than
+	// queue up, due, for the few attempts it may hold.
+	Defer(ctx context.Context, endpointID string, now, until time.Time) (int, error)
+	// Backlog measures the pending deliveries at now.
+	Backlog(ctx context.Context, now time.Time) (Backlog, error)
+	// Prune removes the succeeded and failed deliveries created before
+	// before (the delivery log's retention) and returns how many.
+	Prune(ctx context.Context, before time.Time) (int, error)
 }

@@ -56,3 +56,8 @@ func (e Endpoint) Secrets(at time.Time) []signing.Secret {
 	}
 	return []signing.Secret{e.Secret}
 }
+
+// stamp is t as the stores keep times: UTC, to the microsecond
+// (PostgreSQL's precision), so that what a write answers is what a read
+// gives back.
+func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }

@@ -55,9 +55,9 @@ type EndpointChange struct {
 
 func (u *Endpoints) now() time.Time {
 	if u.Now != nil {
-		return u.Now().UTC()
+		return stamp(u.Now())
 	}
-	return time.Now().UTC()
+	return stamp(time.Now())
 }
 
 // checkURL is the registration's URL rule: absolute https on a public

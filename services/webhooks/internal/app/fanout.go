@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/atrium-hq/atrium/services/webhooks/internal/eventtypes"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/translate"
@@ -31,7 +32,9 @@ type Fanout struct {
 }
 
 // Handle fans out one stream event and returns how many deliveries it
-// added (or would have, if it was seen before).
+// added (or would have, if it was seen before). The span context in ctx
+// (the consumer continues the write's trace from the message's headers)
+// is kept on each delivery, for its attempts' spans to link to.
 func (f *Fanout) Handle(ctx context.Context, id, subject string, payload []byte, at time.Time) (int, error) {
 	ev, ok, err := translate.Translate(id, subject, payload, at)
 	if err != nil || !ok {
@@ -52,10 +55,12 @@ func (f *Fanout) Handle(ctx context.Context, id, subject string, payload []byte,
 	if err != nil {
 		return 0, err
 	}
-	now := time.Now().UTC()
+	now := stamp(time.Now())
 	if f.Now != nil {
-		now = f.Now().UTC()
+		now = stamp(f.Now())
 	}
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, carrier)
 	var ds []Delivery
 	for _, t := range tenants {
 		eps, err := f.Store.Subscribers(ctx, t, ev.Type)
@@ -64,7 +69,7 @@ func (f *Fanout) Handle(ctx context.Context, id, subject string, payload []byte,
 		}
 		for _, e := range eps {
 			ds = append(ds, Delivery{ID: uuid.Must(uuid.NewV7()).String(), EndpointID: e.ID, Tenant: t, EventID: ev.ID, EventType: ev.Type,
-				Body: body, Status: Pending, NextAttemptAt: now, CreatedAt: now})
+				Body: body, Status: Pending, NextAttemptAt: now, CreatedAt: now, TraceParent: carrier["traceparent"], TraceState: carrier["tracestate"]})
 		}
 	}
 	if len(ds) == 0 {

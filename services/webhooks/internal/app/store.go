@@ -1,6 +1,10 @@
 package app
 
-import "context"
+import (
+	"context"
+
+	"github.com/atrium-hq/atrium/platform/outbox"
+)
 
 // EndpointStore keeps the endpoints. Reads are scoped by the tenant: an
 // endpoint of another tenant is store.ErrNotFound, as one that does not
@@ -27,6 +31,9 @@ type EndpointTx interface {
 	// UpdateEndpoint replaces the stored endpoint of e's tenant and id.
 	UpdateEndpoint(ctx context.Context, e Endpoint) error
 	DeleteEndpoint(ctx context.Context, t Tenant, id string) error
+	// Enqueue adds an event to the service's outbox (webhook.disabled),
+	// published after the transaction commits.
+	outbox.Enqueuer
 }
 
 // Store is both ports, as each adapter implements them: deliveries belong

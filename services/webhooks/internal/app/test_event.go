@@ -37,7 +37,7 @@ func (d *Deliverer) Test(ctx context.Context, t Tenant, id string) (Delivery, er
 	if err := d.Store.AddDeliveries(ctx, []Delivery{del}); err != nil {
 		return Delivery{}, err
 	}
-	if err := d.attempt(ctx, del); err != nil {
+	if err := d.attempt(ctx, Due{Delivery: del, Endpoint: ep}, true); err != nil {
 		return Delivery{}, err
 	}
 	out, err := d.Store.Delivery(ctx, t, ep.ID, del.ID)

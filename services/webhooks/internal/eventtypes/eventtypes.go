@@ -48,6 +48,11 @@ var (
 		"is_published": map[string]any{"type": "boolean"},
 		"version":      map[string]any{"type": "integer", "minimum": 1, "description": "the item's write count, its ETag without quotes: drop an event older than what you have"},
 	})
+	asset = object([]string{"id", "site_id", "content_type", "size"}, map[string]any{
+		"id": uuid, "site_id": uuid,
+		"content_type": map[string]any{"type": "string", "description": "the type the file's content was found to be (image/png, application/pdf, ...)"},
+		"size":         map[string]any{"type": "integer", "minimum": 1, "description": "bytes"},
+	})
 	crmRecord = object([]string{"id", "agency_id"}, map[string]any{"id": uuid, "agency_id": uuid})
 	link      = object([]string{"agency_id", "client_id"}, map[string]any{"agency_id": uuid, "client_id": uuid})
 	run       = object([]string{"run_id", "action", "client_id", "agency_id", "status", "status_code", "credits_spent"}, map[string]any{
@@ -65,6 +70,8 @@ var All = []Type{
 	{"item.published", Site, "An item became published (after its item.updated).", item},
 	{"item.unpublished", Site, "An item stopped being published (after its item.updated).", item},
 	{"item.deleted", Site, "An item was deleted.", item},
+	{"asset.created", Site, "A file was uploaded to the site's assets.", asset},
+	{"asset.deleted", Site, "An asset was deleted; its file is no longer served.", asset},
 	{"prospect.created", Agency, "A prospect was added to the agency's pipeline.", crmRecord},
 	{"prospect.updated", Agency, "A prospect was changed.", crmRecord},
 	{"deal.created", Agency, "A deal was added.", crmRecord},
@@ -115,6 +122,38 @@ func For(o Owner) []Type {
 		}
 	}
 	return out
+}
+
+// OwnersOf returns the tenant kinds (Site, Agency) whose event types the
+// patterns match, in that order; the webhooks' own types (Any) count for
+// neither. A key bound to both a site and an agency registers an endpoint
+// for the one its patterns name.
+func OwnersOf(patterns []string) []Owner {
+	var out []Owner
+	for _, o := range []Owner{Site, Agency} {
+		for _, t := range All {
+			if t.Owner == o && slices.ContainsFunc(patterns, func(p string) bool { return Matches(p, t.Name) }) {
+				out = append(out, o)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Families names an owner's event types as patterns, for messages.
+func Families(o Owner) string {
+	var out []string
+	for _, t := range All {
+		if t.Owner != o {
+			continue
+		}
+		f, _, _ := strings.Cut(t.Name, ".")
+		if p := f + ".*"; !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // CheckSubscription validates the events list of an endpoint of owner o:

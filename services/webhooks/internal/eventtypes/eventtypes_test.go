@@ -10,10 +10,10 @@ import (
 )
 
 // TestCatalogIsTheIssues: the catalog holds exactly the event types
-// issue 14 names, each once, with a description and an object schema whose
+// issues 14 and 16 name, each once, with a description and an object schema whose
 // required fields are among its properties.
 func TestCatalogIsTheIssues(t *testing.T) {
-	want := []string{"item.created", "item.updated", "item.published", "item.unpublished", "item.deleted",
+	want := []string{"item.created", "item.updated", "item.published", "item.unpublished", "item.deleted", "asset.created", "asset.deleted",
 		"prospect.created", "prospect.updated", "deal.created", "deal.updated", "client.linked", "client.unlinked",
 		"action_run.succeeded", "action_run.failed", "credits.changed", "dataset.changed", "webhook.test", "webhook.disabled"}
 	var got []string
@@ -92,5 +92,28 @@ func TestSubscriptionsAreTheOwners(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.say) {
 			t.Errorf("%s %v = %v, want an error saying %q", c.owner, c.patterns, err, c.say)
 		}
+	}
+}
+
+// TestOwnersOf: which tenant a list of patterns speaks for, for keys bound
+// to both a site and an agency.
+func TestOwnersOf(t *testing.T) {
+	for _, tc := range []struct {
+		patterns []string
+		want     []eventtypes.Owner
+	}{
+		{[]string{"item.published"}, []eventtypes.Owner{eventtypes.Site}},
+		{[]string{"item.*", "webhook.disabled"}, []eventtypes.Owner{eventtypes.Site}},
+		{[]string{"action_run.*", "credits.changed"}, []eventtypes.Owner{eventtypes.Agency}},
+		{[]string{"item.created", "deal.created"}, []eventtypes.Owner{eventtypes.Site, eventtypes.Agency}},
+		{[]string{"*"}, []eventtypes.Owner{eventtypes.Site, eventtypes.Agency}},
+		{[]string{"webhook.*"}, nil},
+	} {
+		if got := eventtypes.OwnersOf(tc.patterns); !slices.Equal(got, tc.want) {
+			t.Errorf("OwnersOf(%v) = %v, want %v", tc.patterns, got, tc.want)
+		}
+	}
+	if got := eventtypes.Families(eventtypes.Agency); got != "prospect.*, deal.*, client.*, action_run.*, credits.*, dataset.*" {
+		t.Errorf("Families(agency) = %q", got)
 	}
 }

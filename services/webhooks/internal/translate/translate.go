@@ -71,6 +71,11 @@ func Translate(id, subject string, payload []byte, at time.Time) (Event, bool, e
 		ev.Type = "item." + change
 		ev.Data, err = pick("id", "site_id", "collection", "is_published", "version")
 		ev.Audience = Audience{eventtypes.Site, str("site_id")}
+	case isAssetEvent(subject, "created"), isAssetEvent(subject, "deleted"):
+		// atrium.collections.<site_id>.asset.<change>
+		ev.Type = "asset." + subject[strings.LastIndexByte(subject, '.')+1:]
+		ev.Data, err = pick("id", "site_id", "content_type", "size")
+		ev.Audience = Audience{eventtypes.Site, str("site_id")}
 	case subject == "atrium.crm.prospect.created", subject == "atrium.crm.prospect.updated",
 		subject == "atrium.crm.deal.created", subject == "atrium.crm.deal.updated":
 		ev.Type = strings.TrimPrefix(subject, "atrium.crm.")
@@ -91,6 +96,13 @@ func Translate(id, subject string, payload []byte, at time.Time) (Event, bool, e
 		ev.Type = "credits.changed"
 		ev.Data, err = pick("agency_id", "added", "balance")
 		ev.Audience = Audience{eventtypes.Agency, str("agency_id")}
+	case subject == "atrium.webhooks.webhook.disabled":
+		ev.Type = "webhook.disabled"
+		ev.Data, err = pick("webhook_id", "url", "reason", "disabled_at")
+		ev.Audience = Audience{eventtypes.Owner(str("owner")), str("tenant_id")}
+		if ev.Audience.Kind != eventtypes.Site && ev.Audience.Kind != eventtypes.Agency {
+			return Event{}, false, fmt.Errorf("event %s on %s: owner %q is neither site nor agency", id, subject, ev.Audience.Kind)
+		}
 	case subject == "atrium.data.rows.inserted", subject == "atrium.data.rows.updated":
 		ev.Type = "dataset.changed"
 		ev.Data, err = pick("client_id", "resource", "count")
@@ -108,4 +120,12 @@ func Translate(id, subject string, payload []byte, at time.Time) (Event, bool, e
 		return Event{}, false, fmt.Errorf("event %s on %s: no tenant to address it to", id, subject)
 	}
 	return ev, true, nil
+}
+
+// isAssetEvent reports whether subject is atrium.collections.<site_id>.asset.<change>:
+// five tokens, where an item's subject has six (a collection's slug, which
+// may be "asset", then item).
+func isAssetEvent(subject, change string) bool {
+	parts := strings.Split(subject, ".")
+	return len(parts) == 5 && parts[0] == "atrium" && parts[1] == "collections" && parts[3] == "asset" && parts[4] == change
 }

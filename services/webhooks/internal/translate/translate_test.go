@@ -25,6 +25,7 @@ var at = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 // tenant, with exactly the fields of the type's schema: the run's article
 // and the event's own time stay out.
 func TestEveryFamilyTranslates(t *testing.T) {
+	assetPayload := `{"id":"` + item + `","site_id":"` + site + `","filename":"hero.png","content_type":"image/png","size":1234,"sha256":"ab","at":"2026-11-25T10:00:00Z"}`
 	itemPayload := `{"id":"` + item + `","site_id":"` + site + `","collection":"posts","collection_id":"c","is_published":true,"version":3,"at":"2026-11-25T10:00:00Z"}`
 	for _, tc := range []struct {
 		subject, payload string
@@ -34,6 +35,10 @@ func TestEveryFamilyTranslates(t *testing.T) {
 		{"atrium.collections." + site + ".posts.item.created", itemPayload, "item.created", translate.Audience{Kind: eventtypes.Site, ID: site}},
 		{"atrium.collections." + site + ".posts.item.published", itemPayload, "item.published", translate.Audience{Kind: eventtypes.Site, ID: site}},
 		{"atrium.collections." + site + ".posts.item.deleted", itemPayload, "item.deleted", translate.Audience{Kind: eventtypes.Site, ID: site}},
+		{"atrium.collections." + site + ".asset.created", assetPayload, "asset.created", translate.Audience{Kind: eventtypes.Site, ID: site}},
+		{"atrium.collections." + site + ".asset.deleted", assetPayload, "asset.deleted", translate.Audience{Kind: eventtypes.Site, ID: site}},
+		// A collection whose slug is "asset": its items are items.
+		{"atrium.collections." + site + ".asset.item.created", itemPayload, "item.created", translate.Audience{Kind: eventtypes.Site, ID: site}},
 		{"atrium.crm.prospect.created", `{"id":"p","agency_id":"` + agency + `","at":"x"}`, "prospect.created", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
 		{"atrium.crm.deal.updated", `{"id":"d","agency_id":"` + agency + `","at":"x"}`, "deal.updated", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
 		{"atrium.crm.client.linked", `{"agency_id":"` + agency + `","client_id":"` + client + `","at":"x"}`, "client.linked", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
@@ -44,6 +49,8 @@ func TestEveryFamilyTranslates(t *testing.T) {
 			"action_run.failed", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
 		{"atrium.actions.credits.changed", `{"agency_id":"` + agency + `","added":{"ai":5,"data":0},"balance":{"ai":10,"data":3},"at":"x"}`, "credits.changed", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
 		{"atrium.data.rows.updated", `{"client_id":"` + client + `","resource":"blogs","count":1,"at":"x"}`, "dataset.changed", translate.Audience{Kind: translate.Client, ID: client}},
+		{"atrium.webhooks.webhook.disabled", `{"webhook_id":"` + item + `","owner":"site","tenant_id":"` + site + `","url":"https://hooks.example.com/x","reason":"the endpoint answered 410 Gone","disabled_at":"2026-11-25T10:00:00Z"}`,
+			"webhook.disabled", translate.Audience{Kind: eventtypes.Site, ID: site}},
 	} {
 		ev, ok, err := translate.Translate("evt", tc.subject, []byte(tc.payload), at)
 		if err != nil || !ok {
@@ -71,13 +78,18 @@ func TestEveryFamilyTranslates(t *testing.T) {
 // TestOthersTranslateToNothing: events no webhook type announces are
 // skipped, and a payload without its promised fields is an error.
 func TestOthersTranslateToNothing(t *testing.T) {
-	for _, subject := range []string{"atrium.crm.key.created", "atrium.collections.site.created", "atrium.collections.collection.updated", "atrium.crm.agency.created"} {
+	for _, subject := range []string{"atrium.crm.key.created", "atrium.collections.site.created", "atrium.collections.collection.updated", "atrium.crm.agency.created",
+		// An asset's PATCH is on the stream, but no webhook type announces it.
+		"atrium.collections." + site + ".asset.updated"} {
 		if _, ok, err := translate.Translate("e", subject, []byte(`{"id":"x","at":"y"}`), at); ok || err != nil {
 			t.Errorf("%s: %v, %v; want skipped", subject, ok, err)
 		}
 	}
 	if _, _, err := translate.Translate("e", "atrium.crm.prospect.created", []byte(`{"id":"p"}`), at); err == nil {
 		t.Error("a prospect event without agency_id translated")
+	}
+	if _, _, err := translate.Translate("e", "atrium.webhooks.webhook.disabled", []byte(`{"webhook_id":"w","owner":"client","tenant_id":"c","url":"u","reason":"r","disabled_at":"t"}`), at); err == nil {
+		t.Error("a webhook.disabled event owned by neither a site nor an agency translated")
 	}
 	if _, _, err := translate.Translate("e", "atrium.crm.prospect.created", []byte(`[1]`), at); err == nil {
 		t.Error("a payload that is not an object translated")

@@ -1,5 +1,6 @@
 // Package memory is the actions store kept in process memory, the embedded
-// default, held to the same contract suite as PostgreSQL. The lock, undo
+// default, held to the same contract suite as PostgreSQL; it also keeps
+// the SEO cache's answers (seocache.Store) for as long as the process runs. The lock, undo
 // log and outbox are platform/memdb's: a reservation and a run insert in
 // one transaction are one critical section, which is what keeps a balance
 // from going below zero under concurrent actions.
@@ -13,12 +14,14 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/seocache"
 )
 
 type runKey struct{ agency, key string }
@@ -29,14 +32,56 @@ type Store struct {
 	balances map[string]app.Balance
 	runs     map[string]app.Run
 	keys     map[runKey]string // idempotency key -> run id
+
+	// The SEO cache is no part of any transaction: its own lock.
+	seoMu sync.Mutex
+	seo   map[string]seocache.Answer
 }
 
 // New returns an empty store on db.
 func New(db *memdb.DB) *Store {
-	return &Store{db: db, balances: map[string]app.Balance{}, runs: map[string]app.Run{}, keys: map[runKey]string{}}
+	return &Store{db: db, balances: map[string]app.Balance{}, runs: map[string]app.Run{}, keys: map[runKey]string{},
+		seo: map[string]seocache.Answer{}}
 }
 
-var _ app.Store = (*Store)(nil)
+var (
+	_ app.Store      = (*Store)(nil)
+	_ seocache.Store = (*Store)(nil)
+)
+
+// purgeAtOnce is how many expired SEO answers a write removes.
+const purgeAtOnce = 16
+
+// CachedAnswer implements seocache.Store.
+func (s *Store) CachedAnswer(_ context.Context, key string, now time.Time) (seocache.Answer, bool, error) {
+	s.seoMu.Lock()
+	defer s.seoMu.Unlock()
+	a, ok := s.seo[key]
+	if !ok || !a.ExpiresAt.After(now) {
+		return seocache.Answer{}, false, nil
+	}
+	a.Value = slices.Clone(a.Value)
+	return a, true, nil
+}
+
+// CacheAnswer implements seocache.Store.
+func (s *Store) CacheAnswer(_ context.Context, key string, a seocache.Answer) error {
+	s.seoMu.Lock()
+	defer s.seoMu.Unlock()
+	a.Value = slices.Clone(a.Value)
+	s.seo[key] = a
+	n := 0
+	for k, old := range s.seo {
+		if n == purgeAtOnce {
+			break
+		}
+		if !old.ExpiresAt.After(a.StoredAt) {
+			delete(s.seo, k)
+			n++
+		}
+	}
+	return nil
+}
 
 // InTx implements app.Store.
 func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
@@ -144,6 +189,7 @@ func (t *tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event
 		return false, app.Balance{}, fmt.Errorf("run %s: %w", r.ID, app.ErrUnstorable)
 	}
 	cur.Status, cur.StatusCode, cur.Data, cur.Writes, cur.FinishedAt = r.Status, r.StatusCode, r.Data, r.Writes, r.FinishedAt
+	cur.ProviderCost, cur.Cached = r.ProviderCost, r.Cached
 	cur.Applied = false
 	memdb.Put(t.Tx, t.s.runs, r.ID, cur)
 	b, _, err := t.AddCredits(ctx, cur.AgencyID, app.Balance{AI: refund.AI, Data: refund.Data})

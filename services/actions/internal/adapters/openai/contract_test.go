@@ -16,7 +16,7 @@ import (
 // TestTextContract runs the text generator's contract against a local
 // OpenAI-compatible server that answers as a model told what this adapter
 // tells it would: one JSON object with a string for each field the brief's
-// "Write these fields:" list names.
+// "Write these fields:" list names, or prose to a question asked alone.
 func TestTextContract(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
@@ -24,6 +24,13 @@ func TestTextContract(t *testing.T) {
 		}
 		if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil {
 			http.Error(w, `{"error": {"message": "not a chat completion request"}}`, http.StatusBadRequest)
+			return
+		}
+		// An answer engine is asked the user's question alone, and answers
+		// in prose.
+		if len(req.Messages) == 1 && !strings.Contains(req.Messages[0].Content, "Write these fields:") {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, completion("local-model-2026-01", "Many people recommend Babel for brunch in Zürich."))
 			return
 		}
 		answer := map[string]string{}

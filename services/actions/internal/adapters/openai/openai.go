@@ -2,6 +2,11 @@
 // OpenAI-compatible chat-completions API: the HTTP API that OpenAI, vLLM,
 // Ollama and llama.cpp's server all speak. It asks the model for one JSON
 // object holding the requested fields and checks that every field came back.
+//
+// An answer-engine question (provider.TextLLMAnswer, run_llm_visibility) is
+// the exception: the model is asked the user's prompt as it is, alone (no
+// system prompt, no JSON, no brand hint), and its reply is the answer,
+// because what is measured is what the model tells a user who asks.
 package openai
 
 import (
@@ -120,10 +125,10 @@ func New(cfg Config) (*Generator, error) {
 
 // chatRequest is the body of POST /chat/completions.
 type chatRequest struct {
-	Model          string         `json:"model"`
-	Messages       []chatMessage  `json:"messages"`
-	Temperature    *float64       `json:"temperature,omitempty"`
-	ResponseFormat responseFormat `json:"response_format"`
+	Model          string          `json:"model"`
+	Messages       []chatMessage   `json:"messages"`
+	Temperature    *float64        `json:"temperature,omitempty"`
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
 }
 
 type chatMessage struct {
@@ -156,15 +161,24 @@ func (g *Generator) Generate(ctx context.Context, req provider.TextRequest) (pro
 	if len(req.Fields) == 0 {
 		return provider.Text{}, errors.New("openai: the request asks for no fields")
 	}
-	body, err := json.Marshal(chatRequest{
+	answering := answerEngine(req)
+	chat := chatRequest{
 		Model: g.model,
 		Messages: []chatMessage{
 			{Role: "system", Content: systemPrompt(req.Fields)},
 			{Role: "user", Content: userPrompt(req)},
 		},
 		Temperature:    g.temperature,
-		ResponseFormat: responseFormat{Type: "json_object"},
-	})
+		ResponseFormat: &responseFormat{Type: "json_object"},
+	}
+	if answering {
+		// An answer engine's visibility is measured on the answer a user
+		// would get: the user's question as it is, alone, answered in the
+		// model's own words.
+		chat.Messages = []chatMessage{{Role: "user", Content: strings.TrimSpace(req.Inputs["prompt"])}}
+		chat.ResponseFormat = nil
+	}
+	body, err := json.Marshal(chat)
 	if err != nil {
 		return provider.Text{}, fmt.Errorf("openai: encode request: %w", err)
 	}
@@ -217,7 +231,15 @@ func (g *Generator) Generate(ctx context.Context, req provider.TextRequest) (pro
 	if choice.Message.Content != nil {
 		content = *choice.Message.Content
 	}
-	fields, err := parseFields(content, req.Fields)
+	var fields map[string]string
+	if answering {
+		if strings.TrimSpace(content) == "" {
+			err = errors.New("the model's answer was empty")
+		}
+		fields = map[string]string{req.Fields[0].Name: strings.TrimSpace(content)}
+	} else {
+		fields, err = parseFields(content, req.Fields)
+	}
 	if err != nil {
 		msg := err.Error()
 		if choice.FinishReason == "length" {
@@ -340,6 +362,12 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// answerEngine reports a question put to the model as an answer engine
+// (run_llm_visibility): one field, the answer to the prompt.
+func answerEngine(req provider.TextRequest) bool {
+	return req.Kind == provider.TextLLMAnswer && len(req.Fields) == 1 && strings.TrimSpace(req.Inputs["prompt"]) != ""
 }
 
 // systemPrompt tells the model who it writes for and the one shape of answer

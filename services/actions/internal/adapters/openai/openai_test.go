@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -424,5 +425,44 @@ func TestNewValidatesTheConfiguration(t *testing.T) {
 	}
 	if _, err := openai.New(openai.Config{BaseURL: "https://api.openai.com/v1", Model: "gpt-4o-mini"}); err != nil {
 		t.Errorf("New with a good config: %v", err)
+	}
+}
+
+// An answer engine is asked the user's question as a user would ask it:
+// the prompt alone, with no system prompt, no JSON format and never the
+// brand looked for; its reply, whatever its form, is the answer, labelled
+// with the model that gave it.
+func TestTheAnswerEngineIsAskedOnlyThePrompt(t *testing.T) {
+	reply := "For brunch in Zürich, try Babel or Café Zoë.\n\n1. Babel\n2. Café Zoë"
+	srv, c := server(t, 200, "application/json", completion("gpt-4o-mini-2024-07-18", reply))
+	g := newGenerator(t, openai.Config{BaseURL: srv.URL + "/v1", Model: "gpt-4o-mini"})
+	text, err := g.Generate(t.Context(), provider.TextRequest{
+		Kind: provider.TextLLMAnswer, Instructions: "Answer the user's question as a helpful answer engine would.",
+		Inputs: map[string]string{"prompt": "  Where is the best brunch in Zürich?  "},
+		Hints:  map[string]string{"brand_name": "SecretBrandXYZ", "competitors": "Babel"},
+		Fields: []provider.TextField{{Name: "answer", Description: "the answer to the question"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text.Fields["answer"] != reply || text.Model != "gpt-4o-mini-2024-07-18" {
+		t.Errorf("answer %q by %q, want the reply as it is, by the model that answered", text.Fields["answer"], text.Model)
+	}
+	_, _, _, body := c.get()
+	var sent map[string]any
+	if err := json.Unmarshal(body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	want := []any{map[string]any{"role": "user", "content": "Where is the best brunch in Zürich?"}}
+	if !reflect.DeepEqual(sent["messages"], want) || sent["response_format"] != nil || strings.Contains(string(body), "SecretBrandXYZ") {
+		t.Errorf("sent %s, want only the user's question", body)
+	}
+
+	srv, _ = server(t, 200, "application/json", completion("m", "   "))
+	g = newGenerator(t, openai.Config{BaseURL: srv.URL + "/v1"})
+	_, err = g.Generate(t.Context(), provider.TextRequest{Kind: provider.TextLLMAnswer, Inputs: map[string]string{"prompt": "q?"},
+		Fields: []provider.TextField{{Name: "answer"}}})
+	if pe := providerError(t, err); pe.StatusCode != 502 {
+		t.Errorf("an empty answer: %v, want 502", pe)
 	}
 }

@@ -1,6 +1,7 @@
 // Package postgres is the actions store on PostgreSQL through pgx. It owns
-// the actions schema: credits, runs and the outbox; transactions and the
-// outbox are platform/pgdb's. A reservation is one conditional UPDATE of
+// the actions schema: credits, runs, the outbox, and the SEO cache's answers
+// (seo_cache, shared by every replica); transactions and the outbox are
+// platform/pgdb's. A reservation is one conditional UPDATE of
 // the agency's balance row, so concurrent runs queue on that row and the
 // balance cannot go below zero.
 package postgres
@@ -20,6 +21,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/seocache"
 )
 
 // Store is the PostgreSQL actions store.
@@ -29,7 +31,10 @@ type Store struct{ db *pgdb.DB }
 // schema.
 func New(db *pgdb.DB) *Store { return &Store{db: db} }
 
-var _ app.Store = (*Store)(nil)
+var (
+	_ app.Store      = (*Store)(nil)
+	_ seocache.Store = (*Store)(nil)
+)
 
 // querier is what reads need: the pool or a transaction.
 type querier interface {
@@ -52,7 +57,7 @@ func (s *Store) Balance(ctx context.Context, agencyID string) (app.Balance, erro
 }
 
 const runColumns = `id, agency_id, client_id, action, status, status_code, cost_ai, cost_data, data, writes, applied,
-	coalesce(idempotency_key, ''), coalesce(request_hash, ''), started_at, finished_at, lease_until`
+	coalesce(idempotency_key, ''), coalesce(request_hash, ''), started_at, finished_at, lease_until, provider_cost_nanousd, cached`
 
 func scanRun(row pgx.Row) (app.Run, error) {
 	var (
@@ -61,7 +66,7 @@ func scanRun(row pgx.Row) (app.Run, error) {
 		finished     *time.Time
 	)
 	err := row.Scan(&r.ID, &r.AgencyID, &r.ClientID, &r.Action, &r.Status, &r.StatusCode, &r.Cost.AI, &r.Cost.Data,
-		&data, &writes, &r.Applied, &r.IdempotencyKey, &r.RequestHash, &r.StartedAt, &finished, &r.LeaseUntil)
+		&data, &writes, &r.Applied, &r.IdempotencyKey, &r.RequestHash, &r.StartedAt, &finished, &r.LeaseUntil, &r.ProviderCost, &r.Cached)
 	if err != nil {
 		return app.Run{}, err
 	}
@@ -230,7 +235,8 @@ func (t tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event 
 	// The main query sees the balance as it was before the CTEs' updates:
 	// the refunded one comes from the refund's RETURNING.
 	batch.Queue(`WITH run AS (
-			UPDATE runs SET status = $2, status_code = $3, data = $4, writes = $5, finished_at = $6, applied = false
+			UPDATE runs SET status = $2, status_code = $3, data = $4, writes = $5, finished_at = $6, applied = false,
+				provider_cost_nanousd = $10, cached = $11
 			WHERE id = $1 AND status = 'pending' RETURNING agency_id),
 		refund AS (
 			UPDATE credits SET ai = ai + $7, data = data + $8, updated_at = now()
@@ -238,7 +244,7 @@ func (t tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event 
 		SELECT (SELECT count(*) FROM run)::int,
 			coalesce((SELECT ai FROM refund), (SELECT ai FROM credits WHERE agency_id = $9), 0),
 			coalesce((SELECT data FROM refund), (SELECT data FROM credits WHERE agency_id = $9), 0)`,
-		r.ID, r.Status, r.StatusCode, data, writes, r.FinishedAt, refund.AI, refund.Data, r.AgencyID).
+		r.ID, r.Status, r.StatusCode, data, writes, r.FinishedAt, refund.AI, refund.Data, r.AgencyID, int64(r.ProviderCost), r.Cached).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&finished, &b.AI, &b.Data) })
 	t.EnqueueIn(ctx, batch, event)
 	if err := t.SendBatch(ctx, batch).Close(); err != nil {
@@ -270,4 +276,36 @@ func (t tx) ExpiredRuns(ctx context.Context, now time.Time, limit int) ([]app.Ru
 func dataException(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22")
+}
+
+// purgeAtOnce is how many expired SEO answers a write removes.
+const purgeAtOnce = 16
+
+// CachedAnswer implements seocache.Store: one indexed read by key.
+func (s *Store) CachedAnswer(ctx context.Context, key string, now time.Time) (seocache.Answer, bool, error) {
+	var a seocache.Answer
+	err := s.db.Pool().QueryRow(ctx, `SELECT value, stored_at, expires_at FROM seo_cache WHERE key = $1 AND expires_at > $2`, key, now).
+		Scan(&a.Value, &a.StoredAt, &a.ExpiresAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return seocache.Answer{}, false, nil
+	}
+	if err != nil {
+		return seocache.Answer{}, false, pgdb.Err(err, "read the SEO cache")
+	}
+	a.StoredAt, a.ExpiresAt = a.StoredAt.UTC(), a.ExpiresAt.UTC()
+	return a, true, nil
+}
+
+// CacheAnswer implements seocache.Store in one round trip: the answer
+// upserted, and up to purgeAtOnce expired ones deleted (rows another
+// writer is deleting are skipped, so concurrent writers never wait on
+// each other's purge).
+func (s *Store) CacheAnswer(ctx context.Context, key string, a seocache.Answer) error {
+	batch := &pgx.Batch{}
+	batch.Queue(`INSERT INTO seo_cache (key, value, stored_at, expires_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, stored_at = EXCLUDED.stored_at, expires_at = EXCLUDED.expires_at`,
+		key, a.Value, a.StoredAt, a.ExpiresAt)
+	batch.Queue(`DELETE FROM seo_cache WHERE key IN (
+		SELECT key FROM seo_cache WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, a.StoredAt, purgeAtOnce)
+	return pgdb.Err(s.db.Pool().SendBatch(ctx, batch).Close(), "write the SEO cache")
 }

@@ -160,7 +160,12 @@ func (p *Provider) Backlinks(ctx context.Context, domain string) (provider.Backl
 		return strings.Compare(a.SourceURL+" "+a.TargetURL, b.SourceURL+" "+b.TargetURL)
 	})
 	da, pa, spam := scoreProfile(links, exact, "https://"+d+"/")
-	return provider.BacklinkProfile{Domain: d, DomainAuthority: da, PageAuthority: pa, SpamScore: spam, Backlinks: links}, nil
+	domains := map[string]bool{}
+	for _, l := range links {
+		domains[l.SourceDomain] = true
+	}
+	return provider.BacklinkProfile{Domain: d, DomainAuthority: da, PageAuthority: pa, SpamScore: spam,
+		Total: len(links), ReferringDomains: len(domains), Backlinks: links}, nil
 }
 
 // backlink makes one link, and reports whether its anchor is an

@@ -14,9 +14,11 @@
 //
 // # Plugging in a commercial provider
 //
-// A real provider is another adapter behind the same four methods, with
-// Source naming it ("dataforseo", "semrush", "ahrefs", "moz"); the port gets
-// no new methods. How each maps:
+// A real provider is another adapter behind the same methods, with Source
+// naming it ("dataforseo", "semrush", "ahrefs", "moz"), and CheckLocation
+// refusing, before a run is reserved, a location it has no figures for
+// (this provider accepts any). The dataforseo adapter is the first; how
+// each method maps:
 //
 //   - KeywordIdeas: one request to the provider's keyword ideas endpoint
 //     (DataForSEO Labs keyword ideas or suggestions, Semrush related

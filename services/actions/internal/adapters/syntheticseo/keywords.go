@@ -263,11 +263,28 @@ func normalizePhrase(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(strings.ReplaceAll(s, ",", " "))), " ")
 }
 
+// CheckLocation accepts any location a keyword idea can name: the built-in
+// provider counts searches anywhere.
+func (p *Provider) CheckLocation(_ context.Context, location string) error {
+	if n := utf8.RuneCountInString(normalizePhrase(location)); n > MaxLocationLength {
+		return invalid("a place of at most %d characters", MaxLocationLength)
+	}
+	return nil
+}
+
 // KeywordIdeas returns up to Limit ideas around the seed: the seed first,
 // then the others by search volume, highest first. An idea's metrics depend
 // only on the seed, the location and the idea, so a smaller limit gives a
-// prefix of a larger one.
-func (p *Provider) KeywordIdeas(ctx context.Context, q provider.KeywordQuery) ([]provider.KeywordIdea, error) {
+// prefix of a larger one. The location is the question's, as asked.
+func (p *Provider) KeywordIdeas(ctx context.Context, q provider.KeywordQuery) (provider.KeywordResult, error) {
+	ideas, err := p.ideas(ctx, q)
+	if err != nil {
+		return provider.KeywordResult{}, err
+	}
+	return provider.KeywordResult{Location: strings.TrimSpace(q.Location), Ideas: ideas}, nil
+}
+
+func (p *Provider) ideas(ctx context.Context, q provider.KeywordQuery) ([]provider.KeywordIdea, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ func ideas(t *testing.T, q provider.KeywordQuery) []provider.KeywordIdea {
 	if err != nil {
 		t.Fatalf("KeywordIdeas(%+v): %v", q, err)
 	}
-	return got
+	return got.Ideas
 }
 
 func TestKeywordIdeasSeedFirstUniqueWithinLimit(t *testing.T) {

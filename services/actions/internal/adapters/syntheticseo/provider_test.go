@@ -63,7 +63,7 @@ func TestAnswersAreDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatalf("KeywordIdeas(%+v): %v", other, err)
 		}
-		if sameVolumes(ka, ko) {
+		if sameVolumes(ka.Ideas, ko.Ideas) {
 			t.Errorf("KeywordIdeas(%+v): same volumes as for %+v", other, kq)
 		}
 	}
@@ -151,7 +151,7 @@ func TestReferenceDateDatesTheData(t *testing.T) {
 		t.Fatal(err)
 	}
 	years := 0
-	for _, i := range ideas {
+	for _, i := range ideas.Ideas {
 		if strings.Contains(i.Keyword, "2031") {
 			years++
 		}

@@ -50,6 +50,14 @@ type Field struct {
 	// Fetched marks a URL the service itself fetches: addresses on private
 	// networks are refused (an audit is otherwise an SSRF door).
 	Fetched bool
+	// Known, when set, asks a provider whether it can answer for the
+	// field's value (a location the SEO data provider has figures for),
+	// once the value passed the checks above and before anything is
+	// reserved: nil when it can, or when the provider cannot tell now (the
+	// run goes ahead and the provider's answer decides); a *provider.Error
+	// with status 400 whose message says what is accepted when it cannot,
+	// which the request answers as a 400 naming the field.
+	Known func(ctx context.Context, p *Providers, v any) error
 }
 
 // Cost is what a successful run spends, in AI and data credits.

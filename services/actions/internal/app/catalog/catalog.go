@@ -35,7 +35,8 @@ var catalog = []*action.Action{
 	{Name: "generate_keywords", Description: "Generates keyword ideas with search volume, difficulty, cost per click and intent, recorded as suggested keywords. Without a seed, the client's name is the seed.",
 		Fields: []action.Field{
 			{Name: "seed", Type: action.TString, MaxLength: 80, Description: "The topic or keyword to grow ideas from; default: the client's name."},
-			{Name: "location", Type: action.TString, MaxLength: 100, Description: "A place the ideas are for, such as a city."},
+			{Name: "location", Type: action.TString, MaxLength: 100, Known: handlers.KnownLocation,
+				Description: "Where the searches are counted. With DataForSEO a country, by name or ISO code (United Kingdom, GB), default the deployment's; with the built-in provider any place, such as a city."},
 		},
 		Cost: action.Cost{Data: 2}, Writes: datasets.Keywords.Resource, Run: handlers.GenerateKeywords},
 	{Name: "generate_topical_map", Description: "Builds a topical authority map: pillar topics and the cluster articles under each.",

@@ -4,7 +4,9 @@
 // follows from its declaration: request validation (validate.go:
 // ParseRequest checks a request body against the action's fields, each by
 // the platform's rule for what it declares, platform/value, and a URL the
-// service fetches by the outbound address rule, platform/netguard),
+// service fetches by the outbound address rule, platform/netguard; then
+// CheckKnown asks a provider about a value only it can judge, such as a
+// location the SEO data provider has figures for),
 // discovery (GET /api/v1/actions lists All) and docs/actions.md.
 //
 // A new action is a declaration here and a handler in package handlers.

@@ -1,6 +1,9 @@
 package catalog
 
 import (
+	"context"
+	"errors"
+	"net/http"
 	"slices"
 	"strconv"
 
@@ -8,6 +11,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/netguard"
 	"github.com/atrium-hq/atrium/platform/value"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // Request is a parsed action request: the action, its client and its
@@ -195,4 +199,32 @@ func checkValue(name string, f action.Field, v any, guard *netguard.Guard) (valu
 		return value.Value{}, r.Invalid(name, v)
 	}
 	return val, nil
+}
+
+// CheckKnown asks the providers about the request's fields that declare
+// Known, such as generate_keywords.location, which the SEO data provider
+// must have figures for. It is the last check of a request, after
+// ParseRequest and before anything is reserved, so that a value the
+// provider refuses is a 400 naming the field that costs nothing:
+// "generate_keywords.location must be a country DataForSEO Labs has keyword
+// data for: ...; got "Atlantis"". A provider that cannot tell now (it is
+// unreachable) lets the request through: the run asks it again, and a
+// failed run is not charged.
+func CheckKnown(ctx context.Context, req Request, p *action.Providers) error {
+	for _, f := range req.Action.Fields {
+		v, ok := req.Input[f.Name]
+		if f.Known == nil || !ok {
+			continue
+		}
+		err := f.Known(ctx, p, v)
+		var pe *provider.Error
+		switch {
+		case err == nil:
+		case errors.As(err, &pe) && pe.StatusCode == http.StatusBadRequest:
+			return value.Invalid(req.Action.Name+"."+f.Name, pe.Message, v)
+		case ctx.Err() != nil:
+			return ctx.Err()
+		}
+	}
+	return nil
 }

@@ -294,6 +294,7 @@ var Backlinks = struct {
 	FirstSeen       string // date
 	SourceDomain    string // string
 	Nofollow        string // boolean
+	Source          string // string
 	CreatedAt       string // timestamp
 	UpdatedAt       string // timestamp
 }{
@@ -310,6 +311,7 @@ var Backlinks = struct {
 	FirstSeen:       "first_seen",
 	SourceDomain:    "source_domain",
 	Nofollow:        "nofollow",
+	Source:          "source",
 	CreatedAt:       "created_at",
 	UpdatedAt:       "updated_at",
 }
@@ -365,6 +367,7 @@ var DomainMetrics = struct {
 	FetchedAt       string // timestamp
 	Backlinks       string // integer
 	LinkingDomains  string // integer
+	Source          string // string
 	CreatedAt       string // timestamp
 	UpdatedAt       string // timestamp
 }{
@@ -377,6 +380,7 @@ var DomainMetrics = struct {
 	FetchedAt:       "fetched_at",
 	Backlinks:       "backlinks",
 	LinkingDomains:  "linking_domains",
+	Source:          "source",
 	CreatedAt:       "created_at",
 	UpdatedAt:       "updated_at",
 }
@@ -792,6 +796,8 @@ var ActionRuns = struct {
 	Data           string // json
 	StartedAt      string // timestamp
 	FinishedAt     string // timestamp
+	ProviderCost   string // number
+	Cached         string // boolean
 	CreatedAt      string // timestamp
 	UpdatedAt      string // timestamp
 }{
@@ -809,6 +815,8 @@ var ActionRuns = struct {
 	Data:           "data",
 	StartedAt:      "started_at",
 	FinishedAt:     "finished_at",
+	ProviderCost:   "provider_cost",
+	Cached:         "cached",
 	CreatedAt:      "created_at",
 	UpdatedAt:      "updated_at",
 }
@@ -973,6 +981,7 @@ var All = []Dataset{
 		{Name: "first_seen", Type: TDate, Required: false},
 		{Name: "source_domain", Type: TString, Required: false},
 		{Name: "nofollow", Type: TBoolean, Required: false},
+		{Name: "source", Type: TString, Required: false},
 		{Name: "created_at", Type: TTimestamp, Required: false},
 		{Name: "updated_at", Type: TTimestamp, Required: false},
 	}},
@@ -1002,6 +1011,7 @@ var All = []Dataset{
 		{Name: "fetched_at", Type: TTimestamp, Required: false},
 		{Name: "backlinks", Type: TInteger, Required: false},
 		{Name: "linking_domains", Type: TInteger, Required: false},
+		{Name: "source", Type: TString, Required: false},
 		{Name: "created_at", Type: TTimestamp, Required: false},
 		{Name: "updated_at", Type: TTimestamp, Required: false},
 	}},
@@ -1191,6 +1201,8 @@ var All = []Dataset{
 		{Name: "data", Type: TJSON, Required: false},
 		{Name: "started_at", Type: TTimestamp, Required: false},
 		{Name: "finished_at", Type: TTimestamp, Required: false},
+		{Name: "provider_cost", Type: TNumber, Required: false},
+		{Name: "cached", Type: TBoolean, Required: false},
 		{Name: "created_at", Type: TTimestamp, Required: false},
 		{Name: "updated_at", Type: TTimestamp, Required: false},
 	}},

@@ -18,7 +18,10 @@ import (
 // prospect sites (drafted, then sent).
 
 // FetchBacklinks is fetch_backlinks: the client's backlink profile,
-// recorded as backlinks, anchor texts, linked pages and domain metrics.
+// recorded as backlinks, anchor texts, linked pages and domain metrics. The
+// domain's totals are the provider's counts of every link; the rows are
+// the links it lists (a commercial provider lists the strongest hundred,
+// not every one), and the anchors and pages are tallied from those.
 func FetchBacklinks(ctx context.Context, x *action.Exec) (action.Result, error) {
 	domain := clientDomain(x)
 	if domain == "" {
@@ -39,13 +42,19 @@ func FetchBacklinks(ctx context.Context, x *action.Exec) (action.Result, error) 
 	pages := map[string]*page{}
 	sources := map[string]bool{}
 	bl, an, tp, dm := datasets.Backlinks, datasets.AnchorTexts, datasets.TopLinkedPages, datasets.DomainMetrics
+	source := x.P.Search.Source()
+	fetched := ts(provider.MeasuredAt(ctx, x.Now))
 	for _, b := range p.Backlinks {
-		links = append(links, map[string]any{
+		link := map[string]any{
 			bl.ID: keyID(x, bl.Resource, b.SourceURL+"|"+b.TargetURL), bl.SourceURL: b.SourceURL, bl.TargetURL: b.TargetURL,
 			bl.AnchorText: b.AnchorText, bl.SourceType: b.SourceType, bl.SourceID: b.SourceDomain, bl.SourceDomain: b.SourceDomain,
-			bl.DomainAuthority: b.DomainAuthority, bl.ExternalPages: float64(b.ExternalPages), bl.LinkingDomains: float64(b.LinkingDomains),
-			bl.FirstSeen: b.FirstSeen.UTC().Format("2006-01-02"), bl.Nofollow: b.NoFollow,
-		})
+			bl.DomainAuthority: b.DomainAuthority, bl.ExternalPages: float64(b.ExternalPages),
+			bl.FirstSeen: b.FirstSeen.UTC().Format("2006-01-02"), bl.Nofollow: b.NoFollow, bl.Source: source,
+		}
+		if b.LinkingDomains != provider.NoFigure {
+			link[bl.LinkingDomains] = float64(b.LinkingDomains)
+		}
+		links = append(links, link)
 		anchors[b.AnchorText]++
 		pg := pages[b.TargetURL]
 		if pg == nil {
@@ -70,7 +79,8 @@ func FetchBacklinks(ctx context.Context, x *action.Exec) (action.Result, error) 
 	}
 	metrics := map[string]any{
 		dm.ID: keyID(x, dm.Resource, domain), dm.Domain: domain, dm.DomainAuthority: p.DomainAuthority, dm.PageAuthority: p.PageAuthority,
-		dm.SpamScore: p.SpamScore, dm.Backlinks: float64(len(p.Backlinks)), dm.LinkingDomains: float64(len(sources)), dm.FetchedAt: ts(x.Now),
+		dm.SpamScore: p.SpamScore, dm.Backlinks: float64(max(p.Total, len(p.Backlinks))), dm.LinkingDomains: float64(max(p.ReferringDomains, len(sources))),
+		dm.FetchedAt: fetched, dm.Source: source,
 	}
 	top := slices.SortedFunc(maps.Keys(anchors), func(a, b string) int { return cmp.Or(cmp.Compare(anchors[b], anchors[a]), strings.Compare(a, b)) })
 	var topAnchors []any
@@ -78,7 +88,7 @@ func FetchBacklinks(ctx context.Context, x *action.Exec) (action.Result, error) 
 		topAnchors = append(topAnchors, a)
 	}
 	data := map[string]any{
-		"id": metrics[dm.ID], "domain": domain, "source": x.P.Search.Source(), "backlinks": metrics[dm.Backlinks],
+		"id": metrics[dm.ID], "domain": domain, "source": source, "backlinks": metrics[dm.Backlinks], "listed": float64(len(links)),
 		"linking_domains": metrics[dm.LinkingDomains], "domain_authority": p.DomainAuthority, "page_authority": p.PageAuthority,
 		"spam_score": p.SpamScore, "top_anchors": orEmpty(topAnchors), "fetched_at": metrics[dm.FetchedAt],
 	}

@@ -11,7 +11,8 @@ import (
 // The local action: ranks on a grid around a place.
 
 // RunGridSearch is run_grid_search: the client's rank at each point of a
-// grid around a location.
+// grid around a location. tracked_at is when the ranks were measured: the
+// run's start, or the day a cached answer was.
 func RunGridSearch(ctx context.Context, x *action.Exec) (action.Result, error) {
 	q := provider.GridQuery{
 		Keyword: x.Input.Str("keyword"), Lat: x.Input.Num("lat"), Lng: x.Input.Num("lng"), RadiusKm: x.Input.Num("radius"),
@@ -33,7 +34,7 @@ func RunGridSearch(ctx context.Context, x *action.Exec) (action.Result, error) {
 	row := map[string]any{
 		d.ID: newID(x, d.Resource, 0), d.Keyword: q.Keyword, d.GridSize: float64(q.Size), d.AverageRank: g.AverageRank,
 		d.Lat: q.Lat, d.Lng: q.Lng, d.RadiusKm: q.RadiusKm, d.Points: points, d.Competitors: competitors,
-		d.Source: x.P.Search.Source(), d.TrackedAt: ts(x.Now),
+		d.Source: x.P.Search.Source(), d.TrackedAt: ts(provider.MeasuredAt(ctx, x.Now)),
 	}
 	return action.Result{Data: row, Writes: []action.RecordWrite{upsert(d.Resource, row)}}, nil
 }

@@ -140,31 +140,42 @@ func forKeyword(kw string) string {
 }
 
 // GenerateKeywords is generate_keywords: keyword ideas from the SEO data
-// provider, recorded as suggested keywords.
+// provider, recorded as suggested keywords where the provider counts their
+// searches. A metric the provider has no figure for is left out of the
+// record rather than written as 0.
 func GenerateKeywords(ctx context.Context, x *action.Exec) (action.Result, error) {
 	seed, loc := x.Input.Str("seed"), x.Input.Str("location")
 	if seed == "" {
 		seed = strings.TrimSuffix(clip(clientName(x), 80), "…")
 	}
-	ideas, err := x.P.Search.KeywordIdeas(ctx, provider.KeywordQuery{Seed: seed, Location: loc, Limit: 20})
+	res, err := x.P.Search.KeywordIdeas(ctx, provider.KeywordQuery{Seed: seed, Location: loc, Limit: 20})
 	if err != nil {
 		return action.Result{}, err
+	}
+	if res.Location != "" {
+		loc = res.Location
 	}
 	source := x.P.Search.Source()
 	var rows []map[string]any
 	var list []any
 	d := datasets.Keywords
-	for i, k := range ideas {
+	for i, k := range res.Ideas {
 		row := map[string]any{
 			d.ID: newID(x, d.Resource, i), d.Keyword: k.Keyword, d.SearchVolume: float64(k.SearchVolume),
-			d.Difficulty: k.Difficulty, d.CPC: k.CPC, d.Intent: k.Intent, d.Status: "suggested", d.Source: source,
+			d.CPC: k.CPC, d.Status: "suggested", d.Source: source,
+		}
+		item := map[string]any{"id": row[d.ID], "keyword": k.Keyword, "search_volume": float64(k.SearchVolume), "cpc": k.CPC}
+		if k.Difficulty != provider.NoFigure {
+			row[d.Difficulty], item["difficulty"] = k.Difficulty, k.Difficulty
+		}
+		if k.Intent != "" {
+			row[d.Intent], item["intent"] = k.Intent, k.Intent
 		}
 		if loc != "" {
 			row[d.Location] = loc
 		}
 		rows = append(rows, row)
-		list = append(list, map[string]any{"id": row[d.ID], "keyword": k.Keyword, "search_volume": float64(k.SearchVolume),
-			"difficulty": k.Difficulty, "cpc": k.CPC, "intent": k.Intent})
+		list = append(list, item)
 	}
 	data := map[string]any{"id": x.RunID, "seed": seed, "location": loc, "source": source, "count": float64(len(rows)), "keywords": orEmpty(list)}
 	var writes []action.RecordWrite
@@ -172,6 +183,14 @@ func GenerateKeywords(ctx context.Context, x *action.Exec) (action.Result, error
 		writes = append(writes, upsert(d.Resource, rows...))
 	}
 	return action.Result{Data: data, Writes: writes}, nil
+}
+
+// KnownLocation is generate_keywords.location's check before a run is
+// reserved: the SEO data provider says whether it has figures for the
+// place, so that an unknown one is a 400 that costs nothing.
+func KnownLocation(ctx context.Context, p *action.Providers, v any) error {
+	loc, _ := v.(string)
+	return p.Search.CheckLocation(ctx, loc)
 }
 
 // IndexURL is index_url: a URL submitted over IndexNow, recorded as a task.

@@ -2,7 +2,9 @@
 // outside Atrium, one file each: text generation (text.go), web pages
 // (pages.go), mail (mail.go), search-engine indexing (index.go), images
 // (images.go), generated files (blobs.go) and SEO data (seo.go), with Error,
-// the one way a provider says it failed.
+// the one way a provider says it failed, and the Meter (usage.go) through
+// which a paid provider reports what each of a run's calls cost and the
+// SEO cache what it answered, so that the run records its provider cost.
 //
 // Each port has its contract suite in providertest (RunText, RunPages,
 // ...), which every adapter under internal/adapters runs in one call: the

@@ -2,7 +2,8 @@
 // Each adapter's test is one call to RunAll; a behaviour the memory store
 // and the PostgreSQL store disagree on fails here rather than in
 // production. Transactions, events and the outbox are platform/txtest's
-// contract; this suite checks credits and runs.
+// contract; this suite checks credits, runs and the SEO cache's answers
+// (seocache.go).
 package storetest
 
 import (
@@ -22,10 +23,16 @@ import (
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/seocache"
 )
 
-// Store is what the suite needs of an adapter.
-type Store = app.Store
+// Store is what the suite needs of an adapter: the actions store, which
+// also keeps the SEO cache's answers.
+type Store interface {
+	app.Store
+	seocache.Store
+}
 
 // RunAll runs the contract against fresh stores made by newStore.
 func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
@@ -44,6 +51,9 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"ExpiredRunsAreClaimedOnce", testExpiredClaimedOnce},
 		{"UnappliedRuns", testUnappliedRuns},
 		{"RollbackUndoesEverything", testRollback},
+		{"SEOCacheAnswersUntilItExpires", testSEOCacheExpiry},
+		{"SEOCacheReplacesAndKeepsAnyBytes", testSEOCacheReplaces},
+		{"SEOCacheConcurrentWriters", testSEOCacheConcurrentWriters},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,7 +214,12 @@ func testRunLifecycle(t *testing.T, s Store) {
 	if err != nil || got.Status != app.StatusPending || got.Cost != r.Cost || !got.StartedAt.Equal(base) || !got.LeaseUntil.Equal(r.LeaseUntil) || got.Action != r.Action {
 		t.Fatalf("pending run read back = %+v, %v", got, err)
 	}
+	if got.ProviderCost != 0 || got.Cached {
+		t.Fatalf("a pending run has a provider cost or is cached: %+v", got)
+	}
 	r.Status, r.StatusCode, r.FinishedAt = app.StatusSuccess, 200, base.Add(3*time.Second)
+	// 25 Maps requests at $0.002 and a keyword task at $0.0103, exactly.
+	r.ProviderCost, r.Cached = 25*provider.Dollars(0.002)+provider.Dollars(0.0103), false
 	r.Data = map[string]any{"id": "x", "post_title": "Sourdough <b>&</b> you", "nested": map[string]any{"n": 1.5, "list": []any{"a", true}}}
 	r.Writes = []action.RecordWrite{{Resource: "blogs", Mode: action.Upsert, Rows: []map[string]any{{"id": "x", "post_title": "t"}}}, {Resource: "seo_tasks", Mode: action.Update, Rows: []map[string]any{{"id": "y"}}}}
 	if !finish(t, s, r) {
@@ -213,6 +228,18 @@ func testRunLifecycle(t *testing.T, s Store) {
 	got, err = s.Run(t.Context(), r.ID)
 	if err != nil || got.Status != app.StatusSuccess || got.StatusCode != 200 || !got.FinishedAt.Equal(r.FinishedAt) || got.Applied {
 		t.Fatalf("finished run read back = %+v, %v", got, err)
+	}
+	if got.ProviderCost != r.ProviderCost || got.ProviderCost.Float() != 0.0603 || got.Cached {
+		t.Fatalf("provider cost read back %s (cached %v), want %s", got.ProviderCost, got.Cached, r.ProviderCost)
+	}
+	cached := newRun(id())
+	insert(t, s, cached)
+	cached.Status, cached.StatusCode, cached.FinishedAt, cached.Cached = app.StatusSuccess, 200, base.Add(time.Second), true
+	if !finish(t, s, cached) {
+		t.Fatal("finishing a pending run was refused")
+	}
+	if got, err := s.Run(t.Context(), cached.ID); err != nil || !got.Cached || got.ProviderCost != 0 {
+		t.Fatalf("cached run read back = %+v, %v", got, err)
 	}
 	if !jsonEqual(t, got.Data, r.Data) || !jsonEqual(t, got.Writes, r.Writes) {
 		t.Fatalf("data/writes read back = %v / %v\nwant %v / %v", got.Data, got.Writes, r.Data, r.Writes)

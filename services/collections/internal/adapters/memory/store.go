@@ -29,12 +29,18 @@ type Store struct {
 	// order holds each collection's item ids sorted by (created_at, id),
 	// oldest first, so that the default list is a slice walk.
 	order map[string][]string
+	// assets by id; assetOrder each site's asset ids as order does items;
+	// assetNames the capability names in use.
+	assets     map[string]app.Asset
+	assetOrder map[string][]string
+	assetNames map[string]string
 }
 
 // New returns an empty store on db.
 func New(db *memdb.DB) *Store {
 	return &Store{db: db, sites: map[string]app.Site{}, collections: map[string]app.Collection{},
-		slugs: map[string]string{}, items: map[string]app.Item{}, order: map[string][]string{}}
+		slugs: map[string]string{}, items: map[string]app.Item{}, order: map[string][]string{},
+		assets: map[string]app.Asset{}, assetOrder: map[string][]string{}, assetNames: map[string]string{}}
 }
 
 func slugKey(siteID, slug string) string { return siteID + "/" + slug }
@@ -325,4 +331,105 @@ func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *i
 	}
 	memdb.Delete(t.Tx, t.s.items, id)
 	return it, nil
+}
+
+// Assets implements app.Store.
+func (s *Store) Assets(_ context.Context, siteID string, page pagination.Page) ([]app.Asset, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	ids := s.assetOrder[siteID]
+	out := make([]app.Asset, 0, min(int(page.Limit), len(ids)))
+	for i := len(ids) - 1 - int(page.Offset); i >= 0 && len(out) < int(page.Limit); i-- {
+		out = append(out, s.assets[ids[i]])
+	}
+	return out, nil
+}
+
+// Asset implements app.Store.
+func (s *Store) Asset(_ context.Context, siteID, id string) (app.Asset, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	return s.asset(siteID, id)
+}
+
+func (s *Store) asset(siteID, id string) (app.Asset, error) {
+	a, ok := s.assets[id]
+	if !ok || a.SiteID != siteID {
+		return app.Asset{}, fmt.Errorf("asset %s: %w", id, app.ErrNotFound)
+	}
+	return a, nil
+}
+
+func assetPosition(s *Store, ids []string, a app.Asset) (int, bool) {
+	return slices.BinarySearchFunc(ids, a, func(id string, target app.Asset) int {
+		e := s.assets[id]
+		return cmp.Or(e.CreatedAt.Compare(target.CreatedAt), cmp.Compare(id, target.ID))
+	})
+}
+
+func (t *tx) setAssetOrder(siteID string, ids []string) {
+	old, existed := t.s.assetOrder[siteID]
+	t.s.assetOrder[siteID] = ids
+	t.OnRollback(func() {
+		if existed {
+			t.s.assetOrder[siteID] = old
+		} else {
+			delete(t.s.assetOrder, siteID)
+		}
+	})
+}
+
+func (t *tx) InsertAsset(ctx context.Context, a app.Asset, announce outbox.Event) error {
+	if _, ok := t.s.sites[a.SiteID]; !ok {
+		return fmt.Errorf("site %s: %w", a.SiteID, app.ErrNotFound)
+	}
+	if _, ok := t.s.assets[a.ID]; ok {
+		return fmt.Errorf("asset %s: %w", a.ID, app.ErrDuplicate)
+	}
+	if _, ok := t.s.assetNames[a.Name]; ok {
+		return fmt.Errorf("asset name %s: %w", a.Name, app.ErrDuplicate)
+	}
+	ids := t.s.assetOrder[a.SiteID]
+	i, _ := assetPosition(t.s, ids, a)
+	next := make([]string, 0, len(ids)+1)
+	next = append(append(append(next, ids[:i]...), a.ID), ids[i:]...)
+	memdb.Put(t.Tx, t.s.assets, a.ID, a)
+	memdb.Put(t.Tx, t.s.assetNames, a.Name, a.ID)
+	t.setAssetOrder(a.SiteID, next)
+	return t.Enqueue(ctx, announce)
+}
+
+func (t *tx) UpdateAsset(_ context.Context, siteID, id string, p app.AssetPatch) (app.Asset, error) {
+	a, err := t.s.asset(siteID, id)
+	if err != nil {
+		return app.Asset{}, err
+	}
+	if p.Alt != nil {
+		a.Alt = *p.Alt
+	}
+	if p.Filename != nil {
+		a.Filename = *p.Filename
+	}
+	a.UpdatedAt = p.At
+	memdb.Put(t.Tx, t.s.assets, id, a)
+	return a, nil
+}
+
+func (t *tx) DeleteAsset(_ context.Context, siteID, id string) (app.Asset, error) {
+	a, err := t.s.asset(siteID, id)
+	if err != nil {
+		return app.Asset{}, err
+	}
+	ids := t.s.assetOrder[siteID]
+	if i, found := assetPosition(t.s, ids, a); found {
+		t.setAssetOrder(siteID, slices.Concat(ids[:i], ids[i+1:]))
+	}
+	memdb.Delete(t.Tx, t.s.assets, id)
+	memdb.Delete(t.Tx, t.s.assetNames, a.Name)
+	return a, nil
+}
+
+func (t *tx) AssetExists(_ context.Context, siteID, id string) (bool, error) {
+	_, err := t.s.asset(siteID, id)
+	return err == nil, nil
 }

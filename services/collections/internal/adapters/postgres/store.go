@@ -538,3 +538,71 @@ func (t tx) DeleteItem(ctx context.Context, collectionID, id string, ifVersion *
 	}
 	return it, pgdb.Err(err, "delete item "+id)
 }
+
+const assetCols = `id, site_id, name, filename, content_type, size, width, height, alt, sha256, created_at, updated_at`
+
+func scanAsset(row pgx.Row) (app.Asset, error) {
+	var (
+		a    app.Asset
+		w, h *int32
+	)
+	if err := row.Scan(&a.ID, &a.SiteID, &a.Name, &a.Filename, &a.ContentType, &a.Size, &w, &h, &a.Alt, &a.SHA256, &a.CreatedAt, &a.UpdatedAt); err != nil {
+		return a, err
+	}
+	if w != nil && h != nil {
+		width, height := int(*w), int(*h)
+		a.Width, a.Height = &width, &height
+	}
+	a.CreatedAt, a.UpdatedAt = a.CreatedAt.UTC(), a.UpdatedAt.UTC()
+	return a, nil
+}
+
+// Assets implements app.Store.
+func (r reader) Assets(ctx context.Context, siteID string, page pagination.Page) ([]app.Asset, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+assetCols+` FROM assets WHERE site_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+		siteID, page.Limit, page.Offset)
+	if err != nil {
+		return nil, pgdb.Err(err, "list assets")
+	}
+	out, err := pgdb.Collect(rows, int(page.Limit), scanAsset)
+	return out, pgdb.Err(err, "list assets")
+}
+
+// Asset implements app.Store.
+func (r reader) Asset(ctx context.Context, siteID, id string) (app.Asset, error) {
+	a, err := scanAsset(r.q.QueryRow(ctx, `SELECT `+assetCols+` FROM assets WHERE site_id = $1 AND id = $2`, siteID, id))
+	return a, pgdb.Err(err, "asset "+id)
+}
+
+func intOrNil(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return int32(*p) //nolint:gosec // G115: image sizes are checked to fit 32 bits (filetype.Dimensions)
+}
+
+// InsertAsset sends the asset's row and its event in one round trip.
+func (t tx) InsertAsset(ctx context.Context, a app.Asset, announce outbox.Event) error {
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO assets (`+assetCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		a.ID, a.SiteID, a.Name, a.Filename, a.ContentType, a.Size, intOrNil(a.Width), intOrNil(a.Height), a.Alt, a.SHA256, a.CreatedAt, a.UpdatedAt)
+	t.EnqueueIn(ctx, b, announce)
+	return pgdb.Err(t.SendBatch(ctx, b).Close(), "insert asset")
+}
+
+func (t tx) UpdateAsset(ctx context.Context, siteID, id string, p app.AssetPatch) (app.Asset, error) {
+	a, err := scanAsset(t.QueryRow(ctx, `UPDATE assets SET alt = COALESCE($3, alt), filename = COALESCE($4, filename), updated_at = $5
+		WHERE site_id = $1 AND id = $2 RETURNING `+assetCols, siteID, id, p.Alt, p.Filename, p.At))
+	return a, pgdb.Err(err, "update asset "+id)
+}
+
+func (t tx) DeleteAsset(ctx context.Context, siteID, id string) (app.Asset, error) {
+	a, err := scanAsset(t.QueryRow(ctx, `DELETE FROM assets WHERE site_id = $1 AND id = $2 RETURNING `+assetCols, siteID, id))
+	return a, pgdb.Err(err, "delete asset "+id)
+}
+
+func (t tx) AssetExists(ctx context.Context, siteID, id string) (bool, error) {
+	var ok bool
+	err := t.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM assets WHERE site_id = $1 AND id = $2)`, siteID, id).Scan(&ok)
+	return ok, pgdb.Err(err, "asset "+id)
+}

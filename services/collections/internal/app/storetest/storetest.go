@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
+	"github.com/atrium-hq/atrium/platform/publicfile"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
 
@@ -45,6 +47,11 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"DeleteItem", testDelete},
 		{"RemovedFieldsLeaveItems", testRemoveFields},
 		{"OrderByField", testOrderByField},
+		{"AssetsRoundTrip", testAssetsRoundTrip},
+		{"AssetsOfAnotherSiteDoNotExist", testAssetTenancy},
+		{"AssetsOrderAndPaging", testAssetsPaging},
+		{"AssetsUpdateAndDelete", testAssetsUpdateAndDelete},
+		{"AssetsRollBack", testAssetsRollback},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -610,5 +617,209 @@ func testOrderByField(t *testing.T, s Store) {
 	// Text in byte order: upper case before lower case, accents after.
 	if got, want := query(title, true), []string{b.ID, d.ID, a.ID, e.ID, f.ID}; !slices.Equal(got, want) {
 		t.Fatalf("title asc = %v, want %v", got, want)
+	}
+}
+
+func newAsset(siteID string, at time.Time, image bool) app.Asset {
+	a := app.Asset{ID: uuid.Must(uuid.NewV7()).String(), SiteID: siteID, Name: publicfile.NewName("png"), Filename: "hero.png",
+		ContentType: "image/png", Size: 1234, Alt: "A loaf", SHA256: strings.Repeat("ab", 32), CreatedAt: at, UpdatedAt: at}
+	if image {
+		w, h := 640, 480
+		a.Width, a.Height = &w, &h
+	} else {
+		a.Name, a.Filename, a.ContentType, a.Alt = publicfile.NewName("pdf"), "menu.pdf", "application/pdf", ""
+	}
+	return a
+}
+
+func assetAnnounce(a app.Asset) outbox.Event {
+	return outbox.Event{ID: uuid.NewString(), Subject: "atrium.collections.test.asset.created", Payload: []byte(`{"id":"` + a.ID + `"}`), CreatedAt: a.CreatedAt}
+}
+
+func insertAsset(t *testing.T, s Store, a app.Asset) {
+	t.Helper()
+	inTx(t, s, func(tx app.Tx) error { return tx.InsertAsset(t.Context(), a, assetAnnounce(a)) })
+}
+
+func assetIDs(as []app.Asset) []string {
+	out := []string{}
+	for _, a := range as {
+		out = append(out, a.ID)
+	}
+	return out
+}
+
+func testAssetsRoundTrip(t *testing.T, s Store) {
+	site := newSite(t, s)
+	img, pdf := newAsset(site.ID, base, true), newAsset(site.ID, base.Add(time.Second), false)
+	insertAsset(t, s, img)
+	insertAsset(t, s, pdf)
+	for _, want := range []app.Asset{img, pdf} {
+		got, err := s.Asset(t.Context(), site.ID, want.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("got %+v\nwant %+v", got, want)
+		}
+	}
+	if _, err := s.Asset(t.Context(), site.ID, uuid.NewString()); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("unknown asset: %v, want ErrNotFound", err)
+	}
+	dupID := newAsset(site.ID, base, true)
+	dupID.ID = img.ID
+	dupName := newAsset(site.ID, base, true)
+	dupName.Name = img.Name
+	for _, a := range []app.Asset{dupID, dupName} {
+		err := s.InTx(t.Context(), func(tx app.Tx) error { return tx.InsertAsset(t.Context(), a, assetAnnounce(a)) })
+		if !errors.Is(err, app.ErrDuplicate) {
+			t.Errorf("an asset with a taken id or name: %v, want ErrDuplicate", err)
+		}
+	}
+	inTx(t, s, func(tx app.Tx) error {
+		for id, want := range map[string]bool{img.ID: true, pdf.ID: true, uuid.NewString(): false} {
+			if ok, err := tx.AssetExists(t.Context(), site.ID, id); err != nil || ok != want {
+				t.Errorf("AssetExists(%s) = %v, %v; want %v", id, ok, err, want)
+			}
+		}
+		return nil
+	})
+}
+
+func testAssetTenancy(t *testing.T, s Store) {
+	mine, theirs := newSite(t, s), newSite(t, s)
+	a := newAsset(mine.ID, base, true)
+	insertAsset(t, s, a)
+	if _, err := s.Asset(t.Context(), theirs.ID, a.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("another site's asset: %v, want ErrNotFound", err)
+	}
+	if got, err := s.Assets(t.Context(), theirs.ID, pagination.Page{Limit: 10}); err != nil || len(got) != 0 {
+		t.Fatalf("another site's list = %v, %v; want empty", assetIDs(got), err)
+	}
+	alt := "changed"
+	inTx(t, s, func(tx app.Tx) error {
+		if _, err := tx.UpdateAsset(t.Context(), theirs.ID, a.ID, app.AssetPatch{Alt: &alt, At: base}); !errors.Is(err, app.ErrNotFound) {
+			t.Errorf("updating another site's asset: %v, want ErrNotFound", err)
+		}
+		if _, err := tx.DeleteAsset(t.Context(), theirs.ID, a.ID); !errors.Is(err, app.ErrNotFound) {
+			t.Errorf("deleting another site's asset: %v, want ErrNotFound", err)
+		}
+		if ok, err := tx.AssetExists(t.Context(), theirs.ID, a.ID); ok || err != nil {
+			t.Errorf("AssetExists of another site's asset = %v, %v", ok, err)
+		}
+		return nil
+	})
+	if got, err := s.Asset(t.Context(), mine.ID, a.ID); err != nil || got.Alt != a.Alt {
+		t.Fatalf("the asset after another site's writes: %+v, %v; want it unchanged", got, err)
+	}
+}
+
+func testAssetsPaging(t *testing.T, s Store) {
+	site := newSite(t, s)
+	other := newSite(t, s)
+	insertAsset(t, s, newAsset(other.ID, base.Add(time.Hour), true))
+	// a0 at +0, a1 and a2 at +1m (ties by id: v7 ids, the later insert
+	// first), a3 at +2m, inserted out of order.
+	var as []app.Asset
+	for _, d := range []time.Duration{0, time.Minute, time.Minute, 2 * time.Minute} {
+		as = append(as, newAsset(site.ID, base.Add(d), true))
+	}
+	for _, i := range []int{3, 0, 1, 2} {
+		insertAsset(t, s, as[i])
+	}
+	want := assetIDs([]app.Asset{as[3], as[2], as[1], as[0]})
+	list := func(limit, offset int32) []string {
+		got, err := s.Assets(t.Context(), site.ID, pagination.Page{Limit: limit, Offset: offset})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return assetIDs(got)
+	}
+	if got := list(10, 0); !slices.Equal(got, want) {
+		t.Fatalf("assets = %v, want %v (newest first, ties by id descending)", got, want)
+	}
+	if got := list(2, 1); !slices.Equal(got, want[1:3]) {
+		t.Fatalf("limit 2 offset 1 = %v, want %v", got, want[1:3])
+	}
+	if got := list(5, 4); len(got) != 0 {
+		t.Fatalf("past the end = %v", got)
+	}
+}
+
+func testAssetsUpdateAndDelete(t *testing.T, s Store) {
+	site := newSite(t, s)
+	a, kept := newAsset(site.ID, base, true), newAsset(site.ID, base.Add(time.Second), true)
+	insertAsset(t, s, a)
+	insertAsset(t, s, kept)
+	alt, name, at := "", "renamed.png", base.Add(time.Hour)
+	var got app.Asset
+	inTx(t, s, func(tx app.Tx) (err error) {
+		got, err = tx.UpdateAsset(t.Context(), site.ID, a.ID, app.AssetPatch{Alt: &alt, At: at})
+		return err
+	})
+	if got.Alt != "" || got.Filename != a.Filename || !got.UpdatedAt.Equal(at) || got.Name != a.Name || !got.CreatedAt.Equal(a.CreatedAt) {
+		t.Fatalf("after clearing alt: %+v", got)
+	}
+	inTx(t, s, func(tx app.Tx) (err error) {
+		got, err = tx.UpdateAsset(t.Context(), site.ID, a.ID, app.AssetPatch{Filename: &name, At: at.Add(time.Second)})
+		return err
+	})
+	if got.Alt != "" || got.Filename != name || *got.Width != 640 {
+		t.Fatalf("after renaming: %+v", got)
+	}
+	if read, err := s.Asset(t.Context(), site.ID, a.ID); err != nil || !reflect.DeepEqual(read, got) {
+		t.Fatalf("read back %+v, %v; want %+v", read, err, got)
+	}
+	var deleted app.Asset
+	inTx(t, s, func(tx app.Tx) (err error) {
+		deleted, err = tx.DeleteAsset(t.Context(), site.ID, a.ID)
+		return err
+	})
+	if deleted.ID != a.ID || deleted.Name != a.Name {
+		t.Fatalf("DeleteAsset returned %+v", deleted)
+	}
+	if _, err := s.Asset(t.Context(), site.ID, a.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("deleted asset: %v", err)
+	}
+	if got, _ := s.Assets(t.Context(), site.ID, pagination.Page{Limit: 10}); !slices.Equal(assetIDs(got), []string{kept.ID}) {
+		t.Fatalf("assets after delete = %v, want only %s", assetIDs(got), kept.ID)
+	}
+	err := s.InTx(t.Context(), func(tx app.Tx) error {
+		_, err := tx.DeleteAsset(t.Context(), site.ID, a.ID)
+		return err
+	})
+	if !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("deleting again: %v, want ErrNotFound", err)
+	}
+}
+
+func testAssetsRollback(t *testing.T, s Store) {
+	site := newSite(t, s)
+	first := newAsset(site.ID, base, true)
+	insertAsset(t, s, first)
+	abort := errors.New("abort")
+	gone := newAsset(site.ID, base.Add(time.Second), true)
+	alt := "never"
+	err := s.InTx(t.Context(), func(tx app.Tx) error {
+		if err := tx.InsertAsset(t.Context(), gone, assetAnnounce(gone)); err != nil {
+			return err
+		}
+		if _, err := tx.UpdateAsset(t.Context(), site.ID, first.ID, app.AssetPatch{Alt: &alt, At: base}); err != nil {
+			return err
+		}
+		if _, err := tx.DeleteAsset(t.Context(), site.ID, first.ID); err != nil {
+			return err
+		}
+		return abort
+	})
+	if !errors.Is(err, abort) {
+		t.Fatalf("error = %v, want the closure's", err)
+	}
+	got, err := s.Assets(t.Context(), site.ID, pagination.Page{Limit: 10})
+	if err != nil || !slices.Equal(assetIDs(got), []string{first.ID}) || got[0].Alt != first.Alt {
+		t.Fatalf("after a rolled-back transaction: %+v, %v; want only the first asset as it was", got, err)
+	}
+	if _, err := s.Asset(t.Context(), site.ID, gone.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("the rolled-back asset: %v", err)
 	}
 }

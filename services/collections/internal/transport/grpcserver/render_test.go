@@ -112,3 +112,33 @@ func TestRenderedMatchesTyped(t *testing.T) {
 		t.Fatalf("collections: rendered %v\ntyped %v", got, want)
 	}
 }
+
+// TestRenderedAssetsMatchTyped: the asset list's rendered body is the
+// typed response's JSON: every field, width and height null for a file
+// without them, the url from the public URL and the file name.
+func TestRenderedAssetsMatchTyped(t *testing.T) {
+	at := time.Date(2026, 11, 1, 9, 30, 0, 120000000, time.UTC)
+	w, h := 1920, 1080
+	as := []app.Asset{
+		{ID: "019a4b2c-3d4e-7f60-8a9b-000000000001", SiteID: "s1", Name: "0123456789abcdef0123456789abcdef.png", Filename: "Été \"hero\" #1.png",
+			ContentType: "image/png", Size: 123456, Width: &w, Height: &h, Alt: "A loaf <b>", SHA256: "ab", CreatedAt: at, UpdatedAt: at.Add(time.Hour)},
+		{ID: "019a4b2c-3d4e-7f60-8a9b-000000000002", SiteID: "s1", Name: "fedcba9876543210fedcba9876543210.pdf", Filename: "menu.pdf",
+			ContentType: "application/pdf", Size: 1, SHA256: "cd", CreatedAt: at, UpdatedAt: at},
+	}
+	s := NewAssetServer(nil, func() string { return "https://cms.example.com" })
+	typed := &collectionsv1.ListAssetsResponse{Limit: 100, Offset: 3}
+	for _, a := range as {
+		typed.Assets = append(typed.Assets, s.assetPB(a))
+	}
+	got, want := decode(t, s.renderAssets(as, 100, 3)), gatewayJSON(t, typed)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("rendered assets differ from typed:\nrendered %v\ntyped    %v", got, want)
+	}
+	pdf := got["assets"].([]any)[1].(map[string]any)
+	if pdf["width"] != nil || pdf["height"] != nil || pdf["url"] != "https://cms.example.com/files/fedcba9876543210fedcba9876543210.pdf/menu.pdf" {
+		t.Fatalf("a PDF renders as %v", pdf)
+	}
+	if got, want := decode(t, s.renderAssets(nil, 1, 0)), gatewayJSON(t, &collectionsv1.ListAssetsResponse{Assets: []*collectionsv1.Asset{}, Limit: 1}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("empty page: rendered %v, typed %v", got, want)
+	}
+}

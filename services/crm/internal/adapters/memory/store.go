@@ -118,6 +118,20 @@ func (s *Store) Linked(_ context.Context, agencyID, clientID string) (bool, erro
 	return ok, nil
 }
 
+// ClientAgencies implements app.DirectoryReader.
+func (s *Store) ClientAgencies(_ context.Context, clientID string) ([]string, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	out := []string{}
+	for k := range s.links {
+		if k.b == clientID {
+			out = append(out, k.a)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // LinkedClient implements app.DirectoryReader.
 func (s *Store) LinkedClient(_ context.Context, agencyID, clientID string) (app.Client, error) {
 	s.db.RLock()

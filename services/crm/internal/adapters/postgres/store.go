@@ -125,6 +125,18 @@ func (r reader) Linked(ctx context.Context, agencyID, clientID string) (bool, er
 	return ok, storeErr(err, "client link")
 }
 
+func (r reader) ClientAgencies(ctx context.Context, clientID string) ([]string, error) {
+	rows, err := r.q.Query(ctx, `SELECT agency_id::text FROM agency_clients WHERE client_id = $1 ORDER BY agency_id`, clientID)
+	if err != nil {
+		return nil, storeErr(err, "client agencies")
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if ids == nil {
+		ids = []string{}
+	}
+	return ids, storeErr(err, "client agencies")
+}
+
 func (r reader) LinkedClient(ctx context.Context, agencyID, clientID string) (app.Client, error) {
 	c, err := scanClient(r.q.QueryRow(ctx, `SELECT c.id, c.name, c.domain, c.status, c.auto_deploy, c.created_at, c.updated_at
 		FROM agency_clients l JOIN clients c ON c.id = l.client_id WHERE l.agency_id = $1 AND l.client_id = $2`, agencyID, clientID))

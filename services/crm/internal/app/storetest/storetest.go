@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -161,6 +162,19 @@ func testClientLinks(t *testing.T, s Store) {
 	}
 	if _, err := s.LinkedClient(ctx(t), newAgency(t, s).ID, c.ID); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("LinkedClient under another agency: %v, want ErrNotFound", err)
+	}
+	// The links seen from the client: each agency once, sorted.
+	b := newAgency(t, s)
+	mustTx(t, s, func(tx app.Tx) error {
+		return tx.InsertLink(ctx(t), app.ClientLink{AgencyID: b.ID, ClientID: c.ID, CreatedAt: base})
+	})
+	agencies, err := s.ClientAgencies(ctx(t), c.ID)
+	if want := []string{a.ID, b.ID}; err != nil || !slices.Equal(agencies, slices.Sorted(slices.Values(want))) {
+		t.Fatalf("ClientAgencies = %v, %v; want %v sorted", agencies, err, want)
+	}
+	mustTx(t, s, func(tx app.Tx) error { return tx.DeleteLink(ctx(t), b.ID, c.ID) })
+	if agencies, err := s.ClientAgencies(ctx(t), id()); err != nil || agencies == nil || len(agencies) != 0 {
+		t.Fatalf("ClientAgencies of an unknown client = %#v, %v; want an empty list", agencies, err)
 	}
 	mustTx(t, s, func(tx app.Tx) error {
 		got, err := tx.Link(ctx(t), a.ID, c.ID)

@@ -60,6 +60,15 @@ func (s *Server) ListAgencyClients(ctx context.Context, req *crmv1.ListAgencyCli
 	return out, nil
 }
 
+// ListClientAgencies implements crmv1.ClientAccessServiceServer.
+func (s *Server) ListClientAgencies(ctx context.Context, req *crmv1.ListClientAgenciesRequest) (*crmv1.ListClientAgenciesResponse, error) {
+	ids, err := s.directory.ClientAgencies(ctx, req.ClientId)
+	if err != nil {
+		return nil, err
+	}
+	return &crmv1.ListClientAgenciesResponse{AgencyIds: ids}, nil
+}
+
 func clientPB(c app.Client) *crmv1.Client {
 	return &crmv1.Client{Id: c.ID, Name: c.Name, Domain: c.Domain, Status: c.Status, AutoDeploy: c.AutoDeploy,
 		CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt)}

@@ -11,6 +11,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/atrium-hq/atrium/platform/natstest"
 	wjs "github.com/atrium-hq/atrium/services/webhooks/internal/adapters/jetstream"
@@ -110,7 +113,7 @@ func (f *fixture) publish(id string) {
 // run starts a consumer and returns its stop.
 func (f *fixture) run(h *handled) func() {
 	ctx, cancel := context.WithCancel(f.t.Context())
-	c := &wjs.Consumer{JS: f.js, Streams: []string{f.stream}, Durable: "atrium-webhooks", Handle: h.handle, RetryDelay: 50 * time.Millisecond}
+	c := &wjs.Consumer{JS: f.js, Streams: []string{f.stream}, Durable: "atrium-webhooks", Handle: h.handle, RetryDelay: 50 * time.Millisecond, Concurrency: 4}
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
 	return func() {
@@ -185,8 +188,21 @@ func TestWaitsForTheStreamAndResumesWhereItStopped(t *testing.T) {
 	}
 }
 
+// TestEventThatCreatedTheStreamIsHandled: a service creates its stream
+// when it first publishes; that first event, stored before the consumer
+// could exist, is handled all the same.
+func TestEventThatCreatedTheStreamIsHandled(t *testing.T) {
+	f := newFixture(t)
+	h := newHandled()
+	stop := f.run(h)
+	defer stop()
+	f.createStream()
+	f.publish("first")
+	h.waitFor(t, "first")
+}
+
 // TestOlderEventsAreNotReplayedToANewConsumer: a consumer created now
-// starts with what arrives from now on.
+// starts with what arrives from its start on.
 func TestOlderEventsAreNotReplayedToANewConsumer(t *testing.T) {
 	f := newFixture(t)
 	f.createStream()
@@ -201,5 +217,92 @@ func TestOlderEventsAreNotReplayedToANewConsumer(t *testing.T) {
 	defer h.mu.Unlock()
 	if h.seen["old"] != 0 {
 		t.Fatal("an event published before the consumer existed was handed over")
+	}
+}
+
+// TestHandlingContinuesTheWritesTrace: the handler runs in a span of the
+// trace whose context the relay put in the message's headers.
+func TestHandlingContinuesTheWritesTrace(t *testing.T) {
+	f := newFixture(t)
+	f.createStream()
+	spans := tracetest.NewSpanRecorder()
+	traced := make(chan trace.SpanContext, 1)
+	c := &wjs.Consumer{JS: f.js, Streams: []string{f.stream}, Durable: "atrium-webhooks", RetryDelay: 50 * time.Millisecond,
+		Tracer: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)),
+		Handle: func(ctx context.Context, _, _ string, _ []byte, _ time.Time) error {
+			traced <- trace.SpanContextFromContext(ctx)
+			return nil
+		}}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	}()
+	f.consumerReady()
+	msg := nats.NewMsg(f.subject + ".crm.deal.created")
+	msg.Data = []byte(`{}`)
+	msg.Header.Set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	if _, err := f.js.PublishMsg(t.Context(), msg, jetstream.WithMsgID("t1")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case sc := <-traced:
+		if sc.TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" || sc.SpanID().String() == "00f067aa0ba902b7" {
+			t.Fatalf("handled in span %s/%s; want a new span of the message's trace", sc.TraceID(), sc.SpanID())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("not handled within 10 s")
+	}
+}
+
+// TestEventsHandledConcurrently: up to Concurrency events of a stream are
+// handled at once (the handler here returns only once three are in hand
+// together), and none after the stop.
+func TestEventsHandledConcurrently(t *testing.T) {
+	f := newFixture(t)
+	f.createStream()
+	var (
+		mu       sync.Mutex
+		inHand   int
+		together = make(chan struct{})
+		handled  = make(chan string, 10)
+	)
+	c := &wjs.Consumer{JS: f.js, Streams: []string{f.stream}, Durable: "atrium-webhooks", RetryDelay: 50 * time.Millisecond, Concurrency: 3,
+		Handle: func(ctx context.Context, id, _ string, _ []byte, _ time.Time) error {
+			mu.Lock()
+			inHand++
+			if inHand == 3 {
+				close(together)
+			}
+			mu.Unlock()
+			select {
+			case <-together:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			handled <- id
+			return nil
+		}}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	f.consumerReady()
+	for i := range 3 {
+		f.publish(fmt.Sprint("c", i))
+	}
+	for range 3 {
+		select {
+		case <-handled:
+		case <-time.After(10 * time.Second):
+			t.Fatal("three events were not in hand at once within 10 s")
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
 	}
 }

@@ -37,24 +37,32 @@ func (s *Store) AddDeliveries(ctx context.Context, ds []app.Delivery) error {
 				continue // its endpoint was deleted meanwhile
 			}
 			s.byEvent[k] = d.ID
-			s.deliveries[d.ID] = &delivery{Delivery: cloneDelivery(d)}
+			stored := &delivery{Delivery: cloneDelivery(d)}
+			s.deliveries[d.ID] = stored
+			s.setStatus(stored, d.Status)
 		}
 		return nil
 	})
 }
 
+// setStatus sets d's status and keeps the pending index; the caller holds
+// the write lock.
+func (s *Store) setStatus(d *delivery, status app.DeliveryStatus) {
+	d.Status = status
+	if status == app.Pending {
+		s.pending[d.ID] = d
+	} else {
+		delete(s.pending, d.ID)
+	}
+}
+
 // Claim implements app.DeliveryStore.
-func (s *Store) Claim(ctx context.Context, now time.Time, limit, perEndpoint int, lease time.Duration) ([]app.Delivery, error) {
-	var out []app.Delivery
+func (s *Store) Claim(ctx context.Context, now time.Time, limit int, bound app.Bound, lease time.Duration) ([]app.Due, error) {
+	var out []app.Due
 	err := s.db.InTx(ctx, func(*memdb.Tx) error {
 		var due []*delivery
-		leased := map[string]int{} // by endpoint
-		for _, d := range s.deliveries {
-			switch {
-			case d.Status != app.Pending:
-			case d.leasedUntil.After(now):
-				leased[d.EndpointID]++
-			case !d.NextAttemptAt.After(now):
+		for _, d := range s.pending {
+			if !d.leasedUntil.After(now) && !d.NextAttemptAt.After(now) {
 				due = append(due, d)
 			}
 		}
@@ -64,33 +72,41 @@ func (s *Store) Claim(ctx context.Context, now time.Time, limit, perEndpoint int
 			}
 			return strings.Compare(a.ID, b.ID)
 		})
+		taken := map[string]int{}
 		for _, d := range due {
 			if len(out) == limit {
 				break
 			}
-			if perEndpoint > 0 && leased[d.EndpointID] >= perEndpoint {
+			if taken[d.EndpointID] >= bound.Allows(d.EndpointID) {
 				continue
 			}
-			leased[d.EndpointID]++
+			ep, ok := s.endpoints[d.EndpointID]
+			if !ok {
+				continue
+			}
+			taken[d.EndpointID]++
 			d.leasedUntil = now.Add(lease)
-			out = append(out, cloneDelivery(d.Delivery))
+			out = append(out, app.Due{Delivery: cloneDelivery(d.Delivery), Endpoint: clone(ep)})
 		}
 		return nil
 	})
 	return out, err
 }
 
-// RecordAttempt implements app.DeliveryStore.
-func (s *Store) RecordAttempt(ctx context.Context, id string, a app.Attempt, status app.DeliveryStatus, next time.Time) error {
+// RecordAttempts implements app.DeliveryStore.
+func (s *Store) RecordAttempts(ctx context.Context, rs []app.AttemptRecord) error {
 	return s.db.InTx(ctx, func(*memdb.Tx) error {
-		d, ok := s.deliveries[id]
-		if !ok {
-			return fmt.Errorf("delivery %s: %w", id, store.ErrNotFound)
-		}
-		d.Attempts = append(slices.Clip(d.Attempts), a)
-		d.Status, d.NextAttemptAt, d.leasedUntil = status, time.Time{}, time.Time{}
-		if status == app.Pending {
-			d.NextAttemptAt = next
+		for _, r := range rs {
+			d, ok := s.deliveries[r.ID]
+			if !ok {
+				continue // gone with its endpoint
+			}
+			d.Attempts = append(slices.Clip(d.Attempts), r.Attempt)
+			d.NextAttemptAt, d.leasedUntil = time.Time{}, time.Time{}
+			if r.Status == app.Pending {
+				d.NextAttemptAt = r.Next
+			}
+			s.setStatus(d, r.Status)
 		}
 		return nil
 	})
@@ -148,7 +164,8 @@ func (s *Store) Resend(ctx context.Context, t app.Tenant, endpointID, id string,
 		if err != nil {
 			return err
 		}
-		d.Status, d.NextAttemptAt, d.leasedUntil = app.Pending, now, time.Time{}
+		d.NextAttemptAt, d.leasedUntil = now, time.Time{}
+		s.setStatus(d, app.Pending)
 		out = cloneDelivery(d.Delivery)
 		return nil
 	})
@@ -162,7 +179,59 @@ func (s *Store) Recover(ctx context.Context, t app.Tenant, endpointID string, si
 		for _, d := range s.deliveries {
 			if d.Tenant == t && d.EndpointID == endpointID && d.Status == app.Failed &&
 				!d.CreatedAt.Before(since) && d.CreatedAt.Before(until) {
-				d.Status, d.NextAttemptAt, d.leasedUntil = app.Pending, now, time.Time{}
+				d.NextAttemptAt, d.leasedUntil = now, time.Time{}
+				s.setStatus(d, app.Pending)
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// Defer implements app.DeliveryStore.
+func (s *Store) Defer(ctx context.Context, endpointID string, now, until time.Time) (int, error) {
+	n := 0
+	err := s.db.InTx(ctx, func(*memdb.Tx) error {
+		for _, d := range s.pending {
+			if d.EndpointID == endpointID && !d.NextAttemptAt.After(now) && !d.leasedUntil.After(now) {
+				d.NextAttemptAt = until
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// Backlog implements app.DeliveryStore.
+func (s *Store) Backlog(_ context.Context, now time.Time) (app.Backlog, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	var b app.Backlog
+	for _, d := range s.pending {
+		b.Pending++
+		if b.OldestPending.IsZero() || d.CreatedAt.Before(b.OldestPending) {
+			b.OldestPending = d.CreatedAt
+		}
+		if !d.NextAttemptAt.After(now) {
+			b.Due++
+			if b.OldestDue.IsZero() || d.NextAttemptAt.Before(b.OldestDue) {
+				b.OldestDue = d.NextAttemptAt
+			}
+		}
+	}
+	return b, nil
+}
+
+// Prune implements app.DeliveryStore.
+func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
+	n := 0
+	err := s.db.InTx(ctx, func(*memdb.Tx) error {
+		for id, d := range s.deliveries {
+			if d.Status != app.Pending && d.CreatedAt.Before(before) {
+				delete(s.deliveries, id)
+				delete(s.byEvent, endpointEvent{d.EndpointID, d.EventID})
 				n++
 			}
 		}

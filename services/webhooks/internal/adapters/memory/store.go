@@ -19,12 +19,16 @@ type Store struct {
 	db         *memdb.DB
 	endpoints  map[string]app.Endpoint // by id
 	deliveries map[string]*delivery    // by id
-	byEvent    map[endpointEvent]string
+	// pending holds the pending ones of deliveries, which claims and the
+	// backlog scan: the finished ones are most of the log.
+	pending map[string]*delivery
+	byEvent map[endpointEvent]string
 }
 
 // New returns an empty store on db, which holds its lock and outbox.
 func New(db *memdb.DB) *Store {
-	return &Store{db: db, endpoints: map[string]app.Endpoint{}, deliveries: map[string]*delivery{}, byEvent: map[endpointEvent]string{}}
+	return &Store{db: db, endpoints: map[string]app.Endpoint{}, deliveries: map[string]*delivery{}, pending: map[string]*delivery{},
+		byEvent: map[endpointEvent]string{}}
 }
 
 // InTx implements app.EndpointStore.
@@ -130,6 +134,9 @@ func (t *tx) DeleteEndpoint(_ context.Context, tenant app.Tenant, id string) err
 	for did, d := range t.s.deliveries {
 		if d.EndpointID == id {
 			memdb.Delete(t.Tx, t.s.deliveries, did)
+			if d.Status == app.Pending {
+				memdb.Delete(t.Tx, t.s.pending, did)
+			}
 			memdb.Delete(t.Tx, t.s.byEvent, endpointEvent{id, d.EventID})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/store"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/app"
@@ -92,30 +93,46 @@ func (r reader) Subscribers(ctx context.Context, t app.Tenant, eventType string)
 }
 
 func scanEndpoint(row pgx.Row) (app.Endpoint, error) {
-	var (
-		e                      app.Endpoint
-		kind, secret, previous string
-		previousUntil, failing *time.Time
-	)
-	err := row.Scan(&e.ID, &kind, &e.Tenant.ID, &e.URL, &e.Events, &e.Description, &e.Enabled, &secret, &previous,
-		&previousUntil, &e.DisabledReason, &failing, &e.CreatedAt, &e.UpdatedAt)
-	if err != nil {
+	var es endpointScan
+	if err := row.Scan(es.dest()...); err != nil {
 		return app.Endpoint{}, err
 	}
-	e.Tenant.Kind = eventtypes.Owner(kind)
-	if e.Secret, err = signing.ParseSecret(secret); err != nil {
+	return es.finish()
+}
+
+// endpointScan scans endpointCols: the endpoint, and the columns that
+// need converting once scanned.
+type endpointScan struct {
+	e                      app.Endpoint
+	kind, secret, previous string
+	previousUntil, failing *time.Time
+}
+
+// dest returns the scan destinations of endpointCols.
+func (s *endpointScan) dest() []any {
+	e := &s.e
+	return []any{&e.ID, &s.kind, &e.Tenant.ID, &e.URL, &e.Events, &e.Description, &e.Enabled, &s.secret, &s.previous,
+		&s.previousUntil, &e.DisabledReason, &s.failing, &e.CreatedAt, &e.UpdatedAt}
+}
+
+// finish converts what was scanned into the endpoint.
+func (s *endpointScan) finish() (app.Endpoint, error) {
+	e := s.e
+	e.Tenant.Kind = eventtypes.Owner(s.kind)
+	var err error
+	if e.Secret, err = signing.ParseSecret(s.secret); err != nil {
 		return app.Endpoint{}, fmt.Errorf("webhook %s: stored secret: %w", e.ID, err)
 	}
-	if previous != "" {
-		if e.Previous, err = signing.ParseSecret(previous); err != nil {
+	if s.previous != "" {
+		if e.Previous, err = signing.ParseSecret(s.previous); err != nil {
 			return app.Endpoint{}, fmt.Errorf("webhook %s: stored previous secret: %w", e.ID, err)
 		}
 	}
-	if previousUntil != nil {
-		e.PreviousUntil = *previousUntil
+	if s.previousUntil != nil {
+		e.PreviousUntil = *s.previousUntil
 	}
-	if failing != nil {
-		e.FailingSince = *failing
+	if s.failing != nil {
+		e.FailingSince = *s.failing
 	}
 	return e, nil
 }
@@ -125,6 +142,10 @@ type tx struct {
 	reader
 	t *pgdb.Tx
 }
+
+// Enqueue implements outbox.Enqueuer: the event is inserted in the
+// transaction.
+func (t *tx) Enqueue(ctx context.Context, e outbox.Event) error { return t.t.Enqueue(ctx, e) }
 
 func (t *tx) CountEndpoints(ctx context.Context, tenant app.Tenant) (int, error) {
 	var n int

@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ func delivery(ep app.Endpoint, event string, created time.Time) app.Delivery {
 		ID: uuid.Must(uuid.NewV7()).String(), EndpointID: ep.ID, Tenant: ep.Tenant, EventID: event, EventType: "deal.created",
 		Body:   []byte(`{"type":"deal.created","timestamp":"2026-11-25T10:00:00Z","data":{"id":"` + event + `"}}`),
 		Status: app.Pending, NextAttemptAt: created, CreatedAt: created,
+		TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", TraceState: "atrium=" + event,
 	}
 }
 
@@ -35,6 +37,20 @@ func ids(ds []app.Delivery) []string {
 		out[i] = d.ID
 	}
 	return out
+}
+
+func claimed(ds []app.Due) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.ID
+	}
+	return out
+}
+
+// record records one attempt.
+func record(t *testing.T, s app.Store, id string, a app.Attempt, status app.DeliveryStatus, next time.Time) error {
+	t.Helper()
+	return s.RecordAttempts(t.Context(), []app.AttemptRecord{{ID: id, Attempt: a, Status: status, Next: next}})
 }
 
 func get(t *testing.T, s app.Store, d app.Delivery) app.Delivery {
@@ -58,7 +74,8 @@ func deliveriesAddedOnce(t *testing.T, s app.Store) {
 		t.Fatalf("deliveries after adding evt-1 twice = %v, %v; want evt-1 once and evt-2", ids(page.Deliveries), err)
 	}
 	got := get(t, s, d)
-	if got.EventID != "evt-1" || string(got.Body) != string(d.Body) || got.Status != app.Pending || got.Tenant != agencyA || !got.CreatedAt.Equal(base) {
+	if got.EventID != "evt-1" || string(got.Body) != string(d.Body) || got.Status != app.Pending || got.Tenant != agencyA || !got.CreatedAt.Equal(base) ||
+		got.TraceParent != d.TraceParent || got.TraceState != d.TraceState {
 		t.Fatalf("delivery read back %+v, want what was added", got)
 	}
 	if _, err := s.Delivery(t.Context(), agencySameID, ep.ID, d.ID); !errors.Is(err, store.ErrNotFound) {
@@ -72,16 +89,19 @@ func claimLeasesDue(t *testing.T, s app.Store) {
 	early, late, future := delivery(ep, "e1", base), delivery(ep, "e2", base.Add(time.Second)), delivery(ep, "e3", base.Add(time.Hour))
 	add(t, s, future, late, early)
 	now := base.Add(time.Minute)
-	got, err := s.Claim(t.Context(), now, 10, 0, 30*time.Second)
-	if err != nil || !slices.Equal(ids(got), []string{early.ID, late.ID}) {
-		t.Fatalf("Claim = %v, %v; want the two due, oldest due first", ids(got), err)
+	got, err := s.Claim(t.Context(), now, 10, app.Bound{}, 30*time.Second)
+	if err != nil || !slices.Equal(claimed(got), []string{early.ID, late.ID}) {
+		t.Fatalf("Claim = %v, %v; want the two due, oldest due first", claimed(got), err)
 	}
-	if again, _ := s.Claim(t.Context(), now.Add(29*time.Second), 10, 0, 30*time.Second); len(again) != 0 {
-		t.Fatalf("claimed again within the lease: %v", ids(again))
+	if e := got[0].Endpoint; e.ID != ep.ID || e.URL != ep.URL || e.Secret.String() != ep.Secret.String() || !e.Enabled || e.Tenant != ep.Tenant {
+		t.Fatalf("a claimed delivery's endpoint is %+v, want %+v", e, ep)
 	}
-	back, err := s.Claim(t.Context(), now.Add(31*time.Second), 1, 0, 30*time.Second)
+	if again, _ := s.Claim(t.Context(), now.Add(29*time.Second), 10, app.Bound{}, 30*time.Second); len(again) != 0 {
+		t.Fatalf("claimed again within the lease: %v", claimed(again))
+	}
+	back, err := s.Claim(t.Context(), now.Add(31*time.Second), 1, app.Bound{}, 30*time.Second)
 	if err != nil || len(back) != 1 || back[0].ID != early.ID {
-		t.Fatalf("after the lease ended, Claim(limit 1) = %v, %v; want the oldest back", ids(back), err)
+		t.Fatalf("after the lease ended, Claim(limit 1) = %v, %v; want the oldest back", claimed(back), err)
 	}
 }
 
@@ -90,21 +110,21 @@ func attemptsRecorded(t *testing.T, s app.Store) {
 	insert(t, s, ep)
 	d := delivery(ep, "e1", base)
 	add(t, s, d)
-	if _, err := s.Claim(t.Context(), base, 10, 0, time.Minute); err != nil {
+	if _, err := s.Claim(t.Context(), base, 10, app.Bound{}, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	first := app.Attempt{At: base, StatusCode: 503, Duration: 120 * time.Millisecond, ResponseBody: "busy"}
-	if err := s.RecordAttempt(t.Context(), d.ID, first, app.Pending, base.Add(5*time.Second)); err != nil {
+	if err := record(t, s, d.ID, first, app.Pending, base.Add(5*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.Claim(t.Context(), base.Add(4*time.Second), 10, 0, time.Minute); len(got) != 0 {
-		t.Fatalf("claimed before its next attempt: %v", ids(got))
+	if got, _ := s.Claim(t.Context(), base.Add(4*time.Second), 10, app.Bound{}, time.Minute); len(got) != 0 {
+		t.Fatalf("claimed before its next attempt: %v", claimed(got))
 	}
-	if got, _ := s.Claim(t.Context(), base.Add(5*time.Second), 10, 0, time.Minute); len(got) != 1 {
-		t.Fatalf("not claimed at its next attempt (the recorded attempt ends the lease): %v", ids(got))
+	if got, _ := s.Claim(t.Context(), base.Add(5*time.Second), 10, app.Bound{}, time.Minute); len(got) != 1 {
+		t.Fatalf("not claimed at its next attempt (the recorded attempt ends the lease): %v", claimed(got))
 	}
 	second := app.Attempt{At: base.Add(5 * time.Second), StatusCode: 200, Duration: 40 * time.Millisecond, ResponseBody: "ok"}
-	if err := s.RecordAttempt(t.Context(), d.ID, second, app.Succeeded, time.Time{}); err != nil {
+	if err := record(t, s, d.ID, second, app.Succeeded, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	got := get(t, s, d)
@@ -112,11 +132,19 @@ func attemptsRecorded(t *testing.T, s app.Store) {
 		got.Attempts[0].Duration != 120*time.Millisecond || got.Attempts[1].StatusCode != 200 || !got.NextAttemptAt.IsZero() {
 		t.Fatalf("after two attempts: %+v", got)
 	}
-	if more, _ := s.Claim(t.Context(), base.Add(time.Hour), 10, 0, time.Minute); len(more) != 0 {
-		t.Fatalf("a succeeded delivery was claimed: %v", ids(more))
+	if more, _ := s.Claim(t.Context(), base.Add(time.Hour), 10, app.Bound{}, time.Minute); len(more) != 0 {
+		t.Fatalf("a succeeded delivery was claimed: %v", claimed(more))
 	}
-	if err := s.RecordAttempt(t.Context(), uuid.NewString(), second, app.Succeeded, time.Time{}); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("an attempt of no delivery = %v, want store.ErrNotFound", err)
+	// An attempt of a delivery that is gone (its endpoint was deleted
+	// meanwhile) is skipped, and the rest of its batch recorded.
+	other := delivery(ep, "e2", base)
+	add(t, s, other)
+	err := s.RecordAttempts(t.Context(), []app.AttemptRecord{
+		{ID: uuid.NewString(), Attempt: second, Status: app.Succeeded},
+		{ID: other.ID, Attempt: first, Status: app.Failed},
+	})
+	if got := get(t, s, other); err != nil || got.Status != app.Failed || len(got.Attempts) != 1 {
+		t.Fatalf("a batch with a delivery that is gone = %v, the other %+v; want it recorded", err, got)
 	}
 }
 
@@ -129,7 +157,7 @@ func deliveryPages(t *testing.T, s app.Store) {
 	}
 	add(t, s, all...)
 	for _, i := range []int{1, 4} {
-		if err := s.RecordAttempt(t.Context(), all[i].ID, app.Attempt{At: base, Error: "refused"}, app.Failed, time.Time{}); err != nil {
+		if err := record(t, s, all[i].ID, app.Attempt{At: base, Error: "refused"}, app.Failed, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -169,7 +197,7 @@ func resendAndRecover(t *testing.T, s app.Store) {
 	}
 	add(t, s, ds...)
 	for _, d := range ds[:3] {
-		if err := s.RecordAttempt(t.Context(), d.ID, app.Attempt{At: base, StatusCode: 500}, app.Failed, time.Time{}); err != nil {
+		if err := record(t, s, d.ID, app.Attempt{At: base, StatusCode: 500}, app.Failed, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,11 +209,11 @@ func resendAndRecover(t *testing.T, s app.Store) {
 	if err != nil || n != 2 {
 		t.Fatalf("Recover of hours 1 and 2 = %d, %v; want the 2 failed ones there", n, err)
 	}
-	due, err := s.Claim(t.Context(), now, 10, 0, time.Minute)
+	due, err := s.Claim(t.Context(), now, 10, app.Bound{}, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := ids(due)
+	got := claimed(due)
 	slices.Sort(got)
 	want := []string{ds[1].ID, ds[2].ID, ds[3].ID} // ds[3] was never attempted
 	slices.Sort(want)
@@ -209,8 +237,8 @@ func deleteCascades(t *testing.T, s app.Store) {
 	if err := s.InTx(t.Context(), func(tx app.EndpointTx) error { return tx.DeleteEndpoint(t.Context(), agencyA, ep.ID) }); err != nil {
 		t.Fatal(err)
 	}
-	if due, _ := s.Claim(t.Context(), base.Add(time.Hour), 10, 0, time.Minute); len(due) != 0 {
-		t.Fatalf("a deleted endpoint's delivery was claimed: %v", ids(due))
+	if due, _ := s.Claim(t.Context(), base.Add(time.Hour), 10, app.Bound{}, time.Minute); len(due) != 0 {
+		t.Fatalf("a deleted endpoint's delivery was claimed: %v", claimed(due))
 	}
 	if _, err := s.Delivery(t.Context(), agencyA, ep.ID, d.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a deleted endpoint's delivery = %v, want store.ErrNotFound", err)
@@ -233,7 +261,7 @@ func concurrentClaimsAreDisjoint(t *testing.T, s app.Store) {
 		wg   sync.WaitGroup
 	)
 	claim := func() int {
-		got, err := s.Claim(t.Context(), base.Add(time.Second), 15, 0, time.Minute)
+		got, err := s.Claim(t.Context(), base.Add(time.Second), 15, app.Bound{}, time.Minute)
 		if err != nil {
 			t.Error(err)
 			return 0
@@ -264,41 +292,137 @@ func concurrentClaimsAreDisjoint(t *testing.T, s app.Store) {
 	}
 }
 
-// claimBoundedPerEndpoint: no endpoint gets more than perEndpoint leased at
-// once, counting earlier claims' leases; others' deliveries fill the rest.
+// claimBoundedPerEndpoint: a claim gives no endpoint more than the bound
+// allows beside what the deliverer holds of it already; others' deliveries
+// fill the rest, even when the full endpoint's backlog, due first, is far
+// longer than a claim reads.
 func claimBoundedPerEndpoint(t *testing.T, s app.Store) {
 	slow, fast := endpoint(t, agencyA, 0, "*"), endpoint(t, agencyA, 1, "*")
 	insert(t, s, slow, fast)
 	var ds []app.Delivery
-	for i := range 10 {
+	for i := range 200 {
 		ds = append(ds, delivery(slow, fmt.Sprint("s", i), base))
 	}
-	ds = append(ds, delivery(fast, "f0", base.Add(time.Second)), delivery(fast, "f1", base.Add(time.Second)))
+	ds = append(ds, delivery(fast, "f0", base.Add(time.Second)), delivery(fast, "f1", base.Add(time.Second)), delivery(fast, "f2", base.Add(time.Second)))
 	add(t, s, ds...)
 	now := base.Add(time.Minute)
-	count := func(got []app.Delivery) (nSlow, nFast int) {
+	held := map[string]int{}
+	claim := func() []app.Due {
+		got, err := s.Claim(t.Context(), now, 5, app.Bound{PerEndpoint: 2, Held: maps.Clone(held)}, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, d := range got {
-			if d.EndpointID == slow.ID {
-				nSlow++
-			} else {
-				nFast++
+			held[d.EndpointID]++
+		}
+		return got
+	}
+	// A claim may stop at a window of candidates that the slow backlog
+	// fills: within two claims the fast endpoint has its two.
+	var fastOnes []app.Due
+	for range 2 {
+		for _, d := range claim() {
+			if d.EndpointID == fast.ID {
+				fastOnes = append(fastOnes, d)
 			}
 		}
-		return
 	}
-	first, err := s.Claim(t.Context(), now, 5, 2, time.Minute)
-	if nSlow, nFast := count(first); err != nil || nSlow != 2 || nFast != 2 {
-		t.Fatalf("Claim(5, 2 per endpoint) took %d of the slow endpoint's and %d of the fast one's, %v; want 2 and 2", nSlow, nFast, err)
+	if held[slow.ID] != 2 || held[fast.ID] != 2 {
+		t.Fatalf("two claims (5, 2 per endpoint) took %d of the slow endpoint's 200 and %d of the fast one's 3; want 2 and 2", held[slow.ID], held[fast.ID])
 	}
-	second, err := s.Claim(t.Context(), now, 5, 2, time.Minute)
-	if err != nil || len(second) != 0 {
-		t.Fatalf("a second claim while both endpoints have 2 leased took %v, %v; want none", ids(second), err)
+	if third := claim(); len(third) != 0 {
+		t.Fatalf("a claim while both endpoints are full took %v; want none", claimed(third))
 	}
-	if err := s.RecordAttempt(t.Context(), first[0].ID, app.Attempt{At: now, StatusCode: 200}, app.Succeeded, time.Time{}); err != nil {
+	// One of the fast endpoint's attempts ends: it may take one more.
+	if err := record(t, s, fastOnes[0].ID, app.Attempt{At: now, StatusCode: 200}, app.Succeeded, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	third, err := s.Claim(t.Context(), now, 5, 2, time.Minute)
-	if err != nil || len(third) != 1 || third[0].EndpointID != first[0].EndpointID {
-		t.Fatalf("after one attempt ended, Claim took %v, %v; want one more of that endpoint", ids(third), err)
+	held[fast.ID]--
+	if fourth := claim(); len(fourth) != 1 || fourth[0].EndpointID != fast.ID {
+		t.Fatalf("after one of its attempts ended, Claim took %v; want the fast endpoint's last", claimed(fourth))
+	}
+}
+
+// backlog counts the pending deliveries, how many are due, and the oldest
+// of each, across tenants; neither a succeeded nor a leased-then-recorded
+// one counts.
+func backlog(t *testing.T, s app.Store) {
+	now := base.Add(time.Hour)
+	if b, err := s.Backlog(t.Context(), now); err != nil || b != (app.Backlog{}) {
+		t.Fatalf("Backlog of an empty store = %+v, %v; want zero", b, err)
+	}
+	a, b := endpoint(t, agencyA, 0, "*"), endpoint(t, siteA, 1, "*")
+	insert(t, s, a, b)
+	oldest := delivery(a, "e1", base)
+	later := delivery(b, "e2", base.Add(10*time.Minute))
+	future := delivery(a, "e3", base.Add(5*time.Minute))
+	future.NextAttemptAt = now.Add(time.Hour) // a retry scheduled later
+	done := delivery(b, "e4", base.Add(-time.Hour))
+	add(t, s, oldest, later, future, done)
+	if err := record(t, s, done.ID, app.Attempt{At: base, StatusCode: 200}, app.Succeeded, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Backlog(t.Context(), now)
+	want := app.Backlog{Pending: 3, Due: 2, OldestPending: base, OldestDue: base}
+	if err != nil || got.Pending != want.Pending || got.Due != want.Due || !got.OldestPending.Equal(want.OldestPending) || !got.OldestDue.Equal(want.OldestDue) {
+		t.Fatalf("Backlog = %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// pruneKeepsPendingAndRecent: the log's retention removes only finished
+// deliveries created before the cut.
+func pruneKeepsPendingAndRecent(t *testing.T, s app.Store) {
+	ep := endpoint(t, agencyA, 0, "*")
+	insert(t, s, ep)
+	oldOK, oldFailed, oldPending := delivery(ep, "e1", base), delivery(ep, "e2", base), delivery(ep, "e3", base)
+	recent := delivery(ep, "e4", base.Add(48*time.Hour))
+	add(t, s, oldOK, oldFailed, oldPending, recent)
+	for _, c := range []struct {
+		d      app.Delivery
+		status app.DeliveryStatus
+	}{{oldOK, app.Succeeded}, {oldFailed, app.Failed}, {recent, app.Succeeded}} {
+		if err := record(t, s, c.d.ID, app.Attempt{At: base, StatusCode: 200}, c.status, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := s.Prune(t.Context(), base.Add(24*time.Hour))
+	if err != nil || n != 2 {
+		t.Fatalf("Prune = %d, %v; want the 2 finished deliveries older than the cut", n, err)
+	}
+	page, err := s.Deliveries(t.Context(), agencyA, ep.ID, app.DeliveryFilter{Limit: 10})
+	if got, want := ids(page.Deliveries), []string{recent.ID, oldPending.ID}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("deliveries after Prune = %v, %v; want the recent and the pending %v", got, err, want)
+	}
+}
+
+// deferEndpoint: an endpoint's due, unleased deliveries come due later;
+// its leased one, its later ones and another endpoint's are untouched.
+func deferEndpoint(t *testing.T, s app.Store) {
+	slow, other := endpoint(t, agencyA, 0, "*"), endpoint(t, agencyA, 1, "*")
+	insert(t, s, slow, other)
+	now := base.Add(time.Minute)
+	leased, due1, due2 := delivery(slow, "a", base), delivery(slow, "b", base.Add(time.Second)), delivery(slow, "c", base.Add(2*time.Second))
+	later := delivery(slow, "d", base)
+	later.NextAttemptAt = now.Add(time.Hour)
+	theirs := delivery(other, "e", base)
+	add(t, s, leased, due1, due2, later, theirs)
+	if got, err := s.Claim(t.Context(), now, 1, app.Bound{}, time.Hour); err != nil || len(got) != 1 || got[0].ID != leased.ID {
+		t.Fatalf("the first claim = %v, %v; want the oldest", claimed(got), err)
+	}
+	until := now.Add(15 * time.Second)
+	n, err := s.Defer(t.Context(), slow.ID, now, until)
+	if err != nil || n != 2 {
+		t.Fatalf("Defer = %d, %v; want the endpoint's 2 due and unleased deliveries", n, err)
+	}
+	for _, c := range []struct {
+		d    app.Delivery
+		next time.Time
+	}{{due1, until}, {due2, until}, {later, later.NextAttemptAt}, {theirs, base}} {
+		if got := get(t, s, c.d); !got.NextAttemptAt.Equal(c.next) {
+			t.Errorf("delivery %s due at %s after Defer, want %s", c.d.EventID, got.NextAttemptAt, c.next)
+		}
+	}
+	if got, err := s.Claim(t.Context(), now, 10, app.Bound{}, time.Hour); err != nil || len(got) != 1 || got[0].ID != theirs.ID {
+		t.Fatalf("a claim after Defer = %v, %v; want only the other endpoint's", claimed(got), err)
 	}
 }

@@ -40,6 +40,9 @@ func RunAll(t *testing.T, newStore func(t *testing.T) app.Store) {
 		{"DeliveryPages", deliveryPages},
 		{"ResendAndRecover", resendAndRecover},
 		{"DeletingAnEndpointDeletesItsDeliveries", deleteCascades},
+		{"Backlog", backlog},
+		{"DeferTakesAnEndpointsDueDeliveriesOutOfTheQueue", deferEndpoint},
+		{"PruneKeepsPendingAndRecent", pruneKeepsPendingAndRecent},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}

@@ -38,6 +38,10 @@ CREATE TABLE deliveries (
     next_attempt_at timestamptz,
     leased_until    timestamptz,
     created_at      timestamptz NOT NULL,
+    -- The W3C trace context of the write that caused the event: each
+    -- attempt's span links to it.
+    traceparent     text NOT NULL DEFAULT '',
+    tracestate      text NOT NULL DEFAULT '',
     UNIQUE (endpoint_id, event_id)
 );
 
@@ -45,3 +49,12 @@ CREATE TABLE deliveries (
 CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE status = 'pending';
 -- An endpoint's delivery log, newest first (ids are UUIDv7).
 CREATE INDEX deliveries_by_endpoint ON deliveries (endpoint_id, id DESC);
+-- The log's retention: finished deliveries by age.
+CREATE INDEX deliveries_finished ON deliveries (created_at) WHERE status <> 'pending';
+
+-- Every delivery is updated twice or more within seconds of its insert
+-- (the claim's lease, the attempt's record): vacuum it as soon as a small
+-- share is dead, without the cost delay, so that the claim's index scan
+-- has few dead entries to step over.
+ALTER TABLE deliveries SET (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
+    autovacuum_analyze_scale_factor = 0.02, autovacuum_vacuum_cost_delay = 0);

@@ -1,0 +1,214 @@
+package atrium
+
+import (
+	"context"
+	"iter"
+	"net/url"
+	"time"
+)
+
+// Admin calls Atrium's admin API (its own listener, the admin token) to
+// provision tenants: agencies and their members, clients and their links,
+// sites and their collections, API keys, credits. Its retries are the
+// client's.
+type Admin struct{ t *transport }
+
+// NewAdmin returns a client of the admin API at baseURL
+// (http://127.0.0.1:8081) with the admin token.
+func NewAdmin(baseURL, token string, opts ...Option) *Admin {
+	return &Admin{t: newTransport(baseURL, token, opts)}
+}
+
+// Agency is an agency.
+type Agency struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Member is a member of an agency.
+type Member struct {
+	ID        string    `json:"id"`
+	AgencyID  string    `json:"agency_id"`
+	Name      string    `json:"name"`
+	Email     string    `json:"email"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// ClientAccount is an agency's client (a business).
+type ClientAccount struct {
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	Domain     string    `json:"domain"`
+	Status     string    `json:"status"`
+	AutoDeploy bool      `json:"auto_deploy"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+}
+
+// Site is a site of the collections interface.
+type Site struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// APIKey is an API key (its secret only in CreateKey's answer).
+type APIKey struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Prefix    string     `json:"prefix"`
+	Scopes    []string   `json:"scopes"`
+	SiteID    *string    `json:"site_id"`
+	AgencyID  *string    `json:"agency_id"`
+	ExpiresAt *time.Time `json:"expires_at"`
+	RevokedAt *time.Time `json:"revoked_at"`
+	CreatedAt time.Time  `json:"created_at"`
+	Secret    string     `json:"secret,omitempty"`
+}
+
+// NewKey issues a key.
+type NewKey struct {
+	Name     string     `json:"name"`
+	Scopes   []string   `json:"scopes"`
+	SiteID   string     `json:"site_id,omitempty"`
+	AgencyID string     `json:"agency_id,omitempty"`
+	Expires  *time.Time `json:"expires_at,omitempty"`
+}
+
+// adminPage is the largest page of the admin lists.
+const adminPage = 200
+
+func adminList[T any](ctx context.Context, t *transport, p, key string, q url.Values, page *Page) ([]T, error) {
+	v := page.query()
+	for k, vs := range q {
+		v[k] = vs
+	}
+	var out map[string][]T
+	_, err := t.do(ctx, request{method: "GET", path: p, query: v, idempotent: true}, &out)
+	return out[key], err
+}
+
+func adminAll[T any](ctx context.Context, t *transport, p, key string, q url.Values) iter.Seq2[T, error] {
+	return offsetPages(ctx, adminPage, func(ctx context.Context, limit, offset int) ([]T, error) {
+		return adminList[T](ctx, t, p, key, q, &Page{Limit: limit, Offset: offset})
+	})
+}
+
+func adminCreate[T any](ctx context.Context, t *transport, p, key string, body any) (*T, error) {
+	var out map[string]*T
+	if _, err := t.do(ctx, request{method: "POST", path: p, body: body}, &out); err != nil {
+		return nil, err
+	}
+	return out[key], nil
+}
+
+// Agencies walks every agency, newest first.
+func (a *Admin) Agencies(ctx context.Context) iter.Seq2[Agency, error] {
+	return adminAll[Agency](ctx, a.t, "/admin/v1/agencies", "agencies", nil)
+}
+
+// CreateAgency creates an agency.
+func (a *Admin) CreateAgency(ctx context.Context, name string) (*Agency, error) {
+	return adminCreate[Agency](ctx, a.t, "/admin/v1/agencies", "agency", map[string]string{"name": name})
+}
+
+// CreateMember adds a member to an agency.
+func (a *Admin) CreateMember(ctx context.Context, agencyID, name, email string) (*Member, error) {
+	return adminCreate[Member](ctx, a.t, "/admin/v1/agencies"+path(agencyID, "members"), "member", map[string]string{"name": name, "email": email})
+}
+
+// Clients walks the clients, newest first: every client, or those linked
+// to agencyID when it is set.
+func (a *Admin) Clients(ctx context.Context, agencyID string) iter.Seq2[ClientAccount, error] {
+	q := url.Values{}
+	if agencyID != "" {
+		q.Set("agency_id", agencyID)
+	}
+	return adminAll[ClientAccount](ctx, a.t, "/admin/v1/clients", "clients", q)
+}
+
+// CreateClient creates a client.
+func (a *Admin) CreateClient(ctx context.Context, name, domain string) (*ClientAccount, error) {
+	return adminCreate[ClientAccount](ctx, a.t, "/admin/v1/clients", "client", map[string]string{"name": name, "domain": domain})
+}
+
+// LinkClient gives an agency access to a client (linking twice is
+// harmless).
+func (a *Admin) LinkClient(ctx context.Context, agencyID, clientID string) error {
+	_, err := a.t.do(ctx, request{method: "PUT", path: "/admin/v1/agencies" + path(agencyID, "clients", clientID), idempotent: true}, nil)
+	return err
+}
+
+// UnlinkClient removes an agency's access to a client.
+func (a *Admin) UnlinkClient(ctx context.Context, agencyID, clientID string) error {
+	_, err := a.t.do(ctx, request{method: "DELETE", path: "/admin/v1/agencies" + path(agencyID, "clients", clientID), idempotent: true}, nil)
+	return goneOnRetry(err)
+}
+
+// Sites walks every site, newest first.
+func (a *Admin) Sites(ctx context.Context) iter.Seq2[Site, error] {
+	return adminAll[Site](ctx, a.t, "/admin/v1/sites", "sites", nil)
+}
+
+// CreateSite creates a site.
+func (a *Admin) CreateSite(ctx context.Context, name string) (*Site, error) {
+	return adminCreate[Site](ctx, a.t, "/admin/v1/sites", "site", map[string]string{"name": name})
+}
+
+// NewCollection defines a collection of a site.
+type NewCollection struct {
+	Name     string  `json:"name"`
+	Slug     string  `json:"slug"`
+	Fields   []Field `json:"fields"`
+	IsSystem bool    `json:"is_system,omitempty"`
+}
+
+// CreateCollection defines a collection of a site.
+func (a *Admin) CreateCollection(ctx context.Context, siteID string, c NewCollection) (*Collection, error) {
+	return adminCreate[Collection](ctx, a.t, "/admin/v1/sites"+path(siteID, "collections"), "collection", c)
+}
+
+// Keys walks the API keys, newest first (never their secrets).
+func (a *Admin) Keys(ctx context.Context) iter.Seq2[APIKey, error] {
+	return adminAll[APIKey](ctx, a.t, "/admin/v1/keys", "keys", nil)
+}
+
+// CreateKey issues an API key; the answer holds its secret, shown only now.
+func (a *Admin) CreateKey(ctx context.Context, k NewKey) (*APIKey, error) {
+	return adminCreate[APIKey](ctx, a.t, "/admin/v1/keys", "key", k)
+}
+
+// RevokeKey revokes a key (revoking twice is harmless).
+func (a *Admin) RevokeKey(ctx context.Context, id string) (*APIKey, error) {
+	var out struct {
+		Key APIKey `json:"key"`
+	}
+	if _, err := a.t.do(ctx, request{method: "DELETE", path: "/admin/v1/keys" + path(id), idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out.Key, nil
+}
+
+// Credits returns an agency's balance.
+func (a *Admin) Credits(ctx context.Context, agencyID string) (Credits, error) {
+	var out struct {
+		Balance Credits `json:"balance"`
+	}
+	_, err := a.t.do(ctx, request{method: "GET", path: "/admin/v1/agencies" + path(agencyID, "credits"), idempotent: true}, &out)
+	return out.Balance, err
+}
+
+// AddCredits adds (or, negative, removes) credits and returns the balance.
+// Adding is not idempotent: it is sent again only when it cannot have
+// reached the data.
+func (a *Admin) AddCredits(ctx context.Context, agencyID string, add Credits) (Credits, error) {
+	var out struct {
+		Balance Credits `json:"balance"`
+	}
+	_, err := a.t.do(ctx, request{method: "POST", path: "/admin/v1/agencies" + path(agencyID, "credits"), body: add}, &out)
+	return out.Balance, err
+}

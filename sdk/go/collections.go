@@ -1,0 +1,272 @@
+package atrium
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Field is a field the items of a collection carry.
+type Field struct {
+	Key       string   `json:"key"`
+	Type      string   `json:"type"`
+	Required  bool     `json:"required"`
+	Options   []string `json:"options"`
+	Target    string   `json:"target,omitempty"`
+	MaxLength int      `json:"max_length,omitempty"`
+}
+
+// Collection is a content collection of the site.
+type Collection struct {
+	Name     string  `json:"name"`
+	Slug     string  `json:"slug"`
+	Fields   []Field `json:"fields"`
+	IsSystem bool    `json:"is_system"`
+}
+
+// Item is an item of a collection: its system properties and its fields,
+// which the collection defines.
+type Item struct {
+	ID          string
+	IsPublished bool
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	// Fields are the collection's fields (null ones included), as JSON
+	// decodes them: strings, float64 numbers, bools, nil, []any, and
+	// map[string]any.
+	Fields map[string]any
+	// ETag is the item's version, for If-Match (set by Get and the
+	// writes).
+	ETag string
+}
+
+var itemSystem = []string{"id", "is_published", "created_at", "updated_at"}
+
+// UnmarshalJSON reads an item object.
+func (it *Item) UnmarshalJSON(b []byte) error {
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	it.ID, _ = raw["id"].(string)
+	it.IsPublished, _ = raw["is_published"].(bool)
+	for _, f := range []struct {
+		key string
+		dst *time.Time
+	}{{"created_at", &it.CreatedAt}, {"updated_at", &it.UpdatedAt}} {
+		if s, ok := raw[f.key].(string); ok {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				return fmt.Errorf("item %s: %s: %w", it.ID, f.key, err)
+			}
+			*f.dst = t
+		}
+	}
+	for _, k := range itemSystem {
+		delete(raw, k)
+	}
+	it.Fields = raw
+	return nil
+}
+
+// MarshalJSON writes the item as the API shows it.
+func (it Item) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(it.Fields)+4)
+	for k, v := range it.Fields {
+		m[k] = v
+	}
+	m["id"], m["is_published"], m["created_at"], m["updated_at"] = it.ID, it.IsPublished, it.CreatedAt, it.UpdatedAt
+	return json.Marshal(m)
+}
+
+// CollectionsService lists the site's collections.
+type CollectionsService struct{ t *transport }
+
+// List returns every collection of the site, with its fields.
+func (s *CollectionsService) List(ctx context.Context) ([]Collection, error) {
+	var out struct {
+		Collections []Collection `json:"collections"`
+	}
+	_, err := s.t.do(ctx, request{method: "GET", path: "/api/public/v1/collections", idempotent: true}, &out)
+	return out.Collections, err
+}
+
+// ItemQuery selects items of a collection; zero values are the API's
+// defaults (100 newest first, drafts included).
+type ItemQuery struct {
+	Limit, Offset int
+	// IsPublished keeps only published (true) or draft (false) items.
+	IsPublished *bool
+	// FilterField and FilterValue keep the items whose field has the value.
+	FilterField, FilterValue string
+	// Order is created_at or updated_at; Direction asc or desc.
+	Order, Direction string
+}
+
+func (q *ItemQuery) values() url.Values {
+	v := url.Values{}
+	if q == nil {
+		return v
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if q.Offset > 0 {
+		v.Set("offset", strconv.Itoa(q.Offset))
+	}
+	if q.IsPublished != nil {
+		v.Set("is_published", strconv.FormatBool(*q.IsPublished))
+	}
+	for k, s := range map[string]string{"filter_field": q.FilterField, "filter_value": q.FilterValue, "order": q.Order, "direction": q.Direction} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	return v
+}
+
+// ItemPage is a page of items with their collection.
+type ItemPage struct {
+	Collection Collection `json:"collection"`
+	Items      []Item     `json:"items"`
+	Limit      int        `json:"limit"`
+	Offset     int        `json:"offset"`
+}
+
+// ItemsService reads and writes the items of the site's collections.
+type ItemsService struct{ t *transport }
+
+// List returns a page of a collection's items.
+func (s *ItemsService) List(ctx context.Context, collection string, q *ItemQuery) (*ItemPage, error) {
+	var out ItemPage
+	_, err := s.t.do(ctx, request{method: "GET", path: "/api/public/v1/collections" + path(collection), query: q.values(), idempotent: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// itemPage is the largest page of items.
+const itemPage = 1000
+
+// All walks the collection's items the query selects, from its offset.
+func (s *ItemsService) All(ctx context.Context, collection string, q *ItemQuery) iter.Seq2[Item, error] {
+	base := ItemQuery{}
+	if q != nil {
+		base = *q
+	}
+	start := base.Offset
+	return offsetPages(ctx, itemPage, func(ctx context.Context, limit, offset int) ([]Item, error) {
+		pq := base
+		pq.Limit, pq.Offset = limit, start+offset
+		page, err := s.List(ctx, collection, &pq)
+		if err != nil {
+			return nil, err
+		}
+		return page.Items, nil
+	})
+}
+
+// Get returns one item (drafts included), with its ETag.
+func (s *ItemsService) Get(ctx context.Context, collection, id string) (*Item, error) {
+	var out struct {
+		Item Item `json:"item"`
+	}
+	resp, err := s.t.do(ctx, request{method: "GET", path: "/api/public/v1/collections" + path(collection, id), idempotent: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Item.ETag = etag(resp.header)
+	return &out.Item, nil
+}
+
+// ItemWrite is the body of a create or an update: the fields to set (an
+// update keeps the others), and optionally whether it is published.
+type ItemWrite struct {
+	Data        map[string]any `json:"data"`
+	IsPublished *bool          `json:"is_published,omitempty"`
+}
+
+// Create adds an item to a collection. A create is not retried unless it
+// cannot have reached the data (see the package documentation).
+func (s *ItemsService) Create(ctx context.Context, collection string, w ItemWrite) (*Item, error) {
+	if w.Data == nil {
+		w.Data = map[string]any{}
+	}
+	var out struct {
+		Item Item `json:"item"`
+	}
+	resp, err := s.t.do(ctx, request{method: "POST", path: "/api/public/v1/collections" + path(collection), body: w}, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Item.ETag = etag(resp.header)
+	return &out.Item, nil
+}
+
+// WriteOption conditions a write.
+type WriteOption func(http.Header)
+
+// IfMatch applies the write only while the object's ETag is etag (412
+// otherwise): the item was not changed by someone else since it was read.
+func IfMatch(etag string) WriteOption {
+	return func(h http.Header) {
+		if !strings.HasPrefix(etag, `"`) && etag != "*" {
+			etag = `"` + etag + `"`
+		}
+		h.Set("If-Match", etag)
+	}
+}
+
+func writeHeader(opts []WriteOption) http.Header {
+	h := http.Header{}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
+}
+
+// Update changes an item's given fields (and is_published, if set). With
+// IfMatch it is sent again on a failure like a read (the condition makes
+// a second application harmless).
+func (s *ItemsService) Update(ctx context.Context, collection, id string, w ItemWrite, opts ...WriteOption) (*Item, error) {
+	if w.Data == nil {
+		w.Data = map[string]any{}
+	}
+	h := writeHeader(opts)
+	var out struct {
+		Item Item `json:"item"`
+	}
+	resp, err := s.t.do(ctx, request{method: "PATCH", path: "/api/public/v1/collections" + path(collection, id), body: w, header: h,
+		idempotent: h.Get("If-Match") != ""}, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Item.ETag = etag(resp.header)
+	return &out.Item, nil
+}
+
+// Delete deletes an item. A delete retried after a lost answer that finds
+// the item gone took effect the first time, and is a success.
+func (s *ItemsService) Delete(ctx context.Context, collection, id string, opts ...WriteOption) error {
+	_, err := s.t.do(ctx, request{method: "DELETE", path: "/api/public/v1/collections" + path(collection, id), header: writeHeader(opts), idempotent: true}, nil)
+	return goneOnRetry(err)
+}
+
+// goneOnRetry is nil for a 404 answered to a retried delete.
+func goneOnRetry(err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.StatusCode == http.StatusNotFound && e.Attempts > 1 {
+		return nil
+	}
+	return err
+}
+
+func etag(h http.Header) string { return strings.Trim(h.Get("ETag"), `"`) }
