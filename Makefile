@@ -103,11 +103,12 @@ lint: $(BUF) $(GOLANGCI_LINT) $(GOVULNCHECK) $(VULNDB) ## gofmt, sleeps in tests
 	else echo "buf breaking: no earlier commit with protos to compare against"; fi
 
 .PHONY: generate
-generate: $(BUF) ## Regenerate Go, grpc-gateway and OpenAPI code from proto/, and the actions service's copy of the data catalog
+generate: $(BUF) ## Regenerate Go, grpc-gateway and OpenAPI code from proto/, the actions service's copy of the data catalog, and the gateway's copies of the data and actions catalogs
 	rm -rf gateway/openapi/atrium
 	find proto -name '*.pb.go' -o -name '*.pb.gw.go' | xargs -r rm
 	$(BUF) generate
 	cd services/data && go generate ./internal/app
+	cd services/actions && go generate ./internal/app/catalog
 
 .PHONY: openapi-lint
 openapi-lint: ## Lint the OpenAPI 3.1 documents with Redocly CLI (installed from npm into tools/redocly on first use)

@@ -24,6 +24,7 @@ import (
 	"github.com/emersion/go-smtp"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // actionWorld is what actions reach outside Atrium in the tests, all on
@@ -109,10 +110,63 @@ func (s *smtpSession) Data(r io.Reader) error {
 func (s *smtpSession) Reset()        {}
 func (s *smtpSession) Logout() error { return nil }
 
-// act POSTs an action with the key.
+// act POSTs an action with the key. Every request the service accepts
+// must also be valid by the input_schema discovery publishes for its
+// action, compiled by an independent JSON Schema 2020-12 validator: that
+// schema is what SDKs, forms and agents build requests from.
 func (s *stack) act(t testing.TB, key string, body any, headers ...string) response {
 	t.Helper()
-	return call(t, "POST", s.api+"/api/v1/data", key, body, headers...)
+	r := call(t, "POST", s.api+"/api/v1/data", key, body, headers...)
+	if b, ok := body.(map[string]any); ok && r.status == http.StatusOK {
+		name, _ := b["action"].(string)
+		schema := s.inputSchema(t, key, name)
+		raw, _ := json.Marshal(b)
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(v); err != nil {
+			t.Errorf("the service accepted %s, which its discovered input_schema refuses: %v", raw, err)
+		}
+	}
+	return r
+}
+
+// inputSchemas holds, per stack (its API URL), the compiled input schema
+// of each action as GET /api/v1/actions published it.
+var inputSchemas sync.Map
+
+func (s *stack) inputSchema(t testing.TB, key, action string) *jsonschema.Schema {
+	t.Helper()
+	if m, ok := inputSchemas.Load(s.api); ok {
+		if sc, ok := m.(map[string]*jsonschema.Schema)[action]; ok {
+			return sc
+		}
+		t.Fatalf("discovery has no input_schema for %q", action)
+	}
+	r := call(t, "GET", s.api+"/api/v1/actions", key, nil)
+	wantStatus(t, r, http.StatusOK)
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	out := map[string]*jsonschema.Schema{}
+	for _, a := range r.json["actions"].([]any) {
+		a := a.(map[string]any)
+		name := a["name"].(string)
+		raw, _ := json.Marshal(a["input_schema"])
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := "https://atrium.test/actions/" + name + ".json"
+		if err := c.AddResource(url, doc); err != nil {
+			t.Fatal(err)
+		}
+		if out[name], err = c.Compile(url); err != nil {
+			t.Fatalf("%s: the discovered input_schema does not compile: %v", name, err)
+		}
+	}
+	inputSchemas.Store(s.api, out)
+	return s.inputSchema(t, key, action)
 }
 
 func (s *stack) grant(t testing.TB, agency string, ai, data int) {
@@ -151,7 +205,15 @@ func testActionsDiscovery(t *testing.T, s *stack) {
 	for _, a := range r.json["actions"].([]any) {
 		a := a.(map[string]any)
 		names = append(names, a["name"].(string))
-		wantKeys(t, a, "name", "description", "fields", "cost", "writes", "refreshes")
+		wantKeys(t, a, "name", "description", "fields", "cost", "writes", "refreshes", "execution", "typical_seconds", "input_schema")
+		if a["execution"] != "sync" || a["typical_seconds"].(float64) <= 0 {
+			t.Fatalf("%s: execution %v, typical_seconds %v", a["name"], a["execution"], a["typical_seconds"])
+		}
+		schema := a["input_schema"].(map[string]any)
+		if schema["$schema"] != "https://json-schema.org/draft/2020-12/schema" || schema["additionalProperties"] != false ||
+			dig(schema, "properties", "action", "const") != a["name"] {
+			t.Fatalf("%s: input_schema %v", a["name"], schema)
+		}
 		wantKeys(t, a["cost"].(map[string]any), "ai", "data")
 		for _, f := range a["fields"].([]any) {
 			f := f.(map[string]any)
@@ -167,6 +229,11 @@ func testActionsDiscovery(t *testing.T, s *stack) {
 			if kw["name"] != "keyword" || kw["required"] != true || kw["type"] != "string" || tone["name"] != "tone" ||
 				len(tone["allowed_values"].([]any)) != 5 || tone["default"] != "professional" || a["writes"] != "blogs" {
 				t.Fatalf("generate_blog discovery = %v", a)
+			}
+			props := a["input_schema"].(map[string]any)["properties"].(map[string]any)
+			if !slices.Equal(strs(a["input_schema"].(map[string]any)["required"]), []string{"action", "client_id", "keyword"}) ||
+				dig(props, "keyword", "maxLength") != 100.0 || len(dig(props, "tone", "enum").([]any)) != 5 || dig(props, "tone", "default") != "professional" {
+				t.Fatalf("generate_blog input_schema = %v", a["input_schema"])
 			}
 		}
 		if a["name"] == "seo_audit" {
@@ -835,4 +902,27 @@ func runIDs(t *testing.T, stream jetstream.Stream) []string {
 			return ids
 		}
 	}
+}
+
+// dig follows path through nested JSON objects; nil where one is missing.
+func dig(v any, path ...string) any {
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+// strs is a JSON array of strings as a slice; nil if v is not one.
+func strs(v any) []string {
+	items, _ := v.([]any)
+	var out []string
+	for _, it := range items {
+		s, _ := it.(string)
+		out = append(out, s)
+	}
+	return out
 }

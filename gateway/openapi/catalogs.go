@@ -33,7 +33,6 @@ type actionsCatalog struct {
 		} `json:"cost"`
 		Writes      string   `json:"writes"`
 		Refreshes   bool     `json:"refreshes"`
-		Execution   string   `json:"execution"`
 		InputSchema document `json:"input_schema"`
 		Example     document `json:"example"`
 	} `json:"actions"`
@@ -126,9 +125,6 @@ func rowName(l listener, dataset string) string {
 func addActions(doc document) error {
 	var ac actionsCatalog
 	if err := readCatalog("actions.json", &ac); err != nil {
-		if strings.Contains(err.Error(), "file does not exist") { // TEMP until the catalog lands
-			return nil
-		}
 		return err
 	}
 	schemas := doc["components"].(document)["schemas"].(document)
@@ -160,7 +156,7 @@ func addActions(doc document) error {
 		}
 
 		resName := camel(a.Name) + "Result"
-		schemas[resName] = actionResult(a.Name, a.Writes)
+		schemas[resName] = actionResult(a.Name, a.Writes, schemas)
 		resRef := "#/components/schemas/" + resName
 		results = append(results, document{"$ref": resRef})
 		resultMapping[a.Name] = resRef
@@ -182,8 +178,21 @@ func addActions(doc document) error {
 }
 
 // actionResult is the answer of one action: on success its data is the
-// record it wrote, on error {"error": "..."}.
-func actionResult(name, writes string) document {
+// record it wrote, on error {"error": "..."}. The record is the row it
+// wrote to its dataset as the action built it, before the data service
+// stamps created_at and updated_at, with the model that generated it for
+// generated content; a few actions answer a summary of what they wrote
+// instead (fetch_backlinks, deploy_blog, index_url, send_prospect_email:
+// docs/actions.md). So the data schema types every field it shares with
+// the dataset's row and leaves the rest open, rather than claim a shape
+// some actions do not answer.
+func actionResult(name, writes string, schemas document) document {
+	props := document{"model": document{"type": "string", "description": "The model or generator that produced the content, for generated content."}}
+	if row, ok := schemas[rowSchemaName(writes)].(document); ok {
+		for k, v := range asDoc(row["properties"]) {
+			props[k] = v
+		}
+	}
 	return document{
 		"type":                 "object",
 		"title":                name + " result",
@@ -195,9 +204,9 @@ func actionResult(name, writes string) document {
 			"status":      document{"type": "string", "enum": []any{"success", "error"}, "description": "The outcome of the work, separate from the HTTP status."},
 			"status_code": document{"type": "integer", "description": "HTTP-style status of the underlying provider or generator."},
 			"data": document{
-				"description": "On success the record the action wrote (a row of " + writes + ", as GET /api/v1/data?resource=" + writes + " returns it); on error {\"error\": \"...\"}.",
+				"description": "On success the record the action wrote (mostly a row of " + writes + " as GET /api/v1/data?resource=" + writes + " returns it, before created_at and updated_at are stamped); on error {\"error\": \"...\"}.",
 				"anyOf": []any{
-					document{"$ref": "#/components/schemas/" + rowSchemaName(writes)},
+					document{"type": "object", "properties": props, "additionalProperties": true},
 					document{"$ref": "#/components/schemas/ActionError"},
 				},
 			},

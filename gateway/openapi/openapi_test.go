@@ -1,8 +1,11 @@
 package openapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -359,5 +362,88 @@ func TestOperationExtrasNameOperations(t *testing.T) {
 	}
 	if methodOf("CRMService_ListProspects") == nil {
 		t.Fatal("methodOf finds no RPC for CRMService_ListProspects")
+	}
+}
+
+// TestActionRequestsAreTheCatalogs checks the action request as a client
+// generator reads it: a oneOf of one schema per action, discriminated by
+// action, with an example per action; and, through an independent request
+// validator, that every example is a valid request and that requests the
+// service refuses (an unknown action, a field of another action, a value
+// past a bound) are invalid by the document too.
+func TestActionRequestsAreTheCatalogs(t *testing.T) {
+	pub := loadDoc(t, Public)
+	media := dig(t, pub, "paths", "/api/v1/data", "post", "requestBody", "content", "application/json")
+	oneOf := dig(t, media, "schema", "oneOf").([]any)
+	mapping := dig(t, media, "schema", "discriminator", "mapping").(map[string]any)
+	examples := dig(t, media, "examples").(map[string]any)
+	if len(oneOf) != 17 || len(mapping) != 17 || len(examples) != 17 {
+		t.Fatalf("%d request schemas, %d discriminator mappings, %d examples; want one of each per action (17)", len(oneOf), len(mapping), len(examples))
+	}
+	if ref := mapping["seo_audit"]; ref != "#/components/schemas/SeoAuditRequest" {
+		t.Fatalf("seo_audit maps to %v", ref)
+	}
+	audit := dig(t, pub, "components", "schemas", "SeoAuditRequest")
+	if got := strs(dig(t, audit, "required")); !slices.Equal(got, []string{"action", "client_id", "url"}) {
+		t.Errorf("seo_audit requires %v", got)
+	}
+	if d := dig(t, audit, "description").(string); !strings.HasSuffix(d, "Costs 1 data credit.") {
+		t.Errorf("seo_audit description %q does not say its cost", d)
+	}
+	for code := range dig(t, pub, "paths", "/api/v1/data", "post", "responses").(map[string]any) {
+		if code == "200" {
+			results := dig(t, pub, "paths", "/api/v1/data", "post", "responses", "200", "content", "application/json", "schema", "oneOf").([]any)
+			if len(results) != 17 {
+				t.Errorf("%d result schemas, want 17", len(results))
+			}
+		}
+	}
+
+	d, err := Public("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := libopenapi.NewDocument(d.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	validate := func(body map[string]any) []string {
+		b, _ := json.Marshal(body)
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/data", bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer atr_test")
+		_, verrs := v.ValidateHttpRequest(req)
+		var out []string
+		for _, e := range verrs {
+			out = append(out, e.Message+": "+e.Reason)
+		}
+		return out
+	}
+	for name, ex := range examples {
+		body := dig(t, ex, "value").(map[string]any)
+		if body["action"] != name {
+			t.Errorf("the example of %s is for %v", name, body["action"])
+		}
+		if problems := validate(body); len(problems) > 0 {
+			t.Errorf("the example of %s is not a valid request by the document: %v", name, problems)
+		}
+	}
+	client := "0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b"
+	for what, body := range map[string]map[string]any{
+		"an unknown action":       {"action": "make_coffee", "client_id": client},
+		"another action's field":  {"action": "seo_audit", "client_id": client, "url": "https://example.com/", "keyword": "rye"},
+		"a missing field":         {"action": "generate_blog", "client_id": client},
+		"a value past its bound":  {"action": "generate_topical_map", "client_id": client, "topic": "bread", "depth": 4},
+		"a value outside its set": {"action": "generate_blog", "client_id": client, "keyword": "rye", "tone": "grumpy"},
+	} {
+		if p := validate(body); len(p) == 0 {
+			t.Errorf("a request with %s is valid by the document: %v", what, body)
+		} else {
+			t.Logf("%s: %v", what, p)
+		}
 	}
 }

@@ -255,7 +255,17 @@ type Action struct {
 	Writes string `protobuf:"bytes,5,opt,name=writes,proto3" json:"writes,omitempty"`
 	// Whether re-running it updates the same records instead of adding new
 	// ones.
-	Refreshes     bool `protobuf:"varint,6,opt,name=refreshes,proto3" json:"refreshes,omitempty"`
+	Refreshes bool `protobuf:"varint,6,opt,name=refreshes,proto3" json:"refreshes,omitempty"`
+	// How it can be called: sync (the request waits for the outcome), async
+	// (the request is answered with a run to follow) or both.
+	Execution string `protobuf:"bytes,7,opt,name=execution,proto3" json:"execution,omitempty"`
+	// How long a run usually takes, in seconds: the median of the last
+	// successful runs of this action on the replica that answers, or, before
+	// it has run any, the catalog's figure for production providers.
+	TypicalSeconds float64 `protobuf:"fixed64,8,opt,name=typical_seconds,json=typicalSeconds,proto3" json:"typical_seconds,omitempty"`
+	// The JSON Schema (2020-12) of a request body for the action: action,
+	// client_id and its fields, as validation checks them.
+	InputSchema   *structpb.Struct `protobuf:"bytes,9,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -330,6 +340,27 @@ func (x *Action) GetRefreshes() bool {
 		return x.Refreshes
 	}
 	return false
+}
+
+func (x *Action) GetExecution() string {
+	if x != nil {
+		return x.Execution
+	}
+	return ""
+}
+
+func (x *Action) GetTypicalSeconds() float64 {
+	if x != nil {
+		return x.TypicalSeconds
+	}
+	return 0
+}
+
+func (x *Action) GetInputSchema() *structpb.Struct {
+	if x != nil {
+		return x.InputSchema
+	}
+	return nil
 }
 
 // Field is one action-specific field of the request body.
@@ -905,14 +936,17 @@ const file_atrium_actions_v1_actions_proto_rawDesc = "" +
 	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\x14\n" +
 	"\x12ListActionsRequest\"J\n" +
 	"\x13ListActionsResponse\x123\n" +
-	"\aactions\x18\x01 \x03(\v2\x19.atrium.actions.v1.ActionR\aactions\"\xd3\x01\n" +
+	"\aactions\x18\x01 \x03(\v2\x19.atrium.actions.v1.ActionR\aactions\"\xd6\x02\n" +
 	"\x06Action\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x120\n" +
 	"\x06fields\x18\x03 \x03(\v2\x18.atrium.actions.v1.FieldR\x06fields\x12+\n" +
 	"\x04cost\x18\x04 \x01(\v2\x17.atrium.actions.v1.CostR\x04cost\x12\x16\n" +
 	"\x06writes\x18\x05 \x01(\tR\x06writes\x12\x1c\n" +
-	"\trefreshes\x18\x06 \x01(\bR\trefreshes\"\xa7\x03\n" +
+	"\trefreshes\x18\x06 \x01(\bR\trefreshes\x12\x1c\n" +
+	"\texecution\x18\a \x01(\tR\texecution\x12'\n" +
+	"\x0ftypical_seconds\x18\b \x01(\x01R\x0etypicalSeconds\x12:\n" +
+	"\finput_schema\x18\t \x01(\v2\x17.google.protobuf.StructR\vinputSchema\"\xa7\x03\n" +
 	"\x05Field\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1b\n" +
@@ -1006,27 +1040,28 @@ var file_atrium_actions_v1_actions_proto_depIdxs = []int32{
 	4,  // 2: atrium.actions.v1.ListActionsResponse.actions:type_name -> atrium.actions.v1.Action
 	5,  // 3: atrium.actions.v1.Action.fields:type_name -> atrium.actions.v1.Field
 	6,  // 4: atrium.actions.v1.Action.cost:type_name -> atrium.actions.v1.Cost
-	16, // 5: atrium.actions.v1.Field.default:type_name -> google.protobuf.Value
-	7,  // 6: atrium.actions.v1.GetCreditBalanceResponse.balance:type_name -> atrium.actions.v1.Balance
-	7,  // 7: atrium.actions.v1.AddCreditsResponse.balance:type_name -> atrium.actions.v1.Balance
-	7,  // 8: atrium.actions.v1.GetCreditsResponse.balance:type_name -> atrium.actions.v1.Balance
-	0,  // 9: atrium.actions.v1.ActionsService.RunAction:input_type -> atrium.actions.v1.RunActionRequest
-	2,  // 10: atrium.actions.v1.ActionsService.ListActions:input_type -> atrium.actions.v1.ListActionsRequest
-	11, // 11: atrium.actions.v1.ActionsService.GetCreditBalance:input_type -> atrium.actions.v1.GetCreditBalanceRequest
-	14, // 12: atrium.actions.v1.ActionsService.GetMedia:input_type -> atrium.actions.v1.GetMediaRequest
-	12, // 13: atrium.actions.v1.ActionsAdminService.AddCredits:input_type -> atrium.actions.v1.AddCreditsRequest
-	13, // 14: atrium.actions.v1.ActionsAdminService.GetCredits:input_type -> atrium.actions.v1.GetCreditsRequest
-	1,  // 15: atrium.actions.v1.ActionsService.RunAction:output_type -> atrium.actions.v1.RunActionResponse
-	3,  // 16: atrium.actions.v1.ActionsService.ListActions:output_type -> atrium.actions.v1.ListActionsResponse
-	8,  // 17: atrium.actions.v1.ActionsService.GetCreditBalance:output_type -> atrium.actions.v1.GetCreditBalanceResponse
-	17, // 18: atrium.actions.v1.ActionsService.GetMedia:output_type -> google.api.HttpBody
-	9,  // 19: atrium.actions.v1.ActionsAdminService.AddCredits:output_type -> atrium.actions.v1.AddCreditsResponse
-	10, // 20: atrium.actions.v1.ActionsAdminService.GetCredits:output_type -> atrium.actions.v1.GetCreditsResponse
-	15, // [15:21] is the sub-list for method output_type
-	9,  // [9:15] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	15, // 5: atrium.actions.v1.Action.input_schema:type_name -> google.protobuf.Struct
+	16, // 6: atrium.actions.v1.Field.default:type_name -> google.protobuf.Value
+	7,  // 7: atrium.actions.v1.GetCreditBalanceResponse.balance:type_name -> atrium.actions.v1.Balance
+	7,  // 8: atrium.actions.v1.AddCreditsResponse.balance:type_name -> atrium.actions.v1.Balance
+	7,  // 9: atrium.actions.v1.GetCreditsResponse.balance:type_name -> atrium.actions.v1.Balance
+	0,  // 10: atrium.actions.v1.ActionsService.RunAction:input_type -> atrium.actions.v1.RunActionRequest
+	2,  // 11: atrium.actions.v1.ActionsService.ListActions:input_type -> atrium.actions.v1.ListActionsRequest
+	11, // 12: atrium.actions.v1.ActionsService.GetCreditBalance:input_type -> atrium.actions.v1.GetCreditBalanceRequest
+	14, // 13: atrium.actions.v1.ActionsService.GetMedia:input_type -> atrium.actions.v1.GetMediaRequest
+	12, // 14: atrium.actions.v1.ActionsAdminService.AddCredits:input_type -> atrium.actions.v1.AddCreditsRequest
+	13, // 15: atrium.actions.v1.ActionsAdminService.GetCredits:input_type -> atrium.actions.v1.GetCreditsRequest
+	1,  // 16: atrium.actions.v1.ActionsService.RunAction:output_type -> atrium.actions.v1.RunActionResponse
+	3,  // 17: atrium.actions.v1.ActionsService.ListActions:output_type -> atrium.actions.v1.ListActionsResponse
+	8,  // 18: atrium.actions.v1.ActionsService.GetCreditBalance:output_type -> atrium.actions.v1.GetCreditBalanceResponse
+	17, // 19: atrium.actions.v1.ActionsService.GetMedia:output_type -> google.api.HttpBody
+	9,  // 20: atrium.actions.v1.ActionsAdminService.AddCredits:output_type -> atrium.actions.v1.AddCreditsResponse
+	10, // 21: atrium.actions.v1.ActionsAdminService.GetCredits:output_type -> atrium.actions.v1.GetCreditsResponse
+	16, // [16:22] is the sub-list for method output_type
+	10, // [10:16] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_atrium_actions_v1_actions_proto_init() }

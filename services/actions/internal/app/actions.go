@@ -52,6 +52,8 @@ type Actions struct {
 	guard   *netguard.Guard
 	logger  *slog.Logger
 	metrics *runMetrics
+	// timings measures successful runs for discovery (timings.go).
+	timings timings
 }
 
 // NewActions returns the action use cases.

@@ -94,9 +94,13 @@ func (a *Actions) newRun(agencyID string, client action.Client, act *action.Acti
 func (a *Actions) execute(ctx context.Context, req catalog.Request, client action.Client, run Run) (res action.Result, err error) {
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.ActionTimeout)
 	defer cancel()
+	began := a.clock.Now()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("action %s panicked: %v\n%s", req.Action.Name, r, debug.Stack())
+		}
+		if err == nil {
+			a.timings.observe(req.Action.Name, a.clock.Now().Sub(began))
 		}
 	}()
 	return req.Action.Run(ctx, &action.Exec{RunID: run.ID, Client: client, Input: req.Input, Now: run.StartedAt, P: a.providers, Records: a.records})

@@ -81,7 +81,16 @@ type Action struct {
 	// Refreshes marks actions that update the same records when re-run
 	// (seo_audit, fetch_backlinks) instead of adding new ones.
 	Refreshes bool
-	Run       Handler
+	// TypicalSeconds is how long a run usually takes with the production
+	// providers (a language model, DataForSEO, a real site), which
+	// discovery says until this deployment has measured its own runs.
+	TypicalSeconds float64
+	// Example is the action's own fields of a valid request (action and
+	// client_id are added by whoever shows it): the OpenAPI document's
+	// example, checked by the catalog's tests against validation and the
+	// input schema.
+	Example map[string]any
+	Run     Handler
 }
 
 // Field returns the action's field called name.

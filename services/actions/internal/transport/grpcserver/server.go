@@ -136,8 +136,14 @@ func toStruct(m map[string]any) (*structpb.Struct, error) {
 func (s *Server) ListActions(context.Context, *actionsv1.ListActionsRequest) (*actionsv1.ListActionsResponse, error) {
 	out := &actionsv1.ListActionsResponse{}
 	for _, a := range catalog.All() {
+		schema, err := structpb.NewStruct(catalog.InputSchema(a))
+		if err != nil {
+			return nil, err
+		}
 		pa := &actionsv1.Action{Name: a.Name, Description: a.Description, Writes: a.Writes, Refreshes: a.Refreshes,
-			Cost: &actionsv1.Cost{Ai: int32(a.Cost.AI), Data: int32(a.Cost.Data)}, Fields: []*actionsv1.Field{}} //nolint:gosec // G115: the catalog's costs, a few credits
+			Cost:      &actionsv1.Cost{Ai: int32(a.Cost.AI), Data: int32(a.Cost.Data)}, //nolint:gosec // G115: the catalog's costs, a few credits
+			Fields:    []*actionsv1.Field{},
+			Execution: s.actions.Execution(), TypicalSeconds: s.actions.TypicalSeconds(a.Name, a.TypicalSeconds), InputSchema: schema}
 		for _, f := range a.Fields {
 			pf := &actionsv1.Field{Name: f.Name, Type: f.Type, Description: f.Description, Required: f.Required, AllowedValues: f.Enum}
 			if pf.AllowedValues == nil {
