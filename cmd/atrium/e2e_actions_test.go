@@ -36,6 +36,16 @@ type actionWorld struct {
 	mu        sync.Mutex
 	submitted []map[string]any
 	mails     []string // raw messages
+	// holds are the pages under /held/<token> that answer only once their
+	// channel is closed (a slow site, for the asynchronous runs' tests);
+	// fetched is signalled when such a page is asked for, and abandoned
+	// when its fetcher gave up on it (the run's work was canceled).
+	holds map[string]*heldPage
+}
+
+type heldPage struct {
+	release, fetched, abandoned chan struct{}
+	once, gaveUp                sync.Once
 }
 
 const goodPage = `<!doctype html><html lang="en"><head><title>Sourdough Bread Baking Classes in Portland</title>
@@ -51,9 +61,25 @@ const badPage = `<html><head><title>Home</title></head><body><h1>Welcome</h1><h1
 
 func newActionWorld(t *testing.T) *actionWorld {
 	t.Helper()
-	w := &actionWorld{}
+	w := &actionWorld{holds: map[string]*heldPage{}}
 	w.site = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if token, ok := strings.CutPrefix(r.URL.Path, "/held/"); ok {
+			w.mu.Lock()
+			h := w.holds[token]
+			w.mu.Unlock()
+			if h != nil {
+				h.once.Do(func() { close(h.fetched) })
+				select {
+				case <-h.release:
+				case <-r.Context().Done():
+					h.gaveUp.Do(func() { close(h.abandoned) })
+					return
+				}
+			}
+			fmt.Fprintf(rw, goodPage, "Held page.")
+			return
+		}
 		switch r.URL.Path {
 		case "/classes":
 			fmt.Fprintf(rw, goodPage, strings.Repeat("We teach bakers of every level to bake bread at home with confidence. ", 40))
@@ -83,6 +109,22 @@ func newActionWorld(t *testing.T) *actionWorld {
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return w
+}
+
+// hold makes a page of the site that answers once release is called: its
+// URL, and the page's signals.
+func (w *actionWorld) hold(t *testing.T) (url string, h *heldPage, release func()) {
+	t.Helper()
+	token := fmt.Sprint(time.Now().UnixNano(), "-", len(w.holds))
+	h = &heldPage{release: make(chan struct{}), fetched: make(chan struct{}), abandoned: make(chan struct{})}
+	w.mu.Lock()
+	token = fmt.Sprint(len(w.holds), "-", token)
+	w.holds[token] = h
+	w.mu.Unlock()
+	var once sync.Once
+	release = func() { once.Do(func() { close(h.release) }) }
+	t.Cleanup(release)
+	return w.site.URL + "/held/" + token, h, release
 }
 
 // flags point a stack at the world.

@@ -56,6 +56,33 @@ func completed(ctx context.Context, run Run) (outbox.Event, error) {
 	return outbox.WithTrace(ctx, outbox.Event{ID: run.ID, Subject: SubjectCompleted + run.Action, Payload: b, CreatedAt: run.FinishedAt}), nil
 }
 
+// Subjects of the stages of an asynchronous run before its completion:
+// atrium.actions.queued.<action> when it is accepted, and
+// atrium.actions.started.<action> when a worker begins it.
+const (
+	SubjectQueued  = "atrium.actions.queued."
+	SubjectStarted = "atrium.actions.started."
+)
+
+// StageEvent is the payload of a queued or started event.
+type StageEvent struct {
+	RunID    string `json:"run_id"`
+	Action   string `json:"action"`
+	ClientID string `json:"client_id"`
+	AgencyID string `json:"agency_id"`
+	// State is queued or running.
+	State string `json:"state"`
+	// CreditsReserved is what the run holds until it ends.
+	CreditsReserved Credits   `json:"credits_reserved"`
+	At              time.Time `json:"at"`
+}
+
+// enqueueStage adds a run's queued or started event to tx.
+func enqueueStage(ctx context.Context, tx Tx, subject string, run Run, at time.Time) error {
+	return outbox.Enqueue(ctx, tx, subject+run.Action, StageEvent{RunID: run.ID, Action: run.Action, ClientID: run.ClientID,
+		AgencyID: run.AgencyID, State: State(run), CreditsReserved: Credits{AI: run.Cost.AI, Data: run.Cost.Data}, At: at}, at)
+}
+
 // SubjectCreditsChanged announces an administrator's change to a balance.
 const SubjectCreditsChanged = "atrium.actions.credits.changed"
 
