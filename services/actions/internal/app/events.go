@@ -23,10 +23,13 @@ type Credits struct {
 
 // CompletedEvent is the payload of a completion event.
 type CompletedEvent struct {
-	RunID        string         `json:"run_id"`
-	Action       string         `json:"action"`
-	ClientID     string         `json:"client_id"`
-	AgencyID     string         `json:"agency_id"`
+	RunID    string `json:"run_id"`
+	Action   string `json:"action"`
+	ClientID string `json:"client_id"`
+	AgencyID string `json:"agency_id"`
+	// State is the run's state as its resource shows it: success, error
+	// or canceled (the same as Status, which came first).
+	State        string         `json:"state"`
 	Status       string         `json:"status"`
 	StatusCode   int            `json:"status_code"`
 	Data         map[string]any `json:"data"`
@@ -44,7 +47,7 @@ type CompletedEvent struct {
 // message id: JetStream drops a second publication.
 func completed(ctx context.Context, run Run) (outbox.Event, error) {
 	ev := CompletedEvent{RunID: run.ID, Action: run.Action, ClientID: run.ClientID, AgencyID: run.AgencyID,
-		Status: run.Status, StatusCode: run.StatusCode, Data: run.Data, ProviderCost: run.ProviderCost.Float(), Cached: run.Cached,
+		State: State(run), Status: run.Status, StatusCode: run.StatusCode, Data: run.Data, ProviderCost: run.ProviderCost.Float(), Cached: run.Cached,
 		StartedAt: run.StartedAt, FinishedAt: run.FinishedAt}
 	if run.Status == StatusSuccess {
 		ev.CreditsSpent = Credits{AI: run.Cost.AI, Data: run.Cost.Data}
