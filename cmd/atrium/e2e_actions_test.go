@@ -623,7 +623,7 @@ func testActionsEvents(t *testing.T, s *stack) {
 		if ev["client_id"] != client {
 			continue
 		}
-		wantKeys(t, ev, "run_id", "action", "client_id", "agency_id", "status", "status_code", "data", "credits_spent", "provider_cost", "cached", "started_at", "finished_at")
+		wantKeys(t, ev, "run_id", "action", "client_id", "agency_id", "state", "status", "status_code", "data", "credits_spent", "provider_cost", "cached", "started_at", "finished_at")
 		if ev["agency_id"] != tn.agency || ev["status"] != "success" || ev["status_code"] != float64(200) || ev["provider_cost"] != float64(0) || ev["cached"] != false ||
 			ev["data"].(map[string]any)["id"] != d["id"] || msg.Header.Get("Nats-Msg-Id") != ev["run_id"] ||
 			fmt.Sprint(ev["credits_spent"]) != "map[ai:2 data:0]" {

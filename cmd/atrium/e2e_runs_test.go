@@ -5,11 +5,15 @@ package main
 // fairness), as a user drives them, on every deployment.
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // wantAccepted checks a 202 of an asynchronous submission and returns the
@@ -338,4 +342,48 @@ func at(t *testing.T, v any) time.Time {
 		t.Fatalf("timestamp %v: %v", v, err)
 	}
 	return ts
+}
+
+// testActionRunsEvents: an asynchronous run is announced on NATS when it
+// is queued, when it starts and when it completes, with its state.
+func testActionRunsEvents(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	s.grant(t, tn.agency, 10, 0)
+	nc, err := nats.Connect(s.natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sub, err := nc.SubscribeSync("atrium.actions.*.generate_blog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	id := wantAccepted(t, s.act(t, tn.write, map[string]any{"action": "generate_blog", "client_id": client, "keyword": "kaiser rolls"}, "Prefer", "respond-async"), "generate_blog", client)
+	want := map[string]string{"atrium.actions.queued.generate_blog": "queued", "atrium.actions.started.generate_blog": "running", "atrium.actions.completed.generate_blog": "success"}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(want) > 0 {
+		msg, err := sub.NextMsg(time.Until(deadline))
+		if err != nil {
+			t.Fatalf("events still missing for run %s: %v (%v)", id, want, err)
+		}
+		var ev map[string]any
+		if err := json.Unmarshal(msg.Data, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev["run_id"] != id {
+			continue
+		}
+		state, ok := want[msg.Subject]
+		if !ok || ev["state"] != state || ev["agency_id"] != tn.agency || ev["client_id"] != client {
+			t.Fatalf("event on %s = %v; want state %q", msg.Subject, ev, state)
+		}
+		if msg.Subject != "atrium.actions.completed.generate_blog" && fmt.Sprint(ev["credits_reserved"]) != "map[ai:2 data:0]" {
+			t.Fatalf("event on %s = %v; want credits_reserved 2 AI", msg.Subject, ev)
+		}
+		delete(want, msg.Subject)
+	}
 }

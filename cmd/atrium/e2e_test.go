@@ -155,6 +155,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ActionRunsCancel", func(t *testing.T, s *stack) { testActionRunsCancel(t, s, w) }},
 		{"ActionRunsIdempotentAsync", func(t *testing.T, s *stack) { testActionRunsIdempotentAsync(t, s, w) }},
 		{"ActionRunsTenancy", testActionRunsTenancy},
+		{"ActionRunsEvents", testActionRunsEvents},
 		{"WebhooksEndpoints", testWebhooksEndpoints},
 		{"WebhooksValidation", testWebhooksValidation},
 		{"WebhooksEveryFamily", testWebhooksEveryFamily},
