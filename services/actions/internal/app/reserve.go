@@ -44,7 +44,7 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 			}
 		}
 		if run.Status == StatusQueued {
-			n, err := tx.QueuedRuns(ctx, run.AgencyID)
+			n, err := tx.QueuedRuns(ctx, run.AgencyID, a.cfg.AgencyMaxQueued)
 			if err != nil {
 				return err
 			}

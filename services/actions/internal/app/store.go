@@ -129,8 +129,9 @@ type Tx interface {
 	// returns ok false with the balance as it is (and the caller rolls the
 	// transaction back). ErrDuplicate as InsertRun.
 	StartRun(ctx context.Context, r Run) (b Balance, ok bool, err error)
-	// QueuedRuns counts the agency's queued runs.
-	QueuedRuns(ctx context.Context, agencyID string) (int, error)
+	// QueuedRuns counts the agency's queued runs, up to upTo: a count of
+	// upTo means upTo or more.
+	QueuedRuns(ctx context.Context, agencyID string, upTo int) (int, error)
 	// ClaimRun takes the next queued run, fairly across agencies (the
 	// agency with the fewest running runs first, then the oldest run),
 	// and makes it pending: started at now, leased until lease, one more

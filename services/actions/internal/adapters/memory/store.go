@@ -247,8 +247,8 @@ func (t *tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event
 	return true, b, t.Enqueue(ctx, event)
 }
 
-func (t *tx) QueuedRuns(_ context.Context, agencyID string) (int, error) {
-	return t.s.queuedBy[agencyID], nil
+func (t *tx) QueuedRuns(_ context.Context, agencyID string, upTo int) (int, error) {
+	return min(t.s.queuedBy[agencyID], upTo), nil
 }
 
 // ClaimRun takes the oldest queued run of the agency with the fewest

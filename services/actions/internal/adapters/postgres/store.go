@@ -294,9 +294,11 @@ func (t tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event 
 	return finished == 1, b, nil
 }
 
-func (t tx) QueuedRuns(ctx context.Context, agencyID string) (int, error) {
+// QueuedRuns counts no further than upTo: a submission's cost stays
+// bounded by the limit it checks, however long the queue.
+func (t tx) QueuedRuns(ctx context.Context, agencyID string, upTo int) (int, error) {
 	var n int
-	err := t.QueryRow(ctx, `SELECT count(*) FROM runs WHERE agency_id = $1 AND status = 'queued'`, agencyID).Scan(&n)
+	err := t.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM runs WHERE agency_id = $1 AND status = 'queued' LIMIT $2) q`, agencyID, upTo).Scan(&n)
 	return n, pgdb.Err(err, "count queued runs")
 }
 

@@ -40,7 +40,7 @@ func queuedCount(t *testing.T, s Store, agency string) int {
 	var n int
 	mustTx(t, s, func(tx app.Tx) error {
 		var err error
-		n, err = tx.QueuedRuns(t.Context(), agency)
+		n, err = tx.QueuedRuns(t.Context(), agency, 1000)
 		return err
 	})
 	return n
@@ -63,6 +63,12 @@ func testQueueClaims(t *testing.T, s Store) {
 	if n := queuedCount(t, s, big); n != 20 {
 		t.Fatalf("QueuedRuns = %d, want 20", n)
 	}
+	mustTx(t, s, func(tx app.Tx) error {
+		if n, err := tx.QueuedRuns(t.Context(), big, 5); n != 5 || err != nil {
+			t.Errorf("QueuedRuns up to 5 = %d, %v; want 5", n, err)
+		}
+		return nil
+	})
 	now := base.Add(time.Second)
 	first, ok := claim(t, s, now)
 	if !ok || first.ID != bigRuns[0].ID || first.Status != app.StatusPending || first.Attempts != 1 ||
