@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	atrium "github.com/atrium-hq/atrium/sdk/go"
 )
 
 // wantAccepted checks a 202 of an asynchronous submission and returns the
@@ -385,5 +387,41 @@ func testActionRunsEvents(t *testing.T, s *stack) {
 			t.Fatalf("event on %s = %v; want credits_reserved 2 AI", msg.Subject, ev)
 		}
 		delete(want, msg.Subject)
+	}
+}
+
+// testSDKRuns: the Go SDK submits an asynchronous run, waits for it, lists
+// it, and is refused a cancel of a finished run; a submission with a wait
+// long enough answers the outcome itself.
+func testSDKRuns(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	s.grant(t, tn.agency, 10, 0)
+	sdk := atrium.New(s.api, tn.write, atrium.WithHTTPClient(http.DefaultClient))
+	ctx := t.Context()
+	sub, err := sdk.Actions.Submit(ctx, "generate_blog", client, map[string]any{"keyword": "stollen"})
+	if err != nil || sub.RunID == "" || sub.Result != nil {
+		t.Fatalf("Submit = %+v, %v", sub, err)
+	}
+	run, err := sdk.Runs.Wait(ctx, sub.RunID)
+	if err != nil || run.State != "success" || run.Credits.Spent.AI != 2 || run.Data["id"] == nil || run.FinishedAt == nil {
+		t.Fatalf("Runs.Wait = %+v, %v", run, err)
+	}
+	if _, err := sdk.Runs.Cancel(ctx, run.ID); atrium.StatusOf(err) != http.StatusConflict {
+		t.Fatalf("cancel of a finished run = %v, want 409", err)
+	}
+	waited, err := sdk.Actions.Submit(ctx, "generate_blog", client, map[string]any{"keyword": "panettone"}, atrium.WithWait(20*time.Second))
+	if err != nil || waited.Result == nil || !waited.Result.Succeeded() {
+		t.Fatalf("Submit with a wait = %+v, %v", waited, err)
+	}
+	var ids []string
+	for r, err := range sdk.Runs.List(ctx, atrium.RunQuery{ClientID: client}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	if len(ids) != 2 || ids[1] != run.ID {
+		t.Fatalf("Runs.List = %v, want two runs, the first submitted last", ids)
 	}
 }

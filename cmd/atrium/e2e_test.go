@@ -156,6 +156,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ActionRunsIdempotentAsync", func(t *testing.T, s *stack) { testActionRunsIdempotentAsync(t, s, w) }},
 		{"ActionRunsTenancy", testActionRunsTenancy},
 		{"ActionRunsEvents", testActionRunsEvents},
+		{"SDKRuns", testSDKRuns},
 		{"WebhooksEndpoints", testWebhooksEndpoints},
 		{"WebhooksValidation", testWebhooksValidation},
 		{"WebhooksEveryFamily", testWebhooksEveryFamily},
