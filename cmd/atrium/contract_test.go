@@ -104,7 +104,7 @@ func contractOf(docURL string) (*contract, error) {
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %d %v", docURL, resp.StatusCode, err)
+		return nil, fmt.Errorf("GET %s: %d %w", docURL, resp.StatusCode, err)
 	}
 	key := sha256.Sum256(raw)
 	if c, ok := contracts.Load(key); ok {
