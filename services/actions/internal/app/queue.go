@@ -29,8 +29,9 @@ type queueState struct {
 	// wake tells an idle worker a run was queued here.
 	wake chan struct{}
 	mu   sync.Mutex
-	// running cancels the work of the runs this process executes, by id.
-	running map[string]context.CancelFunc
+	// running cancels the work of the runs this process executes, by id,
+	// with errRunEnded (canceled, or ended elsewhere) or errStopping.
+	running map[string]context.CancelCauseFunc
 	// finished is closed, and replaced, whenever a run ends here: the
 	// requests waiting on a run read it again.
 	finished chan struct{}
@@ -40,7 +41,7 @@ type queueState struct {
 }
 
 func newQueueState(workers int) queueState {
-	return queueState{wake: make(chan struct{}, workers), running: map[string]context.CancelFunc{}, finished: make(chan struct{})}
+	return queueState{wake: make(chan struct{}, workers), running: map[string]context.CancelCauseFunc{}, finished: make(chan struct{})}
 }
 
 // ended wakes the requests waiting on runs.
@@ -95,14 +96,16 @@ func (a *Actions) Work(ctx context.Context) {
 	a.queue.stopping.Store(true)
 	a.queue.mu.Lock()
 	for _, cancel := range a.queue.running {
-		cancel()
+		cancel(errStopping)
 	}
 	a.queue.mu.Unlock()
 	workers.Wait()
 }
 
 func (a *Actions) worker(ctx context.Context) {
-	poll := time.NewTicker(a.cfg.QueuePoll)
+	// Runs queued here wake a worker at once; the poll finds those another
+	// replica queued, less often, since every idle worker polls.
+	poll := time.NewTicker(4 * a.cfg.QueuePoll)
 	defer poll.Stop()
 	for ctx.Err() == nil {
 		run, ok, err := a.claim(ctx)
@@ -139,11 +142,14 @@ func (a *Actions) claim(ctx context.Context) (run Run, ok bool, err error) {
 // is read again every QueuePoll) and when the process stops, in which case
 // the run goes back to the queue.
 func (a *Actions) runQueued(ctx context.Context, run Run) {
-	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
+	work, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
 	a.queue.mu.Lock()
 	a.queue.running[run.ID] = cancel
 	a.queue.mu.Unlock()
+	if a.queue.stopping.Load() {
+		cancel(errStopping) // claimed as the workers were told to stop
+	}
 	defer func() {
 		a.queue.mu.Lock()
 		delete(a.queue.running, run.ID)
@@ -151,7 +157,7 @@ func (a *Actions) runQueued(ctx context.Context, run Run) {
 	}()
 	watched := make(chan struct{})
 	defer close(watched)
-	go a.watch(work, run.ID, cancel, watched)
+	go a.watch(work, run, cancel, watched)
 
 	act, ok := catalog.Lookup(run.Action)
 	var (
@@ -176,7 +182,12 @@ func (a *Actions) runQueued(ctx context.Context, run Run) {
 		res, runErr = a.execute(provider.WithMeter(work, meter), req, client, run)
 		run.ProviderCost, run.Cached = usage(meter.Usage())
 	}
-	if work.Err() != nil && a.queue.stopping.Load() {
+	if errors.Is(context.Cause(work), errRunEnded) {
+		// Canceled (or ended by recovery) while it ran: that outcome is
+		// recorded already, and this one would change nothing.
+		return
+	}
+	if runErr != nil && errors.Is(context.Cause(work), errStopping) {
 		// Cut by the shutdown: nothing was recorded, so the run goes back
 		// to the queue with its reservation.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -191,9 +202,10 @@ func (a *Actions) runQueued(ctx context.Context, run Run) {
 	}
 }
 
-// watch cancels a run's work once the run is no longer pending (it was
-// canceled or recovered elsewhere) until done is closed.
-func (a *Actions) watch(ctx context.Context, id string, cancel context.CancelFunc, done <-chan struct{}) {
+// watch cancels a run's work once the run is no longer this attempt's
+// (it was canceled, or recovered and claimed elsewhere) until done is
+// closed.
+func (a *Actions) watch(ctx context.Context, run Run, cancel context.CancelCauseFunc, done <-chan struct{}) {
 	t := time.NewTicker(max(a.cfg.QueuePoll, time.Second))
 	defer t.Stop()
 	for {
@@ -203,13 +215,19 @@ func (a *Actions) watch(ctx context.Context, id string, cancel context.CancelFun
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if r, err := a.store.Run(ctx, id); err == nil && r.Status != StatusPending {
-				cancel()
+			if r, err := a.store.Run(ctx, run.ID); err == nil && (r.Status != StatusPending || r.Attempts != run.Attempts) {
+				cancel(errRunEnded)
 				return
 			}
 		}
 	}
 }
+
+// The causes a run's work is cut with.
+var (
+	errRunEnded = errors.New("the run was canceled or ended elsewhere")
+	errStopping = errors.New("the process is stopping")
+)
 
 func (a *Actions) requeue(ctx context.Context, id string) (ok bool, err error) {
 	err = a.store.InTx(ctx, func(tx Tx) error {
@@ -348,7 +366,7 @@ func (a *Actions) cancel(ctx context.Context, run Run) (Run, Balance, bool, erro
 	}
 	a.queue.mu.Lock()
 	if cancel, found := a.queue.running[run.ID]; found {
-		cancel()
+		cancel(errRunEnded)
 	}
 	a.queue.mu.Unlock()
 	a.queue.ended()
