@@ -139,12 +139,14 @@ func testActionRunsAsync(t *testing.T, s *stack) {
 	wantError(t, call(t, "GET", s.api+"/api/v1/runs?state=done", tn.read, nil), 400, "state must be one of queued, running, success, error, canceled")
 	wantError(t, call(t, "GET", s.api+"/api/v1/runs?limit=101", tn.read, nil), 400, "limit must be an integer from 1 to 100")
 	wantError(t, call(t, "GET", s.api+"/api/v1/runs?limit=1&cursor="+cursor+"&state=error", tn.read, nil), 400, "cursor belongs to another query")
-	// A synchronous run is a run too.
+	// A synchronous run is a run too, which only its request answers.
 	wantAction(t, s.act(t, tn.write, map[string]any{"action": "generate_blog", "client_id": client, "keyword": "spelt"}), "generate_blog", client, "success")
 	list = call(t, "GET", s.api+"/api/v1/runs", tn.read, nil)
-	if runs := list.json["runs"].([]any); len(runs) != 3 || runs[0].(map[string]any)["state"] != "success" {
+	runs = list.json["runs"].([]any)
+	if len(runs) != 3 || runs[0].(map[string]any)["state"] != "success" {
 		t.Fatalf("runs after a synchronous one = %s", list)
 	}
+	wantError(t, call(t, "POST", s.api+"/api/v1/runs/"+runs[0].(map[string]any)["id"].(string)+"/cancel", tn.write, map[string]any{}), 409, "already finished")
 }
 
 // testActionRunsWait: Prefer: wait answers 200 with the outcome when the

@@ -313,7 +313,8 @@ func (a *Actions) WaitRun(ctx context.Context, agencyID, id string, d time.Durat
 	}
 }
 
-// CancelRun cancels one of the agency's runs. A queued run becomes
+// CancelRun cancels one of the agency's asynchronous runs (a synchronous
+// one is a conflict). A queued run becomes
 // canceled and its reservation is released. A running run becomes
 // canceled in the same way, at once, and its work is told to stop (its
 // provider calls are canceled): whatever it produces afterwards is
@@ -329,6 +330,9 @@ func (a *Actions) CancelRun(ctx context.Context, agencyID, id string) (Run, Bala
 		}
 		if run.Finished() {
 			return run, Balance{}, finishedAlready(run)
+		}
+		if !run.Async {
+			return run, Balance{}, apperr.Conflict("run %s is synchronous: it is answered to the request that made it, which cancels nothing by going away; only runs submitted with Prefer: respond-async can be canceled", run.ID)
 		}
 		canceled, bal, ok, err := a.cancel(ctx, run)
 		if err != nil || ok {
