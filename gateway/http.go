@@ -56,7 +56,7 @@ func (g *Gateway) newMux(l *listener) *runtime.ServeMux {
 		runtime.WithDisablePathLengthFallback(),
 		runtime.WithDisableHTTPMethodOverride(),
 		runtime.WithWriteContentLength(),
-		// Of the client's headers only If-Match and Idempotency-Key become
+		// Of the client's headers only If-Match, Idempotency-Key and Prefer become
 		// gRPC metadata (checked by rest.CheckForwardedHeaders in the route
 		// middleware); the principal is the only identity a service sees.
 		runtime.WithIncomingHeaderMatcher(rest.IncomingHeader),

@@ -37,6 +37,16 @@ type actionWorld struct {
 	mu        sync.Mutex
 	submitted []map[string]any
 	mails     []string // raw messages
+	// holds are the pages under /held/<token> that answer only once their
+	// channel is closed (a slow site, for the asynchronous runs' tests);
+	// fetched is signalled when such a page is asked for, and abandoned
+	// when its fetcher gave up on it (the run's work was canceled).
+	holds map[string]*heldPage
+}
+
+type heldPage struct {
+	release, fetched, abandoned chan struct{}
+	once, gaveUp                sync.Once
 }
 
 const goodPage = `<!doctype html><html lang="en"><head><title>Sourdough Bread Baking Classes in Portland</title>
@@ -52,9 +62,25 @@ const badPage = `<html><head><title>Home</title></head><body><h1>Welcome</h1><h1
 
 func newActionWorld(t *testing.T) *actionWorld {
 	t.Helper()
-	w := &actionWorld{}
+	w := &actionWorld{holds: map[string]*heldPage{}}
 	w.site = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if token, ok := strings.CutPrefix(r.URL.Path, "/held/"); ok {
+			w.mu.Lock()
+			h := w.holds[token]
+			w.mu.Unlock()
+			if h != nil {
+				h.once.Do(func() { close(h.fetched) })
+				select {
+				case <-h.release:
+				case <-r.Context().Done():
+					h.gaveUp.Do(func() { close(h.abandoned) })
+					return
+				}
+			}
+			fmt.Fprintf(rw, goodPage, "Held page.")
+			return
+		}
 		switch r.URL.Path {
 		case "/classes":
 			fmt.Fprintf(rw, goodPage, strings.Repeat("We teach bakers of every level to bake bread at home with confidence. ", 40))
@@ -84,6 +110,22 @@ func newActionWorld(t *testing.T) *actionWorld {
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return w
+}
+
+// hold makes a page of the site that answers once release is called: its
+// URL, and the page's signals.
+func (w *actionWorld) hold(t *testing.T) (url string, h *heldPage, release func()) {
+	t.Helper()
+	token := fmt.Sprint(time.Now().UnixNano(), "-", len(w.holds))
+	h = &heldPage{release: make(chan struct{}), fetched: make(chan struct{}), abandoned: make(chan struct{})}
+	w.mu.Lock()
+	token = fmt.Sprint(len(w.holds), "-", token)
+	w.holds[token] = h
+	w.mu.Unlock()
+	var once sync.Once
+	release = func() { once.Do(func() { close(h.release) }) }
+	t.Cleanup(release)
+	return w.site.URL + "/held/" + token, h, release
 }
 
 // flags point a stack at the world.
@@ -206,7 +248,7 @@ func testActionsDiscovery(t *testing.T, s *stack) {
 		a := a.(map[string]any)
 		names = append(names, a["name"].(string))
 		wantKeys(t, a, "name", "description", "fields", "cost", "writes", "refreshes", "execution", "typical_seconds", "input_schema")
-		if a["execution"] != "sync" || a["typical_seconds"].(float64) <= 0 {
+		if a["execution"] != "both" || a["typical_seconds"].(float64) <= 0 {
 			t.Fatalf("%s: execution %v, typical_seconds %v", a["name"], a["execution"], a["typical_seconds"])
 		}
 		schema := a["input_schema"].(map[string]any)
@@ -648,7 +690,7 @@ func testActionsEvents(t *testing.T, s *stack) {
 		if ev["client_id"] != client {
 			continue
 		}
-		wantKeys(t, ev, "run_id", "action", "client_id", "agency_id", "status", "status_code", "data", "credits_spent", "provider_cost", "cached", "started_at", "finished_at")
+		wantKeys(t, ev, "run_id", "action", "client_id", "agency_id", "state", "status", "status_code", "data", "credits_spent", "provider_cost", "cached", "started_at", "finished_at")
 		if ev["agency_id"] != tn.agency || ev["status"] != "success" || ev["status_code"] != float64(200) || ev["provider_cost"] != float64(0) || ev["cached"] != false ||
 			ev["data"].(map[string]any)["id"] != d["id"] || msg.Header.Get("Nats-Msg-Id") != ev["run_id"] ||
 			fmt.Sprint(ev["credits_spent"]) != "map[ai:2 data:0]" {

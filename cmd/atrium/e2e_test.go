@@ -58,6 +58,10 @@ func runSuite(t *testing.T, start func(t *testing.T, extra ...string) *stack) {
 		testActionsPrivateAddresses(t, strict)
 		testWebhooksPrivateAddresses(t, strict)
 	})
+	t.Run("ActionRunsQueue", func(t *testing.T) {
+		t.Parallel()
+		testActionRunsQueue(t, start(t, append(w.flags(), "--action-workers=1", "--agency-max-queued=2")...), w)
+	})
 	t.Run("AssetsSVG", func(t *testing.T) {
 		t.Parallel()
 		testAssetsSVG(t, start(t, "--allow-svg-assets"))
@@ -146,6 +150,13 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ActionsTenancy", testActionsTenancy},
 		{"ActionRuns", testActionRuns},
 		{"ActionRunsAreTheAgencys", testActionRunsAreTheAgencys},
+		{"ActionRunsAsync", testActionRunsAsync},
+		{"ActionRunsWait", func(t *testing.T, s *stack) { testActionRunsWait(t, s, w) }},
+		{"ActionRunsCancel", func(t *testing.T, s *stack) { testActionRunsCancel(t, s, w) }},
+		{"ActionRunsIdempotentAsync", func(t *testing.T, s *stack) { testActionRunsIdempotentAsync(t, s, w) }},
+		{"ActionRunsTenancy", testActionRunsTenancy},
+		{"ActionRunsEvents", testActionRunsEvents},
+		{"SDKRuns", testSDKRuns},
 		{"WebhooksEndpoints", testWebhooksEndpoints},
 		{"WebhooksValidation", testWebhooksValidation},
 		{"WebhooksEveryFamily", testWebhooksEveryFamily},

@@ -38,6 +38,14 @@ type actionsCatalog struct {
 	} `json:"actions"`
 }
 
+func (ac actionsCatalog) names() []any {
+	out := make([]any, len(ac.Actions))
+	for i, a := range ac.Actions {
+		out[i] = a.Name
+	}
+	return out
+}
+
 func readCatalog(name string, v any) error {
 	b, err := files.ReadFile("catalog/" + name)
 	if err != nil {
@@ -166,15 +174,45 @@ func addActions(doc document) error {
 	media := asDoc(asDoc(body["content"])["application/json"])
 	media["schema"] = document{"oneOf": requests, "discriminator": document{"propertyName": "action", "mapping": mapping}}
 	media["examples"] = examples
-	for code, r := range asDoc(op["responses"]) {
-		if !strings.HasPrefix(code, "2") {
-			continue
-		}
-		if media := asDoc(asDoc(asDoc(r)["content"])["application/json"]); media != nil {
+	responses := asDoc(op["responses"])
+	if ok := asDoc(responses["200"]); ok != nil {
+		if media := asDoc(asDoc(ok["content"])["application/json"]); media != nil {
 			media["schema"] = document{"oneOf": results, "discriminator": document{"propertyName": "action", "mapping": resultMapping}}
 		}
 	}
+	if accepted := asDoc(responses["202"]); accepted != nil {
+		// The 202 was made from the 200 (errors.go) and shares its
+		// content: it gets its own.
+		schemas["ActionAccepted"] = actionAccepted(ac.names())
+		accepted["content"] = document{"application/json": document{"schema": document{"$ref": "#/components/schemas/ActionAccepted"}}}
+	}
 	return nil
+}
+
+// actionAccepted is the 202 of an asynchronous request: the run to follow.
+func actionAccepted(names []any) document {
+	return document{
+		"type":                 "object",
+		"description":          "An action accepted to run later (Prefer: respond-async, or a wait that ran out): GET data.url (also the Location header) for its outcome.",
+		"required":             []any{"action", "client_id", "status", "status_code", "data"},
+		"additionalProperties": false,
+		"properties": document{
+			"action":      document{"type": "string", "enum": names},
+			"client_id":   document{"type": "string", "format": "uuid"},
+			"status":      document{"const": "pending", "description": "The run has not ended yet."},
+			"status_code": document{"const": 202},
+			"data": document{
+				"type":                 "object",
+				"required":             []any{"run_id", "state", "url"},
+				"additionalProperties": false,
+				"properties": document{
+					"run_id": document{"type": "string", "format": "uuid"},
+					"state":  document{"type": "string", "enum": []any{"queued", "running"}, "description": "Where the run is: queued (waiting for a worker) or running."},
+					"url":    document{"type": "string", "description": "The run resource, /api/v1/runs/{run_id}."},
+				},
+			},
+		},
+	}
 }
 
 // actionResult is the answer of one action: on success its data is the

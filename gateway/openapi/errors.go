@@ -34,7 +34,7 @@ var errorResponses = []struct {
 	{http.StatusPreconditionFailed, "PreconditionFailed", "The If-Match header does not match the object's current ETag; nothing changed. Read it again and reapply the change.", false, ""},
 	{http.StatusRequestEntityTooLarge, "TooLarge", "The request body is larger than the gateway's limit.", false, ""},
 	{http.StatusUnprocessableEntity, "Unprocessable", "The request is well formed but cannot be done as sent: the message says why.", false, ""},
-	{http.StatusTooManyRequests, "TooManyRequests", "The API key is over the deployment's rate limit (when one is set). Retry after the Retry-After header.", true, ""},
+	{http.StatusTooManyRequests, "TooManyRequests", "The API key is over the deployment's rate limit (when one is set), or, for an asynchronous action, its agency has as many runs queued as it may (nothing was reserved). Retry after the Retry-After header.", true, ""},
 	{http.StatusInternalServerError, "Internal", "A fault; the message carries a reference to quote (the Atrium-Trace-Id header). Retry with backoff.", false,
 		"internal error (reference 4bf92f3577b34da6a3ce929d0e0e4736)"},
 	{http.StatusServiceUnavailable, "Unavailable", "A backing service is unavailable, a write collided with others and changed nothing, the server is at its limit of requests in flight, or it is shutting down. Retry after the Retry-After header.", true, ""},
@@ -106,6 +106,9 @@ type extras struct {
 	errors          []int
 	requestHeaders  []document
 	responseHeaders document
+	// accepted is the 202 an asynchronous request is answered with: the
+	// 200's body schema, with the headers given here beside the others.
+	accepted document
 }
 
 var (
@@ -118,6 +121,28 @@ var (
 		"name": "Idempotency-Key", "in": "header", "required": false,
 		"description": "A key of your choice (a UUID) that makes a retry safe: the same key with the same body within the retention answers the first run's outcome (with Idempotent-Replayed: true) and never runs the action twice; with another body, 422; while the first is still running, 409.",
 		"schema":      document{"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7e]+$"},
+	}
+	preferHeader = document{
+		"name": "Prefer", "in": "header", "required": false,
+		"description": "RFC 7240 preferences. On POST /api/v1/data: respond-async queues the run and answers 202 at once; wait=N (1 to 60) waits up to N seconds for the outcome (200) before answering 202. On GET /api/v1/runs/{run_id}: wait=N waits up to N seconds for the run to finish. Other preferences are ignored.",
+		"schema":      document{"type": "string", "examples": []any{"respond-async", "respond-async, wait=10"}},
+	}
+	pollHeader = document{
+		"description": "Seconds to wait before looking at the run again, while it is queued or running.",
+		"schema":      document{"type": "integer", "minimum": 0},
+	}
+	preferenceAppliedHeader = document{
+		"description": "The Prefer preferences honoured: respond-async, wait=N.",
+		"schema":      document{"type": "string"},
+	}
+	acceptedHeaders = document{
+		"Location": document{
+			"description": "The run's resource, /api/v1/runs/{run_id}: GET it for the outcome.",
+			"required":    true,
+			"schema":      document{"type": "string"},
+		},
+		"Retry-After":        pollHeader,
+		"Preference-Applied": preferenceAppliedHeader,
 	}
 	etagHeader = document{"ETag": document{
 		"description": "The item's version, for If-Match.",
@@ -136,6 +161,11 @@ var (
 			"description": "true when the answer is the first run's, replayed for a repeated Idempotency-Key.",
 			"schema":      document{"type": "string", "enum": []any{"true"}},
 		},
+		"Preference-Applied": preferenceAppliedHeader,
+	}
+	balanceHeaders = document{
+		"Atrium-AI-Credits-Remaining":   creditHeaders["Atrium-AI-Credits-Remaining"],
+		"Atrium-Data-Credits-Remaining": creditHeaders["Atrium-Data-Credits-Remaining"],
 	}
 )
 
@@ -144,9 +174,15 @@ var (
 var operationExtras = map[string]extras{
 	"ActionsService_RunAction": {
 		errors:          []int{http.StatusPaymentRequired, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-		requestHeaders:  []document{idempotencyKeyHeader},
+		requestHeaders:  []document{idempotencyKeyHeader, preferHeader},
 		responseHeaders: creditHeaders,
+		accepted:        acceptedHeaders,
 	},
+	"ActionsService_GetRun": {
+		requestHeaders:  []document{preferHeader},
+		responseHeaders: document{"Retry-After": pollHeader, "Preference-Applied": preferenceAppliedHeader},
+	},
+	"ActionsService_CancelRun":      {errors: []int{http.StatusConflict}, responseHeaders: balanceHeaders},
 	"CollectionsService_GetItem":    {responseHeaders: etagHeader},
 	"CollectionsService_CreateItem": {responseHeaders: etagHeader},
 	"CollectionsService_UpdateItem": {
@@ -198,8 +234,23 @@ func completeOperation(l listener, path string, op document) error {
 			responses[code] = document{"$ref": "#/components/responses/" + errorResponseName(s)}
 		}
 	}
+	if x.accepted != nil {
+		ok, found := responses["200"].(document)
+		if !found {
+			return fmt.Errorf("operation %s has no 200 to answer 202 like", id)
+		}
+		accepted := maps.Clone(ok)
+		accepted["description"] = "Accepted: the run is queued or running (Prefer: respond-async, or a wait that ran out). Its body's data holds run_id, state and url; GET the Location for the outcome."
+		h := maps.Clone(x.responseHeaders)
+		maps.Copy(h, x.accepted)
+		accepted["headers"] = h
+		responses["202"] = accepted
+	}
 	for code, r := range responses {
 		r := r.(document)
+		if code == "202" && x.accepted != nil {
+			continue
+		}
 		if _, ref := r["$ref"]; ref || !strings.HasPrefix(code, "2") {
 			continue
 		}

@@ -58,6 +58,9 @@ const (
 	// ReasonTooLarge: the request carries more than a limit allows, such
 	// as an upload over the largest asset size (HTTP 413).
 	ReasonTooLarge = "TOO_LARGE"
+	// ReasonQueueFull: the caller has as much work queued as it may; retry
+	// once some of it has run (HTTP 429 with Retry-After).
+	ReasonQueueFull = "QUEUE_FULL"
 )
 
 // Error is an error whose message is safe and useful to show to the caller.
@@ -129,6 +132,11 @@ func Unprocessable(format string, a ...any) error {
 // same request fails the same way.
 func TooLarge(format string, a ...any) error {
 	return &Error{Kind: KindInvalid, Reason: ReasonTooLarge, Message: fmt.Sprintf(format, a...)}
+}
+
+// QueueFull is KindExhausted with ReasonQueueFull: too much work queued.
+func QueueFull(format string, a ...any) error {
+	return &Error{Kind: KindExhausted, Reason: ReasonQueueFull, Message: fmt.Sprintf(format, a...)}
 }
 
 // Cause describes everything err wraps, for logs: the message of an *Error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // ActionField is a field an action takes.
@@ -83,17 +84,12 @@ func (s *ActionsService) Credits(ctx context.Context) (Credits, error) {
 // RunOption sets how an action is sent.
 type RunOption func(*runSettings)
 
-type runSettings struct{ key string }
+type runSettings struct {
+	key  string
+	wait time.Duration
+}
 
-// WithIdempotencyKey sends the action with key instead of a fresh one: to
-// send the same action again later (after a restart, say) and get the
-// first run's answer rather than a second run.
-func WithIdempotencyKey(key string) RunOption { return func(s *runSettings) { s.key = key } }
-
-// Run runs action for client with its fields and returns its outcome. The
-// request carries an Idempotency-Key, the same on every retry, so that
-// however often it is sent the action runs (and is charged) once.
-func (s *ActionsService) Run(ctx context.Context, action, clientID string, fields map[string]any, opts ...RunOption) (*ActionResult, error) {
+func settings(opts []RunOption) runSettings {
 	var rs runSettings
 	for _, o := range opts {
 		o(&rs)
@@ -101,20 +97,42 @@ func (s *ActionsService) Run(ctx context.Context, action, clientID string, field
 	if rs.key == "" {
 		rs.key = newIdempotencyKey()
 	}
+	return rs
+}
+
+// WithIdempotencyKey sends the action with key instead of a fresh one: to
+// send the same action again later (after a restart, say) and get the
+// first run's answer rather than a second run.
+func WithIdempotencyKey(key string) RunOption { return func(s *runSettings) { s.key = key } }
+
+func actionBody(action, clientID string, fields map[string]any) map[string]any {
 	body := make(map[string]any, len(fields)+2)
 	for k, v := range fields {
 		body[k] = v
 	}
 	body["action"], body["client_id"] = action, clientID
+	return body
+}
+
+func fill(out *ActionResult, resp *response, key string) {
+	out.IdempotencyKey = key
+	out.Replayed = resp.header.Get("Idempotent-Replayed") == "true"
+	out.Remaining.AI, _ = strconv.Atoi(resp.header.Get("Atrium-AI-Credits-Remaining"))
+	out.Remaining.Data, _ = strconv.Atoi(resp.header.Get("Atrium-Data-Credits-Remaining"))
+}
+
+// Run runs action for client with its fields and returns its outcome. The
+// request carries an Idempotency-Key, the same on every retry, so that
+// however often it is sent the action runs (and is charged) once. For an
+// action that may take longer than the caller waits, see Submit.
+func (s *ActionsService) Run(ctx context.Context, action, clientID string, fields map[string]any, opts ...RunOption) (*ActionResult, error) {
+	rs := settings(opts)
 	var out ActionResult
-	resp, err := s.t.do(ctx, request{method: "POST", path: "/api/v1/data", body: body,
+	resp, err := s.t.do(ctx, request{method: "POST", path: "/api/v1/data", body: actionBody(action, clientID, fields),
 		header: http.Header{"Idempotency-Key": {rs.key}}, idempotent: true}, &out)
 	if err != nil {
 		return nil, err
 	}
-	out.IdempotencyKey = rs.key
-	out.Replayed = resp.header.Get("Idempotent-Replayed") == "true"
-	out.Remaining.AI, _ = strconv.Atoi(resp.header.Get("Atrium-AI-Credits-Remaining"))
-	out.Remaining.Data, _ = strconv.Atoi(resp.header.Get("Atrium-Data-Credits-Remaining"))
+	fill(&out, resp, rs.key)
 	return &out, nil
 }

@@ -40,6 +40,7 @@ type Client struct {
 	Deals       *DealsService
 	Data        *DataService
 	Actions     *ActionsService
+	Runs        *RunsService
 	Webhooks    *WebhooksService
 
 	t *transport
@@ -75,7 +76,7 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	return &Client{
 		Collections: &CollectionsService{t}, Items: &ItemsService{t}, Assets: &AssetsService{t},
 		Prospects: &ProspectsService{t}, Deals: &DealsService{t}, Data: &DataService{t},
-		Actions: &ActionsService{t}, Webhooks: &WebhooksService{t}, t: t,
+		Actions: &ActionsService{t}, Runs: &RunsService{t}, Webhooks: &WebhooksService{t}, t: t,
 	}
 }
 

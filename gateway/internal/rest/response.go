@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -23,6 +24,15 @@ const IfMatchMetadata = "if-match"
 // Idempotency-Key header (the action interface).
 const IdempotencyKeyMetadata = "idempotency-key"
 
+// PreferMetadata is the request metadata carrying the client's Prefer
+// header (RFC 7240: respond-async and wait on the action interface).
+const PreferMetadata = "prefer"
+
+// StatusMetadata is the response header metadata in which a service asks
+// for another success status than 200 (202 for an accepted asynchronous
+// run); it is not sent as a header.
+const StatusMetadata = "x-http-code"
+
 // forwarded are the only client headers that become gRPC metadata, with
 // what a client may send in them: the principal the gateway signs is the
 // only identity a service sees.
@@ -33,6 +43,7 @@ var forwarded = []struct {
 }{
 	{"If-Match", IfMatchMetadata, `an ETag such as "3", or *`},
 	{"Idempotency-Key", IdempotencyKeyMetadata, "such as a UUID"},
+	{"Prefer", PreferMetadata, "such as respond-async, wait=10"},
 }
 
 // IncomingHeader is grpc-gateway's header matcher: it maps the forwarded
@@ -85,6 +96,9 @@ var headerMetadata = map[string]string{ //nolint:gosec // G101: header names tha
 	"atrium-data-credits-remaining": "Atrium-Data-Credits-Remaining",
 	"idempotent-replayed":           "Idempotent-Replayed",
 	"cache-control":                 "Cache-Control",
+	"location":                      "Location",
+	"retry-after":                   "Retry-After",
+	"preference-applied":            "Preference-Applied",
 }
 
 // responseMetadataHeaders writes the headers of headerMetadata the service
@@ -102,10 +116,20 @@ func responseMetadataHeaders(ctx context.Context, w http.ResponseWriter) {
 }
 
 // ResponseHeaders sets the headers a service gave (the ETag, credit
-// balances) and answers 201 Created for every RPC named Create*: a new
-// object exists at the server. Other successes stay 200.
+// balances, an accepted run's Location) and answers the success status a
+// service asked for (StatusMetadata: 202 for an accepted run), else 201
+// Created for every RPC named Create*: a new object exists at the server.
+// Other successes stay 200.
 func ResponseHeaders(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
 	responseMetadataHeaders(ctx, w)
+	if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
+		if v := md.HeaderMD.Get(StatusMetadata); len(v) == 1 {
+			if code, err := strconv.Atoi(v[0]); err == nil && code >= 200 && code < 300 {
+				w.WriteHeader(code)
+				return nil
+			}
+		}
+	}
 	method, ok := runtime.RPCMethod(ctx)
 	if !ok {
 		return nil

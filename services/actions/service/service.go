@@ -60,6 +60,10 @@ type Settings struct {
 	// RecoveryInterval is how often abandoned runs and unwritten records
 	// are looked for.
 	RecoveryInterval time.Duration
+	// ActionWorkers is how many queued (asynchronous) runs this process
+	// executes at once; AgencyMaxQueued how many an agency may have
+	// queued before submissions answer 429.
+	ActionWorkers, AgencyMaxQueued int
 	// SEOProvider is where keyword ideas, local ranks and backlinks come
 	// from: "synthetic" (built in, the default) or "dataforseo".
 	SEOProvider string
@@ -89,6 +93,7 @@ func DefaultSettings() Settings {
 		SMTPTLS: "starttls", IndexNowEndpoint: "https://api.indexnow.org/indexnow", RecoveryInterval: 5 * time.Second,
 		SEOProvider: SEOSynthetic, SEOCacheTTL: seocache.DefaultTTL, DataForSEOBaseURL: dataforseo.DefaultBaseURL,
 		DataForSEOLocation: dataforseo.DefaultLocation, DataForSEORateLimit: dataforseo.DefaultRatePerMinute,
+		AgencyMaxQueued: app.DefaultAgencyMaxQueued,
 	}
 }
 
@@ -109,6 +114,8 @@ func (s *Settings) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.IndexNowKey, "indexnow-key", s.IndexNowKey, "IndexNow key (hosted at https://<site>/<key>.txt); empty: index_url answers status error 503")
 	fs.StringVar(&s.IndexNowKeyLocation, "indexnow-key-location", s.IndexNowKeyLocation, "URL of the key file when it is not at the site's root")
 	fs.DurationVar(&s.RecoveryInterval, "recovery-interval", s.RecoveryInterval, "how often abandoned runs are ended and unwritten records written")
+	fs.IntVar(&s.ActionWorkers, "action-workers", s.ActionWorkers, "queued (Prefer: respond-async) action runs this process executes at once; 0: 8 per processor, at least 16 (a run mostly waits on its providers)")
+	fs.IntVar(&s.AgencyMaxQueued, "agency-max-queued", s.AgencyMaxQueued, "most queued action runs an agency may have; more submissions answer 429 with Retry-After, reserving nothing")
 	fs.StringVar(&s.SEOProvider, "seo-provider", s.SEOProvider, "where keyword ideas, grid ranks and backlinks come from: synthetic (built in, labelled synthetic) or dataforseo (measured; needs --dataforseo-login and --dataforseo-password)")
 	fs.DurationVar(&s.SEOCacheTTL, "seo-cache-ttl", s.SEOCacheTTL, "how long a paid SEO provider's answer is given again, free, to an identical question (in the actions store, shared by replicas); 0 turns the cache off")
 	fs.StringVar(&s.DataForSEOLogin, "dataforseo-login", s.DataForSEOLogin, "DataForSEO API login (https://app.dataforseo.com/api-access)")
@@ -165,6 +172,9 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	if cfg.RecoveryInterval <= 0 {
 		cfg.RecoveryInterval = DefaultSettings().RecoveryInterval
 	}
+	if cfg.ActionWorkers < 0 || cfg.AgencyMaxQueued < 0 {
+		return nil, errors.New("actions service: --action-workers and --agency-max-queued must not be negative (0 takes the default)")
+	}
 	if err := cfg.checkSEO(); err != nil {
 		return nil, err
 	}
@@ -202,7 +212,8 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		return nil, fmt.Errorf("actions service: %w", err)
 	}
 	s.actions = app.NewActions(st, crmgrpc.New(crm), datagrpc.New(data), providers, app.Clock(time.Now),
-		app.Config{AllowPrivateFetch: cfg.AllowPrivateFetch, ActionTimeout: cfg.ActionTimeout, Metrics: cfg.Telemetry.MeterProvider()},
+		app.Config{AllowPrivateFetch: cfg.AllowPrivateFetch, ActionTimeout: cfg.ActionTimeout, Metrics: cfg.Telemetry.MeterProvider(),
+			Workers: cfg.ActionWorkers, AgencyMaxQueued: cfg.AgencyMaxQueued},
 		cfg.Logger.With("service", Name))
 	grpcserver.NewServer(s.actions).Register(rt.GRPC)
 	return s, nil
@@ -321,14 +332,18 @@ func (s *Service) Addr() string { return s.rt.Addr() }
 func (s *Service) Ready() error { return s.rt.Ready() }
 
 // Run serves until ctx ends, then shuts down gracefully. Recovery of
-// abandoned runs and unwritten records runs beside it.
+// abandoned runs and unwritten records runs beside it, and the workers of
+// queued runs (whose cut runs go back to the queue at shutdown).
 func (s *Service) Run(ctx context.Context) error {
 	defer s.closeOwn()
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); s.actions.Background(rctx, s.recovery) }()
+	working := make(chan struct{})
+	go func() { defer close(working); s.actions.Work(rctx) }()
 	err := s.rt.Run(ctx)
 	stop()
+	<-working
 	<-done
 	return err
 }

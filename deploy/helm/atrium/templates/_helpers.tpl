@@ -220,6 +220,8 @@ ATRIUM_PUBLIC_URL: {{ . | quote }}
 ATRIUM_ACTION_TIMEOUT: {{ $values.actionTimeout | quote }}
 ATRIUM_PROVIDER_TIMEOUT: {{ $values.providerTimeout | quote }}
 ATRIUM_RECOVERY_INTERVAL: {{ $values.recoveryInterval | quote }}
+ATRIUM_ACTION_WORKERS: {{ $values.actionWorkers | int64 | toString | quote }}
+ATRIUM_AGENCY_MAX_QUEUED: {{ $values.agencyMaxQueued | int64 | toString | quote }}
 {{- with $values.llm.baseURL }}
 ATRIUM_LLM_BASE_URL: {{ . | quote }}
 ATRIUM_LLM_MODEL: {{ $values.llm.model | quote }}

@@ -14,6 +14,8 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
+	wrapperspb "google.golang.org/protobuf/types/known/wrapperspb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -79,7 +81,8 @@ type RunActionResponse struct {
 	// The client it ran for.
 	ClientId string `protobuf:"bytes,2,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
 	// success or error: the outcome of the work, separate from the HTTP
-	// status.
+	// status; pending in a 202, while an asynchronous run is queued or
+	// running (its data then holds run_id, state and url).
 	Status string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
 	// HTTP-style status of the underlying provider or generator.
 	StatusCode int32 `protobuf:"varint,4,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
@@ -918,11 +921,562 @@ func (x *GetMediaRequest) GetName() string {
 	return ""
 }
 
+// Run is an action run as its resource shows it.
+type Run struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Id       string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Action   string                 `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
+	ClientId string                 `protobuf:"bytes,3,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	// One of: queued, running, success, error, canceled.
+	State string `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	// HTTP-style status of the outcome: 202 while the run is queued or
+	// running, 499 once it is canceled.
+	StatusCode int32 `protobuf:"varint,5,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
+	// The record the action created or updated, or {"error": "..."}; null
+	// until the run finishes.
+	Data    *structpb.Struct `protobuf:"bytes,6,opt,name=data,proto3" json:"data,omitempty"`
+	Credits *RunCredits      `protobuf:"bytes,7,opt,name=credits,proto3" json:"credits,omitempty"`
+	// The Idempotency-Key it was submitted with; null without one.
+	IdempotencyKey *wrapperspb.StringValue `protobuf:"bytes,8,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	CreatedAt      *timestamppb.Timestamp  `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When its work began; null while it is queued.
+	StartedAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	// When it finished; null until then.
+	FinishedAt    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Run) Reset() {
+	*x = Run{}
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Run) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Run) ProtoMessage() {}
+
+func (x *Run) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Run.ProtoReflect.Descriptor instead.
+func (*Run) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *Run) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Run) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *Run) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+func (x *Run) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *Run) GetStatusCode() int32 {
+	if x != nil {
+		return x.StatusCode
+	}
+	return 0
+}
+
+func (x *Run) GetData() *structpb.Struct {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *Run) GetCredits() *RunCredits {
+	if x != nil {
+		return x.Credits
+	}
+	return nil
+}
+
+func (x *Run) GetIdempotencyKey() *wrapperspb.StringValue {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return nil
+}
+
+func (x *Run) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Run) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *Run) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
+// RunCredits is what a run holds and what it spent: its cost is reserved
+// when it is accepted and spent only if it succeeds.
+type RunCredits struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reserved      *CreditAmount          `protobuf:"bytes,1,opt,name=reserved,proto3" json:"reserved,omitempty"`
+	Spent         *CreditAmount          `protobuf:"bytes,2,opt,name=spent,proto3" json:"spent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunCredits) Reset() {
+	*x = RunCredits{}
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunCredits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunCredits) ProtoMessage() {}
+
+func (x *RunCredits) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunCredits.ProtoReflect.Descriptor instead.
+func (*RunCredits) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *RunCredits) GetReserved() *CreditAmount {
+	if x != nil {
+		return x.Reserved
+	}
+	return nil
+}
+
+func (x *RunCredits) GetSpent() *CreditAmount {
+	if x != nil {
+		return x.Spent
+	}
+	return nil
+}
+
+// CreditAmount is an amount of AI and data credits.
+type CreditAmount struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ai            int32                  `protobuf:"varint,1,opt,name=ai,proto3" json:"ai,omitempty"`
+	Data          int32                  `protobuf:"varint,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreditAmount) Reset() {
+	*x = CreditAmount{}
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreditAmount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreditAmount) ProtoMessage() {}
+
+func (x *CreditAmount) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreditAmount.ProtoReflect.Descriptor instead.
+func (*CreditAmount) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *CreditAmount) GetAi() int32 {
+	if x != nil {
+		return x.Ai
+	}
+	return 0
+}
+
+func (x *CreditAmount) GetData() int32 {
+	if x != nil {
+		return x.Data
+	}
+	return 0
+}
+
+type GetRunRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RunId         string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRunRequest) Reset() {
+	*x = GetRunRequest{}
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRunRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRunRequest) ProtoMessage() {}
+
+func (x *GetRunRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRunRequest.ProtoReflect.Descriptor instead.
+func (*GetRunRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *GetRunRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+type GetRunResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Run           *Run                   `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRunResponse) Reset() {
+	*x = GetRunResponse{}
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRunResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRunResponse) ProtoMessage() {}
+
+func (x *GetRunResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRunResponse.ProtoReflect.Descriptor instead.
+func (*GetRunResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *GetRunResponse) GetRun() *Run {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
+type ListRunsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only the runs of this client.
+	ClientId string `protobuf:"bytes,1,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	// Only runs in this state. One of: queued, running, success, error,
+	// canceled.
+	State string `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	// Only runs of this action.
+	Action string `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
+	// Runs to return: 1 to 100, default 20.
+	Limit *int32 `protobuf:"varint,4,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// The next_cursor of the page before.
+	Cursor        string `protobuf:"bytes,5,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRunsRequest) Reset() {
+	*x = ListRunsRequest{}
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRunsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRunsRequest) ProtoMessage() {}
+
+func (x *ListRunsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRunsRequest.ProtoReflect.Descriptor instead.
+func (*ListRunsRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ListRunsRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+func (x *ListRunsRequest) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *ListRunsRequest) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *ListRunsRequest) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ListRunsRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+type ListRunsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Runs  []*Run                 `protobuf:"bytes,1,rep,name=runs,proto3" json:"runs,omitempty"`
+	// The cursor of the next page; absent on the last page.
+	NextCursor    *string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRunsResponse) Reset() {
+	*x = ListRunsResponse{}
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRunsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRunsResponse) ProtoMessage() {}
+
+func (x *ListRunsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRunsResponse.ProtoReflect.Descriptor instead.
+func (*ListRunsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ListRunsResponse) GetRuns() []*Run {
+	if x != nil {
+		return x.Runs
+	}
+	return nil
+}
+
+func (x *ListRunsResponse) GetNextCursor() string {
+	if x != nil && x.NextCursor != nil {
+		return *x.NextCursor
+	}
+	return ""
+}
+
+type CancelRunRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RunId         string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelRunRequest) Reset() {
+	*x = CancelRunRequest{}
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelRunRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelRunRequest) ProtoMessage() {}
+
+func (x *CancelRunRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelRunRequest.ProtoReflect.Descriptor instead.
+func (*CancelRunRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *CancelRunRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+type CancelRunResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Run           *Run                   `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelRunResponse) Reset() {
+	*x = CancelRunResponse{}
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelRunResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelRunResponse) ProtoMessage() {}
+
+func (x *CancelRunResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_actions_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelRunResponse.ProtoReflect.Descriptor instead.
+func (*CancelRunResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_actions_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *CancelRunResponse) GetRun() *Run {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
 var File_atrium_actions_v1_actions_proto protoreflect.FileDescriptor
 
 const file_atrium_actions_v1_actions_proto_rawDesc = "" +
 	"\n" +
-	"\x1fatrium/actions/v1/actions.proto\x12\x11atrium.actions.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"_\n" +
+	"\x1fatrium/actions/v1/actions.proto\x12\x11atrium.actions.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"_\n" +
 	"\x10RunActionRequest\x12/\n" +
 	"\x06params\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x06params:\x1a\x92A\x17\n" +
 	"\x15\xd2\x01\x06action\xd2\x01\tclient_id\"\xd4\x01\n" +
@@ -989,10 +1543,57 @@ const file_atrium_actions_v1_actions_proto_rawDesc = "" +
 	"\x11GetCreditsRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\"%\n" +
 	"\x0fGetMediaRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name2\x8f\x04\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xe1\x03\n" +
+	"\x03Run\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
+	"\x06action\x18\x02 \x01(\tR\x06action\x12\x1b\n" +
+	"\tclient_id\x18\x03 \x01(\tR\bclientId\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12\x1f\n" +
+	"\vstatus_code\x18\x05 \x01(\x05R\n" +
+	"statusCode\x12+\n" +
+	"\x04data\x18\x06 \x01(\v2\x17.google.protobuf.StructR\x04data\x127\n" +
+	"\acredits\x18\a \x01(\v2\x1d.atrium.actions.v1.RunCreditsR\acredits\x12E\n" +
+	"\x0fidempotency_key\x18\b \x01(\v2\x1c.google.protobuf.StringValueR\x0eidempotencyKey\x129\n" +
+	"\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"started_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12;\n" +
+	"\vfinished_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAt\"\x80\x01\n" +
+	"\n" +
+	"RunCredits\x12;\n" +
+	"\breserved\x18\x01 \x01(\v2\x1f.atrium.actions.v1.CreditAmountR\breserved\x125\n" +
+	"\x05spent\x18\x02 \x01(\v2\x1f.atrium.actions.v1.CreditAmountR\x05spent\"2\n" +
+	"\fCreditAmount\x12\x0e\n" +
+	"\x02ai\x18\x01 \x01(\x05R\x02ai\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\x05R\x04data\"&\n" +
+	"\rGetRunRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\":\n" +
+	"\x0eGetRunResponse\x12(\n" +
+	"\x03run\x18\x01 \x01(\v2\x16.atrium.actions.v1.RunR\x03run\"\x99\x01\n" +
+	"\x0fListRunsRequest\x12\x1b\n" +
+	"\tclient_id\x18\x01 \x01(\tR\bclientId\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12\x16\n" +
+	"\x06action\x18\x03 \x01(\tR\x06action\x12\x19\n" +
+	"\x05limit\x18\x04 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x16\n" +
+	"\x06cursor\x18\x05 \x01(\tR\x06cursorB\b\n" +
+	"\x06_limit\"t\n" +
+	"\x10ListRunsResponse\x12*\n" +
+	"\x04runs\x18\x01 \x03(\v2\x16.atrium.actions.v1.RunR\x04runs\x12$\n" +
+	"\vnext_cursor\x18\x02 \x01(\tH\x00R\n" +
+	"nextCursor\x88\x01\x01B\x0e\n" +
+	"\f_next_cursor\")\n" +
+	"\x10CancelRunRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\"=\n" +
+	"\x11CancelRunResponse\x12(\n" +
+	"\x03run\x18\x01 \x01(\v2\x16.atrium.actions.v1.RunR\x03run2\x8e\a\n" +
 	"\x0eActionsService\x12~\n" +
 	"\tRunAction\x12#.atrium.actions.v1.RunActionRequest\x1a$.atrium.actions.v1.RunActionResponse\"&\xca\xf3\x18\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02\x16:\x06params\"\f/api/v1/data\x12\x82\x01\n" +
-	"\vListActions\x12%.atrium.actions.v1.ListActionsRequest\x1a&.atrium.actions.v1.ListActionsResponse\"$\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/actions\x90\x02\x01\x12\x91\x01\n" +
+	"\vListActions\x12%.atrium.actions.v1.ListActionsRequest\x1a&.atrium.actions.v1.ListActionsResponse\"$\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/actions\x90\x02\x01\x12y\n" +
+	"\x06GetRun\x12 .atrium.actions.v1.GetRunRequest\x1a!.atrium.actions.v1.GetRunResponse\"*\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v1/runs/{run_id}\x90\x02\x01\x12v\n" +
+	"\bListRuns\x12\".atrium.actions.v1.ListRunsRequest\x1a#.atrium.actions.v1.ListRunsResponse\"!\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x0e\x12\f/api/v1/runs\x90\x02\x01\x12\x89\x01\n" +
+	"\tCancelRun\x12#.atrium.actions.v1.CancelRunRequest\x1a$.atrium.actions.v1.CancelRunResponse\"1\xca\xf3\x18\x06\b\x01\x10\x02\x18\x01\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/api/v1/runs/{run_id}/cancel\x12\x91\x01\n" +
 	"\x10GetCreditBalance\x12*.atrium.actions.v1.GetCreditBalanceRequest\x1a+.atrium.actions.v1.GetCreditBalanceResponse\"$\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/credits\x90\x02\x01\x12d\n" +
 	"\bGetMedia\x12\".atrium.actions.v1.GetMediaRequest\x1a\x14.google.api.HttpBody\"\x1e\xca\xf3\x18\x02\b\x04\x82\xd3\xe4\x93\x02\x0f\x12\r/media/{name}\x90\x02\x012\xbf\x02\n" +
 	"\x13ActionsAdminService\x12\x92\x01\n" +
@@ -1013,7 +1614,7 @@ func file_atrium_actions_v1_actions_proto_rawDescGZIP() []byte {
 	return file_atrium_actions_v1_actions_proto_rawDescData
 }
 
-var file_atrium_actions_v1_actions_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_atrium_actions_v1_actions_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_atrium_actions_v1_actions_proto_goTypes = []any{
 	(*RunActionRequest)(nil),         // 0: atrium.actions.v1.RunActionRequest
 	(*RunActionResponse)(nil),        // 1: atrium.actions.v1.RunActionResponse
@@ -1030,38 +1631,66 @@ var file_atrium_actions_v1_actions_proto_goTypes = []any{
 	(*AddCreditsRequest)(nil),        // 12: atrium.actions.v1.AddCreditsRequest
 	(*GetCreditsRequest)(nil),        // 13: atrium.actions.v1.GetCreditsRequest
 	(*GetMediaRequest)(nil),          // 14: atrium.actions.v1.GetMediaRequest
-	(*structpb.Struct)(nil),          // 15: google.protobuf.Struct
-	(*structpb.Value)(nil),           // 16: google.protobuf.Value
-	(*httpbody.HttpBody)(nil),        // 17: google.api.HttpBody
+	(*Run)(nil),                      // 15: atrium.actions.v1.Run
+	(*RunCredits)(nil),               // 16: atrium.actions.v1.RunCredits
+	(*CreditAmount)(nil),             // 17: atrium.actions.v1.CreditAmount
+	(*GetRunRequest)(nil),            // 18: atrium.actions.v1.GetRunRequest
+	(*GetRunResponse)(nil),           // 19: atrium.actions.v1.GetRunResponse
+	(*ListRunsRequest)(nil),          // 20: atrium.actions.v1.ListRunsRequest
+	(*ListRunsResponse)(nil),         // 21: atrium.actions.v1.ListRunsResponse
+	(*CancelRunRequest)(nil),         // 22: atrium.actions.v1.CancelRunRequest
+	(*CancelRunResponse)(nil),        // 23: atrium.actions.v1.CancelRunResponse
+	(*structpb.Struct)(nil),          // 24: google.protobuf.Struct
+	(*structpb.Value)(nil),           // 25: google.protobuf.Value
+	(*wrapperspb.StringValue)(nil),   // 26: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),    // 27: google.protobuf.Timestamp
+	(*httpbody.HttpBody)(nil),        // 28: google.api.HttpBody
 }
 var file_atrium_actions_v1_actions_proto_depIdxs = []int32{
-	15, // 0: atrium.actions.v1.RunActionRequest.params:type_name -> google.protobuf.Struct
-	15, // 1: atrium.actions.v1.RunActionResponse.data:type_name -> google.protobuf.Struct
+	24, // 0: atrium.actions.v1.RunActionRequest.params:type_name -> google.protobuf.Struct
+	24, // 1: atrium.actions.v1.RunActionResponse.data:type_name -> google.protobuf.Struct
 	4,  // 2: atrium.actions.v1.ListActionsResponse.actions:type_name -> atrium.actions.v1.Action
 	5,  // 3: atrium.actions.v1.Action.fields:type_name -> atrium.actions.v1.Field
 	6,  // 4: atrium.actions.v1.Action.cost:type_name -> atrium.actions.v1.Cost
-	15, // 5: atrium.actions.v1.Action.input_schema:type_name -> google.protobuf.Struct
-	16, // 6: atrium.actions.v1.Field.default:type_name -> google.protobuf.Value
+	24, // 5: atrium.actions.v1.Action.input_schema:type_name -> google.protobuf.Struct
+	25, // 6: atrium.actions.v1.Field.default:type_name -> google.protobuf.Value
 	7,  // 7: atrium.actions.v1.GetCreditBalanceResponse.balance:type_name -> atrium.actions.v1.Balance
 	7,  // 8: atrium.actions.v1.AddCreditsResponse.balance:type_name -> atrium.actions.v1.Balance
 	7,  // 9: atrium.actions.v1.GetCreditsResponse.balance:type_name -> atrium.actions.v1.Balance
-	0,  // 10: atrium.actions.v1.ActionsService.RunAction:input_type -> atrium.actions.v1.RunActionRequest
-	2,  // 11: atrium.actions.v1.ActionsService.ListActions:input_type -> atrium.actions.v1.ListActionsRequest
-	11, // 12: atrium.actions.v1.ActionsService.GetCreditBalance:input_type -> atrium.actions.v1.GetCreditBalanceRequest
-	14, // 13: atrium.actions.v1.ActionsService.GetMedia:input_type -> atrium.actions.v1.GetMediaRequest
-	12, // 14: atrium.actions.v1.ActionsAdminService.AddCredits:input_type -> atrium.actions.v1.AddCreditsRequest
-	13, // 15: atrium.actions.v1.ActionsAdminService.GetCredits:input_type -> atrium.actions.v1.GetCreditsRequest
-	1,  // 16: atrium.actions.v1.ActionsService.RunAction:output_type -> atrium.actions.v1.RunActionResponse
-	3,  // 17: atrium.actions.v1.ActionsService.ListActions:output_type -> atrium.actions.v1.ListActionsResponse
-	8,  // 18: atrium.actions.v1.ActionsService.GetCreditBalance:output_type -> atrium.actions.v1.GetCreditBalanceResponse
-	17, // 19: atrium.actions.v1.ActionsService.GetMedia:output_type -> google.api.HttpBody
-	9,  // 20: atrium.actions.v1.ActionsAdminService.AddCredits:output_type -> atrium.actions.v1.AddCreditsResponse
-	10, // 21: atrium.actions.v1.ActionsAdminService.GetCredits:output_type -> atrium.actions.v1.GetCreditsResponse
-	16, // [16:22] is the sub-list for method output_type
-	10, // [10:16] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	24, // 10: atrium.actions.v1.Run.data:type_name -> google.protobuf.Struct
+	16, // 11: atrium.actions.v1.Run.credits:type_name -> atrium.actions.v1.RunCredits
+	26, // 12: atrium.actions.v1.Run.idempotency_key:type_name -> google.protobuf.StringValue
+	27, // 13: atrium.actions.v1.Run.created_at:type_name -> google.protobuf.Timestamp
+	27, // 14: atrium.actions.v1.Run.started_at:type_name -> google.protobuf.Timestamp
+	27, // 15: atrium.actions.v1.Run.finished_at:type_name -> google.protobuf.Timestamp
+	17, // 16: atrium.actions.v1.RunCredits.reserved:type_name -> atrium.actions.v1.CreditAmount
+	17, // 17: atrium.actions.v1.RunCredits.spent:type_name -> atrium.actions.v1.CreditAmount
+	15, // 18: atrium.actions.v1.GetRunResponse.run:type_name -> atrium.actions.v1.Run
+	15, // 19: atrium.actions.v1.ListRunsResponse.runs:type_name -> atrium.actions.v1.Run
+	15, // 20: atrium.actions.v1.CancelRunResponse.run:type_name -> atrium.actions.v1.Run
+	0,  // 21: atrium.actions.v1.ActionsService.RunAction:input_type -> atrium.actions.v1.RunActionRequest
+	2,  // 22: atrium.actions.v1.ActionsService.ListActions:input_type -> atrium.actions.v1.ListActionsRequest
+	18, // 23: atrium.actions.v1.ActionsService.GetRun:input_type -> atrium.actions.v1.GetRunRequest
+	20, // 24: atrium.actions.v1.ActionsService.ListRuns:input_type -> atrium.actions.v1.ListRunsRequest
+	22, // 25: atrium.actions.v1.ActionsService.CancelRun:input_type -> atrium.actions.v1.CancelRunRequest
+	11, // 26: atrium.actions.v1.ActionsService.GetCreditBalance:input_type -> atrium.actions.v1.GetCreditBalanceRequest
+	14, // 27: atrium.actions.v1.ActionsService.GetMedia:input_type -> atrium.actions.v1.GetMediaRequest
+	12, // 28: atrium.actions.v1.ActionsAdminService.AddCredits:input_type -> atrium.actions.v1.AddCreditsRequest
+	13, // 29: atrium.actions.v1.ActionsAdminService.GetCredits:input_type -> atrium.actions.v1.GetCreditsRequest
+	1,  // 30: atrium.actions.v1.ActionsService.RunAction:output_type -> atrium.actions.v1.RunActionResponse
+	3,  // 31: atrium.actions.v1.ActionsService.ListActions:output_type -> atrium.actions.v1.ListActionsResponse
+	19, // 32: atrium.actions.v1.ActionsService.GetRun:output_type -> atrium.actions.v1.GetRunResponse
+	21, // 33: atrium.actions.v1.ActionsService.ListRuns:output_type -> atrium.actions.v1.ListRunsResponse
+	23, // 34: atrium.actions.v1.ActionsService.CancelRun:output_type -> atrium.actions.v1.CancelRunResponse
+	8,  // 35: atrium.actions.v1.ActionsService.GetCreditBalance:output_type -> atrium.actions.v1.GetCreditBalanceResponse
+	28, // 36: atrium.actions.v1.ActionsService.GetMedia:output_type -> google.api.HttpBody
+	9,  // 37: atrium.actions.v1.ActionsAdminService.AddCredits:output_type -> atrium.actions.v1.AddCreditsResponse
+	10, // 38: atrium.actions.v1.ActionsAdminService.GetCredits:output_type -> atrium.actions.v1.GetCreditsResponse
+	30, // [30:39] is the sub-list for method output_type
+	21, // [21:30] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_atrium_actions_v1_actions_proto_init() }
@@ -1070,13 +1699,15 @@ func file_atrium_actions_v1_actions_proto_init() {
 		return
 	}
 	file_atrium_actions_v1_actions_proto_msgTypes[5].OneofWrappers = []any{}
+	file_atrium_actions_v1_actions_proto_msgTypes[20].OneofWrappers = []any{}
+	file_atrium_actions_v1_actions_proto_msgTypes[21].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_actions_v1_actions_proto_rawDesc), len(file_atrium_actions_v1_actions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

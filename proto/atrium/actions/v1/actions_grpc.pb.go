@@ -22,6 +22,9 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	ActionsService_RunAction_FullMethodName        = "/atrium.actions.v1.ActionsService/RunAction"
 	ActionsService_ListActions_FullMethodName      = "/atrium.actions.v1.ActionsService/ListActions"
+	ActionsService_GetRun_FullMethodName           = "/atrium.actions.v1.ActionsService/GetRun"
+	ActionsService_ListRuns_FullMethodName         = "/atrium.actions.v1.ActionsService/ListRuns"
+	ActionsService_CancelRun_FullMethodName        = "/atrium.actions.v1.ActionsService/CancelRun"
 	ActionsService_GetCreditBalance_FullMethodName = "/atrium.actions.v1.ActionsService/GetCreditBalance"
 	ActionsService_GetMedia_FullMethodName         = "/atrium.actions.v1.ActionsService/GetMedia"
 )
@@ -36,11 +39,21 @@ const (
 type ActionsServiceClient interface {
 	// RunAction runs one action. The body is {"action", "client_id",
 	// ...the action's fields at the top level}. An optional Idempotency-Key
-	// header makes a retry safe.
+	// header makes a retry safe. With Prefer: respond-async the run is
+	// queued and answered 202 with its run resource's URL; Prefer: wait=N
+	// waits up to N seconds for its outcome first (docs/actions.md).
 	RunAction(ctx context.Context, in *RunActionRequest, opts ...grpc.CallOption) (*RunActionResponse, error)
 	// ListActions is the discovery call: every action, its fields, its cost
 	// and the dataset it writes.
 	ListActions(ctx context.Context, in *ListActionsRequest, opts ...grpc.CallOption) (*ListActionsResponse, error)
+	// GetRun returns one of the agency's action runs. With Prefer: wait=N
+	// (1 to 60) it waits up to N seconds for the run to finish.
+	GetRun(ctx context.Context, in *GetRunRequest, opts ...grpc.CallOption) (*GetRunResponse, error)
+	// ListRuns lists the agency's action runs, newest first.
+	ListRuns(ctx context.Context, in *ListRunsRequest, opts ...grpc.CallOption) (*ListRunsResponse, error)
+	// CancelRun cancels a queued or running run: it ends as canceled and
+	// its reserved credits are released. A finished run is 409.
+	CancelRun(ctx context.Context, in *CancelRunRequest, opts ...grpc.CallOption) (*CancelRunResponse, error)
 	// GetCreditBalance returns the caller's agency's credit balance.
 	GetCreditBalance(ctx context.Context, in *GetCreditBalanceRequest, opts ...grpc.CallOption) (*GetCreditBalanceResponse, error)
 	// GetMedia serves a file an action generated (a featured image). Its
@@ -78,6 +91,36 @@ func (c *actionsServiceClient) ListActions(ctx context.Context, in *ListActionsR
 	return out, nil
 }
 
+func (c *actionsServiceClient) GetRun(ctx context.Context, in *GetRunRequest, opts ...grpc.CallOption) (*GetRunResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetRunResponse)
+	err := c.cc.Invoke(ctx, ActionsService_GetRun_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *actionsServiceClient) ListRuns(ctx context.Context, in *ListRunsRequest, opts ...grpc.CallOption) (*ListRunsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListRunsResponse)
+	err := c.cc.Invoke(ctx, ActionsService_ListRuns_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *actionsServiceClient) CancelRun(ctx context.Context, in *CancelRunRequest, opts ...grpc.CallOption) (*CancelRunResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelRunResponse)
+	err := c.cc.Invoke(ctx, ActionsService_CancelRun_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *actionsServiceClient) GetCreditBalance(ctx context.Context, in *GetCreditBalanceRequest, opts ...grpc.CallOption) (*GetCreditBalanceResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetCreditBalanceResponse)
@@ -108,11 +151,21 @@ func (c *actionsServiceClient) GetMedia(ctx context.Context, in *GetMediaRequest
 type ActionsServiceServer interface {
 	// RunAction runs one action. The body is {"action", "client_id",
 	// ...the action's fields at the top level}. An optional Idempotency-Key
-	// header makes a retry safe.
+	// header makes a retry safe. With Prefer: respond-async the run is
+	// queued and answered 202 with its run resource's URL; Prefer: wait=N
+	// waits up to N seconds for its outcome first (docs/actions.md).
 	RunAction(context.Context, *RunActionRequest) (*RunActionResponse, error)
 	// ListActions is the discovery call: every action, its fields, its cost
 	// and the dataset it writes.
 	ListActions(context.Context, *ListActionsRequest) (*ListActionsResponse, error)
+	// GetRun returns one of the agency's action runs. With Prefer: wait=N
+	// (1 to 60) it waits up to N seconds for the run to finish.
+	GetRun(context.Context, *GetRunRequest) (*GetRunResponse, error)
+	// ListRuns lists the agency's action runs, newest first.
+	ListRuns(context.Context, *ListRunsRequest) (*ListRunsResponse, error)
+	// CancelRun cancels a queued or running run: it ends as canceled and
+	// its reserved credits are released. A finished run is 409.
+	CancelRun(context.Context, *CancelRunRequest) (*CancelRunResponse, error)
 	// GetCreditBalance returns the caller's agency's credit balance.
 	GetCreditBalance(context.Context, *GetCreditBalanceRequest) (*GetCreditBalanceResponse, error)
 	// GetMedia serves a file an action generated (a featured image). Its
@@ -135,6 +188,15 @@ func (UnimplementedActionsServiceServer) RunAction(context.Context, *RunActionRe
 }
 func (UnimplementedActionsServiceServer) ListActions(context.Context, *ListActionsRequest) (*ListActionsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListActions not implemented")
+}
+func (UnimplementedActionsServiceServer) GetRun(context.Context, *GetRunRequest) (*GetRunResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetRun not implemented")
+}
+func (UnimplementedActionsServiceServer) ListRuns(context.Context, *ListRunsRequest) (*ListRunsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListRuns not implemented")
+}
+func (UnimplementedActionsServiceServer) CancelRun(context.Context, *CancelRunRequest) (*CancelRunResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelRun not implemented")
 }
 func (UnimplementedActionsServiceServer) GetCreditBalance(context.Context, *GetCreditBalanceRequest) (*GetCreditBalanceResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCreditBalance not implemented")
@@ -199,6 +261,60 @@ func _ActionsService_ListActions_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ActionsService_GetRun_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetRunRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ActionsServiceServer).GetRun(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ActionsService_GetRun_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ActionsServiceServer).GetRun(ctx, req.(*GetRunRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ActionsService_ListRuns_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRunsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ActionsServiceServer).ListRuns(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ActionsService_ListRuns_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ActionsServiceServer).ListRuns(ctx, req.(*ListRunsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ActionsService_CancelRun_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelRunRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ActionsServiceServer).CancelRun(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ActionsService_CancelRun_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ActionsServiceServer).CancelRun(ctx, req.(*CancelRunRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ActionsService_GetCreditBalance_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetCreditBalanceRequest)
 	if err := dec(in); err != nil {
@@ -249,6 +365,18 @@ var ActionsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListActions",
 			Handler:    _ActionsService_ListActions_Handler,
+		},
+		{
+			MethodName: "GetRun",
+			Handler:    _ActionsService_GetRun_Handler,
+		},
+		{
+			MethodName: "ListRuns",
+			Handler:    _ActionsService_ListRuns_Handler,
+		},
+		{
+			MethodName: "CancelRun",
+			Handler:    _ActionsService_CancelRun_Handler,
 		},
 		{
 			MethodName: "GetCreditBalance",

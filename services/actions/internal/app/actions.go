@@ -2,6 +2,7 @@ package app
 
 import (
 	"log/slog"
+	"runtime"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -23,6 +24,15 @@ type Config struct {
 	Lease time.Duration
 	// IdempotencyTTL is how long an Idempotency-Key is remembered.
 	IdempotencyTTL time.Duration
+	// Workers is how many queued runs this process executes at once
+	// (queue.go); AgencyMaxQueued how many queued runs an agency may have
+	// before submissions answer 429.
+	Workers         int
+	AgencyMaxQueued int
+	// QueuePoll is how often an idle worker looks for runs another
+	// replica queued (its own submissions wake it at once), and how often
+	// a waiting request or a running run reads its run again.
+	QueuePoll time.Duration
 	// Metrics receives the runs and credits counters (see runMetrics); nil
 	// counts nothing.
 	Metrics metric.MeterProvider
@@ -32,7 +42,14 @@ type Config struct {
 const (
 	DefaultActionTimeout  = 60 * time.Second
 	DefaultIdempotencyTTL = 24 * time.Hour
+	// DefaultAgencyMaxQueued bounds an agency's queue.
+	DefaultAgencyMaxQueued = 1000
+	DefaultQueuePoll       = 250 * time.Millisecond
 )
+
+// DefaultWorkers is the default of Config.Workers: a run mostly waits on
+// its providers, so many more than the processors.
+func DefaultWorkers() int { return max(16, 8*runtime.GOMAXPROCS(0)) }
 
 // Actions runs actions and keeps their credits.
 type Actions struct {
@@ -54,6 +71,8 @@ type Actions struct {
 	metrics *runMetrics
 	// timings measures successful runs for discovery (timings.go).
 	timings timings
+	// queue is the workers' state (queue.go).
+	queue queueState
 }
 
 // NewActions returns the action use cases.
@@ -67,9 +86,19 @@ func NewActions(st Store, clients ClientDirectory, records RecordWriter, p *acti
 	if cfg.IdempotencyTTL <= 0 {
 		cfg.IdempotencyTTL = DefaultIdempotencyTTL
 	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers()
+	}
+	if cfg.AgencyMaxQueued <= 0 {
+		cfg.AgencyMaxQueued = DefaultAgencyMaxQueued
+	}
+	if cfg.QueuePoll <= 0 {
+		cfg.QueuePoll = DefaultQueuePoll
+	}
 	return &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger,
 		guard:   &netguard.Guard{AllowPrivate: cfg.AllowPrivateFetch},
-		applied: make(chan string, 4096), batch: batching{jobs: make(chan *applyJob, 1024)}, metrics: newRunMetrics(cfg.Metrics)}
+		applied: make(chan string, 4096), batch: batching{jobs: make(chan *applyJob, 1024)}, metrics: newRunMetrics(cfg.Metrics),
+		queue: newQueueState(cfg.Workers)}
 }
 
 // Outcome is what a run answers.

@@ -23,10 +23,13 @@ type Credits struct {
 
 // CompletedEvent is the payload of a completion event.
 type CompletedEvent struct {
-	RunID        string         `json:"run_id"`
-	Action       string         `json:"action"`
-	ClientID     string         `json:"client_id"`
-	AgencyID     string         `json:"agency_id"`
+	RunID    string `json:"run_id"`
+	Action   string `json:"action"`
+	ClientID string `json:"client_id"`
+	AgencyID string `json:"agency_id"`
+	// State is the run's state as its resource shows it: success, error
+	// or canceled (the same as Status, which came first).
+	State        string         `json:"state"`
 	Status       string         `json:"status"`
 	StatusCode   int            `json:"status_code"`
 	Data         map[string]any `json:"data"`
@@ -44,7 +47,7 @@ type CompletedEvent struct {
 // message id: JetStream drops a second publication.
 func completed(ctx context.Context, run Run) (outbox.Event, error) {
 	ev := CompletedEvent{RunID: run.ID, Action: run.Action, ClientID: run.ClientID, AgencyID: run.AgencyID,
-		Status: run.Status, StatusCode: run.StatusCode, Data: run.Data, ProviderCost: run.ProviderCost.Float(), Cached: run.Cached,
+		State: State(run), Status: run.Status, StatusCode: run.StatusCode, Data: run.Data, ProviderCost: run.ProviderCost.Float(), Cached: run.Cached,
 		StartedAt: run.StartedAt, FinishedAt: run.FinishedAt}
 	if run.Status == StatusSuccess {
 		ev.CreditsSpent = Credits{AI: run.Cost.AI, Data: run.Cost.Data}
@@ -54,6 +57,33 @@ func completed(ctx context.Context, run Run) (outbox.Event, error) {
 		return outbox.Event{}, err
 	}
 	return outbox.WithTrace(ctx, outbox.Event{ID: run.ID, Subject: SubjectCompleted + run.Action, Payload: b, CreatedAt: run.FinishedAt}), nil
+}
+
+// Subjects of the stages of an asynchronous run before its completion:
+// atrium.actions.queued.<action> when it is accepted, and
+// atrium.actions.started.<action> when a worker begins it.
+const (
+	SubjectQueued  = "atrium.actions.queued."
+	SubjectStarted = "atrium.actions.started."
+)
+
+// StageEvent is the payload of a queued or started event.
+type StageEvent struct {
+	RunID    string `json:"run_id"`
+	Action   string `json:"action"`
+	ClientID string `json:"client_id"`
+	AgencyID string `json:"agency_id"`
+	// State is queued or running.
+	State string `json:"state"`
+	// CreditsReserved is what the run holds until it ends.
+	CreditsReserved Credits   `json:"credits_reserved"`
+	At              time.Time `json:"at"`
+}
+
+// enqueueStage adds a run's queued or started event to tx.
+func enqueueStage(ctx context.Context, tx Tx, subject string, run Run, at time.Time) error {
+	return outbox.Enqueue(ctx, tx, subject+run.Action, StageEvent{RunID: run.ID, Action: run.Action, ClientID: run.ClientID,
+		AgencyID: run.AgencyID, State: State(run), CreditsReserved: Credits{AI: run.Cost.AI, Data: run.Cost.Data}, At: at}, at)
 }
 
 // SubjectCreditsChanged announces an administrator's change to a balance.

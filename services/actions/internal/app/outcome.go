@@ -91,7 +91,8 @@ func (a *Actions) record(ctx context.Context, run Run, act *action.Action) (Outc
 	})
 	if errors.Is(err, errInterrupted) {
 		// Recovery declared the run abandoned (it outlived its lease) and
-		// released its cost; its answer is the recorded one.
+		// released its cost, or its caller canceled it: its answer is the
+		// recorded one.
 		recorded, rerr := a.store.Run(ctx, run.ID)
 		if rerr != nil {
 			return Outcome{}, rerr
@@ -103,11 +104,12 @@ func (a *Actions) record(ctx context.Context, run Run, act *action.Action) (Outc
 		return Outcome{}, err
 	}
 	a.metrics.finished(ctx, run)
+	a.queue.ended()
 	a.apply(ctx, run)
 	return Outcome{Run: run, Balance: bal}, nil
 }
 
-var errInterrupted = errors.New("the run is no longer pending")
+var errInterrupted = errors.New("the run has finished already")
 
 // runRow is the run as a row of the action_runs dataset.
 func runRow(run Run, act *action.Action) action.RecordWrite {
@@ -116,7 +118,7 @@ func runRow(run Run, act *action.Action) action.RecordWrite {
 		d.ID: run.ID, d.Action: run.Action, d.Status: run.Status, d.StatusCode: float64(run.StatusCode),
 		d.AgencyID: run.AgencyID, d.RecordResource: act.Writes, d.Data: shortened(run.Data),
 		d.StartedAt: run.StartedAt.Format(time.RFC3339Nano), d.FinishedAt: run.FinishedAt.Format(time.RFC3339Nano),
-		d.CreatedAt: run.StartedAt.Format(time.RFC3339Nano), d.UpdatedAt: run.FinishedAt.Format(time.RFC3339Nano),
+		d.CreatedAt: run.CreatedAt.Format(time.RFC3339Nano), d.UpdatedAt: run.FinishedAt.Format(time.RFC3339Nano),
 		d.CreditsAI: 0.0, d.CreditsData: 0.0, d.ProviderCost: run.ProviderCost.Float(), d.Cached: run.Cached,
 	}
 	if run.Status == StatusSuccess {

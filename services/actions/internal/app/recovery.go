@@ -10,23 +10,38 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/app/catalog"
 )
 
-// Recover finishes what a stopped process left: pending runs whose lease
-// has ended are recorded as failed (status_code 500) and their cost
+// Recover finishes what a stopped process left: pending asynchronous runs
+// whose lease has ended are queued again (once: maxAttempts); other
+// pending runs whose lease has ended are recorded as failed (status_code 500) and their cost
 // released, with their completion event; finished runs whose records were
 // not written are written. It returns how many runs of each it handled.
+// maxAttempts is how many times a queued run is claimed at most: a run
+// whose worker died once is run again, one that killed two is not.
+const maxAttempts = 2
+
 func (a *Actions) Recover(ctx context.Context) (abandoned, written int, err error) {
 	if err := a.flushMarks(ctx); err != nil {
 		return 0, 0, err
 	}
 	now := a.clock.Now()
-	var ended []Run
+	var ended, requeued []Run
 	err = a.store.InTx(ctx, func(tx Tx) error {
-		ended = ended[:0]
+		ended, requeued = ended[:0], requeued[:0]
 		runs, err := tx.ExpiredRuns(ctx, now, 100)
 		if err != nil {
 			return err
 		}
 		for _, run := range runs {
+			if run.Async && run.Attempts < maxAttempts {
+				// Its worker stopped before it finished and nothing was
+				// recorded: another worker runs it again, its cost still
+				// reserved.
+				if _, err := tx.RequeueRun(ctx, run.ID); err != nil {
+					return err
+				}
+				requeued = append(requeued, run)
+				continue
+			}
 			act, ok := catalog.Lookup(run.Action)
 			if !ok {
 				act = &action.Action{Name: run.Action}
@@ -47,6 +62,15 @@ func (a *Actions) Recover(ctx context.Context) (abandoned, written int, err erro
 	})
 	if err != nil {
 		return 0, 0, err
+	}
+	for _, run := range requeued {
+		a.logger.WarnContext(ctx, "queued an abandoned asynchronous run again; its cost stays reserved", "run", run.ID, "action", run.Action, "attempts", run.Attempts)
+	}
+	if len(requeued) > 0 {
+		select {
+		case a.queue.wake <- struct{}{}:
+		default:
+		}
 	}
 	for _, run := range ended {
 		a.metrics.finished(ctx, run)

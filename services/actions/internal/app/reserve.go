@@ -11,7 +11,8 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
-// reserve records run as pending and takes its cost from the agency's
+// reserve records run as pending (or queued, for an asynchronous run,
+// with its queued event, unless the agency's queue is full) and takes its cost from the agency's
 // balance, in one transaction, and returns the balance after. For a
 // repeated Idempotency-Key it reserves nothing: within the key's TTL it
 // returns the earlier run to replay (or refuses a different body, or a run
@@ -26,9 +27,11 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 				if prev.RequestHash != run.RequestHash {
 					return apperr.Unprocessable("the Idempotency-Key %q was used with a different request body within the last %s; use a new key for a new request", run.IdempotencyKey, a.cfg.IdempotencyTTL)
 				}
-				if prev.Status == StatusPending {
+				if !prev.Finished() && !run.Async {
 					return inFlight(run.IdempotencyKey)
 				}
+				// An asynchronous request replays the queued or running
+				// run (its 202) as well as a finished one.
 				replay = &prev
 				bal, err = tx.Balance(ctx, run.AgencyID)
 				return err
@@ -38,6 +41,15 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 				}
 			case !errors.Is(err, ErrNotFound):
 				return err
+			}
+		}
+		if run.Status == StatusQueued {
+			n, err := tx.QueuedRuns(ctx, run.AgencyID, a.cfg.AgencyMaxQueued)
+			if err != nil {
+				return err
+			}
+			if n >= a.cfg.AgencyMaxQueued {
+				return apperr.QueueFull("the agency has %d runs queued, the most it may have (--agency-max-queued); nothing was reserved. Retry after some have run (see Retry-After), or run synchronously", n)
 			}
 		}
 		b, ok, err := tx.StartRun(ctx, run)
@@ -50,6 +62,9 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 		bal = b
 		if !ok {
 			return insufficient(act, b)
+		}
+		if run.Status == StatusQueued {
+			return enqueueStage(ctx, tx, SubjectQueued, run, run.CreatedAt)
 		}
 		return nil
 	})

@@ -81,7 +81,7 @@ func (a *Actions) newRun(agencyID string, client action.Client, act *action.Acti
 	now := a.clock.Now()
 	run := Run{
 		ID: store.NewID(), AgencyID: agencyID, ClientID: client.ID, Action: act.Name,
-		Status: StatusPending, Cost: act.Cost, StartedAt: now, LeaseUntil: now.Add(a.cfg.Lease),
+		Status: StatusPending, Cost: act.Cost, CreatedAt: now, StartedAt: now, LeaseUntil: now.Add(a.cfg.Lease),
 	}
 	if idempotencyKey != "" {
 		run.IdempotencyKey, run.RequestHash = idempotencyKey, requestHash(body)

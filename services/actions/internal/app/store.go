@@ -11,18 +11,26 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
-// Run statuses.
+// Run statuses. A synchronous run is pending from the start; an
+// asynchronous one is queued, with its cost reserved, until a worker
+// claims it and makes it pending (the API calls that state running).
 const (
-	StatusPending = "pending"
-	StatusSuccess = "success"
-	StatusError   = "error"
+	StatusQueued   = "queued"
+	StatusPending  = "pending"
+	StatusSuccess  = "success"
+	StatusError    = "error"
+	StatusCanceled = "canceled"
 )
+
+// Finished reports whether a run has ended (success, error or canceled).
+func (r Run) Finished() bool { return r.Status != StatusQueued && r.Status != StatusPending }
 
 // Run is one execution of an action: what it reserved, how it ended, what
 // it answered and which records it writes.
 type Run struct {
 	ID, AgencyID, ClientID, Action string
-	// Status is pending until the run finishes with success or error.
+	// Status is queued (asynchronous runs only) or pending until the run
+	// finishes with success, error or canceled.
 	Status     string
 	StatusCode int
 	// Cost is reserved when the run starts; it stays spent on success and
@@ -44,7 +52,17 @@ type Run struct {
 	// IdempotencyKey and RequestHash are set when the caller sent an
 	// Idempotency-Key: the key and the SHA-256 of its request body.
 	IdempotencyKey, RequestHash string
-	StartedAt, FinishedAt       time.Time
+	// Async says the run was submitted with Prefer: respond-async and
+	// waits in the queue; Input is then its request body, which the worker
+	// that claims it parses again. Attempts counts the claims: a run whose
+	// worker died is queued again once (recovery.go).
+	Async    bool
+	Input    map[string]any
+	Attempts int
+	// CreatedAt is when the run was submitted; StartedAt when its work
+	// began (the same for a synchronous run; for a queued one, its
+	// submission until a worker claims it).
+	CreatedAt, StartedAt, FinishedAt time.Time
 	// LeaseUntil is when a pending run counts as abandoned (its process
 	// died): recovery then ends it with an error and releases its cost.
 	LeaseUntil time.Time
@@ -79,6 +97,19 @@ type Store interface {
 	UnappliedRuns(ctx context.Context, before time.Time, limit int) ([]Run, error)
 	// MarkApplied records that the runs' writes are applied.
 	MarkApplied(ctx context.Context, ids []string) error
+	// ListRuns returns the agency's runs that match f, newest first.
+	ListRuns(ctx context.Context, agencyID string, f RunFilter) ([]Run, error)
+}
+
+// RunFilter selects runs for ListRuns; empty fields select all.
+type RunFilter struct {
+	ClientID, Action string
+	// Status is a run status (pending for running).
+	Status string
+	// Before is a run id: only runs older than it (the ids are UUIDv7,
+	// which sort by creation).
+	Before string
+	Limit  int
 }
 
 // Tx is a transaction.
@@ -93,15 +124,28 @@ type Tx interface {
 	// InsertRun stores a new run; ErrDuplicate if its agency already has a
 	// run with its idempotency key.
 	InsertRun(ctx context.Context, r Run) error
-	// StartRun stores a new pending run and takes its cost from the
+	// StartRun stores a new pending or queued run and takes its cost from the
 	// agency's balance, both or neither: if a kind of credit is short it
 	// returns ok false with the balance as it is (and the caller rolls the
 	// transaction back). ErrDuplicate as InsertRun.
 	StartRun(ctx context.Context, r Run) (b Balance, ok bool, err error)
-	// FinishRun records how a pending run ended (status, code, data,
+	// QueuedRuns counts the agency's queued runs, up to upTo: a count of
+	// upTo means upTo or more.
+	QueuedRuns(ctx context.Context, agencyID string, upTo int) (int, error)
+	// ClaimRun takes the next queued run, fairly across agencies (the
+	// agency with the fewest running runs first, then the oldest run),
+	// and makes it pending: started at now, leased until lease, one more
+	// attempt. Runs another transaction holds are skipped. ok is false
+	// when no run is queued.
+	ClaimRun(ctx context.Context, now, lease time.Time) (r Run, ok bool, err error)
+	// RequeueRun puts a pending run back in the queue (its worker stopped
+	// before it finished); false if it is not pending.
+	RequeueRun(ctx context.Context, id string) (bool, error)
+	// FinishRun records how a queued or pending run ended (status, code, data,
 	// writes, provider cost and cache flag, finish time), gives refund back to the agency's balance and
 	// enqueues event, all in one step; it returns the balance after. It
-	// returns false, changing nothing, if the run is not pending any more,
+	// returns false, changing nothing, if the run has finished already or
+	// a worker has claimed it since r was read (r.Attempts differs),
 	// and an error wrapping ErrUnstorable if the data or the writes hold a
 	// value it cannot keep (the transaction then fails as a whole).
 	FinishRun(ctx context.Context, r Run, refund action.Cost, event outbox.Event) (ok bool, b Balance, err error)

@@ -66,7 +66,7 @@ func (a *Actions) TypicalSeconds(action string, declared float64) float64 {
 	return declared
 }
 
-// Execution says how actions can be called, for discovery: "sync", the
-// request waits for the outcome, until the run queue answers Prefer:
-// respond-async with a run to follow.
-func (a *Actions) Execution() string { return "sync" }
+// Execution says how actions can be called, for discovery: "both", every
+// action either waits for its outcome (the spec's default) or, with
+// Prefer: respond-async, is answered 202 with a run to follow (queue.go).
+func (a *Actions) Execution() string { return "both" }

@@ -55,9 +55,10 @@ var (
 	})
 	crmRecord = object([]string{"id", "agency_id"}, map[string]any{"id": uuid, "agency_id": uuid})
 	link      = object([]string{"agency_id", "client_id"}, map[string]any{"agency_id": uuid, "client_id": uuid})
-	run       = object([]string{"run_id", "action", "client_id", "agency_id", "status", "status_code", "credits_spent"}, map[string]any{
+	run       = object([]string{"run_id", "action", "client_id", "agency_id", "state", "status", "status_code", "credits_spent"}, map[string]any{
 		"run_id": uuid, "action": map[string]any{"type": "string"}, "client_id": uuid, "agency_id": uuid,
-		"status":        map[string]any{"type": "string", "enum": []any{"success", "error"}},
+		"state":         map[string]any{"type": "string", "enum": []any{"success", "error", "canceled"}, "description": "the run's state, as GET /api/v1/runs/{run_id} shows it"},
+		"status":        map[string]any{"type": "string", "enum": []any{"success", "error", "canceled"}},
 		"status_code":   map[string]any{"type": "integer"},
 		"credits_spent": credits,
 	})
@@ -80,6 +81,7 @@ var All = []Type{
 	{"client.unlinked", Agency, "A client was unlinked from the agency.", link},
 	{"action_run.succeeded", Agency, "An action run of the agency finished with status success.", run},
 	{"action_run.failed", Agency, "An action run of the agency finished with status error (nothing was charged).", run},
+	{"action_run.canceled", Agency, "An action run of the agency was canceled before it finished (nothing was charged).", run},
 	{"credits.changed", Agency, "The agency's credit balance was changed by an administrator.", object([]string{"agency_id", "added", "balance"}, map[string]any{
 		"agency_id": uuid, "added": object([]string{"ai", "data"}, map[string]any{"ai": map[string]any{"type": "integer"}, "data": map[string]any{"type": "integer"}}), "balance": credits,
 	})},

@@ -86,11 +86,20 @@ func Translate(id, subject string, payload []byte, at time.Time) (Event, bool, e
 		ev.Data, err = pick("agency_id", "client_id")
 		ev.Audience = Audience{eventtypes.Agency, str("agency_id")}
 	case strings.HasPrefix(subject, "atrium.actions.completed."):
-		ev.Type = "action_run.failed"
-		if str("status") == "success" {
+		switch str("status") {
+		case "success":
 			ev.Type = "action_run.succeeded"
+		case "canceled":
+			ev.Type = "action_run.canceled"
+		default:
+			ev.Type = "action_run.failed"
 		}
-		ev.Data, err = pick("run_id", "action", "client_id", "agency_id", "status", "status_code", "credits_spent")
+		if _, ok := p["state"]; !ok {
+			// Published before runs had a state: a finished run's is its
+			// status.
+			p["state"] = str("status")
+		}
+		ev.Data, err = pick("run_id", "action", "client_id", "agency_id", "state", "status", "status_code", "credits_spent")
 		ev.Audience = Audience{eventtypes.Agency, str("agency_id")}
 	case subject == "atrium.actions.credits.changed":
 		ev.Type = "credits.changed"

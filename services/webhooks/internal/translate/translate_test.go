@@ -47,6 +47,8 @@ func TestEveryFamilyTranslates(t *testing.T) {
 			"action_run.succeeded", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
 		{"atrium.actions.completed.seo_audit", `{"run_id":"` + run + `","action":"seo_audit","client_id":"` + client + `","agency_id":"` + agency + `","status":"error","status_code":502,"data":{"error":"x"},"credits_spent":{"ai":0,"data":0},"started_at":"x","finished_at":"y"}`,
 			"action_run.failed", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
+		{"atrium.actions.completed.seo_audit", `{"run_id":"` + run + `","action":"seo_audit","client_id":"` + client + `","agency_id":"` + agency + `","state":"canceled","status":"canceled","status_code":499,"data":{"error":"x"},"credits_spent":{"ai":0,"data":0},"started_at":"x","finished_at":"y"}`,
+			"action_run.canceled", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
 		{"atrium.actions.credits.changed", `{"agency_id":"` + agency + `","added":{"ai":5,"data":0},"balance":{"ai":10,"data":3},"at":"x"}`, "credits.changed", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
 		{"atrium.data.rows.updated", `{"client_id":"` + client + `","resource":"blogs","count":1,"at":"x"}`, "dataset.changed", translate.Audience{Kind: translate.Client, ID: client}},
 		{"atrium.webhooks.webhook.disabled", `{"webhook_id":"` + item + `","owner":"site","tenant_id":"` + site + `","url":"https://hooks.example.com/x","reason":"the endpoint answered 410 Gone","disabled_at":"2026-11-25T10:00:00Z"}`,

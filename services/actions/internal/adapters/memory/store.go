@@ -32,6 +32,12 @@ type Store struct {
 	balances map[string]app.Balance
 	runs     map[string]app.Run
 	keys     map[runKey]string // idempotency key -> run id
+	// The queue's indexes: the queued runs' ids, and each agency's count
+	// of queued and of pending (running) runs.
+	queued            map[string]struct{}
+	queuedBy, running map[string]int
+	// served is when a worker last claimed each agency's run.
+	served map[string]time.Time
 
 	// The SEO cache is no part of any transaction: its own lock.
 	seoMu sync.Mutex
@@ -41,6 +47,7 @@ type Store struct {
 // New returns an empty store on db.
 func New(db *memdb.DB) *Store {
 	return &Store{db: db, balances: map[string]app.Balance{}, runs: map[string]app.Run{}, keys: map[runKey]string{},
+		queued: map[string]struct{}{}, queuedBy: map[string]int{}, running: map[string]int{}, served: map[string]time.Time{},
 		seo: map[string]seocache.Answer{}}
 }
 
@@ -106,13 +113,29 @@ func (s *Store) Run(_ context.Context, id string) (app.Run, error) {
 	return r, nil
 }
 
+// ListRuns implements app.Store: a scan of the runs, enough for the
+// embedded store.
+func (s *Store) ListRuns(_ context.Context, agencyID string, f app.RunFilter) ([]app.Run, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	var out []app.Run
+	for _, r := range s.runs {
+		if r.AgencyID == agencyID && (f.ClientID == "" || r.ClientID == f.ClientID) && (f.Action == "" || r.Action == f.Action) &&
+			(f.Status == "" || r.Status == f.Status) && (f.Before == "" || r.ID < f.Before) {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b app.Run) int { return cmp.Compare(b.ID, a.ID) })
+	return out[:min(f.Limit, len(out))], nil
+}
+
 // UnappliedRuns implements app.Store.
 func (s *Store) UnappliedRuns(_ context.Context, before time.Time, limit int) ([]app.Run, error) {
 	s.db.RLock()
 	defer s.db.RUnlock()
 	var out []app.Run
 	for _, r := range s.runs {
-		if r.Status != app.StatusPending && !r.Applied && r.FinishedAt.Before(before) {
+		if r.Finished() && !r.Applied && r.FinishedAt.Before(before) {
 			out = append(out, r)
 		}
 	}
@@ -164,8 +187,32 @@ func (t *tx) InsertRun(_ context.Context, r app.Run) error {
 		}
 		memdb.Put(t.Tx, t.s.keys, k, r.ID)
 	}
-	memdb.Put(t.Tx, t.s.runs, r.ID, r)
+	t.put(app.Run{}, r)
 	return nil
+}
+
+// put stores r in place of old (the zero Run for a new run), keeping the
+// queue's indexes.
+func (t *tx) put(old, r app.Run) {
+	if old.Status != r.Status {
+		t.count(old, -1)
+		t.count(r, 1)
+	}
+	memdb.Put(t.Tx, t.s.runs, r.ID, r)
+}
+
+func (t *tx) count(r app.Run, delta int) {
+	switch r.Status {
+	case app.StatusQueued:
+		if delta > 0 {
+			memdb.Put(t.Tx, t.s.queued, r.ID, struct{}{})
+		} else {
+			memdb.Delete(t.Tx, t.s.queued, r.ID)
+		}
+		memdb.Put(t.Tx, t.s.queuedBy, r.AgencyID, t.s.queuedBy[r.AgencyID]+delta)
+	case app.StatusPending:
+		memdb.Put(t.Tx, t.s.running, r.AgencyID, t.s.running[r.AgencyID]+delta)
+	}
 }
 
 func (t *tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error) {
@@ -182,21 +229,64 @@ func (t *tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error)
 
 func (t *tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event outbox.Event) (bool, app.Balance, error) {
 	cur, ok := t.s.runs[r.ID]
-	if !ok || cur.Status != app.StatusPending {
+	if !ok || cur.Finished() || cur.Attempts != r.Attempts {
 		return false, app.Balance{}, nil
 	}
+	old := cur
 	if !jsonbHolds(r.Data) || !jsonbHolds(r.Writes) {
 		return false, app.Balance{}, fmt.Errorf("run %s: %w", r.ID, app.ErrUnstorable)
 	}
 	cur.Status, cur.StatusCode, cur.Data, cur.Writes, cur.FinishedAt = r.Status, r.StatusCode, r.Data, r.Writes, r.FinishedAt
 	cur.ProviderCost, cur.Cached = r.ProviderCost, r.Cached
 	cur.Applied = false
-	memdb.Put(t.Tx, t.s.runs, r.ID, cur)
+	t.put(old, cur)
 	b, _, err := t.AddCredits(ctx, cur.AgencyID, app.Balance{AI: refund.AI, Data: refund.Data})
 	if err != nil {
 		return false, app.Balance{}, err
 	}
 	return true, b, t.Enqueue(ctx, event)
+}
+
+func (t *tx) QueuedRuns(_ context.Context, agencyID string, upTo int) (int, error) {
+	return min(t.s.queuedBy[agencyID], upTo), nil
+}
+
+// ClaimRun takes the oldest queued run of the agency with the fewest
+// running runs, of those the one served longest ago: a scan of the queued runs, which the queue bounds
+// (--agency-max-queued per agency).
+func (t *tx) ClaimRun(_ context.Context, now, lease time.Time) (app.Run, bool, error) {
+	var (
+		best  app.Run
+		found bool
+	)
+	for id := range t.s.queued {
+		r := t.s.runs[id]
+		if !found || cmp.Or(cmp.Compare(t.s.running[r.AgencyID], t.s.running[best.AgencyID]),
+			t.s.served[r.AgencyID].Compare(t.s.served[best.AgencyID]),
+			r.CreatedAt.Compare(best.CreatedAt), cmp.Compare(r.ID, best.ID)) < 0 {
+			best, found = r, true
+		}
+	}
+	if !found {
+		return app.Run{}, false, nil
+	}
+	old := best
+	best.Status, best.StartedAt, best.LeaseUntil = app.StatusPending, now, lease
+	best.Attempts++
+	t.put(old, best)
+	memdb.Put(t.Tx, t.s.served, best.AgencyID, now)
+	return best, true, nil
+}
+
+func (t *tx) RequeueRun(_ context.Context, id string) (bool, error) {
+	r, ok := t.s.runs[id]
+	if !ok || r.Status != app.StatusPending {
+		return false, nil
+	}
+	old := r
+	r.Status = app.StatusQueued
+	t.put(old, r)
+	return true, nil
 }
 
 func (t *tx) RunByKey(_ context.Context, agencyID, key string) (app.Run, error) {

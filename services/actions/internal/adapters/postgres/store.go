@@ -57,19 +57,27 @@ func (s *Store) Balance(ctx context.Context, agencyID string) (app.Balance, erro
 }
 
 const runColumns = `id, agency_id, client_id, action, status, status_code, cost_ai, cost_data, data, writes, applied,
-	coalesce(idempotency_key, ''), coalesce(request_hash, ''), started_at, finished_at, lease_until, provider_cost_nanousd, cached`
+	coalesce(idempotency_key, ''), coalesce(request_hash, ''), started_at, finished_at, lease_until, provider_cost_nanousd, cached,
+	request, async, attempts, created_at`
 
 func scanRun(row pgx.Row) (app.Run, error) {
 	var (
-		r            app.Run
-		data, writes []byte
-		finished     *time.Time
+		r                   app.Run
+		data, writes, input []byte
+		finished            *time.Time
 	)
 	err := row.Scan(&r.ID, &r.AgencyID, &r.ClientID, &r.Action, &r.Status, &r.StatusCode, &r.Cost.AI, &r.Cost.Data,
-		&data, &writes, &r.Applied, &r.IdempotencyKey, &r.RequestHash, &r.StartedAt, &finished, &r.LeaseUntil, &r.ProviderCost, &r.Cached)
+		&data, &writes, &r.Applied, &r.IdempotencyKey, &r.RequestHash, &r.StartedAt, &finished, &r.LeaseUntil, &r.ProviderCost, &r.Cached,
+		&input, &r.Async, &r.Attempts, &r.CreatedAt)
 	if err != nil {
 		return app.Run{}, err
 	}
+	if len(input) > 0 {
+		if err := json.Unmarshal(input, &r.Input); err != nil {
+			return app.Run{}, fmt.Errorf("run %s request: %w", r.ID, err)
+		}
+	}
+	r.CreatedAt = r.CreatedAt.UTC()
 	if len(data) > 0 {
 		if err := json.Unmarshal(data, &r.Data); err != nil {
 			return app.Run{}, fmt.Errorf("run %s data: %w", r.ID, err)
@@ -105,7 +113,7 @@ func (s *Store) Run(ctx context.Context, id string) (app.Run, error) {
 // UnappliedRuns implements app.Store.
 func (s *Store) UnappliedRuns(ctx context.Context, before time.Time, limit int) ([]app.Run, error) {
 	return runs(ctx, s.db.Pool(), "unapplied runs", `SELECT `+runColumns+` FROM runs
-		WHERE status <> 'pending' AND NOT applied AND finished_at < $1 ORDER BY finished_at, id LIMIT $2`, before, limit)
+		WHERE status NOT IN ('pending', 'queued') AND NOT applied AND finished_at < $1 ORDER BY finished_at, id LIMIT $2`, before, limit)
 }
 
 // MarkApplied implements app.Store.
@@ -114,6 +122,31 @@ func (s *Store) MarkApplied(ctx context.Context, ids []string) error {
 	// table was small would scan it whole once it is not.
 	_, err := s.db.Pool().Exec(ctx, `UPDATE runs SET applied = true WHERE id = ANY($1)`, pgx.QueryExecModeExec, ids)
 	return pgdb.Err(err, "mark runs applied")
+}
+
+// ListRuns implements app.Store: runs_by_agency, newest first.
+func (s *Store) ListRuns(ctx context.Context, agencyID string, f app.RunFilter) ([]app.Run, error) {
+	q := `SELECT ` + runColumns + ` FROM runs WHERE agency_id = $1`
+	args := []any{agencyID}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		q += fmt.Sprintf(" AND %s $%d", cond, len(args))
+	}
+	if f.ClientID != "" {
+		add("client_id =", f.ClientID)
+	}
+	if f.Action != "" {
+		add("action =", f.Action)
+	}
+	if f.Status != "" {
+		add("status =", f.Status)
+	}
+	if f.Before != "" {
+		add("id <", f.Before)
+	}
+	args = append(args, f.Limit)
+	q += fmt.Sprintf(" ORDER BY id DESC LIMIT $%d", len(args))
+	return runs(ctx, s.db.Pool(), "list runs", q, args...)
 }
 
 // InTx implements app.Store.
@@ -161,11 +194,16 @@ func nullIfEmpty(s string) any {
 }
 
 const insertRun = `INSERT INTO runs (id, agency_id, client_id, action, status, status_code, cost_ai, cost_data,
-	idempotency_key, request_hash, started_at, lease_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+	idempotency_key, request_hash, started_at, lease_until, created_at, async, request)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
 
 func insertRunArgs(r app.Run) []any {
+	var input []byte
+	if r.Input != nil {
+		input, _ = json.Marshal(r.Input) // a request body, decoded from JSON
+	}
 	return []any{r.ID, r.AgencyID, r.ClientID, r.Action, r.Status, r.StatusCode, r.Cost.AI, r.Cost.Data,
-		nullIfEmpty(r.IdempotencyKey), nullIfEmpty(r.RequestHash), r.StartedAt, r.LeaseUntil}
+		nullIfEmpty(r.IdempotencyKey), nullIfEmpty(r.RequestHash), r.StartedAt, r.LeaseUntil, r.CreatedAt, r.Async, input}
 }
 
 func (t tx) InsertRun(ctx context.Context, r app.Run) error {
@@ -237,14 +275,14 @@ func (t tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event 
 	batch.Queue(`WITH run AS (
 			UPDATE runs SET status = $2, status_code = $3, data = $4, writes = $5, finished_at = $6, applied = false,
 				provider_cost_nanousd = $10, cached = $11
-			WHERE id = $1 AND status = 'pending' RETURNING agency_id),
+			WHERE id = $1 AND status IN ('queued', 'pending') AND attempts = $12 RETURNING agency_id),
 		refund AS (
 			UPDATE credits SET ai = ai + $7, data = data + $8, updated_at = now()
 			WHERE agency_id = (SELECT agency_id FROM run) AND ($7 <> 0 OR $8 <> 0) RETURNING ai, data)
 		SELECT (SELECT count(*) FROM run)::int,
 			coalesce((SELECT ai FROM refund), (SELECT ai FROM credits WHERE agency_id = $9), 0),
 			coalesce((SELECT data FROM refund), (SELECT data FROM credits WHERE agency_id = $9), 0)`,
-		r.ID, r.Status, r.StatusCode, data, writes, r.FinishedAt, refund.AI, refund.Data, r.AgencyID, int64(r.ProviderCost), r.Cached).
+		r.ID, r.Status, r.StatusCode, data, writes, r.FinishedAt, refund.AI, refund.Data, r.AgencyID, int64(r.ProviderCost), r.Cached, r.Attempts).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&finished, &b.AI, &b.Data) })
 	t.EnqueueIn(ctx, batch, event)
 	if err := t.SendBatch(ctx, batch).Close(); err != nil {
@@ -254,6 +292,57 @@ func (t tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event 
 		return false, app.Balance{}, pgdb.Err(err, "finish run")
 	}
 	return finished == 1, b, nil
+}
+
+// QueuedRuns counts no further than upTo: a submission's cost stays
+// bounded by the limit it checks, however long the queue.
+func (t tx) QueuedRuns(ctx context.Context, agencyID string, upTo int) (int, error) {
+	var n int
+	err := t.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM runs WHERE agency_id = $1 AND status = 'queued' LIMIT $2) q`, agencyID, upTo).Scan(&n)
+	return n, pgdb.Err(err, "count queued runs")
+}
+
+// claimRun picks the next queued run fairly and makes it pending, in one
+// statement. agencies is a loose index scan over runs_queued_by_agency: the
+// agencies with a queue, one index probe each, however long their queues.
+// Of each, the oldest queued run is locked (one another claim holds is
+// skipped for the next); of those, the run of the agency with the fewest
+// running runs wins, then that of the agency served longest ago
+// (queue_turns, which the claim updates), then the oldest. An agency with
+// thousands queued thus holds back another's single run by one worker
+// turn at most.
+const claimRun = `WITH RECURSIVE agencies AS (
+		(SELECT agency_id FROM runs WHERE status = 'queued' ORDER BY agency_id LIMIT 1)
+		UNION ALL
+		SELECT (SELECT r.agency_id FROM runs r WHERE r.status = 'queued' AND r.agency_id > a.agency_id ORDER BY r.agency_id LIMIT 1)
+		FROM agencies a WHERE a.agency_id IS NOT NULL),
+	pick AS (
+		SELECT h.id AS pick_id FROM agencies a LEFT JOIN queue_turns qt ON qt.agency_id = a.agency_id CROSS JOIN LATERAL (
+			SELECT id, created_at FROM runs q WHERE q.status = 'queued' AND q.agency_id = a.agency_id
+			ORDER BY q.created_at, q.id LIMIT 1 FOR UPDATE SKIP LOCKED) h
+		WHERE a.agency_id IS NOT NULL
+		ORDER BY (SELECT count(*) FROM runs p WHERE p.status = 'pending' AND p.agency_id = a.agency_id),
+			qt.served_at NULLS FIRST, h.created_at, h.id
+		LIMIT 1),
+	claimed AS (
+		UPDATE runs SET status = 'pending', started_at = $1, lease_until = $2, attempts = attempts + 1
+		FROM pick WHERE runs.id = pick.pick_id RETURNING ` + runColumns + `),
+	turn AS (
+		INSERT INTO queue_turns (agency_id, served_at) SELECT agency_id, $1 FROM claimed
+		ON CONFLICT (agency_id) DO UPDATE SET served_at = EXCLUDED.served_at)
+	SELECT * FROM claimed`
+
+func (t tx) ClaimRun(ctx context.Context, now, lease time.Time) (app.Run, bool, error) {
+	r, err := scanRun(t.QueryRow(ctx, claimRun, now, lease))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return app.Run{}, false, nil
+	}
+	return r, err == nil, pgdb.Err(err, "claim a queued run")
+}
+
+func (t tx) RequeueRun(ctx context.Context, id string) (bool, error) {
+	tag, err := t.Exec(ctx, `UPDATE runs SET status = 'queued' WHERE id = $1 AND status = 'pending'`, id)
+	return tag.RowsAffected() == 1, pgdb.Err(err, "queue a run again")
 }
 
 func (t tx) RunByKey(ctx context.Context, agencyID, key string) (app.Run, error) {

@@ -51,6 +51,10 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"ExpiredRunsAreClaimedOnce", testExpiredClaimedOnce},
 		{"UnappliedRuns", testUnappliedRuns},
 		{"RollbackUndoesEverything", testRollback},
+		{"QueueClaimsFairlyAndOnce", testQueueClaims},
+		{"QueueCancelAndRequeue", testQueueCancelAndRequeue},
+		{"QueueRoundRobin", testQueueRoundRobin},
+		{"ListRuns", testListRuns},
 		{"SEOCacheAnswersUntilItExpires", testSEOCacheExpiry},
 		{"SEOCacheReplacesAndKeepsAnyBytes", testSEOCacheReplaces},
 		{"SEOCacheConcurrentWriters", testSEOCacheConcurrentWriters},
@@ -155,7 +159,7 @@ func testConcurrentReservations(t *testing.T, s Store) {
 
 func newRun(agency string) app.Run {
 	return app.Run{ID: id(), AgencyID: agency, ClientID: id(), Action: "generate_blog", Status: app.StatusPending,
-		Cost: action.Cost{AI: 2, Data: 1}, StartedAt: base, LeaseUntil: base.Add(time.Minute)}
+		Cost: action.Cost{AI: 2, Data: 1}, CreatedAt: base, StartedAt: base, LeaseUntil: base.Add(time.Minute)}
 }
 
 func insert(t *testing.T, s Store, runs ...app.Run) {

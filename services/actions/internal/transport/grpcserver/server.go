@@ -26,6 +26,14 @@ const (
 	headerDataCredits = "atrium-data-credits-remaining"
 	headerReplayed    = "idempotent-replayed"
 	headerCache       = "cache-control"
+	// The asynchronous answer's: its status (the gateway writes it), the
+	// run's URL, when to look again, the preferences honoured.
+	headerHTTPCode    = "x-http-code"
+	headerLocation    = "location"
+	headerRetryAfter  = "retry-after"
+	headerPrefApplied = "preference-applied"
+	// headerPrefer is the request metadata carrying Prefer.
+	headerPrefer = "prefer"
 	// idempotencyKey is the request metadata carrying Idempotency-Key.
 	idempotencyKey = "idempotency-key"
 )
@@ -54,13 +62,19 @@ func setBalance(ctx context.Context, b app.Balance) {
 
 // RunAction implements actionsv1.ActionsServiceServer.
 func (s *Server) RunAction(ctx context.Context, req *actionsv1.RunActionRequest) (*actionsv1.RunActionResponse, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
 	var key string
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if v := md.Get(idempotencyKey); len(v) > 0 {
-			key = v[0]
-		}
+	if v := md.Get(idempotencyKey); len(v) > 0 {
+		key = v[0]
+	}
+	pref, err := parsePrefer(md.Get(headerPrefer))
+	if err != nil {
+		return nil, err
 	}
 	agency := principal.AgencyID(ctx)
+	if pref.async || pref.wait > 0 {
+		return s.submit(ctx, agency, req, key, pref)
+	}
 	out, err := s.actions.Run(ctx, agency, req.GetParams().AsMap(), key)
 	if err != nil {
 		if apperr.KindOf(err) == apperr.KindExhausted {
@@ -72,14 +86,19 @@ func (s *Server) RunAction(ctx context.Context, req *actionsv1.RunActionRequest)
 	if out.Replayed {
 		_ = grpc.SetHeader(ctx, metadata.Pairs(headerReplayed, "true"))
 	}
+	return runResponse(ctx, out.Run)
+}
+
+// runResponse is a finished run's answer, rendered when the gateway asks.
+func runResponse(ctx context.Context, run app.Run) (*actionsv1.RunActionResponse, error) {
 	if render.Requested(ctx) {
-		body, err := renderRun(out.Run)
+		body, err := renderRun(run)
 		if err != nil {
 			return nil, err
 		}
 		return &actionsv1.RunActionResponse{RenderedJson: body}, nil
 	}
-	return typedRun(out.Run)
+	return typedRun(run)
 }
 
 // typedRun is a run's response as a message, for gRPC callers.

@@ -1,0 +1,105 @@
+package app_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/services/actions/internal/app"
+)
+
+// claimAsADeadWorker claims the next queued run as a worker whose process
+// then dies would: nothing else happens to it.
+func claimAsADeadWorker(t *testing.T, e *env) app.Run {
+	t.Helper()
+	var run app.Run
+	if err := e.store.InTx(t.Context(), func(tx app.Tx) error {
+		now := *e.now.Load()
+		r, ok, err := tx.ClaimRun(t.Context(), now, now.Add(2*time.Second))
+		if !ok && err == nil {
+			t.Fatal("nothing to claim")
+		}
+		run = r
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// A queued run whose worker died is queued again once, its credits still
+// reserved; if the second worker dies too, recovery ends it as an error and
+// releases them.
+func TestRecoveryRequeuesAnAbandonedAsyncRunOnce(t *testing.T) {
+	onEveryStore(t, func(t *testing.T, newEnv func(*testing.T, app.Config) *env) {
+		e := newEnv(t, app.Config{ActionTimeout: time.Second, Lease: 2 * time.Second})
+		e.grant(t, 10, 0)
+		out, err := e.actions.Submit(t.Context(), e.agency, e.blog("rye"), "")
+		if err != nil || out.Run.Status != app.StatusQueued || out.Balance.AI != 8 {
+			t.Fatalf("Submit = %+v, %v", out, err)
+		}
+		claimAsADeadWorker(t, e)
+		e.advance(3 * time.Second)
+		if n, _, err := e.actions.Recover(t.Context()); err != nil || n != 0 {
+			t.Fatalf("recovery of a first abandoned attempt ended %d runs (%v); want it queued again", n, err)
+		}
+		if r, _ := e.store.Run(t.Context(), out.Run.ID); r.Status != app.StatusQueued || r.Attempts != 1 {
+			t.Fatalf("run after the first recovery = %s attempt %d, want queued", r.Status, r.Attempts)
+		}
+		if b := e.balance(t); b.AI != 8 {
+			t.Fatalf("balance while queued again = %+v, want the reservation kept", b)
+		}
+		claimAsADeadWorker(t, e)
+		e.advance(3 * time.Second)
+		if n, _, err := e.actions.Recover(t.Context()); err != nil || n != 1 {
+			t.Fatalf("recovery of a second abandoned attempt ended %d runs (%v); want 1", n, err)
+		}
+		if r, _ := e.store.Run(t.Context(), out.Run.ID); r.Status != app.StatusError || r.StatusCode != 500 {
+			t.Fatalf("run after the second recovery = %s %d", r.Status, r.StatusCode)
+		}
+		if b := e.balance(t); b.AI != 10 {
+			t.Fatalf("balance after = %+v, want the reservation released", b)
+		}
+	})
+}
+
+// The workers run queued runs; a waiting caller learns the outcome as soon
+// as it is recorded; a cancel of a finished run is a conflict; another
+// agency's run is not found.
+func TestWorkersRunTheQueue(t *testing.T) {
+	onEveryStore(t, func(t *testing.T, newEnv func(*testing.T, app.Config) *env) {
+		e := newEnv(t, app.Config{Workers: 2, AgencyMaxQueued: 2})
+		e.grant(t, 10, 0)
+		e.text.release = make(chan struct{})
+		ctx, stop := context.WithCancel(t.Context())
+		var wg sync.WaitGroup
+		wg.Go(func() { e.actions.Work(ctx) })
+		defer func() { stop(); wg.Wait() }()
+		var ids []string
+		for _, kw := range []string{"rye", "spelt"} {
+			out, err := e.actions.Submit(t.Context(), e.agency, e.blog(kw), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, out.Run.ID)
+		}
+		close(e.text.release)
+		for _, id := range ids {
+			r, err := e.actions.WaitRun(t.Context(), e.agency, id, time.Minute)
+			if err != nil || r.Status != app.StatusSuccess {
+				t.Fatalf("WaitRun = %+v, %v", r, err)
+			}
+			if _, _, err := e.actions.CancelRun(t.Context(), e.agency, id); apperr.KindOf(err) != apperr.KindConflict {
+				t.Fatalf("cancel of a finished run: %v, want a conflict", err)
+			}
+		}
+		if b := e.balance(t); b.AI != 6 {
+			t.Fatalf("balance = %+v, want 6 AI (two runs)", b)
+		}
+		if _, err := e.actions.GetRun(t.Context(), "00000000-0000-4000-8000-000000000000", ids[0]); apperr.KindOf(err) != apperr.KindNotFound {
+			t.Fatalf("another agency's run: %v, want not found", err)
+		}
+	})
+}
