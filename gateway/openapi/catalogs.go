@@ -180,12 +180,10 @@ func addActions(doc document) error {
 			media["schema"] = document{"oneOf": results, "discriminator": document{"propertyName": "action", "mapping": resultMapping}}
 		}
 	}
-	if accepted := asDoc(responses["202"]); accepted != nil {
-		// The 202 was made from the 200 (errors.go) and shares its
-		// content: it gets its own.
-		schemas["ActionAccepted"] = actionAccepted(ac.names())
-		accepted["content"] = document{"application/json": document{"schema": document{"$ref": "#/components/schemas/ActionAccepted"}}}
-	}
+	// The 202 of an asynchronous request (Prefer: respond-async); its
+	// headers are added with the operation's others (errors.go).
+	schemas["ActionAccepted"] = actionAccepted(ac.names())
+	responses["202"] = document{"content": document{"application/json": document{"schema": document{"$ref": "#/components/schemas/ActionAccepted"}}}}
 	return nil
 }
 

@@ -235,11 +235,16 @@ func completeOperation(l listener, path string, op document) error {
 		}
 	}
 	if x.accepted != nil {
-		ok, found := responses["200"].(document)
+		// A 202 a catalog stated (the action request's) keeps its body;
+		// otherwise the 202 answers the 200's.
+		accepted, found := responses["202"].(document)
 		if !found {
-			return fmt.Errorf("operation %s has no 200 to answer 202 like", id)
+			ok, found := responses["200"].(document)
+			if !found {
+				return fmt.Errorf("operation %s has no 200 to answer 202 like", id)
+			}
+			accepted = maps.Clone(ok)
 		}
-		accepted := maps.Clone(ok)
 		accepted["description"] = "Accepted: the run is queued or running (Prefer: respond-async, or a wait that ran out). Its body's data holds run_id, state and url; GET the Location for the outcome."
 		h := maps.Clone(x.responseHeaders)
 		maps.Copy(h, x.accepted)
