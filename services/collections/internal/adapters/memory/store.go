@@ -11,6 +11,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
@@ -34,13 +35,17 @@ type Store struct {
 	assets     map[string]app.Asset
 	assetOrder map[string][]string
 	assetNames map[string]string
+	// previews by id, and their ids by token hash.
+	previews      map[string]app.PreviewLink
+	previewTokens map[string]string
 }
 
 // New returns an empty store on db.
 func New(db *memdb.DB) *Store {
 	return &Store{db: db, sites: map[string]app.Site{}, collections: map[string]app.Collection{},
 		slugs: map[string]string{}, items: map[string]app.Item{}, order: map[string][]string{},
-		assets: map[string]app.Asset{}, assetOrder: map[string][]string{}, assetNames: map[string]string{}}
+		assets: map[string]app.Asset{}, assetOrder: map[string][]string{}, assetNames: map[string]string{},
+		previews: map[string]app.PreviewLink{}, previewTokens: map[string]string{}}
 }
 
 func slugKey(siteID, slug string) string { return siteID + "/" + slug }
@@ -330,6 +335,13 @@ func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *i
 		t.setOrder(collectionID, slices.Concat(ids[:i], ids[i+1:]))
 	}
 	memdb.Delete(t.Tx, t.s.items, id)
+	// Its preview links go with it. A scan: links are few (people make
+	// them by hand) and deletes rare beside reads.
+	for _, l := range t.s.previews {
+		if l.ItemID == id {
+			t.deletePreview(l)
+		}
+	}
 	return it, nil
 }
 
@@ -432,4 +444,63 @@ func (t *tx) DeleteAsset(_ context.Context, siteID, id string) (app.Asset, error
 func (t *tx) AssetExists(_ context.Context, siteID, id string) (bool, error) {
 	_, err := t.s.asset(siteID, id)
 	return err == nil, nil
+}
+
+// PreviewLinks implements app.Store.
+func (s *Store) PreviewLinks(_ context.Context, c app.Collection, itemID string, now time.Time) ([]app.PreviewLink, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	out := []app.PreviewLink{}
+	for _, l := range s.previews {
+		if l.CollectionID == c.ID && (itemID == "" || l.ItemID == itemID) && now.Before(l.ExpiresAt) {
+			l.Collection = c.Slug
+			out = append(out, l)
+		}
+	}
+	slices.SortFunc(out, func(a, b app.PreviewLink) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
+	})
+	return out, nil
+}
+
+// PreviewLink implements app.Store.
+func (s *Store) PreviewLink(_ context.Context, tokenHash string) (app.PreviewLink, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	l, ok := s.previews[s.previewTokens[tokenHash]]
+	if !ok {
+		return app.PreviewLink{}, fmt.Errorf("preview link: %w", app.ErrNotFound)
+	}
+	l.Collection = s.collections[l.CollectionID].Slug
+	return l, nil
+}
+
+func (t *tx) InsertPreviewLink(_ context.Context, l app.PreviewLink) error {
+	if _, err := t.s.item(l.CollectionID, l.ItemID); err != nil {
+		return err
+	}
+	if _, ok := t.s.previews[l.ID]; ok {
+		return fmt.Errorf("preview link %s: %w", l.ID, app.ErrDuplicate)
+	}
+	if _, ok := t.s.previewTokens[l.TokenHash]; ok {
+		return fmt.Errorf("preview token: %w", app.ErrDuplicate)
+	}
+	l.Collection = ""
+	memdb.Put(t.Tx, t.s.previews, l.ID, l)
+	memdb.Put(t.Tx, t.s.previewTokens, l.TokenHash, l.ID)
+	return nil
+}
+
+func (t *tx) DeletePreviewLink(_ context.Context, siteID, id string) error {
+	l, ok := t.s.previews[id]
+	if !ok || l.SiteID != siteID {
+		return fmt.Errorf("preview link %s: %w", id, app.ErrNotFound)
+	}
+	t.deletePreview(l)
+	return nil
+}
+
+func (t *tx) deletePreview(l app.PreviewLink) {
+	memdb.Delete(t.Tx, t.s.previews, l.ID)
+	memdb.Delete(t.Tx, t.s.previewTokens, l.TokenHash)
 }

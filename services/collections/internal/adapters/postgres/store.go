@@ -606,3 +606,55 @@ func (t tx) AssetExists(ctx context.Context, siteID, id string) (bool, error) {
 	err := t.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM assets WHERE site_id = $1 AND id = $2)`, siteID, id).Scan(&ok)
 	return ok, pgdb.Err(err, "asset "+id)
 }
+
+const previewCols = `p.id, p.site_id, p.collection_id, c.slug, p.item_id, p.token_hash, p.created_at, p.expires_at`
+
+func scanPreview(row pgx.Row) (app.PreviewLink, error) {
+	var l app.PreviewLink
+	err := row.Scan(&l.ID, &l.SiteID, &l.CollectionID, &l.Collection, &l.ItemID, &l.TokenHash, &l.CreatedAt, &l.ExpiresAt)
+	l.CreatedAt, l.ExpiresAt = l.CreatedAt.UTC(), l.ExpiresAt.UTC()
+	return l, err
+}
+
+// PreviewLinks implements app.Store.
+func (r reader) PreviewLinks(ctx context.Context, c app.Collection, itemID string, now time.Time) ([]app.PreviewLink, error) {
+	var item *string
+	if itemID != "" {
+		item = &itemID
+	}
+	rows, err := r.q.Query(ctx, `SELECT `+previewCols+` FROM preview_links p JOIN collections c ON c.id = p.collection_id
+		WHERE p.collection_id = $1 AND ($2::uuid IS NULL OR p.item_id = $2) AND p.expires_at > $3
+		ORDER BY p.created_at DESC, p.id DESC`, c.ID, item, now)
+	if err != nil {
+		return nil, pgdb.Err(err, "preview links")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.PreviewLink, error) { return scanPreview(row) })
+	if out == nil {
+		out = []app.PreviewLink{}
+	}
+	return out, pgdb.Err(err, "preview links")
+}
+
+// PreviewLink implements app.Store.
+func (r reader) PreviewLink(ctx context.Context, tokenHash string) (app.PreviewLink, error) {
+	l, err := scanPreview(r.q.QueryRow(ctx, `SELECT `+previewCols+` FROM preview_links p JOIN collections c ON c.id = p.collection_id
+		WHERE p.token_hash = $1`, tokenHash))
+	return l, pgdb.Err(err, "preview link")
+}
+
+func (t tx) InsertPreviewLink(ctx context.Context, l app.PreviewLink) error {
+	_, err := t.Exec(ctx, `INSERT INTO preview_links (id, site_id, collection_id, item_id, token_hash, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, l.ID, l.SiteID, l.CollectionID, l.ItemID, l.TokenHash, l.CreatedAt, l.ExpiresAt)
+	return pgdb.Err(err, "insert preview link")
+}
+
+func (t tx) DeletePreviewLink(ctx context.Context, siteID, id string) error {
+	tag, err := t.Exec(ctx, `DELETE FROM preview_links WHERE site_id = $1 AND id = $2`, siteID, id)
+	if err != nil {
+		return pgdb.Err(err, "delete preview link "+id)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("preview link %s: %w", id, app.ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,17 @@
+-- Preview links: a capability to read one item without a key. Only the
+-- token's SHA-256 is stored (token_hash, hex), looked up by its unique
+-- index; a link goes with its item (ON DELETE CASCADE). Expired links stay
+-- until revoked: every read compares expires_at.
+
+CREATE TABLE preview_links (
+	id uuid PRIMARY KEY,
+	site_id uuid NOT NULL REFERENCES sites (id),
+	collection_id uuid NOT NULL REFERENCES collections (id),
+	item_id uuid NOT NULL REFERENCES items (id) ON DELETE CASCADE,
+	token_hash text NOT NULL UNIQUE,
+	created_at timestamptz NOT NULL,
+	expires_at timestamptz NOT NULL
+);
+
+CREATE INDEX preview_links_by_collection ON preview_links (collection_id, created_at DESC, id DESC);
+CREATE INDEX preview_links_by_item ON preview_links (item_id);
