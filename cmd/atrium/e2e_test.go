@@ -126,6 +126,8 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"AssetsTenancy", testAssetsTenancy},
 		{"AssetsEvents", testAssetsEvents},
 		{"AssetFields", testAssetFields},
+		{"CollectionsSchedule", testCollectionsSchedule},
+		{"CollectionsScheduleRules", testCollectionsScheduleRules},
 		{"PreviewLinks", testPreviewLinks},
 		{"PreviewLinksValidation", testPreviewLinksValidation},
 		{"PreviewLinksExpire", testPreviewLinksExpire},

@@ -49,6 +49,9 @@ type Config struct {
 	// Objects keeps the assets' files (platform/objstore/backends opens it
 	// from the command line).
 	Objects objstore.Store
+	// ScheduleInterval is how often the scheduler looks for due scheduled
+	// changes (0: app.DefaultScheduleInterval, 1 s); tests shorten it.
+	ScheduleInterval time.Duration
 	// PublicURL is the public API's base URL, which asset and preview URLs
 	// start with.
 	PublicURL string
@@ -91,6 +94,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	grpcserver.NewServer(app.NewSites(st, clock), content).Register(rt.GRPC)
 	publicURL := func() string { return *s.publicURL.Load() }
 	grpcserver.NewPreviewServer(app.NewPreviews(st, content, clock), publicURL).Register(rt.GRPC)
+	scheduler := app.NewScheduler(st, clock, cfg.ScheduleInterval, cfg.Logger.With("service", Name))
+	rt.Go("scheduler", scheduler.Run)
 	assets := app.NewAssets(st, cfg.Objects, clock, assetCfg, cfg.Logger.With("service", Name))
 	grpcserver.NewAssetServer(assets, publicURL).Register(rt.GRPC)
 	return s, nil

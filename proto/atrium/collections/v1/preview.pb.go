@@ -120,7 +120,7 @@ type CreatePreviewLinkRequest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	CollectionSlug string                 `protobuf:"bytes,1,opt,name=collection_slug,json=collectionSlug,proto3" json:"collection_slug,omitempty"`
 	ItemId         string                 `protobuf:"bytes,2,opt,name=item_id,json=itemId,proto3" json:"item_id,omitempty"`
-	// How long the link lives: 60 to 2592000 seconds (30 days); default
+	// How long the link lives: 1 to 2592000 seconds (30 days); default
 	// 604800 (7 days).
 	ExpiresInSeconds *int32 `protobuf:"varint,3,opt,name=expires_in_seconds,json=expiresInSeconds,proto3,oneof" json:"expires_in_seconds,omitempty"`
 	unknownFields    protoimpl.UnknownFields

@@ -84,8 +84,8 @@ type Tx interface {
 	// as one write (one round trip on PostgreSQL); ErrDuplicate when the
 	// id is taken.
 	InsertItem(ctx context.Context, it Item, announce outbox.Event) error
-	// PatchItem applies p to the item in one atomic write and returns the
-	// item before and after; ErrNotFound, or ErrVersionMismatch when
+	// PatchItem applies p to the item in one atomic write (its schedule
+	// fields included) and returns the item before and after; ErrNotFound, or ErrVersionMismatch when
 	// p.IfVersion does not hold.
 	PatchItem(ctx context.Context, collectionID, id string, p ItemPatch) (before, after Item, err error)
 	// DeleteItem deletes the item, and its preview links, and returns it;
@@ -103,6 +103,11 @@ type Tx interface {
 	DeleteAsset(ctx context.Context, siteID, id string) (Asset, error)
 	// AssetExists reports whether the site has the asset.
 	AssetExists(ctx context.Context, siteID, id string) (bool, error)
+	// ClaimDue returns up to limit items with a scheduled change due at
+	// now, each claimed by the transaction: a concurrent ClaimDue (another
+	// replica's) skips them rather than waiting, and sees them again only
+	// if this transaction leaves them due.
+	ClaimDue(ctx context.Context, now time.Time, limit int) ([]DueItem, error)
 	// InsertPreviewLink adds a link to an existing item.
 	InsertPreviewLink(ctx context.Context, l PreviewLink) error
 	// DeletePreviewLink deletes a site's link; ErrNotFound for none

@@ -35,6 +35,9 @@ type Store struct {
 	assets     map[string]app.Asset
 	assetOrder map[string][]string
 	assetNames map[string]string
+	// scheduled are the ids of the items with a pending scheduled change,
+	// which is what ClaimDue reads.
+	scheduled map[string]struct{}
 	// previews by id, and their ids by token hash.
 	previews      map[string]app.PreviewLink
 	previewTokens map[string]string
@@ -45,7 +48,7 @@ func New(db *memdb.DB) *Store {
 	return &Store{db: db, sites: map[string]app.Site{}, collections: map[string]app.Collection{},
 		slugs: map[string]string{}, items: map[string]app.Item{}, order: map[string][]string{},
 		assets: map[string]app.Asset{}, assetOrder: map[string][]string{}, assetNames: map[string]string{},
-		previews: map[string]app.PreviewLink{}, previewTokens: map[string]string{}}
+		previews: map[string]app.PreviewLink{}, previewTokens: map[string]string{}, scheduled: map[string]struct{}{}}
 }
 
 func slugKey(siteID, slug string) string { return siteID + "/" + slug }
@@ -293,6 +296,7 @@ func (t *tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event)
 	}
 	memdb.Put(t.Tx, t.s.items, it.ID, it)
 	t.setOrder(it.CollectionID, next)
+	t.track(it)
 	return t.Enqueue(ctx, announce)
 }
 
@@ -316,9 +320,16 @@ func (t *tx) PatchItem(_ context.Context, collectionID, id string, p app.ItemPat
 	if p.IsPublished != nil {
 		after.IsPublished = *p.IsPublished
 	}
+	if p.SetPublishAt {
+		after.PublishAt = p.PublishAt
+	}
+	if p.SetUnpublishAt {
+		after.UnpublishAt = p.UnpublishAt
+	}
 	after.Version++
 	after.UpdatedAt = p.At
 	memdb.Put(t.Tx, t.s.items, id, after)
+	t.track(after)
 	return before, after, nil
 }
 
@@ -335,6 +346,7 @@ func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *i
 		t.setOrder(collectionID, slices.Concat(ids[:i], ids[i+1:]))
 	}
 	memdb.Delete(t.Tx, t.s.items, id)
+	memdb.Delete(t.Tx, t.s.scheduled, id)
 	// Its preview links go with it. A scan: links are few (people make
 	// them by hand) and deletes rare beside reads.
 	for _, l := range t.s.previews {
@@ -503,4 +515,32 @@ func (t *tx) DeletePreviewLink(_ context.Context, siteID, id string) error {
 func (t *tx) deletePreview(l app.PreviewLink) {
 	memdb.Delete(t.Tx, t.s.previews, l.ID)
 	memdb.Delete(t.Tx, t.s.previewTokens, l.TokenHash)
+}
+
+// track keeps the scheduled set in step with it.
+func (t *tx) track(it app.Item) {
+	if it.PublishAt != nil || it.UnpublishAt != nil {
+		memdb.Put(t.Tx, t.s.scheduled, it.ID, struct{}{})
+	} else {
+		memdb.Delete(t.Tx, t.s.scheduled, it.ID)
+	}
+}
+
+// ClaimDue implements app.Tx. The transaction holds the store's write
+// lock, which is the claim.
+func (t *tx) ClaimDue(_ context.Context, now time.Time, limit int) ([]app.DueItem, error) {
+	var out []app.DueItem
+	for id := range t.s.scheduled {
+		it := t.s.items[id]
+		due := (it.PublishAt != nil && !it.PublishAt.After(now)) || (it.UnpublishAt != nil && !it.UnpublishAt.After(now))
+		if !due {
+			continue
+		}
+		c := t.s.collections[it.CollectionID]
+		out = append(out, app.DueItem{ID: it.ID, CollectionID: c.ID, SiteID: c.SiteID, Slug: c.Slug, PublishAt: it.PublishAt, UnpublishAt: it.UnpublishAt})
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, nil
 }

@@ -15,3 +15,12 @@ CREATE TABLE preview_links (
 
 CREATE INDEX preview_links_by_collection ON preview_links (collection_id, created_at DESC, id DESC);
 CREATE INDEX preview_links_by_item ON preview_links (item_id);
+
+-- Scheduled publishing: an item's pending changes. The scheduler claims
+-- due items with FOR UPDATE SKIP LOCKED through these partial indexes,
+-- which hold only the items with a pending change.
+
+ALTER TABLE items ADD COLUMN publish_at timestamptz, ADD COLUMN unpublish_at timestamptz;
+
+CREATE INDEX items_publish_due ON items (publish_at) WHERE publish_at IS NOT NULL;
+CREATE INDEX items_unpublish_due ON items (unpublish_at) WHERE unpublish_at IS NOT NULL;
