@@ -125,3 +125,21 @@ func sameTime(v any, want time.Time) bool {
 	got, err := time.Parse(time.RFC3339Nano, s)
 	return err == nil && got.Equal(want)
 }
+
+// testWebhooksScheduledPublish: an endpoint subscribed to item.published
+// receives the scheduled publish as it receives a PATCH's, signed, once.
+func testWebhooksScheduledPublish(t *testing.T, s *stack) {
+	c := s.newCMS(t)
+	rx := newHookReceiver(t)
+	secret := s.register(t, c.write, rx.URL+"/site", "item.published")["secret"].(string)
+	id := c.createItem(t, "posts", map[string]any{"data": map[string]any{"title": "Timed"},
+		"publish_at": time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)})["id"].(string)
+	got := rx.waitCounts(t, map[string]int{"item.published": 1})
+	if len(got) != 1 {
+		t.Fatalf("deliveries = %d, want the one item.published", len(got))
+	}
+	verify(t, got[0], secret)
+	if d := got[0].data(); d["id"] != id || d["is_published"] != true || d["collection"] != "posts" || d["site_id"] != c.site {
+		t.Fatalf("item.published data = %v", d)
+	}
+}

@@ -160,6 +160,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"WebhooksLogAndReplay", testWebhooksLogAndReplay},
 		{"WebhooksTenancy", testWebhooksTenancy},
 		{"WebhooksHangingEndpoint", testWebhooksHangingEndpoint},
+		{"WebhooksScheduledPublish", testWebhooksScheduledPublish},
 		{"SDK", testSDK},
 		{"SDKRetriesNeverRunTwice", testSDKRetriesNeverRunTwice},
 	}
