@@ -61,6 +61,9 @@ func testPreviewLinks(t *testing.T, s *stack) {
 	// Opened without a key: the draft, as the item route shows it.
 	r := fetch(t, u)
 	wantStatus(t, r, http.StatusOK)
+	if cc := r.header.Get("Cache-Control"); cc != "no-store" {
+		t.Fatalf("a preview's Cache-Control = %q, want no-store: a draft must not stay in a shared cache", cc)
+	}
 	got := r.json["item"].(map[string]any)
 	if got["id"] != id || got["title"] != "Draft of the week" || got["is_published"] != false || r.json["collection"] != "posts" {
 		t.Fatalf("preview = %s", r)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/atrium-hq/atrium/platform/principal"
@@ -76,6 +77,10 @@ func (s *PreviewServer) DeletePreviewLink(ctx context.Context, req *collectionsv
 // open to anyone: the token is the capability, and the item's site is the
 // link's, never the caller's.
 func (s *PreviewServer) GetPreview(ctx context.Context, req *collectionsv1.GetPreviewRequest) (*collectionsv1.GetPreviewResponse, error) {
+	// A draft must not outlive its link in a shared cache, nor a 404 hide
+	// a link made later: nothing of this route is stored (the gateway
+	// sends the header on errors too).
+	_ = grpc.SetHeader(ctx, metadata.Pairs("cache-control", "no-store"))
 	c, it, l, err := s.previews.Show(ctx, req.Token)
 	if err != nil {
 		return nil, err
