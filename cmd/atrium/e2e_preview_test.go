@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	atrium "github.com/atrium-hq/atrium/sdk/go"
 )
 
 func (c cmsTenant) previewLinks(s *stack) string { return s.api + "/api/public/v1/preview-links" }
@@ -153,4 +155,36 @@ func testPreviewLinksTenancy(t *testing.T, s *stack) {
 	}
 	wantError(t, call(t, "DELETE", b.previewLinks(s)+"/"+link["id"].(string), b.write, nil), http.StatusNotFound)
 	wantStatus(t, fetch(t, link["url"].(string)), http.StatusOK)
+}
+
+// testSDKPreviewsAndSchedule: the Go SDK makes, lists and revokes preview
+// links, and writes and reads an item's schedule.
+func testSDKPreviewsAndSchedule(t *testing.T, s *stack) {
+	c := s.newCMS(t)
+	sdk := atrium.New(s.api, c.write, atrium.WithHTTPClient(http.DefaultClient))
+	ctx := t.Context()
+	when := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+	it, err := sdk.Items.Create(ctx, "posts", atrium.ItemWrite{Data: map[string]any{"title": "Via SDK"}, PublishAt: &when})
+	if err != nil || it.PublishAt == nil || !it.PublishAt.Equal(when) || it.UnpublishAt != nil {
+		t.Fatalf("Items.Create with PublishAt = %+v, %v", it, err)
+	}
+	if _, has := it.Fields["publish_at"]; has {
+		t.Fatalf("publish_at is among the fields: %v", it.Fields)
+	}
+	link, err := sdk.Previews.Create(ctx, "posts", it.ID, time.Hour)
+	if err != nil || link.URL == "" || link.ItemID != it.ID || link.ExpiresAt.Sub(link.CreatedAt) != time.Hour {
+		t.Fatalf("Previews.Create = %+v, %v", link, err)
+	}
+	wantStatus(t, fetch(t, link.URL), http.StatusOK)
+	links, err := sdk.Previews.List(ctx, "posts", it.ID)
+	if err != nil || len(links) != 1 || links[0].ID != link.ID || links[0].URL != "" {
+		t.Fatalf("Previews.List = %+v, %v", links, err)
+	}
+	if err := sdk.Previews.Revoke(ctx, link.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, fetch(t, link.URL), http.StatusNotFound)
+	if err := sdk.Previews.Revoke(ctx, link.ID); atrium.StatusOf(err) != http.StatusNotFound {
+		t.Fatalf("revoking twice = %v, want 404", err)
+	}
 }

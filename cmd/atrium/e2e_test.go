@@ -132,6 +132,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"PreviewLinksValidation", testPreviewLinksValidation},
 		{"PreviewLinksExpire", testPreviewLinksExpire},
 		{"PreviewLinksTenancy", testPreviewLinksTenancy},
+		{"SDKPreviewsAndSchedule", testSDKPreviewsAndSchedule},
 		{"DataRead", testDataRead},
 		{"DataRules", testDataRules},
 		{"DataPaging", testDataPaging},

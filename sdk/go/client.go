@@ -36,11 +36,13 @@ type Client struct {
 	Collections *CollectionsService
 	Items       *ItemsService
 	Assets      *AssetsService
-	Prospects   *ProspectsService
-	Deals       *DealsService
-	Data        *DataService
-	Actions     *ActionsService
-	Webhooks    *WebhooksService
+	// Previews are the items' preview links.
+	Previews  *PreviewLinksService
+	Prospects *ProspectsService
+	Deals     *DealsService
+	Data      *DataService
+	Actions   *ActionsService
+	Webhooks  *WebhooksService
 
 	t *transport
 }
@@ -73,7 +75,7 @@ func WithUserAgent(product string) Option {
 func New(baseURL, apiKey string, opts ...Option) *Client {
 	t := newTransport(baseURL, apiKey, opts)
 	return &Client{
-		Collections: &CollectionsService{t}, Items: &ItemsService{t}, Assets: &AssetsService{t},
+		Collections: &CollectionsService{t}, Items: &ItemsService{t}, Assets: &AssetsService{t}, Previews: &PreviewLinksService{t},
 		Prospects: &ProspectsService{t}, Deals: &DealsService{t}, Data: &DataService{t},
 		Actions: &ActionsService{t}, Webhooks: &WebhooksService{t}, t: t,
 	}
