@@ -361,5 +361,7 @@ func TestOperationExtrasNameOperations(t *testing.T) {
 	if methodOf("CRMService_ListProspects") == nil {
 		t.Fatal("methodOf finds no RPC for CRMService_ListProspects")
 	}
-	var _ protoreflect.MethodDescriptor = methodOf("CRMService_ListProspects")
+	if name := methodOf("CRMService_ListProspects").FullName(); name != protoreflect.FullName("atrium.crm.v1.CRMService.ListProspects") {
+		t.Fatalf("methodOf(CRMService_ListProspects) = %s", name)
+	}
 }
