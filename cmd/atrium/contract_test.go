@@ -107,7 +107,7 @@ func contractOf(docURL string) (*contract, error) {
 		return nil, fmt.Errorf("GET %s: %w", docURL, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %d", docURL, resp.StatusCode)
+		return nil, fmt.Errorf("GET %s: status %d", docURL, resp.StatusCode)
 	}
 	key := sha256.Sum256(raw)
 	if c, ok := contracts.Load(key); ok {
