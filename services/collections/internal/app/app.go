@@ -113,6 +113,9 @@ type Tx interface {
 	// DeletePreviewLink deletes a site's link; ErrNotFound for none
 	// (another site's included).
 	DeletePreviewLink(ctx context.Context, siteID, id string) error
+	// DeleteExpiredPreviewLinks deletes up to limit links that expired
+	// before the time, and returns how many it deleted.
+	DeleteExpiredPreviewLinks(ctx context.Context, before time.Time, limit int) (int, error)
 	// Enqueue adds an event to the outbox, published after commit.
 	Enqueue(ctx context.Context, e outbox.Event) error
 }

@@ -113,7 +113,8 @@ const (
 	scheduleBatch = 100
 )
 
-// Scheduler applies due scheduled changes.
+// Scheduler applies due scheduled changes, and deletes the expired
+// preview links now and then.
 type Scheduler struct {
 	store    Store
 	clock    Clock
@@ -139,14 +140,42 @@ func (u *Scheduler) Interval() time.Duration { return u.interval }
 func (u *Scheduler) Run(ctx context.Context) error {
 	t := time.NewTicker(u.interval)
 	defer t.Stop()
-	for {
+	for tick := 0; ; tick++ {
 		if _, err := u.ApplyDue(ctx); err != nil && ctx.Err() == nil {
 			u.logger.WarnContext(ctx, "scheduled changes could not be applied; retrying", "error", err)
+		}
+		if tick%pruneEvery == 0 {
+			if _, err := u.PruneExpiredLinks(ctx); err != nil && ctx.Err() == nil {
+				u.logger.WarnContext(ctx, "expired preview links could not be deleted; retrying later", "error", err)
+			}
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		}
+	}
+}
+
+// pruneEvery is how many ticks pass between two prunings of the expired
+// preview links: they answer 404 from their expiry whether or not they are
+// deleted, so this only keeps the table from growing.
+const pruneEvery = 60
+
+// PruneExpiredLinks deletes the preview links that expired, a batch per
+// transaction, and returns how many it deleted.
+func (u *Scheduler) PruneExpiredLinks(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		var n int
+		err := u.store.InTx(ctx, func(tx Tx) error {
+			var err error
+			n, err = tx.DeleteExpiredPreviewLinks(ctx, u.clock.Now(), scheduleBatch)
+			return err
+		})
+		total += n
+		if err != nil || n < scheduleBatch {
+			return total, err
 		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 // scheduler.
 type cms struct {
 	db        *memdb.DB
+	store     app.Store
 	content   *app.Content
 	scheduler *app.Scheduler
 	site      string
@@ -33,7 +34,7 @@ func newCMS(t *testing.T) *cms {
 	db := memdb.New(nil)
 	st := memory.New(db)
 	clock := app.Clock(time.Now)
-	c := &cms{db: db, content: app.NewContent(st, clock), scheduler: app.NewScheduler(st, clock, 0, slog.New(slog.DiscardHandler))}
+	c := &cms{db: db, store: st, content: app.NewContent(st, clock), scheduler: app.NewScheduler(st, clock, 0, slog.New(slog.DiscardHandler))}
 	site, err := app.NewSites(st, clock).Create(t.Context(), "Bakery")
 	if err != nil {
 		t.Fatal(err)
@@ -242,4 +243,44 @@ func TestSchedulerDefaultInterval(t *testing.T) {
 	if got := app.NewScheduler(nil, nil, 0, nil).Interval(); got != time.Second || app.DefaultScheduleInterval != time.Second {
 		t.Fatalf("default interval = %s, want 1s as documented", got)
 	}
+}
+
+// The scheduler deletes expired preview links at its first tick and about
+// once a minute after.
+func TestSchedulerPrunesExpiredLinks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCMS(t)
+		_, it, err := c.content.CreateItem(t.Context(), c.site, "posts", app.NewItem{Data: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		previews := app.NewPreviews(c.store, c.content, app.Clock(time.Now))
+		short, long := int32(1), int32(3600)
+		_, shortToken, err := previews.Create(t.Context(), c.site, "posts", it.ID, &short)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, longToken, err := previews.Create(t.Context(), c.site, "posts", it.ID, &long)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, stop := context.WithCancel(t.Context())
+		var wg sync.WaitGroup
+		wg.Go(func() { _ = c.scheduler.Run(ctx) })
+		defer wg.Wait()
+		defer stop()
+		time.Sleep(2 * time.Second) // why sleep: fake time in a synctest bubble
+		synctest.Wait()
+		if _, err := c.store.PreviewLink(t.Context(), app.HashToken(shortToken)); err != nil {
+			t.Fatalf("the expired link was deleted before a minute passed: %v", err)
+		}
+		time.Sleep(time.Minute) // why sleep: fake time in a synctest bubble
+		synctest.Wait()
+		if _, err := c.store.PreviewLink(t.Context(), app.HashToken(shortToken)); !errors.Is(err, app.ErrNotFound) {
+			t.Fatalf("a minute on, the expired link is still stored: %v", err)
+		}
+		if _, err := c.store.PreviewLink(t.Context(), app.HashToken(longToken)); err != nil {
+			t.Fatalf("the live link was deleted: %v", err)
+		}
+	})
 }

@@ -512,6 +512,20 @@ func (t *tx) DeletePreviewLink(_ context.Context, siteID, id string) error {
 	return nil
 }
 
+func (t *tx) DeleteExpiredPreviewLinks(_ context.Context, before time.Time, limit int) (int, error) {
+	n := 0
+	for _, l := range t.s.previews {
+		if n == limit {
+			break
+		}
+		if l.ExpiresAt.Before(before) {
+			t.deletePreview(l)
+			n++
+		}
+	}
+	return n, nil
+}
+
 func (t *tx) deletePreview(l app.PreviewLink) {
 	memdb.Delete(t.Tx, t.s.previews, l.ID)
 	memdb.Delete(t.Tx, t.s.previewTokens, l.TokenHash)

@@ -699,3 +699,12 @@ func (t tx) ClaimDue(ctx context.Context, now time.Time, limit int) ([]app.DueIt
 	})
 	return out, pgdb.Err(err, "due items")
 }
+
+func (t tx) DeleteExpiredPreviewLinks(ctx context.Context, before time.Time, limit int) (int, error) {
+	tag, err := t.Exec(ctx, `DELETE FROM preview_links WHERE id IN (
+		SELECT id FROM preview_links WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, before, limit)
+	if err != nil {
+		return 0, pgdb.Err(err, "delete expired preview links")
+	}
+	return int(tag.RowsAffected()), nil
+}

@@ -83,6 +83,30 @@ func testPreviewLinks(t *testing.T, s Store) {
 	if list, _ := s.PreviewLinks(ctx, c, "", base.Add(2*time.Hour)); len(list) != 0 {
 		t.Fatalf("after every expiry the list = %v, want none", previewIDs(list))
 	}
+	// Pruning deletes the links expired before the time, a batch at most.
+	var n int
+	inTx(t, s, func(tx app.Tx) error {
+		var err error
+		n, err = tx.DeleteExpiredPreviewLinks(ctx, base.Add(30*time.Minute), 10)
+		return err
+	})
+	if n != 1 {
+		t.Fatalf("pruned %d links, want the one expired", n)
+	}
+	if _, err := s.PreviewLink(ctx, expired.TokenHash); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("pruned link: %v, want ErrNotFound", err)
+	}
+	if _, err := s.PreviewLink(ctx, first.TokenHash); err != nil {
+		t.Fatalf("a live link was pruned: %v", err)
+	}
+	inTx(t, s, func(tx app.Tx) error {
+		var err error
+		n, err = tx.DeleteExpiredPreviewLinks(ctx, base.Add(2*time.Hour), 2)
+		return err
+	})
+	if n != 2 {
+		t.Fatalf("pruned %d links with a limit of 2, want 2", n)
+	}
 }
 
 // testPreviewLinksRevokeAndTenancy: revoking deletes a link; another

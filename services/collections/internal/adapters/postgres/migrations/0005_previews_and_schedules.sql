@@ -1,7 +1,8 @@
 -- Preview links: a capability to read one item without a key. Only the
 -- token's SHA-256 is stored (token_hash, hex), looked up by its unique
--- index; a link goes with its item (ON DELETE CASCADE). Expired links stay
--- until revoked: every read compares expires_at.
+-- index; a link goes with its item (ON DELETE CASCADE). Every read
+-- compares expires_at; the scheduler deletes expired links now and then
+-- (preview_links_by_expiry).
 
 CREATE TABLE preview_links (
 	id uuid PRIMARY KEY,
@@ -15,6 +16,7 @@ CREATE TABLE preview_links (
 
 CREATE INDEX preview_links_by_collection ON preview_links (collection_id, created_at DESC, id DESC);
 CREATE INDEX preview_links_by_item ON preview_links (item_id);
+CREATE INDEX preview_links_by_expiry ON preview_links (expires_at);
 
 -- Scheduled publishing: an item's pending changes. The scheduler claims
 -- due items with FOR UPDATE SKIP LOCKED through these partial indexes,
