@@ -37,6 +37,7 @@ var upstreams = []upstream{
 	{name: "collections", public: []registration{
 		{collectionsv1.CollectionsService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterCollectionsServiceHandlerClient, collectionsv1.NewCollectionsServiceClient)},
 		{collectionsv1.AssetsService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterAssetsServiceHandlerClient, collectionsv1.NewAssetsServiceClient)},
+		{collectionsv1.PreviewLinksService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterPreviewLinksServiceHandlerClient, collectionsv1.NewPreviewLinksServiceClient)},
 	}, admin: []registration{
 		{collectionsv1.CollectionsAdminService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterCollectionsAdminServiceHandlerClient, collectionsv1.NewCollectionsAdminServiceClient)},
 	}},

@@ -85,7 +85,7 @@ func testCollectionsEndpoints(t *testing.T, s *stack) {
 		"category": "recipes", "tags": []string{"bread", "vegan"}, "extra": map[string]any{"any": []int{1, 2}},
 		"author": author["id"],
 	}})
-	wantKeys(t, created, "id", "is_published", "created_at", "updated_at", "title", "body", "rating", "views", "featured",
+	wantKeys(t, created, "id", "is_published", "publish_at", "unpublish_at", "created_at", "updated_at", "title", "body", "rating", "views", "featured",
 		"publish_on", "edited_at", "contact", "source", "category", "tags", "extra", "author")
 	wantTimestamp(t, created, "created_at")
 	if created["is_published"] != false || created["body"] != nil || created["edited_at"] != "2026-11-20T08:00:00Z" {

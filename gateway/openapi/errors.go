@@ -195,6 +195,7 @@ var operationExtras = map[string]extras{
 	"DataAdminService_CreateRows":              {errors: []int{http.StatusConflict}},
 	"WebhooksService_CreateWebhook":            {errors: []int{http.StatusConflict}},
 	"DataService_ReadDataset":                  {errors: []int{http.StatusNotFound}},
+	"PreviewLinksService_ListPreviewLinks":     {errors: []int{http.StatusNotFound}},
 }
 
 // completeOperation gives an operation its errors (each as the component

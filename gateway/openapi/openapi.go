@@ -230,6 +230,7 @@ func tags(paths document) []any {
 var tagDescriptions = map[string]string{
 	"CollectionsService":      "A site's collections and their items: the headless CMS. Site keys.",
 	"AssetsService":           "A site's files: upload, list, describe, delete. Site keys.",
+	"PreviewLinksService":     "Links that show one item, drafts included, without a key until they expire or are revoked. Site write keys; the link itself needs none.",
 	"CRMService":              "The agency's prospects and deals. Agency keys.",
 	"DataService":             "Per-client datasets: GET /api/v1/data. Agency keys.",
 	"ActionsService":          "Actions that spend credits (POST /api/v1/data), their discovery and the credit balance. Agency keys.",

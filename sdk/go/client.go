@@ -36,12 +36,14 @@ type Client struct {
 	Collections *CollectionsService
 	Items       *ItemsService
 	Assets      *AssetsService
-	Prospects   *ProspectsService
-	Deals       *DealsService
-	Data        *DataService
-	Actions     *ActionsService
-	Runs        *RunsService
-	Webhooks    *WebhooksService
+	// Previews are the items' preview links.
+	Previews  *PreviewLinksService
+	Prospects *ProspectsService
+	Deals     *DealsService
+	Data      *DataService
+	Actions   *ActionsService
+	Runs      *RunsService
+	Webhooks  *WebhooksService
 
 	t *transport
 }
@@ -74,7 +76,7 @@ func WithUserAgent(product string) Option {
 func New(baseURL, apiKey string, opts ...Option) *Client {
 	t := newTransport(baseURL, apiKey, opts)
 	return &Client{
-		Collections: &CollectionsService{t}, Items: &ItemsService{t}, Assets: &AssetsService{t},
+		Collections: &CollectionsService{t}, Items: &ItemsService{t}, Assets: &AssetsService{t}, Previews: &PreviewLinksService{t},
 		Prospects: &ProspectsService{t}, Deals: &DealsService{t}, Data: &DataService{t},
 		Actions: &ActionsService{t}, Runs: &RunsService{t}, Webhooks: &WebhooksService{t}, t: t,
 	}

@@ -36,8 +36,11 @@ type Collection struct {
 type Item struct {
 	ID          string
 	IsPublished bool
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// PublishAt and UnpublishAt are the pending scheduled changes, nil for
+	// none.
+	PublishAt, UnpublishAt *time.Time
+	CreatedAt              time.Time
+	UpdatedAt              time.Time
 	// Fields are the collection's fields (null ones included), as JSON
 	// decodes them: strings, float64 numbers, bools, nil, []any, and
 	// map[string]any.
@@ -47,7 +50,7 @@ type Item struct {
 	ETag string
 }
 
-var itemSystem = []string{"id", "is_published", "created_at", "updated_at"}
+var itemSystem = []string{"id", "is_published", "publish_at", "unpublish_at", "created_at", "updated_at"}
 
 // UnmarshalJSON reads an item object.
 func (it *Item) UnmarshalJSON(b []byte) error {
@@ -69,6 +72,18 @@ func (it *Item) UnmarshalJSON(b []byte) error {
 			*f.dst = t
 		}
 	}
+	for _, f := range []struct {
+		key string
+		dst **time.Time
+	}{{"publish_at", &it.PublishAt}, {"unpublish_at", &it.UnpublishAt}} {
+		if s, ok := raw[f.key].(string); ok {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				return fmt.Errorf("item %s: %s: %w", it.ID, f.key, err)
+			}
+			*f.dst = &t
+		}
+	}
 	for _, k := range itemSystem {
 		delete(raw, k)
 	}
@@ -78,11 +93,12 @@ func (it *Item) UnmarshalJSON(b []byte) error {
 
 // MarshalJSON writes the item as the API shows it.
 func (it Item) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(it.Fields)+4)
+	m := make(map[string]any, len(it.Fields)+6)
 	for k, v := range it.Fields {
 		m[k] = v
 	}
 	m["id"], m["is_published"], m["created_at"], m["updated_at"] = it.ID, it.IsPublished, it.CreatedAt, it.UpdatedAt
+	m["publish_at"], m["unpublish_at"] = it.PublishAt, it.UnpublishAt
 	return json.Marshal(m)
 }
 
@@ -188,10 +204,15 @@ func (s *ItemsService) Get(ctx context.Context, collection, id string) (*Item, e
 }
 
 // ItemWrite is the body of a create or an update: the fields to set (an
-// update keeps the others), and optionally whether it is published.
+// update keeps the others), and optionally whether it is published and
+// when to publish or unpublish it (a time in the future). An update that
+// sets IsPublished cancels the pending scheduled changes it does not give
+// anew.
 type ItemWrite struct {
 	Data        map[string]any `json:"data"`
 	IsPublished *bool          `json:"is_published,omitempty"`
+	PublishAt   *time.Time     `json:"publish_at,omitempty"`
+	UnpublishAt *time.Time     `json:"unpublish_at,omitempty"`
 }
 
 // Create adds an item to a collection. A create is not retried unless it

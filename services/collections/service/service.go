@@ -49,7 +49,11 @@ type Config struct {
 	// Objects keeps the assets' files (platform/objstore/backends opens it
 	// from the command line).
 	Objects objstore.Store
-	// PublicURL is the public API's base URL, which asset URLs start with.
+	// ScheduleInterval is how often the scheduler looks for due scheduled
+	// changes (0: app.DefaultScheduleInterval, 1 s); tests shorten it.
+	ScheduleInterval time.Duration
+	// PublicURL is the public API's base URL, which asset and preview URLs
+	// start with.
 	PublicURL string
 }
 
@@ -86,13 +90,18 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	clock := app.Clock(time.Now)
-	grpcserver.NewServer(app.NewSites(st, clock), app.NewContent(st, clock)).Register(rt.GRPC)
+	content := app.NewContent(st, clock)
+	grpcserver.NewServer(app.NewSites(st, clock), content).Register(rt.GRPC)
+	publicURL := func() string { return *s.publicURL.Load() }
+	grpcserver.NewPreviewServer(app.NewPreviews(st, content, clock), publicURL).Register(rt.GRPC)
+	scheduler := app.NewScheduler(st, clock, cfg.ScheduleInterval, cfg.Logger.With("service", Name))
+	rt.Go("scheduler", scheduler.Run)
 	assets := app.NewAssets(st, cfg.Objects, clock, assetCfg, cfg.Logger.With("service", Name))
-	grpcserver.NewAssetServer(assets, func() string { return *s.publicURL.Load() }).Register(rt.GRPC)
+	grpcserver.NewAssetServer(assets, publicURL).Register(rt.GRPC)
 	return s, nil
 }
 
-// SetPublicURL changes the base URL of asset URLs, for `atrium serve`,
+// SetPublicURL changes the base URL of asset and preview URLs, for `atrium serve`,
 // which knows its public address only once the gateway listens.
 func (s *Service) SetPublicURL(u string) {
 	u = strings.TrimSuffix(u, "/")

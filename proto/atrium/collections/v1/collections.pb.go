@@ -393,8 +393,8 @@ func (x *ListItemsRequest) GetDirection() string {
 type ListItemsResponse struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	Collection *Collection            `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
-	// Each item: id, is_published, created_at, updated_at and the
-	// collection's fields as top-level properties.
+	// Each item: id, is_published, publish_at, unpublish_at, created_at,
+	// updated_at and the collection's fields as top-level properties.
 	Items []*structpb.Struct `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
 	// The limit used.
 	Limit int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
@@ -585,7 +585,13 @@ type CreateItemRequest struct {
 	// The item's fields, as defined by the collection.
 	Data *structpb.Struct `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
 	// Default false (a draft).
-	IsPublished   *bool `protobuf:"varint,3,opt,name=is_published,json=isPublished,proto3,oneof" json:"is_published,omitempty"`
+	IsPublished *bool `protobuf:"varint,3,opt,name=is_published,json=isPublished,proto3,oneof" json:"is_published,omitempty"`
+	// When to publish the item, as a PATCH of is_published to true would:
+	// an RFC 3339 date-time in the future.
+	PublishAt *string `protobuf:"bytes,4,opt,name=publish_at,json=publishAt,proto3,oneof" json:"publish_at,omitempty"`
+	// When to unpublish the item: an RFC 3339 date-time in the future, after
+	// publish_at when both are given.
+	UnpublishAt   *string `protobuf:"bytes,5,opt,name=unpublish_at,json=unpublishAt,proto3,oneof" json:"unpublish_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -639,6 +645,20 @@ func (x *CreateItemRequest) GetIsPublished() bool {
 		return *x.IsPublished
 	}
 	return false
+}
+
+func (x *CreateItemRequest) GetPublishAt() string {
+	if x != nil && x.PublishAt != nil {
+		return *x.PublishAt
+	}
+	return ""
+}
+
+func (x *CreateItemRequest) GetUnpublishAt() string {
+	if x != nil && x.UnpublishAt != nil {
+		return *x.UnpublishAt
+	}
+	return ""
 }
 
 type CreateItemResponse struct {
@@ -702,8 +722,15 @@ type UpdateItemRequest struct {
 	// The fields to change; the others are kept. A field set to null is
 	// cleared (not allowed for required fields).
 	Data *structpb.Struct `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
-	// Publishes (true) or unpublishes (false) the item.
-	IsPublished   *bool `protobuf:"varint,4,opt,name=is_published,json=isPublished,proto3,oneof" json:"is_published,omitempty"`
+	// Publishes (true) or unpublishes (false) the item, and cancels the
+	// pending scheduled changes that this request does not give anew.
+	IsPublished *bool `protobuf:"varint,4,opt,name=is_published,json=isPublished,proto3,oneof" json:"is_published,omitempty"`
+	// Replaces the pending scheduled publish: an RFC 3339 date-time in the
+	// future, or null to cancel it. Absent keeps it.
+	PublishAt *structpb.Value `protobuf:"bytes,5,opt,name=publish_at,json=publishAt,proto3" json:"publish_at,omitempty"`
+	// Replaces the pending scheduled unpublish: an RFC 3339 date-time in the
+	// future (after publish_at), or null to cancel it. Absent keeps it.
+	UnpublishAt   *structpb.Value `protobuf:"bytes,6,opt,name=unpublish_at,json=unpublishAt,proto3" json:"unpublish_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -764,6 +791,20 @@ func (x *UpdateItemRequest) GetIsPublished() bool {
 		return *x.IsPublished
 	}
 	return false
+}
+
+func (x *UpdateItemRequest) GetPublishAt() *structpb.Value {
+	if x != nil {
+		return x.PublishAt
+	}
+	return nil
+}
+
+func (x *UpdateItemRequest) GetUnpublishAt() *structpb.Value {
+	if x != nil {
+		return x.UnpublishAt
+	}
+	return nil
 }
 
 type UpdateItemResponse struct {
@@ -966,21 +1007,29 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\"d\n" +
 	"\x0fGetItemResponse\x12+\n" +
 	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xb0\x01\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\x9c\x02\n" +
 	"\x11CreateItemRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12+\n" +
 	"\x04data\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04data\x12&\n" +
-	"\fis_published\x18\x03 \x01(\bH\x00R\visPublished\x88\x01\x01:\f\x92A\t\n" +
+	"\fis_published\x18\x03 \x01(\bH\x00R\visPublished\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"publish_at\x18\x04 \x01(\tH\x01R\tpublishAt\x88\x01\x01\x12&\n" +
+	"\funpublish_at\x18\x05 \x01(\tH\x02R\vunpublishAt\x88\x01\x01:\f\x92A\t\n" +
 	"\a\xd2\x01\x04dataB\x0f\n" +
-	"\r_is_published\"g\n" +
+	"\r_is_publishedB\r\n" +
+	"\v_publish_atB\x0f\n" +
+	"\r_unpublish_at\"g\n" +
 	"\x12CreateItemResponse\x12+\n" +
 	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xc9\x01\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xbb\x02\n" +
 	"\x11UpdateItemRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12+\n" +
 	"\x04data\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x04data\x12&\n" +
-	"\fis_published\x18\x04 \x01(\bH\x00R\visPublished\x88\x01\x01:\f\x92A\t\n" +
+	"\fis_published\x18\x04 \x01(\bH\x00R\visPublished\x88\x01\x01\x125\n" +
+	"\n" +
+	"publish_at\x18\x05 \x01(\v2\x16.google.protobuf.ValueR\tpublishAt\x129\n" +
+	"\funpublish_at\x18\x06 \x01(\v2\x16.google.protobuf.ValueR\vunpublishAt:\f\x92A\t\n" +
 	"\a\xd2\x01\x04dataB\x0f\n" +
 	"\r_is_published\"g\n" +
 	"\x12UpdateItemResponse\x12+\n" +
@@ -1031,6 +1080,7 @@ var file_atrium_collections_v1_collections_proto_goTypes = []any{
 	(*DeleteItemRequest)(nil),       // 12: atrium.collections.v1.DeleteItemRequest
 	(*DeleteItemResponse)(nil),      // 13: atrium.collections.v1.DeleteItemResponse
 	(*structpb.Struct)(nil),         // 14: google.protobuf.Struct
+	(*structpb.Value)(nil),          // 15: google.protobuf.Value
 }
 var file_atrium_collections_v1_collections_proto_depIdxs = []int32{
 	0,  // 0: atrium.collections.v1.Collection.fields:type_name -> atrium.collections.v1.FieldDefinition
@@ -1041,24 +1091,26 @@ var file_atrium_collections_v1_collections_proto_depIdxs = []int32{
 	14, // 5: atrium.collections.v1.CreateItemRequest.data:type_name -> google.protobuf.Struct
 	14, // 6: atrium.collections.v1.CreateItemResponse.item:type_name -> google.protobuf.Struct
 	14, // 7: atrium.collections.v1.UpdateItemRequest.data:type_name -> google.protobuf.Struct
-	14, // 8: atrium.collections.v1.UpdateItemResponse.item:type_name -> google.protobuf.Struct
-	2,  // 9: atrium.collections.v1.CollectionsService.ListCollections:input_type -> atrium.collections.v1.ListCollectionsRequest
-	4,  // 10: atrium.collections.v1.CollectionsService.ListItems:input_type -> atrium.collections.v1.ListItemsRequest
-	6,  // 11: atrium.collections.v1.CollectionsService.GetItem:input_type -> atrium.collections.v1.GetItemRequest
-	8,  // 12: atrium.collections.v1.CollectionsService.CreateItem:input_type -> atrium.collections.v1.CreateItemRequest
-	10, // 13: atrium.collections.v1.CollectionsService.UpdateItem:input_type -> atrium.collections.v1.UpdateItemRequest
-	12, // 14: atrium.collections.v1.CollectionsService.DeleteItem:input_type -> atrium.collections.v1.DeleteItemRequest
-	3,  // 15: atrium.collections.v1.CollectionsService.ListCollections:output_type -> atrium.collections.v1.ListCollectionsResponse
-	5,  // 16: atrium.collections.v1.CollectionsService.ListItems:output_type -> atrium.collections.v1.ListItemsResponse
-	7,  // 17: atrium.collections.v1.CollectionsService.GetItem:output_type -> atrium.collections.v1.GetItemResponse
-	9,  // 18: atrium.collections.v1.CollectionsService.CreateItem:output_type -> atrium.collections.v1.CreateItemResponse
-	11, // 19: atrium.collections.v1.CollectionsService.UpdateItem:output_type -> atrium.collections.v1.UpdateItemResponse
-	13, // 20: atrium.collections.v1.CollectionsService.DeleteItem:output_type -> atrium.collections.v1.DeleteItemResponse
-	15, // [15:21] is the sub-list for method output_type
-	9,  // [9:15] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	15, // 8: atrium.collections.v1.UpdateItemRequest.publish_at:type_name -> google.protobuf.Value
+	15, // 9: atrium.collections.v1.UpdateItemRequest.unpublish_at:type_name -> google.protobuf.Value
+	14, // 10: atrium.collections.v1.UpdateItemResponse.item:type_name -> google.protobuf.Struct
+	2,  // 11: atrium.collections.v1.CollectionsService.ListCollections:input_type -> atrium.collections.v1.ListCollectionsRequest
+	4,  // 12: atrium.collections.v1.CollectionsService.ListItems:input_type -> atrium.collections.v1.ListItemsRequest
+	6,  // 13: atrium.collections.v1.CollectionsService.GetItem:input_type -> atrium.collections.v1.GetItemRequest
+	8,  // 14: atrium.collections.v1.CollectionsService.CreateItem:input_type -> atrium.collections.v1.CreateItemRequest
+	10, // 15: atrium.collections.v1.CollectionsService.UpdateItem:input_type -> atrium.collections.v1.UpdateItemRequest
+	12, // 16: atrium.collections.v1.CollectionsService.DeleteItem:input_type -> atrium.collections.v1.DeleteItemRequest
+	3,  // 17: atrium.collections.v1.CollectionsService.ListCollections:output_type -> atrium.collections.v1.ListCollectionsResponse
+	5,  // 18: atrium.collections.v1.CollectionsService.ListItems:output_type -> atrium.collections.v1.ListItemsResponse
+	7,  // 19: atrium.collections.v1.CollectionsService.GetItem:output_type -> atrium.collections.v1.GetItemResponse
+	9,  // 20: atrium.collections.v1.CollectionsService.CreateItem:output_type -> atrium.collections.v1.CreateItemResponse
+	11, // 21: atrium.collections.v1.CollectionsService.UpdateItem:output_type -> atrium.collections.v1.UpdateItemResponse
+	13, // 22: atrium.collections.v1.CollectionsService.DeleteItem:output_type -> atrium.collections.v1.DeleteItemResponse
+	17, // [17:23] is the sub-list for method output_type
+	11, // [11:17] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_atrium_collections_v1_collections_proto_init() }

@@ -58,6 +58,13 @@ type Store interface {
 	// Asset returns a site's asset: ErrNotFound for none, another site's
 	// included.
 	Asset(ctx context.Context, siteID, id string) (Asset, error)
+	// PreviewLinks lists the links to c's items (to one item when itemID
+	// is set) that have not expired at now, by created_at descending, then
+	// id descending.
+	PreviewLinks(ctx context.Context, c Collection, itemID string, now time.Time) ([]PreviewLink, error)
+	// PreviewLink returns the link whose token has the hash, expired or
+	// not, with its collection's slug; ErrNotFound for none.
+	PreviewLink(ctx context.Context, tokenHash string) (PreviewLink, error)
 	// InTx runs fn in a transaction: all of its writes and events, or none.
 	InTx(ctx context.Context, fn func(Tx) error) error
 }
@@ -77,12 +84,13 @@ type Tx interface {
 	// as one write (one round trip on PostgreSQL); ErrDuplicate when the
 	// id is taken.
 	InsertItem(ctx context.Context, it Item, announce outbox.Event) error
-	// PatchItem applies p to the item in one atomic write and returns the
-	// item before and after; ErrNotFound, or ErrVersionMismatch when
+	// PatchItem applies p to the item in one atomic write (its schedule
+	// fields included) and returns the item before and after; ErrNotFound, or ErrVersionMismatch when
 	// p.IfVersion does not hold.
 	PatchItem(ctx context.Context, collectionID, id string, p ItemPatch) (before, after Item, err error)
-	// DeleteItem deletes the item and returns it; ErrNotFound, or
-	// ErrVersionMismatch when ifVersion is set and does not hold.
+	// DeleteItem deletes the item, and its preview links, and returns it;
+	// ErrNotFound, or ErrVersionMismatch when ifVersion is set and does
+	// not hold.
 	DeleteItem(ctx context.Context, collectionID, id string, ifVersion *int64) (Item, error)
 	// InsertAsset adds an asset and enqueues the event announcing it;
 	// ErrDuplicate when its id or name is taken.
@@ -95,6 +103,19 @@ type Tx interface {
 	DeleteAsset(ctx context.Context, siteID, id string) (Asset, error)
 	// AssetExists reports whether the site has the asset.
 	AssetExists(ctx context.Context, siteID, id string) (bool, error)
+	// ClaimDue returns up to limit items with a scheduled change due at
+	// now, each claimed by the transaction: a concurrent ClaimDue (another
+	// replica's) skips them rather than waiting, and sees them again only
+	// if this transaction leaves them due.
+	ClaimDue(ctx context.Context, now time.Time, limit int) ([]DueItem, error)
+	// InsertPreviewLink adds a link to an existing item.
+	InsertPreviewLink(ctx context.Context, l PreviewLink) error
+	// DeletePreviewLink deletes a site's link; ErrNotFound for none
+	// (another site's included).
+	DeletePreviewLink(ctx context.Context, siteID, id string) error
+	// DeleteExpiredPreviewLinks deletes up to limit links that expired
+	// before the time, and returns how many it deleted.
+	DeleteExpiredPreviewLinks(ctx context.Context, before time.Time, limit int) (int, error)
 	// Enqueue adds an event to the outbox, published after commit.
 	Enqueue(ctx context.Context, e outbox.Event) error
 }

@@ -78,7 +78,7 @@ func maxLengthLimit(t string) int {
 }
 
 // ReservedKeys are the item properties every item has; no field may use them.
-var ReservedKeys = []string{"id", "is_published", "created_at", "updated_at"}
+var ReservedKeys = []string{"id", "is_published", "publish_at", "unpublish_at", "created_at", "updated_at"}
 
 // SortableTypes are the types a list may be ordered by (besides created_at
 // and updated_at).

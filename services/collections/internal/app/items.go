@@ -25,6 +25,9 @@ type Item struct {
 	CollectionID string
 	Values       Values
 	IsPublished  bool
+	// PublishAt and UnpublishAt are the pending scheduled changes, if any
+	// (schedule.go).
+	PublishAt, UnpublishAt *time.Time
 	// Version counts the item's writes; its ETag is derived from it.
 	Version   int64
 	CreatedAt time.Time
@@ -57,6 +60,10 @@ type ItemPatch struct {
 	Set         Values
 	Unset       []string
 	IsPublished *bool
+	// SetPublishAt and SetUnpublishAt replace the pending scheduled change
+	// with PublishAt or UnpublishAt (nil: none).
+	SetPublishAt, SetUnpublishAt bool
+	PublishAt, UnpublishAt       *time.Time
 	// IfVersion, when set, applies the patch only to that version.
 	IfVersion *int64
 	At        time.Time
@@ -211,6 +218,9 @@ type NewItem struct {
 	// sent none.
 	Data        map[string]any
 	IsPublished *bool
+	// PublishAt and UnpublishAt, when given, schedule the item's
+	// publishing and unpublishing (RFC 3339, in the future).
+	PublishAt, UnpublishAt *string
 	// Admin writes system collections too.
 	Admin bool
 }
@@ -278,6 +288,14 @@ func (u *Content) newItem(c Collection, siteID string, in NewItem) (Item, outbox
 	if in.IsPublished != nil {
 		it.IsPublished = *in.IsPublished
 	}
+	sch, err := readSchedule(ScheduleInput{PublishAt: optionalTime(in.PublishAt), UnpublishAt: optionalTime(in.UnpublishAt)}, now)
+	if err != nil {
+		return Item{}, outbox.Event{}, change{}, err
+	}
+	it.PublishAt, it.UnpublishAt = sch.publishAt, sch.unpublishAt
+	if err := checkOrder(it); err != nil {
+		return Item{}, outbox.Event{}, change{}, err
+	}
 	created, err := itemEvent(c, it, "created")
 	return it, created, ch, err
 }
@@ -327,6 +345,8 @@ func (u *Content) checkReferences(ctx context.Context, tx Tx, c Collection, refs
 type ItemUpdate struct {
 	Data        map[string]any
 	IsPublished *bool
+	// Schedule is the publish_at and unpublish_at given, if any.
+	Schedule ScheduleInput
 	// IfMatch is the caller's If-Match header, if any.
 	IfMatch string
 }
@@ -375,7 +395,13 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 		return Collection{}, Item{}, err
 	}
 	v, _ := ifVersion(in.IfMatch)
-	patch := ItemPatch{Set: ch.set, Unset: ch.unset, IsPublished: in.IsPublished, IfVersion: v, At: u.clock.Now()}
+	now := u.clock.Now()
+	sch, err := readSchedule(in.Schedule, now)
+	if err != nil {
+		return Collection{}, Item{}, err
+	}
+	patch := ItemPatch{Set: ch.set, Unset: ch.unset, IsPublished: in.IsPublished, IfVersion: v, At: now}
+	sch.apply(&patch)
 	var before, after Item
 	err = u.store.InTx(ctx, func(tx Tx) error {
 		if err := u.checkReferences(ctx, tx, c, ch.refs); err != nil {
@@ -390,19 +416,29 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 		case err != nil:
 			return err
 		}
-		if err := enqueueItem(ctx, tx, c, after, "updated"); err != nil {
+		if err := checkOrder(after); err != nil {
 			return err
 		}
-		if before.IsPublished != after.IsPublished {
-			what := "unpublished"
-			if after.IsPublished {
-				what = "published"
-			}
-			return enqueueItem(ctx, tx, c, after, what)
-		}
-		return nil
+		return enqueuePatched(ctx, tx, c, before, after)
 	})
 	return c, after, err
+}
+
+// enqueuePatched enqueues the events of a patch: item.updated, then
+// item.published or item.unpublished when it moved is_published. A PATCH
+// and a scheduled change both announce themselves so.
+func enqueuePatched(ctx context.Context, tx Tx, c Collection, before, after Item) error {
+	if err := enqueueItem(ctx, tx, c, after, "updated"); err != nil {
+		return err
+	}
+	if before.IsPublished != after.IsPublished {
+		what := "unpublished"
+		if after.IsPublished {
+			what = "published"
+		}
+		return enqueueItem(ctx, tx, c, after, what)
+	}
+	return nil
 }
 
 // DeleteItem deletes an item.

@@ -67,9 +67,9 @@ var (
 // All is every event type, in the order GET /api/v1/event-types lists them.
 var All = []Type{
 	{"item.created", Site, "An item was created in one of the site's collections.", item},
-	{"item.updated", Site, "An item was changed (every PATCH).", item},
-	{"item.published", Site, "An item became published (after its item.updated).", item},
-	{"item.unpublished", Site, "An item stopped being published (after its item.updated).", item},
+	{"item.updated", Site, "An item was changed (every PATCH, and every scheduled publish or unpublish applied).", item},
+	{"item.published", Site, "An item became published, by a PATCH or at its publish_at (after its item.updated).", item},
+	{"item.unpublished", Site, "An item stopped being published, by a PATCH or at its unpublish_at (after its item.updated).", item},
 	{"item.deleted", Site, "An item was deleted.", item},
 	{"asset.created", Site, "A file was uploaded to the site's assets.", asset},
 	{"asset.deleted", Site, "An asset was deleted; its file is no longer served.", asset},

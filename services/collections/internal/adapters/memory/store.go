@@ -11,6 +11,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
@@ -34,13 +35,20 @@ type Store struct {
 	assets     map[string]app.Asset
 	assetOrder map[string][]string
 	assetNames map[string]string
+	// scheduled are the ids of the items with a pending scheduled change,
+	// which is what ClaimDue reads.
+	scheduled map[string]struct{}
+	// previews by id, and their ids by token hash.
+	previews      map[string]app.PreviewLink
+	previewTokens map[string]string
 }
 
 // New returns an empty store on db.
 func New(db *memdb.DB) *Store {
 	return &Store{db: db, sites: map[string]app.Site{}, collections: map[string]app.Collection{},
 		slugs: map[string]string{}, items: map[string]app.Item{}, order: map[string][]string{},
-		assets: map[string]app.Asset{}, assetOrder: map[string][]string{}, assetNames: map[string]string{}}
+		assets: map[string]app.Asset{}, assetOrder: map[string][]string{}, assetNames: map[string]string{},
+		previews: map[string]app.PreviewLink{}, previewTokens: map[string]string{}, scheduled: map[string]struct{}{}}
 }
 
 func slugKey(siteID, slug string) string { return siteID + "/" + slug }
@@ -288,6 +296,7 @@ func (t *tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event)
 	}
 	memdb.Put(t.Tx, t.s.items, it.ID, it)
 	t.setOrder(it.CollectionID, next)
+	t.track(it)
 	return t.Enqueue(ctx, announce)
 }
 
@@ -311,9 +320,16 @@ func (t *tx) PatchItem(_ context.Context, collectionID, id string, p app.ItemPat
 	if p.IsPublished != nil {
 		after.IsPublished = *p.IsPublished
 	}
+	if p.SetPublishAt {
+		after.PublishAt = p.PublishAt
+	}
+	if p.SetUnpublishAt {
+		after.UnpublishAt = p.UnpublishAt
+	}
 	after.Version++
 	after.UpdatedAt = p.At
 	memdb.Put(t.Tx, t.s.items, id, after)
+	t.track(after)
 	return before, after, nil
 }
 
@@ -330,6 +346,14 @@ func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *i
 		t.setOrder(collectionID, slices.Concat(ids[:i], ids[i+1:]))
 	}
 	memdb.Delete(t.Tx, t.s.items, id)
+	memdb.Delete(t.Tx, t.s.scheduled, id)
+	// Its preview links go with it. A scan: links are few (people make
+	// them by hand) and deletes rare beside reads.
+	for _, l := range t.s.previews {
+		if l.ItemID == id {
+			t.deletePreview(l)
+		}
+	}
 	return it, nil
 }
 
@@ -432,4 +456,105 @@ func (t *tx) DeleteAsset(_ context.Context, siteID, id string) (app.Asset, error
 func (t *tx) AssetExists(_ context.Context, siteID, id string) (bool, error) {
 	_, err := t.s.asset(siteID, id)
 	return err == nil, nil
+}
+
+// PreviewLinks implements app.Store.
+func (s *Store) PreviewLinks(_ context.Context, c app.Collection, itemID string, now time.Time) ([]app.PreviewLink, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	out := []app.PreviewLink{}
+	for _, l := range s.previews {
+		if l.CollectionID == c.ID && (itemID == "" || l.ItemID == itemID) && now.Before(l.ExpiresAt) {
+			l.Collection = c.Slug
+			out = append(out, l)
+		}
+	}
+	slices.SortFunc(out, func(a, b app.PreviewLink) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
+	})
+	return out, nil
+}
+
+// PreviewLink implements app.Store.
+func (s *Store) PreviewLink(_ context.Context, tokenHash string) (app.PreviewLink, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	l, ok := s.previews[s.previewTokens[tokenHash]]
+	if !ok {
+		return app.PreviewLink{}, fmt.Errorf("preview link: %w", app.ErrNotFound)
+	}
+	l.Collection = s.collections[l.CollectionID].Slug
+	return l, nil
+}
+
+func (t *tx) InsertPreviewLink(_ context.Context, l app.PreviewLink) error {
+	if _, err := t.s.item(l.CollectionID, l.ItemID); err != nil {
+		return err
+	}
+	if _, ok := t.s.previews[l.ID]; ok {
+		return fmt.Errorf("preview link %s: %w", l.ID, app.ErrDuplicate)
+	}
+	if _, ok := t.s.previewTokens[l.TokenHash]; ok {
+		return fmt.Errorf("preview token: %w", app.ErrDuplicate)
+	}
+	l.Collection = ""
+	memdb.Put(t.Tx, t.s.previews, l.ID, l)
+	memdb.Put(t.Tx, t.s.previewTokens, l.TokenHash, l.ID)
+	return nil
+}
+
+func (t *tx) DeletePreviewLink(_ context.Context, siteID, id string) error {
+	l, ok := t.s.previews[id]
+	if !ok || l.SiteID != siteID {
+		return fmt.Errorf("preview link %s: %w", id, app.ErrNotFound)
+	}
+	t.deletePreview(l)
+	return nil
+}
+
+func (t *tx) DeleteExpiredPreviewLinks(_ context.Context, before time.Time, limit int) (int, error) {
+	n := 0
+	for _, l := range t.s.previews {
+		if n == limit {
+			break
+		}
+		if l.ExpiresAt.Before(before) {
+			t.deletePreview(l)
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (t *tx) deletePreview(l app.PreviewLink) {
+	memdb.Delete(t.Tx, t.s.previews, l.ID)
+	memdb.Delete(t.Tx, t.s.previewTokens, l.TokenHash)
+}
+
+// track keeps the scheduled set in step with it.
+func (t *tx) track(it app.Item) {
+	if it.PublishAt != nil || it.UnpublishAt != nil {
+		memdb.Put(t.Tx, t.s.scheduled, it.ID, struct{}{})
+	} else {
+		memdb.Delete(t.Tx, t.s.scheduled, it.ID)
+	}
+}
+
+// ClaimDue implements app.Tx. The transaction holds the store's write
+// lock, which is the claim.
+func (t *tx) ClaimDue(_ context.Context, now time.Time, limit int) ([]app.DueItem, error) {
+	var out []app.DueItem
+	for id := range t.s.scheduled {
+		it := t.s.items[id]
+		due := (it.PublishAt != nil && !it.PublishAt.After(now)) || (it.UnpublishAt != nil && !it.UnpublishAt.After(now))
+		if !due {
+			continue
+		}
+		c := t.s.collections[it.CollectionID]
+		out = append(out, app.DueItem{ID: it.ID, CollectionID: c.ID, SiteID: c.SiteID, Slug: c.Slug, PublishAt: it.PublishAt, UnpublishAt: it.UnpublishAt})
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, nil
 }

@@ -61,13 +61,15 @@ func (s *Store) CollectionForWrite(ctx context.Context, siteID, slug string) (ap
 	return s.Collection(ctx, siteID, slug)
 }
 
-// insertItemIfDefined inserts an item ($1 to $7) into its collection ($2)
-// only while the collection's fields are $8, and its event ($9 to $14)
+// insertItemIfDefined inserts an item ($1 to $7, $15, $16) into its
+// collection ($2) only while the collection's fields are $8, and its event
+// ($9 to $14)
 // only with it: one statement, one round trip. The foreign key already
 // reads the collection's row; comparing its fields costs little more.
 var insertItemIfDefined = `WITH c AS (SELECT id FROM collections WHERE id = $2 AND fields = $8::jsonb),
 	i AS (INSERT INTO items (` + itemCols + `)
-		SELECT $1::uuid, c.id, $3::jsonb, $4::boolean, $5::bigint, $6::timestamptz, $7::timestamptz FROM c RETURNING id)
+		SELECT $1::uuid, c.id, $3::jsonb, $4::boolean, $5::bigint, $6::timestamptz, $7::timestamptz, $15::timestamptz, $16::timestamptz
+		FROM c RETURNING id)
 	` + outbox.InsertSelect("i", 9)
 
 // InsertItem implements app.Store.
@@ -82,6 +84,7 @@ func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, a
 	}
 	args := append([]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt, fields},
 		outbox.InsertArgs(ctx, announce)...)
+	args = append(args, it.PublishAt, it.UnpublishAt)
 	n, err := s.db.ExecEvents(ctx, insertItemIfDefined, args...)
 	if err != nil {
 		return pgdb.Err(err, "insert item")
@@ -240,17 +243,18 @@ func (r reader) Collection(ctx context.Context, siteID, slug string) (app.Collec
 	return c, nil
 }
 
-const itemCols = `id, collection_id, data, is_published, version, created_at, updated_at`
+const itemCols = `id, collection_id, data, is_published, version, created_at, updated_at, publish_at, unpublish_at`
 
 func scanItem(row pgx.Row) (app.Item, error) {
 	var (
 		it   app.Item
 		data []byte
 	)
-	if err := row.Scan(&it.ID, &it.CollectionID, &data, &it.IsPublished, &it.Version, &it.CreatedAt, &it.UpdatedAt); err != nil {
+	if err := row.Scan(&it.ID, &it.CollectionID, &data, &it.IsPublished, &it.Version, &it.CreatedAt, &it.UpdatedAt, &it.PublishAt, &it.UnpublishAt); err != nil {
 		return it, err
 	}
 	it.CreatedAt, it.UpdatedAt = it.CreatedAt.UTC(), it.UpdatedAt.UTC()
+	it.PublishAt, it.UnpublishAt = utc(it.PublishAt), utc(it.UnpublishAt)
 	if err := json.Unmarshal(data, &it.Values); err != nil {
 		return it, fmt.Errorf("item %s: stored data: %w", it.ID, err)
 	}
@@ -312,13 +316,15 @@ func (r reader) Item(ctx context.Context, siteID, slug, id string) (app.Collecti
 		version   *int64
 		created   *time.Time
 		updated   *time.Time
+		publishAt *time.Time
+		unpubAt   *time.Time
 	)
 	err := r.q.QueryRow(ctx, `SELECT c.id, c.site_id, c.slug, c.name, c.is_system, c.fields, c.created_at, c.updated_at,
-			i.id, i.data, i.is_published, i.version, i.created_at, i.updated_at
+			i.id, i.data, i.is_published, i.version, i.created_at, i.updated_at, i.publish_at, i.unpublish_at
 		FROM collections c LEFT JOIN items i ON i.collection_id = c.id AND i.id = $3
 		WHERE c.site_id = $1 AND c.slug = $2`, siteID, slug, id).
 		Scan(&c.ID, &c.SiteID, &c.Slug, &c.Name, &c.IsSystem, &fields, &c.CreatedAt, &c.UpdatedAt,
-			&itemID, &data, &published, &version, &created, &updated)
+			&itemID, &data, &published, &version, &created, &updated, &publishAt, &unpubAt)
 	if err != nil {
 		return app.Collection{}, app.Item{}, pgdb.Err(err, "collection "+slug)
 	}
@@ -329,7 +335,8 @@ func (r reader) Item(ctx context.Context, siteID, slug, id string) (app.Collecti
 	if itemID == nil {
 		return c, app.Item{}, fmt.Errorf("item %s: %w", id, app.ErrNotFound)
 	}
-	it = app.Item{ID: *itemID, CollectionID: c.ID, IsPublished: *published, Version: *version, CreatedAt: created.UTC(), UpdatedAt: updated.UTC()}
+	it = app.Item{ID: *itemID, CollectionID: c.ID, IsPublished: *published, Version: *version, CreatedAt: created.UTC(), UpdatedAt: updated.UTC(),
+		PublishAt: utc(publishAt), UnpublishAt: utc(unpubAt)}
 	if err := json.Unmarshal(data, &it.Values); err != nil {
 		return c, app.Item{}, fmt.Errorf("item %s: stored data: %w", it.ID, err)
 	}
@@ -462,8 +469,8 @@ func insertItem(it app.Item) (string, []any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return `INSERT INTO items (` + itemCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		[]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt}, nil
+	return `INSERT INTO items (` + itemCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		[]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt, it.PublishAt, it.UnpublishAt}, nil
 }
 
 // InsertItem sends the item's row and its event's in one round trip.
@@ -500,12 +507,14 @@ func (t tx) PatchItem(ctx context.Context, collectionID, id string, p app.ItemPa
 			SELECT id, is_published, version FROM items WHERE collection_id = $1 AND id = $2 FOR UPDATE
 		)
 		UPDATE items i SET data = (i.data - $3::text[]) || $4::jsonb,
-			is_published = COALESCE($5, i.is_published), version = i.version + 1, updated_at = $6
+			is_published = COALESCE($5, i.is_published), version = i.version + 1, updated_at = $6,
+			publish_at = CASE WHEN $8 THEN $9::timestamptz ELSE i.publish_at END,
+			unpublish_at = CASE WHEN $10 THEN $11::timestamptz ELSE i.unpublish_at END
 		FROM current c
 		WHERE i.id = c.id AND ($7::bigint IS NULL OR c.version = $7)
-		RETURNING c.is_published, i.id, i.collection_id, i.data, i.is_published, i.version, i.created_at, i.updated_at`,
-		collectionID, id, unset, set, p.IsPublished, p.At, p.IfVersion).
-		Scan(&wasPublished, &after.ID, &after.CollectionID, &data, &after.IsPublished, &after.Version, &after.CreatedAt, &after.UpdatedAt)
+		RETURNING c.is_published, i.id, i.collection_id, i.data, i.is_published, i.version, i.created_at, i.updated_at, i.publish_at, i.unpublish_at`,
+		collectionID, id, unset, set, p.IsPublished, p.At, p.IfVersion, p.SetPublishAt, p.PublishAt, p.SetUnpublishAt, p.UnpublishAt).
+		Scan(&wasPublished, &after.ID, &after.CollectionID, &data, &after.IsPublished, &after.Version, &after.CreatedAt, &after.UpdatedAt, &after.PublishAt, &after.UnpublishAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Either no such item, or a version that does not hold.
 		var v int64
@@ -518,9 +527,12 @@ func (t tx) PatchItem(ctx context.Context, collectionID, id string, p app.ItemPa
 		return app.Item{}, app.Item{}, pgdb.Err(err, "patch item "+id)
 	}
 	after.CreatedAt, after.UpdatedAt = after.CreatedAt.UTC(), after.UpdatedAt.UTC()
+	after.PublishAt, after.UnpublishAt = utc(after.PublishAt), utc(after.UnpublishAt)
 	if err := json.Unmarshal(data, &after.Values); err != nil {
 		return app.Item{}, app.Item{}, fmt.Errorf("item %s: stored data: %w", id, err)
 	}
+	// before is after with what the events compare restored; its values
+	// and schedule are not read by anyone.
 	before := after
 	before.IsPublished, before.Version = wasPublished, after.Version-1
 	return before, after, nil
@@ -605,4 +617,94 @@ func (t tx) AssetExists(ctx context.Context, siteID, id string) (bool, error) {
 	var ok bool
 	err := t.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM assets WHERE site_id = $1 AND id = $2)`, siteID, id).Scan(&ok)
 	return ok, pgdb.Err(err, "asset "+id)
+}
+
+const previewCols = `p.id, p.site_id, p.collection_id, c.slug, p.item_id, p.token_hash, p.created_at, p.expires_at`
+
+func scanPreview(row pgx.Row) (app.PreviewLink, error) {
+	var l app.PreviewLink
+	err := row.Scan(&l.ID, &l.SiteID, &l.CollectionID, &l.Collection, &l.ItemID, &l.TokenHash, &l.CreatedAt, &l.ExpiresAt)
+	l.CreatedAt, l.ExpiresAt = l.CreatedAt.UTC(), l.ExpiresAt.UTC()
+	return l, err
+}
+
+// PreviewLinks implements app.Store.
+func (r reader) PreviewLinks(ctx context.Context, c app.Collection, itemID string, now time.Time) ([]app.PreviewLink, error) {
+	var item *string
+	if itemID != "" {
+		item = &itemID
+	}
+	rows, err := r.q.Query(ctx, `SELECT `+previewCols+` FROM preview_links p JOIN collections c ON c.id = p.collection_id
+		WHERE p.collection_id = $1 AND ($2::uuid IS NULL OR p.item_id = $2) AND p.expires_at > $3
+		ORDER BY p.created_at DESC, p.id DESC`, c.ID, item, now)
+	if err != nil {
+		return nil, pgdb.Err(err, "preview links")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.PreviewLink, error) { return scanPreview(row) })
+	if out == nil {
+		out = []app.PreviewLink{}
+	}
+	return out, pgdb.Err(err, "preview links")
+}
+
+// PreviewLink implements app.Store.
+func (r reader) PreviewLink(ctx context.Context, tokenHash string) (app.PreviewLink, error) {
+	l, err := scanPreview(r.q.QueryRow(ctx, `SELECT `+previewCols+` FROM preview_links p JOIN collections c ON c.id = p.collection_id
+		WHERE p.token_hash = $1`, tokenHash))
+	return l, pgdb.Err(err, "preview link")
+}
+
+func (t tx) InsertPreviewLink(ctx context.Context, l app.PreviewLink) error {
+	_, err := t.Exec(ctx, `INSERT INTO preview_links (id, site_id, collection_id, item_id, token_hash, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, l.ID, l.SiteID, l.CollectionID, l.ItemID, l.TokenHash, l.CreatedAt, l.ExpiresAt)
+	return pgdb.Err(err, "insert preview link")
+}
+
+func (t tx) DeletePreviewLink(ctx context.Context, siteID, id string) error {
+	tag, err := t.Exec(ctx, `DELETE FROM preview_links WHERE site_id = $1 AND id = $2`, siteID, id)
+	if err != nil {
+		return pgdb.Err(err, "delete preview link "+id)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("preview link %s: %w", id, app.ErrNotFound)
+	}
+	return nil
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// ClaimDue implements app.Tx: the due items' rows are locked, skipping
+// those another transaction (another replica's scheduler) holds, so each
+// change is applied by one. The two partial indexes on publish_at and
+// unpublish_at find them.
+func (t tx) ClaimDue(ctx context.Context, now time.Time, limit int) ([]app.DueItem, error) {
+	rows, err := t.Query(ctx, `SELECT i.id, i.collection_id, c.site_id, c.slug, i.publish_at, i.unpublish_at
+		FROM items i JOIN collections c ON c.id = i.collection_id
+		WHERE i.publish_at <= $1 OR i.unpublish_at <= $1
+		LIMIT $2 FOR UPDATE OF i SKIP LOCKED`, now, limit)
+	if err != nil {
+		return nil, pgdb.Err(err, "due items")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.DueItem, error) {
+		var d app.DueItem
+		err := row.Scan(&d.ID, &d.CollectionID, &d.SiteID, &d.Slug, &d.PublishAt, &d.UnpublishAt)
+		d.PublishAt, d.UnpublishAt = utc(d.PublishAt), utc(d.UnpublishAt)
+		return d, err
+	})
+	return out, pgdb.Err(err, "due items")
+}
+
+func (t tx) DeleteExpiredPreviewLinks(ctx context.Context, before time.Time, limit int) (int, error) {
+	tag, err := t.Exec(ctx, `DELETE FROM preview_links WHERE id IN (
+		SELECT id FROM preview_links WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, before, limit)
+	if err != nil {
+		return 0, pgdb.Err(err, "delete expired preview links")
+	}
+	return int(tag.RowsAffected()), nil
 }

@@ -52,6 +52,10 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"AssetsOrderAndPaging", testAssetsPaging},
 		{"AssetsUpdateAndDelete", testAssetsUpdateAndDelete},
 		{"AssetsRollBack", testAssetsRollback},
+		{"PreviewLinks", testPreviewLinks},
+		{"PreviewLinksRevokeAndTenancy", testPreviewLinksRevokeAndTenancy},
+		{"Schedules", testSchedules},
+		{"ScheduleClaimsAreDisjoint", testClaimsAreDisjoint},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,8 @@
 package grpcserver
 
 import (
+	"time"
+
 	"github.com/atrium-hq/atrium/platform/render"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
@@ -67,6 +69,17 @@ func writeItem(w *render.Writer, c app.Collection, it *app.Item) {
 	w.String(it.ID)
 	w.Key("is_published")
 	w.Bool(it.IsPublished)
+	for _, f := range [...]struct {
+		key string
+		at  *time.Time
+	}{{"publish_at", it.PublishAt}, {"unpublish_at", it.UnpublishAt}} {
+		w.Key(f.key)
+		if f.at != nil {
+			w.Time(*f.at)
+		} else {
+			w.Null()
+		}
+	}
 	w.Key("created_at")
 	w.Time(it.CreatedAt)
 	w.Key("updated_at")

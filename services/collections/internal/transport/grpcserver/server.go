@@ -198,7 +198,9 @@ func (s *Server) GetItem(ctx context.Context, req *collectionsv1.GetItemRequest)
 
 // CreateItem implements collectionsv1.CollectionsServiceServer.
 func (s *Server) CreateItem(ctx context.Context, req *collectionsv1.CreateItemRequest) (*collectionsv1.CreateItemResponse, error) {
-	c, it, err := s.content.CreateItem(ctx, principal.SiteID(ctx), req.CollectionSlug, app.NewItem{Data: structData(req.Data), IsPublished: req.IsPublished})
+	c, it, err := s.content.CreateItem(ctx, principal.SiteID(ctx), req.CollectionSlug, app.NewItem{
+		Data: structData(req.Data), IsPublished: req.IsPublished, PublishAt: req.PublishAt, UnpublishAt: req.UnpublishAt,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +216,7 @@ func (s *Server) CreateItem(ctx context.Context, req *collectionsv1.CreateItemRe
 func (s *Server) UpdateItem(ctx context.Context, req *collectionsv1.UpdateItemRequest) (*collectionsv1.UpdateItemResponse, error) {
 	c, it, err := s.content.UpdateItem(ctx, principal.SiteID(ctx), req.CollectionSlug, req.ItemId, app.ItemUpdate{
 		Data: structData(req.Data), IsPublished: req.IsPublished, IfMatch: ifMatch(ctx),
+		Schedule: app.ScheduleInput{PublishAt: scheduleField(req.PublishAt), UnpublishAt: scheduleField(req.UnpublishAt)},
 	})
 	if err != nil {
 		return nil, err
@@ -232,6 +235,23 @@ func (s *Server) DeleteItem(ctx context.Context, req *collectionsv1.DeleteItemRe
 		return nil, err
 	}
 	return &collectionsv1.DeleteItemResponse{Ok: true}, nil
+}
+
+// scheduleField reads publish_at or unpublish_at of a PATCH: absent, null,
+// or a string (anything else is kept as its JSON, which the use case
+// refuses as not a date-time).
+func scheduleField(v *structpb.Value) app.OptionalTime {
+	switch k := v.GetKind().(type) {
+	case nil:
+		return app.OptionalTime{}
+	case *structpb.Value_NullValue:
+		return app.GivenTime(nil)
+	case *structpb.Value_StringValue:
+		return app.GivenTime(&k.StringValue)
+	}
+	b, _ := v.MarshalJSON()
+	text := string(b)
+	return app.GivenTime(&text)
 }
 
 // structData is the request's data as decoded JSON, nil when absent.
@@ -274,6 +294,8 @@ func itemPB(c app.Collection, it app.Item) (*structpb.Struct, error) {
 	fields := make(map[string]*structpb.Value, 4+len(c.Fields))
 	fields["id"] = structpb.NewStringValue(it.ID)
 	fields["is_published"] = structpb.NewBoolValue(it.IsPublished)
+	fields["publish_at"] = timeOrNull(it.PublishAt)
+	fields["unpublish_at"] = timeOrNull(it.UnpublishAt)
 	fields["created_at"] = structpb.NewStringValue(timestamp(it.CreatedAt))
 	fields["updated_at"] = structpb.NewStringValue(timestamp(it.UpdatedAt))
 	for _, f := range c.Fields {
@@ -293,4 +315,11 @@ func itemPB(c app.Collection, it app.Item) (*structpb.Struct, error) {
 		fields[f.Key] = pv
 	}
 	return &structpb.Struct{Fields: fields}, nil
+}
+
+func timeOrNull(t *time.Time) *structpb.Value {
+	if t == nil {
+		return structpb.NewNullValue()
+	}
+	return structpb.NewStringValue(timestamp(*t))
 }
