@@ -120,6 +120,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CollectionsConcurrentMerge", testCollectionsConcurrentMerge},
 		{"CollectionsEvents", testCollectionsEvents},
 		{"CollectionsAdmin", testCollectionsAdmin},
+		{"CollectionsSearch", testCollectionsSearch},
 		{"AssetsUpload", testAssetsUpload},
 		{"AssetsRefusals", testAssetsRefusals},
 		{"AssetsLifecycle", testAssetsLifecycle},

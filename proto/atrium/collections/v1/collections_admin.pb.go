@@ -378,10 +378,16 @@ type CreateCollectionRequest struct {
 	// with a letter or digit; unique within the site.
 	Slug string `protobuf:"bytes,3,opt,name=slug,proto3" json:"slug,omitempty"`
 	// Default false.
-	IsSystem      bool               `protobuf:"varint,4,opt,name=is_system,json=isSystem,proto3" json:"is_system,omitempty"`
-	Fields        []*FieldDefinition `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	IsSystem bool               `protobuf:"varint,4,opt,name=is_system,json=isSystem,proto3" json:"is_system,omitempty"`
+	Fields   []*FieldDefinition `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	// The text search configuration q searches the items with: simple
+	// (default), arabic, armenian, basque, catalan, danish, dutch, english,
+	// finnish, french, german, greek, hindi, hungarian, indonesian, irish,
+	// italian, lithuanian, nepali, norwegian, portuguese, romanian, russian,
+	// serbian, spanish, swedish, tamil, turkish or yiddish.
+	SearchLanguage string `protobuf:"bytes,6,opt,name=search_language,json=searchLanguage,proto3" json:"search_language,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CreateCollectionRequest) Reset() {
@@ -447,6 +453,13 @@ func (x *CreateCollectionRequest) GetFields() []*FieldDefinition {
 		return x.Fields
 	}
 	return nil
+}
+
+func (x *CreateCollectionRequest) GetSearchLanguage() string {
+	if x != nil {
+		return x.SearchLanguage
+	}
+	return ""
 }
 
 type CreateCollectionResponse struct {
@@ -593,9 +606,11 @@ type UpdateCollectionRequest struct {
 	// the collection, in the same transaction.
 	RemoveFields []string `protobuf:"bytes,5,rep,name=remove_fields,json=removeFields,proto3" json:"remove_fields,omitempty"`
 	// Fields whose settings change (matched by key; the type cannot change).
-	UpdateFields  []*FieldDefinition `protobuf:"bytes,6,rep,name=update_fields,json=updateFields,proto3" json:"update_fields,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	UpdateFields []*FieldDefinition `protobuf:"bytes,6,rep,name=update_fields,json=updateFields,proto3" json:"update_fields,omitempty"`
+	// A new search language (see CreateCollectionRequest.search_language).
+	SearchLanguage *string `protobuf:"bytes,7,opt,name=search_language,json=searchLanguage,proto3,oneof" json:"search_language,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *UpdateCollectionRequest) Reset() {
@@ -668,6 +683,13 @@ func (x *UpdateCollectionRequest) GetUpdateFields() []*FieldDefinition {
 		return x.UpdateFields
 	}
 	return nil
+}
+
+func (x *UpdateCollectionRequest) GetSearchLanguage() string {
+	if x != nil && x.SearchLanguage != nil {
+		return *x.SearchLanguage
+	}
+	return ""
 }
 
 type UpdateCollectionResponse struct {
@@ -855,13 +877,14 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\x0eGetSiteRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\"B\n" +
 	"\x0fGetSiteResponse\x12/\n" +
-	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"\xcc\x01\n" +
+	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"\xf5\x01\n" +
 	"\x17CreateCollectionRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
 	"\x04slug\x18\x03 \x01(\tR\x04slug\x12\x1b\n" +
 	"\tis_system\x18\x04 \x01(\bR\bisSystem\x12>\n" +
-	"\x06fields\x18\x05 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\x06fields:\x13\x92A\x10\n" +
+	"\x06fields\x18\x05 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\x06fields\x12'\n" +
+	"\x0fsearch_language\x18\x06 \x01(\tR\x0esearchLanguage:\x13\x92A\x10\n" +
 	"\x0e\xd2\x01\x04name\xd2\x01\x04slug\"]\n" +
 	"\x18CreateCollectionResponse\x12A\n" +
 	"\n" +
@@ -870,7 +893,7 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\x1aListSiteCollectionsRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\"b\n" +
 	"\x1bListSiteCollectionsResponse\x12C\n" +
-	"\vcollections\x18\x01 \x03(\v2!.atrium.collections.v1.CollectionR\vcollections\"\xa1\x02\n" +
+	"\vcollections\x18\x01 \x03(\v2!.atrium.collections.v1.CollectionR\vcollections\"\xe3\x02\n" +
 	"\x17UpdateCollectionRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12\x12\n" +
 	"\x04slug\x18\x02 \x01(\tR\x04slug\x12\x17\n" +
@@ -878,8 +901,10 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\n" +
 	"add_fields\x18\x04 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\taddFields\x12#\n" +
 	"\rremove_fields\x18\x05 \x03(\tR\fremoveFields\x12K\n" +
-	"\rupdate_fields\x18\x06 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\fupdateFieldsB\a\n" +
-	"\x05_name\"]\n" +
+	"\rupdate_fields\x18\x06 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\fupdateFields\x12,\n" +
+	"\x0fsearch_language\x18\a \x01(\tH\x01R\x0esearchLanguage\x88\x01\x01B\a\n" +
+	"\x05_nameB\x12\n" +
+	"\x10_search_language\"]\n" +
 	"\x18UpdateCollectionResponse\x12A\n" +
 	"\n" +
 	"collection\x18\x01 \x01(\v2!.atrium.collections.v1.CollectionR\n" +

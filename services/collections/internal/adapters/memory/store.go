@@ -116,7 +116,23 @@ func (s *Store) Items(_ context.Context, c app.Collection, q app.ItemQuery) ([]a
 	s.db.RLock()
 	defer s.db.RUnlock()
 	ids := s.order[c.ID]
-	if q.OrderField != nil {
+	var rank map[string]int
+	if len(q.Words) > 0 {
+		// A scan: every item's text is split into words again. The
+		// memory store serves small sites; PostgreSQL has the index.
+		rank = map[string]int{}
+		kept := make([]string, 0, len(ids))
+		for _, id := range ids {
+			if n := app.Relevance(app.Words(app.SearchText(c, s.items[id])), q.Words); n > 0 {
+				rank[id] = n
+				kept = append(kept, id)
+			}
+		}
+		ids = kept
+	}
+	if q.OrderBy == app.OrderRelevance {
+		slices.SortFunc(ids, func(a, b string) int { return cmp.Or(cmp.Compare(rank[a], rank[b]), cmp.Compare(a, b)) })
+	} else if q.OrderField != nil {
 		ids = slices.Clone(ids)
 		key := q.OrderField.Key
 		slices.SortFunc(ids, func(a, b string) int {

@@ -102,12 +102,12 @@ func fieldsFromPB(fs []*collectionsv1.FieldDefinition) []app.Field {
 // CreateCollection implements collectionsv1.CollectionsAdminServiceServer.
 func (s *Server) CreateCollection(ctx context.Context, req *collectionsv1.CreateCollectionRequest) (*collectionsv1.CreateCollectionResponse, error) {
 	c, err := s.content.CreateCollection(ctx, req.SiteId, app.NewCollection{
-		Name: req.Name, Slug: req.Slug, IsSystem: req.IsSystem, Fields: fieldsFromPB(req.Fields),
+		Name: req.Name, Slug: req.Slug, IsSystem: req.IsSystem, Fields: fieldsFromPB(req.Fields), SearchLanguage: req.SearchLanguage,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &collectionsv1.CreateCollectionResponse{Collection: collectionPB(c)}, nil
+	return &collectionsv1.CreateCollectionResponse{Collection: adminCollectionPB(c)}, nil
 }
 
 // ListSiteCollections implements collectionsv1.CollectionsAdminServiceServer.
@@ -118,7 +118,7 @@ func (s *Server) ListSiteCollections(ctx context.Context, req *collectionsv1.Lis
 	}
 	out := &collectionsv1.ListSiteCollectionsResponse{Collections: make([]*collectionsv1.Collection, len(cs))}
 	for i, c := range cs {
-		out.Collections[i] = collectionPB(c)
+		out.Collections[i] = adminCollectionPB(c)
 	}
 	return out, nil
 }
@@ -127,11 +127,12 @@ func (s *Server) ListSiteCollections(ctx context.Context, req *collectionsv1.Lis
 func (s *Server) UpdateCollection(ctx context.Context, req *collectionsv1.UpdateCollectionRequest) (*collectionsv1.UpdateCollectionResponse, error) {
 	c, err := s.content.UpdateCollection(ctx, req.SiteId, req.Slug, app.CollectionChange{
 		Name: req.Name, Add: fieldsFromPB(req.AddFields), Remove: req.RemoveFields, Update: fieldsFromPB(req.UpdateFields),
+		SearchLanguage: req.SearchLanguage,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &collectionsv1.UpdateCollectionResponse{Collection: collectionPB(c)}, nil
+	return &collectionsv1.UpdateCollectionResponse{Collection: adminCollectionPB(c)}, nil
 }
 
 // CreateSiteItem implements collectionsv1.CollectionsAdminServiceServer.
@@ -165,7 +166,7 @@ func (s *Server) ListCollections(ctx context.Context, _ *collectionsv1.ListColle
 func (s *Server) ListItems(ctx context.Context, req *collectionsv1.ListItemsRequest) (*collectionsv1.ListItemsResponse, error) {
 	c, items, page, err := s.content.Items(ctx, principal.SiteID(ctx), req.CollectionSlug, app.ListParams{
 		Limit: req.Limit, Offset: req.Offset, Published: req.IsPublished,
-		FilterField: req.FilterField, FilterValue: req.FilterValue, Order: req.Order, Direction: req.Direction,
+		FilterField: req.FilterField, FilterValue: req.FilterValue, Order: req.Order, Direction: req.Direction, Q: req.Q,
 	})
 	if err != nil {
 		return nil, err
@@ -258,6 +259,18 @@ func collectionPB(c app.Collection) *collectionsv1.Collection {
 		}
 		out.Fields[i] = fd
 	}
+	return out
+}
+
+// adminCollectionPB is a collection as the admin API shows it: with its
+// search language, which the public routes (the spec's Collection) omit.
+func adminCollectionPB(c app.Collection) *collectionsv1.Collection {
+	out := collectionPB(c)
+	lang := c.SearchLanguage
+	if lang == "" {
+		lang = app.DefaultSearchLanguage
+	}
+	out.SearchLanguage = &lang
 	return out
 }
 
