@@ -121,6 +121,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CollectionsEvents", testCollectionsEvents},
 		{"CollectionsAdmin", testCollectionsAdmin},
 		{"CollectionsSearch", testCollectionsSearch},
+		{"CollectionsExpand", testCollectionsExpand},
 		{"AssetsUpload", testAssetsUpload},
 		{"AssetsRefusals", testAssetsRefusals},
 		{"AssetsLifecycle", testAssetsLifecycle},

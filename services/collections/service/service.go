@@ -86,9 +86,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	clock := app.Clock(time.Now)
-	grpcserver.NewServer(app.NewSites(st, clock), app.NewContent(st, clock)).Register(rt.GRPC)
 	assets := app.NewAssets(st, cfg.Objects, clock, assetCfg, cfg.Logger.With("service", Name))
-	grpcserver.NewAssetServer(assets, func() string { return *s.publicURL.Load() }).Register(rt.GRPC)
+	assetServer := grpcserver.NewAssetServer(assets, func() string { return *s.publicURL.Load() })
+	grpcserver.NewServer(app.NewSites(st, clock), app.NewContent(st, clock), assetServer).Register(rt.GRPC)
+	assetServer.Register(rt.GRPC)
 	return s, nil
 }
 

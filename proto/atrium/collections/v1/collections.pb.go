@@ -316,7 +316,11 @@ type ListItemsRequest struct {
 	// Words to search for in the text and rich_text fields: only items
 	// holding every word are listed (full-text search in the collection's
 	// search_language; markup is not searched). At most 200 characters.
-	Q             string `protobuf:"bytes,9,opt,name=q,proto3" json:"q,omitempty"`
+	Q string `protobuf:"bytes,9,opt,name=q,proto3" json:"q,omitempty"`
+	// Reference and asset fields to expand, comma-separated: each id is
+	// replaced by the item or asset it names (null if it no longer exists);
+	// dots follow references up to 3 levels (author,author.avatar).
+	Expand        string `protobuf:"bytes,10,opt,name=expand,proto3" json:"expand,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -414,6 +418,13 @@ func (x *ListItemsRequest) GetQ() string {
 	return ""
 }
 
+func (x *ListItemsRequest) GetExpand() string {
+	if x != nil {
+		return x.Expand
+	}
+	return ""
+}
+
 type ListItemsResponse struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	Collection *Collection            `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
@@ -501,8 +512,12 @@ type GetItemRequest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	CollectionSlug string                 `protobuf:"bytes,1,opt,name=collection_slug,json=collectionSlug,proto3" json:"collection_slug,omitempty"`
 	ItemId         string                 `protobuf:"bytes,2,opt,name=item_id,json=itemId,proto3" json:"item_id,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Reference and asset fields to expand, comma-separated: each id is
+	// replaced by the item or asset it names (null if it no longer exists);
+	// dots follow references up to 3 levels (author,author.avatar).
+	Expand        string `protobuf:"bytes,3,opt,name=expand,proto3" json:"expand,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetItemRequest) Reset() {
@@ -545,6 +560,13 @@ func (x *GetItemRequest) GetCollectionSlug() string {
 func (x *GetItemRequest) GetItemId() string {
 	if x != nil {
 		return x.ItemId
+	}
+	return ""
+}
+
+func (x *GetItemRequest) GetExpand() string {
+	if x != nil {
+		return x.Expand
 	}
 	return ""
 }
@@ -966,7 +988,7 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x16ListCollectionsRequest\"\x84\x01\n" +
 	"\x17ListCollectionsResponse\x12C\n" +
 	"\vcollections\x18\x01 \x03(\v2!.atrium.collections.v1.CollectionR\vcollections\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xc9\x02\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xe1\x02\n" +
 	"\x10ListItemsRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
@@ -976,7 +998,9 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\ffilter_value\x18\x06 \x01(\tR\vfilterValue\x12\x14\n" +
 	"\x05order\x18\a \x01(\tR\x05order\x12\x1c\n" +
 	"\tdirection\x18\b \x01(\tR\tdirection\x12\f\n" +
-	"\x01q\x18\t \x01(\tR\x01qB\b\n" +
+	"\x01q\x18\t \x01(\tR\x01q\x12\x16\n" +
+	"\x06expand\x18\n" +
+	" \x01(\tR\x06expandB\b\n" +
 	"\x06_limitB\t\n" +
 	"\a_offsetB\x0f\n" +
 	"\r_is_published\"\xd9\x01\n" +
@@ -987,10 +1011,11 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x05items\x18\x02 \x03(\v2\x17.google.protobuf.StructR\x05items\x12\x14\n" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06offset\x18\x04 \x01(\x05R\x06offset\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"R\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"j\n" +
 	"\x0eGetItemRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
-	"\aitem_id\x18\x02 \x01(\tR\x06itemId\"d\n" +
+	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12\x16\n" +
+	"\x06expand\x18\x03 \x01(\tR\x06expand\"d\n" +
 	"\x0fGetItemResponse\x12+\n" +
 	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\x12$\n" +
 	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xb0\x01\n" +

@@ -52,6 +52,12 @@ type Store interface {
 	// statement), made only if c's fields are still the collection's:
 	// ErrCollectionChanged, and nothing written, when they are not.
 	InsertItem(ctx context.Context, c Collection, it Item, announce outbox.Event) error
+	// ItemsByID returns those of ids that are items of the collection,
+	// in any order: one read, whatever the number of ids.
+	ItemsByID(ctx context.Context, collectionID string, ids []string) ([]Item, error)
+	// AssetsByID returns those of ids that are assets of the site, in any
+	// order: one read.
+	AssetsByID(ctx context.Context, siteID string, ids []string) ([]Asset, error)
 	// Assets lists a page of a site's assets by created_at descending,
 	// then id descending.
 	Assets(ctx context.Context, siteID string, page pagination.Page) ([]Asset, error)

@@ -449,3 +449,29 @@ func (t *tx) AssetExists(_ context.Context, siteID, id string) (bool, error) {
 	_, err := t.s.asset(siteID, id)
 	return err == nil, nil
 }
+
+// ItemsByID implements app.Store.
+func (s *Store) ItemsByID(_ context.Context, collectionID string, ids []string) ([]app.Item, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	out := make([]app.Item, 0, len(ids))
+	for _, id := range ids {
+		if it, err := s.item(collectionID, id); err == nil {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// AssetsByID implements app.Store.
+func (s *Store) AssetsByID(_ context.Context, siteID string, ids []string) ([]app.Asset, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	out := make([]app.Asset, 0, len(ids))
+	for _, id := range ids {
+		if a, err := s.asset(siteID, id); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}

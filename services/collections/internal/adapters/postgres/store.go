@@ -713,3 +713,23 @@ func (t tx) AssetExists(ctx context.Context, siteID, id string) (bool, error) {
 	err := t.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM assets WHERE site_id = $1 AND id = $2)`, siteID, id).Scan(&ok)
 	return ok, pgdb.Err(err, "asset "+id)
 }
+
+// ItemsByID implements app.Store: one query, whatever the number of ids.
+func (r reader) ItemsByID(ctx context.Context, collectionID string, ids []string) ([]app.Item, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+itemCols+` FROM items WHERE collection_id = $1 AND id = ANY($2::uuid[])`, collectionID, ids)
+	if err != nil {
+		return nil, pgdb.Err(err, "items by id")
+	}
+	items, err := pgdb.Collect(rows, len(ids), scanItem)
+	return items, pgdb.Err(err, "items by id")
+}
+
+// AssetsByID implements app.Store: one query.
+func (r reader) AssetsByID(ctx context.Context, siteID string, ids []string) ([]app.Asset, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+assetCols+` FROM assets WHERE site_id = $1 AND id = ANY($2::uuid[])`, siteID, ids)
+	if err != nil {
+		return nil, pgdb.Err(err, "assets by id")
+	}
+	out, err := pgdb.Collect(rows, len(ids), scanAsset)
+	return out, pgdb.Err(err, "assets by id")
+}

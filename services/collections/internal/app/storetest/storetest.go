@@ -48,6 +48,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"RemovedFieldsLeaveItems", testRemoveFields},
 		{"OrderByField", testOrderByField},
 		{"SearchMatchesEveryWord", testSearch},
+		{"ItemsAndAssetsByID", testByID},
 		{"SearchFollowsTheDefinition", testSearchDefinition},
 		{"AssetsRoundTrip", testAssetsRoundTrip},
 		{"AssetsOfAnotherSiteDoNotExist", testAssetTenancy},
@@ -898,5 +899,43 @@ func testSearchDefinition(t *testing.T, s Store) {
 	inTx(t, s, func(tx app.Tx) error { return tx.UpdateCollection(ctx, c, []string{"summary"}) })
 	if got := searchQuery(t, s, c, "butter", "", nil, pagination.Page{Limit: 10}); !slices.Equal(got, []string{b.ID}) {
 		t.Fatalf("q=butter after removing summary = %v, want only the item titled Butter", got)
+	}
+}
+
+// testByID: the reads expand uses return the named items of one
+// collection and assets of one site, never another's.
+func testByID(t *testing.T, s Store) {
+	ctx := t.Context()
+	site, other := newSite(t, s), newSite(t, s)
+	c := newCollection(t, s, site.ID, "authors", app.Field{Key: "name", Type: app.TypeText})
+	d := newCollection(t, s, site.ID, "tags", app.Field{Key: "name", Type: app.TypeText})
+	elsewhere := newCollection(t, s, other.ID, "authors", app.Field{Key: "name", Type: app.TypeText})
+	a := newItem(t, s, c, base, values("name", "Ana"))
+	b := newItem(t, s, c, base.Add(time.Second), values("name", "Bo"))
+	tag := newItem(t, s, d, base, values("name", "bread"))
+	foreign := newItem(t, s, elsewhere, base, values("name", "Eve"))
+	got, err := s.ItemsByID(ctx, c.ID, []string{a.ID, b.ID, tag.ID, foreign.ID, uuid.NewString()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotIDs := ids(got)
+	slices.Sort(gotIDs)
+	want := []string{a.ID, b.ID}
+	slices.Sort(want)
+	if !slices.Equal(gotIDs, want) {
+		t.Fatalf("ItemsByID = %v, want only the collection's %v", gotIDs, want)
+	}
+	if got[0].Values == nil || got[0].CollectionID != c.ID {
+		t.Fatalf("ItemsByID item = %+v, want its values and collection", got[0])
+	}
+	mine, theirs := newAsset(site.ID, base, false), newAsset(other.ID, base, true)
+	insertAsset(t, s, mine)
+	insertAsset(t, s, theirs)
+	as, err := s.AssetsByID(ctx, site.ID, []string{mine.ID, theirs.ID, uuid.NewString()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(assetIDs(as), []string{mine.ID}) {
+		t.Fatalf("AssetsByID = %v, want only the site's %s", assetIDs(as), mine.ID)
 	}
 }

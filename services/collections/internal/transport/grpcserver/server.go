@@ -23,11 +23,14 @@ type Server struct {
 	collectionsv1.UnimplementedCollectionsServiceServer
 	sites   *app.Sites
 	content *app.Content
+	// assets writes the assets an expanded asset field refers to.
+	assets *AssetServer
 }
 
-// NewServer returns a server over the use cases.
-func NewServer(sites *app.Sites, content *app.Content) *Server {
-	return &Server{sites: sites, content: content}
+// NewServer returns a server over the use cases; assets writes expanded
+// asset fields.
+func NewServer(sites *app.Sites, content *app.Content, assets *AssetServer) *Server {
+	return &Server{sites: sites, content: content, assets: assets}
 }
 
 // Register registers the collections services on r.
@@ -171,12 +174,17 @@ func (s *Server) ListItems(ctx context.Context, req *collectionsv1.ListItemsRequ
 	if err != nil {
 		return nil, err
 	}
+	x, err := s.content.Expand(ctx, principal.SiteID(ctx), c, items, req.Expand, false)
+	if err != nil {
+		return nil, err
+	}
+	e := s.newExpander(x)
 	if render.Requested(ctx) {
-		return &collectionsv1.ListItemsResponse{RenderedJson: renderItems(c, items, page.Limit, page.Offset)}, nil
+		return &collectionsv1.ListItemsResponse{RenderedJson: renderItemsExpanded(c, items, page.Limit, page.Offset, e)}, nil
 	}
 	out := &collectionsv1.ListItemsResponse{Collection: collectionPB(c), Items: make([]*structpb.Struct, len(items)), Limit: page.Limit, Offset: page.Offset}
 	for i, it := range items {
-		if out.Items[i], err = itemPB(c, it); err != nil {
+		if out.Items[i], err = itemPBExpanded(c, it, e, expansion(x)); err != nil {
 			return nil, err
 		}
 	}
@@ -189,11 +197,16 @@ func (s *Server) GetItem(ctx context.Context, req *collectionsv1.GetItemRequest)
 	if err != nil {
 		return nil, err
 	}
+	x, err := s.content.Expand(ctx, principal.SiteID(ctx), c, []app.Item{it}, req.Expand, false)
+	if err != nil {
+		return nil, err
+	}
+	e := s.newExpander(x)
 	setETag(ctx, it)
 	if render.Requested(ctx) {
-		return &collectionsv1.GetItemResponse{RenderedJson: renderItem(c, it)}, nil
+		return &collectionsv1.GetItemResponse{RenderedJson: renderItemExpanded(c, it, e)}, nil
 	}
-	item, err := itemPB(c, it)
+	item, err := itemPBExpanded(c, it, e, expansion(x))
 	return &collectionsv1.GetItemResponse{Item: item}, err
 }
 
@@ -284,6 +297,19 @@ func timestamp(t time.Time) string {
 // itemPB is an item as a Struct: its system properties and every field
 // the collection defines, null when unset.
 func itemPB(c app.Collection, it app.Item) (*structpb.Struct, error) {
+	return itemPBExpanded(c, it, nil, nil)
+}
+
+// expansion is the fields x expands, nil for none.
+func expansion(x *app.Expanded) app.Expansion {
+	if x == nil {
+		return nil
+	}
+	return x.Fields
+}
+
+// itemPBExpanded is itemPB with the fields of tree expanded by e.
+func itemPBExpanded(c app.Collection, it app.Item, e *expander, tree app.Expansion) (*structpb.Struct, error) {
 	fields := make(map[string]*structpb.Value, 4+len(c.Fields))
 	fields["id"] = structpb.NewStringValue(it.ID)
 	fields["is_published"] = structpb.NewBoolValue(it.IsPublished)
@@ -291,6 +317,14 @@ func itemPB(c app.Collection, it app.Item) (*structpb.Struct, error) {
 	fields["updated_at"] = structpb.NewStringValue(timestamp(it.UpdatedAt))
 	for _, f := range c.Fields {
 		raw, ok := it.Values[f.Key]
+		if sub, expand := tree[f.Key]; expand && e != nil {
+			v, err := e.value(f, raw, sub)
+			if err != nil {
+				return nil, err
+			}
+			fields[f.Key] = v
+			continue
+		}
 		if !ok {
 			fields[f.Key] = structpb.NewNullValue()
 			continue
