@@ -122,6 +122,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CollectionsAdmin", testCollectionsAdmin},
 		{"CollectionsSearch", testCollectionsSearch},
 		{"CollectionsExpand", testCollectionsExpand},
+		{"CollectionsPublishedOnly", testCollectionsPublishedOnly},
 		{"AssetsUpload", testAssetsUpload},
 		{"AssetsRefusals", testAssetsRefusals},
 		{"AssetsLifecycle", testAssetsLifecycle},

@@ -131,6 +131,10 @@ func itemID(v, slug string) (string, error) {
 	return "", itemNotFound(v, slug)
 }
 
+// ItemNotFound is the error for an item the caller cannot see: one that
+// does not exist, or a draft for a published-only key.
+func ItemNotFound(id, slug string) error { return itemNotFound(id, slug) }
+
 func itemNotFound(id, slug string) error {
 	return apperr.NotFound("item %q not found in collection %q", id, slug)
 }
@@ -143,6 +147,9 @@ type ListParams struct {
 	Order, Direction         string
 	// Q searches the text and rich_text fields for its words.
 	Q string
+	// PublishedOnly is set for a published-only key, which sees drafts as
+	// not existing: asking for them lists nothing.
+	PublishedOnly bool
 }
 
 // Items returns the collection and a page of its items.
@@ -201,6 +208,13 @@ func (u *Content) Items(ctx context.Context, siteID, slug string, p ListParams) 
 			return Collection{}, nil, page, err
 		}
 		q.FilterKey = f.Key
+	}
+	if p.PublishedOnly {
+		if q.Published != nil && !*q.Published {
+			return c, []Item{}, page, nil
+		}
+		yes := true
+		q.Published = &yes
 	}
 	items, err := u.store.Items(ctx, c, q)
 	return c, items, page, err

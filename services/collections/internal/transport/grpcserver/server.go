@@ -168,13 +168,13 @@ func (s *Server) ListCollections(ctx context.Context, _ *collectionsv1.ListColle
 // ListItems implements collectionsv1.CollectionsServiceServer.
 func (s *Server) ListItems(ctx context.Context, req *collectionsv1.ListItemsRequest) (*collectionsv1.ListItemsResponse, error) {
 	c, items, page, err := s.content.Items(ctx, principal.SiteID(ctx), req.CollectionSlug, app.ListParams{
-		Limit: req.Limit, Offset: req.Offset, Published: req.IsPublished,
+		Limit: req.Limit, Offset: req.Offset, Published: req.IsPublished, PublishedOnly: principal.PublishedOnly(ctx),
 		FilterField: req.FilterField, FilterValue: req.FilterValue, Order: req.Order, Direction: req.Direction, Q: req.Q,
 	})
 	if err != nil {
 		return nil, err
 	}
-	x, err := s.content.Expand(ctx, principal.SiteID(ctx), c, items, req.Expand, false)
+	x, err := s.content.Expand(ctx, principal.SiteID(ctx), c, items, req.Expand, principal.PublishedOnly(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +197,10 @@ func (s *Server) GetItem(ctx context.Context, req *collectionsv1.GetItemRequest)
 	if err != nil {
 		return nil, err
 	}
-	x, err := s.content.Expand(ctx, principal.SiteID(ctx), c, []app.Item{it}, req.Expand, false)
+	if principal.PublishedOnly(ctx) && !it.IsPublished {
+		return nil, app.ItemNotFound(it.ID, c.Slug)
+	}
+	x, err := s.content.Expand(ctx, principal.SiteID(ctx), c, []app.Item{it}, req.Expand, principal.PublishedOnly(ctx))
 	if err != nil {
 		return nil, err
 	}
