@@ -167,24 +167,3 @@ func SearchText(c Collection, it Item) string {
 	}
 	return b.String()
 }
-
-// Relevance is how well an item whose words are doc matches words: 0 when
-// it lacks one of them, otherwise how often they occur. It is the memory
-// store's rank; PostgreSQL ranks with ts_rank, which agrees on the order
-// of items matching one word by how often they hold it.
-func Relevance(doc, words []string) int {
-	n := 0
-	for _, w := range words {
-		k := 0
-		for _, d := range doc {
-			if d == w {
-				k++
-			}
-		}
-		if k == 0 {
-			return 0
-		}
-		n += k
-	}
-	return n
-}

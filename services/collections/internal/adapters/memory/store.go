@@ -11,6 +11,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
@@ -34,6 +35,45 @@ type Store struct {
 	assets     map[string]app.Asset
 	assetOrder map[string][]string
 	assetNames map[string]string
+	// words caches each item's search words (item id -> *searchWords),
+	// so that a search splits an item's text once, not on every request.
+	words sync.Map
+}
+
+// searchWords are an item's search words and how often each occurs, as
+// split from one version of its values: items are immutable values and a
+// write gives an item a new values map, so the map's identity tells
+// whether the entry is current. A key's type never changes while it
+// holds a value, so the values alone decide what is searched.
+type searchWords struct {
+	// values is held, not only its address, so that no other map can
+	// take that address while the entry exists.
+	values app.Values
+	counts map[string]int
+}
+
+// relevance is app.Relevance over it's cached words: 0 when it lacks one
+// of words.
+func (s *Store) relevance(c app.Collection, it app.Item, words []string) int {
+	var counts map[string]int
+	if v, ok := s.words.Load(it.ID); ok && reflect.ValueOf(v.(*searchWords).values).Pointer() == reflect.ValueOf(it.Values).Pointer() {
+		counts = v.(*searchWords).counts
+	} else {
+		counts = map[string]int{}
+		for _, w := range app.Words(app.SearchText(c, it)) {
+			counts[w]++
+		}
+		s.words.Store(it.ID, &searchWords{values: it.Values, counts: counts})
+	}
+	n := 0
+	for _, w := range words {
+		k := counts[w]
+		if k == 0 {
+			return 0
+		}
+		n += k
+	}
+	return n
 }
 
 // New returns an empty store on db.
@@ -118,12 +158,12 @@ func (s *Store) Items(_ context.Context, c app.Collection, q app.ItemQuery) ([]a
 	ids := s.order[c.ID]
 	var rank map[string]int
 	if len(q.Words) > 0 {
-		// A scan: every item's text is split into words again. The
-		// memory store serves small sites; PostgreSQL has the index.
+		// A scan over the items' cached words (relevance). The memory
+		// store serves small sites; PostgreSQL has the index.
 		rank = map[string]int{}
 		kept := make([]string, 0, len(ids))
 		for _, id := range ids {
-			if n := app.Relevance(app.Words(app.SearchText(c, s.items[id])), q.Words); n > 0 {
+			if n := s.relevance(c, s.items[id], q.Words); n > 0 {
 				rank[id] = n
 				kept = append(kept, id)
 			}
@@ -346,6 +386,7 @@ func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *i
 		t.setOrder(collectionID, slices.Concat(ids[:i], ids[i+1:]))
 	}
 	memdb.Delete(t.Tx, t.s.items, id)
+	t.s.words.Delete(id)
 	return it, nil
 }
 
