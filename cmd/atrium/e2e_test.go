@@ -123,6 +123,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CollectionsSearch", testCollectionsSearch},
 		{"CollectionsExpand", testCollectionsExpand},
 		{"CollectionsPublishedOnly", testCollectionsPublishedOnly},
+		{"CollectionsCORS", testCollectionsCORS},
 		{"AssetsUpload", testAssetsUpload},
 		{"AssetsRefusals", testAssetsRefusals},
 		{"AssetsLifecycle", testAssetsLifecycle},

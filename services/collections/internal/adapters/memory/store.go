@@ -263,6 +263,14 @@ func (t *tx) InsertSite(_ context.Context, site app.Site) error {
 
 func (t *tx) Site(_ context.Context, id string) (app.Site, error) { return t.s.site(id) }
 
+func (t *tx) UpdateSite(_ context.Context, site app.Site) error {
+	if _, ok := t.s.sites[site.ID]; !ok {
+		return fmt.Errorf("site %s: %w", site.ID, app.ErrNotFound)
+	}
+	memdb.Put(t.Tx, t.s.sites, site.ID, site)
+	return nil
+}
+
 func (t *tx) Collection(_ context.Context, siteID, slug string) (app.Collection, error) {
 	return t.s.collection(siteID, slug)
 }

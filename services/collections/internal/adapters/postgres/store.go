@@ -135,11 +135,14 @@ func (r *recentCollections) forget(siteID, slug string) {
 	delete(r.m, siteID+"/"+slug)
 }
 
-const siteCols = `id, name, created_at, updated_at`
+const siteCols = `id, name, created_at, updated_at, allowed_origins`
 
 func scanSite(row pgx.Row) (app.Site, error) {
 	var site app.Site
-	err := row.Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt)
+	err := row.Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt, &site.AllowedOrigins)
+	if site.AllowedOrigins == nil {
+		site.AllowedOrigins = []string{}
+	}
 	site.CreatedAt, site.UpdatedAt = site.CreatedAt.UTC(), site.UpdatedAt.UTC()
 	return site, err
 }
@@ -359,9 +362,28 @@ type tx struct {
 }
 
 func (t tx) InsertSite(ctx context.Context, site app.Site) error {
-	_, err := t.Exec(ctx, `INSERT INTO sites (id, name, created_at, updated_at) VALUES ($1, $2, $3, $4)`,
-		site.ID, site.Name, site.CreatedAt, site.UpdatedAt)
+	_, err := t.Exec(ctx, `INSERT INTO sites (`+siteCols+`) VALUES ($1, $2, $3, $4, $5)`,
+		site.ID, site.Name, site.CreatedAt, site.UpdatedAt, origins(site))
 	return pgdb.Err(err, "insert site")
+}
+
+func origins(site app.Site) []string {
+	if site.AllowedOrigins == nil {
+		return []string{}
+	}
+	return site.AllowedOrigins
+}
+
+func (t tx) UpdateSite(ctx context.Context, site app.Site) error {
+	tag, err := t.Exec(ctx, `UPDATE sites SET name = $2, updated_at = $3, allowed_origins = $4 WHERE id = $1`,
+		site.ID, site.Name, site.UpdatedAt, origins(site))
+	if err != nil {
+		return pgdb.Err(err, "update site")
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("site %s: %w", site.ID, app.ErrNotFound)
+	}
+	return nil
 }
 
 func (t tx) InsertCollection(ctx context.Context, c app.Collection) error {

@@ -67,7 +67,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 var base = time.Date(2026, 11, 1, 9, 30, 0, 123456000, time.UTC)
 
 func testSiteRoundTrip(t *testing.T, s Store) {
-	site := app.Site{ID: uuid.NewString(), Name: "Bakery blog", CreatedAt: base, UpdatedAt: base}
+	site := app.Site{ID: uuid.NewString(), Name: "Bakery blog", CreatedAt: base, UpdatedAt: base, AllowedOrigins: []string{}}
 	if err := s.InTx(t.Context(), func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) }); err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +81,18 @@ func testSiteRoundTrip(t *testing.T, s Store) {
 	if _, err := s.Site(t.Context(), uuid.NewString()); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("unknown site: error = %v, want ErrNotFound", err)
 	}
+	changed := site
+	changed.AllowedOrigins, changed.UpdatedAt = []string{"https://www.example.com", "*"}, base.Add(time.Hour)
+	inTx(t, s, func(tx app.Tx) error { return tx.UpdateSite(t.Context(), changed) })
+	if got, err := s.Site(t.Context(), site.ID); err != nil || !reflect.DeepEqual(got, changed) {
+		t.Fatalf("after UpdateSite got %+v (%v), want %+v", got, err, changed)
+	}
+	if err := s.InTx(t.Context(), func(tx app.Tx) error {
+		return tx.UpdateSite(t.Context(), app.Site{ID: uuid.NewString(), Name: "x", AllowedOrigins: []string{}})
+	}); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("UpdateSite of no site = %v, want ErrNotFound", err)
+	}
+	site = changed
 	err = s.InTx(t.Context(), func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })
 	if !errors.Is(err, app.ErrDuplicate) {
 		t.Fatalf("duplicate site: error = %v, want ErrDuplicate", err)
@@ -104,7 +116,7 @@ func testSiteList(t *testing.T, s Store) {
 	var sites []app.Site
 	for i := range 3 {
 		site := app.Site{ID: uuid.Must(uuid.NewV7()).String(), Name: fmt.Sprint("Site ", i),
-			CreatedAt: base.Add(time.Duration(min(i, 1)) * time.Minute), UpdatedAt: base}
+			CreatedAt: base.Add(time.Duration(min(i, 1)) * time.Minute), UpdatedAt: base, AllowedOrigins: []string{}}
 		inTx(t, s, func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })
 		sites = append(sites, site)
 	}
@@ -177,7 +189,7 @@ func inTx(t *testing.T, s Store, fn func(app.Tx) error) {
 }
 
 func newSite(t *testing.T, s Store) app.Site {
-	site := app.Site{ID: uuid.NewString(), Name: "Site", CreatedAt: base, UpdatedAt: base}
+	site := app.Site{ID: uuid.NewString(), Name: "Site", CreatedAt: base, UpdatedAt: base, AllowedOrigins: []string{}}
 	inTx(t, s, func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })
 	return site
 }

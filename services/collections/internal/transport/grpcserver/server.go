@@ -91,7 +91,20 @@ func (s *Server) GetSite(ctx context.Context, req *collectionsv1.GetSiteRequest)
 }
 
 func sitePB(s app.Site) *collectionsv1.Site {
-	return &collectionsv1.Site{Id: s.ID, Name: s.Name, CreatedAt: timestamppb.New(s.CreatedAt), UpdatedAt: timestamppb.New(s.UpdatedAt)}
+	origins := s.AllowedOrigins
+	if origins == nil {
+		origins = []string{}
+	}
+	return &collectionsv1.Site{Id: s.ID, Name: s.Name, CreatedAt: timestamppb.New(s.CreatedAt), UpdatedAt: timestamppb.New(s.UpdatedAt), AllowedOrigins: origins}
+}
+
+// SetSiteOrigins implements collectionsv1.CollectionsAdminServiceServer.
+func (s *Server) SetSiteOrigins(ctx context.Context, req *collectionsv1.SetSiteOriginsRequest) (*collectionsv1.SetSiteOriginsResponse, error) {
+	site, err := s.sites.SetOrigins(ctx, req.SiteId, req.AllowedOrigins)
+	if err != nil {
+		return nil, err
+	}
+	return &collectionsv1.SetSiteOriginsResponse{Site: sitePB(site)}, nil
 }
 
 func fieldsFromPB(fs []*collectionsv1.FieldDefinition) []app.Field {

@@ -7,3 +7,7 @@
 -- differ in theirs).
 
 ALTER TABLE collections ADD COLUMN search_language text NOT NULL DEFAULT 'simple';
+
+-- The origins whose pages may call the public API with the site's keys
+-- (CORS), set through the admin API; none by default.
+ALTER TABLE sites ADD COLUMN allowed_origins text[] NOT NULL DEFAULT '{}';
