@@ -124,6 +124,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CollectionsExpand", testCollectionsExpand},
 		{"CollectionsPublishedOnly", testCollectionsPublishedOnly},
 		{"CollectionsCORS", testCollectionsCORS},
+		{"BrowserPage", testBrowserPage},
 		{"AssetsUpload", testAssetsUpload},
 		{"AssetsRefusals", testAssetsRefusals},
 		{"AssetsLifecycle", testAssetsLifecycle},

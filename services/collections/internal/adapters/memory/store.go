@@ -35,52 +35,87 @@ type Store struct {
 	assets     map[string]app.Asset
 	assetOrder map[string][]string
 	assetNames map[string]string
-	// words caches each item's search words (item id -> *searchWords),
-	// so that a search splits an item's text once, not on every request.
-	words sync.Map
+	// searched are the collections' search indexes, built when a search
+	// needs one and rebuilt after a write to the collection (generation
+	// counts those writes).
+	searchMu   sync.Mutex
+	searched   map[string]*searchIndex
+	generation map[string]uint64
 }
 
-// searchWords are an item's search words and how often each occurs, as
-// split from one version of its values: items are immutable values and a
-// write gives an item a new values map, so the map's identity tells
-// whether the entry is current. A key's type never changes while it
-// holds a value, so the values alone decide what is searched.
-type searchWords struct {
-	// values is held, not only its address, so that no other map can
-	// take that address while the entry exists.
-	values app.Values
-	counts map[string]int
+// searchIndex maps each word of a collection's items to the items holding
+// it and how often, as of one generation of the collection.
+type searchIndex struct {
+	generation uint64
+	words      map[string]map[string]int
 }
 
-// relevance is app.Relevance over it's cached words: 0 when it lacks one
-// of words.
-func (s *Store) relevance(c app.Collection, it app.Item, words []string) int {
-	var counts map[string]int
-	if v, ok := s.words.Load(it.ID); ok && reflect.ValueOf(v.(*searchWords).values).Pointer() == reflect.ValueOf(it.Values).Pointer() {
-		counts = v.(*searchWords).counts
-	} else {
-		counts = map[string]int{}
-		for _, w := range app.Words(app.SearchText(c, it)) {
-			counts[w]++
-		}
-		s.words.Store(it.ID, &searchWords{values: it.Values, counts: counts})
+// touch marks a write to a collection's items: its search index is stale.
+// Called with the store locked for writing; a rolled-back write costs one
+// rebuild.
+func (s *Store) touch(collectionID string) { s.generation[collectionID]++ }
+
+// index returns c's search index, building it if it is stale. Called with
+// the store locked for reading.
+func (s *Store) index(c app.Collection) *searchIndex {
+	s.searchMu.Lock()
+	defer s.searchMu.Unlock()
+	gen := s.generation[c.ID]
+	if idx, ok := s.searched[c.ID]; ok && idx.generation == gen {
+		return idx
 	}
-	n := 0
-	for _, w := range words {
-		k := counts[w]
-		if k == 0 {
-			return 0
+	idx := &searchIndex{generation: gen, words: map[string]map[string]int{}}
+	for _, id := range s.order[c.ID] {
+		for _, w := range app.Words(app.SearchText(c, s.items[id])) {
+			m := idx.words[w]
+			if m == nil {
+				m = map[string]int{}
+				idx.words[w] = m
+			}
+			m[id]++
 		}
-		n += k
 	}
-	return n
+	s.searched[c.ID] = idx
+	return idx
+}
+
+// search returns the ids of c's items holding every one of words, in the
+// collection's order (oldest first), and how often they hold them.
+func (s *Store) search(c app.Collection, words []string) ([]string, map[string]int) {
+	idx := s.index(c)
+	lists := make([]map[string]int, len(words))
+	for i, w := range words {
+		if lists[i] = idx.words[w]; len(lists[i]) == 0 {
+			return nil, nil
+		}
+	}
+	slices.SortFunc(lists, func(a, b map[string]int) int { return cmp.Compare(len(a), len(b)) })
+	rank := map[string]int{}
+	var ids []string
+next:
+	for id, n := range lists[0] {
+		for _, l := range lists[1:] {
+			k := l[id]
+			if k == 0 {
+				continue next
+			}
+			n += k
+		}
+		rank[id] = n
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int {
+		return cmp.Or(s.items[a].CreatedAt.Compare(s.items[b].CreatedAt), cmp.Compare(a, b))
+	})
+	return ids, rank
 }
 
 // New returns an empty store on db.
 func New(db *memdb.DB) *Store {
 	return &Store{db: db, sites: map[string]app.Site{}, collections: map[string]app.Collection{},
 		slugs: map[string]string{}, items: map[string]app.Item{}, order: map[string][]string{},
-		assets: map[string]app.Asset{}, assetOrder: map[string][]string{}, assetNames: map[string]string{}}
+		assets: map[string]app.Asset{}, assetOrder: map[string][]string{}, assetNames: map[string]string{},
+		searched: map[string]*searchIndex{}, generation: map[string]uint64{}}
 }
 
 func slugKey(siteID, slug string) string { return siteID + "/" + slug }
@@ -158,17 +193,7 @@ func (s *Store) Items(_ context.Context, c app.Collection, q app.ItemQuery) ([]a
 	ids := s.order[c.ID]
 	var rank map[string]int
 	if len(q.Words) > 0 {
-		// A scan over the items' cached words (relevance). The memory
-		// store serves small sites; PostgreSQL has the index.
-		rank = map[string]int{}
-		kept := make([]string, 0, len(ids))
-		for _, id := range ids {
-			if n := s.relevance(c, s.items[id], q.Words); n > 0 {
-				rank[id] = n
-				kept = append(kept, id)
-			}
-		}
-		ids = kept
+		ids, rank = s.search(c, q.Words)
 	}
 	if q.OrderBy == app.OrderRelevance {
 		slices.SortFunc(ids, func(a, b string) int { return cmp.Or(cmp.Compare(rank[a], rank[b]), cmp.Compare(a, b)) })
@@ -304,6 +329,7 @@ func (t *tx) UpdateCollection(_ context.Context, c app.Collection, removed []str
 		it.Values = vals
 		memdb.Put(t.Tx, t.s.items, id, it)
 	}
+	t.s.touch(c.ID)
 	return nil
 }
 
@@ -351,6 +377,7 @@ func (t *tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event)
 		next = append(append(append(next, ids[:i]...), it.ID), ids[i:]...)
 	}
 	memdb.Put(t.Tx, t.s.items, it.ID, it)
+	t.s.touch(it.CollectionID)
 	t.setOrder(it.CollectionID, next)
 	return t.Enqueue(ctx, announce)
 }
@@ -378,6 +405,7 @@ func (t *tx) PatchItem(_ context.Context, collectionID, id string, p app.ItemPat
 	after.Version++
 	after.UpdatedAt = p.At
 	memdb.Put(t.Tx, t.s.items, id, after)
+	t.s.touch(collectionID)
 	return before, after, nil
 }
 
@@ -394,7 +422,7 @@ func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *i
 		t.setOrder(collectionID, slices.Concat(ids[:i], ids[i+1:]))
 	}
 	memdb.Delete(t.Tx, t.s.items, id)
-	t.s.words.Delete(id)
+	t.s.touch(collectionID)
 	return it, nil
 }
 
