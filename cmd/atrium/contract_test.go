@@ -103,8 +103,11 @@ func contractOf(docURL string) (*contract, error) {
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %d %v", docURL, resp.StatusCode, err)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", docURL, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %d", docURL, resp.StatusCode)
 	}
 	key := sha256.Sum256(raw)
 	if c, ok := contracts.Load(key); ok {

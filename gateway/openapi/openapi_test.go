@@ -11,7 +11,6 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 )
 
@@ -361,5 +360,4 @@ func TestOperationExtrasNameOperations(t *testing.T) {
 	if methodOf("CRMService_ListProspects") == nil {
 		t.Fatal("methodOf finds no RPC for CRMService_ListProspects")
 	}
-	var _ protoreflect.MethodDescriptor = methodOf("CRMService_ListProspects")
 }
