@@ -97,6 +97,12 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 					return
 				}
 			}
+			if origin := r.Header.Get("Origin"); l == g.public && origin != "" && p.Kind == principal.KindKey {
+				if err := g.checkOrigin(ctx, w, p, origin); err != nil {
+					rest.WriteError(ctx, g.cfg.Logger, w, r, apperr.ToStatus(err).Err())
+					return
+				}
+			}
 			if err := principal.Authorize(p, rt.access); err != nil {
 				rest.WriteError(ctx, g.cfg.Logger, w, r, apperr.ToStatus(err).Err())
 				return
@@ -241,6 +247,10 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 				return
 			}
 			defer l.limit.release()
+		}
+		if l == g.public && isPreflight(r) {
+			g.preflight(l, sw, r)
+			return
 		}
 		if r.RequestURI == "*" {
 			rest.WriteError(ctx, g.cfg.Logger, sw, r, status.Errorf(codes.InvalidArgument,

@@ -63,3 +63,16 @@ if ! port_open "$S3_PORT"; then
     >"$root.log" 2>&1 </dev/null &
   wait_port versitygw "$S3_PORT"
 fi
+
+# Chromium, the headless browser of the CORS test (cmd/atrium, a page on
+# another origin reading with a published-only key), from Debian's
+# packages; nothing happens when it is installed.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "services-up: installing chromium (the browser test's)"
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null
+  else
+    echo "services-up: chromium is missing; install it (apt-get install chromium) for the browser test" >&2
+    exit 1
+  fi
+fi

@@ -2,8 +2,10 @@ package floor
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -53,12 +55,16 @@ type collection struct {
 }
 
 func (s *Collections) collection(r *http.Request) (collection, error) {
+	return s.collectionBySlug(r, r.PathValue("slug"))
+}
+
+func (s *Collections) collectionBySlug(r *http.Request, slug string) (collection, error) {
 	var (
 		c      collection
 		fields []byte
 	)
 	err := s.pool.QueryRow(r.Context(), `SELECT id, site_id, slug, name, is_system, fields, created_at, updated_at
-		FROM collections WHERE site_id = $1 AND slug = $2`, s.siteID, r.PathValue("slug")).
+		FROM collections WHERE site_id = $1 AND slug = $2`, s.siteID, slug).
 		Scan(&c.id, new(string), &c.Slug, &c.Name, &c.IsSystem, &fields, new(time.Time), new(time.Time))
 	if err != nil {
 		return c, err
@@ -136,8 +142,21 @@ func (s *Collections) list(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
 		return
 	}
-	rows, err := s.pool.Query(r.Context(), `SELECT `+itemCols+` FROM items WHERE collection_id = $1
-		ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, c.id, limit, offset)
+	sql, args := `SELECT `+itemCols+` FROM items WHERE collection_id = $1`, []any{c.id}
+	if q := r.URL.Query().Get("q"); q != "" {
+		// The search as Atrium's store writes it (simple language), so
+		// that the collection's search index serves it.
+		doc := searchDocument(c)
+		if doc == "" {
+			http.Error(w, `{"error":"no text fields"}`, http.StatusBadRequest)
+			return
+		}
+		args = append(args, q)
+		sql += ` AND collection_id = '` + c.id + `' AND ` + doc + ` @@ plainto_tsquery('simple'::regconfig, $2)`
+	}
+	args = append(args, limit, offset)
+	sql += fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, len(args)-1, len(args))
+	rows, err := s.pool.Query(r.Context(), sql, args...)
 	if err != nil {
 		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
 		return
@@ -156,7 +175,82 @@ func (s *Collections) list(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
 		return
 	}
+	rows.Close()
+	if expand := r.URL.Query().Get("expand"); expand != "" {
+		if err := s.expand(r, c, items, strings.Split(expand, ",")); err != nil {
+			http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"collection": c, "items": items, "limit": limit, "offset": offset})
+}
+
+// searchDocument is Atrium's search expression over c's text fields.
+func searchDocument(c collection) string {
+	var parts []string
+	for _, f := range c.Fields {
+		if f.Type == "text" || f.Type == "rich_text" {
+			parts = append(parts, "coalesce(data->>'"+f.Key+"', '')")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "to_tsvector('simple'::regconfig, " + strings.Join(parts, " || ' ' || ") + ")"
+}
+
+// expand replaces the named reference fields' ids in items with the items
+// they name, one level, by hand: per field, the target collection and one
+// query for the page's ids. Missing targets become null.
+func (s *Collections) expand(r *http.Request, c collection, items []map[string]any, keys []string) error {
+	for _, key := range keys {
+		var target string
+		for _, f := range c.Fields {
+			if f.Key == key && f.Type == "reference" {
+				target = f.Target
+			}
+		}
+		if target == "" {
+			continue
+		}
+		tc, err := s.collectionBySlug(r, target)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		for _, it := range items {
+			var id string
+			if raw, ok := it[key].(json.RawMessage); ok && json.Unmarshal(raw, &id) == nil {
+				ids = append(ids, id)
+			}
+		}
+		rows, err := s.pool.Query(r.Context(), `SELECT `+itemCols+` FROM items WHERE collection_id = $1 AND id = ANY($2::uuid[])`, tc.id, ids)
+		if err != nil {
+			return err
+		}
+		found := map[string]map[string]any{}
+		for rows.Next() {
+			t, err := item(tc, rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			found[t["id"].(string)] = t
+		}
+		rows.Close()
+		if rows.Err() != nil {
+			return rows.Err()
+		}
+		for _, it := range items {
+			var id string
+			if raw, ok := it[key].(json.RawMessage); ok && json.Unmarshal(raw, &id) == nil && found[id] != nil {
+				it[key] = found[id]
+			} else {
+				it[key] = nil
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Collections) get(w http.ResponseWriter, r *http.Request) {

@@ -15,7 +15,7 @@ func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReader(r) }
 
 func testAdminProvisioning(t *testing.T, s *stack) {
 	site := s.create(t, "/admin/v1/sites", "site", map[string]any{"name": "  Bakery blog  "})
-	wantKeys(t, site, "id", "name", "created_at", "updated_at")
+	wantKeys(t, site, "id", "name", "created_at", "updated_at", "allowed_origins")
 	if site["name"] != "Bakery blog" {
 		t.Fatalf("site name = %q, want trimmed", site["name"])
 	}
@@ -238,7 +238,7 @@ func testAdminLists(t *testing.T, s *stack) {
 	}{
 		{"/admin/v1/agencies?limit=200", "agencies", agencies, []string{"id", "name", "created_at", "updated_at"}},
 		{"/admin/v1/clients?limit=200", "clients", clients, []string{"id", "name", "domain", "status", "auto_deploy", "created_at", "updated_at"}},
-		{"/admin/v1/sites?limit=200", "sites", sites, []string{"id", "name", "created_at", "updated_at"}},
+		{"/admin/v1/sites?limit=200", "sites", sites, []string{"id", "name", "created_at", "updated_at", "allowed_origins"}},
 	} {
 		rows := list(l.path, l.field)
 		at := newestFirst(rows, l.mine)

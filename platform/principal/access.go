@@ -53,6 +53,9 @@ func Authorize(p Principal, a Access) error {
 		case p.Kind != KindKey:
 			return apperr.PermissionDenied("this operation needs an API key, or a service principal acting for a tenant")
 		}
+		if p.PublishedOnly && a.Scope == ScopeWrite {
+			return apperr.PermissionDenied("%s is published_only (safe to embed in a web page): it reads published content and can never write", who)
+		}
 		if !p.HasScope(a.Scope) {
 			return apperr.PermissionDenied("%s lacks the %s scope this operation needs; its scopes: %s", who, a.Scope, ScopeNames(p.Scopes))
 		}

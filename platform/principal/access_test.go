@@ -47,3 +47,17 @@ func TestAuthorizeBindings(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthorizePublishedOnly: a published-only key reads, and is refused
+// every write naming why, whatever scopes it carries.
+func TestAuthorizePublishedOnly(t *testing.T) {
+	p := Principal{Kind: KindKey, Subject: "k", SiteID: "s", Scopes: []Scope{ScopeRead, ScopeWrite}, PublishedOnly: true}
+	read := Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: ScopeRead, Binding: BindingSite}
+	write := Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: ScopeWrite, Binding: BindingSite}
+	if err := Authorize(p, read); err != nil {
+		t.Fatalf("published-only read refused: %v", err)
+	}
+	if err := Authorize(p, write); apperr.KindOf(err) != apperr.KindPermissionDenied || !strings.Contains(err.Error(), "published_only") {
+		t.Fatalf("published-only write = %v, want PermissionDenied naming published_only", err)
+	}
+}

@@ -93,6 +93,16 @@ type Principal struct {
 	SiteID string `json:"site_id,omitempty"`
 	// AgencyID is the agency a key is bound to, if any.
 	AgencyID string `json:"agency_id,omitempty"`
+	// PublishedOnly is set for a key safe to embed in a web page: it
+	// reads only published content and may never write.
+	PublishedOnly bool `json:"published_only,omitempty"`
+}
+
+// PublishedOnly reports whether the caller of ctx sees only published
+// content (a published_only key, or a service acting for one).
+func PublishedOnly(ctx context.Context) bool {
+	p, _ := FromContext(ctx)
+	return p.PublishedOnly
 }
 
 // HasScope reports whether p carries scope s.

@@ -25,6 +25,7 @@ type collectionsFlags struct {
 	pocketbase   string
 	profileRoute string
 	assetConns   int
+	searchItems  int
 }
 
 // runCollections measures the collections interface against its floor and
@@ -40,9 +41,10 @@ func runCollections(ctx context.Context, args []string) error {
 	fs.StringVar(&f.pocketbase, "pocketbase", ".bin/pocketbase-peer", "the PocketBase runner (bench/peers/pocketbase, make bench-collections builds it); empty leaves PocketBase out")
 	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during its first measured round of --profile-route to this file (with the store appended when both run), and print its top entries")
 	fs.StringVar(&f.profileRoute, "profile-route", "get", "the route --cpuprofile covers")
-	fs.StringVar(&f.routes, "routes", "list100,get,create,upload1m,upload10m,download1m,download10m",
-		"routes to measure, of list100, list1000, list100-deep, list1000-deep, get, create, upload1m, upload10m, download1m, download10m")
+	fs.StringVar(&f.routes, "routes", "list100,get,create,expand100,search,upload1m,upload10m,download1m,download10m",
+		"routes to measure, of list100, list1000, list100-deep, list1000-deep, get, create, expand100, search, upload1m, upload10m, download1m, download10m")
 	fs.IntVar(&f.assetConns, "asset-conns", 4, "concurrent connections of the asset routes (each carries a whole file)")
+	fs.IntVar(&f.searchItems, "search-items", 100_000, "items in the collection the search route searches (the issue asks for 100,000)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,7 +60,7 @@ func runCollections(ctx context.Context, args []string) error {
 	for _, name := range strings.Split(f.routes, ",") {
 		name = strings.TrimSpace(name)
 		if _, ok := collectionsRoutes(0, nil)[name]; !ok && !isAssetRoute(name) {
-			return fmt.Errorf("unknown route %q; the routes are list100, list1000, list100-deep, list1000-deep, get, create, %s", name, strings.Join(assetRoutes, ", "))
+			return fmt.Errorf("unknown route %q; the routes are list100, list1000, list100-deep, list1000-deep, get, create, expand100, search, %s", name, strings.Join(assetRoutes, ", "))
 		}
 		names = append(names, name)
 	}
@@ -95,7 +97,7 @@ func runCollections(ctx context.Context, args []string) error {
 		fmt.Printf("PocketBase ready in %s\n", time.Since(start).Round(time.Second))
 	}
 	fmt.Printf("seeding a posts collection with %d items in PostgreSQL ...\n", f.items)
-	site, key, floorItem, err := seedCollections(ctx, env.atrium, db, f.items)
+	site, key, floorItem, err := seedCollections(ctx, env.atrium, db, f.items, f.searchItems)
 	if err != nil {
 		return err
 	}
@@ -150,7 +152,7 @@ func runCollections(ctx context.Context, args []string) error {
 			env.cleanups = append(env.cleanups, env.stopAtrium)
 			fmt.Printf("\nseeding the memory store with %d items through the API ...\n", f.items)
 			start := time.Now()
-			if key, itemID, err = seedCollectionsAPI(ctx, atrium, f.items); err != nil {
+			if key, itemID, err = seedCollectionsAPI(ctx, atrium, f.items, f.searchItems); err != nil {
 				return err
 			}
 			fmt.Printf("seeded in %s\n", time.Since(start).Round(time.Second))
@@ -171,7 +173,7 @@ func runCollections(ctx context.Context, args []string) error {
 			if store == "postgres" {
 				targets[1].db = db
 			}
-			if pb != nil && !isAssetRoute(name) {
+			if _, peer := rt["pocketbase"]; pb != nil && peer && !isAssetRoute(name) {
 				targets = append(targets, target{name: "pocketbase", addr: pb.addr, auth: pb.token, pid: pb.cmd.Process.Pid})
 			}
 			upload := strings.HasPrefix(name, "upload")
@@ -313,7 +315,14 @@ func collectionsRoutes(n int, items map[string]string) map[string]map[string]rou
 	}
 	body := `{"title":"` + createdTitle + `","body":"<p>Short body.</p>","category":"news","rating":4.5,"views":1}`
 	create := route{method: "POST", path: base, body: `{"data":` + body + `,"is_published":true}`}
+	// A page of articles with its author and topic expanded (the floor
+	// joins by hand, one query per referenced collection), and a search
+	// of the library for a word about 0.1% of its items hold.
+	expand := route{method: "GET", path: "/api/public/v1/collections/articles?limit=100&expand=author,topic"}
+	search := route{method: "GET", path: "/api/public/v1/collections/library?q=" + searchWord + "&limit=20"}
 	return map[string]map[string]route{
+		"expand100":     {"floor": expand, "atrium": expand},
+		"search":        {"floor": search, "atrium": search},
 		"list100":       list(100, 0),
 		"list1000":      list(1000, 0),
 		"list100-deep":  list(100, deep),
@@ -350,9 +359,25 @@ func resetCreated(ctx context.Context, db string, pb *peerProc) error {
 	return settle(ctx, db)
 }
 
+// searchWord is the word the search route looks for: w0042, which one
+// library item in searchSpread holds.
+const (
+	searchWord   = "w0042"
+	searchSpread = 1000
+)
+
+// The expand route's collections: articles referring to authors and
+// topics.
+const (
+	benchArticles = 1000
+	benchAuthors  = 100
+	benchTopics   = 20
+)
+
 // defineCollections creates a site, its posts collection (title, body,
-// category, rating, views), a neighbour collection, and a read-write key
-// of the site, through the admin API.
+// category, rating, views), a neighbour collection, the collections of
+// the expand route (authors, topics, articles) and of the search route
+// (library), and a read-write key of the site, through the admin API.
 func defineCollections(ctx context.Context, p *atriumProc) (site, key string, err error) {
 	var s struct{ Site struct{ ID string } }
 	if err := p.adminCall(ctx, "POST", "/admin/v1/sites", map[string]any{"name": "Bench site"}, &s); err != nil {
@@ -370,10 +395,17 @@ func defineCollections(ctx context.Context, p *atriumProc) (site, key string, er
 		return "", "", err
 	}
 	// A neighbour collection, so that the queries are really scoped.
-	if err := p.adminCall(ctx, "POST", "/admin/v1/sites/"+s.Site.ID+"/collections", map[string]any{
-		"name": "Other", "slug": "other", "fields": []map[string]any{{"key": "title", "type": "text"}},
-	}, nil); err != nil {
-		return "", "", err
+	for _, c := range []map[string]any{
+		{"name": "Other", "slug": "other", "fields": []map[string]any{{"key": "title", "type": "text"}}},
+		{"name": "Authors", "slug": "authors", "fields": []map[string]any{{"key": "name", "type": "text", "required": true}, {"key": "bio", "type": "text"}}},
+		{"name": "Topics", "slug": "topics", "fields": []map[string]any{{"key": "name", "type": "text", "required": true}}},
+		{"name": "Articles", "slug": "articles", "fields": []map[string]any{{"key": "title", "type": "text", "required": true},
+			{"key": "author", "type": "reference", "target": "authors"}, {"key": "topic", "type": "reference", "target": "topics"}}},
+		{"name": "Library", "slug": "library", "fields": []map[string]any{{"key": "title", "type": "text", "required": true}, {"key": "body", "type": "rich_text"}}},
+	} {
+		if err := p.adminCall(ctx, "POST", "/admin/v1/sites/"+s.Site.ID+"/collections", c, nil); err != nil {
+			return "", "", err
+		}
 	}
 	var k struct{ Key struct{ Secret string } }
 	if err := p.adminCall(ctx, "POST", "/admin/v1/keys", map[string]any{"name": "bench", "scopes": []string{"read", "write"}, "site_id": s.Site.ID}, &k); err != nil {
@@ -386,7 +418,7 @@ func defineCollections(ctx context.Context, p *atriumProc) (site, key string, er
 // n items straight into the table (the rows are what the API would write;
 // through the API PostgreSQL would take minutes), and returns the site,
 // the key and the id of the item in the middle of the newest-first order.
-func seedCollections(ctx context.Context, p *atriumProc, db string, n int) (site, key, item string, err error) {
+func seedCollections(ctx context.Context, p *atriumProc, db string, n, searchItems int) (site, key, item string, err error) {
 	site, key, err = defineCollections(ctx, p)
 	if err != nil {
 		return "", "", "", err
@@ -411,6 +443,32 @@ func seedCollections(ctx context.Context, p *atriumProc, db string, n int) (site
 			return "", "", "", fmt.Errorf("seed items: %w", err)
 		}
 	}
+	// The expand route's rows, then the library: each item's words are
+	// w<i mod searchSpread> and common words in markup.
+	for _, seed := range []struct{ slug, data string }{
+		{"authors", `jsonb_build_object('name', 'Author ' || i, 'bio', 'Writes about bread.')`},
+		{"topics", `jsonb_build_object('name', 'Topic ' || i)`},
+		{"library", fmt.Sprintf(`jsonb_build_object('title', 'Book ' || i || ' on w' || lpad((i %% %d)::text, 4, '0'),
+			'body', '<p>Flour, <b>water</b> and salt: the ' || (ARRAY['rye', 'wheat', 'spelt'])[1 + i %% 3] || ' loaf.</p>')`, searchSpread)},
+	} {
+		count := map[string]int{"authors": benchAuthors, "topics": benchTopics, "library": searchItems}[seed.slug]
+		if _, err = conn.Exec(ctx, `INSERT INTO collections.items (id, collection_id, data, is_published, version, created_at, updated_at)
+			SELECT gen_random_uuid(), c.id, `+seed.data+`, true, 1, now() - make_interval(secs => i), now() - make_interval(secs => i)
+			FROM collections.collections c, generate_series(1, $2::int) AS i
+			WHERE c.site_id = $1 AND c.slug = $3`, site, count, seed.slug); err != nil {
+			return "", "", "", fmt.Errorf("seed %s: %w", seed.slug, err)
+		}
+	}
+	if _, err = conn.Exec(ctx, `INSERT INTO collections.items (id, collection_id, data, is_published, version, created_at, updated_at)
+		SELECT gen_random_uuid(), c.id, jsonb_build_object('title', 'Article ' || i,
+				'author', (SELECT id::text FROM collections.items WHERE collection_id = a.id ORDER BY created_at OFFSET (i * 7) % $3 LIMIT 1),
+				'topic', (SELECT id::text FROM collections.items WHERE collection_id = t.id ORDER BY created_at OFFSET i % $4 LIMIT 1)),
+			true, 1, now() - make_interval(secs => i), now() - make_interval(secs => i)
+		FROM collections.collections c, collections.collections a, collections.collections t, generate_series(1, $2::int) AS i
+		WHERE c.site_id = $1 AND c.slug = 'articles' AND a.site_id = $1 AND a.slug = 'authors' AND t.site_id = $1 AND t.slug = 'topics'`,
+		site, benchArticles, benchAuthors, benchTopics); err != nil {
+		return "", "", "", fmt.Errorf("seed articles: %w", err)
+	}
 	err = conn.QueryRow(ctx, `SELECT i.id::text FROM collections.items i JOIN collections.collections c ON c.id = i.collection_id
 		WHERE c.site_id = $1 AND c.slug = 'posts' ORDER BY i.created_at DESC LIMIT 1 OFFSET $2`, site, n/2).Scan(&item)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -424,7 +482,7 @@ func seedCollections(ctx context.Context, p *atriumProc, db string, n int) (site
 // and creates the n posts (and n/5 neighbours) with the same values as
 // seedCollections through the public API, 16 at a time. It returns the key
 // and the id of the item in the middle.
-func seedCollectionsAPI(ctx context.Context, p *atriumProc, n int) (key, item string, err error) {
+func seedCollectionsAPI(ctx context.Context, p *atriumProc, n, searchItems int) (key, item string, err error) {
 	_, key, err = defineCollections(ctx, p)
 	if err != nil {
 		return "", "", err
@@ -477,7 +535,61 @@ func seedCollectionsAPI(ctx context.Context, p *atriumProc, n int) (key, item st
 	if n == 0 {
 		return "", "", errors.New("seeding wrote no items")
 	}
+	authors, err := createMany(ctx, p, key, "authors", benchAuthors, func(i int) map[string]any {
+		return map[string]any{"name": fmt.Sprint("Author ", i), "bio": "Writes about bread."}
+	})
+	if err != nil {
+		return "", "", err
+	}
+	topics, err := createMany(ctx, p, key, "topics", benchTopics, func(i int) map[string]any { return map[string]any{"name": fmt.Sprint("Topic ", i)} })
+	if err != nil {
+		return "", "", err
+	}
+	if _, err := createMany(ctx, p, key, "articles", benchArticles, func(i int) map[string]any {
+		return map[string]any{"title": fmt.Sprint("Article ", i), "author": authors[(i*7)%benchAuthors], "topic": topics[i%benchTopics]}
+	}); err != nil {
+		return "", "", err
+	}
+	loaves := []string{"rye", "wheat", "spelt"}
+	if _, err := createMany(ctx, p, key, "library", searchItems, func(i int) map[string]any {
+		return map[string]any{"title": fmt.Sprintf("Book %d on w%04d", i, i%searchSpread),
+			"body": "<p>Flour, <b>water</b> and salt: the " + loaves[i%3] + " loaf.</p>"}
+	}); err != nil {
+		return "", "", err
+	}
 	return key, ids[n/2], nil
+}
+
+// createMany creates n published items of slug through the public API, 16
+// at a time, with the data of each index, and returns their ids by index.
+func createMany(ctx context.Context, p *atriumProc, key, slug string, n int, data func(int) map[string]any) ([]string, error) {
+	ids := make([]string, n)
+	jobs := make(chan int)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for range 16 {
+		wg.Go(func() {
+			for i := range jobs {
+				var out struct{ Item struct{ ID string } }
+				err := p.apiCall(ctx, key, "POST", "/api/public/v1/collections/"+slug, map[string]any{"data": data(i), "is_published": true}, &out)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				ids[i] = out.Item.ID
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range n {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return ids, firstErr
 }
 
 func startCollectionsFloor(ctx context.Context, db, site, cpu string) (*exec.Cmd, string, error) {

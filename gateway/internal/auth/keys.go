@@ -200,7 +200,7 @@ func (k *Keys) store(digest [sha256.Size]byte, key *crmv1.APIKey) entry {
 	e := entry{key: key, until: k.now().Add(k.ttl)}
 	if key != nil {
 		e.p = principal.Principal{Kind: principal.KindKey, Subject: key.Id, Scopes: principal.ScopesFrom(key.Scopes),
-			SiteID: key.SiteId.GetValue(), AgencyID: key.AgencyId.GetValue()}
+			SiteID: key.SiteId.GetValue(), AgencyID: key.AgencyId.GetValue(), PublishedOnly: key.GetPublishedOnly()}
 		k.byID[key.Id] = digest
 	}
 	k.entries[digest] = e

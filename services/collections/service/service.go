@@ -91,13 +91,14 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	clock := app.Clock(time.Now)
 	content := app.NewContent(st, clock)
-	grpcserver.NewServer(app.NewSites(st, clock), content).Register(rt.GRPC)
 	publicURL := func() string { return *s.publicURL.Load() }
+	assets := app.NewAssets(st, cfg.Objects, clock, assetCfg, cfg.Logger.With("service", Name))
+	assetServer := grpcserver.NewAssetServer(assets, publicURL)
+	grpcserver.NewServer(app.NewSites(st, clock), content, assetServer).Register(rt.GRPC)
+	assetServer.Register(rt.GRPC)
 	grpcserver.NewPreviewServer(app.NewPreviews(st, content, clock), publicURL).Register(rt.GRPC)
 	scheduler := app.NewScheduler(st, clock, cfg.ScheduleInterval, cfg.Logger.With("service", Name))
 	rt.Go("scheduler", scheduler.Run)
-	assets := app.NewAssets(st, cfg.Objects, clock, assetCfg, cfg.Logger.With("service", Name))
-	grpcserver.NewAssetServer(assets, publicURL).Register(rt.GRPC)
 	return s, nil
 }
 

@@ -129,9 +129,14 @@ type Collection struct {
 	Fields []*FieldDefinition `protobuf:"bytes,3,rep,name=fields,proto3" json:"fields,omitempty"`
 	// True for system collections: readable, but their items cannot be
 	// created, updated or deleted through the public write routes.
-	IsSystem      bool `protobuf:"varint,4,opt,name=is_system,json=isSystem,proto3" json:"is_system,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	IsSystem bool `protobuf:"varint,4,opt,name=is_system,json=isSystem,proto3" json:"is_system,omitempty"`
+	// The admin API's answers only: the PostgreSQL text search configuration
+	// q searches the items with: simple (the default: words lower-cased, no
+	// stemming) or a language such as english, french or german (stemmed,
+	// stop words dropped).
+	SearchLanguage *string `protobuf:"bytes,5,opt,name=search_language,json=searchLanguage,proto3,oneof" json:"search_language,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Collection) Reset() {
@@ -190,6 +195,13 @@ func (x *Collection) GetIsSystem() bool {
 		return x.IsSystem
 	}
 	return false
+}
+
+func (x *Collection) GetSearchLanguage() string {
+	if x != nil && x.SearchLanguage != nil {
+		return *x.SearchLanguage
+	}
+	return ""
 }
 
 type ListCollectionsRequest struct {
@@ -296,10 +308,19 @@ type ListItemsRequest struct {
 	FilterField string `protobuf:"bytes,5,opt,name=filter_field,json=filterField,proto3" json:"filter_field,omitempty"`
 	// The value filter_field must have, read as the field's type.
 	FilterValue string `protobuf:"bytes,6,opt,name=filter_value,json=filterValue,proto3" json:"filter_value,omitempty"`
-	// One of: created_at, updated_at. Default created_at.
+	// One of: created_at, updated_at, a sortable field of the collection,
+	// or relevance (with q: best match first). Default created_at.
 	Order string `protobuf:"bytes,7,opt,name=order,proto3" json:"order,omitempty"`
 	// One of: asc, desc. Default desc.
-	Direction     string `protobuf:"bytes,8,opt,name=direction,proto3" json:"direction,omitempty"`
+	Direction string `protobuf:"bytes,8,opt,name=direction,proto3" json:"direction,omitempty"`
+	// Words to search for in the text and rich_text fields: only items
+	// holding every word are listed (full-text search in the collection's
+	// search_language; markup is not searched). At most 200 characters.
+	Q string `protobuf:"bytes,9,opt,name=q,proto3" json:"q,omitempty"`
+	// Reference and asset fields to expand, comma-separated: each id is
+	// replaced by the item or asset it names (null if it no longer exists);
+	// dots follow references up to 3 levels (author,author.avatar).
+	Expand        string `protobuf:"bytes,10,opt,name=expand,proto3" json:"expand,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -386,6 +407,20 @@ func (x *ListItemsRequest) GetOrder() string {
 func (x *ListItemsRequest) GetDirection() string {
 	if x != nil {
 		return x.Direction
+	}
+	return ""
+}
+
+func (x *ListItemsRequest) GetQ() string {
+	if x != nil {
+		return x.Q
+	}
+	return ""
+}
+
+func (x *ListItemsRequest) GetExpand() string {
+	if x != nil {
+		return x.Expand
 	}
 	return ""
 }
@@ -477,8 +512,12 @@ type GetItemRequest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	CollectionSlug string                 `protobuf:"bytes,1,opt,name=collection_slug,json=collectionSlug,proto3" json:"collection_slug,omitempty"`
 	ItemId         string                 `protobuf:"bytes,2,opt,name=item_id,json=itemId,proto3" json:"item_id,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Reference and asset fields to expand, comma-separated: each id is
+	// replaced by the item or asset it names (null if it no longer exists);
+	// dots follow references up to 3 levels (author,author.avatar).
+	Expand        string `protobuf:"bytes,3,opt,name=expand,proto3" json:"expand,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetItemRequest) Reset() {
@@ -521,6 +560,13 @@ func (x *GetItemRequest) GetCollectionSlug() string {
 func (x *GetItemRequest) GetItemId() string {
 	if x != nil {
 		return x.ItemId
+	}
+	return ""
+}
+
+func (x *GetItemRequest) GetExpand() string {
+	if x != nil {
+		return x.Expand
 	}
 	return ""
 }
@@ -971,17 +1017,19 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\n" +
 	"max_length\x18\x06 \x01(\x05H\x01R\tmaxLength\x88\x01\x01B\t\n" +
 	"\a_targetB\r\n" +
-	"\v_max_length\"\x91\x01\n" +
+	"\v_max_length\"\xd3\x01\n" +
 	"\n" +
 	"Collection\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04slug\x18\x02 \x01(\tR\x04slug\x12>\n" +
 	"\x06fields\x18\x03 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\x06fields\x12\x1b\n" +
-	"\tis_system\x18\x04 \x01(\bR\bisSystem\"\x18\n" +
+	"\tis_system\x18\x04 \x01(\bR\bisSystem\x12,\n" +
+	"\x0fsearch_language\x18\x05 \x01(\tH\x00R\x0esearchLanguage\x88\x01\x01B\x12\n" +
+	"\x10_search_language\"\x18\n" +
 	"\x16ListCollectionsRequest\"\x84\x01\n" +
 	"\x17ListCollectionsResponse\x12C\n" +
 	"\vcollections\x18\x01 \x03(\v2!.atrium.collections.v1.CollectionR\vcollections\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xbb\x02\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xe1\x02\n" +
 	"\x10ListItemsRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
@@ -990,7 +1038,10 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\ffilter_field\x18\x05 \x01(\tR\vfilterField\x12!\n" +
 	"\ffilter_value\x18\x06 \x01(\tR\vfilterValue\x12\x14\n" +
 	"\x05order\x18\a \x01(\tR\x05order\x12\x1c\n" +
-	"\tdirection\x18\b \x01(\tR\tdirectionB\b\n" +
+	"\tdirection\x18\b \x01(\tR\tdirection\x12\f\n" +
+	"\x01q\x18\t \x01(\tR\x01q\x12\x16\n" +
+	"\x06expand\x18\n" +
+	" \x01(\tR\x06expandB\b\n" +
 	"\x06_limitB\t\n" +
 	"\a_offsetB\x0f\n" +
 	"\r_is_published\"\xd9\x01\n" +
@@ -1001,10 +1052,11 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x05items\x18\x02 \x03(\v2\x17.google.protobuf.StructR\x05items\x12\x14\n" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06offset\x18\x04 \x01(\x05R\x06offset\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"R\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"j\n" +
 	"\x0eGetItemRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
-	"\aitem_id\x18\x02 \x01(\tR\x06itemId\"d\n" +
+	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12\x16\n" +
+	"\x06expand\x18\x03 \x01(\tR\x06expand\"d\n" +
 	"\x0fGetItemResponse\x12+\n" +
 	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\x12$\n" +
 	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\x9c\x02\n" +
@@ -1119,6 +1171,7 @@ func file_atrium_collections_v1_collections_proto_init() {
 		return
 	}
 	file_atrium_collections_v1_collections_proto_msgTypes[0].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_proto_msgTypes[1].OneofWrappers = []any{}
 	file_atrium_collections_v1_collections_proto_msgTypes[4].OneofWrappers = []any{}
 	file_atrium_collections_v1_collections_proto_msgTypes[8].OneofWrappers = []any{}
 	file_atrium_collections_v1_collections_proto_msgTypes[10].OneofWrappers = []any{}

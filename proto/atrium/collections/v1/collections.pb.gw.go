@@ -109,6 +109,8 @@ func local_request_CollectionsService_ListItems_0(ctx context.Context, marshaler
 	return msg, metadata, err
 }
 
+var filter_CollectionsService_GetItem_0 = &utilities.DoubleArray{Encoding: map[string]int{"collection_slug": 0, "item_id": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
+
 func request_CollectionsService_GetItem_0(ctx context.Context, marshaler runtime.Marshaler, client CollectionsServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq GetItemRequest
@@ -130,6 +132,12 @@ func request_CollectionsService_GetItem_0(ctx context.Context, marshaler runtime
 	protoReq.ItemId, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "item_id", err)
+	}
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_CollectionsService_GetItem_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
 		_, _ = io.Copy(io.Discard, req.Body)
@@ -159,6 +167,12 @@ func local_request_CollectionsService_GetItem_0(ctx context.Context, marshaler r
 	protoReq.ItemId, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "item_id", err)
+	}
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_CollectionsService_GetItem_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.GetItem(ctx, &protoReq)
 	return msg, metadata, err

@@ -27,13 +27,16 @@ const (
 )
 
 type Site struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Id        string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name      string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// The origins whose web pages may call the public API with the site's
+	// keys (CORS): https://www.example.com, or * for keys that cannot write.
+	AllowedOrigins []string `protobuf:"bytes,5,rep,name=allowed_origins,json=allowedOrigins,proto3" json:"allowed_origins,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Site) Reset() {
@@ -94,6 +97,112 @@ func (x *Site) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Site) GetAllowedOrigins() []string {
+	if x != nil {
+		return x.AllowedOrigins
+	}
+	return nil
+}
+
+type SetSiteOriginsRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	SiteId string                 `protobuf:"bytes,1,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
+	// Replaces the site's allowed origins: each * or an origin as browsers
+	// send it (http or https, lower-case host, a port only if not the
+	// default, no path); at most 50. [] allows none.
+	AllowedOrigins []string `protobuf:"bytes,2,rep,name=allowed_origins,json=allowedOrigins,proto3" json:"allowed_origins,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SetSiteOriginsRequest) Reset() {
+	*x = SetSiteOriginsRequest{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetSiteOriginsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetSiteOriginsRequest) ProtoMessage() {}
+
+func (x *SetSiteOriginsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetSiteOriginsRequest.ProtoReflect.Descriptor instead.
+func (*SetSiteOriginsRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SetSiteOriginsRequest) GetSiteId() string {
+	if x != nil {
+		return x.SiteId
+	}
+	return ""
+}
+
+func (x *SetSiteOriginsRequest) GetAllowedOrigins() []string {
+	if x != nil {
+		return x.AllowedOrigins
+	}
+	return nil
+}
+
+type SetSiteOriginsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Site          *Site                  `protobuf:"bytes,1,opt,name=site,proto3" json:"site,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetSiteOriginsResponse) Reset() {
+	*x = SetSiteOriginsResponse{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetSiteOriginsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetSiteOriginsResponse) ProtoMessage() {}
+
+func (x *SetSiteOriginsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetSiteOriginsResponse.ProtoReflect.Descriptor instead.
+func (*SetSiteOriginsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SetSiteOriginsResponse) GetSite() *Site {
+	if x != nil {
+		return x.Site
+	}
+	return nil
+}
+
 type CreateSiteRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// 1 to 200 characters.
@@ -104,7 +213,7 @@ type CreateSiteRequest struct {
 
 func (x *CreateSiteRequest) Reset() {
 	*x = CreateSiteRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[1]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -116,7 +225,7 @@ func (x *CreateSiteRequest) String() string {
 func (*CreateSiteRequest) ProtoMessage() {}
 
 func (x *CreateSiteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[1]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -129,7 +238,7 @@ func (x *CreateSiteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteRequest.ProtoReflect.Descriptor instead.
 func (*CreateSiteRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{1}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CreateSiteRequest) GetName() string {
@@ -148,7 +257,7 @@ type CreateSiteResponse struct {
 
 func (x *CreateSiteResponse) Reset() {
 	*x = CreateSiteResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[2]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -160,7 +269,7 @@ func (x *CreateSiteResponse) String() string {
 func (*CreateSiteResponse) ProtoMessage() {}
 
 func (x *CreateSiteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[2]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -173,7 +282,7 @@ func (x *CreateSiteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteResponse.ProtoReflect.Descriptor instead.
 func (*CreateSiteResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{2}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CreateSiteResponse) GetSite() *Site {
@@ -195,7 +304,7 @@ type ListSitesRequest struct {
 
 func (x *ListSitesRequest) Reset() {
 	*x = ListSitesRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -207,7 +316,7 @@ func (x *ListSitesRequest) String() string {
 func (*ListSitesRequest) ProtoMessage() {}
 
 func (x *ListSitesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -220,7 +329,7 @@ func (x *ListSitesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSitesRequest.ProtoReflect.Descriptor instead.
 func (*ListSitesRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{3}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListSitesRequest) GetLimit() int32 {
@@ -246,7 +355,7 @@ type ListSitesResponse struct {
 
 func (x *ListSitesResponse) Reset() {
 	*x = ListSitesResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -258,7 +367,7 @@ func (x *ListSitesResponse) String() string {
 func (*ListSitesResponse) ProtoMessage() {}
 
 func (x *ListSitesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -271,7 +380,7 @@ func (x *ListSitesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSitesResponse.ProtoReflect.Descriptor instead.
 func (*ListSitesResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{4}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListSitesResponse) GetSites() []*Site {
@@ -290,7 +399,7 @@ type GetSiteRequest struct {
 
 func (x *GetSiteRequest) Reset() {
 	*x = GetSiteRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -302,7 +411,7 @@ func (x *GetSiteRequest) String() string {
 func (*GetSiteRequest) ProtoMessage() {}
 
 func (x *GetSiteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -315,7 +424,7 @@ func (x *GetSiteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSiteRequest.ProtoReflect.Descriptor instead.
 func (*GetSiteRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{5}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetSiteRequest) GetSiteId() string {
@@ -334,7 +443,7 @@ type GetSiteResponse struct {
 
 func (x *GetSiteResponse) Reset() {
 	*x = GetSiteResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -346,7 +455,7 @@ func (x *GetSiteResponse) String() string {
 func (*GetSiteResponse) ProtoMessage() {}
 
 func (x *GetSiteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -359,7 +468,7 @@ func (x *GetSiteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSiteResponse.ProtoReflect.Descriptor instead.
 func (*GetSiteResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{6}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetSiteResponse) GetSite() *Site {
@@ -378,15 +487,21 @@ type CreateCollectionRequest struct {
 	// with a letter or digit; unique within the site.
 	Slug string `protobuf:"bytes,3,opt,name=slug,proto3" json:"slug,omitempty"`
 	// Default false.
-	IsSystem      bool               `protobuf:"varint,4,opt,name=is_system,json=isSystem,proto3" json:"is_system,omitempty"`
-	Fields        []*FieldDefinition `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	IsSystem bool               `protobuf:"varint,4,opt,name=is_system,json=isSystem,proto3" json:"is_system,omitempty"`
+	Fields   []*FieldDefinition `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	// The text search configuration q searches the items with: simple
+	// (default), arabic, armenian, basque, catalan, danish, dutch, english,
+	// finnish, french, german, greek, hindi, hungarian, indonesian, irish,
+	// italian, lithuanian, nepali, norwegian, portuguese, romanian, russian,
+	// serbian, spanish, swedish, tamil, turkish or yiddish.
+	SearchLanguage string `protobuf:"bytes,6,opt,name=search_language,json=searchLanguage,proto3" json:"search_language,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CreateCollectionRequest) Reset() {
 	*x = CreateCollectionRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -398,7 +513,7 @@ func (x *CreateCollectionRequest) String() string {
 func (*CreateCollectionRequest) ProtoMessage() {}
 
 func (x *CreateCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -411,7 +526,7 @@ func (x *CreateCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCollectionRequest.ProtoReflect.Descriptor instead.
 func (*CreateCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{7}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateCollectionRequest) GetSiteId() string {
@@ -449,6 +564,13 @@ func (x *CreateCollectionRequest) GetFields() []*FieldDefinition {
 	return nil
 }
 
+func (x *CreateCollectionRequest) GetSearchLanguage() string {
+	if x != nil {
+		return x.SearchLanguage
+	}
+	return ""
+}
+
 type CreateCollectionResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Collection    *Collection            `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
@@ -458,7 +580,7 @@ type CreateCollectionResponse struct {
 
 func (x *CreateCollectionResponse) Reset() {
 	*x = CreateCollectionResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -470,7 +592,7 @@ func (x *CreateCollectionResponse) String() string {
 func (*CreateCollectionResponse) ProtoMessage() {}
 
 func (x *CreateCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -483,7 +605,7 @@ func (x *CreateCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCollectionResponse.ProtoReflect.Descriptor instead.
 func (*CreateCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{8}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CreateCollectionResponse) GetCollection() *Collection {
@@ -502,7 +624,7 @@ type ListSiteCollectionsRequest struct {
 
 func (x *ListSiteCollectionsRequest) Reset() {
 	*x = ListSiteCollectionsRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -514,7 +636,7 @@ func (x *ListSiteCollectionsRequest) String() string {
 func (*ListSiteCollectionsRequest) ProtoMessage() {}
 
 func (x *ListSiteCollectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -527,7 +649,7 @@ func (x *ListSiteCollectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSiteCollectionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSiteCollectionsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{9}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListSiteCollectionsRequest) GetSiteId() string {
@@ -546,7 +668,7 @@ type ListSiteCollectionsResponse struct {
 
 func (x *ListSiteCollectionsResponse) Reset() {
 	*x = ListSiteCollectionsResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -558,7 +680,7 @@ func (x *ListSiteCollectionsResponse) String() string {
 func (*ListSiteCollectionsResponse) ProtoMessage() {}
 
 func (x *ListSiteCollectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -571,7 +693,7 @@ func (x *ListSiteCollectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSiteCollectionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSiteCollectionsResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{10}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListSiteCollectionsResponse) GetCollections() []*Collection {
@@ -593,14 +715,16 @@ type UpdateCollectionRequest struct {
 	// the collection, in the same transaction.
 	RemoveFields []string `protobuf:"bytes,5,rep,name=remove_fields,json=removeFields,proto3" json:"remove_fields,omitempty"`
 	// Fields whose settings change (matched by key; the type cannot change).
-	UpdateFields  []*FieldDefinition `protobuf:"bytes,6,rep,name=update_fields,json=updateFields,proto3" json:"update_fields,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	UpdateFields []*FieldDefinition `protobuf:"bytes,6,rep,name=update_fields,json=updateFields,proto3" json:"update_fields,omitempty"`
+	// A new search language (see CreateCollectionRequest.search_language).
+	SearchLanguage *string `protobuf:"bytes,7,opt,name=search_language,json=searchLanguage,proto3,oneof" json:"search_language,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *UpdateCollectionRequest) Reset() {
 	*x = UpdateCollectionRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -612,7 +736,7 @@ func (x *UpdateCollectionRequest) String() string {
 func (*UpdateCollectionRequest) ProtoMessage() {}
 
 func (x *UpdateCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -625,7 +749,7 @@ func (x *UpdateCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollectionRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{11}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *UpdateCollectionRequest) GetSiteId() string {
@@ -670,6 +794,13 @@ func (x *UpdateCollectionRequest) GetUpdateFields() []*FieldDefinition {
 	return nil
 }
 
+func (x *UpdateCollectionRequest) GetSearchLanguage() string {
+	if x != nil && x.SearchLanguage != nil {
+		return *x.SearchLanguage
+	}
+	return ""
+}
+
 type UpdateCollectionResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Collection    *Collection            `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
@@ -679,7 +810,7 @@ type UpdateCollectionResponse struct {
 
 func (x *UpdateCollectionResponse) Reset() {
 	*x = UpdateCollectionResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -691,7 +822,7 @@ func (x *UpdateCollectionResponse) String() string {
 func (*UpdateCollectionResponse) ProtoMessage() {}
 
 func (x *UpdateCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -704,7 +835,7 @@ func (x *UpdateCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollectionResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{12}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UpdateCollectionResponse) GetCollection() *Collection {
@@ -728,7 +859,7 @@ type CreateSiteItemRequest struct {
 
 func (x *CreateSiteItemRequest) Reset() {
 	*x = CreateSiteItemRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -740,7 +871,7 @@ func (x *CreateSiteItemRequest) String() string {
 func (*CreateSiteItemRequest) ProtoMessage() {}
 
 func (x *CreateSiteItemRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -753,7 +884,7 @@ func (x *CreateSiteItemRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteItemRequest.ProtoReflect.Descriptor instead.
 func (*CreateSiteItemRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{13}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CreateSiteItemRequest) GetSiteId() string {
@@ -793,7 +924,7 @@ type CreateSiteItemResponse struct {
 
 func (x *CreateSiteItemResponse) Reset() {
 	*x = CreateSiteItemResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -805,7 +936,7 @@ func (x *CreateSiteItemResponse) String() string {
 func (*CreateSiteItemResponse) ProtoMessage() {}
 
 func (x *CreateSiteItemResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -818,7 +949,7 @@ func (x *CreateSiteItemResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteItemResponse.ProtoReflect.Descriptor instead.
 func (*CreateSiteItemResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{14}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateSiteItemResponse) GetItem() *structpb.Struct {
@@ -832,14 +963,20 @@ var File_atrium_collections_v1_collections_admin_proto protoreflect.FileDescript
 
 const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\n" +
-	"-atrium/collections/v1/collections_admin.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a'atrium/collections/v1/collections.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xa0\x01\n" +
+	"-atrium/collections/v1/collections_admin.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a'atrium/collections/v1/collections.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xc9\x01\n" +
 	"\x04Site\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
 	"\n" +
 	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"5\n" +
+	"updated_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12'\n" +
+	"\x0fallowed_origins\x18\x05 \x03(\tR\x0eallowedOrigins\"Y\n" +
+	"\x15SetSiteOriginsRequest\x12\x17\n" +
+	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12'\n" +
+	"\x0fallowed_origins\x18\x02 \x03(\tR\x0eallowedOrigins\"I\n" +
+	"\x16SetSiteOriginsResponse\x12/\n" +
+	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"5\n" +
 	"\x11CreateSiteRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name:\f\x92A\t\n" +
 	"\a\xd2\x01\x04name\"E\n" +
@@ -855,13 +992,14 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\x0eGetSiteRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\"B\n" +
 	"\x0fGetSiteResponse\x12/\n" +
-	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"\xcc\x01\n" +
+	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"\xf5\x01\n" +
 	"\x17CreateCollectionRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
 	"\x04slug\x18\x03 \x01(\tR\x04slug\x12\x1b\n" +
 	"\tis_system\x18\x04 \x01(\bR\bisSystem\x12>\n" +
-	"\x06fields\x18\x05 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\x06fields:\x13\x92A\x10\n" +
+	"\x06fields\x18\x05 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\x06fields\x12'\n" +
+	"\x0fsearch_language\x18\x06 \x01(\tR\x0esearchLanguage:\x13\x92A\x10\n" +
 	"\x0e\xd2\x01\x04name\xd2\x01\x04slug\"]\n" +
 	"\x18CreateCollectionResponse\x12A\n" +
 	"\n" +
@@ -870,7 +1008,7 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\x1aListSiteCollectionsRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\"b\n" +
 	"\x1bListSiteCollectionsResponse\x12C\n" +
-	"\vcollections\x18\x01 \x03(\v2!.atrium.collections.v1.CollectionR\vcollections\"\xa1\x02\n" +
+	"\vcollections\x18\x01 \x03(\v2!.atrium.collections.v1.CollectionR\vcollections\"\xe3\x02\n" +
 	"\x17UpdateCollectionRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12\x12\n" +
 	"\x04slug\x18\x02 \x01(\tR\x04slug\x12\x17\n" +
@@ -878,8 +1016,10 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\n" +
 	"add_fields\x18\x04 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\taddFields\x12#\n" +
 	"\rremove_fields\x18\x05 \x03(\tR\fremoveFields\x12K\n" +
-	"\rupdate_fields\x18\x06 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\fupdateFieldsB\a\n" +
-	"\x05_name\"]\n" +
+	"\rupdate_fields\x18\x06 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\fupdateFields\x12,\n" +
+	"\x0fsearch_language\x18\a \x01(\tH\x01R\x0esearchLanguage\x88\x01\x01B\a\n" +
+	"\x05_nameB\x12\n" +
+	"\x10_search_language\"]\n" +
 	"\x18UpdateCollectionResponse\x12A\n" +
 	"\n" +
 	"collection\x18\x01 \x01(\v2!.atrium.collections.v1.CollectionR\n" +
@@ -892,12 +1032,14 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\a\xd2\x01\x04dataB\x0f\n" +
 	"\r_is_published\"E\n" +
 	"\x16CreateSiteItemResponse\x12+\n" +
-	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item2\xf8\b\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item2\xa7\n" +
+	"\n" +
 	"\x17CollectionsAdminService\x12\x83\x01\n" +
 	"\n" +
 	"CreateSite\x12(.atrium.collections.v1.CreateSiteRequest\x1a).atrium.collections.v1.CreateSiteResponse\" \xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/admin/v1/sites\x12\x80\x01\n" +
 	"\tListSites\x12'.atrium.collections.v1.ListSitesRequest\x1a(.atrium.collections.v1.ListSitesResponse\" \xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x11\x12\x0f/admin/v1/sites\x90\x02\x01\x12\x84\x01\n" +
-	"\aGetSite\x12%.atrium.collections.v1.GetSiteRequest\x1a&.atrium.collections.v1.GetSiteResponse\"*\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/admin/v1/sites/{site_id}\x90\x02\x01\x12\xab\x01\n" +
+	"\aGetSite\x12%.atrium.collections.v1.GetSiteRequest\x1a&.atrium.collections.v1.GetSiteResponse\"*\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/admin/v1/sites/{site_id}\x90\x02\x01\x12\xac\x01\n" +
+	"\x0eSetSiteOrigins\x12,.atrium.collections.v1.SetSiteOriginsRequest\x1a-.atrium.collections.v1.SetSiteOriginsResponse\"=\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02.:\x01*\x1a)/admin/v1/sites/{site_id}/allowed_origins\x90\x02\x02\x12\xab\x01\n" +
 	"\x10CreateCollection\x12..atrium.collections.v1.CreateCollectionRequest\x1a/.atrium.collections.v1.CreateCollectionResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02*:\x01*\"%/admin/v1/sites/{site_id}/collections\x12\xb4\x01\n" +
 	"\x13ListSiteCollections\x121.atrium.collections.v1.ListSiteCollectionsRequest\x1a2.atrium.collections.v1.ListSiteCollectionsResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02'\x12%/admin/v1/sites/{site_id}/collections\x90\x02\x01\x12\xb2\x01\n" +
 	"\x10UpdateCollection\x12..atrium.collections.v1.UpdateCollectionRequest\x1a/.atrium.collections.v1.UpdateCollectionResponse\"=\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x021:\x01*2,/admin/v1/sites/{site_id}/collections/{slug}\x12\xb2\x01\n" +
@@ -915,61 +1057,66 @@ func file_atrium_collections_v1_collections_admin_proto_rawDescGZIP() []byte {
 	return file_atrium_collections_v1_collections_admin_proto_rawDescData
 }
 
-var file_atrium_collections_v1_collections_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_atrium_collections_v1_collections_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_atrium_collections_v1_collections_admin_proto_goTypes = []any{
 	(*Site)(nil),                        // 0: atrium.collections.v1.Site
-	(*CreateSiteRequest)(nil),           // 1: atrium.collections.v1.CreateSiteRequest
-	(*CreateSiteResponse)(nil),          // 2: atrium.collections.v1.CreateSiteResponse
-	(*ListSitesRequest)(nil),            // 3: atrium.collections.v1.ListSitesRequest
-	(*ListSitesResponse)(nil),           // 4: atrium.collections.v1.ListSitesResponse
-	(*GetSiteRequest)(nil),              // 5: atrium.collections.v1.GetSiteRequest
-	(*GetSiteResponse)(nil),             // 6: atrium.collections.v1.GetSiteResponse
-	(*CreateCollectionRequest)(nil),     // 7: atrium.collections.v1.CreateCollectionRequest
-	(*CreateCollectionResponse)(nil),    // 8: atrium.collections.v1.CreateCollectionResponse
-	(*ListSiteCollectionsRequest)(nil),  // 9: atrium.collections.v1.ListSiteCollectionsRequest
-	(*ListSiteCollectionsResponse)(nil), // 10: atrium.collections.v1.ListSiteCollectionsResponse
-	(*UpdateCollectionRequest)(nil),     // 11: atrium.collections.v1.UpdateCollectionRequest
-	(*UpdateCollectionResponse)(nil),    // 12: atrium.collections.v1.UpdateCollectionResponse
-	(*CreateSiteItemRequest)(nil),       // 13: atrium.collections.v1.CreateSiteItemRequest
-	(*CreateSiteItemResponse)(nil),      // 14: atrium.collections.v1.CreateSiteItemResponse
-	(*timestamppb.Timestamp)(nil),       // 15: google.protobuf.Timestamp
-	(*FieldDefinition)(nil),             // 16: atrium.collections.v1.FieldDefinition
-	(*Collection)(nil),                  // 17: atrium.collections.v1.Collection
-	(*structpb.Struct)(nil),             // 18: google.protobuf.Struct
+	(*SetSiteOriginsRequest)(nil),       // 1: atrium.collections.v1.SetSiteOriginsRequest
+	(*SetSiteOriginsResponse)(nil),      // 2: atrium.collections.v1.SetSiteOriginsResponse
+	(*CreateSiteRequest)(nil),           // 3: atrium.collections.v1.CreateSiteRequest
+	(*CreateSiteResponse)(nil),          // 4: atrium.collections.v1.CreateSiteResponse
+	(*ListSitesRequest)(nil),            // 5: atrium.collections.v1.ListSitesRequest
+	(*ListSitesResponse)(nil),           // 6: atrium.collections.v1.ListSitesResponse
+	(*GetSiteRequest)(nil),              // 7: atrium.collections.v1.GetSiteRequest
+	(*GetSiteResponse)(nil),             // 8: atrium.collections.v1.GetSiteResponse
+	(*CreateCollectionRequest)(nil),     // 9: atrium.collections.v1.CreateCollectionRequest
+	(*CreateCollectionResponse)(nil),    // 10: atrium.collections.v1.CreateCollectionResponse
+	(*ListSiteCollectionsRequest)(nil),  // 11: atrium.collections.v1.ListSiteCollectionsRequest
+	(*ListSiteCollectionsResponse)(nil), // 12: atrium.collections.v1.ListSiteCollectionsResponse
+	(*UpdateCollectionRequest)(nil),     // 13: atrium.collections.v1.UpdateCollectionRequest
+	(*UpdateCollectionResponse)(nil),    // 14: atrium.collections.v1.UpdateCollectionResponse
+	(*CreateSiteItemRequest)(nil),       // 15: atrium.collections.v1.CreateSiteItemRequest
+	(*CreateSiteItemResponse)(nil),      // 16: atrium.collections.v1.CreateSiteItemResponse
+	(*timestamppb.Timestamp)(nil),       // 17: google.protobuf.Timestamp
+	(*FieldDefinition)(nil),             // 18: atrium.collections.v1.FieldDefinition
+	(*Collection)(nil),                  // 19: atrium.collections.v1.Collection
+	(*structpb.Struct)(nil),             // 20: google.protobuf.Struct
 }
 var file_atrium_collections_v1_collections_admin_proto_depIdxs = []int32{
-	15, // 0: atrium.collections.v1.Site.created_at:type_name -> google.protobuf.Timestamp
-	15, // 1: atrium.collections.v1.Site.updated_at:type_name -> google.protobuf.Timestamp
-	0,  // 2: atrium.collections.v1.CreateSiteResponse.site:type_name -> atrium.collections.v1.Site
-	0,  // 3: atrium.collections.v1.ListSitesResponse.sites:type_name -> atrium.collections.v1.Site
-	0,  // 4: atrium.collections.v1.GetSiteResponse.site:type_name -> atrium.collections.v1.Site
-	16, // 5: atrium.collections.v1.CreateCollectionRequest.fields:type_name -> atrium.collections.v1.FieldDefinition
-	17, // 6: atrium.collections.v1.CreateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
-	17, // 7: atrium.collections.v1.ListSiteCollectionsResponse.collections:type_name -> atrium.collections.v1.Collection
-	16, // 8: atrium.collections.v1.UpdateCollectionRequest.add_fields:type_name -> atrium.collections.v1.FieldDefinition
-	16, // 9: atrium.collections.v1.UpdateCollectionRequest.update_fields:type_name -> atrium.collections.v1.FieldDefinition
-	17, // 10: atrium.collections.v1.UpdateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
-	18, // 11: atrium.collections.v1.CreateSiteItemRequest.data:type_name -> google.protobuf.Struct
-	18, // 12: atrium.collections.v1.CreateSiteItemResponse.item:type_name -> google.protobuf.Struct
-	1,  // 13: atrium.collections.v1.CollectionsAdminService.CreateSite:input_type -> atrium.collections.v1.CreateSiteRequest
-	3,  // 14: atrium.collections.v1.CollectionsAdminService.ListSites:input_type -> atrium.collections.v1.ListSitesRequest
-	5,  // 15: atrium.collections.v1.CollectionsAdminService.GetSite:input_type -> atrium.collections.v1.GetSiteRequest
-	7,  // 16: atrium.collections.v1.CollectionsAdminService.CreateCollection:input_type -> atrium.collections.v1.CreateCollectionRequest
-	9,  // 17: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:input_type -> atrium.collections.v1.ListSiteCollectionsRequest
-	11, // 18: atrium.collections.v1.CollectionsAdminService.UpdateCollection:input_type -> atrium.collections.v1.UpdateCollectionRequest
-	13, // 19: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:input_type -> atrium.collections.v1.CreateSiteItemRequest
-	2,  // 20: atrium.collections.v1.CollectionsAdminService.CreateSite:output_type -> atrium.collections.v1.CreateSiteResponse
-	4,  // 21: atrium.collections.v1.CollectionsAdminService.ListSites:output_type -> atrium.collections.v1.ListSitesResponse
-	6,  // 22: atrium.collections.v1.CollectionsAdminService.GetSite:output_type -> atrium.collections.v1.GetSiteResponse
-	8,  // 23: atrium.collections.v1.CollectionsAdminService.CreateCollection:output_type -> atrium.collections.v1.CreateCollectionResponse
-	10, // 24: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:output_type -> atrium.collections.v1.ListSiteCollectionsResponse
-	12, // 25: atrium.collections.v1.CollectionsAdminService.UpdateCollection:output_type -> atrium.collections.v1.UpdateCollectionResponse
-	14, // 26: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:output_type -> atrium.collections.v1.CreateSiteItemResponse
-	20, // [20:27] is the sub-list for method output_type
-	13, // [13:20] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	17, // 0: atrium.collections.v1.Site.created_at:type_name -> google.protobuf.Timestamp
+	17, // 1: atrium.collections.v1.Site.updated_at:type_name -> google.protobuf.Timestamp
+	0,  // 2: atrium.collections.v1.SetSiteOriginsResponse.site:type_name -> atrium.collections.v1.Site
+	0,  // 3: atrium.collections.v1.CreateSiteResponse.site:type_name -> atrium.collections.v1.Site
+	0,  // 4: atrium.collections.v1.ListSitesResponse.sites:type_name -> atrium.collections.v1.Site
+	0,  // 5: atrium.collections.v1.GetSiteResponse.site:type_name -> atrium.collections.v1.Site
+	18, // 6: atrium.collections.v1.CreateCollectionRequest.fields:type_name -> atrium.collections.v1.FieldDefinition
+	19, // 7: atrium.collections.v1.CreateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
+	19, // 8: atrium.collections.v1.ListSiteCollectionsResponse.collections:type_name -> atrium.collections.v1.Collection
+	18, // 9: atrium.collections.v1.UpdateCollectionRequest.add_fields:type_name -> atrium.collections.v1.FieldDefinition
+	18, // 10: atrium.collections.v1.UpdateCollectionRequest.update_fields:type_name -> atrium.collections.v1.FieldDefinition
+	19, // 11: atrium.collections.v1.UpdateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
+	20, // 12: atrium.collections.v1.CreateSiteItemRequest.data:type_name -> google.protobuf.Struct
+	20, // 13: atrium.collections.v1.CreateSiteItemResponse.item:type_name -> google.protobuf.Struct
+	3,  // 14: atrium.collections.v1.CollectionsAdminService.CreateSite:input_type -> atrium.collections.v1.CreateSiteRequest
+	5,  // 15: atrium.collections.v1.CollectionsAdminService.ListSites:input_type -> atrium.collections.v1.ListSitesRequest
+	7,  // 16: atrium.collections.v1.CollectionsAdminService.GetSite:input_type -> atrium.collections.v1.GetSiteRequest
+	1,  // 17: atrium.collections.v1.CollectionsAdminService.SetSiteOrigins:input_type -> atrium.collections.v1.SetSiteOriginsRequest
+	9,  // 18: atrium.collections.v1.CollectionsAdminService.CreateCollection:input_type -> atrium.collections.v1.CreateCollectionRequest
+	11, // 19: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:input_type -> atrium.collections.v1.ListSiteCollectionsRequest
+	13, // 20: atrium.collections.v1.CollectionsAdminService.UpdateCollection:input_type -> atrium.collections.v1.UpdateCollectionRequest
+	15, // 21: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:input_type -> atrium.collections.v1.CreateSiteItemRequest
+	4,  // 22: atrium.collections.v1.CollectionsAdminService.CreateSite:output_type -> atrium.collections.v1.CreateSiteResponse
+	6,  // 23: atrium.collections.v1.CollectionsAdminService.ListSites:output_type -> atrium.collections.v1.ListSitesResponse
+	8,  // 24: atrium.collections.v1.CollectionsAdminService.GetSite:output_type -> atrium.collections.v1.GetSiteResponse
+	2,  // 25: atrium.collections.v1.CollectionsAdminService.SetSiteOrigins:output_type -> atrium.collections.v1.SetSiteOriginsResponse
+	10, // 26: atrium.collections.v1.CollectionsAdminService.CreateCollection:output_type -> atrium.collections.v1.CreateCollectionResponse
+	12, // 27: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:output_type -> atrium.collections.v1.ListSiteCollectionsResponse
+	14, // 28: atrium.collections.v1.CollectionsAdminService.UpdateCollection:output_type -> atrium.collections.v1.UpdateCollectionResponse
+	16, // 29: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:output_type -> atrium.collections.v1.CreateSiteItemResponse
+	22, // [22:30] is the sub-list for method output_type
+	14, // [14:22] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_atrium_collections_v1_collections_admin_proto_init() }
@@ -978,16 +1125,16 @@ func file_atrium_collections_v1_collections_admin_proto_init() {
 		return
 	}
 	file_atrium_collections_v1_collections_proto_init()
-	file_atrium_collections_v1_collections_admin_proto_msgTypes[3].OneofWrappers = []any{}
-	file_atrium_collections_v1_collections_admin_proto_msgTypes[11].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_admin_proto_msgTypes[5].OneofWrappers = []any{}
 	file_atrium_collections_v1_collections_admin_proto_msgTypes[13].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_admin_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_collections_v1_collections_admin_proto_rawDesc), len(file_atrium_collections_v1_collections_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	CollectionsAdminService_CreateSite_FullMethodName          = "/atrium.collections.v1.CollectionsAdminService/CreateSite"
 	CollectionsAdminService_ListSites_FullMethodName           = "/atrium.collections.v1.CollectionsAdminService/ListSites"
 	CollectionsAdminService_GetSite_FullMethodName             = "/atrium.collections.v1.CollectionsAdminService/GetSite"
+	CollectionsAdminService_SetSiteOrigins_FullMethodName      = "/atrium.collections.v1.CollectionsAdminService/SetSiteOrigins"
 	CollectionsAdminService_CreateCollection_FullMethodName    = "/atrium.collections.v1.CollectionsAdminService/CreateCollection"
 	CollectionsAdminService_ListSiteCollections_FullMethodName = "/atrium.collections.v1.CollectionsAdminService/ListSiteCollections"
 	CollectionsAdminService_UpdateCollection_FullMethodName    = "/atrium.collections.v1.CollectionsAdminService/UpdateCollection"
@@ -42,6 +43,9 @@ type CollectionsAdminServiceClient interface {
 	ListSites(ctx context.Context, in *ListSitesRequest, opts ...grpc.CallOption) (*ListSitesResponse, error)
 	// GetSite returns one site.
 	GetSite(ctx context.Context, in *GetSiteRequest, opts ...grpc.CallOption) (*GetSiteResponse, error)
+	// SetSiteOrigins replaces the origins whose pages may call the public
+	// API with the site's keys (CORS).
+	SetSiteOrigins(ctx context.Context, in *SetSiteOriginsRequest, opts ...grpc.CallOption) (*SetSiteOriginsResponse, error)
 	// CreateCollection defines a collection of a site.
 	CreateCollection(ctx context.Context, in *CreateCollectionRequest, opts ...grpc.CallOption) (*CreateCollectionResponse, error)
 	// ListSiteCollections returns every collection of a site.
@@ -87,6 +91,16 @@ func (c *collectionsAdminServiceClient) GetSite(ctx context.Context, in *GetSite
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetSiteResponse)
 	err := c.cc.Invoke(ctx, CollectionsAdminService_GetSite_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *collectionsAdminServiceClient) SetSiteOrigins(ctx context.Context, in *SetSiteOriginsRequest, opts ...grpc.CallOption) (*SetSiteOriginsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetSiteOriginsResponse)
+	err := c.cc.Invoke(ctx, CollectionsAdminService_SetSiteOrigins_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +161,9 @@ type CollectionsAdminServiceServer interface {
 	ListSites(context.Context, *ListSitesRequest) (*ListSitesResponse, error)
 	// GetSite returns one site.
 	GetSite(context.Context, *GetSiteRequest) (*GetSiteResponse, error)
+	// SetSiteOrigins replaces the origins whose pages may call the public
+	// API with the site's keys (CORS).
+	SetSiteOrigins(context.Context, *SetSiteOriginsRequest) (*SetSiteOriginsResponse, error)
 	// CreateCollection defines a collection of a site.
 	CreateCollection(context.Context, *CreateCollectionRequest) (*CreateCollectionResponse, error)
 	// ListSiteCollections returns every collection of a site.
@@ -176,6 +193,9 @@ func (UnimplementedCollectionsAdminServiceServer) ListSites(context.Context, *Li
 }
 func (UnimplementedCollectionsAdminServiceServer) GetSite(context.Context, *GetSiteRequest) (*GetSiteResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetSite not implemented")
+}
+func (UnimplementedCollectionsAdminServiceServer) SetSiteOrigins(context.Context, *SetSiteOriginsRequest) (*SetSiteOriginsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetSiteOrigins not implemented")
 }
 func (UnimplementedCollectionsAdminServiceServer) CreateCollection(context.Context, *CreateCollectionRequest) (*CreateCollectionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateCollection not implemented")
@@ -261,6 +281,24 @@ func _CollectionsAdminService_GetSite_Handler(srv interface{}, ctx context.Conte
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(CollectionsAdminServiceServer).GetSite(ctx, req.(*GetSiteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CollectionsAdminService_SetSiteOrigins_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetSiteOriginsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CollectionsAdminServiceServer).SetSiteOrigins(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CollectionsAdminService_SetSiteOrigins_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CollectionsAdminServiceServer).SetSiteOrigins(ctx, req.(*SetSiteOriginsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -355,6 +393,10 @@ var CollectionsAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetSite",
 			Handler:    _CollectionsAdminService_GetSite_Handler,
+		},
+		{
+			MethodName: "SetSiteOrigins",
+			Handler:    _CollectionsAdminService_SetSiteOrigins_Handler,
 		},
 		{
 			MethodName: "CreateCollection",

@@ -134,7 +134,10 @@ type APIKey struct {
 	RevokedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=revoked_at,json=revokedAt,proto3" json:"revoked_at,omitempty"`
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// The secret; present only in the response that created the key.
-	Secret        *string `protobuf:"bytes,10,opt,name=secret,proto3,oneof" json:"secret,omitempty"`
+	Secret *string `protobuf:"bytes,10,opt,name=secret,proto3,oneof" json:"secret,omitempty"`
+	// Present (true) only for a key safe to embed in a web page: it sees
+	// only published items of its site's collections and cannot write.
+	PublishedOnly *bool `protobuf:"varint,11,opt,name=published_only,json=publishedOnly,proto3,oneof" json:"published_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -239,6 +242,13 @@ func (x *APIKey) GetSecret() string {
 	return ""
 }
 
+func (x *APIKey) GetPublishedOnly() bool {
+	if x != nil && x.PublishedOnly != nil {
+		return *x.PublishedOnly
+	}
+	return false
+}
+
 var File_atrium_crm_v1_api_key_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_api_key_proto_rawDesc = "" +
@@ -247,7 +257,7 @@ const file_atrium_crm_v1_api_key_proto_rawDesc = "" +
 	"\x13VerifyAPIKeyRequest\x12#\n" +
 	"\rsecret_sha256\x18\x01 \x01(\fR\fsecretSha256\"?\n" +
 	"\x14VerifyAPIKeyResponse\x12'\n" +
-	"\x03key\x18\x01 \x01(\v2\x15.atrium.crm.v1.APIKeyR\x03key\"\xa7\x03\n" +
+	"\x03key\x18\x01 \x01(\v2\x15.atrium.crm.v1.APIKeyR\x03key\"\xe6\x03\n" +
 	"\x06APIKey\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -262,8 +272,10 @@ const file_atrium_crm_v1_api_key_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1b\n" +
 	"\x06secret\x18\n" +
-	" \x01(\tH\x00R\x06secret\x88\x01\x01B\t\n" +
-	"\a_secret2s\n" +
+	" \x01(\tH\x00R\x06secret\x88\x01\x01\x12*\n" +
+	"\x0epublished_only\x18\v \x01(\bH\x01R\rpublishedOnly\x88\x01\x01B\t\n" +
+	"\a_secretB\x11\n" +
+	"\x0f_published_only2s\n" +
 	"\rAPIKeyService\x12b\n" +
 	"\fVerifyAPIKey\x12\".atrium.crm.v1.VerifyAPIKeyRequest\x1a#.atrium.crm.v1.VerifyAPIKeyResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
 

@@ -1043,7 +1043,11 @@ type CreateKeyRequest struct {
 	AgencyId string `protobuf:"bytes,4,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
 	// When the key stops working; must be in the future. Omit for a key that
 	// does not expire.
-	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// Default false. True issues a key safe to embed in a web page: it sees
+	// only published items of its site's collections and cannot write
+	// (scopes must be [read]).
+	PublishedOnly bool `protobuf:"varint,6,opt,name=published_only,json=publishedOnly,proto3" json:"published_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1111,6 +1115,13 @@ func (x *CreateKeyRequest) GetExpiresAt() *timestamppb.Timestamp {
 		return x.ExpiresAt
 	}
 	return nil
+}
+
+func (x *CreateKeyRequest) GetPublishedOnly() bool {
+	if x != nil {
+		return x.PublishedOnly
+	}
+	return false
 }
 
 type CreateKeyResponse struct {
@@ -2146,14 +2157,15 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x1b\n" +
 	"\tclient_id\x18\x02 \x01(\tR\bclientId\"&\n" +
 	"\x14UnlinkClientResponse\x12\x0e\n" +
-	"\x02ok\x18\x01 \x01(\bR\x02ok\"\xc6\x01\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok\"\xed\x01\n" +
 	"\x10CreateKeyRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06scopes\x18\x02 \x03(\tR\x06scopes\x12\x17\n" +
 	"\asite_id\x18\x03 \x01(\tR\x06siteId\x12\x1b\n" +
 	"\tagency_id\x18\x04 \x01(\tR\bagencyId\x129\n" +
 	"\n" +
-	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt:\x15\x92A\x12\n" +
+	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12%\n" +
+	"\x0epublished_only\x18\x06 \x01(\bR\rpublishedOnly:\x15\x92A\x12\n" +
 	"\x10\xd2\x01\x04name\xd2\x01\x06scopes\"<\n" +
 	"\x11CreateKeyResponse\x12'\n" +
 	"\x03key\x18\x01 \x01(\v2\x15.atrium.crm.v1.APIKeyR\x03key\"\x94\x01\n" +

@@ -39,6 +39,8 @@ type NewCollection struct {
 	Name, Slug string
 	IsSystem   bool
 	Fields     []Field
+	// SearchLanguage is one of SearchLanguages; "" is DefaultSearchLanguage.
+	SearchLanguage string
 }
 
 // CreateCollection defines a collection of a site.
@@ -57,9 +59,13 @@ func (u *Content) CreateCollection(ctx context.Context, siteID string, in NewCol
 	if err := checkDefinitions(in.Fields); err != nil {
 		return Collection{}, err
 	}
+	lang, err := checkSearchLanguage(in.SearchLanguage)
+	if err != nil {
+		return Collection{}, err
+	}
 	now := u.clock.Now()
 	c := Collection{ID: store.NewID(), SiteID: siteID, Name: name, Slug: in.Slug, IsSystem: in.IsSystem,
-		Fields: append([]Field{}, in.Fields...), CreatedAt: now, UpdatedAt: now}
+		Fields: append([]Field{}, in.Fields...), SearchLanguage: lang, CreatedAt: now, UpdatedAt: now}
 	err = u.store.InTx(ctx, func(tx Tx) error {
 		if err := checkTargets(ctx, tx, c, c.Fields); err != nil {
 			return err
@@ -106,6 +112,8 @@ type CollectionChange struct {
 	Add    []Field
 	Remove []string
 	Update []Field
+	// SearchLanguage, when set, changes the search language.
+	SearchLanguage *string
 }
 
 // UpdateCollection renames a collection and adds, removes or changes
@@ -131,6 +139,11 @@ func (u *Content) UpdateCollection(ctx context.Context, siteID, slug string, ch 
 		}
 		if ch.Name != nil {
 			if c.Name, err = checkName("name", *ch.Name); err != nil {
+				return err
+			}
+		}
+		if ch.SearchLanguage != nil {
+			if c.SearchLanguage, err = checkSearchLanguage(*ch.SearchLanguage); err != nil {
 				return err
 			}
 		}

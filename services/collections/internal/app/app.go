@@ -3,8 +3,12 @@ package app
 import (
 	"context"
 	"errors"
+	"net/url"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/store"
@@ -17,6 +21,10 @@ type Site struct {
 	Name      string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// AllowedOrigins are the origins (https://example.com, or * for
+	// keys that cannot write) whose pages may call the public API with
+	// the site's keys: CORS, enforced by the gateway. Never nil.
+	AllowedOrigins []string
 }
 
 // Store errors, shared with every service (platform/store).
@@ -52,6 +60,12 @@ type Store interface {
 	// statement), made only if c's fields are still the collection's:
 	// ErrCollectionChanged, and nothing written, when they are not.
 	InsertItem(ctx context.Context, c Collection, it Item, announce outbox.Event) error
+	// ItemsByID returns those of ids that are items of the collection,
+	// in any order: one read, whatever the number of ids.
+	ItemsByID(ctx context.Context, collectionID string, ids []string) ([]Item, error)
+	// AssetsByID returns those of ids that are assets of the site, in any
+	// order: one read.
+	AssetsByID(ctx context.Context, siteID string, ids []string) ([]Asset, error)
 	// Assets lists a page of a site's assets by created_at descending,
 	// then id descending.
 	Assets(ctx context.Context, siteID string, page pagination.Page) ([]Asset, error)
@@ -73,6 +87,9 @@ type Store interface {
 type Tx interface {
 	InsertSite(ctx context.Context, s Site) error
 	Site(ctx context.Context, id string) (Site, error)
+	// UpdateSite stores s's name, origins and updated_at; ErrNotFound
+	// for no such site.
+	UpdateSite(ctx context.Context, s Site) error
 	Collection(ctx context.Context, siteID, slug string) (Collection, error)
 	// InsertCollection fails with ErrDuplicate when the site has the slug.
 	InsertCollection(ctx context.Context, c Collection) error
@@ -145,7 +162,7 @@ func (u *Sites) Create(ctx context.Context, name string) (Site, error) {
 		return Site{}, err
 	}
 	now := u.clock.Now()
-	s := Site{ID: store.NewID(), Name: name, CreatedAt: now, UpdatedAt: now}
+	s := Site{ID: store.NewID(), Name: name, CreatedAt: now, UpdatedAt: now, AllowedOrigins: []string{}}
 	err = u.store.InTx(ctx, func(tx Tx) error {
 		if err := tx.InsertSite(ctx, s); err != nil {
 			return err
@@ -174,5 +191,63 @@ func (u *Sites) Get(ctx context.Context, id string) (Site, error) {
 	if errors.Is(err, ErrNotFound) {
 		return Site{}, value.NotFound("site", id)
 	}
+	return s, err
+}
+
+// SubjectSiteUpdated is published when a site's settings change.
+const SubjectSiteUpdated = "atrium.collections.site.updated"
+
+// maxOrigins bounds a site's allowed origins.
+const maxOrigins = 50
+
+// checkOrigin validates an allowed origin: "*", or a web origin as
+// browsers send it in the Origin header (scheme, host and a port unless
+// it is the scheme's default; no path, lower case).
+func checkOrigin(i int, o string) error {
+	if o == "*" {
+		return nil
+	}
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(o, "/") || o != strings.ToLower(o) ||
+		(u.Port() == "443" && u.Scheme == "https") || (u.Port() == "80" && u.Scheme == "http") {
+		return apperr.Invalid("allowed_origins[%d] must be * or an origin as browsers send it: http or https, a lower-case host and a port only if not the default, no path (https://www.example.com); got %q", i, o)
+	}
+	return nil
+}
+
+// SetOrigins replaces a site's allowed origins (CORS). An id that is not
+// a UUID names no site.
+func (u *Sites) SetOrigins(ctx context.Context, id string, origins []string) (Site, error) {
+	canonical, err := value.PathID("site", id)
+	if err != nil {
+		return Site{}, err
+	}
+	if len(origins) > maxOrigins {
+		return Site{}, apperr.Invalid("allowed_origins lists at most %d origins; got %d", maxOrigins, len(origins))
+	}
+	clean := []string{}
+	for i, o := range origins {
+		if err := checkOrigin(i, o); err != nil {
+			return Site{}, err
+		}
+		if !slices.Contains(clean, o) {
+			clean = append(clean, o)
+		}
+	}
+	var s Site
+	err = u.store.InTx(ctx, func(tx Tx) error {
+		s, err = tx.Site(ctx, canonical)
+		if errors.Is(err, ErrNotFound) {
+			return value.NotFound("site", id)
+		} else if err != nil {
+			return err
+		}
+		s.AllowedOrigins, s.UpdatedAt = clean, u.clock.Now()
+		if err := tx.UpdateSite(ctx, s); err != nil {
+			return err
+		}
+		return outbox.Enqueue(ctx, tx, SubjectSiteUpdated, map[string]any{"id": s.ID, "at": s.UpdatedAt}, s.UpdatedAt)
+	})
 	return s, err
 }

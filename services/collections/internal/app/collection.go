@@ -14,14 +14,17 @@ import (
 // Collection is a content collection of a site: a name, an API slug and the
 // definitions of the fields its items carry.
 type Collection struct {
-	ID        string
-	SiteID    string
-	Name      string
-	Slug      string
-	IsSystem  bool
-	Fields    []Field
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	ID       string
+	SiteID   string
+	Name     string
+	Slug     string
+	IsSystem bool
+	Fields   []Field
+	// SearchLanguage is the text search configuration q searches with
+	// (SearchLanguages); never empty.
+	SearchLanguage string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // Field is the definition of an item field.

@@ -52,6 +52,10 @@ type ItemQuery struct {
 	OrderBy    string
 	OrderField *Field
 	Asc        bool
+	// Words, when set, keeps the items whose text and rich_text fields
+	// hold every one of them (Words of q); OrderBy is then created_at,
+	// updated_at, a field or OrderRelevance.
+	Words []string
 }
 
 // ItemPatch is an atomic change to an item, applied by the store in one
@@ -134,6 +138,10 @@ func itemID(v, slug string) (string, error) {
 	return "", itemNotFound(v, slug)
 }
 
+// ItemNotFound is the error for an item the caller cannot see: one that
+// does not exist, or a draft for a published-only key.
+func ItemNotFound(id, slug string) error { return itemNotFound(id, slug) }
+
 func itemNotFound(id, slug string) error {
 	return apperr.NotFound("item %q not found in collection %q", id, slug)
 }
@@ -144,6 +152,11 @@ type ListParams struct {
 	Published                *bool
 	FilterField, FilterValue string
 	Order, Direction         string
+	// Q searches the text and rich_text fields for its words.
+	Q string
+	// PublishedOnly is set for a published-only key, which sees drafts as
+	// not existing: asking for them lists nothing.
+	PublishedOnly bool
 }
 
 // Items returns the collection and a page of its items.
@@ -167,15 +180,29 @@ func (u *Content) Items(ctx context.Context, siteID, slug string, p ListParams) 
 	if err != nil {
 		return Collection{}, nil, page, err
 	}
+	if p.Q != "" {
+		if q.Words, err = checkQuery(c, p.Q); err != nil {
+			return Collection{}, nil, page, err
+		}
+	}
 	switch p.Order {
 	case "", "created_at", "updated_at":
 		if p.Order != "" {
 			q.OrderBy = p.Order
 		}
+	case OrderRelevance:
+		if p.Q == "" {
+			return Collection{}, nil, page, apperr.Invalid("order=relevance orders a search's results: it needs q")
+		}
+		q.OrderBy = OrderRelevance
 	default:
 		f, ok := c.Field(p.Order)
 		if !ok || !f.Sortable() {
-			return Collection{}, nil, page, apperr.Invalid("Invalid order field. Allowed: %s", strings.Join(OrderFields(c), ", "))
+			allowed := OrderFields(c)
+			if p.Q != "" {
+				allowed = append(allowed, OrderRelevance)
+			}
+			return Collection{}, nil, page, apperr.Invalid("Invalid order field. Allowed: %s", strings.Join(allowed, ", "))
 		}
 		q.OrderBy, q.OrderField = f.Key, &f
 	}
@@ -188,6 +215,13 @@ func (u *Content) Items(ctx context.Context, siteID, slug string, p ListParams) 
 			return Collection{}, nil, page, err
 		}
 		q.FilterKey = f.Key
+	}
+	if p.PublishedOnly {
+		if q.Published != nil && !*q.Published {
+			return c, []Item{}, page, nil
+		}
+		yes := true
+		q.Published = &yes
 	}
 	items, err := u.store.Items(ctx, c, q)
 	return c, items, page, err

@@ -62,6 +62,9 @@ type APIKey struct {
 	ExpiresAt    *time.Time
 	RevokedAt    *time.Time
 	CreatedAt    time.Time
+	// PublishedOnly keys read only published content and cannot write:
+	// keys safe to embed in a web page.
+	PublishedOnly bool
 }
 
 // Prospect is a prospect report in an agency's sales pipeline.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apikey"
@@ -74,6 +75,9 @@ type NewKey struct {
 	SiteID    string
 	AgencyID  string
 	ExpiresAt *time.Time
+	// PublishedOnly issues a key that reads only published items and
+	// cannot write; it takes only the read scope.
+	PublishedOnly bool
 }
 
 // Create issues a key and returns it with its secret, which is not stored
@@ -87,11 +91,14 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 	if err != nil {
 		return APIKey{}, "", err
 	}
+	if in.PublishedOnly && slices.Contains(scopes, principal.ScopeWrite) {
+		return APIKey{}, "", apperr.Invalid("a published_only key cannot write, so its scopes must be [read]; got %s", principal.ScopeNames(scopes))
+	}
 	if in.SiteID == "" && in.AgencyID == "" {
 		return APIKey{}, "", apperr.Invalid("a key must be bound to a site_id (collections interface), an agency_id (CRM, data and action interfaces), or both")
 	}
 	now := k.clock.Now()
-	key := APIKey{ID: newID(), Name: name, Scopes: scopes, CreatedAt: now}
+	key := APIKey{ID: newID(), Name: name, Scopes: scopes, CreatedAt: now, PublishedOnly: in.PublishedOnly}
 	if in.ExpiresAt != nil {
 		exp := in.ExpiresAt.UTC().Truncate(time.Microsecond)
 		if !exp.After(now) {

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
@@ -41,6 +42,79 @@ type Store struct {
 	// previews by id, and their ids by token hash.
 	previews      map[string]app.PreviewLink
 	previewTokens map[string]string
+	// searched are the collections' search indexes, built when a search
+	// needs one and rebuilt after a write to the collection (generation
+	// counts those writes).
+	searchMu   sync.Mutex
+	searched   map[string]*searchIndex
+	generation map[string]uint64
+}
+
+// searchIndex maps each word of a collection's items to the items holding
+// it and how often, as of one generation of the collection.
+type searchIndex struct {
+	generation uint64
+	words      map[string]map[string]int
+}
+
+// touch marks a write to a collection's items: its search index is stale.
+// Called with the store locked for writing; a rolled-back write costs one
+// rebuild.
+func (s *Store) touch(collectionID string) { s.generation[collectionID]++ }
+
+// index returns c's search index, building it if it is stale. Called with
+// the store locked for reading.
+func (s *Store) index(c app.Collection) *searchIndex {
+	s.searchMu.Lock()
+	defer s.searchMu.Unlock()
+	gen := s.generation[c.ID]
+	if idx, ok := s.searched[c.ID]; ok && idx.generation == gen {
+		return idx
+	}
+	idx := &searchIndex{generation: gen, words: map[string]map[string]int{}}
+	for _, id := range s.order[c.ID] {
+		for _, w := range app.Words(app.SearchText(c, s.items[id])) {
+			m := idx.words[w]
+			if m == nil {
+				m = map[string]int{}
+				idx.words[w] = m
+			}
+			m[id]++
+		}
+	}
+	s.searched[c.ID] = idx
+	return idx
+}
+
+// search returns the ids of c's items holding every one of words, in the
+// collection's order (oldest first), and how often they hold them.
+func (s *Store) search(c app.Collection, words []string) ([]string, map[string]int) {
+	idx := s.index(c)
+	lists := make([]map[string]int, len(words))
+	for i, w := range words {
+		if lists[i] = idx.words[w]; len(lists[i]) == 0 {
+			return nil, nil
+		}
+	}
+	slices.SortFunc(lists, func(a, b map[string]int) int { return cmp.Compare(len(a), len(b)) })
+	rank := map[string]int{}
+	var ids []string
+next:
+	for id, n := range lists[0] {
+		for _, l := range lists[1:] {
+			k := l[id]
+			if k == 0 {
+				continue next
+			}
+			n += k
+		}
+		rank[id] = n
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int {
+		return cmp.Or(s.items[a].CreatedAt.Compare(s.items[b].CreatedAt), cmp.Compare(a, b))
+	})
+	return ids, rank
 }
 
 // New returns an empty store on db.
@@ -48,7 +122,8 @@ func New(db *memdb.DB) *Store {
 	return &Store{db: db, sites: map[string]app.Site{}, collections: map[string]app.Collection{},
 		slugs: map[string]string{}, items: map[string]app.Item{}, order: map[string][]string{},
 		assets: map[string]app.Asset{}, assetOrder: map[string][]string{}, assetNames: map[string]string{},
-		previews: map[string]app.PreviewLink{}, previewTokens: map[string]string{}, scheduled: map[string]struct{}{}}
+		previews: map[string]app.PreviewLink{}, previewTokens: map[string]string{}, scheduled: map[string]struct{}{},
+		searched: map[string]*searchIndex{}, generation: map[string]uint64{}}
 }
 
 func slugKey(siteID, slug string) string { return siteID + "/" + slug }
@@ -124,7 +199,13 @@ func (s *Store) Items(_ context.Context, c app.Collection, q app.ItemQuery) ([]a
 	s.db.RLock()
 	defer s.db.RUnlock()
 	ids := s.order[c.ID]
-	if q.OrderField != nil {
+	var rank map[string]int
+	if len(q.Words) > 0 {
+		ids, rank = s.search(c, q.Words)
+	}
+	if q.OrderBy == app.OrderRelevance {
+		slices.SortFunc(ids, func(a, b string) int { return cmp.Or(cmp.Compare(rank[a], rank[b]), cmp.Compare(a, b)) })
+	} else if q.OrderField != nil {
 		ids = slices.Clone(ids)
 		key := q.OrderField.Key
 		slices.SortFunc(ids, func(a, b string) int {
@@ -215,6 +296,14 @@ func (t *tx) InsertSite(_ context.Context, site app.Site) error {
 
 func (t *tx) Site(_ context.Context, id string) (app.Site, error) { return t.s.site(id) }
 
+func (t *tx) UpdateSite(_ context.Context, site app.Site) error {
+	if _, ok := t.s.sites[site.ID]; !ok {
+		return fmt.Errorf("site %s: %w", site.ID, app.ErrNotFound)
+	}
+	memdb.Put(t.Tx, t.s.sites, site.ID, site)
+	return nil
+}
+
 func (t *tx) Collection(_ context.Context, siteID, slug string) (app.Collection, error) {
 	return t.s.collection(siteID, slug)
 }
@@ -248,6 +337,7 @@ func (t *tx) UpdateCollection(_ context.Context, c app.Collection, removed []str
 		it.Values = vals
 		memdb.Put(t.Tx, t.s.items, id, it)
 	}
+	t.s.touch(c.ID)
 	return nil
 }
 
@@ -295,6 +385,7 @@ func (t *tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event)
 		next = append(append(append(next, ids[:i]...), it.ID), ids[i:]...)
 	}
 	memdb.Put(t.Tx, t.s.items, it.ID, it)
+	t.s.touch(it.CollectionID)
 	t.setOrder(it.CollectionID, next)
 	t.track(it)
 	return t.Enqueue(ctx, announce)
@@ -330,6 +421,7 @@ func (t *tx) PatchItem(_ context.Context, collectionID, id string, p app.ItemPat
 	after.UpdatedAt = p.At
 	memdb.Put(t.Tx, t.s.items, id, after)
 	t.track(after)
+	t.s.touch(collectionID)
 	return before, after, nil
 }
 
@@ -354,6 +446,7 @@ func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *i
 			t.deletePreview(l)
 		}
 	}
+	t.s.touch(collectionID)
 	return it, nil
 }
 
@@ -554,6 +647,32 @@ func (t *tx) ClaimDue(_ context.Context, now time.Time, limit int) ([]app.DueIte
 		out = append(out, app.DueItem{ID: it.ID, CollectionID: c.ID, SiteID: c.SiteID, Slug: c.Slug, PublishAt: it.PublishAt, UnpublishAt: it.UnpublishAt})
 		if len(out) == limit {
 			break
+		}
+	}
+	return out, nil
+}
+
+// ItemsByID implements app.Store.
+func (s *Store) ItemsByID(_ context.Context, collectionID string, ids []string) ([]app.Item, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	out := make([]app.Item, 0, len(ids))
+	for _, id := range ids {
+		if it, err := s.item(collectionID, id); err == nil {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// AssetsByID implements app.Store.
+func (s *Store) AssetsByID(_ context.Context, siteID string, ids []string) ([]app.Asset, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	out := make([]app.Asset, 0, len(ids))
+	for _, id := range ids {
+		if a, err := s.asset(siteID, id); err == nil {
+			out = append(out, a)
 		}
 	}
 	return out, nil

@@ -14,6 +14,7 @@ import (
 	"hash/fnv"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -137,11 +138,14 @@ func (r *recentCollections) forget(siteID, slug string) {
 	delete(r.m, siteID+"/"+slug)
 }
 
-const siteCols = `id, name, created_at, updated_at`
+const siteCols = `id, name, created_at, updated_at, allowed_origins`
 
 func scanSite(row pgx.Row) (app.Site, error) {
 	var site app.Site
-	err := row.Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt)
+	err := row.Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt, &site.AllowedOrigins)
+	if site.AllowedOrigins == nil {
+		site.AllowedOrigins = []string{}
+	}
 	site.CreatedAt, site.UpdatedAt = site.CreatedAt.UTC(), site.UpdatedAt.UTC()
 	return site, err
 }
@@ -162,14 +166,14 @@ func (r reader) Sites(ctx context.Context, page pagination.Page) ([]app.Site, er
 	return out, pgdb.Err(err, "list sites")
 }
 
-const collectionCols = `id, site_id, slug, name, is_system, fields, created_at, updated_at`
+const collectionCols = `id, site_id, slug, name, is_system, fields, search_language, created_at, updated_at`
 
 func scanCollection(row pgx.Row) (app.Collection, error) {
 	var (
 		c      app.Collection
 		fields []byte
 	)
-	if err := row.Scan(&c.ID, &c.SiteID, &c.Slug, &c.Name, &c.IsSystem, &fields, &c.CreatedAt, &c.UpdatedAt); err != nil {
+	if err := row.Scan(&c.ID, &c.SiteID, &c.Slug, &c.Name, &c.IsSystem, &fields, &c.SearchLanguage, &c.CreatedAt, &c.UpdatedAt); err != nil {
 		return c, err
 	}
 	return finishCollection(c, fields)
@@ -281,6 +285,22 @@ func (r reader) Items(ctx context.Context, c app.Collection, q app.ItemQuery) ([
 	if q.OrderBy == "updated_at" {
 		order = "updated_at"
 	}
+	if len(q.Words) > 0 {
+		doc, err := searchDocument(c)
+		if err != nil {
+			return nil, err
+		}
+		// The words are searched as the memory store splits them, so
+		// that both match the same items. The collection id is written
+		// into the statement so that the planner can match the
+		// collection's partial search index.
+		args = append(args, strings.Join(q.Words, " "))
+		query := fmt.Sprintf(`plainto_tsquery(%s, $%d)`, regconfig(c), len(args))
+		sql += " AND collection_id = '" + c.ID + "' AND " + doc + " @@ " + query
+		if q.OrderBy == app.OrderRelevance {
+			order = "ts_rank(" + doc + ", " + query + ")"
+		}
+	}
 	if q.OrderField != nil {
 		expr, err := sortExpr(*q.OrderField)
 		if err != nil {
@@ -319,11 +339,11 @@ func (r reader) Item(ctx context.Context, siteID, slug, id string) (app.Collecti
 		publishAt *time.Time
 		unpubAt   *time.Time
 	)
-	err := r.q.QueryRow(ctx, `SELECT c.id, c.site_id, c.slug, c.name, c.is_system, c.fields, c.created_at, c.updated_at,
+	err := r.q.QueryRow(ctx, `SELECT c.id, c.site_id, c.slug, c.name, c.is_system, c.fields, c.search_language, c.created_at, c.updated_at,
 			i.id, i.data, i.is_published, i.version, i.created_at, i.updated_at, i.publish_at, i.unpublish_at
 		FROM collections c LEFT JOIN items i ON i.collection_id = c.id AND i.id = $3
 		WHERE c.site_id = $1 AND c.slug = $2`, siteID, slug, id).
-		Scan(&c.ID, &c.SiteID, &c.Slug, &c.Name, &c.IsSystem, &fields, &c.CreatedAt, &c.UpdatedAt,
+		Scan(&c.ID, &c.SiteID, &c.Slug, &c.Name, &c.IsSystem, &fields, &c.SearchLanguage, &c.CreatedAt, &c.UpdatedAt,
 			&itemID, &data, &published, &version, &created, &updated, &publishAt, &unpubAt)
 	if err != nil {
 		return app.Collection{}, app.Item{}, pgdb.Err(err, "collection "+slug)
@@ -349,9 +369,28 @@ type tx struct {
 }
 
 func (t tx) InsertSite(ctx context.Context, site app.Site) error {
-	_, err := t.Exec(ctx, `INSERT INTO sites (id, name, created_at, updated_at) VALUES ($1, $2, $3, $4)`,
-		site.ID, site.Name, site.CreatedAt, site.UpdatedAt)
+	_, err := t.Exec(ctx, `INSERT INTO sites (`+siteCols+`) VALUES ($1, $2, $3, $4, $5)`,
+		site.ID, site.Name, site.CreatedAt, site.UpdatedAt, origins(site))
 	return pgdb.Err(err, "insert site")
+}
+
+func origins(site app.Site) []string {
+	if site.AllowedOrigins == nil {
+		return []string{}
+	}
+	return site.AllowedOrigins
+}
+
+func (t tx) UpdateSite(ctx context.Context, site app.Site) error {
+	tag, err := t.Exec(ctx, `UPDATE sites SET name = $2, updated_at = $3, allowed_origins = $4 WHERE id = $1`,
+		site.ID, site.Name, site.UpdatedAt, origins(site))
+	if err != nil {
+		return pgdb.Err(err, "update site")
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("site %s: %w", site.ID, app.ErrNotFound)
+	}
+	return nil
 }
 
 func (t tx) InsertCollection(ctx context.Context, c app.Collection) error {
@@ -359,12 +398,15 @@ func (t tx) InsertCollection(ctx context.Context, c app.Collection) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.Exec(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		c.ID, c.SiteID, c.Slug, c.Name, c.IsSystem, fields, c.CreatedAt, c.UpdatedAt)
+	_, err = t.Exec(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		c.ID, c.SiteID, c.Slug, c.Name, c.IsSystem, fields, searchLanguage(c), c.CreatedAt, c.UpdatedAt)
 	if err != nil {
 		return pgdb.Err(err, "insert collection "+c.Slug)
 	}
-	return t.syncSortIndexes(ctx, c, nil)
+	if err := t.syncSortIndexes(ctx, c, nil); err != nil {
+		return err
+	}
+	return t.syncSearchIndex(ctx, c)
 }
 
 var (
@@ -429,12 +471,96 @@ func (t tx) syncSortIndexes(ctx context.Context, c app.Collection, removed []str
 	return nil
 }
 
+// searchLanguage is c's search language as stored.
+func searchLanguage(c app.Collection) string {
+	if c.SearchLanguage == "" {
+		return app.DefaultSearchLanguage
+	}
+	return c.SearchLanguage
+}
+
+// regconfig is c's search language as an SQL constant: an expression
+// index needs it written into the expression.
+func regconfig(c app.Collection) string {
+	lang := searchLanguage(c)
+	if !keyText.MatchString(lang) {
+		lang = app.DefaultSearchLanguage
+	}
+	return "'" + lang + "'::regconfig"
+}
+
+// searchDocument is the tsvector expression q searches in c's items: its
+// text and rich_text values joined, in its language. PostgreSQL's parser
+// skips HTML tags and entities, so rich text is searched as text. The
+// expression is immutable, so that an index can hold it; the query writes
+// it exactly as the index does.
+func searchDocument(c app.Collection) (string, error) {
+	if !uuidText.MatchString(c.ID) {
+		return "", fmt.Errorf("collection id %q is not a UUID", c.ID)
+	}
+	var parts []string
+	for _, f := range c.SearchFields() {
+		if !keyText.MatchString(f.Key) {
+			return "", fmt.Errorf("field key %q cannot be searched", f.Key)
+		}
+		parts = append(parts, "coalesce(data->>'"+f.Key+"', '')")
+	}
+	if len(parts) == 0 {
+		return "", fmt.Errorf("collection %s has no text fields to search", c.Slug)
+	}
+	return "to_tsvector(" + regconfig(c) + ", " + strings.Join(parts, " || ' ' || ") + ")", nil
+}
+
+// searchIndexPrefix begins the name of every search index of a
+// collection; the rest of the name is derived from the expression, so
+// that a changed language or field list makes a new index.
+func searchIndexPrefix(collectionID string) string {
+	h := fnv.New64a()
+	h.Write([]byte(collectionID))
+	return fmt.Sprintf("items_search_%016x_", h.Sum64())
+}
+
+// syncSearchIndex gives c a partial GIN index over its search document
+// and drops the indexes of its earlier definitions. Like the sort
+// indexes it is built in the transaction that changes the definition.
+func (t tx) syncSearchIndex(ctx context.Context, c app.Collection) error {
+	prefix := searchIndexPrefix(c.ID)
+	want := ""
+	doc, err := searchDocument(c)
+	if err == nil {
+		h := fnv.New32a()
+		h.Write([]byte(doc))
+		want = fmt.Sprintf("%s%08x", prefix, h.Sum32())
+	}
+	rows, err := t.Query(ctx, `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND starts_with(indexname, $1)`, prefix)
+	if err != nil {
+		return pgdb.Err(err, "search indexes")
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return pgdb.Err(err, "search indexes")
+	}
+	for _, n := range names {
+		if n != want {
+			if _, err := t.Exec(ctx, `DROP INDEX IF EXISTS `+pgx.Identifier{n}.Sanitize()); err != nil {
+				return pgdb.Err(err, "drop search index")
+			}
+		}
+	}
+	if want == "" {
+		return nil
+	}
+	_, err = t.Exec(ctx, `CREATE INDEX IF NOT EXISTS `+want+` ON items USING gin (`+doc+`) WHERE collection_id = '`+c.ID+`'`)
+	return pgdb.Err(err, "create search index")
+}
+
 func (t tx) UpdateCollection(ctx context.Context, c app.Collection, removed []string) error {
 	fields, err := json.Marshal(c.Fields)
 	if err != nil {
 		return err
 	}
-	tag, err := t.Exec(ctx, `UPDATE collections SET name = $2, fields = $3, updated_at = $4 WHERE id = $1`, c.ID, c.Name, fields, c.UpdatedAt)
+	tag, err := t.Exec(ctx, `UPDATE collections SET name = $2, fields = $3, search_language = $4, updated_at = $5 WHERE id = $1`,
+		c.ID, c.Name, fields, searchLanguage(c), c.UpdatedAt)
 	if err != nil {
 		return pgdb.Err(err, "update collection "+c.Slug)
 	}
@@ -447,7 +573,10 @@ func (t tx) UpdateCollection(ctx context.Context, c app.Collection, removed []st
 			return pgdb.Err(err, "remove fields of "+c.Slug)
 		}
 	}
-	return t.syncSortIndexes(ctx, c, removed)
+	if err := t.syncSortIndexes(ctx, c, removed); err != nil {
+		return err
+	}
+	return t.syncSearchIndex(ctx, c)
 }
 
 func (t tx) ItemExists(ctx context.Context, collectionID, id string) (bool, error) {
@@ -707,4 +836,24 @@ func (t tx) DeleteExpiredPreviewLinks(ctx context.Context, before time.Time, lim
 		return 0, pgdb.Err(err, "delete expired preview links")
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// ItemsByID implements app.Store: one query, whatever the number of ids.
+func (r reader) ItemsByID(ctx context.Context, collectionID string, ids []string) ([]app.Item, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+itemCols+` FROM items WHERE collection_id = $1 AND id = ANY($2::uuid[])`, collectionID, ids)
+	if err != nil {
+		return nil, pgdb.Err(err, "items by id")
+	}
+	items, err := pgdb.Collect(rows, len(ids), scanItem)
+	return items, pgdb.Err(err, "items by id")
+}
+
+// AssetsByID implements app.Store: one query.
+func (r reader) AssetsByID(ctx context.Context, siteID string, ids []string) ([]app.Asset, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+assetCols+` FROM assets WHERE site_id = $1 AND id = ANY($2::uuid[])`, siteID, ids)
+	if err != nil {
+		return nil, pgdb.Err(err, "assets by id")
+	}
+	out, err := pgdb.Collect(rows, len(ids), scanAsset)
+	return out, pgdb.Err(err, "assets by id")
 }

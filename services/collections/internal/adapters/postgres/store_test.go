@@ -77,3 +77,55 @@ func TestCreateSeesAnotherReplicasChange(t *testing.T) {
 		t.Fatalf("%d items hold the removed field (%v)", n, err)
 	}
 }
+
+// TestSearchInTheCollectionsLanguage: a collection searched in english
+// matches the stems of the words (baking finds bakes), has a GIN index
+// over its document in that language (the benchmark measures that the
+// planner uses it at scale), and changing the language replaces the index.
+func TestSearchInTheCollectionsLanguage(t *testing.T) {
+	ctx := t.Context()
+	pool := pgtest.NewPool(t, postgres.Migrations())
+	st := postgres.New(pgdb.NewDB(pool, nil))
+	content := app.NewContent(st, app.Clock(time.Now))
+	site, err := app.NewSites(st, app.Clock(time.Now)).Create(ctx, "Bakery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := content.CreateCollection(ctx, site.ID, app.NewCollection{Name: "Posts", Slug: "posts", SearchLanguage: "english",
+		Fields: []app.Field{{Key: "title", Type: app.TypeText}, {Key: "body", Type: app.TypeRichText}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := content.CreateItem(ctx, site.ID, "posts", app.NewItem{Data: map[string]any{"title": "Weekends", "body": "<p>She bakes bread</p>"}}); err != nil {
+		t.Fatal(err)
+	}
+	search := func(q string) int {
+		_, items, _, err := content.Items(ctx, site.ID, "posts", app.ListParams{Q: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(items)
+	}
+	if n := search("baking"); n != 1 {
+		t.Fatalf("english q=baking found %d items, want the one that bakes", n)
+	}
+	indexOf := func() string {
+		var def string
+		if err := pool.QueryRow(ctx, `SELECT string_agg(indexdef, '; ') FROM pg_indexes WHERE indexname LIKE 'items\_search\_%'`).Scan(&def); err != nil {
+			t.Fatal(err)
+		}
+		return def
+	}
+	if def := indexOf(); !strings.Contains(def, "USING gin (to_tsvector('english'::regconfig") {
+		t.Fatalf("search index = %q, want one GIN index over the english document", def)
+	}
+	simple := "simple"
+	if _, err := content.UpdateCollection(ctx, site.ID, "posts", app.CollectionChange{SearchLanguage: &simple}); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := search("baking"), search("bakes"); n != 0 || m != 1 {
+		t.Fatalf("simple: q=baking found %d, q=bakes %d; want 0 and 1 (no stemming)", n, m)
+	}
+	if def := indexOf(); strings.Count(def, "USING gin") != 1 || !strings.Contains(def, "to_tsvector('simple'::regconfig") {
+		t.Fatalf("search indexes after the language changed = %q, want only one over the simple document", def)
+	}
+}

@@ -47,6 +47,9 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"DeleteItem", testDelete},
 		{"RemovedFieldsLeaveItems", testRemoveFields},
 		{"OrderByField", testOrderByField},
+		{"SearchMatchesEveryWord", testSearch},
+		{"ItemsAndAssetsByID", testByID},
+		{"SearchFollowsTheDefinition", testSearchDefinition},
 		{"AssetsRoundTrip", testAssetsRoundTrip},
 		{"AssetsOfAnotherSiteDoNotExist", testAssetTenancy},
 		{"AssetsOrderAndPaging", testAssetsPaging},
@@ -68,7 +71,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 var base = time.Date(2026, 11, 1, 9, 30, 0, 123456000, time.UTC)
 
 func testSiteRoundTrip(t *testing.T, s Store) {
-	site := app.Site{ID: uuid.NewString(), Name: "Bakery blog", CreatedAt: base, UpdatedAt: base}
+	site := app.Site{ID: uuid.NewString(), Name: "Bakery blog", CreatedAt: base, UpdatedAt: base, AllowedOrigins: []string{}}
 	if err := s.InTx(t.Context(), func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) }); err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +85,18 @@ func testSiteRoundTrip(t *testing.T, s Store) {
 	if _, err := s.Site(t.Context(), uuid.NewString()); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("unknown site: error = %v, want ErrNotFound", err)
 	}
+	changed := site
+	changed.AllowedOrigins, changed.UpdatedAt = []string{"https://www.example.com", "*"}, base.Add(time.Hour)
+	inTx(t, s, func(tx app.Tx) error { return tx.UpdateSite(t.Context(), changed) })
+	if got, err := s.Site(t.Context(), site.ID); err != nil || !reflect.DeepEqual(got, changed) {
+		t.Fatalf("after UpdateSite got %+v (%v), want %+v", got, err, changed)
+	}
+	if err := s.InTx(t.Context(), func(tx app.Tx) error {
+		return tx.UpdateSite(t.Context(), app.Site{ID: uuid.NewString(), Name: "x", AllowedOrigins: []string{}})
+	}); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("UpdateSite of no site = %v, want ErrNotFound", err)
+	}
+	site = changed
 	err = s.InTx(t.Context(), func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })
 	if !errors.Is(err, app.ErrDuplicate) {
 		t.Fatalf("duplicate site: error = %v, want ErrDuplicate", err)
@@ -105,7 +120,7 @@ func testSiteList(t *testing.T, s Store) {
 	var sites []app.Site
 	for i := range 3 {
 		site := app.Site{ID: uuid.Must(uuid.NewV7()).String(), Name: fmt.Sprint("Site ", i),
-			CreatedAt: base.Add(time.Duration(min(i, 1)) * time.Minute), UpdatedAt: base}
+			CreatedAt: base.Add(time.Duration(min(i, 1)) * time.Minute), UpdatedAt: base, AllowedOrigins: []string{}}
 		inTx(t, s, func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })
 		sites = append(sites, site)
 	}
@@ -178,13 +193,13 @@ func inTx(t *testing.T, s Store, fn func(app.Tx) error) {
 }
 
 func newSite(t *testing.T, s Store) app.Site {
-	site := app.Site{ID: uuid.NewString(), Name: "Site", CreatedAt: base, UpdatedAt: base}
+	site := app.Site{ID: uuid.NewString(), Name: "Site", CreatedAt: base, UpdatedAt: base, AllowedOrigins: []string{}}
 	inTx(t, s, func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })
 	return site
 }
 
 func newCollection(t *testing.T, s Store, siteID, slug string, fields ...app.Field) app.Collection {
-	c := app.Collection{ID: uuid.NewString(), SiteID: siteID, Name: "Posts", Slug: slug, Fields: fields, CreatedAt: base, UpdatedAt: base}
+	c := app.Collection{ID: uuid.NewString(), SiteID: siteID, Name: "Posts", Slug: slug, Fields: fields, SearchLanguage: app.DefaultSearchLanguage, CreatedAt: base, UpdatedAt: base}
 	if c.Fields == nil {
 		c.Fields = []app.Field{}
 	}
@@ -825,5 +840,118 @@ func testAssetsRollback(t *testing.T, s Store) {
 	}
 	if _, err := s.Asset(t.Context(), site.ID, gone.ID); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("the rolled-back asset: %v", err)
+	}
+}
+
+// searchQuery lists c's items matching q's words (app.Words), newest first
+// unless order says otherwise.
+func searchQuery(t *testing.T, s Store, c app.Collection, q string, order string, published *bool, page pagination.Page) []string {
+	t.Helper()
+	if order == "" {
+		order = "created_at"
+	}
+	items, err := s.Items(t.Context(), c, app.ItemQuery{Page: page, OrderBy: order, Words: app.Words(q), Published: published})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids(items)
+}
+
+func testSearch(t *testing.T, s Store) {
+	ctx := t.Context()
+	site, other := newSite(t, s), newSite(t, s)
+	fields := []app.Field{{Key: "title", Type: app.TypeText}, {Key: "body", Type: app.TypeRichText},
+		{Key: "contact", Type: app.TypeEmail}, {Key: "notes", Type: app.TypeJSON}}
+	c := newCollection(t, s, site.ID, "posts", fields...)
+	loaf := newItem(t, s, c, base, values("title", "Sourdough loaf", "body", "<p>Feed the <b>starter</b> daily.</p>"))
+	rye := newItem(t, s, c, base.Add(time.Second), values("title", "Rye bread", "body", "<p>Rye and Starter, starter; STARTER!</p>"))
+	baguette := newItem(t, s, c, base.Add(2*time.Second), values("title", "Baguette", "body", `<a href="starter" title="starter">crust</a> &starter; more`))
+	newItem(t, s, c, base.Add(3*time.Second), values("title", "Contact", "contact", "starter@example.com", "notes", map[string]any{"k": "starter"}))
+	newItem(t, s, c, base.Add(4*time.Second), values("title", "Untitled"))
+	elsewhere := newCollection(t, s, other.ID, "posts", fields...)
+	newItem(t, s, elsewhere, base, values("title", "starter of another site"))
+	inTx(t, s, func(tx app.Tx) error {
+		yes := true
+		_, _, err := tx.PatchItem(ctx, c.ID, loaf.ID, app.ItemPatch{IsPublished: &yes, At: base.Add(time.Minute)})
+		return err
+	})
+	all := pagination.Page{Limit: 10}
+	yes := true
+	for _, tc := range []struct {
+		q, order  string
+		published *bool
+		page      pagination.Page
+		want      []string
+	}{
+		{"starter", "", nil, all, []string{rye.ID, loaf.ID}},
+		{"Starter", "", nil, all, []string{rye.ID, loaf.ID}},
+		{"starter", app.OrderRelevance, nil, all, []string{rye.ID, loaf.ID}},
+		{"starter", "", &yes, all, []string{loaf.ID}},
+		{"rye starter", "", nil, all, []string{rye.ID}},
+		{"rye, loaf", "", nil, all, nil},
+		{"crust", "", nil, all, []string{baguette.ID}},
+		{"example", "", nil, all, nil},
+		{"starter", app.OrderRelevance, nil, pagination.Page{Limit: 1, Offset: 1}, []string{loaf.ID}},
+	} {
+		got := searchQuery(t, s, c, tc.q, tc.order, tc.published, tc.page)
+		if !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+			t.Errorf("q=%q order=%q published=%v page=%+v: got %v, want %v", tc.q, tc.order, tc.published, tc.page, got, tc.want)
+		}
+	}
+}
+
+// testSearchDefinition: the words searched follow the collection's
+// fields as they are now.
+func testSearchDefinition(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	c := newCollection(t, s, site.ID, "posts", app.Field{Key: "title", Type: app.TypeText}, app.Field{Key: "summary", Type: app.TypeText})
+	a := newItem(t, s, c, base, values("title", "Croissant", "summary", "butter layers"))
+	b := newItem(t, s, c, base.Add(time.Second), values("title", "Butter", "summary", "salted"))
+	if got := searchQuery(t, s, c, "butter", "", nil, pagination.Page{Limit: 10}); !slices.Equal(got, []string{b.ID, a.ID}) {
+		t.Fatalf("q=butter = %v, want both items", got)
+	}
+	c.Fields = c.Fields[:1]
+	inTx(t, s, func(tx app.Tx) error { return tx.UpdateCollection(ctx, c, []string{"summary"}) })
+	if got := searchQuery(t, s, c, "butter", "", nil, pagination.Page{Limit: 10}); !slices.Equal(got, []string{b.ID}) {
+		t.Fatalf("q=butter after removing summary = %v, want only the item titled Butter", got)
+	}
+}
+
+// testByID: the reads expand uses return the named items of one
+// collection and assets of one site, never another's.
+func testByID(t *testing.T, s Store) {
+	ctx := t.Context()
+	site, other := newSite(t, s), newSite(t, s)
+	c := newCollection(t, s, site.ID, "authors", app.Field{Key: "name", Type: app.TypeText})
+	d := newCollection(t, s, site.ID, "tags", app.Field{Key: "name", Type: app.TypeText})
+	elsewhere := newCollection(t, s, other.ID, "authors", app.Field{Key: "name", Type: app.TypeText})
+	a := newItem(t, s, c, base, values("name", "Ana"))
+	b := newItem(t, s, c, base.Add(time.Second), values("name", "Bo"))
+	tag := newItem(t, s, d, base, values("name", "bread"))
+	foreign := newItem(t, s, elsewhere, base, values("name", "Eve"))
+	got, err := s.ItemsByID(ctx, c.ID, []string{a.ID, b.ID, tag.ID, foreign.ID, uuid.NewString()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotIDs := ids(got)
+	slices.Sort(gotIDs)
+	want := []string{a.ID, b.ID}
+	slices.Sort(want)
+	if !slices.Equal(gotIDs, want) {
+		t.Fatalf("ItemsByID = %v, want only the collection's %v", gotIDs, want)
+	}
+	if got[0].Values == nil || got[0].CollectionID != c.ID {
+		t.Fatalf("ItemsByID item = %+v, want its values and collection", got[0])
+	}
+	mine, theirs := newAsset(site.ID, base, false), newAsset(other.ID, base, true)
+	insertAsset(t, s, mine)
+	insertAsset(t, s, theirs)
+	as, err := s.AssetsByID(ctx, site.ID, []string{mine.ID, theirs.ID, uuid.NewString()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(assetIDs(as), []string{mine.ID}) {
+		t.Fatalf("AssetsByID = %v, want only the site's %s", assetIDs(as), mine.ID)
 	}
 }

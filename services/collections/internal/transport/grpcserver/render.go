@@ -64,6 +64,11 @@ func renderCollections(cs []app.Collection) []byte {
 }
 
 func writeItem(w *render.Writer, c app.Collection, it *app.Item) {
+	writeItemExpanded(w, c, it, nil, nil)
+}
+
+// writeItemExpanded writes it with the fields of tree expanded by e.
+func writeItemExpanded(w *render.Writer, c app.Collection, it *app.Item, e *expander, tree app.Expansion) {
 	w.Open()
 	w.Key("id")
 	w.String(it.ID)
@@ -86,7 +91,9 @@ func writeItem(w *render.Writer, c app.Collection, it *app.Item) {
 	w.Time(it.UpdatedAt)
 	for _, f := range c.Fields {
 		w.Key(f.Key)
-		if raw, ok := it.Values[f.Key]; ok {
+		if sub, ok := tree[f.Key]; ok && e != nil {
+			e.write(w, f, it.Values[f.Key], sub)
+		} else if raw, ok := it.Values[f.Key]; ok {
 			w.Raw(raw)
 		} else {
 			w.Null()
@@ -96,6 +103,11 @@ func writeItem(w *render.Writer, c app.Collection, it *app.Item) {
 }
 
 func renderItems(c app.Collection, items []app.Item, limit, offset int32) []byte {
+	return renderItemsExpanded(c, items, limit, offset, nil)
+}
+
+// renderItemsExpanded is renderItems with the fields e names expanded.
+func renderItemsExpanded(c app.Collection, items []app.Item, limit, offset int32, e *expander) []byte {
 	size := 256
 	for i := range items {
 		size += 160
@@ -110,7 +122,11 @@ func renderItems(c app.Collection, items []app.Item, limit, offset int32) []byte
 	w.Key("items")
 	w.OpenArray()
 	for i := range items {
-		writeItem(w, c, &items[i])
+		if e != nil {
+			writeItemExpanded(w, c, &items[i], e, e.x.Fields)
+		} else {
+			writeItem(w, c, &items[i])
+		}
 	}
 	w.CloseArray()
 	w.Key("limit")
@@ -122,7 +138,10 @@ func renderItems(c app.Collection, items []app.Item, limit, offset int32) []byte
 }
 
 // renderItem is the body of the single-item routes: {"item": {...}}.
-func renderItem(c app.Collection, it app.Item) []byte {
+func renderItem(c app.Collection, it app.Item) []byte { return renderItemExpanded(c, it, nil) }
+
+// renderItemExpanded is renderItem with the fields e names expanded.
+func renderItemExpanded(c app.Collection, it app.Item, e *expander) []byte {
 	size := 192
 	for _, v := range it.Values {
 		size += len(v) + 24
@@ -130,7 +149,11 @@ func renderItem(c app.Collection, it app.Item) []byte {
 	w := render.NewWriter(size)
 	w.Open()
 	w.Key("item")
-	writeItem(w, c, &it)
+	if e != nil {
+		writeItemExpanded(w, c, &it, e, e.x.Fields)
+	} else {
+		writeItem(w, c, &it)
+	}
 	w.Close()
 	return w.Bytes()
 }

@@ -23,11 +23,14 @@ type Server struct {
 	collectionsv1.UnimplementedCollectionsServiceServer
 	sites   *app.Sites
 	content *app.Content
+	// assets writes the assets an expanded asset field refers to.
+	assets *AssetServer
 }
 
-// NewServer returns a server over the use cases.
-func NewServer(sites *app.Sites, content *app.Content) *Server {
-	return &Server{sites: sites, content: content}
+// NewServer returns a server over the use cases; assets writes expanded
+// asset fields.
+func NewServer(sites *app.Sites, content *app.Content, assets *AssetServer) *Server {
+	return &Server{sites: sites, content: content, assets: assets}
 }
 
 // Register registers the collections services on r.
@@ -88,7 +91,20 @@ func (s *Server) GetSite(ctx context.Context, req *collectionsv1.GetSiteRequest)
 }
 
 func sitePB(s app.Site) *collectionsv1.Site {
-	return &collectionsv1.Site{Id: s.ID, Name: s.Name, CreatedAt: timestamppb.New(s.CreatedAt), UpdatedAt: timestamppb.New(s.UpdatedAt)}
+	origins := s.AllowedOrigins
+	if origins == nil {
+		origins = []string{}
+	}
+	return &collectionsv1.Site{Id: s.ID, Name: s.Name, CreatedAt: timestamppb.New(s.CreatedAt), UpdatedAt: timestamppb.New(s.UpdatedAt), AllowedOrigins: origins}
+}
+
+// SetSiteOrigins implements collectionsv1.CollectionsAdminServiceServer.
+func (s *Server) SetSiteOrigins(ctx context.Context, req *collectionsv1.SetSiteOriginsRequest) (*collectionsv1.SetSiteOriginsResponse, error) {
+	site, err := s.sites.SetOrigins(ctx, req.SiteId, req.AllowedOrigins)
+	if err != nil {
+		return nil, err
+	}
+	return &collectionsv1.SetSiteOriginsResponse{Site: sitePB(site)}, nil
 }
 
 func fieldsFromPB(fs []*collectionsv1.FieldDefinition) []app.Field {
@@ -102,12 +118,12 @@ func fieldsFromPB(fs []*collectionsv1.FieldDefinition) []app.Field {
 // CreateCollection implements collectionsv1.CollectionsAdminServiceServer.
 func (s *Server) CreateCollection(ctx context.Context, req *collectionsv1.CreateCollectionRequest) (*collectionsv1.CreateCollectionResponse, error) {
 	c, err := s.content.CreateCollection(ctx, req.SiteId, app.NewCollection{
-		Name: req.Name, Slug: req.Slug, IsSystem: req.IsSystem, Fields: fieldsFromPB(req.Fields),
+		Name: req.Name, Slug: req.Slug, IsSystem: req.IsSystem, Fields: fieldsFromPB(req.Fields), SearchLanguage: req.SearchLanguage,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &collectionsv1.CreateCollectionResponse{Collection: collectionPB(c)}, nil
+	return &collectionsv1.CreateCollectionResponse{Collection: adminCollectionPB(c)}, nil
 }
 
 // ListSiteCollections implements collectionsv1.CollectionsAdminServiceServer.
@@ -118,7 +134,7 @@ func (s *Server) ListSiteCollections(ctx context.Context, req *collectionsv1.Lis
 	}
 	out := &collectionsv1.ListSiteCollectionsResponse{Collections: make([]*collectionsv1.Collection, len(cs))}
 	for i, c := range cs {
-		out.Collections[i] = collectionPB(c)
+		out.Collections[i] = adminCollectionPB(c)
 	}
 	return out, nil
 }
@@ -127,11 +143,12 @@ func (s *Server) ListSiteCollections(ctx context.Context, req *collectionsv1.Lis
 func (s *Server) UpdateCollection(ctx context.Context, req *collectionsv1.UpdateCollectionRequest) (*collectionsv1.UpdateCollectionResponse, error) {
 	c, err := s.content.UpdateCollection(ctx, req.SiteId, req.Slug, app.CollectionChange{
 		Name: req.Name, Add: fieldsFromPB(req.AddFields), Remove: req.RemoveFields, Update: fieldsFromPB(req.UpdateFields),
+		SearchLanguage: req.SearchLanguage,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &collectionsv1.UpdateCollectionResponse{Collection: collectionPB(c)}, nil
+	return &collectionsv1.UpdateCollectionResponse{Collection: adminCollectionPB(c)}, nil
 }
 
 // CreateSiteItem implements collectionsv1.CollectionsAdminServiceServer.
@@ -164,18 +181,23 @@ func (s *Server) ListCollections(ctx context.Context, _ *collectionsv1.ListColle
 // ListItems implements collectionsv1.CollectionsServiceServer.
 func (s *Server) ListItems(ctx context.Context, req *collectionsv1.ListItemsRequest) (*collectionsv1.ListItemsResponse, error) {
 	c, items, page, err := s.content.Items(ctx, principal.SiteID(ctx), req.CollectionSlug, app.ListParams{
-		Limit: req.Limit, Offset: req.Offset, Published: req.IsPublished,
-		FilterField: req.FilterField, FilterValue: req.FilterValue, Order: req.Order, Direction: req.Direction,
+		Limit: req.Limit, Offset: req.Offset, Published: req.IsPublished, PublishedOnly: principal.PublishedOnly(ctx),
+		FilterField: req.FilterField, FilterValue: req.FilterValue, Order: req.Order, Direction: req.Direction, Q: req.Q,
 	})
 	if err != nil {
 		return nil, err
 	}
+	x, err := s.content.Expand(ctx, principal.SiteID(ctx), c, items, req.Expand, principal.PublishedOnly(ctx))
+	if err != nil {
+		return nil, err
+	}
+	e := s.newExpander(x)
 	if render.Requested(ctx) {
-		return &collectionsv1.ListItemsResponse{RenderedJson: renderItems(c, items, page.Limit, page.Offset)}, nil
+		return &collectionsv1.ListItemsResponse{RenderedJson: renderItemsExpanded(c, items, page.Limit, page.Offset, e)}, nil
 	}
 	out := &collectionsv1.ListItemsResponse{Collection: collectionPB(c), Items: make([]*structpb.Struct, len(items)), Limit: page.Limit, Offset: page.Offset}
 	for i, it := range items {
-		if out.Items[i], err = itemPB(c, it); err != nil {
+		if out.Items[i], err = itemPBExpanded(c, it, e, expansion(x)); err != nil {
 			return nil, err
 		}
 	}
@@ -188,11 +210,19 @@ func (s *Server) GetItem(ctx context.Context, req *collectionsv1.GetItemRequest)
 	if err != nil {
 		return nil, err
 	}
+	if principal.PublishedOnly(ctx) && !it.IsPublished {
+		return nil, app.ItemNotFound(it.ID, c.Slug)
+	}
+	x, err := s.content.Expand(ctx, principal.SiteID(ctx), c, []app.Item{it}, req.Expand, principal.PublishedOnly(ctx))
+	if err != nil {
+		return nil, err
+	}
+	e := s.newExpander(x)
 	setETag(ctx, it)
 	if render.Requested(ctx) {
-		return &collectionsv1.GetItemResponse{RenderedJson: renderItem(c, it)}, nil
+		return &collectionsv1.GetItemResponse{RenderedJson: renderItemExpanded(c, it, e)}, nil
 	}
-	item, err := itemPB(c, it)
+	item, err := itemPBExpanded(c, it, e, expansion(x))
 	return &collectionsv1.GetItemResponse{Item: item}, err
 }
 
@@ -281,6 +311,18 @@ func collectionPB(c app.Collection) *collectionsv1.Collection {
 	return out
 }
 
+// adminCollectionPB is a collection as the admin API shows it: with its
+// search language, which the public routes (the spec's Collection) omit.
+func adminCollectionPB(c app.Collection) *collectionsv1.Collection {
+	out := collectionPB(c)
+	lang := c.SearchLanguage
+	if lang == "" {
+		lang = app.DefaultSearchLanguage
+	}
+	out.SearchLanguage = &lang
+	return out
+}
+
 // timestamp formats t as protojson formats a Timestamp, which is how the
 // rendered JSON writes it.
 func timestamp(t time.Time) string {
@@ -291,6 +333,19 @@ func timestamp(t time.Time) string {
 // itemPB is an item as a Struct: its system properties and every field
 // the collection defines, null when unset.
 func itemPB(c app.Collection, it app.Item) (*structpb.Struct, error) {
+	return itemPBExpanded(c, it, nil, nil)
+}
+
+// expansion is the fields x expands, nil for none.
+func expansion(x *app.Expanded) app.Expansion {
+	if x == nil {
+		return nil
+	}
+	return x.Fields
+}
+
+// itemPBExpanded is itemPB with the fields of tree expanded by e.
+func itemPBExpanded(c app.Collection, it app.Item, e *expander, tree app.Expansion) (*structpb.Struct, error) {
 	fields := make(map[string]*structpb.Value, 4+len(c.Fields))
 	fields["id"] = structpb.NewStringValue(it.ID)
 	fields["is_published"] = structpb.NewBoolValue(it.IsPublished)
@@ -300,6 +355,14 @@ func itemPB(c app.Collection, it app.Item) (*structpb.Struct, error) {
 	fields["updated_at"] = structpb.NewStringValue(timestamp(it.UpdatedAt))
 	for _, f := range c.Fields {
 		raw, ok := it.Values[f.Key]
+		if sub, expand := tree[f.Key]; expand && e != nil {
+			v, err := e.value(f, raw, sub)
+			if err != nil {
+				return nil, err
+			}
+			fields[f.Key] = v
+			continue
+		}
 		if !ok {
 			fields[f.Key] = structpb.NewNullValue()
 			continue

@@ -228,7 +228,7 @@ func (r reader) Deals(ctx context.Context, agencyID string, page pagination.Page
 	return out, storeErr(err, "list deals")
 }
 
-const keyCols = `id, name, prefix, secret_sha256, scopes, site_id, agency_id, expires_at, revoked_at, created_at`
+const keyCols = `id, name, prefix, secret_sha256, scopes, site_id, agency_id, expires_at, revoked_at, created_at, published_only`
 
 func scanKey(row pgx.Row) (app.APIKey, error) {
 	var (
@@ -236,7 +236,7 @@ func scanKey(row pgx.Row) (app.APIKey, error) {
 		scopes           []string
 		siteID, agencyID *string
 	)
-	err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.SecretSHA256, &scopes, &siteID, &agencyID, &k.ExpiresAt, &k.RevokedAt, &k.CreatedAt)
+	err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.SecretSHA256, &scopes, &siteID, &agencyID, &k.ExpiresAt, &k.RevokedAt, &k.CreatedAt, &k.PublishedOnly)
 	k.Scopes = principal.ScopesFrom(scopes)
 	if siteID != nil {
 		k.SiteID = *siteID

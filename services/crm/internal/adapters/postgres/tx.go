@@ -87,8 +87,8 @@ func (t *tx) DeleteLink(ctx context.Context, agencyID, clientID string) error {
 }
 
 func (t *tx) InsertKey(ctx context.Context, k app.APIKey) error {
-	return t.exec(ctx, "insert key", `INSERT INTO api_keys (`+keyCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		k.ID, k.Name, k.Prefix, k.SecretSHA256, principal.ScopeStrings(k.Scopes), nullable(k.SiteID), nullable(k.AgencyID), k.ExpiresAt, k.RevokedAt, k.CreatedAt)
+	return t.exec(ctx, "insert key", `INSERT INTO api_keys (`+keyCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		k.ID, k.Name, k.Prefix, k.SecretSHA256, principal.ScopeStrings(k.Scopes), nullable(k.SiteID), nullable(k.AgencyID), k.ExpiresAt, k.RevokedAt, k.CreatedAt, k.PublishedOnly)
 }
 
 func (t *tx) UpdateKey(ctx context.Context, k app.APIKey) error {

@@ -105,7 +105,7 @@ func (s *Server) CreateKey(ctx context.Context, req *crmv1.CreateKeyRequest) (*c
 		return nil, err
 	}
 	k, secret, err := s.keys.Create(ctx, app.NewKey{
-		Name: req.Name, Scopes: req.Scopes, SiteID: req.SiteId, AgencyID: req.AgencyId, ExpiresAt: exp,
+		Name: req.Name, Scopes: req.Scopes, SiteID: req.SiteId, AgencyID: req.AgencyId, ExpiresAt: exp, PublishedOnly: req.PublishedOnly,
 	})
 	if err != nil {
 		return nil, err
@@ -157,7 +157,16 @@ func keyPB(k app.APIKey) *crmv1.APIKey {
 		ExpiresAt: tsOrNull(k.ExpiresAt),
 		RevokedAt: tsOrNull(k.RevokedAt),
 		CreatedAt: ts(k.CreatedAt),
+		// Absent for ordinary keys, whose shape the spec fixes.
+		PublishedOnly: trueOrNil(k.PublishedOnly),
 	}
+}
+
+func trueOrNil(b bool) *bool {
+	if !b {
+		return nil
+	}
+	return &b
 }
 
 // CreateProspect implements crmv1.CRMAdminServiceServer.
