@@ -329,42 +329,40 @@ func runCollections(ctx context.Context, in *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	{
-		fs := in.flags(in.command, "[flags]")
-		pos, err := in.parse(fs, args)
-		if err != nil {
-			return err
-		}
-		if err := noArgs(in, pos); err != nil {
-			return err
-		}
-		c, err := in.client()
-		if err != nil {
-			return err
-		}
-		cols, err := c.Collections.List(ctx)
-		if err != nil {
-			return err
-		}
-		if in.format() == "json" {
-			return printJSON(in.env.stdout, cols)
-		}
-		type row struct {
-			Slug   string `json:"slug"`
-			Name   string `json:"name"`
-			System bool   `json:"system"`
-			Fields string `json:"fields"`
-		}
-		rows := make([]row, len(cols))
-		for i, col := range cols {
-			var fields []string
-			for _, f := range col.Fields {
-				fields = append(fields, f.Key+":"+f.Type)
-			}
-			rows[i] = row{col.Slug, col.Name, col.IsSystem, strings.Join(fields, " ")}
-		}
-		return in.printList(rows, []string{"slug", "name", "system", "fields"})
+	fs := in.flags(in.command, "[flags]")
+	pos, err := in.parse(fs, args)
+	if err != nil {
+		return err
 	}
+	if err := noArgs(in, pos); err != nil {
+		return err
+	}
+	c, err := in.client()
+	if err != nil {
+		return err
+	}
+	cols, err := c.Collections.List(ctx)
+	if err != nil {
+		return err
+	}
+	if in.format() == "json" {
+		return printJSON(in.env.stdout, cols)
+	}
+	type row struct {
+		Slug   string `json:"slug"`
+		Name   string `json:"name"`
+		System bool   `json:"system"`
+		Fields string `json:"fields"`
+	}
+	rows := make([]row, len(cols))
+	for i, col := range cols {
+		var fields []string
+		for _, f := range col.Fields {
+			fields = append(fields, f.Key+":"+f.Type)
+		}
+		rows[i] = row{col.Slug, col.Name, col.IsSystem, strings.Join(fields, " ")}
+	}
+	return in.printList(rows, []string{"slug", "name", "system", "fields"})
 }
 
 // itemColumns are an item's columns: its fields (by the collection's
@@ -535,7 +533,7 @@ func runItems(ctx context.Context, in *invocation, args []string) error {
 	if err != nil {
 		return err
 	}
-	return in.printObject(it, nil)
+	return in.printObject(it, itemColumns(fieldKeys(col)))
 }
 
 func abs(n int) int {
@@ -622,34 +620,32 @@ func crmList(ctx context.Context, in *invocation, args []string, what string, co
 	if err != nil {
 		return err
 	}
-	{
-		fs := in.flags(in.command, "[flags]")
-		var p pageFlags
-		p.define(fs, what)
-		pos, err := in.parse(fs, args)
-		if err != nil {
-			return err
-		}
-		if err := noArgs(in, pos); err != nil {
-			return err
-		}
-		if err := p.check(); err != nil {
-			return err
-		}
-		c, err := in.client()
-		if err != nil {
-			return err
-		}
-		fetch := page
-		if p.all {
-			fetch = all
-		}
-		v, err := fetch(c, &atrium.Page{Limit: p.limit, Offset: p.offset})
-		if err != nil {
-			return err
-		}
-		return in.printList(v, cols)
+	fs := in.flags(in.command, "[flags]")
+	var p pageFlags
+	p.define(fs, what)
+	pos, err := in.parse(fs, args)
+	if err != nil {
+		return err
 	}
+	if err := noArgs(in, pos); err != nil {
+		return err
+	}
+	if err := p.check(); err != nil {
+		return err
+	}
+	c, err := in.client()
+	if err != nil {
+		return err
+	}
+	fetch := page
+	if p.all {
+		fetch = all
+	}
+	v, err := fetch(c, &atrium.Page{Limit: p.limit, Offset: p.offset})
+	if err != nil {
+		return err
+	}
+	return in.printList(v, cols)
 }
 
 func runWebhooks(ctx context.Context, in *invocation, args []string) error {
