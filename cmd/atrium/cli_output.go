@@ -25,6 +25,10 @@ func (in *invocation) printList(v any, cols []string) error {
 	if err != nil {
 		return err
 	}
+	if len(rows) == 0 && in.format() == "table" {
+		fmt.Fprintln(in.env.stderr, "nothing found")
+		return nil
+	}
 	if cols == nil {
 		cols = deriveColumns(rows)
 	}

@@ -309,7 +309,7 @@ func typedValue(schema map[string]any, raw string) (any, error) {
 		for _, part := range strings.Split(raw, ",") {
 			v, err := typedValue(items, strings.TrimSpace(part))
 			if err != nil {
-				return nil, fmt.Errorf("each of the comma-separated values %v", err)
+				return nil, fmt.Errorf("each of the comma-separated values %w", err)
 			}
 			out = append(out, v)
 		}

@@ -222,6 +222,10 @@ func TestCLI(t *testing.T) {
 		if deals := decodeJSON[[]map[string]any](t, cl.ok(t, "deals", "list")); len(deals) != 0 {
 			t.Fatalf("deals: %v", deals)
 		}
+		// An empty list on a terminal says so, on stderr.
+		if r := term.run(t, "deals", "list"); r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "nothing found") {
+			t.Fatalf("an empty table: %s", r)
+		}
 	})
 
 	t.Run("webhooks", func(t *testing.T) {
