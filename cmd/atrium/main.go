@@ -6,6 +6,10 @@
 //	atrium openapi    print the OpenAPI 3.1 document (--admin: the admin API's)
 //	atrium version    print the version (also atrium --version)
 //
+// and the client commands, which call a running Atrium's API through the
+// Go SDK (cli*.go, docs/cli.md): data, actions, collections, items,
+// prospects, deals, webhooks, admin, login and completion.
+//
 // `atrium serve` with no settings runs on the in-memory store with an
 // embedded NATS server, so one command starts a working system. The same
 // services also ship as separate binaries for the cluster deployment.
@@ -13,7 +17,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +38,8 @@ Commands:
   openapi    print the OpenAPI 3.1 document of the public API (--admin: the admin API's)
   version    print the version (also --version)
 
+Client commands (a running Atrium's API; docs/cli.md):
+` + "%s" + `
 Run "atrium <command> -h" for the flags of a command. Every flag can also
 be set with an ATRIUM_* environment variable (--http-addr: ATRIUM_HTTP_ADDR).
 `
@@ -45,16 +50,20 @@ func main() {
 	ctx, stop := cli.SignalContext()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if err != nil && !errors.Is(err, cli.ErrDone) {
-		fmt.Fprintln(os.Stderr, "atrium:", err)
-		os.Exit(1)
+	// exitCode prints the error: 2 for a wrong command line, 1 for any
+	// other failure (an API error with its message and trace id).
+	if code := exitCode(err, os.Stderr); code != 0 {
+		os.Exit(code)
 	}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("a command is required")
+		fmt.Fprintf(stderr, usage, clientUsage())
+		return usagef("a command is required")
+	}
+	if _, ok := clientCommands[args[0]]; ok {
+		return runClientCommand(ctx, args, osCLIEnv(stdout, stderr))
 	}
 	switch args[0] {
 	case "serve":
@@ -82,9 +91,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, version)
 		return nil
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprintf(stdout, usage, clientUsage())
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	fmt.Fprintf(stderr, usage, clientUsage())
+	return usagef("unknown command %q", args[0])
 }

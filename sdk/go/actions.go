@@ -36,6 +36,9 @@ type Action struct {
 	// Writes is the dataset its record goes to ("" for none).
 	Writes    string `json:"writes"`
 	Refreshes bool   `json:"refreshes"`
+	// InputSchema is the JSON Schema (2020-12) of the action's request
+	// body, from which clients build and check requests.
+	InputSchema map[string]any `json:"input_schema"`
 }
 
 // ActionResult is the outcome of an action.

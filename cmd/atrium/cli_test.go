@@ -1,0 +1,341 @@
+package main
+
+// The client commands against a running Atrium, run in-process as a user
+// runs them: their tables, JSON and CSV, their exit codes, --all paging,
+// the items round trip, admin provisioning and login. Their SDK client is
+// http.DefaultClient, whose transport checks every answer against the
+// OpenAPI documents.
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	atrium "github.com/atrium-hq/atrium/sdk/go"
+)
+
+// cliRun is a place to run client commands from: an environment and a
+// configuration directory of its own.
+type cliRun struct {
+	env      map[string]string
+	dir      string
+	terminal bool
+	stdin    string
+}
+
+type cliResult struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r cliResult) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+}
+
+func (c cliRun) run(t *testing.T, args ...string) cliResult {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	env := cliEnv{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(c.stdin),
+		lookup:     func(k string) (string, bool) { v, ok := c.env[k]; return v, ok },
+		configDir:  func() (string, error) { return c.dir, nil },
+		terminal:   c.terminal,
+		httpClient: http.DefaultClient}
+	err := runClientCommand(t.Context(), args, env)
+	code := exitCode(err, &stderr)
+	return cliResult{stdout.String(), stderr.String(), code}
+}
+
+// ok runs a command that must succeed and returns its standard output.
+func (c cliRun) ok(t *testing.T, args ...string) string {
+	t.Helper()
+	r := c.run(t, args...)
+	if r.code != 0 {
+		t.Fatalf("atrium %s: %s", strings.Join(args, " "), r)
+	}
+	return r.stdout
+}
+
+// fails runs a command that must exit with code, its standard error
+// saying each of words.
+func (c cliRun) fails(t *testing.T, code int, words []string, args ...string) {
+	t.Helper()
+	r := c.run(t, args...)
+	if r.code != code {
+		t.Fatalf("atrium %s exited %d, want %d: %s", strings.Join(args, " "), r.code, code, r)
+	}
+	for _, w := range words {
+		if !strings.Contains(r.stderr, w) {
+			t.Fatalf("atrium %s: stderr %q does not say %q", strings.Join(args, " "), r.stderr, w)
+		}
+	}
+}
+
+func decodeJSON[T any](t *testing.T, s string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("not the JSON expected: %v\n%s", err, s)
+	}
+	return v
+}
+
+func TestCLI(t *testing.T) {
+	s := startStack(t)
+	c := s.newCMS(t)
+	client := s.newClient(t, c.tenant, true)
+	other := s.newClient(t, c.tenant, false)
+	s.grant(t, c.agency, 10, 10)
+	s.loadRows(t, client, "keywords",
+		map[string]any{"keyword": "baguette", "position": 9, "status": "paused"},
+		map[string]any{"keyword": "croissant", "position": 3, "status": "active"},
+		map[string]any{"keyword": "rye bread", "position": 4, "status": "active"},
+		map[string]any{"keyword": "sourdough", "position": 1, "status": "active"},
+		map[string]any{"keyword": "spelt", "position": 7, "status": "active"})
+	s.newProspect(t, c.tenant, "Corner Bakery")
+	cl := cliRun{env: map[string]string{"ATRIUM_URL": s.api, "ATRIUM_API_KEY": c.write}, dir: t.TempDir()}
+	term := cl
+	term.terminal = true
+
+	t.Run("data read", func(t *testing.T) {
+		// Piped: JSON; one page, and a note on stderr that there is more.
+		r := cl.run(t, "data", "read", "--resource", "keywords", "--client", client, "--order", "created_at", "--direction", "asc", "--limit", "2")
+		if r.code != 0 {
+			t.Fatalf("one page: %s", r)
+		}
+		rows := decodeJSON[[]map[string]any](t, r.stdout)
+		if r.code != 0 || len(rows) != 2 || rows[0]["keyword"] != "baguette" || !strings.Contains(r.stderr, "--all") {
+			t.Fatalf("one page: %s", r)
+		}
+		// --all pages by cursor, two rows a page, to the last row.
+		rows = decodeJSON[[]map[string]any](t, cl.ok(t, "data", "read", "--resource", "keywords", "--client", client,
+			"--order", "created_at", "--direction", "asc", "--limit", "2", "--all"))
+		var got []any
+		for _, row := range rows {
+			got = append(got, row["keyword"])
+		}
+		if !slices.Equal(got, []any{"baguette", "croissant", "rye bread", "sourdough", "spelt"}) {
+			t.Fatalf("--all read %v", got)
+		}
+		// A filter; a terminal gets a table with a header.
+		out := term.ok(t, "data", "read", "--resource", "keywords", "--client", client, "--filter", "status=paused")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 2 || !strings.Contains(lines[0], "KEYWORD") || !strings.Contains(lines[0], "POSITION") || !strings.Contains(lines[1], "baguette") {
+			t.Fatalf("table:\n%s", out)
+		}
+		// CSV: a header and a record per row.
+		recs, err := csv.NewReader(strings.NewReader(cl.ok(t, "data", "read", "--resource", "keywords", "--client", client,
+			"--order", "created_at", "--direction", "asc", "-o", "csv"))).ReadAll()
+		if err != nil || len(recs) != 6 {
+			t.Fatalf("csv: %v %v", recs, err)
+		}
+		col := slices.Index(recs[0], "keyword")
+		if col < 0 || recs[1][col] != "baguette" || recs[5][col] != "spelt" {
+			t.Fatalf("csv: %v", recs)
+		}
+	})
+
+	t.Run("usage errors exit 2", func(t *testing.T) {
+		cl.fails(t, exitUsage, []string{"--resource is required"}, "data", "read", "--client", client)
+		cl.fails(t, exitUsage, []string{"table, json or csv"}, "data", "read", "--resource", "keywords", "-o", "xml")
+		cl.fails(t, exitUsage, []string{"flag provided but not defined: -bogus"}, "data", "read", "--bogus")
+		cl.fails(t, exitUsage, []string{"one of: read"}, "data", "write")
+		cl.fails(t, exitUsage, []string{"field=value"}, "data", "read", "--resource", "keywords", "--filter", "status")
+		cl.fails(t, exitUsage, []string{"generate_gbp_post has no field \"colour\"", "topic"}, "actions", "run", "generate_gbp_post", "--client", client, "colour=red")
+		cl.fails(t, exitUsage, []string{"no action \"bake\"", "generate_gbp_post"}, "actions", "run", "bake", "--client", client)
+		cl.fails(t, exitUsage, []string{"posts has no field \"colour\""}, "items", "create", "posts", "colour=red")
+		noKey := cliRun{env: map[string]string{"ATRIUM_URL": s.api}, dir: t.TempDir()}
+		noKey.fails(t, exitUsage, []string{"ATRIUM_API_KEY", "atrium login"}, "collections", "list")
+	})
+
+	t.Run("API errors exit 1 with the message and trace id", func(t *testing.T) {
+		cl.fails(t, exitAPI, []string{"is not linked to this key's agency", "HTTP 403", "trace id "}, "data", "read", "--resource", "keywords", "--client", other)
+		bad := cliRun{env: map[string]string{"ATRIUM_URL": s.api, "ATRIUM_API_KEY": "atr_not-a-key"}, dir: t.TempDir()}
+		bad.fails(t, exitAPI, []string{"HTTP 401"}, "collections", "list")
+		// Flags win over the environment.
+		bad.ok(t, "collections", "list", "--api-key", c.read)
+		cl.fails(t, exitAPI, []string{"HTTP 403"}, "items", "create", "posts", "title=x", "--api-key", c.read)
+	})
+
+	t.Run("actions", func(t *testing.T) {
+		var names []string
+		for _, a := range decodeJSON[[]map[string]any](t, cl.ok(t, "actions", "list")) {
+			names = append(names, a["name"].(string))
+		}
+		if !slices.Contains(names, "generate_gbp_post") {
+			t.Fatalf("actions list: %v", names)
+		}
+		if out := term.ok(t, "actions", "list"); !strings.Contains(out, "NAME") || !strings.Contains(out, "generate_gbp_post") {
+			t.Fatalf("actions list table:\n%s", out)
+		}
+		res := decodeJSON[map[string]any](t, cl.ok(t, "actions", "run", "generate_gbp_post", "--client", client, "topic=Fresh rye"))
+		if res["status"] != "success" || res["action"] != "generate_gbp_post" {
+			t.Fatalf("actions run: %v", res)
+		}
+		if ai, _ := s.credits(t, c.agency); ai != 9 {
+			t.Fatalf("after one run the agency has %v AI credits, want 9", ai)
+		}
+	})
+
+	t.Run("collections and items", func(t *testing.T) {
+		out := term.ok(t, "collections", "list")
+		if !strings.Contains(out, "SLUG") || !strings.Contains(out, "posts") || !strings.Contains(out, "title:text") {
+			t.Fatalf("collections list:\n%s", out)
+		}
+		it := decodeJSON[map[string]any](t, cl.ok(t, "items", "create", "posts", "title=From the CLI", "tags=bread,vegan", "--publish"))
+		id, _ := it["id"].(string)
+		if id == "" || it["title"] != "From the CLI" || it["is_published"] != true || len(it["tags"].([]any)) != 2 {
+			t.Fatalf("items create: %v", it)
+		}
+		got := decodeJSON[map[string]any](t, cl.ok(t, "items", "get", "posts", id))
+		if got["title"] != "From the CLI" {
+			t.Fatalf("items get: %v", got)
+		}
+		cl.ok(t, "items", "update", "posts", id, "title=Changed", "--if-match", "1")
+		cl.fails(t, exitAPI, []string{"HTTP 412"}, "items", "update", "posts", id, "title=Stale", "--if-match", "1")
+		out = term.ok(t, "items", "list", "posts", "--published", "true")
+		if !strings.Contains(out, "TITLE") || !strings.Contains(out, "Changed") {
+			t.Fatalf("items list:\n%s", out)
+		}
+		if all := decodeJSON[[]map[string]any](t, cl.ok(t, "items", "list", "posts", "--all")); len(all) != 1 {
+			t.Fatalf("items list --all: %v", all)
+		}
+		cl.ok(t, "items", "delete", "posts", id)
+		cl.fails(t, exitAPI, []string{"HTTP 404"}, "items", "get", "posts", id)
+	})
+
+	t.Run("prospects and deals", func(t *testing.T) {
+		recs, err := csv.NewReader(strings.NewReader(cl.ok(t, "prospects", "list", "-o", "csv"))).ReadAll()
+		if err != nil || len(recs) != 2 || recs[0][1] != "business_name" || recs[1][1] != "Corner Bakery" {
+			t.Fatalf("prospects csv: %v %v", recs, err)
+		}
+		if all := decodeJSON[[]map[string]any](t, cl.ok(t, "prospects", "list", "--all")); len(all) != 1 {
+			t.Fatalf("prospects --all: %v", all)
+		}
+		if deals := decodeJSON[[]map[string]any](t, cl.ok(t, "deals", "list")); len(deals) != 0 {
+			t.Fatalf("deals: %v", deals)
+		}
+		// An empty list on a terminal says so, on stderr.
+		if r := term.run(t, "deals", "list"); r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "nothing found") {
+			t.Fatalf("an empty table: %s", r)
+		}
+	})
+
+	t.Run("webhooks", func(t *testing.T) {
+		hook := decodeJSON[map[string]any](t, cl.ok(t, "webhooks", "create", "--endpoint", "https://hooks.example.com/cli", "--events", "item.*"))
+		id, _ := hook["id"].(string)
+		if id == "" || !strings.HasPrefix(hook["secret"].(string), "whsec_") {
+			t.Fatalf("webhooks create: %v", hook)
+		}
+		if out := term.ok(t, "webhooks", "list"); !strings.Contains(out, id) || !strings.Contains(out, "https://hooks.example.com/cli") {
+			t.Fatalf("webhooks list:\n%s", out)
+		}
+		if ds := decodeJSON[[]map[string]any](t, cl.ok(t, "webhooks", "deliveries", id, "--all")); len(ds) != 0 {
+			t.Fatalf("deliveries of a new endpoint: %v", ds)
+		}
+		cl.fails(t, exitUsage, []string{"--endpoint and --events are required"}, "webhooks", "create", "--events", "item.*")
+	})
+
+	t.Run("admin provisions a tenant whose key then works", func(t *testing.T) {
+		op := cliRun{env: map[string]string{"ATRIUM_ADMIN_URL": s.admin, "ATRIUM_ADMIN_TOKEN": testAdminToken, "ATRIUM_URL": s.api}, dir: t.TempDir()}
+		agency := decodeJSON[map[string]any](t, op.ok(t, "admin", "agencies", "create", "--name", "CLI Agency"))["id"].(string)
+		site := decodeJSON[map[string]any](t, op.ok(t, "admin", "sites", "create", "--name", "CLI Site"))["id"].(string)
+		cid := decodeJSON[map[string]any](t, op.ok(t, "admin", "clients", "create", "--name", "Bakery", "--domain", "bakery.example", "--agency", agency))["id"].(string)
+		key := decodeJSON[map[string]any](t, op.ok(t, "admin", "keys", "create", "--name", "cli", "--scopes", "read,write", "--agency", agency, "--site", site))
+		secret, _ := key["secret"].(string)
+		if secret == "" {
+			t.Fatalf("keys create: %v", key)
+		}
+		if clients := decodeJSON[[]map[string]any](t, op.ok(t, "admin", "clients", "list", "--agency", agency)); len(clients) != 1 || clients[0]["id"] != cid {
+			t.Fatalf("admin clients list --agency: %v", clients)
+		}
+		if out := op.ok(t, "admin", "agencies", "list", "-o", "table"); !strings.Contains(out, "CLI Agency") {
+			t.Fatalf("admin agencies list:\n%s", out)
+		}
+		if bal := decodeJSON[map[string]any](t, op.ok(t, "admin", "credits", "add", "--agency", agency, "--ai", "5")); bal["ai"] != float64(5) {
+			t.Fatalf("credits add: %v", bal)
+		}
+		op.env["ATRIUM_API_KEY"] = secret
+		if cols := decodeJSON[[]map[string]any](t, op.ok(t, "collections", "list")); len(cols) != 0 {
+			t.Fatalf("the new site's collections: %v", cols)
+		}
+		op.ok(t, "data", "read", "--resource", "keywords", "--client", cid)
+		op.fails(t, exitUsage, []string{"--name is required"}, "admin", "agencies", "create")
+		badToken := cliRun{env: map[string]string{"ATRIUM_ADMIN_URL": s.admin, "ATRIUM_ADMIN_TOKEN": "adm_wrong-token-0123456789abcdef"}, dir: t.TempDir()}
+		badToken.fails(t, exitAPI, []string{"HTTP 401"}, "admin", "agencies", "list")
+	})
+
+	t.Run("login saves a private configuration the other commands read", func(t *testing.T) {
+		dir := t.TempDir()
+		in := cliRun{env: map[string]string{}, dir: dir, stdin: c.read + "\n"}
+		in.fails(t, exitAPI, []string{"HTTP 401"}, "login", "--url", s.api, "--api-key", "atr_not-a-key")
+		if _, err := os.Stat(filepath.Join(dir, "atrium", "config.json")); !os.IsNotExist(err) {
+			t.Fatalf("a refused key was saved: %v", err)
+		}
+		in.ok(t, "login", "--url", s.api) // the key from stdin
+		st, err := os.Stat(filepath.Join(dir, "atrium", "config.json"))
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("config.json: %v, %v; want mode 0600", st, err)
+		}
+		if cols := decodeJSON[[]map[string]any](t, in.ok(t, "collections", "list")); len(cols) != 3 {
+			t.Fatalf("collections with the saved key: %v", cols)
+		}
+		// The environment wins over the file.
+		in.env["ATRIUM_API_KEY"] = "atr_not-a-key"
+		in.fails(t, exitAPI, []string{"HTTP 401"}, "collections", "list")
+	})
+}
+
+// TestCLICompletion: each shell's script names the commands; another
+// shell is a usage error.
+func TestCLICompletion(t *testing.T) {
+	cl := cliRun{env: map[string]string{}, dir: t.TempDir()}
+	for shell, want := range map[string]string{"bash": "complete -F _atrium atrium", "zsh": "#compdef atrium", "fish": "complete -c atrium"} {
+		out := cl.ok(t, "completion", shell)
+		for _, w := range []string{want, "webhooks", "agencies", "deliveries"} {
+			if !strings.Contains(out, w) {
+				t.Fatalf("%s completion lacks %q:\n%s", shell, w, out)
+			}
+		}
+	}
+	cl.fails(t, exitUsage, []string{"bash, zsh, fish"}, "completion", "tcsh")
+}
+
+// TestCLIActionFieldTypes: field=value arguments become the JSON types the
+// action's input_schema gives; a value of the wrong type is a usage error
+// naming the field.
+func TestCLIActionFieldTypes(t *testing.T) {
+	a := atrium.Action{Name: "demo", InputSchema: map[string]any{"properties": map[string]any{
+		"action": map[string]any{"type": "string"}, "client_id": map[string]any{"type": "string"},
+		"count": map[string]any{"type": "integer"}, "ratio": map[string]any{"type": "number"},
+		"dry_run": map[string]any{"type": "boolean"}, "name": map[string]any{"type": "string"},
+		"keywords": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		"sizes":    map[string]any{"type": "array", "items": map[string]any{"type": "integer"}},
+		"options":  map[string]any{"type": "object"},
+	}}}
+	got, err := actionFields(a, []string{"count=3", "ratio=0.5", "dry_run=true", "name=a=b", "keywords=rye, spelt", "sizes=1,2", `options={"x":1}`, "extra:=[1]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"count":3,"dry_run":true,"extra":[1],"keywords":["rye","spelt"],"name":"a=b","options":{"x":1},"ratio":0.5,"sizes":[1,2]}`
+	if b, _ := json.Marshal(got); string(b) != want {
+		t.Fatalf("fields = %s\nwant     %s", b, want)
+	}
+	for arg, words := range map[string]string{
+		"count=three": "count=three: must be an integer", "dry_run=maybe": "true or false", "sizes=1,x": "must be an integer",
+		"client_id=x": `no field "client_id"`, "novalue": "field=value", "options=[]": "JSON object",
+	} {
+		_, err := actionFields(a, []string{arg})
+		var ue *usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), words) {
+			t.Fatalf("%s: %v; want a usage error saying %q", arg, err, words)
+		}
+	}
+}
