@@ -86,7 +86,8 @@ var clientCommands map[string]clientCommand
 func init() {
 	clientCommands = map[string]clientCommand{
 		"data":        {"read a dataset of a client", []string{"read"}, runData},
-		"actions":     {"list the actions and run one", []string{"list", "run"}, runActions},
+		"actions":     {"list the actions and run one (at once, or queued with --async or --wait)", []string{"list", "run"}, runActions},
+		"runs":        {"follow, list and cancel queued action runs", []string{"get", "list", "cancel"}, runRuns},
 		"collections": {"list the collections of the key's site", []string{"list"}, runCollections},
 		"items":       {"list, read, create, update and delete the items of a collection", []string{"list", "get", "create", "update", "delete"}, runItems},
 		"prospects":   {"list the agency's prospects", []string{"list"}, runProspects},

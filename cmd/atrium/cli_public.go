@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	atrium "github.com/atrium-hq/atrium/sdk/go"
 )
@@ -189,8 +190,11 @@ func runActions(ctx context.Context, in *invocation, args []string) error {
 func actionsRun(ctx context.Context, in *invocation, args []string) error {
 	fs := in.flags(in.command, "<action> --client <id> [field=value ...] [flags]")
 	var client, key string
+	var async, wait bool
 	fs.StringVar(&client, "client", "", "the client's id (required)")
 	fs.StringVar(&key, "idempotency-key", "", "send the action with this key, to get an earlier run's answer rather than a second run")
+	fs.BoolVar(&async, "async", false, "queue the run and print its id at once (Prefer: respond-async); atrium runs get shows its outcome")
+	fs.BoolVar(&wait, "wait", false, "queue the run and wait for its outcome, however long it takes (a progress line on a terminal)")
 	pos, err := in.parse(fs, args)
 	if err != nil {
 		return err
@@ -224,6 +228,9 @@ func actionsRun(ctx context.Context, in *invocation, args []string) error {
 	var opts []atrium.RunOption
 	if key != "" {
 		opts = append(opts, atrium.WithIdempotencyKey(key))
+	}
+	if async || wait {
+		return submitAction(ctx, in, c, pos[0], client, fields, wait, opts)
 	}
 	res, err := c.Actions.Run(ctx, pos[0], client, fields, opts...)
 	if err != nil {
@@ -742,4 +749,154 @@ func runWebhooks(ctx context.Context, in *invocation, args []string) error {
 		ds = []atrium.Delivery{}
 	}
 	return in.printList(ds, []string{"id", "event_type", "status", "event_id", "next_attempt_at", "created_at"})
+}
+
+// runColumns are a run's columns in tables.
+var runColumns = []string{"id", "action", "client_id", "state", "status_code", "created_at", "finished_at"}
+
+// submitAction queues an action (Prefer: respond-async). With wait it
+// then follows the run to its end, the server holding each request up to
+// 20 s, and prints the finished run; a run that ended in error exits 1.
+func submitAction(ctx context.Context, in *invocation, c *atrium.Client, action, client string, fields map[string]any, wait bool, opts []atrium.RunOption) error {
+	sub, err := c.Actions.Submit(ctx, action, client, fields, opts...)
+	if err != nil {
+		return err
+	}
+	if sub.Result != nil {
+		// An Idempotency-Key's replay of a finished run: its outcome.
+		return printOutcome(in, sub.Result)
+	}
+	if !wait {
+		return in.printObject(map[string]any{"run_id": sub.RunID, "state": sub.State, "url": "/api/v1/runs/" + sub.RunID},
+			[]string{"run_id", "state", "url"})
+	}
+	stop := in.progress("waiting for run " + sub.RunID)
+	run, err := c.Runs.Wait(ctx, sub.RunID)
+	stop()
+	if err != nil {
+		return err
+	}
+	return printRun(in, run)
+}
+
+func printOutcome(in *invocation, res *atrium.ActionResult) error {
+	if err := in.printObject(res, []string{"action", "client_id", "status", "status_code", "data"}); err != nil {
+		return err
+	}
+	if !res.Succeeded() {
+		return fmt.Errorf("the action ran and failed (status %s, %d); it was not charged", res.Status, res.StatusCode)
+	}
+	return nil
+}
+
+// printRun prints a run; one that ended in error or was canceled exits 1,
+// as a failed synchronous run does.
+func printRun(in *invocation, run *atrium.Run) error {
+	if err := in.printObject(run, append(runColumns, "data")); err != nil {
+		return err
+	}
+	switch run.State {
+	case "error":
+		return fmt.Errorf("run %s ended in error (%d); it was not charged", run.ID, run.StatusCode)
+	case "canceled":
+		return fmt.Errorf("run %s was canceled; it was not charged", run.ID)
+	}
+	return nil
+}
+
+// progress shows what is being waited for on stderr, on a terminal only
+// (a pipe or a log gets nothing), redrawn each second with the time
+// waited; the returned func clears it.
+func (in *invocation) progress(what string) func() {
+	if !in.env.terminal {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		start := time.Now()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			fmt.Fprintf(in.env.stderr, "\r%s… %ds", what, int(time.Since(start).Seconds()))
+			select {
+			case <-done:
+				fmt.Fprint(in.env.stderr, "\r\033[K")
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// runRuns is atrium runs get|list|cancel.
+func runRuns(ctx context.Context, in *invocation, args []string) error {
+	sub, args, err := in.subcommand(args, "get", "list", "cancel")
+	if err != nil {
+		return err
+	}
+	if sub == "list" {
+		return runsList(ctx, in, args)
+	}
+	fs := in.flags(in.command, "<run_id> [flags]")
+	pos, err := in.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("%s: name one run by its id (atrium runs list shows them)", in.command)
+	}
+	c, err := in.client()
+	if err != nil {
+		return err
+	}
+	if sub == "cancel" {
+		run, err := c.Runs.Cancel(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		return in.printObject(run, runColumns)
+	}
+	run, err := c.Runs.Get(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	return in.printObject(run, append(runColumns, "data"))
+}
+
+func runsList(ctx context.Context, in *invocation, args []string) error {
+	fs := in.flags(in.command, "[--client id] [--state s] [--action a] [--limit n] [flags]")
+	var q atrium.RunQuery
+	limit := 0
+	fs.StringVar(&q.ClientID, "client", "", "only this client's runs")
+	fs.StringVar(&q.State, "state", "", "only runs in this state: queued, running, success, error or canceled")
+	fs.StringVar(&q.Action, "action", "", "only runs of this action")
+	fs.IntVar(&limit, "limit", 20, "the most runs to print, newest first (0: every run)")
+	pos, err := in.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(in, pos); err != nil {
+		return err
+	}
+	if limit < 0 {
+		return usagef("%s: --limit must be 0 (every run) or more; got %d", in.command, limit)
+	}
+	c, err := in.client()
+	if err != nil {
+		return err
+	}
+	out := []atrium.Run{}
+	for run, err := range c.Runs.List(ctx, q) {
+		if err != nil {
+			return err
+		}
+		out = append(out, run)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return in.printList(out, runColumns)
 }

@@ -184,6 +184,43 @@ func TestCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("queued runs", func(t *testing.T) {
+		// --wait queues the run and prints it once finished; a pipe gets
+		// no progress line.
+		run := decodeJSON[map[string]any](t, cl.ok(t, "actions", "run", "generate_gbp_post", "--client", client, "topic=Rye by the loaf", "--wait"))
+		id, _ := run["id"].(string)
+		if run["state"] != "success" || id == "" || run["action"] != "generate_gbp_post" {
+			t.Fatalf("actions run --wait: %v", run)
+		}
+		if ai, _ := s.credits(t, c.agency); ai != 8 {
+			t.Fatalf("after a waited run the agency has %v AI credits, want 8", ai)
+		}
+		got := decodeJSON[map[string]any](t, cl.ok(t, "runs", "get", id))
+		if got["id"] != id || got["state"] != "success" {
+			t.Fatalf("runs get: %v", got)
+		}
+		// --async answers at once with the run to follow.
+		sub := decodeJSON[map[string]any](t, cl.ok(t, "actions", "run", "generate_gbp_post", "--client", client, "topic=Seeded rye", "--async"))
+		subID, _ := sub["run_id"].(string)
+		if subID == "" || sub["url"] != "/api/v1/runs/"+subID {
+			t.Fatalf("actions run --async: %v", sub)
+		}
+		var listed []string
+		for _, r := range decodeJSON[[]map[string]any](t, cl.ok(t, "runs", "list", "--client", client, "--action", "generate_gbp_post")) {
+			listed = append(listed, r["id"].(string))
+		}
+		if !slices.Contains(listed, id) || !slices.Contains(listed, subID) {
+			t.Fatalf("runs list %v lacks %s or %s", listed, id, subID)
+		}
+		if out := term.ok(t, "runs", "list", "--client", client, "--limit", "1"); !strings.Contains(out, "STATE") || strings.Count(out, "generate_gbp_post") != 1 {
+			t.Fatalf("runs list --limit 1 table:\n%s", out)
+		}
+		// A finished run cannot be canceled: the API's 409, exit 1.
+		cl.fails(t, exitAPI, []string{"HTTP 409"}, "runs", "cancel", id)
+		cl.fails(t, exitUsage, []string{"name one run"}, "runs", "get")
+		cl.fails(t, exitAPI, []string{"HTTP 404"}, "runs", "get", "0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b")
+	})
+
 	t.Run("collections and items", func(t *testing.T) {
 		out := term.ok(t, "collections", "list")
 		if !strings.Contains(out, "SLUG") || !strings.Contains(out, "posts") || !strings.Contains(out, "title:text") {
