@@ -2,6 +2,7 @@ package atrium
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 )
@@ -35,6 +36,14 @@ type Action struct {
 	// Writes is the dataset its record goes to ("" for none).
 	Writes    string `json:"writes"`
 	Refreshes bool   `json:"refreshes"`
+	// Execution says how it runs (sync); TypicalSeconds how long a run
+	// usually takes, to pick a time-out or a progress indicator.
+	Execution      string `json:"execution,omitempty"`
+	TypicalSeconds int    `json:"typical_seconds,omitempty"`
+	// InputSchema is the JSON Schema (2020-12) of a request body for the
+	// action: action, client_id and its own fields, with their types,
+	// bounds, allowed values and defaults.
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
 }
 
 // ActionResult is the outcome of an action.
@@ -117,4 +126,16 @@ func (s *ActionsService) Run(ctx context.Context, action, clientID string, field
 	out.Remaining.AI, _ = strconv.Atoi(resp.header.Get("Atrium-AI-Credits-Remaining"))
 	out.Remaining.Data, _ = strconv.Atoi(resp.header.Get("Atrium-Data-Credits-Remaining"))
 	return &out, nil
+}
+
+// GetRun returns one of the agency's action runs (GET /api/v1/runs/{id})
+// as the API answers it: its state, outcome and credits.
+func (s *ActionsService) GetRun(ctx context.Context, runID string) (map[string]any, error) {
+	var out struct {
+		Run map[string]any `json:"run"`
+	}
+	if _, err := s.t.do(ctx, request{method: "GET", path: "/api/v1/runs" + path(runID), idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return out.Run, nil
 }
