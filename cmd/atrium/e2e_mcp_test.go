@@ -7,7 +7,9 @@ package main
 // errors.
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -255,4 +257,78 @@ func testMCP(t *testing.T, s *stack) {
 	if len(cols["collections"].([]any)) != 3 || len(items["items"].([]any)) != 1 {
 		t.Fatalf("list_collections = %v, list_items = %v", cols, items)
 	}
+}
+
+// TestMCPReadOnlyAndStdio: --mcp-read-only hides the write tools even from
+// a write key; `atrium mcp` serves the same tools over stdio, configured
+// from ATRIUM_URL and ATRIUM_API_KEY, and the API refuses what its key
+// may not do.
+func TestMCPReadOnlyAndStdio(t *testing.T) {
+	s := startStack(t, "--mcp-read-only")
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	s.grant(t, tn.agency, 5, 5)
+
+	write := mcpSession(t, s, tn.write)
+	if got, want := toolNamesOf(listTools(t, write)), wantReadTools(); !slices.Equal(got, want) {
+		t.Fatalf("read-only mode: a write key's tools = %v, want the read tools %v", got, want)
+	}
+	if _, err := write.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_action", Arguments: map[string]any{"action": "generate_gbp_post", "client_id": client, "topic": "Rye"}}); err == nil {
+		t.Fatal("read-only mode: run_action was called")
+	}
+
+	// stdio, with a read key: every tool is listed (the process cannot
+	// know the key's scopes), and the API refuses the write with its 403.
+	env := map[string]string{"ATRIUM_URL": s.api, "ATRIUM_API_KEY": tn.read}
+	stdio := stdioSession(t, env)
+	tools := listTools(t, stdio)
+	if _, ok := tools["run_action"]; !ok || len(tools) < len(mcpReadTools)+len(mcpWriteTools) {
+		t.Fatalf("atrium mcp lists %v", toolNamesOf(tools))
+	}
+	res, isErr := callTool(t, stdio, "run_action", map[string]any{"action": "generate_gbp_post", "client_id": client, "input": map[string]any{"topic": "Rye"}})
+	if msg, _ := res["error"].(string); !isErr || !strings.Contains(msg, "lacks the write scope") || !strings.Contains(msg, "403") {
+		t.Fatalf("run_action with a read key over stdio = %v (error %v); want the API's 403", res, isErr)
+	}
+	acts, isErr := callTool(t, stdio, "list_actions", nil)
+	if isErr || acts["balance"].(map[string]any)["ai"] != float64(5) {
+		t.Fatalf("list_actions over stdio = %v (error %v)", acts, isErr)
+	}
+	// With --mcp-read-only (ATRIUM_MCP_READ_ONLY) it lists the read tools only.
+	env["ATRIUM_MCP_READ_ONLY"] = "true"
+	if got, want := toolNamesOf(listTools(t, stdioSession(t, env))), wantReadTools(); !slices.Equal(got, want) {
+		t.Fatalf("atrium mcp --mcp-read-only lists %v, want %v", got, want)
+	}
+
+	// Without a key it says which setting is missing.
+	err := mcpStdio(t.Context(), nil, func(string) (string, bool) { return "", false }, io.NopCloser(strings.NewReader("")), nopWriteCloser{io.Discard}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "ATRIUM_API_KEY") {
+		t.Fatalf("atrium mcp without a key: %v", err)
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// stdioSession runs `atrium mcp` in process on a pair of pipes, with env
+// as its environment, and connects the SDK's client to it.
+func stdioSession(t *testing.T, env map[string]string) *mcp.ClientSession {
+	t.Helper()
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	done := make(chan error, 1)
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	go func() { done <- mcpStdio(context.Background(), nil, lookup, toServer, fromServer, io.Discard) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "atrium-e2e", Version: "1"}, nil).
+		Connect(t.Context(), &mcp.IOTransport{Reader: toClient, Writer: fromClient}, nil)
+	if err != nil {
+		t.Fatalf("connect to atrium mcp: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close() // closes its pipe ends: the server reads EOF and returns
+		if err := <-done; err != nil {
+			t.Errorf("atrium mcp returned %v once its client closed", err)
+		}
+	})
+	return cs
 }

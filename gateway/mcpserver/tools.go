@@ -96,7 +96,9 @@ func integer(desc string, minimum int) map[string]any {
 	return map[string]any{"type": "integer", "minimum": minimum, "description": desc}
 }
 
-func boolean(desc string) map[string]any { return map[string]any{"type": "boolean", "description": desc} }
+func boolean(desc string) map[string]any {
+	return map[string]any{"type": "boolean", "description": desc}
+}
 
 func anyObject(desc string) map[string]any {
 	return map[string]any{"type": "object", "description": desc}
