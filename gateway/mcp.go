@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -28,6 +29,13 @@ func (g *Gateway) withMCP(next http.Handler) http.Handler {
 		}
 		ctx := r.Context()
 		nameRequest(ctx, r.Method+" "+mcpPath, g.metrics.named(r.Method, mcpPath))
+		if r.Method != http.MethodPost {
+			// Stateless: no session, so no GET stream and no DELETE.
+			w.Header().Set("Allow", http.MethodPost)
+			rest.WriteJSON(w, http.StatusMethodNotAllowed, rest.Body{Error: fmt.Sprintf(
+				"method %s is not allowed on %s; allowed: POST (MCP streamable HTTP, stateless: every POST is a whole exchange, there is no stream to GET or session to DELETE)", r.Method, mcpPath)})
+			return
+		}
 		p, err := g.authenticateKey(r)
 		if err != nil {
 			rest.WriteError(ctx, g.cfg.Logger, w, r, err)

@@ -130,6 +130,13 @@ func testMCP(t *testing.T, s *stack) {
 		t.Fatalf("a 401 at /mcp without WWW-Authenticate: %v", r.header)
 	}
 
+	// Stateless: POST only, answered in the API's error shape otherwise.
+	r = call(t, "GET", s.api+"/mcp", c.read, nil)
+	wantError(t, r, http.StatusMethodNotAllowed, "POST")
+	if r.header.Get("Allow") != "POST" {
+		t.Fatalf("GET /mcp: Allow = %q, want POST", r.header.Get("Allow"))
+	}
+
 	read, write := mcpSession(t, s, c.read), mcpSession(t, s, c.write)
 
 	// A read key sees the read tools only; a write key every tool.
