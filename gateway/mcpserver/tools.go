@@ -105,7 +105,6 @@ func anyObject(desc string) map[string]any {
 }
 
 var (
-	limitArg     = integer("Rows to return (default and maximum: the route's, as the HTTP API).", 1)
 	offsetArg    = integer("Rows to skip, default 0.", 0)
 	directionArg = oneOf("Sort direction, default desc.", []string{"asc", "desc"})
 )
