@@ -269,7 +269,8 @@ func testMCP(t *testing.T, s *stack) {
 // TestMCPReadOnlyAndStdio: --mcp-read-only hides the write tools even from
 // a write key; `atrium mcp` serves the same tools over stdio, configured
 // from ATRIUM_URL and ATRIUM_API_KEY, and the API refuses what its key
-// may not do.
+// may not do. Read-only mode is a start-up setting, so the test starts a
+// stack of its own: most of its 10 s on this machine.
 func TestMCPReadOnlyAndStdio(t *testing.T) {
 	s := startStack(t, "--mcp-read-only")
 	tn := s.newTenant(t)

@@ -168,7 +168,13 @@ func (s *Server) Handler(apiURL string) http.Handler {
 			return nil
 		}
 		return srv
-	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.cfg.Logger})
+	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.cfg.Logger,
+		// The SDK refuses a request that reaches a loopback address with
+		// another Host (DNS rebinding against an unauthenticated local
+		// server). Every request here carries an API key a rebinding page
+		// does not have, and the check would refuse a reverse proxy on the
+		// same host that forwards the public name.
+		DisableLocalhostProtection: true})
 }
 
 func (s *Server) forClass(p principal.Principal, clientFor func(*mcp.CallToolRequest) *atrium.Client) (*mcp.Server, error) {
