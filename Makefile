@@ -114,6 +114,10 @@ generate: $(BUF) ## Regenerate Go, grpc-gateway and OpenAPI code from proto/, th
 openapi-lint: ## Lint the OpenAPI 3.1 documents with Redocly CLI (installed from npm into tools/redocly on first use)
 	bash scripts/openapi-lint.sh
 
+.PHONY: mcp-inspector-check
+mcp-inspector-check: ## List and call the MCP tools of atrium serve --demo with the MCP Inspector's CLI (installed from npm into tools/mcp-inspector on first use)
+	bash scripts/mcp-inspector-check.sh
+
 .PHONY: check-generated
 check-generated: generate ## Fail if the committed generated code differs from a fresh generation
 	@if [ -n "$$(git status --porcelain -- proto gateway/openapi services/actions/internal/app/datasets)" ]; then \

@@ -75,6 +75,10 @@ type Config struct {
 	// it, requests are answered 503 at once rather than queued.
 	MaxInFlight int
 
+	// MCPReadOnly hides the MCP server's write tools from every key
+	// (/mcp; docs/mcp.md).
+	MCPReadOnly bool
+
 	Version string
 	Logger  *slog.Logger
 	// Telemetry receives the gateway's spans and metrics and serves them at
@@ -128,6 +132,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests per second each API key may make (token bucket per key, answered 429 with Retry-After over it); 0 turns the limit off")
 	fs.IntVar(&c.RateLimitBurst, "rate-limit-burst", c.RateLimitBurst, "requests an idle API key may make at once; 0 means twice --rate-limit, rounded up")
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", c.MaxInFlight, "requests each listener serves at once; more are answered 503 with Retry-After at once, never queued")
+	fs.BoolVar(&c.MCPReadOnly, "mcp-read-only", c.MCPReadOnly, "hide the MCP server's write tools (create_item, update_item, run_action) from every key at /mcp; read tools stay")
 }
 
 // DefaultConfig returns a configuration with every default set.

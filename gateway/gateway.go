@@ -18,6 +18,7 @@ import (
 
 	"github.com/atrium-hq/atrium/gateway/internal/auth"
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
+	"github.com/atrium-hq/atrium/gateway/mcpserver"
 	"github.com/atrium-hq/atrium/gateway/openapi"
 	"github.com/atrium-hq/atrium/platform/apikey"
 	"github.com/atrium-hq/atrium/platform/principal"
@@ -92,6 +93,8 @@ type Gateway struct {
 	nats           *nats.Conn
 	// limiter is the per-key rate limit of the public listener, nil when off.
 	limiter *rateLimiter
+	// mcpHandler serves /mcp on the public listener (mcp.go).
+	mcpHandler http.Handler
 	// draining is set once the gateway is asked to stop: /readyz answers
 	// 503 and every HTTP/1.1 response closes its connection.
 	draining atomic.Bool
@@ -208,6 +211,10 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 			rt.stats = g.metrics.route(rt.method, rt.template)
 		}
 	}
+	mcpSrv, err := mcpserver.New(mcpserver.Config{ReadOnly: cfg.MCPReadOnly, Version: cfg.Version, Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
 	g.keys = auth.NewKeys(crmv1.NewAPIKeyServiceClient(g.conn("crm")), g.signer, cfg.KeyCacheTTL, cfg.KeyCacheSize, cfg.Telemetry.MeterProvider())
 	if cfg.NATSURL != "" {
 		if err := g.listenForRevocations(); err != nil {
@@ -218,7 +225,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		addr := cfg.HTTPAddr
 		mux := http.Handler(publicMux)
 		if l.files {
-			mux = g.withFiles(publicMux)
+			mux = g.withMCP(g.withFiles(publicMux))
 		}
 		if l == g.adminL {
 			addr, mux = cfg.AdminAddr, g.withProbes(adminMux)
@@ -226,6 +233,9 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		lis, err := net.Listen("tcp", addr)
 		if err != nil {
 			return nil, fmt.Errorf("gateway: listen on %s: %w", addr, err)
+		}
+		if l == g.public {
+			g.mcpHandler = mcpSrv.Handler(loopbackURL(lis.Addr()))
 		}
 		l.lis = rest.JSONProtocolErrors(lis)
 		l.srv = g.httpServer(g.serve(l, g.withDoc(l.doc, mux)))

@@ -55,7 +55,7 @@ var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.Me
 // fixedRoutes are the routes served beside the route table, with the
 // methods they are asked with.
 var fixedRoutes = map[string][]string{
-	"/openapi.json": methods, "/healthz": methods, "/readyz": methods, "/metrics": methods, "/debug/pprof/": methods,
+	"/openapi.json": methods, "/mcp": methods, "/healthz": methods, "/readyz": methods, "/metrics": methods, "/debug/pprof/": methods,
 }
 
 func newHTTPMetrics(mp metric.MeterProvider) *httpMetrics {

@@ -36,6 +36,7 @@ var documentedCommands = []struct {
 	{"atrium migrate", []string{"atrium", "migrate"}},
 	{"atrium load-rows", []string{"atrium", "load-rows"}},
 	{"atrium principal", []string{"atrium", "principal"}},
+	{"atrium mcp", []string{"atrium", "mcp"}},
 	{"atrium-gateway", []string{"atrium-gateway"}},
 	{"atrium-collections", []string{"atrium-collections"}},
 	{"atrium-crm", []string{"atrium-crm"}},

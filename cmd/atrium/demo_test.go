@@ -89,6 +89,7 @@ func TestDemoBannerComesLastAndWorksAsPrinted(t *testing.T) {
 		"export ATRIUM_INTERNAL_SECRET=" + b.secret,
 		"go run ./cmd/atrium principal --agency " + b.agency + " --scopes read",
 		"load-rows --data-addr " + s.dataAddr + " --client " + b.bakery + " --resource keywords -",
+		"ATRIUM_URL=" + s.api + " ATRIUM_API_KEY=" + b.read + " go run ./cmd/atrium mcp",
 	} {
 		if !strings.Contains(b.text, want) {
 			t.Errorf("the banner does not say %q:\n%s", want, b.text)

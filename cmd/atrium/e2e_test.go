@@ -106,6 +106,7 @@ type suiteTest struct {
 func suiteTests(w *actionWorld) []suiteTest {
 	return []suiteTest{
 		{"CRMListShapes", testCRMListShapes},
+		{"MCP", testMCP},
 		{"CRMOrderingAndPaging", testCRMOrderingAndPaging},
 		{"CRMLimits", testCRMLimits},
 		{"CRMTenancy", testCRMTenancy},

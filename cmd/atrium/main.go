@@ -4,6 +4,7 @@
 //	atrium migrate    apply every service's PostgreSQL migrations
 //	atrium principal  sign a principal for an internal gRPC caller
 //	atrium openapi    print the OpenAPI 3.1 document (--admin: the admin API's)
+//	atrium mcp        serve the MCP tools over stdio (docs/mcp.md)
 //	atrium version    print the version (also atrium --version)
 //
 // and the client commands, which call a running Atrium's API through the
@@ -36,6 +37,7 @@ Commands:
   principal  sign a principal for an internal gRPC caller (docs/grpc.md)
   load-rows  stream NDJSON dataset rows into the data service (docs/datasets.md)
   openapi    print the OpenAPI 3.1 document of the public API (--admin: the admin API's)
+  mcp        serve the MCP tools over stdin and stdout, for AI clients (docs/mcp.md)
   version    print the version (also --version)
 
 Client commands (a running Atrium's API; docs/cli.md):
@@ -87,6 +89,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return loadRows(ctx, args[1:], os.LookupEnv, stdout, stderr)
 	case "openapi":
 		return printOpenAPI(args[1:], stdout, stderr)
+	case "mcp":
+		return mcpStdio(ctx, args[1:], os.LookupEnv, os.Stdin, os.Stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, version)
 		return nil

@@ -420,4 +420,8 @@ gRPC and the bulk loader (docs/grpc.md, docs/datasets.md), from this directory:
   grpcurl -plaintext -H "x-atrium-principal: $(go run ./cmd/atrium principal --agency %s --scopes read)" -d '{"limit": 2}' %s atrium.crm.v1.CRMService/ListProspects
   echo '{"keyword":"rye bread","position":12,"status":"active"}' | go run ./cmd/atrium load-rows --data-addr %s --client %s --resource keywords -
 `, secret, d.agency, l.CRMAddr, l.DataAddr, d.bakery)
+	fmt.Fprintf(b, `
+AI clients (MCP, docs/mcp.md): %[1]s/mcp with either key as a Bearer token, or over stdio:
+  ATRIUM_URL=%[1]s ATRIUM_API_KEY=%[2]s go run ./cmd/atrium mcp
+`, api, d.read)
 }

@@ -36,9 +36,16 @@ type Action struct {
 	// Writes is the dataset its record goes to ("" for none).
 	Writes    string `json:"writes"`
 	Refreshes bool   `json:"refreshes"`
-	// InputSchema is the JSON Schema (2020-12) of the action's request
-	// body, from which clients build and check requests.
-	InputSchema map[string]any `json:"input_schema"`
+	// Execution says how it can be called: sync, async or both;
+	// TypicalSeconds how long a run usually takes, to pick a time-out or a
+	// progress indicator.
+	Execution      string  `json:"execution,omitempty"`
+	TypicalSeconds float64 `json:"typical_seconds,omitempty"`
+	// InputSchema is the JSON Schema (2020-12) of a request body for the
+	// action: action, client_id and its own fields, with their types,
+	// bounds, allowed values and defaults; clients build and check
+	// requests from it.
+	InputSchema map[string]any `json:"input_schema,omitempty"`
 }
 
 // ActionResult is the outcome of an action.

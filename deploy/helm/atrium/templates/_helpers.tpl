@@ -193,6 +193,7 @@ ATRIUM_RATE_LIMIT: {{ $values.rateLimit | toString | quote }}
 ATRIUM_RATE_LIMIT_BURST: {{ $values.rateLimitBurst | int64 | toString | quote }}
 {{- end }}
 ATRIUM_MAX_IN_FLIGHT: {{ $values.maxInFlight | int64 | toString | quote }}
+ATRIUM_MCP_READ_ONLY: {{ $values.mcpReadOnly | toString | quote }}
 {{- else }}
 ATRIUM_GRPC_ADDR: {{ printf ":%d" (int $values.grpcPort) | quote }}
 ATRIUM_METRICS_ADDR: {{ printf ":%d" (int $root.Values.metrics.port) | quote }}

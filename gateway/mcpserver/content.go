@@ -1,0 +1,171 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	atrium "github.com/atrium-hq/atrium/sdk/go"
+)
+
+// The content group: a site's collections and their items (the
+// collections interface, a key bound to a site), and the CRM group: the
+// agency's prospects and deals.
+
+type itemsArgs struct {
+	CollectionSlug string `json:"collection_slug"`
+	Limit          int    `json:"limit"`
+	Offset         int    `json:"offset"`
+	IsPublished    *bool  `json:"is_published"`
+	FilterField    string `json:"filter_field"`
+	FilterValue    string `json:"filter_value"`
+	Order          string `json:"order"`
+	Direction      string `json:"direction"`
+}
+
+type itemArgs struct {
+	CollectionSlug string `json:"collection_slug"`
+	ItemID         string `json:"item_id"`
+}
+
+type writeArgs struct {
+	CollectionSlug string         `json:"collection_slug"`
+	ItemID         string         `json:"item_id"`
+	Data           map[string]any `json:"data"`
+	IsPublished    *bool          `json:"is_published"`
+	IfMatch        string         `json:"if_match"`
+}
+
+// itemResult is an item with its version, which update_item's if_match
+// takes.
+type itemResult struct {
+	Item *atrium.Item `json:"item"`
+	ETag string       `json:"etag"`
+}
+
+func itemOut(it *atrium.Item, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return itemResult{Item: it, ETag: it.ETag}, nil
+}
+
+var (
+	slugArg        = str("The collection's slug (list_collections gives them).")
+	itemIDArg      = uuid("The item's id.")
+	dataArg        = anyObject("The item's fields, by key, as the collection defines them (list_collections gives each collection's fields).")
+	isPublishedArg = boolean("Whether the item is published (visible to the site's readers); a new item is a draft unless true.")
+)
+
+func contentTools() []tool {
+	return []tool{
+		{
+			def: &mcp.Tool{Name: "list_collections", Title: "List collections", Annotations: reading,
+				Description: "Lists the site's content collections (GET /api/public/v1/collections), each with its slug and the fields its items carry.",
+				InputSchema: object(nil, map[string]any{})},
+			method: listCollections,
+			add: handler(func(ctx context.Context, c *atrium.Client, _ noArgs) (any, error) {
+				list, err := c.Collections.List(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"collections": list}, nil
+			}),
+		},
+		{
+			def: &mcp.Tool{Name: "list_items", Title: "List items", Annotations: reading,
+				Description: "Lists a page of a collection's items (GET /api/public/v1/collections/{collection_slug}), newest first by default, drafts included unless is_published is given.",
+				InputSchema: object([]string{"collection_slug"}, map[string]any{
+					"collection_slug": slugArg,
+					"limit":           integer("Items to return: default 100, at most 1000.", 1),
+					"offset":          offsetArg,
+					"is_published":    boolean("Only published (true) or draft (false) items."),
+					"filter_field":    str("Keep the items whose field (a key of the collection's fields) equals filter_value; both or neither."),
+					"filter_value":    str("The value filter_field must have."),
+					"order":           str("created_at (default), updated_at, or a sortable field of the collection."),
+					"direction":       directionArg,
+				})},
+			method: listItems,
+			add: handler(func(ctx context.Context, c *atrium.Client, in itemsArgs) (any, error) {
+				return c.Items.List(ctx, in.CollectionSlug, &atrium.ItemQuery{Limit: in.Limit, Offset: in.Offset, IsPublished: in.IsPublished,
+					FilterField: in.FilterField, FilterValue: in.FilterValue, Order: in.Order, Direction: in.Direction})
+			}),
+		},
+		{
+			def: &mcp.Tool{Name: "get_item", Title: "Get an item", Annotations: reading,
+				Description: "Reads one item of a collection (drafts included) with its etag, which update_item's if_match takes.",
+				InputSchema: object([]string{"collection_slug", "item_id"}, map[string]any{"collection_slug": slugArg, "item_id": itemIDArg})},
+			method: getItem,
+			add: handler(func(ctx context.Context, c *atrium.Client, in itemArgs) (any, error) {
+				return itemOut(c.Items.Get(ctx, in.CollectionSlug, in.ItemID))
+			}),
+		},
+		{
+			def: &mcp.Tool{Name: "create_item", Title: "Create an item", Annotations: creating,
+				Description: "Adds an item to a collection (POST /api/public/v1/collections/{collection_slug}) and answers it with its id and etag. Each call adds one more item.",
+				InputSchema: object([]string{"collection_slug", "data"}, map[string]any{
+					"collection_slug": slugArg, "data": dataArg, "is_published": isPublishedArg,
+				})},
+			method: createItem,
+			add: handler(func(ctx context.Context, c *atrium.Client, in writeArgs) (any, error) {
+				return itemOut(c.Items.Create(ctx, in.CollectionSlug, atrium.ItemWrite{Data: in.Data, IsPublished: in.IsPublished}))
+			}),
+		},
+		{
+			def: &mcp.Tool{Name: "update_item", Title: "Update an item", Annotations: replacing,
+				Description: "Replaces the given fields of an item (PATCH /api/public/v1/collections/{collection_slug}/{item_id}); the others keep their values. " +
+					"With if_match (the etag get_item answered) it applies only if nobody changed the item since: otherwise HTTP 412, and nothing changes.",
+				InputSchema: object([]string{"collection_slug", "item_id"}, map[string]any{
+					"collection_slug": slugArg, "item_id": itemIDArg,
+					"data":         anyObject("The fields to replace, by key; the others are kept."),
+					"is_published": isPublishedArg,
+					"if_match":     str("The item's etag as get_item answered it: the update applies only while the item is unchanged."),
+				})},
+			method: updateItem,
+			add: handler(func(ctx context.Context, c *atrium.Client, in writeArgs) (any, error) {
+				var opts []atrium.WriteOption
+				if in.IfMatch != "" {
+					opts = append(opts, atrium.IfMatch(in.IfMatch))
+				}
+				return itemOut(c.Items.Update(ctx, in.CollectionSlug, in.ItemID, atrium.ItemWrite{Data: in.Data, IsPublished: in.IsPublished}, opts...))
+			}),
+		},
+	}
+}
+
+type crmArgs struct {
+	Limit  int `json:"limit"`
+	Offset int `json:"offset"`
+}
+
+func crmTools() []tool {
+	args := object(nil, map[string]any{"limit": integer("Rows to return: default 50, at most 200.", 1), "offset": offsetArg})
+	return []tool{
+		{
+			def: &mcp.Tool{Name: "list_prospects", Title: "List prospects", Annotations: reading,
+				Description: "Lists the agency's prospect reports (GET /api/v1/prospects), most recently updated first: business, website, health and lead scores, pipeline stage.",
+				InputSchema: args},
+			method: listProspects,
+			add: handler(func(ctx context.Context, c *atrium.Client, in crmArgs) (any, error) {
+				list, err := c.Prospects.List(ctx, &atrium.Page{Limit: in.Limit, Offset: in.Offset})
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"data": list}, nil
+			}),
+		},
+		{
+			def: &mcp.Tool{Name: "list_deals", Title: "List deals", Annotations: reading,
+				Description: "Lists the agency's deals (GET /api/v1/deals), most recently updated first: title, stage, value, expected close date.",
+				InputSchema: args},
+			method: listDeals,
+			add: handler(func(ctx context.Context, c *atrium.Client, in crmArgs) (any, error) {
+				list, err := c.Deals.List(ctx, &atrium.Page{Limit: in.Limit, Offset: in.Offset})
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"data": list}, nil
+			}),
+		},
+	}
+}
