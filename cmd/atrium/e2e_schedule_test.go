@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/atrium-hq/atrium/platform/natstest"
 )
 
 func testCollectionsSchedule(t *testing.T, s *stack) {
@@ -141,5 +143,43 @@ func testWebhooksScheduledPublish(t *testing.T, s *stack) {
 	verify(t, got[0], secret)
 	if d := got[0].data(); d["id"] != id || d["is_published"] != true || d["collection"] != "posts" || d["site_id"] != c.site {
 		t.Fatalf("item.published data = %v", d)
+	}
+}
+
+// TestScheduledPublishSurvivesARestart: on PostgreSQL a schedule is data,
+// not a timer. A post is scheduled a few seconds ahead, Atrium is stopped
+// before that time and started again on the same database: the new
+// process publishes it by itself, once (one version step, as one PATCH
+// would make).
+func TestScheduledPublishSurvivesARestart(t *testing.T) {
+	db, natsURL := migratedDatabase(t), natstest.URL(t)
+	flags := []string{"--database-url=" + db, "--nats-url=" + natsURL}
+	first := startStack(t, flags...)
+	c := first.newCMS(t)
+	publishAt := time.Now().Add(5 * time.Second).UTC().Truncate(time.Millisecond)
+	item := c.createItem(t, "posts", map[string]any{"data": map[string]any{"title": "After the restart"},
+		"publish_at": publishAt.Format(time.RFC3339Nano)})
+	id := item["id"].(string)
+	if err := first.stop(); err != nil {
+		t.Fatalf("stopping the first stack: %v", err)
+	}
+	if !time.Now().Before(publishAt) {
+		t.Fatalf("the first stack took until %s to stop, past the publish_at %s the test needs it stopped before", time.Now().UTC(), publishAt)
+	}
+
+	second := startStack(t, flags...)
+	url := second.api + "/api/public/v1/collections/posts/" + id
+	var live map[string]any
+	eventually(t, 20*time.Second, func() bool {
+		r := call(t, "GET", url, c.read, nil)
+		live, _ = r.json["item"].(map[string]any)
+		return live != nil && live["is_published"] == true
+	})
+	if live["publish_at"] != nil {
+		t.Fatalf("after the restart the scheduled publish left %v", live)
+	}
+	r := call(t, "GET", url, c.read, nil)
+	if r.header.Get("ETag") != `"2"` {
+		t.Fatalf("ETag after the scheduled publish = %s, want \"2\" (one change, applied once)", r.header.Get("ETag"))
 	}
 }
