@@ -205,6 +205,13 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 				return nil, fmt.Errorf("gateway: %w", err)
 			}
 		}
+		if u.name == "webhooks" {
+			// Registered after the generated handler, so it takes the route:
+			// the event stream's answer is the gateway's (eventstream.go).
+			if err := publicMux.HandlePath(http.MethodGet, eventStreamPath, g.eventStream(publicMux, webhooksv1.NewWebhooksServiceClient(conn))); err != nil {
+				return nil, fmt.Errorf("gateway: %w", err)
+			}
+		}
 	}
 	for _, l := range []*listener{g.public, g.adminL} {
 		for _, rt := range l.routes.all {

@@ -3,9 +3,13 @@ package grpcserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -25,6 +29,26 @@ type Server struct {
 	endpoints *app.Endpoints
 	log       *app.Log
 	deliverer *app.Deliverer
+	listen    *app.Listen
+	// heartbeat is how often an idle event stream says it is alive.
+	heartbeat time.Duration
+	// draining is closed when the service begins to drain: the event
+	// streams end then, or they would hold the graceful stop.
+	draining <-chan struct{}
+}
+
+// DefaultHeartbeat is how often an idle event stream sends a heartbeat:
+// under the minute proxies commonly close idle connections after.
+const DefaultHeartbeat = 15 * time.Second
+
+// WithEventStreams serves ListenEvents from listen until draining is
+// closed.
+func (s *Server) WithEventStreams(listen *app.Listen, heartbeat time.Duration, draining <-chan struct{}) *Server {
+	if heartbeat <= 0 {
+		heartbeat = DefaultHeartbeat
+	}
+	s.listen, s.heartbeat, s.draining = listen, heartbeat, draining
+	return s
 }
 
 // NewServer returns a server over the use cases.
@@ -172,6 +196,60 @@ func (s *Server) ListEventTypes(context.Context, *webhooksv1.ListEventTypesReque
 		out.EventTypes[i] = &webhooksv1.EventType{Type: t.Name, Description: t.Description, Owner: string(t.Owner), Schema: schema}
 	}
 	return out, nil
+}
+
+// ListenEvents implements webhooksv1.WebhooksServiceServer: a heartbeat
+// once the stream is live, then the caller's events as they come, and a
+// heartbeat whenever none came for the heartbeat interval.
+func (s *Server) ListenEvents(req *webhooksv1.ListenEventsRequest, stream grpc.ServerStreamingServer[webhooksv1.ListenEventsResponse]) error {
+	if s.listen == nil {
+		return apperr.ToStatus(errors.New("event streams are not served by this process")).Err()
+	}
+	ctx := stream.Context()
+	st, err := s.listen.Open(owners(ctx), req.Events)
+	if err != nil {
+		return apperr.ToStatus(err).Err()
+	}
+	defer st.Close()
+	beat := func() error {
+		return stream.Send(&webhooksv1.ListenEventsResponse{Kind: &webhooksv1.ListenEventsResponse_Heartbeat{Heartbeat: timestamppb.Now()}})
+	}
+	if err := beat(); err != nil {
+		return err
+	}
+	ticker := time.NewTicker(s.heartbeat)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.draining:
+			return status.Error(codes.Unavailable, "the service is shutting down; open the event stream again")
+		case <-st.Done:
+			return status.Errorf(codes.ResourceExhausted, "the event stream was closed because its client fell behind (%v)", st.Err())
+		case <-ticker.C:
+			if err := beat(); err != nil {
+				return err
+			}
+		case ev := <-st.C:
+			ok, err := st.Wanted(ctx, ev)
+			if err != nil {
+				return status.Errorf(codes.Unavailable, "the event stream cannot tell whose event %s is: %v; open it again", ev.ID, err)
+			}
+			if !ok {
+				continue
+			}
+			data, err := structpb.NewStruct(ev.Data)
+			if err != nil {
+				return apperr.ToStatus(fmt.Errorf("event %s: data: %w", ev.ID, err)).Err()
+			}
+			if err := stream.Send(&webhooksv1.ListenEventsResponse{Kind: &webhooksv1.ListenEventsResponse_Event{Event: &webhooksv1.WebhookEvent{
+				Id: ev.ID, Type: ev.Type, Timestamp: timestamppb.New(ev.At), Data: data}}}); err != nil {
+				return err
+			}
+			ticker.Reset(s.heartbeat)
+		}
+	}
 }
 
 // owner is which of the caller's tenants owns webhook id.
