@@ -73,10 +73,10 @@ func (t *routeTable) add(service string) error {
 			return fmt.Errorf("%s/%s declares no access rule (atrium.access.v1.access)", service, md.Name())
 		}
 		r := &route{
-			method:    method,
-			template:  variable.ReplaceAllString(path, "{$1}"),
-			rpc:       "/" + service + "/" + string(md.Name()),
-			access:    access,
+			method:   method,
+			template: variable.ReplaceAllString(path, "{$1}"),
+			rpc:      "/" + service + "/" + string(md.Name()),
+			access:   access,
 			// A server stream (the event stream) is long-lived like an
 			// upload: it takes no body and lives past the request deadline.
 			streaming: md.IsStreamingClient() || md.IsStreamingServer(),

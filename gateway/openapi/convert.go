@@ -248,7 +248,7 @@ func asDoc(v any) document {
 func streamResponse(c converter, s document) (string, document) {
 	props := asDoc(s["properties"])
 	line := document{
-		"type": "object",
+		"type":        "object",
 		"description": "One line of the stream: a result, or an error that ended it.",
 		"properties": document{
 			"result": c.schema(props["result"]),
