@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"net/http"
@@ -114,6 +115,27 @@ func TestCLIListen(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("listen ended with %v after the context was cancelled", err)
 	}
+
+	// The route itself: NDJSON lines, a heartbeat first; errors before
+	// the stream are the usual {"error": message}.
+	req, err := http.NewRequestWithContext(t.Context(), "GET", s.api+"/api/v1/event-stream?events=item.created", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+mine.read)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/x-ndjson" ||
+		!regexp.MustCompile(`^\{"result":\{"heartbeat":"[^"]+Z"\}\}\n$`).MatchString(line) {
+		t.Fatalf("event stream answered %d %q, first line %q (%v); want 200 application/x-ndjson and a heartbeat", resp.StatusCode, resp.Header.Get("Content-Type"), line, err)
+	}
+	wantError(t, call(t, "GET", s.api+"/api/v1/event-stream?events=item.*,nope.*", mine.read, nil), http.StatusBadRequest, `events[1] "nope.*"`, "item.created", "allowed")
+	wantError(t, call(t, "GET", s.api+"/api/v1/event-stream?event=item.*", mine.read, nil), http.StatusBadRequest, `"event"`, "events")
+	wantStatus(t, call(t, "GET", s.api+"/api/v1/event-stream", "", nil), http.StatusUnauthorized)
 
 	// A filter that names no event type is the API's 400, naming them.
 	cl.fails(t, exitAPI, []string{`"nope.*"`, "item.created", "HTTP 400"},
