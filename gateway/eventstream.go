@@ -95,6 +95,15 @@ func (g *Gateway) eventStream(mux *runtime.ServeMux, client webhooksv1.WebhooksS
 				return
 			}
 			msg, err = stream.Recv()
+			if status.Code(err) == codes.Unavailable && ctx.Err() == nil {
+				// The service's connection reached its age (rpc.MaxConnectionAge)
+				// or the replica is draining: the stream goes on from another
+				// connection, the client seeing no break. Its first message is
+				// a heartbeat, which is passed on like any.
+				if stream, err = client.ListenEvents(sctx, &webhooksv1.ListenEventsRequest{Events: q["events"]}); err == nil {
+					msg, err = stream.Recv()
+				}
+			}
 			if err != nil {
 				if errors.Is(err, io.EOF) || ctx.Err() != nil {
 					return
