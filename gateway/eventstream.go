@@ -51,8 +51,15 @@ func (g *Gateway) eventStream(mux *runtime.ServeMux, client webhooksv1.WebhooksS
 			fail(err)
 			return
 		}
-		sctx, cancel := context.WithCancel(actx)
-		defer cancel()
+		sctx, cancel := context.WithCancelCause(actx)
+		defer cancel(nil)
+		go func() {
+			select {
+			case <-g.streamsEnd:
+				cancel(rest.ErrShuttingDown)
+			case <-sctx.Done():
+			}
+		}()
 		stream, err := client.ListenEvents(sctx, &webhooksv1.ListenEventsRequest{Events: q["events"]})
 		if err != nil {
 			fail(err)
@@ -95,7 +102,7 @@ func (g *Gateway) eventStream(mux *runtime.ServeMux, client webhooksv1.WebhooksS
 				return
 			}
 			msg, err = stream.Recv()
-			if status.Code(err) == codes.Unavailable && ctx.Err() == nil {
+			if status.Code(err) == codes.Unavailable && sctx.Err() == nil {
 				// The service's connection reached its age (rpc.MaxConnectionAge)
 				// or the replica is draining: the stream goes on from another
 				// connection, the client seeing no break. Its first message is
@@ -105,6 +112,10 @@ func (g *Gateway) eventStream(mux *runtime.ServeMux, client webhooksv1.WebhooksS
 				}
 			}
 			if err != nil {
+				if errors.Is(context.Cause(sctx), rest.ErrShuttingDown) {
+					g.writeStreamError(ctx, w, rc, r, status.Error(codes.Unavailable, "the server is shutting down; open the event stream again"))
+					return
+				}
 				if errors.Is(err, io.EOF) || ctx.Err() != nil {
 					return
 				}
