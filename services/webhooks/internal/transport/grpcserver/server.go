@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -203,19 +201,31 @@ func (s *Server) ListEventTypes(context.Context, *webhooksv1.ListEventTypesReque
 // heartbeat whenever none came for the heartbeat interval.
 func (s *Server) ListenEvents(req *webhooksv1.ListenEventsRequest, stream grpc.ServerStreamingServer[webhooksv1.ListenEventsResponse]) error {
 	if s.listen == nil {
-		return apperr.ToStatus(errors.New("event streams are not served by this process")).Err()
+		return errors.New("event streams are not served by this process") // a fault of the wiring: Internal
 	}
 	ctx := stream.Context()
 	st, err := s.listen.Open(owners(ctx), req.Events)
 	if err != nil {
-		return apperr.ToStatus(err).Err()
+		return err
 	}
 	defer st.Close()
+	// The interceptor answers an error that is not the domain's as a
+	// fault (Internal, logged): errors here are the domain's. A client gone
+	// is no error at all.
+	send := func(m *webhooksv1.ListenEventsResponse) error {
+		if err := stream.Send(m); err != nil {
+			if ctx.Err() != nil {
+				return errClientGone
+			}
+			return apperr.Unavailable(err, "the event stream could not send to the gateway")
+		}
+		return nil
+	}
 	beat := func() error {
-		return stream.Send(&webhooksv1.ListenEventsResponse{Kind: &webhooksv1.ListenEventsResponse_Heartbeat{Heartbeat: timestamppb.Now()}})
+		return send(&webhooksv1.ListenEventsResponse{Kind: &webhooksv1.ListenEventsResponse_Heartbeat{Heartbeat: timestamppb.Now()}})
 	}
 	if err := beat(); err != nil {
-		return err
+		return goneIsNil(err)
 	}
 	ticker := time.NewTicker(s.heartbeat)
 	defer ticker.Stop()
@@ -224,32 +234,43 @@ func (s *Server) ListenEvents(req *webhooksv1.ListenEventsRequest, stream grpc.S
 		case <-ctx.Done():
 			return nil
 		case <-s.draining:
-			return status.Error(codes.Unavailable, "the service is shutting down; open the event stream again")
+			// The gateway opens the stream again on another replica.
+			return apperr.Unavailable(nil, "the service is shutting down; open the event stream again")
 		case <-st.Done:
-			return status.Errorf(codes.ResourceExhausted, "the event stream was closed because its client fell behind (%v)", st.Err())
+			return apperr.QueueFull("the event stream was closed because its client fell behind: %v", st.Err())
 		case <-ticker.C:
 			if err := beat(); err != nil {
-				return err
+				return goneIsNil(err)
 			}
 		case ev := <-st.C:
 			ok, err := st.Wanted(ctx, ev)
 			if err != nil {
-				return status.Errorf(codes.Unavailable, "the event stream cannot tell whose event %s is: %v; open it again", ev.ID, err)
+				return apperr.Unavailable(err, "the event stream cannot tell whose event %s is; open it again", ev.ID)
 			}
 			if !ok {
 				continue
 			}
 			data, err := structpb.NewStruct(ev.Data)
 			if err != nil {
-				return apperr.ToStatus(fmt.Errorf("event %s: data: %w", ev.ID, err)).Err()
+				return fmt.Errorf("event %s: data: %w", ev.ID, err)
 			}
-			if err := stream.Send(&webhooksv1.ListenEventsResponse{Kind: &webhooksv1.ListenEventsResponse_Event{Event: &webhooksv1.WebhookEvent{
+			if err := send(&webhooksv1.ListenEventsResponse{Kind: &webhooksv1.ListenEventsResponse_Event{Event: &webhooksv1.WebhookEvent{
 				Id: ev.ID, Type: ev.Type, Timestamp: timestamppb.New(ev.At), Data: data}}}); err != nil {
-				return err
+				return goneIsNil(err)
 			}
 			ticker.Reset(s.heartbeat)
 		}
 	}
+}
+
+// errClientGone is a send that failed because the client left.
+var errClientGone = errors.New("the client left")
+
+func goneIsNil(err error) error {
+	if errors.Is(err, errClientGone) {
+		return nil
+	}
+	return err
 }
 
 // owner is which of the caller's tenants owns webhook id.
