@@ -72,7 +72,8 @@ type Settings struct {
 	// for.
 	ConsumerRetry time.Duration
 	// Heartbeat is how often an idle event stream (ListenEvents) sends a
-	// heartbeat; tests shorten it.
+	// heartbeat; not a flag: zero is grpcserver.DefaultHeartbeat (15 s),
+	// under the idle time-outs of common proxies.
 	Heartbeat time.Duration
 }
 
