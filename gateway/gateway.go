@@ -98,7 +98,12 @@ type Gateway struct {
 	// draining is set once the gateway is asked to stop: /readyz answers
 	// 503 and every HTTP/1.1 response closes its connection.
 	draining atomic.Bool
-	metrics  *httpMetrics
+	// streamsEnd is closed when the shutdown begins: event streams end
+	// then (their clients reconnect to another gateway), or, never idle,
+	// they would hold the shutdown for all of its timeout.
+	streamsEnd chan struct{}
+	endStreams func()
+	metrics    *httpMetrics
 
 	// base is every request's parent context. Cancelled with
 	// rest.ErrShuttingDown when a shutdown runs out of time, so that the requests
@@ -145,7 +150,8 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	g := &Gateway{cfg: cfg, metrics: newHTTPMetrics(cfg.Telemetry.MeterProvider()), waitDrain: time.Sleep}
+	g := &Gateway{cfg: cfg, metrics: newHTTPMetrics(cfg.Telemetry.MeterProvider()), waitDrain: time.Sleep, streamsEnd: make(chan struct{})}
+	g.endStreams = sync.OnceFunc(func() { close(g.streamsEnd) })
 	g.base, g.cancelBase = context.WithCancelCause(context.WithoutCancel(ctx))
 	defer func() {
 		if err != nil {
@@ -202,6 +208,13 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 			// Registered after the generated handler, so it takes the route:
 			// the upload streams (upload.go).
 			if err := publicMux.HandlePath(http.MethodPost, uploadPath, g.uploadAsset(publicMux, collectionsv1.NewAssetsServiceClient(conn))); err != nil {
+				return nil, fmt.Errorf("gateway: %w", err)
+			}
+		}
+		if u.name == "webhooks" {
+			// Registered after the generated handler, so it takes the route:
+			// the event stream's answer is the gateway's (eventstream.go).
+			if err := publicMux.HandlePath(http.MethodGet, eventStreamPath, g.eventStream(publicMux, webhooksv1.NewWebhooksServiceClient(conn))); err != nil {
 				return nil, fmt.Errorf("gateway: %w", err)
 			}
 		}
@@ -332,6 +345,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 func (g *Gateway) shutdown(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(ctx, g.cfg.ShutdownTimeout)
 	defer cancel()
+	g.endStreams()
 	var wg sync.WaitGroup
 	for _, l := range []*listener{g.public, g.adminL} {
 		wg.Go(func() { _ = l.srv.Shutdown(sctx) })

@@ -28,8 +28,9 @@ type route struct {
 	name string // GET /admin/v1/agencies/{agency_id}/prospects
 	// stats are its request metrics' attribute sets.
 	stats *routeStats
-	// streaming routes read their bodies as they arrive (the upload),
-	// under their own rules for query parameters and time.
+	// streaming routes read their bodies as they arrive (the upload) or
+	// answer as a stream (the event stream), under their own rules for
+	// query parameters and time.
 	streaming bool
 }
 
@@ -72,15 +73,17 @@ func (t *routeTable) add(service string) error {
 			return fmt.Errorf("%s/%s declares no access rule (atrium.access.v1.access)", service, md.Name())
 		}
 		r := &route{
-			method:    method,
-			template:  variable.ReplaceAllString(path, "{$1}"),
-			rpc:       "/" + service + "/" + string(md.Name()),
-			access:    access,
-			streaming: md.IsStreamingClient(),
+			method:   method,
+			template: variable.ReplaceAllString(path, "{$1}"),
+			rpc:      "/" + service + "/" + string(md.Name()),
+			access:   access,
+			// A server stream (the event stream) is long-lived like an
+			// upload: it takes no body and lives past the request deadline.
+			streaming: md.IsStreamingClient() || md.IsStreamingServer(),
 		}
 		if r.streaming {
 			if strings.Contains(path, "{") {
-				return fmt.Errorf("%s/%s streams its request on a path with variables, which the gateway does not route", service, md.Name())
+				return fmt.Errorf("%s/%s streams on a path with variables, which the gateway does not route", service, md.Name())
 			}
 			if t.streamed == nil {
 				t.streamed = map[string]bool{}

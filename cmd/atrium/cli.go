@@ -92,7 +92,7 @@ func init() {
 		"items":       {"list, read, create, update and delete the items of a collection", []string{"list", "get", "create", "update", "delete"}, runItems},
 		"prospects":   {"list the agency's prospects", []string{"list"}, runProspects},
 		"deals":       {"list the agency's deals", []string{"list"}, runDeals},
-		"webhooks":    {"create and list webhook endpoints, list their deliveries", []string{"create", "list", "deliveries"}, runWebhooks},
+		"webhooks":    {"create and list webhook endpoints, list their deliveries, forward live events to a local URL", []string{"create", "list", "deliveries", "listen"}, runWebhooks},
 		"admin":       {"provision agencies, sites, clients and keys (admin API)", []string{"agencies", "sites", "clients", "keys", "credits"}, runAdmin},
 		"login":       {"save the API's URL and key in the configuration file", nil, runLogin},
 		"completion":  {"print a shell completion script (bash, zsh or fish)", []string{"bash", "zsh", "fish"}, runCompletion},

@@ -656,9 +656,12 @@ func crmList(ctx context.Context, in *invocation, args []string, what string, co
 }
 
 func runWebhooks(ctx context.Context, in *invocation, args []string) error {
-	sub, args, err := in.subcommand(args, "create", "list", "deliveries")
+	sub, args, err := in.subcommand(args, "create", "list", "deliveries", "listen")
 	if err != nil {
 		return err
+	}
+	if sub == "listen" {
+		return runWebhooksListen(ctx, in, args)
 	}
 	usage := map[string]string{"create": "--endpoint <url> --events <type,...> [flags]", "list": "[flags]", "deliveries": "<webhook id> [flags]"}[sub]
 	fs := in.flags(in.command, usage)

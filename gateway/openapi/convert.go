@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -190,6 +191,9 @@ func (c converter) response(r document) document {
 	out := document{"description": r["description"]}
 	if s, ok := r["schema"]; ok {
 		out["content"] = document{"application/json": document{"schema": c.schema(s)}}
+		if sd, _ := s.(document); strings.HasPrefix(fmt.Sprint(sd["title"]), "Stream result of ") {
+			out["description"], out["content"] = streamResponse(c, sd)
+		}
 	}
 	if hs := asDoc(r["headers"]); len(hs) > 0 {
 		headers := document{}
@@ -234,4 +238,23 @@ func asList(v any) []any {
 func asDoc(v any) document {
 	d, _ := v.(document)
 	return d
+}
+
+// streamResponse describes a server-streaming RPC's answer as the gateway
+// writes it (gateway/eventstream.go): newline-delimited JSON, each line
+// {"result": message} or, last, {"error": message} when the stream ends
+// on an error after it began. protoc-gen-openapiv2 calls it
+// application/json with a {"result", "error": Status} object.
+func streamResponse(c converter, s document) (string, document) {
+	props := asDoc(s["properties"])
+	line := document{
+		"type":        "object",
+		"description": "One line of the stream: a result, or an error that ended it.",
+		"properties": document{
+			"result": c.schema(props["result"]),
+			"error":  document{"type": "string", "description": "Why the stream ended early (the last line)."},
+		},
+	}
+	return "A stream of newline-delimited JSON objects, one per line, flushed as they come.",
+		document{"application/x-ndjson": document{"schema": line}}
 }

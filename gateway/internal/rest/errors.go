@@ -161,16 +161,28 @@ var ErrShuttingDown = errors.New("the server is shutting down")
 // WriteError writes err as the JSON error body. It is what the error
 // handler, the routing error handler and the middlewares all use.
 func WriteError(ctx context.Context, logger *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
-	var (
-		code int
-		msg  string
-	)
 	if errors.Is(context.Cause(ctx), ErrShuttingDown) {
 		w.Header().Set("Retry-After", "1")
 		w.Header().Set("Connection", "close")
 		writeJSON(w, http.StatusServiceUnavailable, Body{Error: "the server is shutting down and did not finish this request; retry it"})
 		return
 	}
+	code, msg := Describe(ctx, logger, r, err)
+	h := w.Header()
+	responseMetadataHeaders(ctx, w)
+	switch code {
+	case http.StatusUnauthorized:
+		h.Set("WWW-Authenticate", `Bearer realm="atrium"`)
+	case http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		h.Set("Retry-After", "1")
+	}
+	writeJSON(w, code, Body{Error: msg})
+}
+
+// Describe returns the HTTP status and the message of err as WriteError
+// answers them (logging a fault with its reference); for an error that
+// ends a response already under way (the last line of a stream).
+func Describe(ctx context.Context, logger *slog.Logger, r *http.Request, err error) (code int, msg string) {
 	var hse *runtime.HTTPStatusError
 	if errors.As(err, &hse) {
 		// Raised by grpc-gateway for a malformed path (bad escape sequence).
@@ -189,15 +201,7 @@ func WriteError(ctx context.Context, logger *slog.Logger, w http.ResponseWriter,
 			msg = explainInvalid(ctx, msg)
 		}
 	}
-	h := w.Header()
-	responseMetadataHeaders(ctx, w)
-	switch code {
-	case http.StatusUnauthorized:
-		h.Set("WWW-Authenticate", `Bearer realm="atrium"`)
-	case http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		h.Set("Retry-After", "1")
-	}
-	writeJSON(w, code, Body{Error: msg})
+	return code, msg
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -35,6 +35,10 @@ const Name = "webhooks"
 // every service's, its own included (webhook.disabled).
 var Streams = []string{"ATRIUM_COLLECTIONS", "ATRIUM_CRM", "ATRIUM_DATA", "ATRIUM_ACTIONS", "ATRIUM_WEBHOOKS"}
 
+// Subjects are the subject filters of Streams, which event streams
+// subscribe to.
+var Subjects = []string{"atrium.collections.>", "atrium.crm.>", "atrium.data.>", "atrium.actions.>", "atrium.webhooks.>"}
+
 // DefaultConsumer is the name of the durable consumers every replica
 // shares (--webhook-consumer).
 const DefaultConsumer = "atrium-webhooks"
@@ -67,6 +71,10 @@ type Settings struct {
 	// it is tried again, and how often a stream not yet created is looked
 	// for.
 	ConsumerRetry time.Duration
+	// Heartbeat is how often an idle event stream (ListenEvents) sends a
+	// heartbeat; not a flag: zero is grpcserver.DefaultHeartbeat (15 s),
+	// under the idle time-outs of common proxies.
+	Heartbeat time.Duration
 }
 
 // DefaultSettings are the settings' defaults (docs/webhooks.md).
@@ -209,7 +217,16 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		return deliverer.Run(ctx, cfg.Poll)
 	})
 	endpoints := &app.Endpoints{Store: st, Guard: guard}
-	grpcserver.NewServer(endpoints, &app.Log{Store: st, Deliverer: deliverer}, deliverer).Register(rt.GRPC)
+	// Event streams end when the drain begins, as the loops do.
+	draining := make(chan struct{})
+	rt.Go("event-streams", func(ctx context.Context) error {
+		<-ctx.Done()
+		close(draining)
+		return nil
+	})
+	listen := &app.Listen{Source: &jetstream.Live{NC: js.Conn(), Subjects: Subjects}, Links: crmgrpc.New(s.crm)}
+	grpcserver.NewServer(endpoints, &app.Log{Store: st, Deliverer: deliverer}, deliverer).
+		WithEventStreams(listen, cfg.Heartbeat, draining).Register(rt.GRPC)
 	return s, nil
 }
 

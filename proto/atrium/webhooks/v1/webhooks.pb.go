@@ -1523,6 +1523,211 @@ func (x *EventType) GetSchema() *structpb.Struct {
 	return nil
 }
 
+type ListenEventsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which events: event type names (item.published), a prefix followed by
+	// .* (item.*), or *, as a webhook subscribes; none is every event the key
+	// receives. In the query: ?events=item.*,action_run.*.
+	Events        []string `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListenEventsRequest) Reset() {
+	*x = ListenEventsRequest{}
+	mi := &file_atrium_webhooks_v1_webhooks_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListenEventsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListenEventsRequest) ProtoMessage() {}
+
+func (x *ListenEventsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_webhooks_v1_webhooks_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListenEventsRequest.ProtoReflect.Descriptor instead.
+func (*ListenEventsRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ListenEventsRequest) GetEvents() []string {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+// ListenEventsResponse is one line of the event stream: an event or a
+// heartbeat.
+type ListenEventsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*ListenEventsResponse_Event
+	//	*ListenEventsResponse_Heartbeat
+	Kind          isListenEventsResponse_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListenEventsResponse) Reset() {
+	*x = ListenEventsResponse{}
+	mi := &file_atrium_webhooks_v1_webhooks_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListenEventsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListenEventsResponse) ProtoMessage() {}
+
+func (x *ListenEventsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_webhooks_v1_webhooks_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListenEventsResponse.ProtoReflect.Descriptor instead.
+func (*ListenEventsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ListenEventsResponse) GetKind() isListenEventsResponse_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *ListenEventsResponse) GetEvent() *WebhookEvent {
+	if x != nil {
+		if x, ok := x.Kind.(*ListenEventsResponse_Event); ok {
+			return x.Event
+		}
+	}
+	return nil
+}
+
+func (x *ListenEventsResponse) GetHeartbeat() *timestamppb.Timestamp {
+	if x != nil {
+		if x, ok := x.Kind.(*ListenEventsResponse_Heartbeat); ok {
+			return x.Heartbeat
+		}
+	}
+	return nil
+}
+
+type isListenEventsResponse_Kind interface {
+	isListenEventsResponse_Kind()
+}
+
+type ListenEventsResponse_Event struct {
+	Event *WebhookEvent `protobuf:"bytes,1,opt,name=event,proto3,oneof"`
+}
+
+type ListenEventsResponse_Heartbeat struct {
+	// When the service sent it: first when the stream is live, then every
+	// 15 seconds while no event comes, so that proxies keep it open.
+	Heartbeat *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=heartbeat,proto3,oneof"`
+}
+
+func (*ListenEventsResponse_Event) isListenEventsResponse_Kind() {}
+
+func (*ListenEventsResponse_Heartbeat) isListenEventsResponse_Kind() {}
+
+// WebhookEvent is an event as a webhook delivery carries it: the body's
+// type, timestamp and data, and its webhook-id.
+type WebhookEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The event's id, a delivery's webhook-id header.
+	Id        string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Type      string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	Timestamp *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// The event's data, by its type's schema (GET /api/v1/event-types).
+	Data          *structpb.Struct `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WebhookEvent) Reset() {
+	*x = WebhookEvent{}
+	mi := &file_atrium_webhooks_v1_webhooks_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WebhookEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WebhookEvent) ProtoMessage() {}
+
+func (x *WebhookEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_webhooks_v1_webhooks_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WebhookEvent.ProtoReflect.Descriptor instead.
+func (*WebhookEvent) Descriptor() ([]byte, []int) {
+	return file_atrium_webhooks_v1_webhooks_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *WebhookEvent) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *WebhookEvent) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *WebhookEvent) GetTimestamp() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Timestamp
+	}
+	return nil
+}
+
+func (x *WebhookEvent) GetData() *structpb.Struct {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 var File_atrium_webhooks_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_atrium_webhooks_v1_webhooks_proto_rawDesc = "" +
@@ -1643,7 +1848,18 @@ const file_atrium_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x14\n" +
 	"\x05owner\x18\x03 \x01(\tR\x05owner\x12/\n" +
-	"\x06schema\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x06schema2\xaa\r\n" +
+	"\x06schema\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x06schema\"-\n" +
+	"\x13ListenEventsRequest\x12\x16\n" +
+	"\x06events\x18\x01 \x03(\tR\x06events\"\x94\x01\n" +
+	"\x14ListenEventsResponse\x128\n" +
+	"\x05event\x18\x01 \x01(\v2 .atrium.webhooks.v1.WebhookEventH\x00R\x05event\x12:\n" +
+	"\theartbeat\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\theartbeatB\x06\n" +
+	"\x04kind\"\x99\x01\n" +
+	"\fWebhookEvent\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x128\n" +
+	"\ttimestamp\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12+\n" +
+	"\x04data\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x04data2\xbb\x0e\n" +
 	"\x0fWebhooksService\x12\x8b\x01\n" +
 	"\rCreateWebhook\x12(.atrium.webhooks.v1.CreateWebhookRequest\x1a).atrium.webhooks.v1.CreateWebhookResponse\"%\xca\xf3\x18\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/api/v1/webhooks\x12\x88\x01\n" +
 	"\fListWebhooks\x12'.atrium.webhooks.v1.ListWebhooksRequest\x1a(.atrium.webhooks.v1.ListWebhooksResponse\"%\xca\xf3\x18\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02\x12\x12\x10/api/v1/webhooks\x90\x02\x01\x12\x87\x01\n" +
@@ -1656,7 +1872,8 @@ const file_atrium_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"\x0eListDeliveries\x12).atrium.webhooks.v1.ListDeliveriesRequest\x1a*.atrium.webhooks.v1.ListDeliveriesResponse\"5\xca\xf3\x18\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02\"\x12 /api/v1/webhooks/{id}/deliveries\x90\x02\x01\x12\xaf\x01\n" +
 	"\rRetryDelivery\x12(.atrium.webhooks.v1.RetryDeliveryRequest\x1a).atrium.webhooks.v1.RetryDeliveryResponse\"I\xca\xf3\x18\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x029:\x01*\"4/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry\x12\xa4\x01\n" +
 	"\x11RecoverDeliveries\x12,.atrium.webhooks.v1.RecoverDeliveriesRequest\x1a-.atrium.webhooks.v1.RecoverDeliveriesResponse\"2\xca\xf3\x18\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/v1/webhooks/{id}/recover\x12\x91\x01\n" +
-	"\x0eListEventTypes\x12).atrium.webhooks.v1.ListEventTypesRequest\x1a*.atrium.webhooks.v1.ListEventTypesResponse\"(\xca\xf3\x18\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02\x15\x12\x13/api/v1/event-types\x90\x02\x01BAZ?github.com/atrium-hq/atrium/proto/atrium/webhooks/v1;webhooksv1b\x06proto3"
+	"\x0eListEventTypes\x12).atrium.webhooks.v1.ListEventTypesRequest\x1a*.atrium.webhooks.v1.ListEventTypesResponse\"(\xca\xf3\x18\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02\x15\x12\x13/api/v1/event-types\x90\x02\x01\x12\x8e\x01\n" +
+	"\fListenEvents\x12'.atrium.webhooks.v1.ListenEventsRequest\x1a(.atrium.webhooks.v1.ListenEventsResponse\")\xca\xf3\x18\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/event-stream\x90\x02\x010\x01BAZ?github.com/atrium-hq/atrium/proto/atrium/webhooks/v1;webhooksv1b\x06proto3"
 
 var (
 	file_atrium_webhooks_v1_webhooks_proto_rawDescOnce sync.Once
@@ -1670,7 +1887,7 @@ func file_atrium_webhooks_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_atrium_webhooks_v1_webhooks_proto_rawDescData
 }
 
-var file_atrium_webhooks_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_atrium_webhooks_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_atrium_webhooks_v1_webhooks_proto_goTypes = []any{
 	(*Webhook)(nil),                     // 0: atrium.webhooks.v1.Webhook
 	(*CreateWebhookRequest)(nil),        // 1: atrium.webhooks.v1.CreateWebhookRequest
@@ -1698,63 +1915,72 @@ var file_atrium_webhooks_v1_webhooks_proto_goTypes = []any{
 	(*ListEventTypesRequest)(nil),       // 23: atrium.webhooks.v1.ListEventTypesRequest
 	(*ListEventTypesResponse)(nil),      // 24: atrium.webhooks.v1.ListEventTypesResponse
 	(*EventType)(nil),                   // 25: atrium.webhooks.v1.EventType
-	(*timestamppb.Timestamp)(nil),       // 26: google.protobuf.Timestamp
-	(*wrapperspb.StringValue)(nil),      // 27: google.protobuf.StringValue
-	(*structpb.ListValue)(nil),          // 28: google.protobuf.ListValue
-	(*structpb.Struct)(nil),             // 29: google.protobuf.Struct
-	(*wrapperspb.Int32Value)(nil),       // 30: google.protobuf.Int32Value
+	(*ListenEventsRequest)(nil),         // 26: atrium.webhooks.v1.ListenEventsRequest
+	(*ListenEventsResponse)(nil),        // 27: atrium.webhooks.v1.ListenEventsResponse
+	(*WebhookEvent)(nil),                // 28: atrium.webhooks.v1.WebhookEvent
+	(*timestamppb.Timestamp)(nil),       // 29: google.protobuf.Timestamp
+	(*wrapperspb.StringValue)(nil),      // 30: google.protobuf.StringValue
+	(*structpb.ListValue)(nil),          // 31: google.protobuf.ListValue
+	(*structpb.Struct)(nil),             // 32: google.protobuf.Struct
+	(*wrapperspb.Int32Value)(nil),       // 33: google.protobuf.Int32Value
 }
 var file_atrium_webhooks_v1_webhooks_proto_depIdxs = []int32{
-	26, // 0: atrium.webhooks.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
-	26, // 1: atrium.webhooks.v1.Webhook.updated_at:type_name -> google.protobuf.Timestamp
-	27, // 2: atrium.webhooks.v1.Webhook.disabled_reason:type_name -> google.protobuf.StringValue
-	26, // 3: atrium.webhooks.v1.Webhook.failing_since:type_name -> google.protobuf.Timestamp
-	26, // 4: atrium.webhooks.v1.Webhook.previous_secret_expires_at:type_name -> google.protobuf.Timestamp
+	29, // 0: atrium.webhooks.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
+	29, // 1: atrium.webhooks.v1.Webhook.updated_at:type_name -> google.protobuf.Timestamp
+	30, // 2: atrium.webhooks.v1.Webhook.disabled_reason:type_name -> google.protobuf.StringValue
+	29, // 3: atrium.webhooks.v1.Webhook.failing_since:type_name -> google.protobuf.Timestamp
+	29, // 4: atrium.webhooks.v1.Webhook.previous_secret_expires_at:type_name -> google.protobuf.Timestamp
 	0,  // 5: atrium.webhooks.v1.CreateWebhookResponse.webhook:type_name -> atrium.webhooks.v1.Webhook
 	0,  // 6: atrium.webhooks.v1.ListWebhooksResponse.webhooks:type_name -> atrium.webhooks.v1.Webhook
 	0,  // 7: atrium.webhooks.v1.GetWebhookResponse.webhook:type_name -> atrium.webhooks.v1.Webhook
-	28, // 8: atrium.webhooks.v1.UpdateWebhookRequest.events:type_name -> google.protobuf.ListValue
+	31, // 8: atrium.webhooks.v1.UpdateWebhookRequest.events:type_name -> google.protobuf.ListValue
 	0,  // 9: atrium.webhooks.v1.UpdateWebhookResponse.webhook:type_name -> atrium.webhooks.v1.Webhook
 	0,  // 10: atrium.webhooks.v1.RotateWebhookSecretResponse.webhook:type_name -> atrium.webhooks.v1.Webhook
 	15, // 11: atrium.webhooks.v1.TestWebhookResponse.delivery:type_name -> atrium.webhooks.v1.Delivery
 	16, // 12: atrium.webhooks.v1.Delivery.attempts:type_name -> atrium.webhooks.v1.Attempt
-	26, // 13: atrium.webhooks.v1.Delivery.next_attempt_at:type_name -> google.protobuf.Timestamp
-	26, // 14: atrium.webhooks.v1.Delivery.created_at:type_name -> google.protobuf.Timestamp
-	29, // 15: atrium.webhooks.v1.Delivery.payload:type_name -> google.protobuf.Struct
-	26, // 16: atrium.webhooks.v1.Attempt.at:type_name -> google.protobuf.Timestamp
-	30, // 17: atrium.webhooks.v1.Attempt.status_code:type_name -> google.protobuf.Int32Value
-	27, // 18: atrium.webhooks.v1.Attempt.error:type_name -> google.protobuf.StringValue
+	29, // 13: atrium.webhooks.v1.Delivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	29, // 14: atrium.webhooks.v1.Delivery.created_at:type_name -> google.protobuf.Timestamp
+	32, // 15: atrium.webhooks.v1.Delivery.payload:type_name -> google.protobuf.Struct
+	29, // 16: atrium.webhooks.v1.Attempt.at:type_name -> google.protobuf.Timestamp
+	33, // 17: atrium.webhooks.v1.Attempt.status_code:type_name -> google.protobuf.Int32Value
+	30, // 18: atrium.webhooks.v1.Attempt.error:type_name -> google.protobuf.StringValue
 	15, // 19: atrium.webhooks.v1.ListDeliveriesResponse.deliveries:type_name -> atrium.webhooks.v1.Delivery
 	15, // 20: atrium.webhooks.v1.RetryDeliveryResponse.delivery:type_name -> atrium.webhooks.v1.Delivery
 	25, // 21: atrium.webhooks.v1.ListEventTypesResponse.event_types:type_name -> atrium.webhooks.v1.EventType
-	29, // 22: atrium.webhooks.v1.EventType.schema:type_name -> google.protobuf.Struct
-	1,  // 23: atrium.webhooks.v1.WebhooksService.CreateWebhook:input_type -> atrium.webhooks.v1.CreateWebhookRequest
-	3,  // 24: atrium.webhooks.v1.WebhooksService.ListWebhooks:input_type -> atrium.webhooks.v1.ListWebhooksRequest
-	5,  // 25: atrium.webhooks.v1.WebhooksService.GetWebhook:input_type -> atrium.webhooks.v1.GetWebhookRequest
-	7,  // 26: atrium.webhooks.v1.WebhooksService.UpdateWebhook:input_type -> atrium.webhooks.v1.UpdateWebhookRequest
-	9,  // 27: atrium.webhooks.v1.WebhooksService.DeleteWebhook:input_type -> atrium.webhooks.v1.DeleteWebhookRequest
-	11, // 28: atrium.webhooks.v1.WebhooksService.RotateWebhookSecret:input_type -> atrium.webhooks.v1.RotateWebhookSecretRequest
-	13, // 29: atrium.webhooks.v1.WebhooksService.TestWebhook:input_type -> atrium.webhooks.v1.TestWebhookRequest
-	17, // 30: atrium.webhooks.v1.WebhooksService.ListDeliveries:input_type -> atrium.webhooks.v1.ListDeliveriesRequest
-	19, // 31: atrium.webhooks.v1.WebhooksService.RetryDelivery:input_type -> atrium.webhooks.v1.RetryDeliveryRequest
-	21, // 32: atrium.webhooks.v1.WebhooksService.RecoverDeliveries:input_type -> atrium.webhooks.v1.RecoverDeliveriesRequest
-	23, // 33: atrium.webhooks.v1.WebhooksService.ListEventTypes:input_type -> atrium.webhooks.v1.ListEventTypesRequest
-	2,  // 34: atrium.webhooks.v1.WebhooksService.CreateWebhook:output_type -> atrium.webhooks.v1.CreateWebhookResponse
-	4,  // 35: atrium.webhooks.v1.WebhooksService.ListWebhooks:output_type -> atrium.webhooks.v1.ListWebhooksResponse
-	6,  // 36: atrium.webhooks.v1.WebhooksService.GetWebhook:output_type -> atrium.webhooks.v1.GetWebhookResponse
-	8,  // 37: atrium.webhooks.v1.WebhooksService.UpdateWebhook:output_type -> atrium.webhooks.v1.UpdateWebhookResponse
-	10, // 38: atrium.webhooks.v1.WebhooksService.DeleteWebhook:output_type -> atrium.webhooks.v1.DeleteWebhookResponse
-	12, // 39: atrium.webhooks.v1.WebhooksService.RotateWebhookSecret:output_type -> atrium.webhooks.v1.RotateWebhookSecretResponse
-	14, // 40: atrium.webhooks.v1.WebhooksService.TestWebhook:output_type -> atrium.webhooks.v1.TestWebhookResponse
-	18, // 41: atrium.webhooks.v1.WebhooksService.ListDeliveries:output_type -> atrium.webhooks.v1.ListDeliveriesResponse
-	20, // 42: atrium.webhooks.v1.WebhooksService.RetryDelivery:output_type -> atrium.webhooks.v1.RetryDeliveryResponse
-	22, // 43: atrium.webhooks.v1.WebhooksService.RecoverDeliveries:output_type -> atrium.webhooks.v1.RecoverDeliveriesResponse
-	24, // 44: atrium.webhooks.v1.WebhooksService.ListEventTypes:output_type -> atrium.webhooks.v1.ListEventTypesResponse
-	34, // [34:45] is the sub-list for method output_type
-	23, // [23:34] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	32, // 22: atrium.webhooks.v1.EventType.schema:type_name -> google.protobuf.Struct
+	28, // 23: atrium.webhooks.v1.ListenEventsResponse.event:type_name -> atrium.webhooks.v1.WebhookEvent
+	29, // 24: atrium.webhooks.v1.ListenEventsResponse.heartbeat:type_name -> google.protobuf.Timestamp
+	29, // 25: atrium.webhooks.v1.WebhookEvent.timestamp:type_name -> google.protobuf.Timestamp
+	32, // 26: atrium.webhooks.v1.WebhookEvent.data:type_name -> google.protobuf.Struct
+	1,  // 27: atrium.webhooks.v1.WebhooksService.CreateWebhook:input_type -> atrium.webhooks.v1.CreateWebhookRequest
+	3,  // 28: atrium.webhooks.v1.WebhooksService.ListWebhooks:input_type -> atrium.webhooks.v1.ListWebhooksRequest
+	5,  // 29: atrium.webhooks.v1.WebhooksService.GetWebhook:input_type -> atrium.webhooks.v1.GetWebhookRequest
+	7,  // 30: atrium.webhooks.v1.WebhooksService.UpdateWebhook:input_type -> atrium.webhooks.v1.UpdateWebhookRequest
+	9,  // 31: atrium.webhooks.v1.WebhooksService.DeleteWebhook:input_type -> atrium.webhooks.v1.DeleteWebhookRequest
+	11, // 32: atrium.webhooks.v1.WebhooksService.RotateWebhookSecret:input_type -> atrium.webhooks.v1.RotateWebhookSecretRequest
+	13, // 33: atrium.webhooks.v1.WebhooksService.TestWebhook:input_type -> atrium.webhooks.v1.TestWebhookRequest
+	17, // 34: atrium.webhooks.v1.WebhooksService.ListDeliveries:input_type -> atrium.webhooks.v1.ListDeliveriesRequest
+	19, // 35: atrium.webhooks.v1.WebhooksService.RetryDelivery:input_type -> atrium.webhooks.v1.RetryDeliveryRequest
+	21, // 36: atrium.webhooks.v1.WebhooksService.RecoverDeliveries:input_type -> atrium.webhooks.v1.RecoverDeliveriesRequest
+	23, // 37: atrium.webhooks.v1.WebhooksService.ListEventTypes:input_type -> atrium.webhooks.v1.ListEventTypesRequest
+	26, // 38: atrium.webhooks.v1.WebhooksService.ListenEvents:input_type -> atrium.webhooks.v1.ListenEventsRequest
+	2,  // 39: atrium.webhooks.v1.WebhooksService.CreateWebhook:output_type -> atrium.webhooks.v1.CreateWebhookResponse
+	4,  // 40: atrium.webhooks.v1.WebhooksService.ListWebhooks:output_type -> atrium.webhooks.v1.ListWebhooksResponse
+	6,  // 41: atrium.webhooks.v1.WebhooksService.GetWebhook:output_type -> atrium.webhooks.v1.GetWebhookResponse
+	8,  // 42: atrium.webhooks.v1.WebhooksService.UpdateWebhook:output_type -> atrium.webhooks.v1.UpdateWebhookResponse
+	10, // 43: atrium.webhooks.v1.WebhooksService.DeleteWebhook:output_type -> atrium.webhooks.v1.DeleteWebhookResponse
+	12, // 44: atrium.webhooks.v1.WebhooksService.RotateWebhookSecret:output_type -> atrium.webhooks.v1.RotateWebhookSecretResponse
+	14, // 45: atrium.webhooks.v1.WebhooksService.TestWebhook:output_type -> atrium.webhooks.v1.TestWebhookResponse
+	18, // 46: atrium.webhooks.v1.WebhooksService.ListDeliveries:output_type -> atrium.webhooks.v1.ListDeliveriesResponse
+	20, // 47: atrium.webhooks.v1.WebhooksService.RetryDelivery:output_type -> atrium.webhooks.v1.RetryDeliveryResponse
+	22, // 48: atrium.webhooks.v1.WebhooksService.RecoverDeliveries:output_type -> atrium.webhooks.v1.RecoverDeliveriesResponse
+	24, // 49: atrium.webhooks.v1.WebhooksService.ListEventTypes:output_type -> atrium.webhooks.v1.ListEventTypesResponse
+	27, // 50: atrium.webhooks.v1.WebhooksService.ListenEvents:output_type -> atrium.webhooks.v1.ListenEventsResponse
+	39, // [39:51] is the sub-list for method output_type
+	27, // [27:39] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_atrium_webhooks_v1_webhooks_proto_init() }
@@ -1768,13 +1994,17 @@ func file_atrium_webhooks_v1_webhooks_proto_init() {
 	file_atrium_webhooks_v1_webhooks_proto_msgTypes[11].OneofWrappers = []any{}
 	file_atrium_webhooks_v1_webhooks_proto_msgTypes[17].OneofWrappers = []any{}
 	file_atrium_webhooks_v1_webhooks_proto_msgTypes[18].OneofWrappers = []any{}
+	file_atrium_webhooks_v1_webhooks_proto_msgTypes[27].OneofWrappers = []any{
+		(*ListenEventsResponse_Event)(nil),
+		(*ListenEventsResponse_Heartbeat)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_webhooks_v1_webhooks_proto_rawDesc), len(file_atrium_webhooks_v1_webhooks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -476,6 +476,34 @@ func local_request_WebhooksService_ListEventTypes_0(ctx context.Context, marshal
 	return msg, metadata, err
 }
 
+var filter_WebhooksService_ListenEvents_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+
+func request_WebhooksService_ListenEvents_0(ctx context.Context, marshaler runtime.Marshaler, client WebhooksServiceClient, req *http.Request, pathParams map[string]string) (WebhooksService_ListenEventsClient, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListenEventsRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_WebhooksService_ListenEvents_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	stream, err := client.ListenEvents(ctx, &protoReq)
+	if err != nil {
+		return nil, metadata, err
+	}
+	header, err := stream.Header()
+	if err != nil {
+		return nil, metadata, err
+	}
+	metadata.HeaderMD = header
+	return stream, metadata, nil
+}
+
 // RegisterWebhooksServiceHandlerServer registers the http handlers for service WebhooksService to "mux".
 // UnaryRPC     :call WebhooksServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -701,6 +729,13 @@ func RegisterWebhooksServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 			return
 		}
 		forward_WebhooksService_ListEventTypes_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+
+	mux.Handle(http.MethodGet, pattern_WebhooksService_ListenEvents_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		err := status.Error(codes.Unimplemented, "streaming calls are not yet supported in the in-process transport")
+		_, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+		return
 	})
 
 	return nil
@@ -929,6 +964,23 @@ func RegisterWebhooksServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 		}
 		forward_WebhooksService_ListEventTypes_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_WebhooksService_ListenEvents_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/atrium.webhooks.v1.WebhooksService/ListenEvents", runtime.WithHTTPPathPattern("/api/v1/event-stream"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_WebhooksService_ListenEvents_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_WebhooksService_ListenEvents_0(annotatedContext, mux, outboundMarshaler, w, req, func() (proto.Message, error) { return resp.Recv() }, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -944,6 +996,7 @@ var (
 	pattern_WebhooksService_RetryDelivery_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5, 2, 6}, []string{"api", "v1", "webhooks", "id", "deliveries", "delivery_id", "retry"}, ""))
 	pattern_WebhooksService_RecoverDeliveries_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "webhooks", "id", "recover"}, ""))
 	pattern_WebhooksService_ListEventTypes_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "event-types"}, ""))
+	pattern_WebhooksService_ListenEvents_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "event-stream"}, ""))
 )
 
 var (
@@ -958,4 +1011,5 @@ var (
 	forward_WebhooksService_RetryDelivery_0       = runtime.ForwardResponseMessage
 	forward_WebhooksService_RecoverDeliveries_0   = runtime.ForwardResponseMessage
 	forward_WebhooksService_ListEventTypes_0      = runtime.ForwardResponseMessage
+	forward_WebhooksService_ListenEvents_0        = runtime.ForwardResponseStream
 )

@@ -30,6 +30,7 @@ const (
 	WebhooksService_RetryDelivery_FullMethodName       = "/atrium.webhooks.v1.WebhooksService/RetryDelivery"
 	WebhooksService_RecoverDeliveries_FullMethodName   = "/atrium.webhooks.v1.WebhooksService/RecoverDeliveries"
 	WebhooksService_ListEventTypes_FullMethodName      = "/atrium.webhooks.v1.WebhooksService/ListEventTypes"
+	WebhooksService_ListenEvents_FullMethodName        = "/atrium.webhooks.v1.WebhooksService/ListenEvents"
 )
 
 // WebhooksServiceClient is the client API for WebhooksService service.
@@ -81,6 +82,14 @@ type WebhooksServiceClient interface {
 	// ListEventTypes lists every event type an endpoint can subscribe to,
 	// with the JSON Schema of its data.
 	ListEventTypes(ctx context.Context, in *ListEventTypesRequest, opts ...grpc.CallOption) (*ListEventTypesResponse, error)
+	// ListenEvents streams the key's tenants' events as they happen, for
+	// development (atrium webhooks listen): the events its webhooks would be
+	// sent, filtered like a webhook's subscription, with a heartbeat first
+	// (the stream is live) and every 15 seconds while no event comes. Events
+	// come live and at most once: none from before the stream opened, none
+	// while it is closed. The gateway answers it as newline-delimited JSON
+	// (docs/webhooks.md, "Event stream").
+	ListenEvents(ctx context.Context, in *ListenEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ListenEventsResponse], error)
 }
 
 type webhooksServiceClient struct {
@@ -201,6 +210,25 @@ func (c *webhooksServiceClient) ListEventTypes(ctx context.Context, in *ListEven
 	return out, nil
 }
 
+func (c *webhooksServiceClient) ListenEvents(ctx context.Context, in *ListenEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ListenEventsResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &WebhooksService_ServiceDesc.Streams[0], WebhooksService_ListenEvents_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ListenEventsRequest, ListenEventsResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type WebhooksService_ListenEventsClient = grpc.ServerStreamingClient[ListenEventsResponse]
+
 // WebhooksServiceServer is the server API for WebhooksService service.
 // All implementations must embed UnimplementedWebhooksServiceServer
 // for forward compatibility.
@@ -250,6 +278,14 @@ type WebhooksServiceServer interface {
 	// ListEventTypes lists every event type an endpoint can subscribe to,
 	// with the JSON Schema of its data.
 	ListEventTypes(context.Context, *ListEventTypesRequest) (*ListEventTypesResponse, error)
+	// ListenEvents streams the key's tenants' events as they happen, for
+	// development (atrium webhooks listen): the events its webhooks would be
+	// sent, filtered like a webhook's subscription, with a heartbeat first
+	// (the stream is live) and every 15 seconds while no event comes. Events
+	// come live and at most once: none from before the stream opened, none
+	// while it is closed. The gateway answers it as newline-delimited JSON
+	// (docs/webhooks.md, "Event stream").
+	ListenEvents(*ListenEventsRequest, grpc.ServerStreamingServer[ListenEventsResponse]) error
 	mustEmbedUnimplementedWebhooksServiceServer()
 }
 
@@ -292,6 +328,9 @@ func (UnimplementedWebhooksServiceServer) RecoverDeliveries(context.Context, *Re
 }
 func (UnimplementedWebhooksServiceServer) ListEventTypes(context.Context, *ListEventTypesRequest) (*ListEventTypesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListEventTypes not implemented")
+}
+func (UnimplementedWebhooksServiceServer) ListenEvents(*ListenEventsRequest, grpc.ServerStreamingServer[ListenEventsResponse]) error {
+	return status.Error(codes.Unimplemented, "method ListenEvents not implemented")
 }
 func (UnimplementedWebhooksServiceServer) mustEmbedUnimplementedWebhooksServiceServer() {}
 func (UnimplementedWebhooksServiceServer) testEmbeddedByValue()                         {}
@@ -512,6 +551,17 @@ func _WebhooksService_ListEventTypes_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WebhooksService_ListenEvents_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ListenEventsRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(WebhooksServiceServer).ListenEvents(m, &grpc.GenericServerStream[ListenEventsRequest, ListenEventsResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type WebhooksService_ListenEventsServer = grpc.ServerStreamingServer[ListenEventsResponse]
+
 // WebhooksService_ServiceDesc is the grpc.ServiceDesc for WebhooksService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -564,6 +614,12 @@ var WebhooksService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _WebhooksService_ListEventTypes_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "ListenEvents",
+			Handler:       _WebhooksService_ListenEvents_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "atrium/webhooks/v1/webhooks.proto",
 }

@@ -185,3 +185,26 @@ func names(ts []Type) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// CheckListen validates the events filter of an event stream opened by a
+// key whose tenants are of the kinds os: each pattern a type one of them
+// receives, a "prefix.*" that matches at least one such type, or "*". No
+// pattern at all is every type (the caller passes "*"). The error names the
+// pattern that is wrong and what is allowed, for the 400.
+func CheckListen(os []Owner, patterns []string) error {
+	var allowed []Type
+	for _, t := range All {
+		if t.Owner == Any || slices.Contains(os, t.Owner) {
+			allowed = append(allowed, t)
+		}
+	}
+	for i, p := range patterns {
+		if p == "*" {
+			continue
+		}
+		if !slices.ContainsFunc(allowed, func(t Type) bool { return Matches(p, t.Name) }) {
+			return fmt.Errorf("events[%d] %q matches no event type this key receives; allowed: %s, a prefix of them followed by .*, or *", i, p, names(allowed))
+		}
+	}
+	return nil
+}

@@ -3,6 +3,8 @@ package grpcserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"google.golang.org/grpc"
@@ -25,6 +27,26 @@ type Server struct {
 	endpoints *app.Endpoints
 	log       *app.Log
 	deliverer *app.Deliverer
+	listen    *app.Listen
+	// heartbeat is how often an idle event stream says it is alive.
+	heartbeat time.Duration
+	// draining is closed when the service begins to drain: the event
+	// streams end then, or they would hold the graceful stop.
+	draining <-chan struct{}
+}
+
+// DefaultHeartbeat is how often an idle event stream sends a heartbeat:
+// under the minute proxies commonly close idle connections after.
+const DefaultHeartbeat = 15 * time.Second
+
+// WithEventStreams serves ListenEvents from listen until draining is
+// closed.
+func (s *Server) WithEventStreams(listen *app.Listen, heartbeat time.Duration, draining <-chan struct{}) *Server {
+	if heartbeat <= 0 {
+		heartbeat = DefaultHeartbeat
+	}
+	s.listen, s.heartbeat, s.draining = listen, heartbeat, draining
+	return s
 }
 
 // NewServer returns a server over the use cases.
@@ -172,6 +194,83 @@ func (s *Server) ListEventTypes(context.Context, *webhooksv1.ListEventTypesReque
 		out.EventTypes[i] = &webhooksv1.EventType{Type: t.Name, Description: t.Description, Owner: string(t.Owner), Schema: schema}
 	}
 	return out, nil
+}
+
+// ListenEvents implements webhooksv1.WebhooksServiceServer: a heartbeat
+// once the stream is live, then the caller's events as they come, and a
+// heartbeat whenever none came for the heartbeat interval.
+func (s *Server) ListenEvents(req *webhooksv1.ListenEventsRequest, stream grpc.ServerStreamingServer[webhooksv1.ListenEventsResponse]) error {
+	if s.listen == nil {
+		return errors.New("event streams are not served by this process") // a fault of the wiring: Internal
+	}
+	ctx := stream.Context()
+	st, err := s.listen.Open(owners(ctx), req.Events)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// The interceptor answers an error that is not the domain's as a
+	// fault (Internal, logged): errors here are the domain's. A client gone
+	// is no error at all.
+	send := func(m *webhooksv1.ListenEventsResponse) error {
+		if err := stream.Send(m); err != nil {
+			if ctx.Err() != nil {
+				return errClientGone
+			}
+			return apperr.Unavailable(err, "the event stream could not send to the gateway")
+		}
+		return nil
+	}
+	beat := func() error {
+		return send(&webhooksv1.ListenEventsResponse{Kind: &webhooksv1.ListenEventsResponse_Heartbeat{Heartbeat: timestamppb.Now()}})
+	}
+	if err := beat(); err != nil {
+		return goneIsNil(err)
+	}
+	ticker := time.NewTicker(s.heartbeat)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.draining:
+			// The gateway opens the stream again on another replica.
+			return apperr.Unavailable(nil, "the service is shutting down; open the event stream again")
+		case <-st.Done:
+			return apperr.QueueFull("the event stream was closed because its client fell behind: %v", st.Err())
+		case <-ticker.C:
+			if err := beat(); err != nil {
+				return goneIsNil(err)
+			}
+		case ev := <-st.C:
+			ok, err := st.Wanted(ctx, ev)
+			if err != nil {
+				return apperr.Unavailable(err, "the event stream cannot tell whose event %s is; open it again", ev.ID)
+			}
+			if !ok {
+				continue
+			}
+			data, err := structpb.NewStruct(ev.Data)
+			if err != nil {
+				return fmt.Errorf("event %s: data: %w", ev.ID, err)
+			}
+			if err := send(&webhooksv1.ListenEventsResponse{Kind: &webhooksv1.ListenEventsResponse_Event{Event: &webhooksv1.WebhookEvent{
+				Id: ev.ID, Type: ev.Type, Timestamp: timestamppb.New(ev.At), Data: data}}}); err != nil {
+				return goneIsNil(err)
+			}
+			ticker.Reset(s.heartbeat)
+		}
+	}
+}
+
+// errClientGone is a send that failed because the client left.
+var errClientGone = errors.New("the client left")
+
+func goneIsNil(err error) error {
+	if errors.Is(err, errClientGone) {
+		return nil
+	}
+	return err
 }
 
 // owner is which of the caller's tenants owns webhook id.
