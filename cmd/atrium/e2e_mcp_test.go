@@ -17,7 +17,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/atrium-hq/atrium/platform/principal"
 )
 
 // bearer adds an API key to every request of an MCP client.
@@ -97,21 +96,13 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 	return out, res.IsError
 }
 
-// The tools by who may call them. get_run joins the read tools in builds
-// that have the runs route.
+// The tools by who may call them.
 var (
-	mcpReadTools  = []string{"get_item", "list_actions", "list_clients", "list_collections", "list_datasets", "list_deals", "list_items", "list_prospects", "read_dataset"}
+	mcpReadTools  = []string{"get_item", "get_run", "list_actions", "list_clients", "list_collections", "list_datasets", "list_deals", "list_items", "list_prospects", "read_dataset"}
 	mcpWriteTools = []string{"create_item", "run_action", "update_item"}
 )
 
-func wantReadTools() []string {
-	names := slices.Clone(mcpReadTools)
-	if _, ok := principal.AccessOf("/atrium.actions.v1.ActionsService/GetRun"); ok {
-		names = append(names, "get_run")
-	}
-	slices.Sort(names)
-	return names
-}
+func wantReadTools() []string { return mcpReadTools }
 
 func testMCP(t *testing.T, s *stack) {
 	c := s.newCMS(t)
@@ -239,6 +230,14 @@ func testMCP(t *testing.T, s *stack) {
 	top, isErr := callTool(t, write, "run_action", map[string]any{"action": "generate_gbp_post", "client_id": client, "topic": "Seeded rye"})
 	if isErr || top["status"] != "success" || top["idempotency_key"] == "" {
 		t.Fatalf("run_action with top-level fields = %v (error %v)", top, isErr)
+	}
+	// get_run reads a run as GET /api/v1/runs/{run_id} answers it.
+	runs := call(t, "GET", s.api+"/api/v1/runs?client_id="+client+"&limit=1", c.read, nil)
+	wantStatus(t, runs, http.StatusOK)
+	newest := runs.json["runs"].([]any)[0].(map[string]any)
+	gotRun, isErr := callTool(t, read, "get_run", map[string]any{"run_id": newest["id"]})
+	if run, _ := gotRun["run"].(map[string]any); isErr || run["id"] != newest["id"] || run["state"] != "success" || run["action"] != "generate_gbp_post" {
+		t.Fatalf("get_run = %v (error %v)", gotRun, isErr)
 	}
 
 	// Content: a created item read back with its etag, updated under it.
