@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 )
 
 // bearer adds an API key to every request of an MCP client.
