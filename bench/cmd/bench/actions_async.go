@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -21,7 +22,7 @@ import (
 )
 
 type asyncFlags struct {
-	latency                time.Duration
+	latency, profileFor    time.Duration
 	queued, small, workers int
 }
 
@@ -197,6 +198,12 @@ func runActionsAsync(ctx context.Context, f crmFlags, a asyncFlags, levels strin
 		latencies []time.Duration
 		firstErr  error
 	)
+	var prof chan error
+	if f.profile != "" {
+		// The flood's middle: its first seconds fill an empty queue.
+		prof = make(chan error, 1)
+		go func() { prof <- atrium.profile(ctx, "profile", f.profile, a.profileFor) }()
+	}
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range clients {
@@ -227,6 +234,11 @@ func runActionsAsync(ctx context.Context, f crmFlags, a asyncFlags, levels strin
 	if firstErr != nil {
 		return firstErr
 	}
+	if prof != nil {
+		if err := <-prof; err != nil {
+			return err
+		}
+	}
 	fmt.Printf("\n  submissions (large agency, %d clients): %d accepted in %.1f s = %.0f/s; 202 latency p50 %.2f ms, p99 %.2f ms\n",
 		clients, len(latencies), elapsed.Seconds(), float64(len(latencies))/elapsed.Seconds(), ms(pct(latencies, 50)), ms(pct(latencies, 99)))
 
@@ -251,6 +263,14 @@ func runActionsAsync(ctx context.Context, f crmFlags, a asyncFlags, levels strin
 	fmt.Printf("  small agency's queue wait (submission to start, %d runs, the large agency with thousands queued): p50 %.0f ms, p99 %.0f ms, max %.0f ms (target: under %s, 2 x the provider latency)\n",
 		len(waits), ms(pct(waits, 50)), ms(pct(waits, 99)), ms(slices.Max(waits)), 2*a.latency)
 	fmt.Printf("  completions: %d in %.1f s = %.1f/s (the workers' ceiling is workers / provider latency)\n", done, window.Seconds(), float64(done)/window.Seconds())
+	if f.profile != "" {
+		fmt.Printf("\nCPU profile of Atrium (the first %s of the large agency's submissions): %s\n", a.profileFor, f.profile)
+		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput()
+		if err != nil {
+			fmt.Printf("go tool pprof: %v\n", err)
+		}
+		fmt.Println(string(out))
+	}
 	return nil
 }
 

@@ -82,7 +82,16 @@ type StageEvent struct {
 
 // enqueueStage adds a run's queued or started event to tx.
 func enqueueStage(ctx context.Context, tx Tx, subject string, run Run, at time.Time) error {
-	return outbox.Enqueue(ctx, tx, subject+run.Action, StageEvent{RunID: run.ID, Action: run.Action, ClientID: run.ClientID,
+	e, err := stageEvent(subject, run, at)
+	if err != nil {
+		return err
+	}
+	return tx.Enqueue(ctx, e)
+}
+
+// stageEvent is the event of run reaching a stage (subject) at at.
+func stageEvent(subject string, run Run, at time.Time) (outbox.Event, error) {
+	return outbox.New(subject+run.Action, StageEvent{RunID: run.ID, Action: run.Action, ClientID: run.ClientID,
 		AgencyID: run.AgencyID, State: State(run), CreditsReserved: Credits{AI: run.Cost.AI, Data: run.Cost.Data}, At: at}, at)
 }
 

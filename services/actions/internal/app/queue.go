@@ -192,7 +192,7 @@ func (a *Actions) runQueued(ctx context.Context, run Run) {
 		// to the queue with its reservation.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer rcancel()
-		if _, err := a.requeue(rctx, run.ID); err != nil {
+		if _, err := a.requeue(rctx, run); err != nil {
 			a.logger.WarnContext(rctx, "putting a cut run back in the queue failed; recovery does it once its lease ends", "run", run.ID, "error", apperr.Cause(err))
 		}
 		return
@@ -229,9 +229,9 @@ var (
 	errStopping = errors.New("the process is stopping")
 )
 
-func (a *Actions) requeue(ctx context.Context, id string) (ok bool, err error) {
+func (a *Actions) requeue(ctx context.Context, run Run) (ok bool, err error) {
 	err = a.store.InTx(ctx, func(tx Tx) error {
-		ok, err = tx.RequeueRun(ctx, id)
+		ok, err = tx.RequeueRun(ctx, run.ID, run.Attempts)
 		return err
 	})
 	if ok {

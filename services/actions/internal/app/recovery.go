@@ -36,7 +36,7 @@ func (a *Actions) Recover(ctx context.Context) (abandoned, written int, err erro
 				// Its worker stopped before it finished and nothing was
 				// recorded: another worker runs it again, its cost still
 				// reserved.
-				if _, err := tx.RequeueRun(ctx, run.ID); err != nil {
+				if _, err := tx.RequeueRun(ctx, run.ID, run.Attempts); err != nil {
 					return err
 				}
 				requeued = append(requeued, run)

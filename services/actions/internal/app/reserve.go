@@ -8,6 +8,7 @@ import (
 	"errors"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
@@ -18,6 +19,14 @@ import (
 // returns the earlier run to replay (or refuses a different body, or a run
 // still in flight); after the TTL it frees the key for this run.
 func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (replay *Run, bal Balance, err error) {
+	var events []outbox.Event
+	if run.Status == StatusQueued {
+		queued, err := stageEvent(SubjectQueued, run, run.CreatedAt)
+		if err != nil {
+			return nil, Balance{}, err
+		}
+		events = append(events, queued)
+	}
 	err = a.store.InTx(ctx, func(tx Tx) error {
 		replay = nil
 		if run.IdempotencyKey != "" {
@@ -52,7 +61,7 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 				return apperr.QueueFull("the agency has %d runs queued, the most it may have (--agency-max-queued); nothing was reserved. Retry after some have run (see Retry-After), or run synchronously", n)
 			}
 		}
-		b, ok, err := tx.StartRun(ctx, run)
+		b, ok, err := tx.StartRun(ctx, run, events...)
 		if errors.Is(err, ErrDuplicate) {
 			return inFlight(run.IdempotencyKey) // a concurrent twin got there first
 		}
@@ -62,9 +71,6 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 		bal = b
 		if !ok {
 			return insufficient(act, b)
-		}
-		if run.Status == StatusQueued {
-			return enqueueStage(ctx, tx, SubjectQueued, run, run.CreatedAt)
 		}
 		return nil
 	})

@@ -127,8 +127,10 @@ type Tx interface {
 	// StartRun stores a new pending or queued run and takes its cost from the
 	// agency's balance, both or neither: if a kind of credit is short it
 	// returns ok false with the balance as it is (and the caller rolls the
-	// transaction back). ErrDuplicate as InsertRun.
-	StartRun(ctx context.Context, r Run) (b Balance, ok bool, err error)
+	// transaction back). ErrDuplicate as InsertRun. events (a queued run's
+	// queued event) are enqueued with it: an adapter may send them in the
+	// same round trip, while the agency's balance is held.
+	StartRun(ctx context.Context, r Run, events ...outbox.Event) (b Balance, ok bool, err error)
 	// QueuedRuns counts the agency's queued runs, up to upTo: a count of
 	// upTo means upTo or more.
 	QueuedRuns(ctx context.Context, agencyID string, upTo int) (int, error)
@@ -139,8 +141,10 @@ type Tx interface {
 	// when no run is queued.
 	ClaimRun(ctx context.Context, now, lease time.Time) (r Run, ok bool, err error)
 	// RequeueRun puts a pending run back in the queue (its worker stopped
-	// before it finished); false if it is not pending.
-	RequeueRun(ctx context.Context, id string) (bool, error)
+	// before it finished); false if it is not pending or another claim,
+	// with a later attempt, has it: a worker cut late must not put back a
+	// run another worker now runs.
+	RequeueRun(ctx context.Context, id string, attempt int) (bool, error)
 	// FinishRun records how a queued or pending run ended (status, code, data,
 	// writes, provider cost and cache flag, finish time), gives refund back to the agency's balance and
 	// enqueues event, all in one step; it returns the balance after. It

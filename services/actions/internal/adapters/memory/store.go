@@ -215,7 +215,7 @@ func (t *tx) count(r app.Run, delta int) {
 	}
 }
 
-func (t *tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error) {
+func (t *tx) StartRun(ctx context.Context, r app.Run, events ...outbox.Event) (app.Balance, bool, error) {
 	b := t.s.balances[r.AgencyID]
 	if b.AI < r.Cost.AI || b.Data < r.Cost.Data {
 		return b, false, nil
@@ -224,7 +224,15 @@ func (t *tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error)
 		return app.Balance{}, false, err
 	}
 	b, _, err := t.AddCredits(ctx, r.AgencyID, app.Balance{AI: -r.Cost.AI, Data: -r.Cost.Data})
-	return b, true, err
+	if err != nil {
+		return app.Balance{}, false, err
+	}
+	for _, e := range events {
+		if err := t.Enqueue(ctx, e); err != nil {
+			return app.Balance{}, false, err
+		}
+	}
+	return b, true, nil
 }
 
 func (t *tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event outbox.Event) (bool, app.Balance, error) {
@@ -278,9 +286,9 @@ func (t *tx) ClaimRun(_ context.Context, now, lease time.Time) (app.Run, bool, e
 	return best, true, nil
 }
 
-func (t *tx) RequeueRun(_ context.Context, id string) (bool, error) {
+func (t *tx) RequeueRun(_ context.Context, id string, attempt int) (bool, error) {
 	r, ok := t.s.runs[id]
-	if !ok || r.Status != app.StatusPending {
+	if !ok || r.Status != app.StatusPending || r.Attempts != attempt {
 		return false, nil
 	}
 	old := r

@@ -211,8 +211,9 @@ func (t tx) InsertRun(ctx context.Context, r app.Run) error {
 	return pgdb.Err(err, "insert run")
 }
 
-// StartRun inserts the run and takes its cost in one round trip, the
-// balance row last (every run of the agency queues on it).
+// StartRun inserts the run, takes its cost and enqueues its events in one
+// round trip, the balance row after the run (every run of the agency queues
+// on it).
 //
 // The transaction that starts a run commits without waiting for its WAL to
 // reach disk (synchronous_commit off for it alone): it holds the agency's
@@ -223,7 +224,7 @@ func (t tx) InsertRun(ctx context.Context, r app.Run) error {
 // so once the outcome is durable so is the reservation; a crash of
 // PostgreSQL between the two loses the pending run and its reservation
 // together, and the request fails with nothing charged.
-func (t tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error) {
+func (t tx) StartRun(ctx context.Context, r app.Run, events ...outbox.Event) (app.Balance, bool, error) {
 	var (
 		b        app.Balance
 		reserved bool
@@ -241,6 +242,10 @@ func (t tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error) 
 			reserved = err == nil
 			return err
 		})
+	// A run short of credits is rolled back with its events.
+	for _, e := range events {
+		t.EnqueueIn(ctx, batch, e)
+	}
 	if err := t.SendBatch(ctx, batch).Close(); err != nil {
 		return app.Balance{}, false, pgdb.Err(err, "start run")
 	}
@@ -294,12 +299,12 @@ func (t tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event 
 	return finished == 1, b, nil
 }
 
-// QueuedRuns counts no further than upTo: a submission's cost stays
-// bounded by the limit it checks, however long the queue.
+// QueuedRuns reads the agency's count, which triggers on runs keep
+// (migration 0006): one index probe, however long the queue.
 func (t tx) QueuedRuns(ctx context.Context, agencyID string, upTo int) (int, error) {
-	var n int
-	err := t.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM runs WHERE agency_id = $1 AND status = 'queued' LIMIT $2) q`, agencyID, upTo).Scan(&n)
-	return n, pgdb.Err(err, "count queued runs")
+	var n int64
+	err := t.QueryRow(ctx, `SELECT coalesce((SELECT queued FROM queue_depth WHERE agency_id = $1), 0)`, agencyID).Scan(&n)
+	return int(min(n, int64(upTo))), pgdb.Err(err, "count queued runs")
 }
 
 // claimRun picks the next queued run fairly and makes it pending, in one
@@ -340,8 +345,8 @@ func (t tx) ClaimRun(ctx context.Context, now, lease time.Time) (app.Run, bool, 
 	return r, err == nil, pgdb.Err(err, "claim a queued run")
 }
 
-func (t tx) RequeueRun(ctx context.Context, id string) (bool, error) {
-	tag, err := t.Exec(ctx, `UPDATE runs SET status = 'queued' WHERE id = $1 AND status = 'pending'`, id)
+func (t tx) RequeueRun(ctx context.Context, id string, attempt int) (bool, error) {
+	tag, err := t.Exec(ctx, `UPDATE runs SET status = 'queued' WHERE id = $1 AND status = 'pending' AND attempts = $2`, id, attempt)
 	return tag.RowsAffected() == 1, pgdb.Err(err, "queue a run again")
 }
 

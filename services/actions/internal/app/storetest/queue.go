@@ -173,18 +173,31 @@ func testQueueCancelAndRequeue(t *testing.T, s Store) {
 	r2 := queuedRun(a, base)
 	insert(t, s, r2)
 	c1, _ := claim(t, s, base)
-	var requeued bool
-	mustTx(t, s, func(tx app.Tx) error {
-		var err error
-		requeued, err = tx.RequeueRun(t.Context(), r2.ID)
-		return err
-	})
-	if !requeued {
+	requeue := func(attempt int) (requeued bool) {
+		mustTx(t, s, func(tx app.Tx) error {
+			var err error
+			requeued, err = tx.RequeueRun(t.Context(), r2.ID, attempt)
+			return err
+		})
+		return requeued
+	}
+	if requeue(c1.Attempts + 1) {
+		t.Fatal("RequeueRun with another attempt than the claim's put the run back")
+	}
+	if !requeue(c1.Attempts) {
 		t.Fatal("RequeueRun of a pending run = false")
+	}
+	if n := queuedCount(t, s, a); n != 1 {
+		t.Fatalf("QueuedRuns after a requeue = %d, want 1", n)
 	}
 	c2, ok := claim(t, s, base.Add(time.Second))
 	if !ok || c2.ID != r2.ID || c2.Attempts != 2 {
 		t.Fatalf("second claim = %+v, %v; want attempt 2 of the run", c2, ok)
+	}
+	// The first attempt's worker, cut late, may not put back the run the
+	// second attempt runs.
+	if requeue(c1.Attempts) {
+		t.Fatal("the first attempt's requeue took the run from the second")
 	}
 	// The first attempt's finish comes too late: the second attempt owns
 	// the run.
@@ -196,13 +209,11 @@ func testQueueCancelAndRequeue(t *testing.T, s Store) {
 	if !finish(t, s, c2) {
 		t.Fatal("the current attempt's finish was refused")
 	}
-	mustTx(t, s, func(tx app.Tx) error {
-		var err error
-		requeued, err = tx.RequeueRun(t.Context(), r2.ID)
-		return err
-	})
-	if requeued {
+	if requeue(c2.Attempts) {
 		t.Fatal("a finished run went back to the queue")
+	}
+	if n := queuedCount(t, s, a); n != 0 {
+		t.Fatalf("QueuedRuns after the run finished = %d, want 0", n)
 	}
 }
 
@@ -286,5 +297,69 @@ func testQueueRoundRobin(t *testing.T, s Store) {
 	}
 	if fmt.Sprint(order) != "[x y x y x]" {
 		t.Fatalf("claims served %v, want [x y x y x]", order)
+	}
+}
+
+// testQueueDepthUnderConcurrency: submissions, cancels and claims of one
+// agency's runs at once leave its count of queued runs exact.
+func testQueueDepthUnderConcurrency(t *testing.T, s Store) {
+	a := id()
+	add(t, s, a, app.Balance{AI: 1000, Data: 1000})
+	const submitters, each = 8, 10
+	var wg sync.WaitGroup
+	for g := range submitters {
+		wg.Go(func() {
+			for i := range each {
+				r := queuedRun(a, base.Add(time.Duration(g*each+i)*time.Millisecond))
+				if err := s.InTx(t.Context(), func(tx app.Tx) error {
+					_, ok, err := tx.StartRun(t.Context(), r)
+					if err == nil && !ok {
+						err = fmt.Errorf("StartRun refused")
+					}
+					return err
+				}); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%2 == 1 {
+					continue
+				}
+				// Every other run is canceled at once, unless a claim
+				// took it first.
+				canceled := r
+				canceled.Status, canceled.StatusCode, canceled.FinishedAt = app.StatusCanceled, app.StatusCodeCanceled, base.Add(time.Hour)
+				if err := s.InTx(t.Context(), func(tx app.Tx) error {
+					_, _, err := tx.FinishRun(t.Context(), canceled, r.Cost, outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.test", Payload: []byte("{}"), CreatedAt: base})
+					return err
+				}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for range 2 {
+		wg.Go(func() {
+			for range each {
+				claim(t, s, base.Add(time.Minute))
+			}
+		})
+	}
+	wg.Wait()
+	var runs []app.Run
+	all, err := s.ListRuns(t.Context(), a, app.RunFilter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all {
+		if r.Status == app.StatusQueued {
+			runs = append(runs, r)
+		}
+	}
+	if n := queuedCount(t, s, a); n != len(runs) {
+		t.Fatalf("QueuedRuns = %d after concurrent submissions, cancels and claims; %d runs are queued", n, len(runs))
+	}
+	if len(all) != submitters*each {
+		t.Fatalf("the agency has %d runs, want %d", len(all), submitters*each)
 	}
 }

@@ -54,6 +54,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"QueueClaimsFairlyAndOnce", testQueueClaims},
 		{"QueueCancelAndRequeue", testQueueCancelAndRequeue},
 		{"QueueRoundRobin", testQueueRoundRobin},
+		{"QueueDepthUnderConcurrency", testQueueDepthUnderConcurrency},
 		{"ListRuns", testListRuns},
 		{"SEOCacheAnswersUntilItExpires", testSEOCacheExpiry},
 		{"SEOCacheReplacesAndKeepsAnyBytes", testSEOCacheReplaces},
