@@ -322,6 +322,9 @@ func testActionRunsQueue(t *testing.T, s *stack, w *actionWorld) {
 	}
 	q3 := wantAccepted(t, audit(big, bigClient, w.site.URL+"/classes"), "seo_audit", bigClient)
 	lone := wantAccepted(t, audit(small, smallClient, w.site.URL+"/classes"), "seo_audit", smallClient)
+	// The action_runs dataset shows each run's state as the run resource
+	// does, while it waits and runs.
+	s.wantRunStates(t, big.read, bigClient, map[string]string{first: "running", q1: "queued", q2: "canceled", q3: "queued"})
 	release()
 	loneRun := s.finished(t, small.read, lone)
 	for _, id := range []string{q1, q3} {
@@ -335,6 +338,40 @@ func testActionRunsQueue(t *testing.T, s *stack, w *actionWorld) {
 	}
 	if _, data := s.credits(t, big.agency); data != 7 {
 		t.Fatalf("big agency's data credits = %v, want 7 (three runs)", data)
+	}
+	s.wantRunStates(t, big.read, bigClient, map[string]string{first: "success", q1: "success", q2: "canceled", q3: "success"})
+}
+
+// wantRunStates waits for the client's action_runs rows to be the runs
+// in want, each with its state (the rows are written just after each
+// change).
+func (s *stack) wantRunStates(t *testing.T, key, client string, want map[string]string) {
+	t.Helper()
+	var got map[string]any
+	matches := func() bool {
+		r := s.read(t, key, params("resource", "action_runs", "client_id", client, "limit", "100"))
+		rows, _ := r.json["data"].([]any)
+		got = map[string]any{}
+		for _, row := range rows {
+			m := row.(map[string]any)
+			got[fmt.Sprint(m["id"])] = m["status"]
+		}
+		if len(got) != len(want) {
+			return false
+		}
+		for id, st := range want {
+			if got[id] != st {
+				return false
+			}
+		}
+		return true
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !matches() {
+		if time.Now().After(deadline) {
+			t.Fatalf("action_runs states = %v, want %v", got, want)
+		}
+		time.Sleep(50 * time.Millisecond) // why sleep: polls what a user can see over HTTP, which has no push form
 	}
 }
 

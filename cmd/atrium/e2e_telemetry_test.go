@@ -310,6 +310,7 @@ func TestMetricsAnOperatorScrapes(t *testing.T) {
 		{"key cache misses", "atrium_gateway_key_cache_lookups_total", []string{`result="miss"`}, 1},
 		{"AI credits generate_blog spent", "atrium_actions_credits_spent_total", []string{`action="generate_blog"`, `kind="ai"`}, 2},
 		{"generate_blog runs", "atrium_actions_runs_total", []string{`action="generate_blog"`, `status="success"`}, 1},
+		{"the depth of the asynchronous runs' queue", "atrium_actions_queue_depth", nil, 0},
 	}
 	// Events leave after their commit: scrape until the relays are done.
 	var text string

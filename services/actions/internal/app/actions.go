@@ -95,10 +95,14 @@ func NewActions(st Store, clients ClientDirectory, records RecordWriter, p *acti
 	if cfg.QueuePoll <= 0 {
 		cfg.QueuePoll = DefaultQueuePoll
 	}
-	return &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger,
+	a := &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger,
 		guard:   &netguard.Guard{AllowPrivate: cfg.AllowPrivateFetch},
 		applied: make(chan string, 4096), batch: batching{jobs: make(chan *applyJob, 1024)}, metrics: newRunMetrics(cfg.Metrics),
 		queue: newQueueState(cfg.Workers)}
+	if cfg.Metrics != nil {
+		a.metrics.observeQueue(st)
+	}
+	return a
 }
 
 // Outcome is what a run answers.

@@ -105,13 +105,35 @@ func (r *records) WriteRecords(_ context.Context, client string, writes []action
 		}
 		for _, row := range w.Rows {
 			id := row["id"].(string)
-			if _, ok := r.rows[w.Resource][id]; !ok && w.Mode == action.Update {
+			old, ok := r.rows[w.Resource][id]
+			if !ok && w.Mode == action.Update {
 				continue
+			}
+			if ok && older(row, old) {
+				continue // as the data service does: an earlier state written late
 			}
 			r.rows[w.Resource][id] = row
 		}
 	}
 	return nil
+}
+
+// older reports whether row gives an updated_at before stored's.
+func older(row, stored map[string]any) bool {
+	a, errA := time.Parse(time.RFC3339Nano, fmt.Sprint(row["updated_at"]))
+	b, errB := time.Parse(time.RFC3339Nano, fmt.Sprint(stored["updated_at"]))
+	return errA == nil && errB == nil && a.Before(b)
+}
+
+// states returns the status of each action_runs row, by run id.
+func (r *records) states() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]string{}
+	for id, row := range r.rows["action_runs"] {
+		out[id], _ = row["status"].(string)
+	}
+	return out
 }
 
 func (r *records) GetRecord(_ context.Context, client, resource, id string) (map[string]any, error) {
@@ -166,9 +188,12 @@ type env struct {
 	records *records
 	text    *text
 	now     atomic.Pointer[time.Time]
-	actions *app.Actions
-	agency  string
-	client  action.Client
+	// tick, when set, makes every reading of the clock tick past the last
+	// (ticks counts them), as a real clock does between a run's states.
+	tick, ticks atomic.Int64
+	actions     *app.Actions
+	agency      string
+	client      action.Client
 
 	// providers are the ports the actions work through: text, and the
 	// others a test sets.
@@ -228,7 +253,13 @@ func newEnvOn(t *testing.T, cfg app.Config, open func(*testing.T) (app.Store, fu
 	e.dir.links[e.agency+"|"+e.client.ID] = e.client
 	p := &action.Providers{Text: e.text, MediaURL: func(n string) string { return "http://media.test/" + n }}
 	e.providers = p
-	clock := app.Clock(func() time.Time { return *e.now.Load() })
+	clock := app.Clock(func() time.Time {
+		n := *e.now.Load()
+		if d := e.tick.Load(); d > 0 {
+			return n.Add(time.Duration(e.ticks.Add(1) * d))
+		}
+		return n
+	})
 	e.actions = app.NewActions(e.store, e.dir, e.records, p, clock, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return e
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -20,9 +21,15 @@ import (
 // action_runs table, not in metrics. The attribute sets of every action of
 // the catalog are built once.
 type runMetrics struct {
+	meter       metric.Meter
 	runs, spent metric.Int64Counter
 	cost        metric.Float64Counter
 	byAction    map[string]*actionSets
+	// busy counts this process's workers executing a run; stateSkipped
+	// the action_runs rows of a queued or started run not written because
+	// the record writers were behind (noteState).
+	busy         metric.Int64UpDownCounter
+	stateSkipped metric.Int64Counter
 }
 
 type actionSets struct {
@@ -41,11 +48,33 @@ func newRunMetrics(mp metric.MeterProvider) *runMetrics {
 		metric.WithDescription("Credits spent by successful action runs, by action and kind (ai, data)."))
 	cost, _ := m.Float64Counter("atrium.actions.provider.cost", metric.WithUnit("{USD}"),
 		metric.WithDescription("What the outside providers (DataForSEO) reported charging for action runs' calls, in US dollars, by action; failed runs included."))
-	rm := &runMetrics{runs: runs, spent: spent, cost: cost, byAction: map[string]*actionSets{}}
+	busy, _ := m.Int64UpDownCounter("atrium.actions.workers.busy", metric.WithUnit("{worker}"),
+		metric.WithDescription("This process's action workers executing a queued run; --action-workers is the most."))
+	stateSkipped, _ := m.Int64Counter("atrium.actions.run_states.skipped", metric.WithUnit("{row}"),
+		metric.WithDescription("action_runs rows of a queued or started run not written because the record writers were behind; the run's final row is always written."))
+	rm := &runMetrics{meter: m, runs: runs, spent: spent, cost: cost, byAction: map[string]*actionSets{}, busy: busy, stateSkipped: stateSkipped}
 	for _, act := range catalog.All() {
 		rm.byAction[act.Name] = newActionSets(act.Name)
 	}
 	return rm
+}
+
+// observeQueue reports the depth of the deployment's queue, read from the
+// store at each collection: every replica reports the same figure (take
+// the maximum across replicas, not the sum).
+func (m *runMetrics) observeQueue(st Store) {
+	_, _ = m.meter.Int64ObservableGauge("atrium.actions.queue.depth", metric.WithUnit("{run}"),
+		metric.WithDescription("Asynchronous runs queued and not yet started, across every agency and replica of the deployment (read from the store; every replica reports the same value)."),
+		metric.WithInt64Callback(func(ctx context.Context, o metric.Int64Observer) error {
+			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			n, err := st.QueuedTotal(ctx)
+			if err != nil {
+				return err
+			}
+			o.Observe(n)
+			return nil
+		}))
 }
 
 func newActionSets(action string) *actionSets {

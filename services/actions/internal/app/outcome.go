@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 	"unicode/utf8"
 
@@ -111,16 +112,32 @@ func (a *Actions) record(ctx context.Context, run Run, act *action.Action) (Outc
 
 var errInterrupted = errors.New("the run has finished already")
 
-// runRow is the run as a row of the action_runs dataset.
+// runRow is the finished run as a row of the action_runs dataset.
 func runRow(run Run, act *action.Action) action.RecordWrite {
+	return stateRow(run, act, run.FinishedAt)
+}
+
+// stateRow is the run as a row of the action_runs dataset in the state it
+// entered at at, which is the row's updated_at: the data service keeps the
+// row with the latest, whatever order the writes of one run's states
+// arrive in. Its status is the run resource's state, and it shows
+// started_at and finished_at as the run resource does.
+func stateRow(run Run, act *action.Action, at time.Time) action.RecordWrite {
 	d := datasets.ActionRuns
 	row := map[string]any{
-		d.ID: run.ID, d.Action: run.Action, d.Status: run.Status, d.StatusCode: float64(run.StatusCode),
-		d.AgencyID: run.AgencyID, d.RecordResource: act.Writes, d.Data: shortened(run.Data),
-		d.StartedAt: run.StartedAt.Format(time.RFC3339Nano), d.FinishedAt: run.FinishedAt.Format(time.RFC3339Nano),
-		d.CreatedAt: run.CreatedAt.Format(time.RFC3339Nano), d.UpdatedAt: run.FinishedAt.Format(time.RFC3339Nano),
+		d.ID: run.ID, d.Action: run.Action, d.Status: State(run), d.StatusCode: float64(run.StatusCode),
+		d.AgencyID: run.AgencyID, d.RecordResource: act.Writes,
+		d.CreatedAt: run.CreatedAt.Format(time.RFC3339Nano), d.UpdatedAt: at.Format(time.RFC3339Nano),
 		d.CreditsAI: 0.0, d.CreditsData: 0.0, d.ProviderCost: run.ProviderCost.Float(), d.Cached: run.Cached,
 	}
+	if Started(run) {
+		row[d.StartedAt] = run.StartedAt.Format(time.RFC3339Nano)
+	}
+	if !run.Finished() {
+		row[d.StatusCode] = float64(http.StatusAccepted)
+		return action.RecordWrite{Resource: d.Resource, Mode: action.Upsert, Rows: []map[string]any{row}}
+	}
+	row[d.Data], row[d.FinishedAt] = shortened(run.Data), run.FinishedAt.Format(time.RFC3339Nano)
 	if run.Status == StatusSuccess {
 		row[d.CreditsAI], row[d.CreditsData] = float64(run.Cost.AI), float64(run.Cost.Data)
 		if id, ok := run.Data["id"].(string); ok {
@@ -131,6 +148,11 @@ func runRow(run Run, act *action.Action) action.RecordWrite {
 	}
 	return action.RecordWrite{Resource: d.Resource, Mode: action.Upsert, Rows: []map[string]any{row}}
 }
+
+// Started reports whether run has started: a synchronous run at once, an
+// asynchronous one once a worker has claimed it (one canceled while queued
+// never started).
+func Started(run Run) bool { return !run.Async || run.Attempts > 0 }
 
 // runDataMax is the longest string a run's row keeps of its data; longer
 // ones (an article's body) are in the record itself.

@@ -77,6 +77,7 @@ func (a *Actions) Submit(ctx context.Context, agencyID string, body map[string]a
 	if replay != nil {
 		return Outcome{Run: *replay, Balance: bal, Replayed: true}, nil
 	}
+	a.noteState(run, run.CreatedAt)
 	select {
 	case a.queue.wake <- struct{}{}:
 	default: // every worker has a wake-up waiting already
@@ -142,6 +143,9 @@ func (a *Actions) claim(ctx context.Context) (run Run, ok bool, err error) {
 // is read again every QueuePoll) and when the process stops, in which case
 // the run goes back to the queue.
 func (a *Actions) runQueued(ctx context.Context, run Run) {
+	a.metrics.busy.Add(ctx, 1)
+	defer a.metrics.busy.Add(context.WithoutCancel(ctx), -1)
+	a.noteState(run, run.StartedAt)
 	work, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
 	a.queue.mu.Lock()
@@ -235,6 +239,8 @@ func (a *Actions) requeue(ctx context.Context, run Run) (ok bool, err error) {
 		return err
 	})
 	if ok {
+		run.Status = StatusQueued
+		a.noteState(run, a.clock.Now())
 		select {
 		case a.queue.wake <- struct{}{}:
 		default:

@@ -103,3 +103,66 @@ func TestWorkersRunTheQueue(t *testing.T) {
 		}
 	})
 }
+
+// The action_runs dataset follows an asynchronous run's state: queued
+// while it waits, running once a worker has it, then its end; a late
+// write of an earlier state does not undo a later one.
+func TestActionRunsRowsFollowTheRunsState(t *testing.T) {
+	onEveryStore(t, func(t *testing.T, newEnv func(*testing.T, app.Config) *env) {
+		e := newEnv(t, app.Config{Workers: 1})
+		e.tick.Store(int64(time.Millisecond))
+		e.grant(t, 10, 0)
+		e.text.release = make(chan struct{})
+		ctx, stop := context.WithCancel(t.Context())
+		var wg sync.WaitGroup
+		wg.Go(func() { e.actions.Background(ctx, time.Hour) })
+		wg.Go(func() { e.actions.Work(ctx) })
+		defer func() { stop(); wg.Wait() }()
+		for !app.RecordWritersRunning(e.actions) {
+			time.Sleep(time.Millisecond) // why sleep: Background has no signal that its writers started, and a state row is skipped before
+		}
+		var ids []string
+		for _, kw := range []string{"rye", "spelt"} {
+			out, err := e.actions.Submit(t.Context(), e.agency, e.blog(kw), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, out.Run.ID)
+		}
+		// The one worker holds the first run at the text provider; the
+		// second waits.
+		waitStates(t, e, map[string]string{ids[0]: "running", ids[1]: "queued"})
+		close(e.text.release)
+		for _, id := range ids {
+			if r, err := e.actions.WaitRun(t.Context(), e.agency, id, time.Minute); err != nil || r.Status != app.StatusSuccess {
+				t.Fatalf("WaitRun = %+v, %v", r, err)
+			}
+		}
+		waitStates(t, e, map[string]string{ids[0]: "success", ids[1]: "success"})
+		row, err := e.records.GetRecord(t.Context(), e.client.ID, "action_runs", ids[1])
+		if err != nil || row["started_at"] == nil || row["finished_at"] == nil || row["status_code"] != 200.0 || row["credits_ai"] != 2.0 {
+			t.Fatalf("final row = %v, %v", row, err)
+		}
+	})
+}
+
+// waitStates polls the action_runs rows until they show want (the record
+// writers write them in the background).
+func waitStates(t *testing.T, e *env, want map[string]string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := e.records.states()
+		match := true
+		for id, st := range want {
+			match = match && got[id] == st
+		}
+		if match {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("action_runs states = %v, want %v", got, want)
+		}
+		time.Sleep(5 * time.Millisecond) // why sleep: polls the fake data service, which the batch writers write to in the background
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/catalog"
 )
 
 // RecordWriter writes the records actions create into the data service's
@@ -31,6 +32,10 @@ type RecordWriter interface {
 type applyJob struct {
 	run  Run
 	done chan error
+	// state says the job is a row of the action_runs dataset showing a
+	// state the run has just entered (queued, running): nobody waits for
+	// it, and nothing marks it written.
+	state bool
 }
 
 // Batching sizes.
@@ -59,6 +64,33 @@ func (a *Actions) submit(job *applyJob) bool {
 	}
 	a.batch.jobs <- job
 	return true
+}
+
+// noteState writes the action_runs row of an asynchronous run that has
+// just entered a state (queued, running), at at, in a batch with the
+// others, without waiting. It is best effort: should the batch writers be
+// backed up (their queue more than half full) or the write fail, the row
+// shows the run's earlier state until the next is written, and the final
+// one always is (apply, and recovery after it). A late write of an earlier
+// state changes nothing: the data service keeps the row with the latest
+// updated_at.
+func (a *Actions) noteState(run Run, at time.Time) {
+	act, ok := catalog.Lookup(run.Action)
+	if !ok {
+		act = &action.Action{Name: run.Action}
+	}
+	run.Writes = []action.RecordWrite{stateRow(run, act, at)}
+	a.batch.mu.RLock()
+	defer a.batch.mu.RUnlock()
+	if !a.batch.on || len(a.batch.jobs) > cap(a.batch.jobs)/2 {
+		a.metrics.stateSkipped.Add(context.Background(), 1)
+		return
+	}
+	select {
+	case a.batch.jobs <- &applyJob{run: run, state: true}:
+	default:
+		a.metrics.stateSkipped.Add(context.Background(), 1)
+	}
 }
 
 // apply writes a finished run's records, in a batch when the batch writers
@@ -138,6 +170,12 @@ func (a *Actions) applyBatch(ctx context.Context, jobs []*applyJob) {
 }
 
 func (a *Actions) finishJob(ctx context.Context, j *applyJob, err error) {
+	if j.state {
+		if err != nil {
+			a.logger.DebugContext(ctx, "writing a run's state to action_runs failed; its next state is written over it", "run", j.run.ID, "error", apperr.Cause(err))
+		}
+		return
+	}
 	if err == nil {
 		select {
 		case a.applied <- j.run.ID:
@@ -151,7 +189,11 @@ func (a *Actions) finishJob(ctx context.Context, j *applyJob, err error) {
 }
 
 // merged puts the writes of several runs together: the rows of one dataset
-// and mode in one write. Every row has its own id, so nothing collides.
+// and mode in one write. Rows of different runs have their own ids; one
+// run's action_runs row may come more than once (queued, then running, then
+// its end, when the writers are behind), and the data service takes each id
+// once per write, so the last in the batch, the run's latest state (the
+// jobs are in the order this process queued them), is the one kept.
 func merged(jobs []*applyJob) []action.RecordWrite {
 	if len(jobs) == 1 {
 		return jobs[0].run.Writes
@@ -160,8 +202,10 @@ func merged(jobs []*applyJob) []action.RecordWrite {
 		resource string
 		mode     action.WriteMode
 	}
+	type place struct{ write, row int }
 	var out []action.RecordWrite
 	at := map[key]int{}
+	rowAt := map[string]place{}
 	for _, j := range jobs {
 		for _, w := range j.run.Writes {
 			k := key{w.Resource, w.Mode}
@@ -171,7 +215,15 @@ func merged(jobs []*applyJob) []action.RecordWrite {
 				at[k] = i
 				out = append(out, action.RecordWrite{Resource: w.Resource, Mode: w.Mode})
 			}
-			out[i].Rows = append(out[i].Rows, w.Rows...)
+			for _, row := range w.Rows {
+				id, _ := row["id"].(string)
+				if p, seen := rowAt[id]; seen && id != "" && p.write == i {
+					out[i].Rows[p.row] = row
+					continue
+				}
+				rowAt[id] = place{i, len(out[i].Rows)}
+				out[i].Rows = append(out[i].Rows, row)
+			}
 		}
 	}
 	return out

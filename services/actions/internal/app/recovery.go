@@ -65,6 +65,8 @@ func (a *Actions) Recover(ctx context.Context) (abandoned, written int, err erro
 	}
 	for _, run := range requeued {
 		a.logger.WarnContext(ctx, "queued an abandoned asynchronous run again; its cost stays reserved", "run", run.ID, "action", run.Action, "attempts", run.Attempts)
+		run.Status = StatusQueued
+		a.noteState(run, now)
 	}
 	if len(requeued) > 0 {
 		select {

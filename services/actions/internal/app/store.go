@@ -92,6 +92,9 @@ type Store interface {
 	Balance(ctx context.Context, agencyID string) (Balance, error)
 	// Run returns a run by id.
 	Run(ctx context.Context, id string) (Run, error)
+	// QueuedTotal counts the queued runs of every agency: the depth of the
+	// deployment's queue, for its metric.
+	QueuedTotal(ctx context.Context) (int64, error)
 	// UnappliedRuns returns up to limit finished runs whose writes are not
 	// applied, finished before before, oldest first.
 	UnappliedRuns(ctx context.Context, before time.Time, limit int) ([]Run, error)

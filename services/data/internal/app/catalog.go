@@ -166,7 +166,7 @@ var Catalog = []Resource{
 	{Name: "integrations", Description: "Connected integrations and status", Fields: []Field{
 		req("name", TString), f("provider", TString), f("status", TString), f("connected_at", TTimestamp), f("config", TJSON)}},
 
-	{Name: "action_runs", Description: "Runs of actions, successful or not", BeyondSpec: true, ByAgency: true, Fields: []Field{
+	{Name: "action_runs", Description: "Runs of actions: queued, running, and how they ended (success, error, canceled)", BeyondSpec: true, ByAgency: true, Fields: []Field{
 		req("action", TString), f("status", TString), f("status_code", TInteger), f("agency_id", TString),
 		f("credits_ai", TInteger), f("credits_data", TInteger), f("record_id", TString), f("record_resource", TString),
 		f("error", TString), f("data", TJSON), f("started_at", TTimestamp), f("finished_at", TTimestamp),

@@ -37,7 +37,8 @@ type RecordWrite struct {
 
 // WriteResult counts what a WriteRecords did. Updated counts the stored
 // rows matched, including those already as written (which are left
-// untouched, so that a retried write changes nothing).
+// untouched, so that a retried write changes nothing). Skipped counts the
+// rows an update found no row for, and those older than the stored row.
 type WriteResult struct {
 	Inserted, Updated, Skipped int
 }
@@ -90,7 +91,11 @@ func writable(field, name string) (*Resource, error) {
 // Replacing a row replaces its data and keys; created_at stays the stored
 // one unless the row gives one, updated_at is now unless the row gives
 // one. A row identical to the stored one (updated_at aside, unless given)
-// is left as it is, so that re-applying a write changes nothing.
+// is left as it is, so that re-applying a write changes nothing. A row
+// that gives an updated_at older than the stored row's is skipped: the
+// actions service writes a run's row as it is queued, starts and ends,
+// from more than one goroutine and replica, and a late write of an earlier
+// state must not undo a later one (last writer by updated_at wins).
 func (d *Datasets) WriteRecords(ctx context.Context, clientID string, writes []RecordWrite) (WriteResult, error) {
 	client, err := value.BodyID("client_id", clientID)
 	if err != nil {
@@ -187,6 +192,10 @@ func (d *Datasets) applyWrites(ctx context.Context, client string, pending []pen
 				inserts = append(inserts, p.row)
 				inserted[p.resource.Name]++
 				res.Inserted++
+				continue
+			}
+			if p.updatedGiven && p.row.UpdatedAt.Before(old.UpdatedAt) {
+				res.Skipped++ // an earlier state, written late
 				continue
 			}
 			res.Updated++

@@ -102,6 +102,13 @@ func (s *Store) Balance(_ context.Context, agencyID string) (app.Balance, error)
 	return s.balances[agencyID], nil
 }
 
+// QueuedTotal implements app.Store.
+func (s *Store) QueuedTotal(context.Context) (int64, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	return int64(len(s.queued)), nil
+}
+
 // Run implements app.Store.
 func (s *Store) Run(_ context.Context, id string) (app.Run, error) {
 	s.db.RLock()

@@ -149,6 +149,14 @@ func (s *Store) ListRuns(ctx context.Context, agencyID string, f app.RunFilter) 
 	return runs(ctx, s.db.Pool(), "list runs", q, args...)
 }
 
+// QueuedTotal implements app.Store: the sum of the agencies' counts that
+// the triggers keep, not a scan of the queue.
+func (s *Store) QueuedTotal(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.Pool().QueryRow(ctx, `SELECT coalesce(sum(queued), 0)::bigint FROM queue_depth`).Scan(&n)
+	return n, pgdb.Err(err, "count queued runs")
+}
+
 // InTx implements app.Store.
 func (s *Store) InTx(ctx context.Context, fn func(app.Tx) error) error {
 	return s.db.InTx(ctx, func(t *pgdb.Tx) error { return fn(tx{t}) })

@@ -780,7 +780,7 @@ var Integrations = struct {
 	UpdatedAt:   "updated_at",
 }
 
-// ActionRuns is the dataset action_runs: Runs of actions, successful or not.
+// ActionRuns is the dataset action_runs: Runs of actions: queued, running, and how they ended (success, error, canceled).
 var ActionRuns = struct {
 	Resource       string
 	ID             string // uuid

@@ -359,6 +359,9 @@ func testQueueDepthUnderConcurrency(t *testing.T, s Store) {
 	if n := queuedCount(t, s, a); n != len(runs) {
 		t.Fatalf("QueuedRuns = %d after concurrent submissions, cancels and claims; %d runs are queued", n, len(runs))
 	}
+	if n, err := s.QueuedTotal(t.Context()); err != nil || n != int64(len(runs)) {
+		t.Fatalf("QueuedTotal = %d, %v; %d runs are queued", n, err, len(runs))
+	}
 	if len(all) != submitters*each {
 		t.Fatalf("the agency has %d runs, want %d", len(all), submitters*each)
 	}

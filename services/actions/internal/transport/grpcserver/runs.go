@@ -146,7 +146,7 @@ func runPB(r app.Run) (*actionsv1.Run, error) {
 	if r.IdempotencyKey != "" {
 		out.IdempotencyKey = wrapperspb.String(r.IdempotencyKey)
 	}
-	if !r.Async || r.Attempts > 0 { // a queued run has not started, nor one canceled while queued
+	if app.Started(r) {
 		out.StartedAt = timestamppb.New(r.StartedAt)
 	}
 	if !r.Finished() {

@@ -275,6 +275,34 @@ func testReapply(t *testing.T, s Store) {
 	}
 }
 
+// testLateWriteSkipped: a row whose updated_at is older than the stored
+// row's (a run's "running" row arriving after its final one) changes
+// nothing; a newer one replaces it, and without updated_at a write
+// replaces whatever is stored.
+func testLateWriteSkipped(t *testing.T, s Store) {
+	d, _ := datasets(s)
+	client, run := uuid.NewString(), uuid.NewString()
+	state := func(status, at string) map[string]any {
+		return map[string]any{"id": run, "action": "generate_blog", "status": status, "created_at": "2026-11-01T09:00:00Z", "updated_at": at}
+	}
+	write(t, d, client, upsert("action_runs", state("queued", "2026-11-01T09:00:00Z")))
+	wantResult(t, write(t, d, client, upsert("action_runs", state("success", "2026-11-01T09:00:05.5Z"))), app.WriteResult{Updated: 1})
+	wantResult(t, write(t, d, client, upsert("action_runs", state("running", "2026-11-01T09:00:01Z"))), app.WriteResult{Skipped: 1})
+	got := get(t, s, client, "action_runs", run)
+	if got["status"] != "success" || got["updated_at"] != "2026-11-01T09:00:05.5Z" {
+		t.Fatalf("after a late write of an earlier state: %v, want the success row", got)
+	}
+	if n := total(t, s, client, "action_runs", "status", "success"); n != 1 {
+		t.Fatalf("status=success total = %d, want 1", n)
+	}
+	undated := state("error", "")
+	delete(undated, "updated_at")
+	wantResult(t, write(t, d, client, upsert("action_runs", undated)), app.WriteResult{Updated: 1})
+	if got := get(t, s, client, "action_runs", run); got["status"] != "error" {
+		t.Fatalf("a write without updated_at left %v", got)
+	}
+}
+
 // testWritesAllOrNothing: one request's writes of several resources
 // commit together or not at all.
 func testWritesAllOrNothing(t *testing.T, s Store) {

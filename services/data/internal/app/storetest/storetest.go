@@ -35,6 +35,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"UpdateSkipsMissing", testUpdateSkipsMissing},
 		{"TakenIDIsRefused", testTakenID},
 		{"ReapplyingAWriteChangesNothing", testReapply},
+		{"AnEarlierStateWrittenLateIsSkipped", testLateWriteSkipped},
 		{"WritesAreAllOrNothing", testWritesAllOrNothing},
 		{"ConcurrentUpsertsOfOneID", testConcurrentUpserts},
 		{"RowNotFound", testRowNotFound},
