@@ -192,47 +192,17 @@ func runActionsAsync(ctx context.Context, f crmFlags, a asyncFlags, levels strin
 		a.latency, workersText(a.workers), a.queued, clients, a.small)
 
 	// The large agency's flood: submissions per second and the 202's latency.
-	var (
-		seq       atomic.Int64
-		mu        sync.Mutex
-		latencies []time.Duration
-		firstErr  error
-	)
 	var prof chan error
 	if f.profile != "" {
-		// The flood's middle: its first seconds fill an empty queue.
 		prof = make(chan error, 1)
 		go func() { prof <- atrium.profile(ctx, "profile", f.profile, a.profileFor) }()
 	}
-	start := time.Now()
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Go(func() {
-			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}, Timeout: 30 * time.Second}
-			defer hc.CloseIdleConnections()
-			for ctx.Err() == nil {
-				n := seq.Add(1)
-				if n > int64(a.queued) {
-					return
-				}
-				t0 := time.Now()
-				_, err := big.submit(ctx, hc, atrium.api, n)
-				d := time.Since(t0)
-				mu.Lock()
-				if err != nil {
-					firstErr = cmpErr(firstErr, err)
-					mu.Unlock()
-					return
-				}
-				latencies = append(latencies, d)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if firstErr != nil {
-		return firstErr
+	latencies, elapsed, err := flood(ctx, clients, a.queued, func(hc *http.Client, n int64) error {
+		_, err := big.submit(ctx, hc, atrium.api, n)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if prof != nil {
 		if err := <-prof; err != nil {
@@ -263,6 +233,31 @@ func runActionsAsync(ctx context.Context, f crmFlags, a asyncFlags, levels strin
 	fmt.Printf("  small agency's queue wait (submission to start, %d runs, the large agency with thousands queued): p50 %.0f ms, p99 %.0f ms, max %.0f ms (target: under %s, 2 x the provider latency)\n",
 		len(waits), ms(pct(waits, 50)), ms(pct(waits, 99)), ms(slices.Max(waits)), 2*a.latency)
 	fmt.Printf("  completions: %d in %.1f s = %.1f/s (the workers' ceiling is workers / provider latency)\n", done, window.Seconds(), float64(done)/window.Seconds())
+
+	// The floor: the same flood against bench/floor.Submissions (net/http
+	// and pgx, the store's statements and the 202's JSON) for a third
+	// agency, on the same database, while Atrium's workers go on.
+	fl, err := newBenchTenant(ctx, atrium, "Bench floor agency")
+	if err != nil {
+		return err
+	}
+	floorCmd, floorAddr, err := startFloorWith(ctx, "", "--database-url", env.db, "--agency", fl.agency, "--submissions", fl.client,
+		"--max-queued", strconv.Itoa(a.queued+1000))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = floorCmd.Process.Kill(); _ = floorCmd.Wait() }()
+	floorLat, floorElapsed, err := flood(ctx, clients, a.queued, func(hc *http.Client, n int64) error {
+		_, err := fl.submit(ctx, hc, floorAddr, n)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("floor: %w", err)
+	}
+	atriumRate, floorRate := float64(len(latencies))/elapsed.Seconds(), float64(len(floorLat))/floorElapsed.Seconds()
+	fmt.Printf("  floor (net/http + pgx, the same statements and JSON; %d clients): %d accepted in %.1f s = %.0f/s; 202 latency p50 %.2f ms, p99 %.2f ms\n",
+		clients, len(floorLat), floorElapsed.Seconds(), floorRate, ms(pct(floorLat, 50)), ms(pct(floorLat, 99)))
+	fmt.Printf("  Atrium / floor: submissions/s %.2f, p99 %.2f\n", atriumRate/floorRate, float64(pct(latencies, 99))/float64(pct(floorLat, 99)))
 	if f.profile != "" {
 		fmt.Printf("\nCPU profile of Atrium (the first %s of the large agency's submissions): %s\n", a.profileFor, f.profile)
 		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput()
@@ -272,6 +267,44 @@ func runActionsAsync(ctx context.Context, f crmFlags, a asyncFlags, levels strin
 		fmt.Println(string(out))
 	}
 	return nil
+}
+
+// flood submits n runs from clients concurrent clients, each with its own
+// connection, and returns each submission's latency and the time it took.
+func flood(ctx context.Context, clients, n int, submit func(hc *http.Client, i int64) error) ([]time.Duration, time.Duration, error) {
+	var (
+		seq       atomic.Int64
+		mu        sync.Mutex
+		latencies []time.Duration
+		firstErr  error
+	)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}, Timeout: 30 * time.Second}
+			defer hc.CloseIdleConnections()
+			for ctx.Err() == nil {
+				i := seq.Add(1)
+				if i > int64(n) {
+					return
+				}
+				t0 := time.Now()
+				err := submit(hc, i)
+				d := time.Since(t0)
+				mu.Lock()
+				if err != nil {
+					firstErr = cmpErr(firstErr, err)
+					mu.Unlock()
+					return
+				}
+				latencies = append(latencies, d)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return latencies, time.Since(start), firstErr
 }
 
 func workersText(n int) string {

@@ -25,6 +25,8 @@ func runFloor(ctx context.Context, args []string) error {
 	dataFloor := fs.Bool("data", false, "serve the data read floor")
 	hooks := fs.String("webhooks", "", "serve the webhooks floor, sending to the endpoints of this JSON file (site id: [{url, secret}])")
 	files := fs.String("files", "", "serve the files floor from this directory: http.FileServer for downloads, a streamed, hashed and fsynced write for uploads")
+	submissions := fs.String("submissions", "", "serve the asynchronous submissions floor for --agency's runs on this client")
+	maxQueued := fs.Int64("max-queued", 1000, "with --submissions: the agency's most queued runs")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -38,6 +40,8 @@ func runFloor(ctx context.Context, args []string) error {
 		schema = "collections"
 	case *dataFloor:
 		schema = "data"
+	case *submissions != "":
+		schema = "actions"
 	}
 	pool, err := pgdb.Open(ctx, *url, schema)
 	if err != nil {
@@ -55,6 +59,9 @@ func runFloor(ctx context.Context, args []string) error {
 	}
 	if *dataFloor {
 		h = floor.NewData(pool).Handler()
+	}
+	if *submissions != "" {
+		h = floor.NewSubmissions(pool, *agency, *submissions, *maxQueued).Handler()
 	}
 	if *hooks != "" {
 		b, err := os.ReadFile(*hooks)

@@ -97,7 +97,7 @@ func NewActions(st Store, clients ClientDirectory, records RecordWriter, p *acti
 	}
 	a := &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger,
 		guard:   &netguard.Guard{AllowPrivate: cfg.AllowPrivateFetch},
-		applied: make(chan string, 4096), batch: batching{jobs: make(chan *applyJob, 1024)}, metrics: newRunMetrics(cfg.Metrics),
+		applied: make(chan string, 4096), batch: batching{jobs: make(chan *applyJob, 1024), states: make(chan *applyJob, 4096)}, metrics: newRunMetrics(cfg.Metrics),
 		queue: newQueueState(cfg.Workers)}
 	if cfg.Metrics != nil {
 		a.metrics.observeQueue(st)

@@ -21,6 +21,7 @@ func (a *Actions) Background(ctx context.Context, interval time.Duration) {
 	for range applyWorkers {
 		writers.Go(func() { a.batchWriter(context.WithoutCancel(ctx), stop) })
 	}
+	writers.Go(func() { a.stateWriter(context.WithoutCancel(ctx), stop) })
 	a.RunRecovery(ctx, interval)
 	a.batch.mu.Lock()
 	a.batch.on = false

@@ -52,16 +52,20 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 				return err
 			}
 		}
+		var (
+			b      Balance
+			ok     bool
+			err    error
+			queued int
+		)
 		if run.Status == StatusQueued {
-			n, err := tx.QueuedRuns(ctx, run.AgencyID, a.cfg.AgencyMaxQueued)
-			if err != nil {
-				return err
+			b, queued, ok, err = tx.QueueRun(ctx, run, a.cfg.AgencyMaxQueued, events...)
+			if err == nil && queued >= a.cfg.AgencyMaxQueued {
+				return apperr.QueueFull("the agency has %d runs queued, the most it may have (--agency-max-queued); nothing was reserved. Retry after some have run (see Retry-After), or run synchronously", queued)
 			}
-			if n >= a.cfg.AgencyMaxQueued {
-				return apperr.QueueFull("the agency has %d runs queued, the most it may have (--agency-max-queued); nothing was reserved. Retry after some have run (see Retry-After), or run synchronously", n)
-			}
+		} else {
+			b, ok, err = tx.StartRun(ctx, run)
 		}
-		b, ok, err := tx.StartRun(ctx, run, events...)
 		if errors.Is(err, ErrDuplicate) {
 			return inFlight(run.IdempotencyKey) // a concurrent twin got there first
 		}

@@ -134,6 +134,11 @@ type Tx interface {
 	// queued event) are enqueued with it: an adapter may send them in the
 	// same round trip, while the agency's balance is held.
 	StartRun(ctx context.Context, r Run, events ...outbox.Event) (b Balance, ok bool, err error)
+	// QueueRun is StartRun for a queued run, unless the agency has
+	// maxQueued runs queued already: queued is then that count and ok
+	// false (and the caller rolls the transaction back, as when credits
+	// are short: an adapter may have stored the run before it knew).
+	QueueRun(ctx context.Context, r Run, maxQueued int, events ...outbox.Event) (b Balance, queued int, ok bool, err error)
 	// QueuedRuns counts the agency's queued runs, up to upTo: a count of
 	// upTo means upTo or more.
 	QueuedRuns(ctx context.Context, agencyID string, upTo int) (int, error)

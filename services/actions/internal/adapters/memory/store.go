@@ -242,6 +242,15 @@ func (t *tx) StartRun(ctx context.Context, r app.Run, events ...outbox.Event) (a
 	return b, true, nil
 }
 
+func (t *tx) QueueRun(ctx context.Context, r app.Run, maxQueued int, events ...outbox.Event) (app.Balance, int, bool, error) {
+	n := t.s.queuedBy[r.AgencyID]
+	if n >= maxQueued {
+		return app.Balance{}, n, false, nil
+	}
+	b, ok, err := t.StartRun(ctx, r, events...)
+	return b, n, ok, err
+}
+
 func (t *tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event outbox.Event) (bool, app.Balance, error) {
 	cur, ok := t.s.runs[r.ID]
 	if !ok || cur.Finished() || cur.Attempts != r.Attempts {

@@ -233,12 +233,40 @@ func (t tx) InsertRun(ctx context.Context, r app.Run) error {
 // PostgreSQL between the two loses the pending run and its reservation
 // together, and the request fails with nothing charged.
 func (t tx) StartRun(ctx context.Context, r app.Run, events ...outbox.Event) (app.Balance, bool, error) {
+	return t.startRun(ctx, r, nil, events)
+}
+
+// QueueRun is StartRun with the agency's count of queued runs (which the
+// triggers of migration 0006 keep) read in the same round trip: a
+// submission is one round trip between its BEGIN and its COMMIT. When the
+// queue is full the run has been inserted and reserved all the same, and
+// the caller's rollback undoes it, as for a run short of credits.
+func (t tx) QueueRun(ctx context.Context, r app.Run, maxQueued int, events ...outbox.Event) (app.Balance, int, bool, error) {
+	var queued int64
+	b, ok, err := t.startRun(ctx, r, func(batch *pgx.Batch) {
+		batch.Queue(`SELECT coalesce((SELECT queued FROM queue_depth WHERE agency_id = $1), 0)`, r.AgencyID).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&queued) })
+	}, events)
+	switch {
+	case err != nil:
+		return app.Balance{}, 0, false, err
+	case queued >= int64(maxQueued):
+		return app.Balance{}, int(queued), false, nil
+	}
+	return b, int(queued), ok, nil
+}
+
+// startRun is StartRun, with the statements first adds before the run's.
+func (t tx) startRun(ctx context.Context, r app.Run, first func(*pgx.Batch), events []outbox.Event) (app.Balance, bool, error) {
 	var (
 		b        app.Balance
 		reserved bool
 	)
 	batch := &pgx.Batch{}
 	batch.Queue(`SET LOCAL synchronous_commit TO off`)
+	if first != nil {
+		first(batch)
+	}
 	batch.Queue(insertRun, insertRunArgs(r)...)
 	batch.Queue(`UPDATE credits SET ai = ai - $2, data = data - $3, updated_at = now()
 		WHERE agency_id = $1 AND ai >= $2 AND data >= $3 RETURNING ai, data`, r.AgencyID, r.Cost.AI, r.Cost.Data).

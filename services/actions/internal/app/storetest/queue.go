@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -312,9 +313,9 @@ func testQueueDepthUnderConcurrency(t *testing.T, s Store) {
 			for i := range each {
 				r := queuedRun(a, base.Add(time.Duration(g*each+i)*time.Millisecond))
 				if err := s.InTx(t.Context(), func(tx app.Tx) error {
-					_, ok, err := tx.StartRun(t.Context(), r)
+					_, _, ok, err := tx.QueueRun(t.Context(), r, 1000)
 					if err == nil && !ok {
-						err = fmt.Errorf("StartRun refused")
+						err = fmt.Errorf("QueueRun refused")
 					}
 					return err
 				}); err != nil {
@@ -364,5 +365,51 @@ func testQueueDepthUnderConcurrency(t *testing.T, s Store) {
 	}
 	if len(all) != submitters*each {
 		t.Fatalf("the agency has %d runs, want %d", len(all), submitters*each)
+	}
+}
+
+// testQueueRunLimit: QueueRun stores and reserves a queued run while the
+// agency has fewer than the limit queued; at the limit it answers the
+// count, and the caller's rollback leaves neither the run nor its cost.
+func testQueueRunLimit(t *testing.T, s Store) {
+	a := id()
+	add(t, s, a, app.Balance{AI: 100, Data: 100})
+	errFull := errors.New("full")
+	queue := func(r app.Run) (app.Balance, int, bool) {
+		var (
+			b      app.Balance
+			queued int
+			ok     bool
+		)
+		err := s.InTx(t.Context(), func(tx app.Tx) error {
+			var err error
+			b, queued, ok, err = tx.QueueRun(t.Context(), r, 2)
+			if err == nil && !ok {
+				return errFull // as the use case does
+			}
+			return err
+		})
+		if err != nil && !errors.Is(err, errFull) {
+			t.Fatal(err)
+		}
+		return b, queued, ok
+	}
+	for i, want := range []app.Balance{{AI: 98, Data: 99}, {AI: 96, Data: 98}} {
+		if b, queued, ok := queue(queuedRun(a, base)); !ok || queued != i || b != want {
+			t.Fatalf("QueueRun %d = %+v, %d queued, %v; want %+v with %d queued before", i, b, queued, ok, want, i)
+		}
+	}
+	third := queuedRun(a, base)
+	if _, queued, ok := queue(third); ok || queued != 2 {
+		t.Fatalf("QueueRun at the limit = %d queued, %v; want refused with 2", queued, ok)
+	}
+	if _, err := s.Run(t.Context(), third.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("the refused run was stored: %v", err)
+	}
+	if b := balance(t, s, a); b != (app.Balance{AI: 96, Data: 98}) {
+		t.Fatalf("balance after the refusal = %+v, want two runs reserved", b)
+	}
+	if n := queuedCount(t, s, a); n != 2 {
+		t.Fatalf("QueuedRuns = %d, want 2", n)
 	}
 }

@@ -55,6 +55,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"QueueCancelAndRequeue", testQueueCancelAndRequeue},
 		{"QueueRoundRobin", testQueueRoundRobin},
 		{"QueueDepthUnderConcurrency", testQueueDepthUnderConcurrency},
+		{"QueueRunStopsAtTheLimit", testQueueRunLimit},
 		{"ListRuns", testListRuns},
 		{"SEOCacheAnswersUntilItExpires", testSEOCacheExpiry},
 		{"SEOCacheReplacesAndKeepsAnyBytes", testSEOCacheReplaces},

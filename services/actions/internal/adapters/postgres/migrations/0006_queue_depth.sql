@@ -45,3 +45,10 @@ CREATE CONSTRAINT TRIGGER queue_depth_update AFTER UPDATE OF status, agency_id O
 	EXECUTE FUNCTION queue_depth_change();
 CREATE CONSTRAINT TRIGGER queue_depth_delete AFTER DELETE ON runs DEFERRABLE INITIALLY DEFERRED
 	FOR EACH ROW WHEN (OLD.status = 'queued') EXECUTE FUNCTION queue_depth_change();
+
+-- Recovery's index of finished runs whose records are unwritten held every
+-- queued run too (status <> 'pending', not applied): one more index entry
+-- per submission, and an index as long as the queue. Its query excludes
+-- queued runs already.
+DROP INDEX runs_unapplied_by_finish;
+CREATE INDEX runs_unapplied_by_finish ON runs (finished_at) WHERE status NOT IN ('pending', 'queued') AND NOT applied;
