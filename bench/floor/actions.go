@@ -2,6 +2,7 @@ package floor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -14,8 +15,9 @@ import (
 // Submissions is the floor of an asynchronous submission (POST /api/v1/data
 // with Prefer: respond-async): the body decoded, the run queued with its
 // cost reserved and its queued event in the outbox, in the statements
-// Atrium's PostgreSQL store sends (one round trip between BEGIN and
-// COMMIT), and the 202's JSON. It serves one agency and one client of the
+// Atrium's PostgreSQL store sends (one statement, committed alone: Atrium
+// also commits concurrent ones together, which is its own doing), and the
+// 202's JSON. It serves one agency and one client of the
 // actions schema and checks nothing else: no key, no client link, no
 // catalog, no idempotency, no tracing.
 type Submissions struct {
@@ -38,9 +40,24 @@ func (s *Submissions) Handler() http.Handler {
 	return mux
 }
 
-const floorInsertRun = `INSERT INTO runs (id, agency_id, client_id, action, status, status_code, cost_ai, cost_data,
-	idempotency_key, request_hash, started_at, lease_until, created_at, async, request)
-	VALUES ($1, $2, $3, $4, 'queued', 0, $5, $6, NULL, NULL, $7, $7, $7, true, $8)`
+// floorSubmitRun is the statement of Atrium's PostgreSQL store
+// (services/actions/internal/adapters/postgres SubmitRun): the
+// reservation if the agency has room, the run if reserved, its event if
+// stored, and the balance after.
+const floorSubmitRun = `WITH reserve AS (
+		UPDATE credits SET ai = ai - $5, data = data - $6, updated_at = now()
+		WHERE agency_id = $2 AND ai >= $5 AND data >= $6
+			AND coalesce((SELECT queued FROM queue_depth WHERE agency_id = $2), 0) < $13
+		RETURNING ai, data),
+	run AS (
+		INSERT INTO runs (id, agency_id, client_id, action, status, status_code, cost_ai, cost_data,
+			idempotency_key, request_hash, started_at, lease_until, created_at, async, request)
+		SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, 'queued', 0, $5::bigint, $6::bigint, $7::text, $8::text,
+			$9::timestamptz, $10::timestamptz, $11::timestamptz, true, $12::jsonb FROM reserve
+		RETURNING id)
+	INSERT INTO outbox (id, subject, payload, created_at, traceparent, tracestate)
+		SELECT $14::uuid, $15::text, $16::bytea, $17::timestamptz, '', '' FROM run
+	RETURNING (SELECT ai FROM reserve), (SELECT data FROM reserve)`
 
 func (s *Submissions) submit(w http.ResponseWriter, r *http.Request) {
 	var body map[string]any
@@ -52,42 +69,12 @@ func (s *Submissions) submit(w http.ResponseWriter, r *http.Request) {
 	id, now := uuid.Must(uuid.NewV7()).String(), time.Now().UTC()
 	event, _ := json.Marshal(map[string]any{"run_id": id, "action": "generate_blog", "client_id": s.client, "agency_id": s.agency,
 		"state": "queued", "credits_reserved": map[string]int64{"ai": s.costAI, "data": s.costData}, "at": now})
-	var (
-		queued         int64
-		ai, data       int64
-		reserved, full bool
-	)
-	err := pgx.BeginFunc(r.Context(), s.pool, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		b.Queue(`SET LOCAL synchronous_commit TO off`)
-		b.Queue(`SELECT coalesce((SELECT queued FROM queue_depth WHERE agency_id = $1), 0)`, s.agency).QueryRow(func(row pgx.Row) error { return row.Scan(&queued) })
-		b.Queue(floorInsertRun, id, s.agency, s.client, "generate_blog", s.costAI, s.costData, now, request)
-		b.Queue(`UPDATE credits SET ai = ai - $2, data = data - $3, updated_at = now()
-			WHERE agency_id = $1 AND ai >= $2 AND data >= $3 RETURNING ai, data`, s.agency, s.costAI, s.costData).
-			QueryRow(func(row pgx.Row) error {
-				err := row.Scan(&ai, &data)
-				reserved = err == nil
-				if err == pgx.ErrNoRows {
-					return nil
-				}
-				return err
-			})
-		b.Queue(`INSERT INTO outbox (id, subject, payload, created_at) VALUES ($1, $2, $3, $4)`,
-			uuid.NewString(), "atrium.actions.queued.generate_blog", event, now)
-		if err := tx.SendBatch(r.Context(), b).Close(); err != nil {
-			return err
-		}
-		if full = queued >= s.maxQueued; full || !reserved {
-			return errRefused
-		}
-		return nil
-	})
+	var ai, data int64
+	err := s.pool.QueryRow(r.Context(), floorSubmitRun, id, s.agency, s.client, "generate_blog", s.costAI, s.costData, nil, nil,
+		now, now, now, request, s.maxQueued, uuid.NewString(), "atrium.actions.queued.generate_blog", event, now).Scan(&ai, &data)
 	switch {
-	case full:
-		http.Error(w, `{"error":"queue full"}`, http.StatusTooManyRequests)
-		return
-	case err == errRefused:
-		http.Error(w, `{"error":"insufficient credits"}`, http.StatusPaymentRequired)
+	case errors.Is(err, pgx.ErrNoRows):
+		http.Error(w, `{"error":"queue full or insufficient credits"}`, http.StatusTooManyRequests)
 		return
 	case err != nil:
 		http.Error(w, `{"error":"internal"}`, http.StatusInternalServerError)
@@ -104,5 +91,3 @@ func (s *Submissions) submit(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"action": "generate_blog", "client_id": s.client, "status": "pending", "status_code": 202,
 		"data": map[string]any{"run_id": id, "state": "queued", "url": url}})
 }
-
-var errRefused = fmt.Errorf("refused")

@@ -3,6 +3,8 @@ package pgdb
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,6 +46,10 @@ type pendingExec struct {
 	ctx  context.Context
 	sql  string
 	args []any
+	// scan reads a QueryEvents statement's row; nil for ExecEvents.
+	scan func(pgx.Row) error
+	// lockKey orders the statements of a batch (QueryEvents).
+	lockKey string
 	// done is closed once n and err are set.
 	done chan struct{}
 	n    int64
@@ -64,8 +70,8 @@ type groupCommit struct {
 
 // execGrouped runs sql with args in the next batch and returns the rows it
 // affected.
-func (db *DB) execGrouped(ctx context.Context, sql string, args []any) (int64, error) {
-	p := &pendingExec{ctx: ctx, sql: sql, args: args, done: make(chan struct{})}
+func (db *DB) execGrouped(ctx context.Context, sql string, args []any, scan func(pgx.Row) error, lockKey string) (int64, error) {
+	p := &pendingExec{ctx: ctx, sql: sql, args: args, scan: scan, lockKey: lockKey, done: make(chan struct{})}
 	g := &db.group
 	g.mu.Lock()
 	g.queue = append(g.queue, p)
@@ -127,10 +133,13 @@ func (db *DB) sendBatch(batch []*pendingExec) {
 	}
 	if len(live) == 1 {
 		p := live[0]
-		p.n, p.err = db.execAlone(p.ctx, p.sql, p.args)
+		p.n, p.err = db.execAlone(p.ctx, p.sql, p.args, p.scan)
 		close(p.done)
 		return
 	}
+	// Statements that lock the same rows go in the order of their keys in
+	// every batch (see QueryEvents); those without a key keep their order.
+	slices.SortStableFunc(live, func(a, b *pendingExec) int { return strings.Compare(a.lockKey, b.lockKey) })
 	ctx, cancel := batchContext(live)
 	counts, err := db.execTogether(ctx, live)
 	cancel()
@@ -153,7 +162,7 @@ func (db *DB) sendBatch(batch []*pendingExec) {
 	var wg sync.WaitGroup
 	for _, p := range live {
 		wg.Go(func() {
-			p.n, p.err = db.execAlone(p.ctx, p.sql, p.args)
+			p.n, p.err = db.execAlone(p.ctx, p.sql, p.args, p.scan)
 			close(p.done)
 		})
 	}
@@ -172,7 +181,14 @@ func (db *DB) execTogether(ctx context.Context, batch []*pendingExec) ([]int64, 
 	counts := make([]int64, len(batch))
 	events := 0
 	var err error
-	for i := range batch {
+	for i, p := range batch {
+		if p.scan != nil {
+			if counts[i], err = scanned(p.scan(br.QueryRow())); err != nil {
+				break
+			}
+			events += int(counts[i])
+			continue
+		}
 		var tag pgconn.CommandTag
 		if tag, err = br.Exec(); err != nil {
 			break

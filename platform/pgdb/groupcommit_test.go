@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/store"
@@ -162,5 +164,88 @@ func TestCallerThatGaveUpIsLeftOut(t *testing.T) {
 	}
 	if rows, _ := c.count(); rows != 2 {
 		t.Errorf("%d rows, want the two live puts'", rows)
+	}
+}
+
+// TestQueryEventsAnswersEachItsRow: QueryEvents calls batched together get
+// each its own statement's row, and ok false where the statement returned
+// none; a duplicate fails only its caller.
+func TestQueryEventsAnswersEachItsRow(t *testing.T) {
+	c := newGroupCase(t)
+	if _, err := c.db.Pool().Exec(t.Context(), "INSERT INTO kv (k, v) VALUES ('taken', 'v')"); err != nil {
+		t.Fatal(err)
+	}
+	query := `WITH w AS (INSERT INTO kv (k, v) SELECT $1, $2 WHERE $3::boolean RETURNING k) ` + outbox.InsertSelect("w", 4) + ` RETURNING (SELECT k FROM w)`
+	got := make([]string, 10)
+	var puts []func() (int64, error)
+	for i := range 10 {
+		k := fmt.Sprint("k", i)
+		if i == 7 {
+			k = "taken"
+		}
+		puts = append(puts, func() (int64, error) {
+			e, _ := outbox.New("atrium.test.query", map[string]string{"k": k}, time.Now())
+			ok, err := c.db.QueryEvents(t.Context(), fmt.Sprint(9-i), func(row pgx.Row) error { return row.Scan(&got[i]) }, query,
+				append([]any{k, "v", i != 3}, outbox.InsertArgs(t.Context(), e)...)...)
+			if ok {
+				return 1, err
+			}
+			return 0, err
+		})
+	}
+	res := c.together(puts)
+	for i, r := range res {
+		switch i {
+		case 3:
+			if r.err != nil || r.n != 0 || got[i] != "" {
+				t.Errorf("query %d (no row) = %d, %q, %v; want not ok", i, r.n, got[i], r.err)
+			}
+		case 7:
+			if !errors.Is(pgdb.Err(r.err, "put"), store.ErrDuplicate) {
+				t.Errorf("the duplicate's query = %d, %v; want a unique violation", r.n, r.err)
+			}
+		default:
+			if r.err != nil || r.n != 1 || got[i] != fmt.Sprint("k", i) {
+				t.Errorf("query %d = %d, %q, %v; want its own row k%d", i, r.n, got[i], r.err, i)
+			}
+		}
+	}
+	if rows, events := c.count(); rows != 9 || events != 8 {
+		t.Errorf("%d rows and %d events, want 9 rows (8 new) and 8 events", rows, events)
+	}
+}
+
+// TestQueryEventsRunInTheOrderOfTheirLockKeys: a batch runs its
+// statements sorted by lock key, whatever order their callers came in, so
+// two batches lock shared rows in one order. Each statement records how
+// many rows it saw before it: the order it ran in.
+func TestQueryEventsRunInTheOrderOfTheirLockKeys(t *testing.T) {
+	c := newGroupCase(t)
+	query := `WITH w AS (INSERT INTO kv (k, v) SELECT $1, (SELECT count(*) FROM kv)::text RETURNING v) ` + outbox.InsertSelect("w", 2) + ` RETURNING (SELECT v FROM w)`
+	seen := make([]string, 6)
+	var puts []func() (int64, error)
+	for i := range 6 {
+		puts = append(puts, func() (int64, error) {
+			e, _ := outbox.New("atrium.test.order", map[string]int{"i": i}, time.Now())
+			ok, err := c.db.QueryEvents(t.Context(), fmt.Sprint("agency-", 5-i), func(row pgx.Row) error { return row.Scan(&seen[i]) }, query,
+				append([]any{fmt.Sprint("k", i)}, outbox.InsertArgs(t.Context(), e)...)...)
+			if !ok {
+				return 0, err
+			}
+			return 1, err
+		})
+	}
+	for i, r := range c.together(puts) {
+		if r.err != nil || r.n != 1 {
+			t.Fatalf("query %d = %d, %v", i, r.n, r.err)
+		}
+	}
+	for i, v := range seen {
+		if want := fmt.Sprint(5 - i); v != want {
+			t.Errorf("statement %d (key agency-%d) ran after %s rows, want %s: the batch runs by key", i, 5-i, v, want)
+		}
+	}
+	if !slices.Equal(c.sizes, []int{6}) {
+		t.Errorf("batches %v, want one of 6", c.sizes)
 	}
 }

@@ -172,18 +172,50 @@ func final(err error) error {
 // statements commit together; each caller still gets its own statement's
 // answer, as if it had gone alone.
 func (db *DB) ExecEvents(ctx context.Context, sql string, args ...any) (int64, error) {
-	return db.execGrouped(ctx, sql, args)
+	return db.execGrouped(ctx, sql, args, nil, "")
 }
 
-// execAlone runs one ExecEvents statement as its own transaction.
-func (db *DB) execAlone(ctx context.Context, sql string, args []any) (int64, error) {
+// QueryEvents is ExecEvents for a statement whose last INSERT, of at most
+// one event, returns a row (RETURNING): scan reads it, and ok is false
+// when there was none (and so no event). scan may run more than once (a
+// batch that collided is run again): it must only set what it reads.
+//
+// lockKey names the row the statement locks first and holds to the end of
+// its batch (an agency's balance, say): a batch runs its statements in the
+// order of their keys, so two batches in flight lock such rows in the same
+// order and cannot deadlock on them.
+func (db *DB) QueryEvents(ctx context.Context, lockKey string, scan func(pgx.Row) error, sql string, args ...any) (ok bool, err error) {
+	n, err := db.execGrouped(ctx, sql, args, scan, lockKey)
+	return n == 1, err
+}
+
+// execAlone runs one ExecEvents or QueryEvents statement as its own
+// transaction.
+func (db *DB) execAlone(ctx context.Context, sql string, args []any, scan func(pgx.Row) error) (int64, error) {
 	var events int64
 	err := db.retry(ctx, func() (int, error) {
+		if scan != nil {
+			n, err := scanned(scan(db.pool.QueryRow(ctx, sql, args...)))
+			events = n
+			return int(n), err
+		}
 		tag, err := db.pool.Exec(ctx, sql, args...)
 		events = tag.RowsAffected()
 		return int(events), err
 	})
 	return events, err
+}
+
+// scanned is the events a QueryEvents statement enqueued, from its scan's
+// error: one if it returned its row, none if no row.
+func scanned(err error) (int64, error) {
+	switch {
+	case err == nil:
+		return 1, nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, nil
+	}
+	return 0, err
 }
 
 // Tx is a transaction. It offers the query methods of pgx.Tx, not Commit or

@@ -40,7 +40,7 @@ func runActions(ctx context.Context, args []string) error {
 	fs.DurationVar(&a.latency, "provider-latency", 2*time.Second, "with --async: how long the text provider takes per call")
 	fs.IntVar(&a.queued, "queued", 10_000, "with --async: runs the large agency submits (and has queued)")
 	fs.IntVar(&a.small, "small-runs", 20, "with --async: runs the small agency submits, one at a time, while the large agency's queue is full")
-	fs.DurationVar(&a.profileFor, "profile-seconds", 8*time.Second, "with --async and --cpuprofile: how long the profile covers, from the first submission")
+	fs.DurationVar(&a.profileFor, "profile-seconds", 4*time.Second, "with --async and --cpuprofile: how long the profile covers, from the first submission")
 	fs.IntVar(&a.workers, "action-workers", 0, "with --async: --action-workers of atrium serve (0: its default)")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -13,8 +13,9 @@ import (
 )
 
 // reserve records run as pending (or queued, for an asynchronous run,
-// with its queued event, unless the agency's queue is full) and takes its cost from the agency's
-// balance, in one transaction, and returns the balance after. For a
+// with its queued event, unless the agency's queue is full) and takes its
+// cost from the agency's balance, in one transaction, and returns the
+// balance after. For a
 // repeated Idempotency-Key it reserves nothing: within the key's TTL it
 // returns the earlier run to replay (or refuses a different body, or a run
 // still in flight); after the TTL it frees the key for this run.
@@ -23,6 +24,16 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 	if run.Status == StatusQueued {
 		queued, err := stageEvent(SubjectQueued, run, run.CreatedAt)
 		if err != nil {
+			return nil, Balance{}, err
+		}
+		// The common submission, a new run of an agency with room and
+		// credits, in one step; a refusal, or a key seen before, goes
+		// through the transaction below, which says why or replays.
+		b, ok, err := a.store.SubmitRun(ctx, run, a.cfg.AgencyMaxQueued, queued)
+		switch {
+		case err == nil && ok:
+			return nil, b, nil
+		case err != nil && !errors.Is(err, ErrDuplicate):
 			return nil, Balance{}, err
 		}
 		events = append(events, queued)

@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -101,6 +102,27 @@ func (s *Store) Balance(_ context.Context, agencyID string) (app.Balance, error)
 	defer s.db.RUnlock()
 	return s.balances[agencyID], nil
 }
+
+// SubmitRun implements app.Store.
+func (s *Store) SubmitRun(ctx context.Context, r app.Run, maxQueued int, event outbox.Event) (app.Balance, bool, error) {
+	var (
+		b  app.Balance
+		ok bool
+	)
+	err := s.InTx(ctx, func(tx app.Tx) error {
+		var err error
+		if b, _, ok, err = tx.QueueRun(ctx, r, maxQueued, event); err == nil && !ok {
+			return errRefused
+		}
+		return err
+	})
+	if errors.Is(err, errRefused) {
+		return app.Balance{}, false, nil
+	}
+	return b, err == nil, err
+}
+
+var errRefused = errors.New("refused")
 
 // QueuedTotal implements app.Store.
 func (s *Store) QueuedTotal(context.Context) (int64, error) {

@@ -149,6 +149,46 @@ func (s *Store) ListRuns(ctx context.Context, agencyID string, f app.RunFilter) 
 	return runs(ctx, s.db.Pool(), "list runs", q, args...)
 }
 
+// submitRun is SubmitRun's statement: the reservation (when the agency's
+// count of queued runs leaves room), the run if it was reserved, and the
+// event if the run was stored, returning the balance after.
+var submitRun = `WITH reserve AS (
+		UPDATE credits SET ai = ai - $5, data = data - $6, updated_at = now()
+		WHERE agency_id = $2 AND ai >= $5 AND data >= $6
+			AND coalesce((SELECT queued FROM queue_depth WHERE agency_id = $2), 0) < $13
+		RETURNING ai, data),
+	run AS (
+		INSERT INTO runs (id, agency_id, client_id, action, status, status_code, cost_ai, cost_data,
+			idempotency_key, request_hash, started_at, lease_until, created_at, async, request)
+		SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, 'queued', 0, $5::bigint, $6::bigint, $7::text, $8::text,
+			$9::timestamptz, $10::timestamptz, $11::timestamptz, true, $12::jsonb FROM reserve
+		RETURNING id)
+	` + outbox.InsertSelect("run", 14) + ` RETURNING (SELECT ai FROM reserve), (SELECT data FROM reserve)`
+
+// SubmitRun implements app.Store in one statement, sent through
+// pgdb.QueryEvents: concurrent submissions share a commit (one agency's
+// reservations then follow each other within one transaction instead of
+// queuing on its balance row across round trips), ordered by agency so
+// that two batches in flight lock balances in the same order. Its commit
+// waits for its flush, unlike StartRun's: a group's flush is shared.
+// Measured (bench-actions --async, 32 clients): 1,013 submissions per
+// second with BEGIN, one pipelined round trip and COMMIT; 2,135 so.
+func (s *Store) SubmitRun(ctx context.Context, r app.Run, maxQueued int, event outbox.Event) (app.Balance, bool, error) {
+	var input []byte
+	if r.Input != nil {
+		input, _ = json.Marshal(r.Input) // a request body, decoded from JSON
+	}
+	args := []any{r.ID, r.AgencyID, r.ClientID, r.Action, r.Cost.AI, r.Cost.Data, nullIfEmpty(r.IdempotencyKey), nullIfEmpty(r.RequestHash),
+		r.StartedAt, r.LeaseUntil, r.CreatedAt, input, maxQueued}
+	var b app.Balance
+	ok, err := s.db.QueryEvents(ctx, r.AgencyID, func(row pgx.Row) error { return row.Scan(&b.AI, &b.Data) }, submitRun,
+		append(args, outbox.InsertArgs(ctx, event)...)...)
+	if err != nil {
+		return app.Balance{}, false, pgdb.Err(err, "submit run")
+	}
+	return b, ok, nil
+}
+
 // QueuedTotal implements app.Store: the sum of the agencies' counts that
 // the triggers keep, not a scan of the queue.
 func (s *Store) QueuedTotal(ctx context.Context) (int64, error) {

@@ -413,3 +413,48 @@ func testQueueRunLimit(t *testing.T, s Store) {
 		t.Fatalf("QueuedRuns = %d, want 2", n)
 	}
 }
+
+// testSubmitRun: SubmitRun stores and reserves a queued run in one step
+// while the agency has room and credits; otherwise, and for a key the
+// agency has used, it stores nothing and changes no balance.
+func testSubmitRun(t *testing.T, s Store) {
+	a := id()
+	add(t, s, a, app.Balance{AI: 5, Data: 5})
+	event := func() outbox.Event {
+		return outbox.Event{ID: uuid.NewString(), Subject: "atrium.actions.queued.generate_blog", Payload: []byte("{}"), CreatedAt: base}
+	}
+	submit := func(r app.Run, max int) (app.Balance, bool, error) { return s.SubmitRun(t.Context(), r, max, event()) }
+	first := queuedRun(a, base)
+	first.IdempotencyKey, first.RequestHash = "key-1", "hash-1"
+	if b, ok, err := submit(first, 2); err != nil || !ok || b != (app.Balance{AI: 3, Data: 4}) {
+		t.Fatalf("SubmitRun = %+v, %v, %v; want stored with 3 AI and 4 data left", b, ok, err)
+	}
+	if got, err := s.Run(t.Context(), first.ID); err != nil || got.Status != app.StatusQueued || !got.Async || got.IdempotencyKey != "key-1" ||
+		!jsonEqual(t, got.Input, first.Input) {
+		t.Fatalf("submitted run reads %+v, %v", got, err)
+	}
+	again := queuedRun(a, base)
+	again.IdempotencyKey, again.RequestHash = "key-1", "hash-1"
+	if _, _, err := submit(again, 2); !errors.Is(err, app.ErrDuplicate) {
+		t.Fatalf("SubmitRun with a used key: %v, want ErrDuplicate", err)
+	}
+	if _, ok, err := submit(queuedRun(a, base), 1); err != nil || ok {
+		t.Fatalf("SubmitRun at the limit = %v, %v; want refused", ok, err)
+	}
+	if _, ok, err := submit(queuedRun(a, base), 2); err != nil || !ok {
+		t.Fatalf("second SubmitRun = %v, %v", ok, err)
+	}
+	short := queuedRun(a, base) // 1 AI left, the run costs 2
+	if _, ok, err := submit(short, 5); err != nil || ok {
+		t.Fatalf("SubmitRun short of credits = %v, %v; want refused", ok, err)
+	}
+	if _, err := s.Run(t.Context(), short.ID); !errors.Is(err, app.ErrNotFound) {
+		t.Fatalf("the refused run was stored: %v", err)
+	}
+	if b := balance(t, s, a); b != (app.Balance{AI: 1, Data: 3}) {
+		t.Fatalf("balance = %+v, want two runs reserved and nothing else", b)
+	}
+	if n := queuedCount(t, s, a); n != 2 {
+		t.Fatalf("QueuedRuns = %d, want 2", n)
+	}
+}

@@ -56,6 +56,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"QueueRoundRobin", testQueueRoundRobin},
 		{"QueueDepthUnderConcurrency", testQueueDepthUnderConcurrency},
 		{"QueueRunStopsAtTheLimit", testQueueRunLimit},
+		{"SubmitRunInOneStep", testSubmitRun},
 		{"ListRuns", testListRuns},
 		{"SEOCacheAnswersUntilItExpires", testSEOCacheExpiry},
 		{"SEOCacheReplacesAndKeepsAnyBytes", testSEOCacheReplaces},
