@@ -77,14 +77,7 @@ func TestWorkersRunTheQueue(t *testing.T) {
 		var wg sync.WaitGroup
 		wg.Go(func() { e.actions.Work(ctx) })
 		defer func() { stop(); wg.Wait() }()
-		var ids []string
-		for _, kw := range []string{"rye", "spelt"} {
-			out, err := e.actions.Submit(t.Context(), e.agency, e.blog(kw), "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, out.Run.ID)
-		}
+		ids := e.submitBlogs(t, "rye", "spelt")
 		close(e.text.release)
 		for _, id := range ids {
 			r, err := e.actions.WaitRun(t.Context(), e.agency, id, time.Minute)
@@ -121,14 +114,7 @@ func TestActionRunsRowsFollowTheRunsState(t *testing.T) {
 		for !app.RecordWritersRunning(e.actions) {
 			time.Sleep(time.Millisecond) // why sleep: Background has no signal that its writers started, and a state row is skipped before
 		}
-		var ids []string
-		for _, kw := range []string{"rye", "spelt"} {
-			out, err := e.actions.Submit(t.Context(), e.agency, e.blog(kw), "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, out.Run.ID)
-		}
+		ids := e.submitBlogs(t, "rye", "spelt")
 		// The one worker holds the first run at the text provider; the
 		// second waits.
 		waitStates(t, e, map[string]string{ids[0]: "running", ids[1]: "queued"})
@@ -165,4 +151,19 @@ func waitStates(t *testing.T, e *env, want map[string]string) {
 		}
 		time.Sleep(5 * time.Millisecond) // why sleep: polls the fake data service, which the batch writers write to in the background
 	}
+}
+
+// submitBlogs submits a generate_blog run per keyword and returns their
+// ids.
+func (e *env) submitBlogs(t *testing.T, keywords ...string) []string {
+	t.Helper()
+	var ids []string
+	for _, kw := range keywords {
+		out, err := e.actions.Submit(t.Context(), e.agency, e.blog(kw), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, out.Run.ID)
+	}
+	return ids
 }
