@@ -138,11 +138,10 @@ type Tx interface {
 	// StartRun stores a new pending or queued run and takes its cost from the
 	// agency's balance, both or neither: if a kind of credit is short it
 	// returns ok false with the balance as it is (and the caller rolls the
-	// transaction back). ErrDuplicate as InsertRun. events (a queued run's
-	// queued event) are enqueued with it: an adapter may send them in the
-	// same round trip, while the agency's balance is held.
-	StartRun(ctx context.Context, r Run, events ...outbox.Event) (b Balance, ok bool, err error)
-	// QueueRun is StartRun for a queued run, unless the agency has
+	// transaction back). ErrDuplicate as InsertRun.
+	StartRun(ctx context.Context, r Run) (b Balance, ok bool, err error)
+	// QueueRun is StartRun for a queued run, with its events (enqueued in
+	// the same round trip where an adapter can), unless the agency has
 	// maxQueued runs queued already: queued is then that count and ok
 	// false (and the caller rolls the transaction back, as when credits
 	// are short: an adapter may have stored the run before it knew).

@@ -244,7 +244,7 @@ func (t *tx) count(r app.Run, delta int) {
 	}
 }
 
-func (t *tx) StartRun(ctx context.Context, r app.Run, events ...outbox.Event) (app.Balance, bool, error) {
+func (t *tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error) {
 	b := t.s.balances[r.AgencyID]
 	if b.AI < r.Cost.AI || b.Data < r.Cost.Data {
 		return b, false, nil
@@ -253,15 +253,7 @@ func (t *tx) StartRun(ctx context.Context, r app.Run, events ...outbox.Event) (a
 		return app.Balance{}, false, err
 	}
 	b, _, err := t.AddCredits(ctx, r.AgencyID, app.Balance{AI: -r.Cost.AI, Data: -r.Cost.Data})
-	if err != nil {
-		return app.Balance{}, false, err
-	}
-	for _, e := range events {
-		if err := t.Enqueue(ctx, e); err != nil {
-			return app.Balance{}, false, err
-		}
-	}
-	return b, true, nil
+	return b, true, err
 }
 
 func (t *tx) QueueRun(ctx context.Context, r app.Run, maxQueued int, events ...outbox.Event) (app.Balance, int, bool, error) {
@@ -269,8 +261,16 @@ func (t *tx) QueueRun(ctx context.Context, r app.Run, maxQueued int, events ...o
 	if n >= maxQueued {
 		return app.Balance{}, n, false, nil
 	}
-	b, ok, err := t.StartRun(ctx, r, events...)
-	return b, n, ok, err
+	b, ok, err := t.StartRun(ctx, r)
+	if err != nil || !ok {
+		return b, n, ok, err
+	}
+	for _, e := range events {
+		if err := t.Enqueue(ctx, e); err != nil {
+			return app.Balance{}, n, false, err
+		}
+	}
+	return b, n, true, nil
 }
 
 func (t *tx) FinishRun(ctx context.Context, r app.Run, refund action.Cost, event outbox.Event) (bool, app.Balance, error) {

@@ -259,9 +259,8 @@ func (t tx) InsertRun(ctx context.Context, r app.Run) error {
 	return pgdb.Err(err, "insert run")
 }
 
-// StartRun inserts the run, takes its cost and enqueues its events in one
-// round trip, the balance row after the run (every run of the agency queues
-// on it).
+// StartRun inserts the run and takes its cost in one round trip, the
+// balance row last (every run of the agency queues on it).
 //
 // The transaction that starts a run commits without waiting for its WAL to
 // reach disk (synchronous_commit off for it alone): it holds the agency's
@@ -272,8 +271,8 @@ func (t tx) InsertRun(ctx context.Context, r app.Run) error {
 // so once the outcome is durable so is the reservation; a crash of
 // PostgreSQL between the two loses the pending run and its reservation
 // together, and the request fails with nothing charged.
-func (t tx) StartRun(ctx context.Context, r app.Run, events ...outbox.Event) (app.Balance, bool, error) {
-	return t.startRun(ctx, r, nil, events)
+func (t tx) StartRun(ctx context.Context, r app.Run) (app.Balance, bool, error) {
+	return t.startRun(ctx, r, nil, nil)
 }
 
 // QueueRun is StartRun with the agency's count of queued runs (which the
