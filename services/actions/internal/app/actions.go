@@ -3,6 +3,7 @@ package app
 import (
 	"log/slog"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -86,6 +87,9 @@ type Actions struct {
 	// leases are the runs this process executes, whose leases it renews
 	// (leases.go).
 	leases leaseSet
+	// kept counts the outcomes this process keeps until the database
+	// takes them (outcomeretry.go).
+	kept atomic.Int32
 }
 
 // NewActions returns the action use cases.

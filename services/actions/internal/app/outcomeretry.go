@@ -43,6 +43,7 @@ func (a *Actions) keepOutcome(ctx context.Context, run Run, act *action.Action, 
 	failed := run
 	failed.Status, failed.StatusCode, failed.Writes = StatusError, 503, nil
 	failed.Data = map[string]any{"error": act.Name + ": the database was unavailable when the run finished, so its result could not be recorded; nothing was charged. Run it again"}
+	a.kept.Add(1)
 	go a.writeKept(context.WithoutCancel(ctx), failed, act)
 	return apperr.Unavailable(cause, "%s finished, but the database was unavailable, so its outcome could not be recorded: the run will be recorded as an error with nothing charged as soon as the database answers again. Retry with the same Idempotency-Key for its final answer, or without one to run it again (nothing is charged twice)", act.Name)
 }
@@ -53,6 +54,7 @@ func (a *Actions) keepOutcome(ctx context.Context, run Run, act *action.Action, 
 // the run's lease go. It gives up only with the process: recovery then
 // ends the run once its lease is over.
 func (a *Actions) writeKept(ctx context.Context, run Run, act *action.Action) {
+	defer a.kept.Add(-1)
 	defer a.letGo(run.ID)
 	pause := outcomeRetryFirst
 	for {
