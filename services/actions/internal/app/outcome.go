@@ -101,6 +101,11 @@ func (a *Actions) record(ctx context.Context, run Run, act *action.Action) (Outc
 		bal = b
 		return nil
 	})
+	if err == nil || errors.Is(err, errInterrupted) {
+		// The run's outcome is recorded (this one or another): its lease
+		// is no longer this process's to renew.
+		a.letGo(run.ID)
+	}
 	if errors.Is(err, errInterrupted) {
 		// Recovery declared the run abandoned (it outlived its lease) and
 		// released its cost, or its caller canceled it: its answer is the
