@@ -4,14 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
@@ -260,4 +266,52 @@ func (e *env) onlyRun(t *testing.T) app.Run {
 		t.Fatalf("runs = %+v, %v; want one", page.Runs, err)
 	}
 	return page.Runs[0]
+}
+
+// KeepLeases, the loop every process runs, renews a live run's lease
+// every LeaseRenewal, so recovery leaves it alone however long it runs;
+// once the loop stops (its process died) recovery takes the run back a
+// lease later. In a synctest bubble: the memory store and the doubles do
+// no I/O, and the clock is the bubble's.
+func TestKeepLeasesKeepsALiveRunAndOnlyIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := &directory{links: map[string]action.Client{}}
+		agency, client := uuid.NewString(), action.Client{ID: uuid.NewString(), Name: "Bakery"}
+		dir.links[agency+"|"+client.ID] = client
+		gen := &text{release: make(chan struct{})}
+		st := memory.New(memdb.New(nil))
+		a := app.NewActions(st, dir, &records{rows: map[string]map[string]map[string]any{}}, &action.Providers{Text: gen},
+			app.Clock(time.Now), app.Config{ActionTimeout: 10 * time.Minute, Lease: 15 * time.Second, LeaseRenewal: 5 * time.Second},
+			slog.New(slog.DiscardHandler))
+		if _, err := a.AddCredits(t.Context(), agency, 10, 0); err != nil {
+			t.Fatal(err)
+		}
+		leasing, stopLeasing := context.WithCancel(t.Context())
+		go a.KeepLeases(leasing)
+		done := make(chan app.Outcome, 1)
+		go func() {
+			out, _ := a.Run(context.Background(), agency, map[string]any{"action": "generate_blog", "client_id": client.ID, "keyword": "rye"}, "")
+			done <- out
+		}()
+		synctest.Wait()             // the run waits in the text generator
+		time.Sleep(2 * time.Minute) // why sleep: fake time in a synctest bubble, eight leases long
+		if n, _, err := a.Recover(t.Context()); err != nil || n != 0 {
+			t.Fatalf("recovery took back %d runs of a live process after 2 min (%v)", n, err)
+		}
+		// The process dies: nothing renews the lease any more.
+		stopLeasing()
+		synctest.Wait()
+		time.Sleep(10 * time.Second) // why sleep: fake time in a synctest bubble, within the last lease
+		if n, _, err := a.Recover(t.Context()); err != nil || n != 0 {
+			t.Fatalf("recovery took back %d runs within their lease (%v)", n, err)
+		}
+		time.Sleep(6 * time.Second) // why sleep: fake time in a synctest bubble, past the last lease
+		if n, _, err := a.Recover(t.Context()); err != nil || n != 1 {
+			t.Fatalf("recovery past the unrenewed lease: %d runs, %v; want the run taken back", n, err)
+		}
+		close(gen.release)
+		if out := <-done; out.Run.Status != app.StatusError || out.Balance.AI != 10 {
+			t.Fatalf("the late owner answered %+v (balance %+v); want the recorded interruption, nothing charged", out.Run, out.Balance)
+		}
+	})
 }
