@@ -55,7 +55,12 @@ func MaxItems(fd protoreflect.FieldDescriptor) (int, bool) {
 // on every request before the service sees it (platform/rpc), so that a
 // rule stated in the proto is enforced for the gateway's calls and for
 // direct gRPC calls alike.
-func CheckItems(m proto.Message) error {
+func CheckItems(m proto.Message) error { return CheckBody(m, "") }
+
+// CheckBody is CheckItems for a request whose field body is the whole
+// HTTP body (a google.api.http rule's body: "params"): a client never
+// named that field, so the 400 calls it "the request body".
+func CheckBody(m proto.Message, body string) error {
 	if m == nil {
 		return nil
 	}
@@ -64,7 +69,7 @@ func CheckItems(m proto.Message) error {
 	if len(p) == 0 {
 		return nil
 	}
-	return p.check(r, "")
+	return p.check(r, "", protoreflect.Name(body))
 }
 
 // A plan is what CheckItems looks at in a message: the fields that declare
@@ -113,13 +118,20 @@ func buildPlan(md protoreflect.MessageDescriptor, visiting map[protoreflect.Full
 	return p
 }
 
-func (p plan) check(m protoreflect.Message, prefix string) error {
+// check checks m, whose fields are named prefix + their name, except a
+// top-level field named body (see CheckBody).
+func (p plan) check(m protoreflect.Message, prefix string, body protoreflect.Name) error {
 	for _, s := range p {
 		if !m.Has(s.fd) {
 			continue
 		}
 		// The name is built only when needed: most requests pass.
-		name := func() string { return prefix + string(s.fd.Name()) }
+		name := func() string {
+			if body != "" && s.fd.Name() == body {
+				return "the request body"
+			}
+			return prefix + string(s.fd.Name())
+		}
 		v := m.Get(s.fd)
 		switch {
 		case s.fd.IsList():
@@ -129,7 +141,7 @@ func (p plan) check(m protoreflect.Message, prefix string) error {
 			}
 			if len(s.nested) > 0 {
 				for i := range list.Len() {
-					if err := s.nested.check(list.Get(i).Message(), name()+"["+strconv.Itoa(i)+"]."); err != nil {
+					if err := s.nested.check(list.Get(i).Message(), name()+"["+strconv.Itoa(i)+"].", ""); err != nil {
 						return err
 					}
 				}
@@ -147,7 +159,11 @@ func (p plan) check(m protoreflect.Message, prefix string) error {
 				return tooMany(name(), n, s.max, "items")
 			}
 		case len(s.nested) > 0:
-			if err := s.nested.check(v.Message(), name()+"."); err != nil {
+			inner := name() + "."
+			if body != "" && s.fd.Name() == body {
+				inner = "" // the body's fields are the client's top level
+			}
+			if err := s.nested.check(v.Message(), inner, ""); err != nil {
 				return err
 			}
 		}

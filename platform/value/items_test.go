@@ -13,7 +13,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/value"
 	// Every service's protos: the test reads their RPCs' request messages.
-	_ "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
+	actionsv1 "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
 	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 	_ "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 	datav1 "github.com/atrium-hq/atrium/proto/atrium/data/v1"
@@ -150,6 +150,22 @@ func TestCheckItems(t *testing.T) {
 				t.Fatalf("CheckItems = %v, want the 400 %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestCheckBody: a field that is the whole HTTP body is named as such,
+// since the client never wrote its name.
+func TestCheckBody(t *testing.T) {
+	req := &actionsv1.RunActionRequest{Params: object(t, 65)}
+	if err := value.CheckBody(req, "params"); err == nil || err.Error() != "the request body has 65 keys; at most 64 are allowed" {
+		t.Fatalf("CheckBody = %v, want the request body named", err)
+	}
+	if err := value.CheckItems(req); err == nil || err.Error() != "params has 65 keys; at most 64 are allowed" {
+		t.Fatalf("CheckItems = %v, want params named", err)
+	}
+	req.Params = object(t, 64)
+	if err := value.CheckBody(req, "params"); err != nil {
+		t.Fatalf("CheckBody at the maximum = %v", err)
 	}
 }
 
