@@ -2,6 +2,8 @@ package value_test
 
 import (
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,6 +79,65 @@ func TestEveryRequestListDeclaresAMaximum(t *testing.T) {
 	if len(misplaced) > 0 {
 		t.Errorf("misplaced max_items options:\n  %s", strings.Join(misplaced, "\n  "))
 	}
+}
+
+// TestDocsStateTheMaxima keeps docs/http-api.md's table of the limits
+// saying what the protos declare: each bounded field is in a row that
+// states its maximum, and the 400's wording is quoted.
+func TestDocsStateTheMaxima(t *testing.T) {
+	b, err := os.ReadFile("../../docs/http-api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(b), "\n## Limits\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, want := range []string{"`<field> has <n> items; at most <max> are allowed`", "`<field> has <n> keys; at most <max> are allowed`"} {
+		if !strings.Contains(section, want) {
+			t.Errorf("docs/http-api.md's Limits no longer quote %s", want)
+		}
+	}
+	var rows []string
+	for line := range strings.SplitSeq(section, "\n") {
+		if strings.HasPrefix(line, "| ") {
+			rows = append(rows, line)
+		}
+	}
+	// The field of an action's fields is the whole body: the table names
+	// what the client sends.
+	alias := map[string]string{"params": "the fields of an action"}
+	protoregistry.GlobalFiles.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		if !strings.HasPrefix(string(fd.Package()), "atrium.") {
+			return true
+		}
+		for i := range fd.Messages().Len() {
+			md := fd.Messages().Get(i)
+			for j := range md.Fields().Len() {
+				f := md.Fields().Get(j)
+				max, ok := value.MaxItems(f)
+				if !ok {
+					continue
+				}
+				name := "`" + string(f.Name()) + "`"
+				if a, ok := alias[string(f.Name())]; ok {
+					name = a
+				}
+				stated := false
+				for _, r := range rows {
+					// | field | maximum | why |: the maximum's cell has the
+					// number as a word (64, 200 keys, 32 and 10,000).
+					cells := strings.Split(r, "|")
+					if len(cells) < 4 || !strings.Contains(cells[1], name) {
+						continue
+					}
+					stated = stated || slices.Contains(strings.Fields(cells[2]), value.Count(max))
+				}
+				if !stated {
+					t.Errorf("docs/http-api.md's Limits table has no row with %s and its maximum %s (%s)", name, value.Count(max), f.FullName())
+				}
+			}
+		}
+		return true
+	})
 }
 
 func strs(n int) []string {
