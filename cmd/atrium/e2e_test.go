@@ -112,6 +112,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CRMTenancy", testCRMTenancy},
 		{"Authentication", testAuthentication},
 		{"ErrorContract", testErrorContract},
+		{"RequestLimits", testRequestLimits},
 		{"AdminProvisioning", testAdminProvisioning},
 		{"AdminValidation", testAdminValidation},
 		{"AdminLists", testAdminLists},
