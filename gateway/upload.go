@@ -20,6 +20,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/value"
 	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 )
 
@@ -340,6 +342,9 @@ func (u *upload) parse(body *progress) (*collectionsv1.AssetUpload, io.Reader, f
 		if len(b) > maxFieldBytes {
 			return invalid("form field %s is longer than %d bytes", name, maxFieldBytes)
 		}
+		if err := value.UTF8("form field "+name, string(b)); err != nil {
+			return apperr.ToStatus(err).Err()
+		}
 		s := string(b)
 		alt = &s
 		return nil
@@ -364,6 +369,9 @@ func (u *upload) parse(body *progress) (*collectionsv1.AssetUpload, io.Reader, f
 			return nil, nil, nil, invalid("the file part has no file name: send it with filename in its Content-Disposition (curl -F file=@hero.jpg does)")
 		}
 		head := &collectionsv1.AssetUpload{Filename: filename, ContentType: p.Header.Get("Content-Type"), Size: -1, Alt: alt}
+		if err := checkText(head, "the file part's filename", "the file part's Content-Type", "form field alt"); err != nil {
+			return nil, nil, nil, err
+		}
 		early := alt != nil
 		rest := func() (*string, error) {
 			var late *string
@@ -428,5 +436,28 @@ func (u *upload) parseRaw(body *progress, contentType string) (*collectionsv1.As
 		alt := q.Get("alt")
 		head.Alt = &alt
 	}
+	if err := checkText(head, "query parameter filename (once percent-decoded)", "the Content-Type header", "query parameter alt (once percent-decoded)"); err != nil {
+		return nil, nil, nil, err
+	}
 	return head, body, func() (*string, error) { return nil, nil }, nil
+}
+
+// checkText refuses an upload header whose text is not UTF-8, naming the
+// field as the client sent it. Header values, query parameters and form
+// parts arrive as bytes; the header travels to the collections service as
+// protobuf strings, which hold UTF-8 only, so without this check such an
+// upload failed on its way (a 500) instead of being refused. What else
+// the fields may be is the service's rule (docs/assets.md).
+func checkText(head *collectionsv1.AssetUpload, filename, contentType, alt string) error {
+	err := value.UTF8(filename, head.GetFilename())
+	if err == nil {
+		err = value.UTF8(contentType, head.GetContentType())
+	}
+	if err == nil && head.Alt != nil {
+		err = value.UTF8(alt, head.GetAlt())
+	}
+	if err != nil {
+		return apperr.ToStatus(err).Err()
+	}
+	return nil
 }

@@ -9,9 +9,11 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -83,7 +85,9 @@ func multipartBody(t testing.TB, parts ...part) ([]byte, string) {
 		h := textproto.MIMEHeader{}
 		disp := fmt.Sprintf(`form-data; name=%q`, p.name)
 		if p.filename != "" {
-			disp += fmt.Sprintf(`; filename=%q`, p.filename)
+			// Quoted as RFC 7578 forms are, byte for byte (%q would
+			// escape bytes that are not UTF-8, which the tests send).
+			disp += `; filename="` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(p.filename) + `"`
 		}
 		h.Set("Content-Disposition", disp)
 		if p.contentType != "" {
@@ -301,6 +305,42 @@ func testAssetsRefusals(t *testing.T, s *stack) {
 		{"alt twice", func() response {
 			return s.uploadForm(t, tn.write, part{name: "alt", data: []byte("x")}, part{name: "file", filename: "a.png", data: img}, part{name: "alt", data: []byte("y")})
 		}, 400, []string{`"alt" was sent twice`}},
+		// Text that is not UTF-8 cannot travel to the service: refused at
+		// the gateway, naming the field as the client sent it.
+		{"a raw file name that is not UTF-8", func() response {
+			return s.uploadRaw(t, tn.write, "image/png", img, url.Values{"filename": {"caf\xe9.png"}})
+		}, 400, []string{"query parameter filename (once percent-decoded) must be text in UTF-8", "byte 4 (0xE9)"}},
+		{"a raw alt that is not UTF-8", func() response {
+			return s.uploadRaw(t, tn.write, "image/png", img, url.Values{"filename": {"a.png"}, "alt": {"\xff"}})
+		}, 400, []string{"query parameter alt (once percent-decoded) must be text in UTF-8"}},
+		{"a raw Content-Type that is not UTF-8", func() response {
+			return s.uploadRaw(t, tn.write, "image/png\xff", img, url.Values{"filename": {"a.png"}})
+		}, 400, []string{"the Content-Type header must be text in UTF-8"}},
+		{"a multipart file name that is not UTF-8", func() response {
+			return s.uploadForm(t, tn.write, part{name: "file", filename: "caf\xe9.png", data: img})
+		}, 400, []string{"the file part's filename must be text in UTF-8"}},
+		{"a multipart Content-Type that is not UTF-8", func() response {
+			return s.uploadForm(t, tn.write, part{name: "file", filename: "a.png", contentType: "image/\xffpng", data: img})
+		}, 400, []string{"the file part's Content-Type must be text in UTF-8"}},
+		{"an alt before the file that is not UTF-8", func() response {
+			return s.uploadForm(t, tn.write, part{name: "alt", data: []byte("caf\xe9")}, part{name: "file", filename: "a.png", data: img})
+		}, 400, []string{"form field alt must be text in UTF-8"}},
+		{"an alt after the file that is not UTF-8", func() response {
+			return s.uploadForm(t, tn.write, part{name: "file", filename: "a.png", data: img}, part{name: "alt", data: []byte("caf\xe9")})
+		}, 400, []string{"form field alt must be text in UTF-8"}},
+		// A PNG whose header a decoder would refuse is refused, not given
+		// the sizes it claims.
+		{"a PNG of a bit depth its colour type has not", func() response {
+			bad := append([]byte{}, img...)
+			bad[24] = 4 // bit depth 4 of truecolour (an opaque image), its CRC fixed
+			binary.BigEndian.PutUint32(bad[29:33], crc32.ChecksumIEEE(bad[12:29]))
+			return s.uploadRaw(t, tn.write, "image/png", bad, url.Values{"filename": {"a.png"}})
+		}, 400, []string{"the file is not a valid PNG: its bit depth 4 is not one colour type 2 allows (8, 16)"}},
+		{"a PNG whose IHDR CRC is wrong", func() response {
+			bad := append([]byte{}, img...)
+			bad[20]++ // a height the CRC does not cover
+			return s.uploadForm(t, tn.write, part{name: "file", filename: "a.png", data: bad})
+		}, 400, []string{"the file is not a valid PNG: its IHDR chunk's CRC does not match its content"}},
 		{"a read key", func() response {
 			return s.uploadForm(t, tn.read, part{name: "file", filename: "a.png", data: img})
 		}, 403, []string{"write"}},

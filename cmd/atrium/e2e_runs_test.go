@@ -5,8 +5,10 @@ package main
 // fairness), as a user drives them, on every deployment.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -147,6 +149,54 @@ func testActionRunsAsync(t *testing.T, s *stack) {
 		t.Fatalf("runs after a synchronous one = %s", list)
 	}
 	wantError(t, call(t, "POST", s.api+"/api/v1/runs/"+runs[0].(map[string]any)["id"].(string)+"/cancel", tn.write, map[string]any{}), 409, "already finished")
+
+	// Prefer is read as RFC 7240 writes it: a preference with parameters,
+	// in any case, is still respond-async (it ran synchronously before).
+	r = s.act(t, tn.write, map[string]any{"action": "generate_blog", "client_id": client, "keyword": "einkorn"}, "Prefer", "Respond-Async;foo=bar")
+	s.finished(t, tn.read, wantAccepted(t, r, "generate_blog", client))
+	if got := r.header.Get("Preference-Applied"); got != "respond-async" {
+		t.Fatalf("Preference-Applied of respond-async;foo=bar = %q; want respond-async", got)
+	}
+	// Several Prefer headers are one list: the second is read (its wait is
+	// refused), and the first occurrence of a preference wins.
+	blog := map[string]any{"action": "generate_blog", "client_id": client, "keyword": "emmer"}
+	wantError(t, preferring(t, s.api+"/api/v1/data", tn.write, blog, "respond-async", "wait=soon"), 400, "Prefer header's wait must be a whole number of seconds")
+	r = preferring(t, s.api+"/api/v1/data", tn.write, blog, "wait=20", "wait=soon, respond-async")
+	wantAction(t, r, "generate_blog", client, "success")
+	if got := r.header.Get("Preference-Applied"); got != "wait=20" {
+		t.Fatalf("Preference-Applied of wait=20 then wait=soon = %q; want wait=20", got)
+	}
+}
+
+// preferring POSTs body with each of prefer as a Prefer header of its own.
+func preferring(t *testing.T, url, key string, body any, prefer ...string) response {
+	t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest("POST", url, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	for _, p := range prefer {
+		req.Header.Add("Prefer", p)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := response{status: resp.StatusCode, header: resp.Header}
+	if r.body, err = io.ReadAll(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(r.body, &r.json); err != nil {
+		t.Fatalf("POST %s: %v\n%s", url, err, r.body)
+	}
+	return r
 }
 
 // testActionRunsWait: Prefer: wait answers 200 with the outcome when the

@@ -124,7 +124,7 @@ var (
 	}
 	preferHeader = document{
 		"name": "Prefer", "in": "header", "required": false,
-		"description": "RFC 7240 preferences. On POST /api/v1/data: respond-async queues the run and answers 202 at once; wait=N (1 to 60) waits up to N seconds for the outcome (200) before answering 202. On GET /api/v1/runs/{run_id}: wait=N waits up to N seconds for the run to finish. Other preferences are ignored.",
+		"description": "RFC 7240 preferences. On POST /api/v1/data: respond-async queues the run and answers 202 at once; wait=N (1 to 60) waits up to N seconds for the outcome (200) before answering 202. On GET /api/v1/runs/{run_id}: wait=N waits up to N seconds for the run to finish. Other preferences are ignored. Read as RFC 7240 writes it: names in any case, parameters after ;, several preferences in one header or in several Prefer headers, the first occurrence of a preference winning.",
 		"schema":      document{"type": "string", "examples": []any{"respond-async", "respond-async, wait=10"}},
 	}
 	pollHeader = document{

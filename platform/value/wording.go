@@ -90,3 +90,21 @@ func Line(field, s string, max int, optional bool) (string, error) {
 	}
 	return s, nil
 }
+
+// UTF8 is the 400 of text that is not valid UTF-8, or nil when s is. Every
+// string a request carries is text, and text travels between Atrium's
+// processes as protobuf strings, which hold UTF-8 only: a header, a query
+// parameter or a form field read as raw bytes (an upload's file name, its
+// alt text, its declared type) is checked with this before it is sent on,
+// so that it is refused naming the field rather than failing on its way.
+// The message points at the first byte that is not UTF-8.
+func UTF8(field, s string) error {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return apperr.Invalid("%s must be text in UTF-8; its byte %d (0x%02X) is not part of a UTF-8 character", field, i+1, s[i])
+		}
+		i += size
+	}
+	return nil
+}

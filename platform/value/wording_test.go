@@ -71,6 +71,10 @@ func TestWording(t *testing.T) {
 			`agency "nope" not found`},
 		{func() error { _, err := BodyID("owner_member_id", "nope"); return err }(), apperr.KindInvalid,
 			`owner_member_id must be a UUID such as 0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b; got "nope"`},
+		{UTF8("filename", "caf\xe9.jpg"), apperr.KindInvalid,
+			`filename must be text in UTF-8; its byte 4 (0xE9) is not part of a UTF-8 character`},
+		{UTF8("alt", "ok \xe2\x82"), apperr.KindInvalid, // a character cut short
+			`alt must be text in UTF-8; its byte 4 (0xE2) is not part of a UTF-8 character`},
 	} {
 		if tc.err == nil {
 			t.Errorf("no error; want %q", tc.want)
@@ -78,6 +82,14 @@ func TestWording(t *testing.T) {
 		}
 		if got := tc.err.Error(); got != tc.want || apperr.KindOf(tc.err) != tc.kind {
 			t.Errorf("got  %q (kind %d)\nwant %q (kind %d)", got, apperr.KindOf(tc.err), tc.want, tc.kind)
+		}
+	}
+}
+
+func TestUTF8PassesText(t *testing.T) {
+	for _, s := range []string{"", "hero.jpg", "café €5 😀", "\x00 NUL is UTF-8; other rules refuse it"} {
+		if err := UTF8("f", s); err != nil {
+			t.Errorf("UTF8(%q) = %v; want nil", s, err)
 		}
 	}
 }

@@ -40,10 +40,14 @@ var forwarded = []struct {
 	header, metadata string
 	// like says what the header's value looks like, for the 400.
 	like string
+	// list is set for a header that may be sent several times: RFC 7240
+	// makes several Prefer headers one list, and the service reads every
+	// value in order (platform/prefer). The others are one value each.
+	list bool
 }{
-	{"If-Match", IfMatchMetadata, `an ETag such as "3", or *`},
-	{"Idempotency-Key", IdempotencyKeyMetadata, "such as a UUID"},
-	{"Prefer", PreferMetadata, "such as respond-async, wait=10"},
+	{"If-Match", IfMatchMetadata, `an ETag such as "3", or *`, false},
+	{"Idempotency-Key", IdempotencyKeyMetadata, "such as a UUID", false},
+	{"Prefer", PreferMetadata, "such as respond-async, wait=10", true},
 }
 
 // IncomingHeader is grpc-gateway's header matcher: it maps the forwarded
@@ -63,24 +67,25 @@ func IncomingHeader(key string) (string, bool) {
 // reads an empty or second value as no header at all; either way the
 // request would run without the precondition or the idempotency the client
 // asked for (and an action retried with a dropped key would run and be
-// charged again). So each forwarded header, when present, must be sent once,
-// non-empty, in printable ASCII (0x20 to 0x7E). The service applies its own
-// rule for the value on top (docs/actions.md, docs/collections.md).
+// charged again). So each forwarded header, when present, must be sent once
+// (Prefer, a list, may come several times), non-empty, in printable ASCII
+// (0x20 to 0x7E). The service applies its own rule for the value on top
+// (docs/actions.md, docs/collections.md).
 func CheckForwardedHeaders(h http.Header) error {
 	for _, f := range forwarded {
 		vs := h.Values(f.header)
-		switch {
-		case len(vs) == 0:
-			continue
-		case len(vs) > 1:
+		if len(vs) > 1 && !f.list {
 			return status.Errorf(codes.InvalidArgument, "the %s header was sent %d times; send it once", f.header, len(vs))
-		case vs[0] == "":
-			return status.Errorf(codes.InvalidArgument, "the %s header is empty; send a value (%s) or leave the header out", f.header, f.like)
 		}
-		for i := 0; i < len(vs[0]); i++ {
-			if c := vs[0][i]; c < 0x20 || c > 0x7e {
-				return status.Errorf(codes.InvalidArgument,
-					"the %s header must be printable ASCII characters only (%s); byte %d is 0x%02x", f.header, f.like, i+1, c)
+		for _, v := range vs {
+			if v == "" {
+				return status.Errorf(codes.InvalidArgument, "the %s header is empty; send a value (%s) or leave the header out", f.header, f.like)
+			}
+			for i := 0; i < len(v); i++ {
+				if c := v[i]; c < 0x20 || c > 0x7e {
+					return status.Errorf(codes.InvalidArgument,
+						"the %s header must be printable ASCII characters only (%s); byte %d is 0x%02x", f.header, f.like, i+1, c)
+				}
 			}
 		}
 	}

@@ -289,21 +289,6 @@ func (d *Deliverer) send(ctx context.Context, ep Endpoint, del Delivery) (Attemp
 	return a, outcome, wait
 }
 
-// attemptError says why an attempt got no answer, without Go's wrapping.
-func attemptError(err error, timeout time.Duration) string {
-	if r, ok := netguard.IsRefused(err); ok {
-		return r.Error()
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "no answer within " + timeout.String()
-	}
-	var ue interface{ Unwrap() error }
-	if errors.As(err, &ue) && ue.Unwrap() != nil {
-		err = ue.Unwrap()
-	}
-	return err.Error()
-}
-
 // noteHealth keeps the endpoint's failure run: a success ends it; a 410,
 // or failures for longer than DisableAfter, disable the endpoint and
 // announce it (webhook.disabled, to the tenant's other endpoints and on

@@ -16,6 +16,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/pagination"
+	"github.com/atrium-hq/atrium/platform/prefer"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/value"
 	actionsv1 "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
@@ -42,30 +43,20 @@ type preference struct {
 	wait  time.Duration
 }
 
-// parsePrefer reads the Prefer header: respond-async and wait=N (1 to
-// MaxWait seconds) are honoured; other preferences are ignored, as RFC
-// 7240 asks. A wait that is not such a number is a 400: the caller meant
-// something it would not get.
+// parsePrefer reads the Prefer headers (RFC 7240, platform/prefer):
+// respond-async and wait=N (1 to MaxWait seconds) are honoured, with any
+// parameters (none is used) and in any case; other preferences are
+// ignored, as RFC 7240 asks. A wait that is not such a number is a 400:
+// the caller meant something it would not get.
 func parsePrefer(values []string) (preference, error) {
-	var p preference
-	for _, v := range values {
-		for pref := range strings.SplitSeq(v, ",") {
-			name, val, _ := strings.Cut(pref, "=")
-			if semi := strings.IndexByte(val, ';'); semi >= 0 {
-				val = val[:semi] // preference parameters: none is used
-			}
-			name, val = strings.ToLower(strings.TrimSpace(name)), strings.Trim(strings.TrimSpace(val), `"`)
-			switch name {
-			case "respond-async":
-				p.async = true
-			case "wait":
-				n, err := strconv.Atoi(val)
-				if err != nil || n < 1 || n > MaxWait {
-					return preference{}, apperr.Invalid("the Prefer header's wait must be a whole number of seconds from 1 to %d, such as wait=10; got %q", MaxWait, val)
-				}
-				p.wait = time.Duration(n) * time.Second
-			}
+	ps := prefer.Parse(values)
+	p := preference{async: ps.Has("respond-async")}
+	if w, ok := ps.Get("wait"); ok {
+		n, err := strconv.Atoi(w.Value)
+		if err != nil || n < 1 || n > MaxWait {
+			return preference{}, apperr.Invalid("the Prefer header's wait must be a whole number of seconds from 1 to %d, such as wait=10; got %s", MaxWait, value.Describe(w.Value))
 		}
+		p.wait = time.Duration(n) * time.Second
 	}
 	return p, nil
 }

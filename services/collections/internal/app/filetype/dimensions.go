@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"strconv"
@@ -55,21 +56,78 @@ func Dimensions(t Type, r io.Reader) (Size, error) {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		err = errors.New("the file ends before its header does")
 	}
-	if err == nil && (s.Width <= 0 || s.Height <= 0 || s.Width > math.MaxInt32 || s.Height > math.MaxInt32) {
-		err = fmt.Errorf("its header gives a size of %d by %d pixels", s.Width, s.Height)
+	if err == nil && (s.Width <= 0 || s.Height <= 0 || s.Width > MaxSide || s.Height > MaxSide) {
+		err = fmt.Errorf("its header gives a size of %d by %d pixels; an image is 1 to %d pixels a side", s.Width, s.Height, MaxSide)
 	}
 	return s, err
 }
 
+// MaxSide is the most pixels an image may be on either side: 65,535, the
+// most a JPEG or a GIF can say. A PNG, WebP or AVIF can write larger sizes,
+// but one that does is a header written wrong, or an image no page shows
+// (its pixels alone would take gigabytes to decode), not a web asset.
+const MaxSide = 1<<16 - 1
+
+// pngBitDepths are the bit depths the PNG specification (ISO/IEC 15948,
+// section 11.2.2) allows for each colour type; no other colour type
+// exists.
+var pngBitDepths = map[byte][]byte{
+	0: {1, 2, 4, 8, 16}, // greyscale
+	2: {8, 16},          // truecolour
+	3: {1, 2, 4, 8},     // indexed
+	4: {8, 16},          // greyscale with alpha
+	6: {8, 16},          // truecolour with alpha
+}
+
+// pngSize reads the IHDR chunk, which must come first, and checks it as a
+// decoder would: its length (13), its CRC, a bit depth its colour type
+// allows, and the only compression and filter methods there are (0). A
+// header that fails any of these gives sizes nobody can trust.
 func pngSize(r *bufio.Reader) (Size, error) {
-	var h [24]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
+	var h [33]byte // signature, IHDR's length and type, its 13 bytes, its CRC
+	if _, err := io.ReadFull(r, h[:16]); err != nil {
 		return Size{}, err
 	}
 	if string(h[12:16]) != "IHDR" {
 		return Size{}, errors.New("its first chunk is not IHDR")
 	}
-	return Size{int(binary.BigEndian.Uint32(h[16:20])), int(binary.BigEndian.Uint32(h[20:24]))}, nil
+	if _, err := io.ReadFull(r, h[16:]); err != nil {
+		return Size{}, err
+	}
+	if n := binary.BigEndian.Uint32(h[8:12]); n != 13 {
+		return Size{}, fmt.Errorf("its IHDR chunk is %d bytes long, not 13", n)
+	}
+	if crc32.ChecksumIEEE(h[12:29]) != binary.BigEndian.Uint32(h[29:33]) {
+		return Size{}, errors.New("its IHDR chunk's CRC does not match its content")
+	}
+	w, hgt := binary.BigEndian.Uint32(h[16:20]), binary.BigEndian.Uint32(h[20:24])
+	depth, colour := h[24], h[25]
+	depths, known := pngBitDepths[colour]
+	switch {
+	case !known:
+		return Size{}, fmt.Errorf("its colour type %d is none of PNG's (0, 2, 3, 4, 6)", colour)
+	case !bytes.Contains(depths, []byte{depth}):
+		return Size{}, fmt.Errorf("its bit depth %d is not one colour type %d allows (%s)", depth, colour, joinBytes(depths))
+	case h[26] != 0:
+		return Size{}, fmt.Errorf("its compression method %d is not PNG's (0)", h[26])
+	case h[27] != 0:
+		return Size{}, fmt.Errorf("its filter method %d is not PNG's (0)", h[27])
+	case h[28] > 1:
+		return Size{}, fmt.Errorf("its interlace method %d is neither 0 (none) nor 1 (Adam7)", h[28])
+	case w > math.MaxInt32 || hgt > math.MaxInt32:
+		// The specification's own bound: sizes are 31-bit numbers.
+		return Size{}, fmt.Errorf("its header gives a size of %d by %d pixels; an image is 1 to %d pixels a side", w, hgt, MaxSide)
+	}
+	return Size{int(w), int(hgt)}, nil
+}
+
+// joinBytes writes small numbers as "1, 2, 4".
+func joinBytes(b []byte) string {
+	s := make([]string, len(b))
+	for i, v := range b {
+		s[i] = strconv.Itoa(int(v))
+	}
+	return strings.Join(s, ", ")
 }
 
 func gifSize(r *bufio.Reader) (Size, error) {

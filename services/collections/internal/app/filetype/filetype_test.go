@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/gif"
@@ -231,7 +232,15 @@ func TestDimensionsNameWhatIsWrong(t *testing.T) {
 	}{
 		{"png cut short", PNG, encodePNG(t, 5, 5)[:20], "ends before its header does"},
 		{"png without IHDR", PNG, append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dtEXt"), make([]byte, 12)...), "not IHDR"},
-		{"png of zero width", PNG, append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x00\x00\x00\x00\x00\x05"), 0), "0 by 5"},
+		{"png of zero width", PNG, pngHeader(0, 5, 8, 6, 13, true), "0 by 5"},
+		{"png wider than any image", PNG, pngHeader(1<<20, 5, 8, 6, 13, true), "1 to 65535 pixels a side"},
+		{"png wider than PNG allows", PNG, pngHeader(1<<31, 5, 8, 6, 13, true), "2147483648 by 5"},
+		{"png with a bad CRC", PNG, pngHeader(5, 5, 8, 6, 13, false), "CRC does not match"},
+		{"png without its CRC", PNG, pngHeader(5, 5, 8, 6, 13, true)[:29], "ends before its header does"},
+		{"png of a bit depth its colour type has not", PNG, pngHeader(5, 5, 4, 2, 13, true), "bit depth 4 is not one colour type 2 allows (8, 16)"},
+		{"png of a 16-bit palette", PNG, pngHeader(5, 5, 16, 3, 13, true), "bit depth 16 is not one colour type 3 allows (1, 2, 4, 8)"},
+		{"png of an unknown colour type", PNG, pngHeader(5, 5, 8, 5, 13, true), "colour type 5 is none of PNG's"},
+		{"png with a long IHDR", PNG, pngHeader(5, 5, 8, 6, 14, true), "14 bytes long, not 13"},
 		{"jpeg with its scan first", JPEG, append(append([]byte{0xff, 0xd8}, jpg[sos:sos+20]...), jpg[2:]...), "before its frame header"},
 		{"jpeg of junk", JPEG, []byte{0xff, 0xd8, 0x12, 0x34}, "where a marker should start"},
 		{"webp of an unknown chunk", WebP, append([]byte("RIFF\x00\x00\x00\x00WEBPJUNK"), make([]byte, 20)...), "not VP8"},
@@ -241,6 +250,35 @@ func TestDimensionsNameWhatIsWrong(t *testing.T) {
 		_, err := Dimensions(tc.t, bytes.NewReader(tc.file))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v; want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// pngHeader is a PNG's signature and IHDR chunk (colour type, bit depth,
+// the length its chunk claims), with a CRC that matches or not.
+func pngHeader(w, h uint32, depth, colour byte, length uint32, goodCRC bool) []byte {
+	b := []byte("\x89PNG\r\n\x1a\n")
+	b = binary.BigEndian.AppendUint32(b, length)
+	b = append(b, "IHDR"...)
+	b = binary.BigEndian.AppendUint32(b, w)
+	b = binary.BigEndian.AppendUint32(b, h)
+	b = append(b, depth, colour, 0, 0, 0)
+	crc := crc32.ChecksumIEEE(b[12:])
+	if !goodCRC {
+		crc++
+	}
+	return binary.BigEndian.AppendUint32(b, crc)
+}
+
+// TestDimensionsOfEveryPNGKind: each colour type with each bit depth the
+// specification allows passes, as the standard library's encoder writes
+// them and as written by hand.
+func TestDimensionsOfEveryPNGKind(t *testing.T) {
+	for colour, depths := range pngBitDepths {
+		for _, d := range depths {
+			if got, err := Dimensions(PNG, bytes.NewReader(pngHeader(640, 480, d, colour, 13, true))); err != nil || got != (Size{640, 480}) {
+				t.Errorf("colour type %d, bit depth %d: %v, %v; want 640 by 480", colour, d, got, err)
+			}
 		}
 	}
 }
