@@ -91,6 +91,8 @@ func (t *routeTable) add(service string) error {
 			t.streamed[method+" "+path] = true
 		}
 		r.name = r.method + " " + r.template
+		// A refusal names the route the client called, not the RPC.
+		r.access.Name = r.name
 		// grpc-gateway renders a matched pattern's variables as {name=*}.
 		if t.byPattern[method] == nil {
 			t.byPattern[method] = map[string]*route{}
