@@ -97,6 +97,8 @@ func (t *routeTable) add(service string) error {
 			t.streamed[method+" "+path] = kind
 		}
 		r.name = r.method + " " + r.template
+		// A refusal names the route the client called, not the RPC.
+		r.access.Name = r.name
 		// grpc-gateway renders a matched pattern's variables as {name=*}.
 		if t.byPattern[method] == nil {
 			t.byPattern[method] = map[string]*route{}

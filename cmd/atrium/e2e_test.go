@@ -129,6 +129,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CollectionsSearch", testCollectionsSearch},
 		{"CollectionsExpand", testCollectionsExpand},
 		{"CollectionsPublishedOnly", testCollectionsPublishedOnly},
+		{"PublishedOnlyEveryRoute", testPublishedOnlyEveryRoute},
 		{"CollectionsCORS", testCollectionsCORS},
 		{"BrowserPage", testBrowserPage},
 		{"AssetsUpload", testAssetsUpload},

@@ -306,6 +306,11 @@ func describeAccess(op document, operationID string) error {
 	case accessv1.Caller_CALLER_TENANT:
 		op["security"] = []any{document{"bearer": []any{string(a.Scope)}}}
 		who = fmt.Sprintf("Needs an API key with the %s scope, bound to %s.", a.Scope, bindingWords[a.Binding])
+		if a.OpenToPublishedOnly {
+			who += " A published_only key (the key a web page embeds) may call it too; drafts are hidden from it."
+		} else {
+			who += " A published_only key may not call it (403)."
+		}
 	default:
 		return fmt.Errorf("%s is not callable over HTTP (%s)", md.FullName(), a.Caller)
 	}

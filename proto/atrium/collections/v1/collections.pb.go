@@ -1092,11 +1092,11 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\"$\n" +
 	"\x12DeleteItemResponse\x12\x0e\n" +
-	"\x02ok\x18\x01 \x01(\bR\x02ok2\x8a\b\n" +
-	"\x12CollectionsService\x12\xa1\x01\n" +
-	"\x0fListCollections\x12-.atrium.collections.v1.ListCollectionsRequest\x1a..atrium.collections.v1.ListCollectionsResponse\"/\xca\xf3\x18\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02\x1c\x12\x1a/api/public/v1/collections\x90\x02\x01\x12\xa1\x01\n" +
-	"\tListItems\x12'.atrium.collections.v1.ListItemsRequest\x1a(.atrium.collections.v1.ListItemsResponse\"A\xca\xf3\x18\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02.\x12,/api/public/v1/collections/{collection_slug}\x90\x02\x01\x12\xa5\x01\n" +
-	"\aGetItem\x12%.atrium.collections.v1.GetItemRequest\x1a&.atrium.collections.v1.GetItemResponse\"K\xca\xf3\x18\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x028\x126/api/public/v1/collections/{collection_slug}/{item_id}\x90\x02\x01\x12\xa4\x01\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok2\x90\b\n" +
+	"\x12CollectionsService\x12\xa3\x01\n" +
+	"\x0fListCollections\x12-.atrium.collections.v1.ListCollectionsRequest\x1a..atrium.collections.v1.ListCollectionsResponse\"1\xca\xf3\x18\b\b\x01\x10\x01\x18\x02 \x01\x82\xd3\xe4\x93\x02\x1c\x12\x1a/api/public/v1/collections\x90\x02\x01\x12\xa3\x01\n" +
+	"\tListItems\x12'.atrium.collections.v1.ListItemsRequest\x1a(.atrium.collections.v1.ListItemsResponse\"C\xca\xf3\x18\b\b\x01\x10\x01\x18\x02 \x01\x82\xd3\xe4\x93\x02.\x12,/api/public/v1/collections/{collection_slug}\x90\x02\x01\x12\xa7\x01\n" +
+	"\aGetItem\x12%.atrium.collections.v1.GetItemRequest\x1a&.atrium.collections.v1.GetItemResponse\"M\xca\xf3\x18\b\b\x01\x10\x01\x18\x02 \x01\x82\xd3\xe4\x93\x028\x126/api/public/v1/collections/{collection_slug}/{item_id}\x90\x02\x01\x12\xa4\x01\n" +
 	"\n" +
 	"CreateItem\x12(.atrium.collections.v1.CreateItemRequest\x1a).atrium.collections.v1.CreateItemResponse\"A\xca\xf3\x18\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x021:\x01*\",/api/public/v1/collections/{collection_slug}\x12\xae\x01\n" +
 	"\n" +
