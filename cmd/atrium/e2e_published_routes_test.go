@@ -99,7 +99,7 @@ func testPublishedOnlyEveryRoute(t *testing.T, s *stack) {
 
 	// The MCP server calls these routes with the caller's key: it offers
 	// such a key the tools of the routes open to it, no others.
-	if got, want := toolNamesOf(listTools(t, mcpSession(t, s, page))), []string{"get_item", "list_collections", "list_items"}; !slices.Equal(got, want) {
+	if got, want := toolNamesOf(listTools(t, mcpSession(t, s, page))), []string{"get_asset", "get_item", "list_collections", "list_items"}; !slices.Equal(got, want) {
 		t.Errorf("a published_only key's MCP tools = %v, want %v", got, want)
 	}
 }
