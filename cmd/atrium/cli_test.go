@@ -314,6 +314,19 @@ func TestCLI(t *testing.T) {
 			t.Fatalf("the new site's collections: %v", cols)
 		}
 		op.ok(t, "data", "read", "--resource", "keywords", "--client", cid)
+		// Collections and fields without raw JSON: the key's site then has
+		// the collection, and an item of it is written by its fields.
+		op.ok(t, "admin", "collections", "create", "--site", site, "--slug", "loaves", "--name", "Loaves",
+			"--field", "title:text:required", "--field", "kind:select:options=rye|spelt")
+		op.ok(t, "admin", "collections", "update", "loaves", "--site", site, "--add-field", "weight:integer")
+		if cols := decodeJSON[[]map[string]any](t, op.ok(t, "admin", "collections", "list", "--site", site)); len(cols) != 1 || len(cols[0]["fields"].([]any)) != 3 {
+			t.Fatalf("admin collections list: %v", cols)
+		}
+		if it := decodeJSON[map[string]any](t, op.ok(t, "items", "create", "loaves", "title=Rye", "kind=rye", "weight=800")); it["weight"] != float64(800) {
+			t.Fatalf("an item of the CLI's collection: %v", it)
+		}
+		op.fails(t, exitAPI, []string{"HTTP 400", "kind"}, "items", "create", "loaves", "title=Oat", "kind=oat")
+		op.fails(t, exitUsage, []string{"--slug"}, "admin", "collections", "create", "--site", site, "--name", "No slug")
 		op.fails(t, exitUsage, []string{"--name is required"}, "admin", "agencies", "create")
 		badToken := cliRun{env: map[string]string{"ATRIUM_ADMIN_URL": s.admin, "ATRIUM_ADMIN_TOKEN": "adm_wrong-token-0123456789abcdef"}, dir: t.TempDir()}
 		badToken.fails(t, exitAPI, []string{"HTTP 401"}, "admin", "agencies", "list")
