@@ -102,12 +102,14 @@ func OrderFields(c Collection) []string {
 // Content is the collections interface's use cases: collections and items
 // of one site.
 type Content struct {
-	store Store
+	store ContentStore
 	clock Clock
 }
 
 // NewContent returns the content use cases.
-func NewContent(store Store, clock Clock) *Content { return &Content{store: store, clock: clock} }
+func NewContent(store ContentStore, clock Clock) *Content {
+	return &Content{store: store, clock: clock}
+}
 
 // Collections lists the site's collections.
 func (u *Content) Collections(ctx context.Context, siteID string) ([]Collection, error) {
@@ -337,7 +339,7 @@ func (u *Content) newItem(c Collection, siteID string, in NewItem) (Item, outbox
 // createWithReferences writes an item of c that refers to others: the
 // referenced items must exist when it is written, in one transaction.
 func (u *Content) createWithReferences(ctx context.Context, c Collection, it Item, created outbox.Event, refs []reference) (Collection, Item, error) {
-	err := u.store.InTx(ctx, func(tx Tx) error {
+	err := u.store.InTx(ctx, func(tx ContentTx) error {
 		if err := u.checkReferences(ctx, tx, c, refs); err != nil {
 			return err
 		}
@@ -346,7 +348,7 @@ func (u *Content) createWithReferences(ctx context.Context, c Collection, it Ite
 	return c, it, err
 }
 
-func (u *Content) checkReferences(ctx context.Context, tx Tx, c Collection, refs []reference) error {
+func (u *Content) checkReferences(ctx context.Context, tx ContentTx, c Collection, refs []reference) error {
 	for _, r := range refs {
 		if r.asset {
 			ok, err := tx.AssetExists(ctx, c.SiteID, r.id)
@@ -437,7 +439,7 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 	patch := ItemPatch{Set: ch.set, Unset: ch.unset, IsPublished: in.IsPublished, IfVersion: v, At: now}
 	sch.apply(&patch)
 	var before, after Item
-	err = u.store.InTx(ctx, func(tx Tx) error {
+	err = u.store.InTx(ctx, func(tx ContentTx) error {
 		if err := u.checkReferences(ctx, tx, c, ch.refs); err != nil {
 			return err
 		}
@@ -461,7 +463,7 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 // enqueuePatched enqueues the events of a patch: item.updated, then
 // item.published or item.unpublished when it moved is_published. A PATCH
 // and a scheduled change both announce themselves so.
-func enqueuePatched(ctx context.Context, tx Tx, c Collection, before, after Item) error {
+func enqueuePatched(ctx context.Context, tx outbox.Enqueuer, c Collection, before, after Item) error {
 	if err := enqueueItem(ctx, tx, c, after, "updated"); err != nil {
 		return err
 	}
@@ -490,7 +492,7 @@ func (u *Content) DeleteItem(ctx context.Context, siteID, slug, id, ifMatch stri
 	}
 	v, _ := ifVersion(ifMatch)
 	now := u.clock.Now()
-	return u.store.InTx(ctx, func(tx Tx) error {
+	return u.store.InTx(ctx, func(tx ContentTx) error {
 		it, err := tx.DeleteItem(ctx, c.ID, id, v)
 		switch {
 		case errors.Is(err, ErrNotFound):
@@ -530,7 +532,7 @@ func itemEvent(c Collection, it Item, what string) (outbox.Event, error) {
 	}, it.UpdatedAt)
 }
 
-func enqueueItem(ctx context.Context, tx Tx, c Collection, it Item, what string) error {
+func enqueueItem(ctx context.Context, tx outbox.Enqueuer, c Collection, it Item, what string) error {
 	e, err := itemEvent(c, it, what)
 	if err != nil {
 		return err
