@@ -1,6 +1,6 @@
 // Package gateway is Atrium's HTTP front door. It serves two listeners:
 //
-//   - the public listener: the JSON/REST API of the four interfaces, each
+//   - the public listener: the JSON/REST API of the five services, each
 //     route proxied by grpc-gateway to the owning service over gRPC, behind
 //     API-key authentication;
 //   - the admin listener: the provisioning API, behind the admin token, plus

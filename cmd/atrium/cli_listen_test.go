@@ -6,7 +6,6 @@ import (
 	"context"
 	"net/http"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -71,13 +70,10 @@ func TestCLIListen(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	stdout, stderr := newLines(), newLines()
-	env := cliEnv{stdout: stdout, stderr: stderr, stdin: strings.NewReader(""),
-		lookup:     func(k string) (string, bool) { v, ok := cl.env[k]; return v, ok },
-		configDir:  func() (string, error) { return cl.dir, nil },
-		httpClient: http.DefaultClient}
+	env := cl.cliEnv(stdout, stderr)
 	done := make(chan error, 1)
 	go func() {
-		done <- runClientCommand(ctx, []string{"webhooks", "listen", "--forward-to", receiver.URL + "/hook", "--events", "item.*"}, env)
+		done <- run(ctx, []string{"webhooks", "listen", "--forward-to", receiver.URL + "/hook", "--events", "item.*"}, env)
 	}()
 	secret := stderr.waitFor(t, done, regexp.MustCompile(`Signing secret: (whsec_[A-Za-z0-9+/=]+)`))[1]
 	stderr.waitFor(t, done, regexp.MustCompile(`Ready: forwarding item\.\* to `))

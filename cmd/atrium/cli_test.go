@@ -10,8 +10,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,7 +19,7 @@ import (
 	"strings"
 	"testing"
 
-	atrium "github.com/atrium-hq/atrium/sdk/go"
+	atriumcli "github.com/atrium-hq/atrium/cmd/atrium/internal/cli"
 )
 
 // cliRun is a place to run client commands from: an environment and a
@@ -29,6 +29,21 @@ type cliRun struct {
 	dir      string
 	terminal bool
 	stdin    string
+}
+
+// The exit codes, as the tests name them.
+const (
+	exitAPI   = atriumcli.ExitAPI
+	exitUsage = atriumcli.ExitUsage
+)
+
+// cliEnv is the environment the commands run in from c.
+func (c cliRun) cliEnv(stdout, stderr io.Writer) atriumcli.Env {
+	return atriumcli.Env{Stdout: stdout, Stderr: stderr, Stdin: strings.NewReader(c.stdin),
+		Lookup:     func(k string) (string, bool) { v, ok := c.env[k]; return v, ok },
+		ConfigDir:  func() (string, error) { return c.dir, nil },
+		Terminal:   c.terminal,
+		HTTPClient: http.DefaultClient}
 }
 
 type cliResult struct {
@@ -43,13 +58,8 @@ func (r cliResult) String() string {
 func (c cliRun) run(t *testing.T, args ...string) cliResult {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	env := cliEnv{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(c.stdin),
-		lookup:     func(k string) (string, bool) { v, ok := c.env[k]; return v, ok },
-		configDir:  func() (string, error) { return c.dir, nil },
-		terminal:   c.terminal,
-		httpClient: http.DefaultClient}
-	err := runClientCommand(t.Context(), args, env)
-	code := exitCode(err, &stderr)
+	err := run(t.Context(), args, c.cliEnv(&stdout, &stderr))
+	code := atriumcli.ExitCode(err, &stderr)
 	return cliResult{stdout.String(), stderr.String(), code}
 }
 
@@ -304,6 +314,19 @@ func TestCLI(t *testing.T) {
 			t.Fatalf("the new site's collections: %v", cols)
 		}
 		op.ok(t, "data", "read", "--resource", "keywords", "--client", cid)
+		// Collections and fields without raw JSON: the key's site then has
+		// the collection, and an item of it is written by its fields.
+		op.ok(t, "admin", "collections", "create", "--site", site, "--slug", "loaves", "--name", "Loaves",
+			"--field", "title:text:required", "--field", "kind:select:options=rye|spelt")
+		op.ok(t, "admin", "collections", "update", "loaves", "--site", site, "--add-field", "weight:integer")
+		if cols := decodeJSON[[]map[string]any](t, op.ok(t, "admin", "collections", "list", "--site", site)); len(cols) != 1 || len(cols[0]["fields"].([]any)) != 3 {
+			t.Fatalf("admin collections list: %v", cols)
+		}
+		if it := decodeJSON[map[string]any](t, op.ok(t, "items", "create", "loaves", "title=Rye", "kind=rye", "weight=800")); it["weight"] != float64(800) {
+			t.Fatalf("an item of the CLI's collection: %v", it)
+		}
+		op.fails(t, exitAPI, []string{"HTTP 400", "kind"}, "items", "create", "loaves", "title=Oat", "kind=oat")
+		op.fails(t, exitUsage, []string{"--slug"}, "admin", "collections", "create", "--site", site, "--name", "No slug")
 		op.fails(t, exitUsage, []string{"--name is required"}, "admin", "agencies", "create")
 		badToken := cliRun{env: map[string]string{"ATRIUM_ADMIN_URL": s.admin, "ATRIUM_ADMIN_TOKEN": "adm_wrong-token-0123456789abcdef"}, dir: t.TempDir()}
 		badToken.fails(t, exitAPI, []string{"HTTP 401"}, "admin", "agencies", "list")
@@ -343,36 +366,4 @@ func TestCLICompletion(t *testing.T) {
 		}
 	}
 	cl.fails(t, exitUsage, []string{"bash, zsh, fish"}, "completion", "tcsh")
-}
-
-// TestCLIActionFieldTypes: field=value arguments become the JSON types the
-// action's input_schema gives; a value of the wrong type is a usage error
-// naming the field.
-func TestCLIActionFieldTypes(t *testing.T) {
-	a := atrium.Action{Name: "demo", InputSchema: map[string]any{"properties": map[string]any{
-		"action": map[string]any{"type": "string"}, "client_id": map[string]any{"type": "string"},
-		"count": map[string]any{"type": "integer"}, "ratio": map[string]any{"type": "number"},
-		"dry_run": map[string]any{"type": "boolean"}, "name": map[string]any{"type": "string"},
-		"keywords": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-		"sizes":    map[string]any{"type": "array", "items": map[string]any{"type": "integer"}},
-		"options":  map[string]any{"type": "object"},
-	}}}
-	got, err := actionFields(a, []string{"count=3", "ratio=0.5", "dry_run=true", "name=a=b", "keywords=rye, spelt", "sizes=1,2", `options={"x":1}`, "extra:=[1]"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"count":3,"dry_run":true,"extra":[1],"keywords":["rye","spelt"],"name":"a=b","options":{"x":1},"ratio":0.5,"sizes":[1,2]}`
-	if b, _ := json.Marshal(got); string(b) != want {
-		t.Fatalf("fields = %s\nwant     %s", b, want)
-	}
-	for arg, words := range map[string]string{
-		"count=three": "count=three: must be an integer", "dry_run=maybe": "true or false", "sizes=1,x": "must be an integer",
-		"client_id=x": `no field "client_id"`, "novalue": "field=value", "options=[]": "JSON object",
-	} {
-		_, err := actionFields(a, []string{arg})
-		var ue *usageError
-		if !errors.As(err, &ue) || !strings.Contains(err.Error(), words) {
-			t.Fatalf("%s: %v; want a usage error saying %q", arg, err, words)
-		}
-	}
 }

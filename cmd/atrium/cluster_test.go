@@ -1,6 +1,6 @@
 package main
 
-// The cluster deployment, tested as it runs: the gateway and the four
+// The cluster deployment, tested as it runs: the gateway and the five
 // services as five separate processes built from their own binaries,
 // configured only by flags and ATRIUM_* variables, talking gRPC over
 // loopback, sharing one PostgreSQL database (each migrating its own schema)

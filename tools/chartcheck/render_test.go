@@ -33,7 +33,7 @@ const (
 // components are the chart's Deployments, each running atrium-<component>.
 var components = []string{"gateway", "collections", "crm", "data", "actions", "webhooks"}
 
-// services are the four gRPC services.
+// services are the five gRPC services.
 var services = []string{"collections", "crm", "data", "actions", "webhooks"}
 
 // manifests is one rendering of the chart, by kind and name.

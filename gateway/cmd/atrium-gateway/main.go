@@ -1,5 +1,5 @@
 // Command atrium-gateway runs the gateway alone, for the cluster deployment:
-// the public JSON API and the admin API in front of the four services. Every
+// the public JSON API and the admin API in front of the five services. Every
 // flag can also be set with an ATRIUM_* environment variable; run with -h
 // for the list and --version for the version.
 package main

@@ -90,14 +90,14 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	clock := app.Clock(time.Now)
-	content := app.NewContent(st, clock)
+	content := app.NewContent(app.ContentStoreOf(st), clock)
 	publicURL := func() string { return *s.publicURL.Load() }
-	assets := app.NewAssets(st, cfg.Objects, clock, assetCfg, cfg.Logger.With("service", Name))
+	assets := app.NewAssets(app.AssetStoreOf(st), cfg.Objects, clock, assetCfg, cfg.Logger.With("service", Name))
 	assetServer := grpcserver.NewAssetServer(assets, publicURL)
-	grpcserver.NewServer(app.NewSites(st, clock), content, assetServer).Register(rt.GRPC)
+	grpcserver.NewServer(app.NewSites(app.SiteStoreOf(st), clock), content, assetServer).Register(rt.GRPC)
 	assetServer.Register(rt.GRPC)
-	grpcserver.NewPreviewServer(app.NewPreviews(st, content, clock), publicURL).Register(rt.GRPC)
-	scheduler := app.NewScheduler(st, clock, cfg.ScheduleInterval, cfg.Logger.With("service", Name))
+	grpcserver.NewPreviewServer(app.NewPreviews(app.PreviewStoreOf(st), content, clock), publicURL).Register(rt.GRPC)
+	scheduler := app.NewScheduler(app.ScheduleStoreOf(st), clock, cfg.ScheduleInterval, cfg.Logger.With("service", Name))
 	rt.Go("scheduler", scheduler.Run)
 	return s, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/atrium-hq/atrium/services/webhooks/internal/adapters/jetstream"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/adapters/postgres"
+	"github.com/atrium-hq/atrium/services/webhooks/internal/adapters/webhookhttp"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/app"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/retry"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/transport/grpcserver"
@@ -193,7 +194,7 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
 	guard := &netguard.Guard{AllowPrivate: cfg.AllowPrivate}
 	tel := cfg.Telemetry
-	deliverer := &app.Deliverer{Store: st, Client: app.NewClient(guard, cfg.Workers), Schedule: cfg.Schedule, Timeout: cfg.Timeout,
+	deliverer := &app.Deliverer{Store: st, Sender: webhookhttp.New(guard, cfg.Workers), Schedule: cfg.Schedule, Timeout: cfg.Timeout,
 		DisableAfter: cfg.DisableAfter, Batch: cfg.Workers, PerEndpoint: cfg.PerEndpoint, Retention: cfg.Retention,
 		Logger: cfg.Logger.With("service", Name), Meters: tel.MeterProvider(), Tracer: tel.TracerProvider()}
 	fanout := &app.Fanout{Store: st, Links: crmgrpc.New(s.crm), Added: deliverer.Wake}

@@ -30,7 +30,7 @@ type collectionEvent struct {
 }
 
 func (u *Content) siteID(ctx context.Context, id string) (string, error) {
-	s, err := NewSites(u.store, u.clock).Get(ctx, id)
+	s, err := getSite(ctx, u.store.Site, id)
 	return s.ID, err
 }
 
@@ -66,7 +66,7 @@ func (u *Content) CreateCollection(ctx context.Context, siteID string, in NewCol
 	now := u.clock.Now()
 	c := Collection{ID: store.NewID(), SiteID: siteID, Name: name, Slug: in.Slug, IsSystem: in.IsSystem,
 		Fields: append([]Field{}, in.Fields...), SearchLanguage: lang, CreatedAt: now, UpdatedAt: now}
-	err = u.store.InTx(ctx, func(tx Tx) error {
+	err = u.store.InTx(ctx, func(tx ContentTx) error {
 		if err := checkTargets(ctx, tx, c, c.Fields); err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func (u *Content) CreateCollection(ctx context.Context, siteID string, in NewCol
 
 // checkTargets checks that every reference field points into a collection
 // of the site (the collection itself included).
-func checkTargets(ctx context.Context, tx Tx, c Collection, fields []Field) error {
+func checkTargets(ctx context.Context, tx ContentTx, c Collection, fields []Field) error {
 	for _, f := range fields {
 		if f.Type != TypeReference || f.Target == c.Slug {
 			continue
@@ -130,7 +130,7 @@ func (u *Content) UpdateCollection(ctx context.Context, siteID, slug string, ch 
 		return Collection{}, collectionNotFound(slug)
 	}
 	var c Collection
-	err = u.store.InTx(ctx, func(tx Tx) error {
+	err = u.store.InTx(ctx, func(tx ContentTx) error {
 		c, err = tx.Collection(ctx, siteID, slug)
 		if errors.Is(err, ErrNotFound) {
 			return collectionNotFound(slug)

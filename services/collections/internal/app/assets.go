@@ -88,7 +88,7 @@ var assetPolicy = itemPolicy
 
 // Assets is the assets use cases.
 type Assets struct {
-	store   Store
+	store   AssetStore
 	objects objstore.Store
 	clock   Clock
 	cfg     AssetConfig
@@ -96,7 +96,7 @@ type Assets struct {
 }
 
 // NewAssets returns the assets use cases, keeping files on objects.
-func NewAssets(store Store, objects objstore.Store, clock Clock, cfg AssetConfig, logger *slog.Logger) *Assets {
+func NewAssets(store AssetStore, objects objstore.Store, clock Clock, cfg AssetConfig, logger *slog.Logger) *Assets {
 	return &Assets{store: store, objects: objects, clock: clock, cfg: cfg, logger: logger}
 }
 
@@ -273,7 +273,7 @@ func (u *Assets) Upload(ctx context.Context, siteID string, in NewAsset) (Asset,
 			}
 		}
 	}
-	err = u.store.InTx(ctx, func(tx Tx) error {
+	err = u.store.InTx(ctx, func(tx AssetTx) error {
 		e, err := assetEvent(a, "created")
 		if err != nil {
 			return err
@@ -393,7 +393,7 @@ func (u *Assets) Update(ctx context.Context, siteID, id string, ch AssetChange) 
 		p.Filename = ch.Filename
 	}
 	var a Asset
-	err = u.store.InTx(ctx, func(tx Tx) error {
+	err = u.store.InTx(ctx, func(tx AssetTx) error {
 		a, err = tx.UpdateAsset(ctx, siteID, canonical, p)
 		if errors.Is(err, ErrNotFound) {
 			return assetNotFound(id)
@@ -419,7 +419,7 @@ func (u *Assets) Delete(ctx context.Context, siteID, id string) error {
 		return err
 	}
 	var a Asset
-	err = u.store.InTx(ctx, func(tx Tx) error {
+	err = u.store.InTx(ctx, func(tx AssetTx) error {
 		a, err = tx.DeleteAsset(ctx, siteID, canonical)
 		if errors.Is(err, ErrNotFound) {
 			return assetNotFound(id)

@@ -49,9 +49,9 @@ func newWorld(t *testing.T, cfg app.AssetConfig) *world {
 		t.Fatal(err)
 	}
 	clock := app.Clock(time.Now)
-	w.assets = app.NewAssets(w.store, w.objects, clock, cfg, slog.New(slog.DiscardHandler))
-	w.content = app.NewContent(w.store, clock)
-	site, err := app.NewSites(w.store, clock).Create(t.Context(), "Bakery")
+	w.assets = app.NewAssets(app.AssetStoreOf(w.store), w.objects, clock, cfg, slog.New(slog.DiscardHandler))
+	w.content = app.NewContent(app.ContentStoreOf(w.store), clock)
+	site, err := app.NewSites(app.SiteStoreOf(w.store), clock).Create(t.Context(), "Bakery")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func (failingStore) InTx(context.Context, func(app.Tx) error) error { return err
 
 func TestAFailedWriteRemovesTheFile(t *testing.T) {
 	w := newWorld(t, app.AssetConfig{})
-	u := app.NewAssets(failingStore{w.store}, w.objects, app.Clock(time.Now), app.AssetConfig{MaxBytes: 1 << 20}, slog.New(slog.DiscardHandler))
+	u := app.NewAssets(app.AssetStoreOf(failingStore{w.store}), w.objects, app.Clock(time.Now), app.AssetConfig{MaxBytes: 1 << 20}, slog.New(slog.DiscardHandler))
 	if _, err := u.Upload(t.Context(), w.site, upload(pngFile(t, 4, 4), "a.png", "", true)); !errors.Is(err, errDatabase) {
 		t.Fatalf("%v; want the store's error", err)
 	}
@@ -277,7 +277,7 @@ func TestAFailedWriteRemovesTheFile(t *testing.T) {
 
 func TestAssetsAreTheSites(t *testing.T) {
 	w := newWorld(t, app.AssetConfig{})
-	other, err := app.NewSites(w.store, app.Clock(time.Now)).Create(t.Context(), "Other")
+	other, err := app.NewSites(app.SiteStoreOf(w.store), app.Clock(time.Now)).Create(t.Context(), "Other")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestUpdateAndDelete(t *testing.T) {
 
 func TestAssetFields(t *testing.T) {
 	w := newWorld(t, app.AssetConfig{})
-	other, err := app.NewSites(w.store, app.Clock(time.Now)).Create(t.Context(), "Other")
+	other, err := app.NewSites(app.SiteStoreOf(w.store), app.Clock(time.Now)).Create(t.Context(), "Other")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestExpandReadsOncePerCollectionAndLevel(t *testing.T) {
 	w := newWorld(t, app.AssetConfig{})
 	ctx := t.Context()
 	counting := &countingStore{Store: w.store, items: map[string]int{}}
-	content := app.NewContent(counting, app.Clock(time.Now))
+	content := app.NewContent(app.ContentStoreOf(counting), app.Clock(time.Now))
 	define := func(slug string, fields ...app.Field) app.Collection {
 		c, err := content.CreateCollection(ctx, w.site, app.NewCollection{Name: slug, Slug: slug, Fields: fields})
 		if err != nil {

@@ -102,12 +102,14 @@ func OrderFields(c Collection) []string {
 // Content is the collections interface's use cases: collections and items
 // of one site.
 type Content struct {
-	store Store
+	store ContentStore
 	clock Clock
 }
 
 // NewContent returns the content use cases.
-func NewContent(store Store, clock Clock) *Content { return &Content{store: store, clock: clock} }
+func NewContent(store ContentStore, clock Clock) *Content {
+	return &Content{store: store, clock: clock}
+}
 
 // Collections lists the site's collections.
 func (u *Content) Collections(ctx context.Context, siteID string) ([]Collection, error) {
@@ -350,7 +352,7 @@ func createdEvents(c Collection, it Item) ([]outbox.Event, error) {
 // createWithReferences writes an item of c that refers to others: the
 // referenced items must exist when it is written, in one transaction.
 func (u *Content) createWithReferences(ctx context.Context, c Collection, it Item, announce []outbox.Event, refs []reference) (Collection, Item, error) {
-	err := u.store.InTx(ctx, func(tx Tx) error {
+	err := u.store.InTx(ctx, func(tx ContentTx) error {
 		if err := u.checkReferences(ctx, tx, c, refs); err != nil {
 			return err
 		}
@@ -359,7 +361,7 @@ func (u *Content) createWithReferences(ctx context.Context, c Collection, it Ite
 	return c, it, err
 }
 
-func (u *Content) checkReferences(ctx context.Context, tx Tx, c Collection, refs []reference) error {
+func (u *Content) checkReferences(ctx context.Context, tx ContentTx, c Collection, refs []reference) error {
 	for _, r := range refs {
 		if r.asset {
 			ok, err := tx.AssetExists(ctx, c.SiteID, r.id)
@@ -450,7 +452,7 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 	patch := ItemPatch{Set: ch.set, Unset: ch.unset, IsPublished: in.IsPublished, IfVersion: v, At: now}
 	sch.apply(&patch)
 	var before, after Item
-	err = u.store.InTx(ctx, func(tx Tx) error {
+	err = u.store.InTx(ctx, func(tx ContentTx) error {
 		if err := u.checkReferences(ctx, tx, c, ch.refs); err != nil {
 			return err
 		}
@@ -474,7 +476,7 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 // enqueuePatched enqueues the events of a patch: item.updated, then
 // item.published or item.unpublished when it moved is_published. A PATCH
 // and a scheduled change both announce themselves so.
-func enqueuePatched(ctx context.Context, tx Tx, c Collection, before, after Item) error {
+func enqueuePatched(ctx context.Context, tx outbox.Enqueuer, c Collection, before, after Item) error {
 	if err := enqueueItem(ctx, tx, c, after, "updated"); err != nil {
 		return err
 	}
@@ -503,7 +505,7 @@ func (u *Content) DeleteItem(ctx context.Context, siteID, slug, id, ifMatch stri
 	}
 	v, _ := ifVersion(ifMatch)
 	now := u.clock.Now()
-	return u.store.InTx(ctx, func(tx Tx) error {
+	return u.store.InTx(ctx, func(tx ContentTx) error {
 		it, err := tx.DeleteItem(ctx, c.ID, id, v)
 		switch {
 		case errors.Is(err, ErrNotFound):
@@ -543,7 +545,7 @@ func itemEvent(c Collection, it Item, what string) (outbox.Event, error) {
 	}, it.UpdatedAt)
 }
 
-func enqueueItem(ctx context.Context, tx Tx, c Collection, it Item, what string) error {
+func enqueueItem(ctx context.Context, tx outbox.Enqueuer, c Collection, it Item, what string) error {
 	e, err := itemEvent(c, it, what)
 	if err != nil {
 		return err

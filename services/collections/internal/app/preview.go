@@ -68,14 +68,14 @@ func isToken(s string) bool {
 
 // Previews is the preview links' use cases.
 type Previews struct {
-	store   Store
+	store   PreviewStore
 	content *Content
 	clock   Clock
 }
 
 // NewPreviews returns the preview links' use cases; content reads the
 // items they show.
-func NewPreviews(store Store, content *Content, clock Clock) *Previews {
+func NewPreviews(store PreviewStore, content *Content, clock Clock) *Previews {
 	return &Previews{store: store, content: content, clock: clock}
 }
 
@@ -99,7 +99,7 @@ func (u *Previews) Create(ctx context.Context, siteID, slug, itemID string, seco
 	now := u.clock.Now()
 	l := PreviewLink{ID: store.NewID(), SiteID: siteID, CollectionID: c.ID, Collection: c.Slug, ItemID: it.ID,
 		TokenHash: HashToken(token), CreatedAt: now, ExpiresAt: now.Add(time.Duration(life) * time.Second)}
-	err = u.store.InTx(ctx, func(tx Tx) error {
+	err = u.store.InTx(ctx, func(tx PreviewTx) error {
 		// The item may have gone since it was read: a link to nothing is
 		// refused as the read would have been.
 		ok, err := tx.ItemExists(ctx, c.ID, it.ID)
@@ -142,7 +142,7 @@ func (u *Previews) Revoke(ctx context.Context, siteID, id string) error {
 	if err != nil {
 		return err
 	}
-	return u.store.InTx(ctx, func(tx Tx) error {
+	return u.store.InTx(ctx, func(tx PreviewTx) error {
 		err := tx.DeletePreviewLink(ctx, siteID, canonical)
 		if errors.Is(err, ErrNotFound) {
 			return previewNotFound(id)

@@ -116,7 +116,7 @@ const (
 // Scheduler applies due scheduled changes, and deletes the expired
 // preview links now and then.
 type Scheduler struct {
-	store    Store
+	store    ScheduleStore
 	clock    Clock
 	interval time.Duration
 	logger   *slog.Logger
@@ -124,7 +124,7 @@ type Scheduler struct {
 
 // NewScheduler returns a scheduler that looks every interval (0: the
 // default).
-func NewScheduler(store Store, clock Clock, interval time.Duration, logger *slog.Logger) *Scheduler {
+func NewScheduler(store ScheduleStore, clock Clock, interval time.Duration, logger *slog.Logger) *Scheduler {
 	if interval <= 0 {
 		interval = DefaultScheduleInterval
 	}
@@ -168,7 +168,7 @@ func (u *Scheduler) PruneExpiredLinks(ctx context.Context) (int, error) {
 	total := 0
 	for {
 		var n int
-		err := u.store.InTx(ctx, func(tx Tx) error {
+		err := u.store.InTx(ctx, func(tx ScheduleTx) error {
 			var err error
 			n, err = tx.DeleteExpiredPreviewLinks(ctx, u.clock.Now(), scheduleBatch)
 			return err
@@ -196,7 +196,7 @@ func (u *Scheduler) ApplyDue(ctx context.Context) (int, error) {
 func (u *Scheduler) applyBatch(ctx context.Context) (int, error) {
 	now := u.clock.Now()
 	n := 0
-	err := u.store.InTx(ctx, func(tx Tx) error {
+	err := u.store.InTx(ctx, func(tx ScheduleTx) error {
 		due, err := tx.ClaimDue(ctx, now, scheduleBatch)
 		if err != nil {
 			return err
@@ -215,7 +215,7 @@ func (u *Scheduler) applyBatch(ctx context.Context) (int, error) {
 // applyDue applies an item's due changes in the order of their times
 // (both, when the service was down across them), each as a PATCH of
 // is_published that also clears its schedule field.
-func applyDue(ctx context.Context, tx Tx, d DueItem, now time.Time) error {
+func applyDue(ctx context.Context, tx ScheduleTx, d DueItem, now time.Time) error {
 	type change struct {
 		at      time.Time
 		publish bool

@@ -34,8 +34,8 @@ func newCMS(t *testing.T) *cms {
 	db := memdb.New(nil)
 	st := memory.New(db)
 	clock := app.Clock(time.Now)
-	c := &cms{db: db, store: st, content: app.NewContent(st, clock), scheduler: app.NewScheduler(st, clock, 0, slog.New(slog.DiscardHandler))}
-	site, err := app.NewSites(st, clock).Create(t.Context(), "Bakery")
+	c := &cms{db: db, store: st, content: app.NewContent(app.ContentStoreOf(st), clock), scheduler: app.NewScheduler(app.ScheduleStoreOf(st), clock, 0, slog.New(slog.DiscardHandler))}
+	site, err := app.NewSites(app.SiteStoreOf(st), clock).Create(t.Context(), "Bakery")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestSchedulerPrunesExpiredLinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		previews := app.NewPreviews(c.store, c.content, app.Clock(time.Now))
+		previews := app.NewPreviews(app.PreviewStoreOf(c.store), c.content, app.Clock(time.Now))
 		short, long := int32(1), int32(3600)
 		_, shortToken, err := previews.Create(t.Context(), c.site, "posts", it.ID, &short)
 		if err != nil {

@@ -1,10 +1,8 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -34,9 +32,9 @@ import (
 // deliveries), records each attempt and schedules the next.
 type Deliverer struct {
 	Store Store
-	// Client sends the attempts; NewClient makes the one a deployment
-	// uses (no redirects, the guard on every connection).
-	Client *http.Client
+	// Sender sends the attempts; webhookhttp.New makes the one a
+	// deployment uses (no redirects, the guard on every connection).
+	Sender Sender
 	// Schedule is the retry schedule (retry.Default unless configured).
 	Schedule retry.Schedule
 	// Timeout bounds one attempt (--webhook-timeout, 15 s by default).
@@ -68,24 +66,28 @@ type Deliverer struct {
 	metrics     *attemptMetrics
 }
 
-// NewClient is the HTTP client of attempts: it connects only where guard
-// allows (checked on the resolved address of every connection), follows no
-// redirect (a 3xx is the attempt's answer, a failure), and keeps
-// connections to endpoints alive between attempts, up to perHost to one
-// host: many tenants' endpoints share a host (an automation platform's,
-// say), and a connection made anew for each attempt costs more than the
-// attempt.
-func NewClient(guard *netguard.Guard, perHost int) *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = guard.DialContext
-	t.Proxy = nil // a proxy would connect for us, past the guard
-	t.MaxIdleConnsPerHost = max(perHost, 2)
-	t.MaxIdleConns = max(perHost, t.MaxIdleConns)
-	return &http.Client{
-		Transport:     t,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+// Sender sends an attempt to an endpoint; the adapter is HTTP
+// (internal/adapters/webhookhttp), the deliverer's only outbound call.
+type Sender interface {
+	// Post sends body to url with header, following no redirect, and
+	// returns the endpoint's answer, its body cut at MaxResponseBody. An
+	// error is no answer: an *UnrequestableError when the URL cannot be
+	// requested at all.
+	Post(ctx context.Context, url string, header http.Header, body []byte) (Answer, error)
 }
+
+// Answer is what an endpoint answered an attempt.
+type Answer struct {
+	StatusCode int
+	Header     http.Header
+	Body       []byte
+}
+
+// UnrequestableError is a URL no request can be made to.
+type UnrequestableError struct{ Err error }
+
+func (e *UnrequestableError) Error() string { return e.Err.Error() }
+func (e *UnrequestableError) Unwrap() error { return e.Err }
 
 func (d *Deliverer) now() time.Time {
 	if d.Now != nil {
@@ -263,25 +265,23 @@ func (d *Deliverer) send(ctx context.Context, ep Endpoint, del Delivery) (Attemp
 	a := Attempt{At: at}
 	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(del.Body))
-	if err != nil {
+	header := http.Header{}
+	header.Set("Content-Type", "application/json")
+	header.Set("User-Agent", "Atrium-Webhooks/1")
+	signing.SetHeaders(header, del.EventID, at, del.Body, ep.Secrets(at)...)
+	start := time.Now()
+	resp, err := d.Sender.Post(ctx, ep.URL, header, del.Body)
+	a.Duration = time.Since(start)
+	var unrequestable *UnrequestableError
+	if errors.As(err, &unrequestable) {
 		a.Error = "the webhook's URL cannot be requested: " + err.Error()
 		return a, retry.Failed, 0
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "Atrium-Webhooks/1")
-	signing.SetHeaders(req.Header, del.EventID, at, del.Body, ep.Secrets(at)...)
-	start := time.Now()
-	resp, err := d.Client.Do(req)
-	a.Duration = time.Since(start)
 	if err != nil {
 		a.Error = attemptError(err, d.Timeout)
 		return a, retry.Failed, 0
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody))
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // let the connection be reused
-	a.StatusCode, a.ResponseBody = resp.StatusCode, strings.ToValidUTF8(string(body), string(utf8.RuneError))
+	a.StatusCode, a.ResponseBody = resp.StatusCode, strings.ToValidUTF8(string(resp.Body), string(utf8.RuneError))
 	outcome, wait := retry.Classify(resp.StatusCode, resp.Header, at)
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		a.Error = "redirects are not followed: register the URL it points to (" + resp.Header.Get("Location") + ")"

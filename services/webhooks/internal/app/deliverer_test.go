@@ -28,6 +28,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/netguard"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/adapters/memory"
+	"github.com/atrium-hq/atrium/services/webhooks/internal/adapters/webhookhttp"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/app"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/eventtypes"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/retry"
@@ -119,7 +120,7 @@ func newWorld(t *testing.T, l links) *world {
 	guard := &netguard.Guard{AllowPrivate: true} // the receivers are on loopback
 	w.eps = &app.Endpoints{Store: w.store, Guard: guard, Now: clock}
 	w.fan = &app.Fanout{Store: w.store, Links: l, Now: clock}
-	w.del = &app.Deliverer{Store: w.store, Client: app.NewClient(guard, 10), Schedule: retry.Schedule{time.Minute, time.Hour},
+	w.del = &app.Deliverer{Store: w.store, Sender: webhookhttp.New(guard, 10), Schedule: retry.Schedule{time.Minute, time.Hour},
 		Timeout: 10 * time.Second, DisableAfter: 24 * time.Hour, Batch: 10, Now: clock}
 	return w
 }
@@ -411,7 +412,7 @@ func TestPrivateAddressRefusedAtConnection(t *testing.T) {
 	strict := &netguard.Guard{Lookup: func(context.Context, string) ([]netip.Addr, error) {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}}
-	w.del.Client = app.NewClient(strict, 10)
+	w.del.Sender = webhookhttp.New(strict, 10)
 	w.event("evt-p", "atrium.crm.deal.created", dealCreated(agency.ID))
 	w.run()
 	d := w.deliveries(e)[0]

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
+	"github.com/atrium-hq/atrium/services/actions/internal/app/catalog"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -19,15 +19,9 @@ import (
 // search finds at a coordinate, in Google's order.
 const pathMaps = "/v3/serp/google/maps/live/advanced"
 
-// Limits of a grid question.
+// How a grid question is asked of the SERP API (its limits are the
+// catalog's: catalog.GridProblem).
 const (
-	DefaultGridSize = 5
-	MinGridSize     = 1
-	MaxGridSize     = 9
-	MaxGridRadiusKm = 100
-	MaxGridLatitude = 85
-	// MaxKeywordLength is the longest keyword the SERP API takes.
-	MaxKeywordLength = 700
 	// gridDepth is how far down each point's results are read: the top 20
 	// a rank is reported within. DataForSEO bills a Maps SERP per 100
 	// results, so a shallower depth costs the same and answers faster.
@@ -67,23 +61,13 @@ func (p *Provider) GridSearch(ctx context.Context, q provider.GridQuery) (provid
 	keyword := strings.Join(strings.Fields(q.Keyword), " ")
 	size := q.Size
 	if size == 0 {
-		size = DefaultGridSize
+		size = catalog.GridSize
 	}
 	domain := normalDomain(q.Domain)
 	business := normalName(q.BusinessName)
 	switch {
-	case keyword == "":
-		return provider.GridResult{}, invalid("keyword is required: the search to check the ranks of")
-	case utf8.RuneCountInString(keyword) > MaxKeywordLength:
-		return provider.GridResult{}, invalid("keyword is %d characters long; at most %d are allowed", utf8.RuneCountInString(keyword), MaxKeywordLength)
-	case size < MinGridSize || size > MaxGridSize || size%2 == 0:
-		return provider.GridResult{}, invalid("size %d is not allowed: the points per side must be odd, from %d to %d (default %d)", q.Size, MinGridSize, MaxGridSize, DefaultGridSize)
-	case !(q.RadiusKm > 0 && q.RadiusKm <= MaxGridRadiusKm):
-		return provider.GridResult{}, invalid("radius %v km is out of range; allowed: more than 0 and at most %d km", q.RadiusKm, MaxGridRadiusKm)
-	case !(q.Lat >= -MaxGridLatitude && q.Lat <= MaxGridLatitude):
-		return provider.GridResult{}, invalid("latitude %v is out of range; allowed: %d to %d", q.Lat, -MaxGridLatitude, MaxGridLatitude)
-	case !(q.Lng >= -180 && q.Lng <= 180):
-		return provider.GridResult{}, invalid("longitude %v is out of range; allowed: -180 to 180", q.Lng)
+	case catalog.GridProblem(q, keyword) != "":
+		return provider.GridResult{}, invalid("%s", catalog.GridProblem(q, keyword))
 	case domain == "" && business == "":
 		return provider.GridResult{}, invalid("the client's domain or business name is required: it is what the ranks are looked up for")
 	}

@@ -9,20 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/atrium-hq/atrium/services/actions/internal/app/catalog"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
-)
-
-// Limits of a grid question.
-const (
-	DefaultGridSize = 5
-	MinGridSize     = 3
-	MaxGridSize     = 9
-	// MaxGridRadiusKm bounds the grid: local results are local; a wider
-	// area is a city-level rank check, not a grid.
-	MaxGridRadiusKm = 100
-	// MaxGridLatitude keeps the grid away from the poles, where a
-	// kilometre of longitude stops being a usable number of degrees.
-	MaxGridLatitude = 85
 )
 
 // kmPerDegree is the length of a degree of latitude (and of longitude at
@@ -41,23 +29,13 @@ func (p *Provider) GridSearch(ctx context.Context, q provider.GridQuery) (provid
 	keyword := normalizePhrase(q.Keyword)
 	size := q.Size
 	if size == 0 {
-		size = DefaultGridSize
+		size = catalog.GridSize
 	}
 	domain := strings.ToLower(strings.TrimSpace(q.Domain))
 	business := strings.TrimSpace(q.BusinessName)
 	switch {
-	case keyword == "":
-		return provider.GridResult{}, invalid("keyword is required: the search to check the ranks of")
-	case utf8.RuneCountInString(keyword) > MaxSeedLength:
-		return provider.GridResult{}, invalid("keyword is %d characters long; at most %d are allowed", utf8.RuneCountInString(keyword), MaxSeedLength)
-	case size < MinGridSize || size > MaxGridSize || size%2 == 0:
-		return provider.GridResult{}, invalid("size %d is not allowed: the points per side must be odd, from %d to %d (default %d)", q.Size, MinGridSize, MaxGridSize, DefaultGridSize)
-	case !(q.RadiusKm > 0 && q.RadiusKm <= MaxGridRadiusKm):
-		return provider.GridResult{}, invalid("radius %v km is out of range; allowed: more than 0 and at most %d km", q.RadiusKm, MaxGridRadiusKm)
-	case !(q.Lat >= -MaxGridLatitude && q.Lat <= MaxGridLatitude):
-		return provider.GridResult{}, invalid("latitude %v is out of range; allowed: %d to %d", q.Lat, -MaxGridLatitude, MaxGridLatitude)
-	case !(q.Lng >= -180 && q.Lng <= 180):
-		return provider.GridResult{}, invalid("longitude %v is out of range; allowed: -180 to 180", q.Lng)
+	case catalog.GridProblem(q, keyword) != "":
+		return provider.GridResult{}, invalid("%s", catalog.GridProblem(q, keyword))
 	case domain == "" && business == "":
 		return provider.GridResult{}, invalid("the client's domain or business name is required: it is what the ranks are looked up for")
 	}

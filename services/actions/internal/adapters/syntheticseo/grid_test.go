@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atrium-hq/atrium/services/actions/internal/app/catalog"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
@@ -179,5 +180,16 @@ func TestGridCompetitorsAreLocalBusinessesOfTheTrade(t *testing.T) {
 		if !slices.Equal(grid(t, q).Competitors, g.Competitors) {
 			t.Errorf("%q: competitors changed between two identical searches", kw)
 		}
+	}
+}
+
+// TestGridLimitsAreTheCatalogs: the provider takes a grid at the catalog's
+// edges and refuses one past them with the catalog's message.
+func TestGridLimitsAreTheCatalogs(t *testing.T) {
+	grid(t, provider.GridQuery{Keyword: strings.Repeat("rye ", catalog.GridKeywordMaxLength/4-1) + "rye", Lat: catalog.GridMaxLatitude,
+		Lng: 0, RadiusKm: catalog.GridMaxRadiusKm, Domain: "rye.example"})
+	_, err := newProvider(t).GridSearch(context.Background(), provider.GridQuery{Keyword: "rye", RadiusKm: catalog.GridMaxRadiusKm + 1, Domain: "rye.example"})
+	if err == nil || !strings.Contains(err.Error(), "allowed: 0.5 to 50 km") {
+		t.Fatalf("a radius past the catalog's: %v", err)
 	}
 }

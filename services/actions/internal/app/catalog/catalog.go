@@ -119,10 +119,10 @@ var catalog = []*action.Action{
 		Run: handlers.SendProspectEmail},
 	{Name: "run_grid_search", Description: "Runs a local grid search: the client's rank for a keyword at each point of a 5x5 grid around a location.",
 		Fields: []action.Field{
-			{Name: "keyword", Type: action.TString, Required: true, MaxLength: 100, Description: "The search to rank for."},
-			{Name: "lat", Type: action.TNumber, Required: true, Min: num(-85), Max: num(85), Description: "Latitude of the grid's centre, in degrees (maps end at 85 north and south)."},
+			{Name: "keyword", Type: action.TString, Required: true, MaxLength: GridKeywordMaxLength, Description: "The search to rank for."},
+			{Name: "lat", Type: action.TNumber, Required: true, Min: num(-GridMaxLatitude), Max: num(GridMaxLatitude), Description: "Latitude of the grid's centre, in degrees (maps end at 85 north and south)."},
 			{Name: "lng", Type: action.TNumber, Required: true, Min: num(-180), Max: num(180), Description: "Longitude of the grid's centre, in degrees."},
-			{Name: "radius", Type: action.TNumber, Min: num(0.5), Max: num(50), Default: 5.0, Description: "Distance from the centre to the grid's edge, in kilometres."},
+			{Name: "radius", Type: action.TNumber, Min: num(GridMinRadiusKm), Max: num(GridMaxRadiusKm), Default: 5.0, Description: "Distance from the centre to the grid's edge, in kilometres."},
 		},
 		Cost: action.Cost{Data: 3}, Writes: datasets.GridSearches.Resource, TypicalSeconds: 20, Example: map[string]any{"keyword": "plumber near me", "lat": 30.2672, "lng": -97.7431, "radius": 5.0},
 		Run: handlers.RunGridSearch},

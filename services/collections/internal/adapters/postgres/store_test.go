@@ -40,7 +40,7 @@ func TestCreateSeesAnotherReplicasChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(pool.Close)
-		return app.NewContent(postgres.New(pgdb.NewDB(pool, nil)), app.Clock(time.Now))
+		return app.NewContent(app.ContentStoreOf(postgres.New(pgdb.NewDB(pool, nil))), app.Clock(time.Now))
 	}
 	first, second := open(), open()
 	pool, err := pgdb.Open(ctx, url, postgres.Schema)
@@ -48,7 +48,7 @@ func TestCreateSeesAnotherReplicasChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	site, err := app.NewSites(postgres.New(pgdb.NewDB(pool, nil)), app.Clock(time.Now)).Create(ctx, "Replicas")
+	site, err := app.NewSites(app.SiteStoreOf(postgres.New(pgdb.NewDB(pool, nil))), app.Clock(time.Now)).Create(ctx, "Replicas")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +86,8 @@ func TestSearchInTheCollectionsLanguage(t *testing.T) {
 	ctx := t.Context()
 	pool := pgtest.NewPool(t, postgres.Migrations())
 	st := postgres.New(pgdb.NewDB(pool, nil))
-	content := app.NewContent(st, app.Clock(time.Now))
-	site, err := app.NewSites(st, app.Clock(time.Now)).Create(ctx, "Bakery")
+	content := app.NewContent(app.ContentStoreOf(st), app.Clock(time.Now))
+	site, err := app.NewSites(app.SiteStoreOf(st), app.Clock(time.Now)).Create(ctx, "Bakery")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // How the client commands print what the API answered: a table on a
 // terminal, JSON when piped (or -o json), CSV with -o csv.
@@ -17,25 +17,25 @@ import (
 // printList prints a list of objects. cols are the table's and CSV's
 // columns, in order; nil derives them from the objects (id first, then
 // the others by name), for the datasets whose fields vary.
-func (in *invocation) printList(v any, cols []string) error {
-	if in.format() == "json" {
-		return printJSON(in.env.stdout, v)
+func (f *Factory) printList(v any, cols []string) error {
+	if f.format() == "json" {
+		return printJSON(f.env.Stdout, v)
 	}
 	rows, err := toRows(v)
 	if err != nil {
 		return err
 	}
-	if len(rows) == 0 && in.format() == "table" {
-		fmt.Fprintln(in.env.stderr, "nothing found")
+	if len(rows) == 0 && f.format() == "table" {
+		fmt.Fprintln(f.env.Stderr, "nothing found")
 		return nil
 	}
 	if cols == nil {
 		cols = deriveColumns(rows)
 	}
-	if in.format() == "csv" {
-		return printCSV(in.env.stdout, cols, rows)
+	if f.format() == "csv" {
+		return printCSV(f.env.Stdout, cols, rows)
 	}
-	tw := tabwriter.NewWriter(in.env.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(f.env.Stdout, 0, 0, 2, ' ', 0)
 	head := make([]string, len(cols))
 	for i, c := range cols {
 		head[i] = strings.ToUpper(c)
@@ -53,10 +53,10 @@ func (in *invocation) printList(v any, cols []string) error {
 
 // printObject prints one object: a two-column table of its fields on a
 // terminal, one CSV row, or JSON.
-func (in *invocation) printObject(v any, cols []string) error {
-	switch in.format() {
+func (f *Factory) printObject(v any, cols []string) error {
+	switch f.format() {
 	case "json":
-		return printJSON(in.env.stdout, v)
+		return printJSON(f.env.Stdout, v)
 	case "csv":
 		rows, err := toRows([]any{v})
 		if err != nil {
@@ -65,7 +65,7 @@ func (in *invocation) printObject(v any, cols []string) error {
 		if cols == nil {
 			cols = deriveColumns(rows)
 		}
-		return printCSV(in.env.stdout, cols, rows)
+		return printCSV(f.env.Stdout, cols, rows)
 	}
 	rows, err := toRows([]any{v})
 	if err != nil {
@@ -74,7 +74,7 @@ func (in *invocation) printObject(v any, cols []string) error {
 	if cols == nil {
 		cols = deriveColumns(rows)
 	}
-	tw := tabwriter.NewWriter(in.env.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(f.env.Stdout, 0, 0, 2, ' ', 0)
 	for _, c := range cols {
 		fmt.Fprintf(tw, "%s\t%s\n", c, tableCell(cell(rows[0][c])))
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // atrium login: saves the API's URL and key (and, for operators, the
 // admin API's URL and token) in os.UserConfigDir()/atrium/config.json,
@@ -17,50 +17,54 @@ import (
 	atrium "github.com/atrium-hq/atrium/sdk/go"
 )
 
-func runLogin(ctx context.Context, in *invocation, args []string) error {
-	in.command = "atrium login"
-	fs := in.flags(in.command, "--url <url> --api-key <key> [--admin-url <url> --admin-token <token>]")
-	fs.StringVar(&in.adminURL, "admin-url", "", "the admin API's base URL, for atrium admin")
-	fs.StringVar(&in.adminToken, "admin-token", "", "the admin token, for atrium admin")
-	pos, err := in.parse(fs, args)
+type loginOptions struct{ *Factory }
+
+func newLoginCmd(f *Factory, runF func(context.Context, *loginOptions) error) *Command {
+	o := &loginOptions{Factory: f}
+	return &Command{Name: "login", Summary: "save the API's URL and key in the configuration file",
+		Usage: "--url <url> [--api-key <key>] [--admin-url <url> --admin-token <token>]", Admin: true,
+		Run: func(ctx context.Context, _ []string) error {
+			if runF != nil {
+				return runF(ctx, o)
+			}
+			return login(ctx, o)
+		}}
+}
+
+func login(ctx context.Context, o *loginOptions) error {
+	f := o.Factory
+	cfg, err := f.readConfig()
 	if err != nil {
 		return err
 	}
-	if err := noArgs(in, pos); err != nil {
-		return err
-	}
-	cfg, err := in.readConfig()
-	if err != nil {
-		return err
-	}
-	cfg.URL = in.resolve(in.url, "ATRIUM_URL", cfg.URL)
+	cfg.URL = f.resolve(f.url, "ATRIUM_URL", cfg.URL)
 	if cfg.URL == "" {
-		return usagef("%s: --url is required (the API's base URL, such as https://api.example.com)", in.command)
+		return usagef("%s: --url is required (the API's base URL, such as https://api.example.com)", f.command)
 	}
-	key := in.resolve(in.apiKey, "ATRIUM_API_KEY", "")
+	key := f.resolve(f.apiKey, "ATRIUM_API_KEY", "")
 	if key == "-" || key == "" {
 		// Read from stdin, so that the key stays out of the shell's history.
-		fmt.Fprint(in.env.stderr, "API key: ")
-		line, err := bufio.NewReader(in.env.stdin).ReadString('\n')
+		fmt.Fprint(f.env.Stderr, "API key: ")
+		line, err := bufio.NewReader(f.env.Stdin).ReadString('\n')
 		if err != nil && line == "" {
-			return usagef("%s: no API key: pass --api-key, or type it (or pipe it) on standard input", in.command)
+			return usagef("%s: no API key: pass --api-key, or type it (or pipe it) on standard input", f.command)
 		}
 		key = strings.TrimSpace(line)
 	}
 	cfg.APIKey = key
-	if in.adminURL != "" {
-		cfg.AdminURL = in.adminURL
+	if f.adminURL != "" {
+		cfg.AdminURL = f.adminURL
 	}
-	if in.adminToken != "" {
-		cfg.AdminToken = in.adminToken
+	if f.adminToken != "" {
+		cfg.AdminToken = f.adminToken
 	}
 	// A key the API refuses (401) is not saved; one that may not list
 	// the actions (403) is still a key.
-	c := atrium.New(cfg.URL, cfg.APIKey, in.sdkOptions()...)
+	c := atrium.New(cfg.URL, cfg.APIKey, f.sdkOptions()...)
 	if _, err := c.Actions.List(ctx); err != nil && atrium.StatusOf(err) != http.StatusForbidden {
 		return err
 	}
-	p, err := in.configPath()
+	p, err := f.configPath()
 	if err != nil {
 		return err
 	}
@@ -78,6 +82,6 @@ func runLogin(ctx context.Context, in *invocation, args []string) error {
 	if err := os.Chmod(p, 0o600); err != nil {
 		return fmt.Errorf("make the configuration file private: %w", err)
 	}
-	fmt.Fprintf(in.env.stderr, "Logged in to %s; saved in %s\n", cfg.URL, p)
+	fmt.Fprintf(f.env.Stderr, "Logged in to %s; saved in %s\n", cfg.URL, p)
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // atrium webhooks listen: the key's tenants' events, from the event
 // stream (GET /api/v1/event-stream), forwarded to a local URL signed as a
@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,49 +32,58 @@ const (
 	listenMaxBackoff = 30 * time.Second
 )
 
-// runWebhooksListen runs atrium webhooks listen until ctx ends (Ctrl-C).
-func runWebhooksListen(ctx context.Context, in *invocation, args []string) error {
-	fs := in.flags(in.command, "--forward-to <url> [--events <type,...>] [--secret whsec_...] [flags]")
-	var forward, events, secret string
-	fs.StringVar(&forward, "forward-to", "", "the local URL each event is POSTed to, signed (required)")
-	fs.StringVar(&events, "events", "", "the event types, comma-separated: names, prefixes followed by .*, or * (default: every event the key receives)")
-	fs.StringVar(&secret, "secret", "", "the whsec_ secret the deliveries are signed with (default: a new one, printed at start)")
-	pos, err := in.parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs(in, pos); err != nil {
-		return err
-	}
-	if forward == "" {
-		return usagef("%s: --forward-to is required: the URL your receiver listens on, such as http://localhost:3000/hook", in.command)
-	}
-	if u, err := url.Parse(forward); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usagef("%s: --forward-to must be an absolute http or https URL, such as http://localhost:3000/hook; got %q", in.command, forward)
-	}
+type webhooksListenOptions struct {
+	*Factory
+	ForwardTo, Events, Secret string
+}
+
+func newWebhooksListenCmd(f *Factory, runF func(context.Context, *webhooksListenOptions) error) *Command {
+	o := &webhooksListenOptions{Factory: f}
+	return &Command{Name: "listen", Summary: "forward the key's live events to a local URL, signed as deliveries are",
+		Usage: "--forward-to <url> [--events <type,...>] [--secret whsec_...] [flags]",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&o.ForwardTo, "forward-to", "", "the local URL each event is POSTed to, signed, such as http://localhost:3000/hook")
+			fs.StringVar(&o.Events, "events", "", "the event types, comma-separated: names, prefixes followed by .*, or * (default: every event the key receives)")
+			fs.StringVar(&o.Secret, "secret", "", "the whsec_ secret the deliveries are signed with (default: a new one, printed at start)")
+		},
+		Required: []string{"forward-to"},
+		Run: func(ctx context.Context, _ []string) error {
+			if u, err := url.Parse(o.ForwardTo); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return usagef("%s: --forward-to must be an absolute http or https URL, such as http://localhost:3000/hook; got %q", o.command, o.ForwardTo)
+			}
+			if o.Secret != "" {
+				if _, err := parseWebhookSecret(o.Secret); err != nil {
+					return usagef("%s: --secret %v", o.command, err)
+				}
+			}
+			if runF != nil {
+				return runF(ctx, o)
+			}
+			return webhooksListen(ctx, o)
+		}}
+}
+
+// webhooksListen runs atrium webhooks listen until ctx ends (Ctrl-C).
+func webhooksListen(ctx context.Context, o *webhooksListenOptions) error {
+	forward, secret := o.ForwardTo, o.Secret
 	var key []byte
 	if secret == "" {
 		key = make([]byte, 32)
 		_, _ = rand.Read(key)
 		secret = "whsec_" + base64.StdEncoding.EncodeToString(key)
-	} else if key, err = parseWebhookSecret(secret); err != nil {
-		return usagef("%s: --secret %v", in.command, err)
+	} else {
+		key, _ = parseWebhookSecret(secret) // checked by the command
 	}
-	var types []string
-	for e := range strings.SplitSeq(events, ",") {
-		if e = strings.TrimSpace(e); e != "" {
-			types = append(types, e)
-		}
-	}
-	c, err := in.client()
+	types := splitList(o.Events)
+	c, err := o.Client()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(in.env.stderr, "Signing secret: %s (verify the deliveries with it)\n", secret)
-	f := &forwarder{url: forward, key: key, http: &http.Client{Timeout: forwardTimeout}, out: in.env.stdout}
+	fmt.Fprintf(o.env.Stderr, "Signing secret: %s (verify the deliveries with it)\n", secret)
+	f := &forwarder{url: forward, key: key, http: &http.Client{Timeout: forwardTimeout}, out: o.env.Stdout}
 	backoff := time.Second
 	for {
-		live, err := listenOnce(ctx, c, types, f, in.env.stderr, forward)
+		live, err := listenOnce(ctx, c, types, f, o.env.Stderr, forward)
 		if ctx.Err() != nil {
 			return nil // Ctrl-C
 		}
@@ -84,7 +94,7 @@ func runWebhooksListen(ctx context.Context, in *invocation, args []string) error
 		if live {
 			backoff = time.Second
 		}
-		fmt.Fprintf(in.env.stderr, "The event stream stopped (%v); connecting again in %s.\n", err, backoff)
+		fmt.Fprintf(o.env.Stderr, "The event stream stopped (%v); connecting again in %s.\n", err, backoff)
 		select {
 		case <-ctx.Done():
 			return nil
