@@ -35,7 +35,7 @@ func runActions(ctx context.Context, args []string) error {
 	fs.StringVar(&levels, "levels", "1,8,32", "concurrent clients, one level after the other")
 	pin := fs.Bool("pin", false, "pin the load generator to CPU 0 and Atrium and PostgreSQL to CPU 1, as the read benchmarks do; by default every process may use every core, since this measures the machine's capacity rather than a ratio to a floor")
 	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during the first measured round at the highest level (with --async: the first --profile-seconds of the large agency's submissions), and print its top entries")
-	async := fs.Bool("async", false, "measure asynchronous runs instead (Prefer: respond-async) against a text provider of the bench's own that takes --provider-latency per call: accepted submissions per second and the 202's latency at the highest level, completions per second, and the queue wait of a small agency's runs while a large agency has --queued runs queued")
+	async := fs.Bool("async", false, "measure asynchronous runs instead (Prefer: respond-async) against a text provider of the bench's own that takes --provider-latency per call: accepted submissions per second and the 202's latency at the highest level, Atrium and the floor alternating over --rounds floods (their medians and spread), completions per second, and the queue wait of a small agency's runs while a large agency has --queued runs queued")
 	a := asyncFlags{}
 	fs.DurationVar(&a.latency, "provider-latency", 2*time.Second, "with --async: how long the text provider takes per call")
 	fs.IntVar(&a.queued, "queued", 10_000, "with --async: runs the large agency submits (and has queued)")

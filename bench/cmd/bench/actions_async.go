@@ -138,18 +138,28 @@ func (t benchTenant) wait(ctx context.Context, hc *http.Client, api, id string) 
 	return created, started, ctx.Err()
 }
 
-// runActionsAsync measures asynchronous runs: a large agency submits
-// a.queued runs from the highest level of clients (the submissions' rate
-// and the 202's latency), then a small agency submits a.small runs one
-// after the other while the large one's queue is full (each one's wait
-// from submission to start), and the completions per second meanwhile.
+// runActionsAsync measures asynchronous runs: over f.rounds rounds, a
+// large agency floods Atrium with a.queued submissions from the highest
+// level of clients, then a floor agency floods the hand-written floor
+// with the same (A/B/A/B..., so that both see the same machine within a
+// round), each round's accepted submissions per second and 202 latency
+// printed, then their medians with the spread; then a small agency
+// submits a.small runs one after the other while the large one's queue
+// is full (each one's wait from submission to start), and the
+// completions per second meanwhile.
 func runActionsAsync(ctx context.Context, f crmFlags, a asyncFlags, levels string) error {
+	if f.rounds < 1 {
+		return fmt.Errorf("--rounds must be at least 1; got %d", f.rounds)
+	}
 	llm, stopLLM, err := slowText(a.latency)
 	if err != nil {
 		return err
 	}
 	defer stopLLM()
-	f.extraArgs = append(f.extraArgs, "--llm-base-url="+llm, "--llm-model=bench-slow", "--agency-max-queued="+strconv.Itoa(a.queued+1000))
+	// Every round's flood stays queued (the workers drain 8/s), so the
+	// queue limits hold all the rounds'.
+	maxQueued := strconv.Itoa(f.rounds*a.queued + 1000)
+	f.extraArgs = append(f.extraArgs, "--llm-base-url="+llm, "--llm-model=bench-slow", "--agency-max-queued="+maxQueued)
 	if a.workers > 0 {
 		f.extraArgs = append(f.extraArgs, "--action-workers="+strconv.Itoa(a.workers))
 	}
@@ -167,6 +177,19 @@ func runActionsAsync(ctx context.Context, f crmFlags, a asyncFlags, levels strin
 	if err != nil {
 		return err
 	}
+	// The floor: the same flood against bench/floor.Submissions (net/http
+	// and pgx, the store's statements and the 202's JSON) for a third
+	// agency, on the same database, while Atrium's workers go on.
+	fl, err := newBenchTenant(ctx, atrium, "Bench floor agency")
+	if err != nil {
+		return err
+	}
+	floorCmd, floorAddr, err := startFloorWith(ctx, "", "--database-url", env.db, "--agency", fl.agency, "--submissions", fl.client,
+		"--max-queued", maxQueued)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = floorCmd.Process.Kill(); _ = floorCmd.Wait() }()
 	nc, err := nats.Connect(f.natsURL)
 	if err != nil {
 		return err
@@ -187,30 +210,79 @@ func runActionsAsync(ctx context.Context, f crmFlags, a asyncFlags, levels strin
 			clients = n
 		}
 	}
-	fmt.Printf("\nmachine: %d CPUs (%s), %s; load average %s\n", runtime.NumCPU(), cpuModel(), runtime.Version(), loadAverage())
-	fmt.Printf("async: text provider of %s per call; --action-workers %s; the large agency submits %d runs from %d clients, then the small agency %d runs one at a time\n",
-		a.latency, workersText(a.workers), a.queued, clients, a.small)
+	fmt.Printf("\nmachine: %d CPUs (%s), %s; commit %s; load average before %s\n", runtime.NumCPU(), cpuModel(), runtime.Version(), commitText(ctx), loadAverage())
+	fmt.Printf("async: text provider of %s per call; --action-workers %s; %d rounds, each: the large agency submits %d runs to Atrium from %d clients, then the floor agency the same to the floor; then the small agency %d runs one at a time\n",
+		a.latency, workersText(a.workers), f.rounds, a.queued, clients, a.small)
+	fmt.Println("floor: net/http + pgx, the same statements and JSON, on the same database")
 
-	// The large agency's flood: submissions per second and the 202's latency.
-	var prof chan error
-	if f.profile != "" {
-		prof = make(chan error, 1)
-		go func() { prof <- atrium.profile(ctx, "profile", f.profile, a.profileFor) }()
+	// The floods, alternating Atrium and the floor round by round.
+	type floodRound struct {
+		rate     float64
+		p50, p99 time.Duration
 	}
-	latencies, elapsed, err := flood(ctx, clients, a.queued, func(hc *http.Client, n int64) error {
-		_, err := big.submit(ctx, hc, atrium.api, n)
-		return err
-	})
-	if err != nil {
-		return err
+	run := func(submit func(hc *http.Client, n int64) error) (floodRound, error) {
+		lat, elapsed, err := flood(ctx, clients, a.queued, submit)
+		if err != nil {
+			return floodRound{}, err
+		}
+		return floodRound{float64(len(lat)) / elapsed.Seconds(), pct(lat, 50), pct(lat, 99)}, nil
 	}
-	if prof != nil {
-		if err := <-prof; err != nil {
+	var atriumRounds, floorRounds []floodRound
+	fmt.Printf("\n  %-6s %-7s %12s %9s %9s   %s\n", "round", "server", "accepted/s", "p50 ms", "p99 ms", "Atrium / floor")
+	for round := range f.rounds {
+		var prof chan error
+		if round == 0 && f.profile != "" {
+			prof = make(chan error, 1)
+			go func() { prof <- atrium.profile(ctx, "profile", f.profile, a.profileFor) }()
+		}
+		ar, err := run(func(hc *http.Client, n int64) error {
+			_, err := big.submit(ctx, hc, atrium.api, int64(round*a.queued)+n)
+			return err
+		})
+		if err != nil {
 			return err
 		}
+		if prof != nil {
+			if err := <-prof; err != nil {
+				return err
+			}
+		}
+		fr, err := run(func(hc *http.Client, n int64) error {
+			_, err := fl.submit(ctx, hc, floorAddr, int64(round*a.queued)+n)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		atriumRounds, floorRounds = append(atriumRounds, ar), append(floorRounds, fr)
+		fmt.Printf("  %-6d %-7s %12.0f %9.2f %9.2f\n", round+1, "atrium", ar.rate, ms(ar.p50), ms(ar.p99))
+		fmt.Printf("  %-6s %-7s %12.0f %9.2f %9.2f   %.2f by accepted/s, %.2f by p99\n", "", "floor", fr.rate, ms(fr.p50), ms(fr.p99),
+			ar.rate/fr.rate, float64(ar.p99)/float64(fr.p99))
 	}
-	fmt.Printf("\n  submissions (large agency, %d clients): %d accepted in %.1f s = %.0f/s; 202 latency p50 %.2f ms, p99 %.2f ms\n",
-		clients, len(latencies), elapsed.Seconds(), float64(len(latencies))/elapsed.Seconds(), ms(pct(latencies, 50)), ms(pct(latencies, 99)))
+	field := func(rs []floodRound, v func(floodRound) float64) spread {
+		var vals []float64
+		for _, r := range rs {
+			vals = append(vals, v(r))
+		}
+		return spreadOf(vals)
+	}
+	rate := func(r floodRound) float64 { return r.rate }
+	p50 := func(r floodRound) float64 { return ms(r.p50) }
+	p99 := func(r floodRound) float64 { return ms(r.p99) }
+	var rateRatios, p99Ratios []float64
+	for i := range atriumRounds {
+		rateRatios = append(rateRatios, atriumRounds[i].rate/floorRounds[i].rate)
+		p99Ratios = append(p99Ratios, float64(atriumRounds[i].p99)/float64(floorRounds[i].p99))
+	}
+	fmt.Printf("\n  median of %d rounds (min–max):\n", f.rounds)
+	for _, s := range []struct {
+		name string
+		rs   []floodRound
+	}{{"atrium", atriumRounds}, {"floor", floorRounds}} {
+		fmt.Printf("  %-7s accepted/s %s; 202 p50 %s ms, p99 %s ms\n", s.name, field(s.rs, rate).text("%.0f"), field(s.rs, p50).text("%.2f"), field(s.rs, p99).text("%.2f"))
+	}
+	fmt.Printf("  Atrium / floor (per round, each round's two floods back to back): accepted/s %s; p99 %s\n",
+		spreadOf(rateRatios).text("%.2f"), spreadOf(p99Ratios).text("%.2f"))
 
 	// The small agency's runs, one after the other, while the large
 	// agency's queue is full; completions counted meanwhile.
@@ -230,36 +302,14 @@ func runActionsAsync(ctx context.Context, f crmFlags, a asyncFlags, levels strin
 	}
 	window := time.Since(t0)
 	done := completed.Load() - before
-	fmt.Printf("  small agency's queue wait (submission to start, %d runs, the large agency with thousands queued): p50 %.0f ms, p99 %.0f ms, max %.0f ms (target: under %s, 2 x the provider latency)\n",
-		len(waits), ms(pct(waits, 50)), ms(pct(waits, 99)), ms(slices.Max(waits)), 2*a.latency)
-	fmt.Printf("  completions: %d in %.1f s = %.1f/s (the workers' ceiling is workers / provider latency)\n", done, window.Seconds(), float64(done)/window.Seconds())
-
-	// The floor: the same flood against bench/floor.Submissions (net/http
-	// and pgx, the store's statements and the 202's JSON) for a third
-	// agency, on the same database, while Atrium's workers go on.
-	fl, err := newBenchTenant(ctx, atrium, "Bench floor agency")
-	if err != nil {
-		return err
+	if len(waits) > 0 {
+		fmt.Printf("\n  small agency's queue wait (submission to start, %d runs, the large agency with thousands queued): p50 %.0f ms, p99 %.0f ms, max %.0f ms (target: under %s, 2 x the provider latency)\n",
+			len(waits), ms(pct(waits, 50)), ms(pct(waits, 99)), ms(slices.Max(waits)), 2*a.latency)
+		fmt.Printf("  completions: %d in %.1f s = %.1f/s (the workers' ceiling is workers / provider latency)\n", done, window.Seconds(), float64(done)/window.Seconds())
 	}
-	floorCmd, floorAddr, err := startFloorWith(ctx, "", "--database-url", env.db, "--agency", fl.agency, "--submissions", fl.client,
-		"--max-queued", strconv.Itoa(a.queued+1000))
-	if err != nil {
-		return err
-	}
-	defer func() { _ = floorCmd.Process.Kill(); _ = floorCmd.Wait() }()
-	floorLat, floorElapsed, err := flood(ctx, clients, a.queued, func(hc *http.Client, n int64) error {
-		_, err := fl.submit(ctx, hc, floorAddr, n)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("floor: %w", err)
-	}
-	atriumRate, floorRate := float64(len(latencies))/elapsed.Seconds(), float64(len(floorLat))/floorElapsed.Seconds()
-	fmt.Printf("  floor (net/http + pgx, the same statements and JSON; %d clients): %d accepted in %.1f s = %.0f/s; 202 latency p50 %.2f ms, p99 %.2f ms\n",
-		clients, len(floorLat), floorElapsed.Seconds(), floorRate, ms(pct(floorLat, 50)), ms(pct(floorLat, 99)))
-	fmt.Printf("  Atrium / floor: submissions/s %.2f, p99 %.2f\n", atriumRate/floorRate, float64(pct(latencies, 99))/float64(pct(floorLat, 99)))
+	fmt.Printf("\nload average after: %s\n", loadAverage())
 	if f.profile != "" {
-		fmt.Printf("\nCPU profile of Atrium (the first %s of the large agency's submissions): %s\n", a.profileFor, f.profile)
+		fmt.Printf("\nCPU profile of Atrium (the first %s of the large agency's first flood): %s\n", a.profileFor, f.profile)
 		out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=30", f.profile).CombinedOutput()
 		if err != nil {
 			fmt.Printf("go tool pprof: %v\n", err)

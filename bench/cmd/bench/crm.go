@@ -529,6 +529,11 @@ func startAtrium(ctx context.Context, f crmFlags, db, cpu, logPath string) (*atr
 		"--data-grpc-addr", "127.0.0.1:0", "--actions-grpc-addr", "127.0.0.1:0", "--webhooks-grpc-addr", "127.0.0.1:0"}
 	if f.store == "postgres" {
 		args = append(args, "--database-url", db)
+		// With a database atrium serve needs a directory for the assets'
+		// files; a bench that measures them passes its own.
+		if !slices.Contains(f.extraArgs, "--data-dir") {
+			args = append(args, "--data-dir", filepath.Join(filepath.Dir(logPath), "atrium-data"))
+		}
 	}
 	argv := pinned(cpu, append(args, f.extraArgs...)...)
 	logf, err := os.Create(logPath)

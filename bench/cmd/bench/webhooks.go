@@ -42,6 +42,10 @@ func runWebhooks(ctx context.Context, args []string) error {
 	tenants := fs.Int("tenants", 100, "sites, each with its own key and endpoints")
 	perTenant := fs.Int("endpoints", 10, "endpoints per site")
 	rate := fs.Float64("rate", 160, "items created per second, spread over the sites (each is one event per endpoint of its site)")
+	capacity := fs.Bool("capacity", false, "instead of the two scenarios: with 10% of endpoints failing and 1% hanging, find for the floor and then Atrium the highest item rate whose healthy deliveries hold p99 under --capacity-p99 with none missing (doubling from --rate, then bisecting; one --duration step each), within --capacity-budget in all")
+	capP99 := fs.Duration("capacity-p99", time.Second, "with --capacity: the delivery p99 a rate must hold")
+	capBudget := fs.Duration("capacity-budget", 10*time.Minute, "with --capacity: the time the search may take in all, half for each server (a step under way finishes)")
+	capSettle := fs.Duration("capacity-settle", 5*time.Second, "with --capacity: the pause after a rate that was not held, for its backlog to drain before the next step")
 	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during the first measured round with failing endpoints, and print its top entries")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -65,7 +69,7 @@ func runWebhooks(ctx context.Context, args []string) error {
 
 	// Sites, keys, endpoints: endpoint k of n in all is 1 in 100 hanging
 	// (k%100 == 0) and 1 in 10 answering 503 (k%10 == 5) when faults are on.
-	type site struct{ id, key string }
+	type site = benchSite
 	sites := make([]site, *tenants)
 	floorEndpoints := map[string][]floor.WebhookEndpoint{}
 	k := 0
@@ -118,18 +122,26 @@ func runWebhooks(ctx context.Context, args []string) error {
 	}
 	defer func() { _ = floorCmd.Process.Kill(); _ = floorCmd.Wait() }()
 
-	fmt.Printf("\nmachine: %d CPUs (%s), %s\n", runtime.NumCPU(), cpuModel(), runtime.Version())
+	fmt.Printf("\nmachine: %d CPUs (%s), %s; commit %s; load average before %s\n", runtime.NumCPU(), cpuModel(), runtime.Version(), commitText(ctx), loadAverage())
+	defer func() { fmt.Printf("\nload average after: %s\n", loadAverage()) }()
 	fmt.Println("not pinned: the writers and receivers (this process), Atrium (atrium serve on PostgreSQL, external NATS) or the floor, PostgreSQL and NATS share every core")
 	fmt.Printf("load: %d sites × %d endpoints (item.created), items created at %.0f/s spread over the sites, %s warm-up, %d rounds of %s per server and scenario\n",
 		*tenants, *perTenant, *rate, f.warmup, f.rounds, f.duration)
 	fmt.Println("latency: from the write's 201 to the delivery's arrival at the receiver")
 
-	servers := []struct {
-		name, path, addr string
-		header           func(site) map[string]string
-	}{
+	servers := []webhookServer{
 		{"floor", "f", floorAddr, func(s site) map[string]string { return map[string]string{"X-Site": s.id} }},
 		{"atrium", "a", atrium.api, func(s site) map[string]string { return map[string]string{"Authorization": "Bearer " + s.key} }},
+	}
+	if *capacity {
+		return webhookCapacity(ctx, servers, capacitySearch{start: *rate, p99: *capP99, budget: *capBudget, settle: *capSettle, step: f.duration}, rx,
+			func(srv webhookServer) *writer {
+				w := &writer{addr: srv.addr, rx: rx, path: srv.path}
+				for _, s := range sites {
+					w.sites = append(w.sites, writerSite{headers: srv.header(s)})
+				}
+				return w
+			}, *perTenant)
 	}
 	for _, faults := range []bool{false, true} {
 		rx.faults.Store(faults)
@@ -499,4 +511,88 @@ func callWith(ctx context.Context, client *http.Client, addr string, headers map
 		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
 	}
 	return json.Unmarshal(raw, out)
+}
+
+// benchSite is a site of the webhooks bench: its id and write key.
+type benchSite struct{ id, key string }
+
+// webhookServer is Atrium or the floor as the webhooks bench writes to
+// it: path is its receivers' prefix, header a site's request headers.
+type webhookServer struct {
+	name, path, addr string
+	header           func(benchSite) map[string]string
+}
+
+// capacitySearch bounds the capacity mode's search.
+type capacitySearch struct {
+	start          float64
+	p99, step      time.Duration
+	budget, settle time.Duration
+}
+
+// webhookCapacity finds, for each server in turn with the failing and
+// hanging endpoints on, the highest item rate whose healthy deliveries
+// hold p99 under s.p99 with none missing: from s.start it doubles while
+// the rate holds, then bisects between the highest held and the lowest
+// not held until they are within 10%, or the server's half of the budget
+// is spent. It prints each step, both capacities and Atrium's ratio.
+func webhookCapacity(ctx context.Context, servers []webhookServer, s capacitySearch, rx *benchReceiver, newWriter func(webhookServer) *writer, perSite int) error {
+	if s.start <= 0 {
+		return fmt.Errorf("--rate must be positive; got %g", s.start)
+	}
+	rx.faults.Store(true)
+	fmt.Printf("\ncapacity: 10%% of endpoints answer 503, 1%% never answer; a rate is held when the healthy deliveries' p99 is under %s and none is missing 30 s after its step;\n", s.p99)
+	fmt.Printf("  steps of %s from %.0f items/s (doubling, then bisecting to within 10%%), at most %s per server\n", s.step, s.start, s.budget/2)
+	capacities := map[string]float64{}
+	for _, srv := range servers {
+		fmt.Printf("\n  %s\n  %10s %14s %10s %10s %9s %6s\n", srv.name, "items/s", "deliveries/s", "p50 ms", "p99 ms", "missing", "held")
+		deadline := time.Now().Add(s.budget / 2)
+		lo, hi, r := 0.0, 0.0, s.start
+		for time.Now().Before(deadline) {
+			w := newWriter(srv)
+			w.rate = r
+			res, err := w.run(ctx, s.step, perSite)
+			if err != nil {
+				return fmt.Errorf("%s at %.0f items/s: %w", srv.name, r, err)
+			}
+			p99 := pct(res.delays, 99)
+			held := res.missing == 0 && res.delivered > 0 && p99 < s.p99
+			fmt.Printf("  %10.0f %14.0f %10.1f %10.1f %9d %6t\n", r, float64(res.delivered)/res.elapsed.Seconds(), ms(pct(res.delays, 50)), ms(p99), res.missing, held)
+			if held {
+				lo = r
+			} else {
+				hi = r
+				// Let what the rate left behind (retries, deliveries still
+				// due) drain before the next step measures a lower one.
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(s.settle):
+				}
+			}
+			switch {
+			case hi == 0:
+				r = 2 * lo
+			case lo == 0:
+				r = hi / 2
+			default:
+				r = (lo + hi) / 2
+			}
+			if (hi > 0 && hi-lo <= 0.1*hi) || r < 1 {
+				break
+			}
+		}
+		capacities[srv.name] = lo
+		bound := "not reached within the budget"
+		if hi > 0 {
+			bound = fmt.Sprintf("%.0f/s not held", hi)
+		}
+		fmt.Printf("  %s holds %.0f items/s (%s)\n", srv.name, lo, bound)
+	}
+	fmt.Printf("\ncapacity with p99 under %s: floor %.0f items/s, atrium %.0f items/s", s.p99, capacities["floor"], capacities["atrium"])
+	if capacities["floor"] > 0 {
+		fmt.Printf("; Atrium / floor %.2f", capacities["atrium"]/capacities["floor"])
+	}
+	fmt.Println()
+	return nil
 }

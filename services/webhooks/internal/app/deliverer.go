@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -403,7 +404,7 @@ func (d *Deliverer) Run(ctx context.Context, poll time.Duration) error {
 	defer wg.Wait()
 	for {
 		n := len(free)
-		claimed := 0
+		again := false // claim again at once
 		if n > 0 {
 			due, err := d.Store.Claim(ctx, d.now(), n, bound(), d.lease())
 			if ctx.Err() != nil {
@@ -437,10 +438,21 @@ func (d *Deliverer) Run(ctx context.Context, poll time.Duration) error {
 					}
 				})
 			}
-			claimed = len(due)
+			// Every free worker got one: more may be due.
+			again = len(due) > 0 && len(due) == n
+			// A claim that filled an endpoint's bound may have come back
+			// short because that endpoint's backlog, due first, filled the
+			// window of candidates the store reads (PostgreSQL's does):
+			// the next claim leaves it out and reaches the others' due
+			// deliveries, which would otherwise wait for the next wake-up
+			// or poll.
+			if !again && d.PerEndpoint > 0 {
+				b := bound()
+				again = slices.ContainsFunc(due, func(del Due) bool { return b.Allows(del.EndpointID) == 0 })
+			}
 		}
-		if claimed > 0 && claimed == n {
-			continue // every free worker got one: more may be due
+		if again {
+			continue
 		}
 		select {
 		case <-ctx.Done():

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -732,5 +733,67 @@ func TestSilentEndpointIsHeldBack(t *testing.T) {
 		case retryAfter != "" && (len(held) != 1 || !held[0].Equal(w.now.Add(2*time.Minute))):
 			t.Fatalf("after a 503 with Retry-After: 120 the other delivery is due at %v; want 2 minutes on", held)
 		}
+	}
+}
+
+// windowStore claims as PostgreSQL's store does when one endpoint's
+// backlog is due before everyone else's: its claim reads a window of the
+// oldest due deliveries, which that backlog fills, so while the endpoint
+// may take more the claim returns only its deliveries, fewer than asked.
+type windowStore struct {
+	app.Store
+	backlogged string
+	others     []string
+}
+
+func (s windowStore) Claim(ctx context.Context, now time.Time, limit int, b app.Bound, lease time.Duration) ([]app.Due, error) {
+	if b.Allows(s.backlogged) > 0 {
+		held := maps.Clone(b.Held)
+		if held == nil {
+			held = map[string]int{}
+		}
+		for _, o := range s.others {
+			held[o] = b.PerEndpoint
+		}
+		b.Held = held
+	}
+	return s.Store.Claim(ctx, now, limit, b, lease)
+}
+
+// TestShortClaimDoesNotWaitForThePoll: when a dead endpoint's backlog,
+// due first, fills a claim's window so that the claim comes back short,
+// the deliverer claims again at once for its free workers (the dead
+// endpoint is full by then) rather than at the next poll or wake-up: a
+// healthy endpoint's delivery is not held back by the dead one's backlog.
+func TestShortClaimDoesNotWaitForThePoll(t *testing.T) {
+	w := newWorld(t, nil)
+	w.del.Now, w.fan.Now = nil, nil
+	w.del.Batch, w.del.PerEndpoint = 4, 2
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	neighbour := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	dead, healthy := newReceiver(t, 200), newReceiver(t, 200)
+	dead.hold = make(chan struct{})
+	t.Cleanup(func() { close(dead.hold) }) // runs before the servers close
+	eDead := w.register(agency, dead, "*")
+	eHealthy := w.register(neighbour, healthy, "*")
+	for i := range 20 {
+		w.event(fmt.Sprint("dead-", i), "atrium.crm.deal.created", dealCreated(agency.ID))
+	}
+	w.event("alive", "atrium.crm.deal.created", dealCreated(neighbour.ID))
+	w.del.Store = windowStore{Store: w.store, backlogged: eDead.ID, others: []string{eHealthy.ID}}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- w.del.Run(ctx, time.Hour) }() // no poll, no wake-up: only the loop itself claims
+	select {
+	case <-healthy.received:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the healthy endpoint's delivery waited more than 2 s behind a claim the dead endpoint's backlog filled (until the next poll or wake-up)")
+	}
+	if n := len(dead.receipts()); n > 2 {
+		t.Errorf("the dead endpoint received %d attempts at once, want at most PerEndpoint (2)", n)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
 	}
 }
