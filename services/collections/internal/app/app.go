@@ -99,8 +99,10 @@ func getSite(ctx context.Context, read func(context.Context, string) (Site, erro
 // SubjectSiteUpdated is published when a site's settings change.
 const SubjectSiteUpdated = "atrium.collections.site.updated"
 
-// maxOrigins bounds a site's allowed origins.
-const maxOrigins = 50
+// MaxOrigins bounds a site's allowed origins: the proto declares the same
+// maximum on SetSiteOrigins' list (a test holds the two to one number),
+// which the server chain enforces before the service sees the request.
+const MaxOrigins = 50
 
 // checkOrigin validates an allowed origin: "*", or a web origin as
 // browsers send it in the Origin header (scheme, host and a port unless
@@ -125,8 +127,8 @@ func (u *Sites) SetOrigins(ctx context.Context, id string, origins []string) (Si
 	if err != nil {
 		return Site{}, err
 	}
-	if len(origins) > maxOrigins {
-		return Site{}, apperr.Invalid("allowed_origins lists at most %d origins; got %d", maxOrigins, len(origins))
+	if len(origins) > MaxOrigins {
+		return Site{}, apperr.Invalid("allowed_origins lists at most %d origins; got %d", MaxOrigins, len(origins))
 	}
 	clean := []string{}
 	for i, o := range origins {
