@@ -86,6 +86,9 @@ fuzz: ## Run every fuzz target for FUZZTIME (default a million executions each);
 		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./internal/rest/; done
 	cd platform && for f in FuzzVerify FuzzSignVerify; do \
 		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./principal/; done
+	cd platform && go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./prefer/
+	cd gateway && go test -run '^$$' -fuzz '^FuzzUploadParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s .
+	cd services/collections && go test -run '^$$' -fuzz '^FuzzDimensions$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./internal/app/filetype/
 
 .PHONY: lint
 lint: $(BUF) $(GOLANGCI_LINT) $(GOVULNCHECK) $(VULNDB) ## gofmt, sleeps in tests, go vet, go mod tidy, golangci-lint, govulncheck, buf lint, buf format and buf breaking checks
