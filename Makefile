@@ -57,6 +57,15 @@ build-static: ## Build the seven binaries as the Dockerfile does (CGO_ENABLED=0,
 		go version -m $$b | grep -qE '^\s+build\s+CGO_ENABLED=0$$' || { echo "build-static: $$b was not built with CGO_ENABLED=0"; go version -m $$b; exit 1; }; \
 	done; echo "build-static: 7 binaries in .bin/static, all CGO_ENABLED=0"
 
+# ATRIUM_BIN is the binary malformed-check starts (.ci/run gives it the
+# static build it has just made).
+ATRIUM_BIN ?= .bin/atrium
+
+.PHONY: malformed-check
+malformed-check: ## Start atrium serve --demo on loopback (ports 18450-18453) and send every route malformed requests; fails on any 5xx but 503 (scripts/malformed)
+	@test -x $(ATRIUM_BIN) || $(MAKE) build
+	go run ./scripts/malformed -atrium $(ATRIUM_BIN)
+
 .PHONY: services-up
 services-up: $(VERSITYGW) ## Start the local PostgreSQL, NATS and S3-compatible server (versitygw) the tests need, if they are down
 	@VERSITYGW=$(VERSITYGW) scripts/services-up.sh
