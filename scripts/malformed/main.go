@@ -86,7 +86,7 @@ func run(ctx context.Context, bin, repo string, base, n int, seed uint64, sendFo
 	}
 	corpus := readCorpus(repo)
 	fmt.Printf("malformed-check: seed %d, %d routes, %d corpus values, %d generated requests\n", seed, len(routes), len(corpus), n)
-	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), d: d, corpus: corpus}
+	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), d: d, corpus: corpus} //nolint:gosec // G404: a seeded generator, so that a run can be repeated
 	var reqs []*http.Request
 	for i := 0; i < n; i++ {
 		reqs = append(reqs, g.request(ctx, routes[i%len(routes)]))
@@ -105,7 +105,7 @@ func run(ctx context.Context, bin, repo string, base, n int, seed uint64, sendFo
 // start runs `atrium serve --demo` and waits for its banner.
 func start(ctx context.Context, bin string, base int) (demo, func(), error) {
 	addr := func(i int) string { return "127.0.0.1:" + strconv.Itoa(base+i) }
-	cmd := exec.CommandContext(ctx, bin, "serve", "--demo", "--http-addr", addr(0), "--admin-addr", addr(1), "--metrics-addr", addr(2),
+	cmd := exec.CommandContext(ctx, bin, "serve", //nolint:gosec // G204: the binary CI built, named by the make target "--demo", "--http-addr", addr(0), "--admin-addr", addr(1), "--metrics-addr", addr(2),
 		"--nats-embedded-addr", addr(3), "--drain-delay", "0s", "--request-timeout", "10s",
 		"--collections-grpc-addr", "127.0.0.1:0", "--crm-grpc-addr", "127.0.0.1:0", "--data-grpc-addr", "127.0.0.1:0",
 		"--actions-grpc-addr", "127.0.0.1:0", "--webhooks-grpc-addr", "127.0.0.1:0")
@@ -257,7 +257,7 @@ func readCorpus(repo string) []string {
 	more, _ := filepath.Glob(filepath.Join(repo, "*", "*", "testdata", "fuzz", "*", "*"))
 	deeper, _ := filepath.Glob(filepath.Join(repo, "*", "*", "*", "testdata", "fuzz", "*", "*"))
 	for _, f := range slices.Concat(files, more, deeper) {
-		b, err := os.ReadFile(f)
+		b, err := os.ReadFile(f) //nolint:gosec // G304: the repository's own corpus files
 		if err != nil {
 			continue
 		}
