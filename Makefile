@@ -37,7 +37,10 @@ help: ## List the targets
 
 .PHONY: run
 run: ## Run everything in one process (memory store, embedded NATS) with demo data
-	go run ./cmd/atrium serve --demo
+	@# Built, then run without go run: go run exits 1 when interrupted, so
+	@# make would end a clean stop on Ctrl-C with "Error 1".
+	go build -o .bin/atrium ./cmd/atrium
+	exec .bin/atrium serve --demo
 
 .PHONY: build
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)

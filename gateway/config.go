@@ -52,9 +52,14 @@ type Config struct {
 	KeyCacheSize int
 	// RequestTimeout bounds each request, from its first byte to its
 	// response, the body's arrival included. Transfers are bounded by
-	// progress instead: each read of an upload must bring bytes within it,
-	// and a file's download may take it plus a second per 32 KiB.
+	// progress instead: each read of an upload must bring bytes within it
+	// and the upload must keep MinTransferRate after it, and a file's
+	// download may take it plus a second per MinTransferRate bytes.
 	RequestTimeout time.Duration
+	// MinTransferRate is the slowest average, in bytes a second, an upload
+	// or a download may keep once RequestTimeout has passed: a body that
+	// trickles in slower is answered 408, a download read slower is cut.
+	MinTransferRate int64
 	// MaxBodyBytes bounds request bodies.
 	MaxBodyBytes int64
 	// ShutdownTimeout bounds the drain of in-flight requests at shutdown.
@@ -74,6 +79,17 @@ type Config struct {
 	// MaxInFlight bounds the requests each listener serves at once; over
 	// it, requests are answered 503 at once rather than queued.
 	MaxInFlight int
+	// MaxLongRequests bounds the long requests (event streams, uploads,
+	// downloads of files, Prefer: wait) each listener serves at once. They
+	// have this budget of their own and never take one of MaxInFlight's
+	// slots, so that requests which stay open cannot starve short ones.
+	MaxLongRequests int
+	// MaxStreamsPerKey and MaxStreamsPerTenant bound the long requests one
+	// API key, and all the keys of one tenant (agency, or site for a key
+	// bound to a site only), hold open at once; over them the request is
+	// answered 429 with Retry-After.
+	MaxStreamsPerKey    int
+	MaxStreamsPerTenant int
 
 	// MCPReadOnly hides the MCP server's write tools from every key
 	// (/mcp; docs/mcp.md).
@@ -98,6 +114,14 @@ const (
 	DefaultMaxBodyBytes    = 1 << 20
 	DefaultShutdownTimeout = 10 * time.Second
 	DefaultMaxInFlight     = 1000
+	// Long requests: see docs/operations.md ("Long requests").
+	DefaultMaxLongRequests     = 1000
+	DefaultMaxStreamsPerKey    = 16
+	DefaultMaxStreamsPerTenant = 64
+	// DefaultMinTransferRate is 32 KiB a second (256 kbit/s), what a
+	// poor mobile link still keeps: a 25 MiB file may take 30 s plus
+	// 800 s.
+	DefaultMinTransferRate = 32 << 10
 )
 
 // AdminTokenPrefix starts the admin tokens `atrium serve` generates; give
@@ -132,6 +156,10 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests per second each API key may make (token bucket per key, answered 429 with Retry-After over it); 0 turns the limit off")
 	fs.IntVar(&c.RateLimitBurst, "rate-limit-burst", c.RateLimitBurst, "requests an idle API key may make at once; 0 means twice --rate-limit, rounded up")
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", c.MaxInFlight, "requests each listener serves at once; more are answered 503 with Retry-After at once, never queued")
+	fs.IntVar(&c.MaxLongRequests, "max-long-requests", c.MaxLongRequests, "long requests (event streams, uploads, file downloads, Prefer: wait) each listener serves at once, apart from --max-in-flight; more are answered 503 with Retry-After at once")
+	fs.IntVar(&c.MaxStreamsPerKey, "max-streams-per-key", c.MaxStreamsPerKey, "long requests (event streams, uploads, Prefer: wait) one API key may hold open at once; more are answered 429 with Retry-After")
+	fs.IntVar(&c.MaxStreamsPerTenant, "max-streams-per-tenant", c.MaxStreamsPerTenant, "long requests all the API keys of one agency (or site) may hold open at once; more are answered 429 with Retry-After")
+	fs.Int64Var(&c.MinTransferRate, "min-transfer-rate", c.MinTransferRate, "slowest average, in bytes a second, an upload or a file download may keep once --request-timeout has passed; a slower upload is answered 408, a slower download cut")
 	fs.BoolVar(&c.MCPReadOnly, "mcp-read-only", c.MCPReadOnly, "hide the MCP server's write tools (create_item, update_item, run_action) from every key at /mcp; read tools stay")
 }
 
@@ -160,6 +188,18 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxInFlight == 0 {
 		c.MaxInFlight = DefaultMaxInFlight
+	}
+	if c.MaxLongRequests == 0 {
+		c.MaxLongRequests = DefaultMaxLongRequests
+	}
+	if c.MaxStreamsPerKey == 0 {
+		c.MaxStreamsPerKey = DefaultMaxStreamsPerKey
+	}
+	if c.MaxStreamsPerTenant == 0 {
+		c.MaxStreamsPerTenant = DefaultMaxStreamsPerTenant
+	}
+	if c.MinTransferRate == 0 {
+		c.MinTransferRate = DefaultMinTransferRate
 	}
 	if c.RateLimit > 0 && c.RateLimitBurst == 0 {
 		c.RateLimitBurst = max(1, int(math.Ceil(2*c.RateLimit)))
@@ -205,6 +245,14 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--rate-limit-burst must be at least 1 (0: twice --rate-limit); got %d", c.RateLimitBurst)
 	case c.MaxInFlight < 0:
 		return fmt.Errorf("--max-in-flight must be at least 1 (0: the default, %d); got %d", DefaultMaxInFlight, c.MaxInFlight)
+	case c.MaxLongRequests < 0:
+		return fmt.Errorf("--max-long-requests must be at least 1 (0: the default, %d); got %d", DefaultMaxLongRequests, c.MaxLongRequests)
+	case c.MaxStreamsPerKey < 0:
+		return fmt.Errorf("--max-streams-per-key must be at least 1 (0: the default, %d); got %d", DefaultMaxStreamsPerKey, c.MaxStreamsPerKey)
+	case c.MaxStreamsPerTenant < 0:
+		return fmt.Errorf("--max-streams-per-tenant must be at least 1 (0: the default, %d); got %d", DefaultMaxStreamsPerTenant, c.MaxStreamsPerTenant)
+	case c.MinTransferRate < 0:
+		return fmt.Errorf("--min-transfer-rate must be at least 1 byte a second (0: the default, %d); got %d", DefaultMinTransferRate, c.MinTransferRate)
 	case c.Logger == nil:
 		return errors.New("logger is required")
 	}

@@ -38,7 +38,7 @@ func isPreflight(r *http.Request) bool {
 // path no route takes.
 func (g *Gateway) preflight(l *listener, w http.ResponseWriter, r *http.Request) {
 	methods := l.routes.methods.Allowed(r.URL.Path)
-	if l.routes.streamed["POST "+r.URL.Path] && !slices.Contains(methods, http.MethodPost) {
+	if l.routes.streamed["POST "+r.URL.Path] != ordinary && !slices.Contains(methods, http.MethodPost) {
 		methods = append(methods, http.MethodPost)
 	}
 	h := w.Header()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -56,6 +57,7 @@ func (g *Gateway) eventStream(mux *runtime.ServeMux, client webhooksv1.WebhooksS
 				return
 			}
 		}
+		events := splitEvents(q["events"])
 		actx, err := runtime.AnnotateContext(ctx, mux, r, eventStreamRPC, runtime.WithHTTPPathPattern(eventStreamPath))
 		if err != nil {
 			fail(err)
@@ -70,7 +72,7 @@ func (g *Gateway) eventStream(mux *runtime.ServeMux, client webhooksv1.WebhooksS
 			case <-sctx.Done():
 			}
 		}()
-		stream, err := client.ListenEvents(sctx, &webhooksv1.ListenEventsRequest{Events: q["events"]})
+		stream, err := client.ListenEvents(sctx, &webhooksv1.ListenEventsRequest{Events: events})
 		if err != nil {
 			fail(err)
 			return
@@ -117,7 +119,7 @@ func (g *Gateway) eventStream(mux *runtime.ServeMux, client webhooksv1.WebhooksS
 				// or the replica is draining: the stream goes on from another
 				// connection, the client seeing no break. Its first message is
 				// a heartbeat, which is passed on like any.
-				if stream, err = client.ListenEvents(sctx, &webhooksv1.ListenEventsRequest{Events: q["events"]}); err == nil {
+				if stream, err = client.ListenEvents(sctx, &webhooksv1.ListenEventsRequest{Events: events}); err == nil {
 					msg, err = stream.Recv()
 				}
 			}
@@ -158,4 +160,20 @@ func jsonLine(v any) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// splitEvents reads the events query parameter, given once with commas
+// (?events=item.*,action_run.*) or several times, as the request's list of
+// patterns: one entry per name, so that the list's maximum (the proto's
+// max_items, which the service's server checks) counts names.
+func splitEvents(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for p := range strings.SplitSeq(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -68,6 +69,20 @@ func TestEventStream(t *testing.T) {
 	code, body := get(t, base+"?events=nope.*")
 	if code != http.StatusBadRequest || !strings.Contains(body["error"].(string), "allowed: item.created") || len(body) != 1 {
 		t.Fatalf("a bad filter answered %d %v, want 400 {\"error\": message}", code, body)
+	}
+	// The comma form is split into names before the service's server
+	// counts them against the list's maximum.
+	names := make([]string, 65)
+	for i := range names {
+		names[i] = fmt.Sprintf("item.e%d", i)
+	}
+	code, body = get(t, base+"?events="+strings.Join(names, ","))
+	if code != http.StatusBadRequest || body["error"] != "events has 65 items; at most 64 are allowed" {
+		t.Fatalf("65 comma-separated names answered %d %v, want 400 naming events, 65 and 64", code, body)
+	}
+	code, body = get(t, base+"?events=nope.*,"+strings.Join(names[:63], ","))
+	if code != http.StatusBadRequest || !strings.Contains(body["error"].(string), "allowed: item.created") {
+		t.Fatalf("64 names answered %d %v, want the service's own judgement of them", code, body)
 	}
 	code, body = get(t, base+"?event=item.*")
 	if code != http.StatusBadRequest || !strings.Contains(body["error"].(string), `unknown query parameter "event"`) {

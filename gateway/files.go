@@ -32,10 +32,6 @@ const (
 	scriptlessCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
 )
 
-// downloadRate is the slowest a download may go, on average, before its
-// deadline: --request-timeout plus one second per downloadRate bytes.
-const downloadRate = 32 << 10
-
 // withFiles serves the file routes in front of the mux, when the gateway
 // has an object store. Without one, /files/ answers 503 naming the
 // setting, and /media/ goes to the actions service (GetMedia) as before.
@@ -109,7 +105,10 @@ func (g *Gateway) serveFile(w http.ResponseWriter, r *http.Request, key, name, w
 	}
 	// The request's context carries no deadline here (serve leaves
 	// transfers theirs): the open gets --request-timeout, the transfer that
-	// plus a second per downloadRate bytes.
+	// plus a second per --min-transfer-rate bytes, so that a client that
+	// reads nothing holds its connection and its long-request slot no
+	// longer (sendfile(2) copies the file in one call: no per-write
+	// deadline can be set in between).
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	timer := time.AfterFunc(g.cfg.RequestTimeout, cancel)
@@ -132,7 +131,7 @@ func (g *Gateway) serveFile(w http.ResponseWriter, r *http.Request, key, name, w
 		return
 	}
 	defer obj.Close()
-	budget := g.cfg.RequestTimeout + time.Duration(obj.Size()/downloadRate)*time.Second
+	budget := g.cfg.RequestTimeout + time.Duration(float64(obj.Size())/float64(g.cfg.MinTransferRate)*float64(time.Second))
 	timer.Reset(budget)
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(budget))
 	h.Set("Content-Type", contentType)

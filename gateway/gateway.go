@@ -104,6 +104,10 @@ type Gateway struct {
 	streamsEnd chan struct{}
 	endStreams func()
 	metrics    *httpMetrics
+	// long are the long requests' metrics, caps their per-key and
+	// per-tenant caps on the public listener (longreq.go).
+	long *longMetrics
+	caps *streamCaps
 
 	// base is every request's parent context. Cancelled with
 	// rest.ErrShuttingDown when a shutdown runs out of time, so that the requests
@@ -136,6 +140,9 @@ type listener struct {
 	// gateway.
 	probes bool
 	limit  inFlightLimit
+	// long is the budget of its long requests (longreq.go), apart from
+	// limit's.
+	long inFlightLimit
 	// files: the listener serves the file routes (from Config.Objects).
 	files bool
 	// objects: the gateway has an object store to serve files from.
@@ -150,7 +157,8 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	g := &Gateway{cfg: cfg, metrics: newHTTPMetrics(cfg.Telemetry.MeterProvider()), waitDrain: time.Sleep, streamsEnd: make(chan struct{})}
+	g := &Gateway{cfg: cfg, metrics: newHTTPMetrics(cfg.Telemetry.MeterProvider()), waitDrain: time.Sleep, streamsEnd: make(chan struct{}),
+		long: newLongMetrics(cfg.Telemetry.MeterProvider()), caps: newStreamCaps(cfg.MaxStreamsPerKey, cfg.MaxStreamsPerTenant)}
 	g.endStreams = sync.OnceFunc(func() { close(g.streamsEnd) })
 	g.base, g.cancelBase = context.WithCancelCause(context.WithoutCancel(ctx))
 	defer func() {
@@ -177,6 +185,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	for _, l := range []*listener{g.public, g.adminL} {
 		l.routes.methods.Add(http.MethodGet, "/openapi.json")
 		l.limit.max = int64(cfg.MaxInFlight)
+		l.long.max = int64(cfg.MaxLongRequests)
 	}
 	if cfg.RateLimit > 0 {
 		g.limiter = newRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, cfg.now)

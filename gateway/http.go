@@ -27,7 +27,6 @@ import (
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/principal"
-	"github.com/atrium-hq/atrium/platform/publicfile"
 	"github.com/atrium-hq/atrium/platform/render"
 	"github.com/atrium-hq/atrium/platform/telemetry"
 	accessv1 "github.com/atrium-hq/atrium/proto/atrium/access/v1"
@@ -113,6 +112,18 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 					return
 				}
 			}
+			// A long request of a key counts against its key's and its
+			// tenant's caps for as long as it runs (next returns when it
+			// ends).
+			if st, _ := ctx.Value(stateKey{}).(*requestState); st != nil && st.kind != ordinary && l == g.public && p.Kind == principal.KindKey {
+				tenant := tenantOf(p)
+				if limit := g.caps.acquire(p.Subject, tenant); limit != "" {
+					g.long.refuse(ctx, st.kind, limit)
+					g.caps.writeStreamCapped(w, limit)
+					return
+				}
+				defer g.caps.release(p.Subject, tenant)
+			}
 			for name, v := range params {
 				if !utf8.ValidString(v) {
 					rest.WriteError(ctx, g.cfg.Logger, w, r, status.Errorf(codes.InvalidArgument,
@@ -185,6 +196,9 @@ func (g *Gateway) authenticateAdmin(r *http.Request) (principal.Principal, error
 type requestState struct {
 	route string
 	stats *routeStats
+	// kind is the kind of long request it is (longreq.go), from its
+	// request line and headers; ordinary if none.
+	kind longKind
 }
 
 type stateKey struct{}
@@ -219,9 +233,11 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 				_ = http.NewResponseController(sw).Flush()
 			}
 		}()
-		// A transfer (an upload, a file) is bounded by its progress, which
-		// its handler watches, rather than by one deadline.
-		transfer := l.transfer(r)
+		// A long request has a budget of its own (longreq.go). A transfer
+		// (an upload, a file, the event stream) is bounded by its
+		// progress, which its handler watches, rather than by one deadline.
+		st.kind = l.longKindOf(r)
+		transfer := st.kind.transfer()
 		base, ref := rest.WithReference(context.WithValue(r.Context(), stateKey{}, st))
 		sw.Header().Set(rest.TraceHeader, ref)
 		ctx, cancel := context.WithCancel(base)
@@ -241,7 +257,18 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 			g.metrics.record(ctx, st.stats, r.Method, sw.code(), took)
 			logRequest(ctx, g.cfg.Logger, r.Method, st.route, sw.code(), took, sw.bytes)
 		}()
-		if !(l.probes && isProbe(r.URL.Path)) {
+		switch {
+		case l.probes && isProbe(r.URL.Path):
+		case st.kind != ordinary:
+			if !l.long.acquire() {
+				g.long.refuse(ctx, st.kind, capListener)
+				writeLongOverloaded(sw, l.long.max)
+				return
+			}
+			defer l.long.release()
+			g.long.opened(ctx, st.kind)
+			defer g.long.closed(ctx, st.kind)
+		default:
 			if !l.limit.acquire() {
 				writeOverloaded(sw, l.limit.max)
 				return
@@ -274,15 +301,6 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 		otelhttp.WithTracerProvider(g.cfg.Telemetry.TracerProvider()),
 		otelhttp.WithPropagators(telemetry.Propagator),
 		otelhttp.WithMeterProvider(noop.NewMeterProvider()))
-}
-
-// transfer reports whether r is one the listener streams: the upload
-// route, or a file (served from the object store).
-func (l *listener) transfer(r *http.Request) bool {
-	if l.routes.streamed[r.Method+" "+r.URL.Path] {
-		return true
-	}
-	return l.files && (strings.HasPrefix(r.URL.Path, publicfile.AssetsPath) || strings.HasPrefix(r.URL.Path, publicfile.MediaPath) && l.objects)
 }
 
 // readBody reads the request body whole, bounded by the size limit and by

@@ -41,8 +41,10 @@ type routeTable struct {
 	// methods says which methods each path takes, for 405 answers.
 	methods rest.Routes
 	// streamed are the streaming routes' "METHOD /path" (none has a path
-	// variable), which serve recognises before routing.
-	streamed map[string]bool
+	// variable), which serve recognises before routing, with the kind of
+	// long request each is: a server stream (the event stream) or a
+	// client stream (the upload).
+	streamed map[string]longKind
 }
 
 // variable matches a path variable of an HTTP rule, {name} or {name=...}.
@@ -86,11 +88,17 @@ func (t *routeTable) add(service string) error {
 				return fmt.Errorf("%s/%s streams on a path with variables, which the gateway does not route", service, md.Name())
 			}
 			if t.streamed == nil {
-				t.streamed = map[string]bool{}
+				t.streamed = map[string]longKind{}
 			}
-			t.streamed[method+" "+path] = true
+			kind := kindStream
+			if md.IsStreamingClient() {
+				kind = kindUpload
+			}
+			t.streamed[method+" "+path] = kind
 		}
 		r.name = r.method + " " + r.template
+		// A refusal names the route the client called, not the RPC.
+		r.access.Name = r.name
 		// grpc-gateway renders a matched pattern's variables as {name=*}.
 		if t.byPattern[method] == nil {
 			t.byPattern[method] = map[string]*route{}

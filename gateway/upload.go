@@ -67,6 +67,8 @@ type upload struct {
 	// an answer before that closes the connection rather than read the
 	// rest of a file nobody wants.
 	bodyDone bool
+	// body is the request's body as run reads it.
+	body *progress
 }
 
 func (u *upload) fail(ctx context.Context, err error) {
@@ -86,21 +88,45 @@ func invalid(format string, a ...any) error {
 	return status.Errorf(codes.InvalidArgument, format, a...)
 }
 
-// progress is the body as the handler reads it: each read must bring
-// bytes within --request-timeout (as nginx's client_body_timeout), so a
-// client that stops sending is answered 408 rather than held.
+// progress is the body as the handler reads it, under two bounds: each
+// read must bring bytes within --request-timeout (as nginx's
+// client_body_timeout), so a client that stops sending is answered 408;
+// and once --request-timeout has passed the body must have kept an
+// average of --min-transfer-rate (a read's deadline is never later than
+// start + timeout + received/rate), so a client that sends a byte now and
+// then, which the first bound alone would hold forever, is answered 408
+// too. An upload of n bytes therefore ends within timeout + n/rate,
+// whatever the client does.
 type progress struct {
-	r       io.Reader
-	rc      *http.ResponseController
-	timeout time.Duration
-	err     error // the first failure, for the answer
+	r        io.Reader
+	rc       *http.ResponseController
+	timeout  time.Duration
+	rate     int64 // bytes a second
+	start    time.Time
+	received int64
+	// slow is set when the deadline of the read that failed first was the
+	// rate's rather than the pause's.
+	slow bool
+	err  error // the first failure, for the answer
+}
+
+func newProgress(r io.Reader, rc *http.ResponseController, timeout time.Duration, rate int64) *progress {
+	return &progress{r: r, rc: rc, timeout: timeout, rate: rate, start: time.Now()}
 }
 
 func (p *progress) Read(b []byte) (int, error) {
-	_ = p.rc.SetReadDeadline(time.Now().Add(p.timeout))
+	now := time.Now()
+	deadline := now.Add(p.timeout)
+	byRate := p.start.Add(p.timeout + time.Duration(float64(p.received)/float64(p.rate)*float64(time.Second)))
+	slow := byRate.Before(deadline)
+	if slow {
+		deadline = byRate
+	}
+	_ = p.rc.SetReadDeadline(deadline)
 	n, err := p.r.Read(b)
+	p.received += int64(n)
 	if err != nil && !errors.Is(err, io.EOF) && p.err == nil {
-		p.err = err
+		p.err, p.slow = err, slow
 	}
 	return n, err
 }
@@ -116,6 +142,10 @@ func (e *httpError) Error() string { return e.msg }
 // bodyError is the answer to a body that failed to arrive.
 func (u *upload) bodyError(err error) error {
 	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded) && u.body.slow:
+		return &httpError{http.StatusRequestTimeout, fmt.Sprintf(
+			"the upload arrived too slowly: %d bytes in %s; after the first %s (--request-timeout) an upload must average at least %d bytes a second (--min-transfer-rate); send the file again over a faster connection",
+			u.body.received, time.Since(u.body.start).Round(time.Second), u.g.cfg.RequestTimeout, u.g.cfg.MinTransferRate)}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &httpError{http.StatusRequestTimeout, fmt.Sprintf("the upload stopped arriving: nothing came for %s (--request-timeout); send the file again", u.g.cfg.RequestTimeout)}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
@@ -129,7 +159,8 @@ func (u *upload) run(client collectionsv1.AssetsServiceClient) {
 	ctx := r.Context()
 	sctx, cancel := context.WithCancel(ctx) // the stream's: cancelled to abort it
 	defer cancel()
-	body := &progress{r: r.Body, rc: http.NewResponseController(u.w), timeout: u.g.cfg.RequestTimeout}
+	body := newProgress(r.Body, http.NewResponseController(u.w), u.g.cfg.RequestTimeout, u.g.cfg.MinTransferRate)
+	u.body = body
 	defer func() { _ = body.rc.SetReadDeadline(time.Time{}) }()
 
 	head, file, rest, err := u.parse(body)

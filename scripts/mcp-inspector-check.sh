@@ -102,7 +102,7 @@ print("mcp-inspector-check: ok:", name)
 ' "$1" "$2"
 }
 
-read_tools='["get_item", "list_actions", "list_clients", "list_collections", "list_datasets", "list_deals", "list_items", "list_prospects", "read_dataset"]'
+read_tools='["get_asset", "get_item", "list_actions", "list_assets", "list_clients", "list_collections", "list_datasets", "list_deals", "list_items", "list_prospects", "read_dataset"]'
 inspect "$read_key" --method tools/list | check "a read key lists the read tools only" \
   "sorted(x['name'] for x in r['tools'] if x['name'] != 'get_run') == $read_tools and all(x['annotations']['readOnlyHint'] for x in r['tools'])"
 inspect "$write_key" --method tools/list | check "a write key lists the write tools too, run_action with each action's cost" \

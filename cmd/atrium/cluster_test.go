@@ -150,6 +150,10 @@ func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
 		"ATRIUM_SHUTDOWN_TIMEOUT="+clusterShutdownTimeout.String(),
 		"ATRIUM_DRAIN_DELAY="+clusterDrainDelay.String(),
 		"ATRIUM_METRICS_ADDR=127.0.0.1:0",
+		// One directory of files for the gateway, collections and actions,
+		// as the chart mounts one volume in each: with a database they
+		// refuse a temporary one.
+		"ATRIUM_DATA_DIR="+t.TempDir(),
 		// The suite's webhooks retry within seconds.
 		"ATRIUM_WEBHOOK_RETRY_SCHEDULE="+testRetrySchedule,
 		"ATRIUM_WEBHOOK_CONSUMER="+testConsumer(t, natsURL),

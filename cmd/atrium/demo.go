@@ -19,6 +19,15 @@ const (
 	demoClientName = "Sunrise Bakery"
 )
 
+// demoOrigins are the origins the demo site's pages may call the API from:
+// the development servers of Next.js and most Node tools (3000), Astro
+// (4321), Vite and SvelteKit (5173), Nuxt (3000), and a plain static server
+// (8000), on localhost and 127.0.0.1.
+var demoOrigins = []string{
+	"http://localhost:3000", "http://localhost:4321", "http://localhost:5173", "http://localhost:8000",
+	"http://127.0.0.1:3000", "http://127.0.0.1:4321", "http://127.0.0.1:5173", "http://127.0.0.1:8000",
+}
+
 // demo is what the banner says about the demo tenant.
 type demo struct {
 	// found: the data was seeded at an earlier start (PostgreSQL) and is
@@ -115,6 +124,12 @@ func seedDemoData(ctx context.Context, admin adminClient) (demo, error) {
 		return demo{}, err
 	}
 	site := out.Site.ID
+	// A first page in a browser calls the API from a development server:
+	// the demo site admits the usual local ones, so that the first fetch
+	// works instead of failing on CORS with "Failed to fetch".
+	if err := admin.do(ctx, "PUT", "/admin/v1/sites/"+site+"/allowed_origins", map[string]any{"allowed_origins": demoOrigins}, nil); err != nil {
+		return demo{}, err
+	}
 	if err := admin.do(ctx, "POST", "/admin/v1/sites/"+site+"/collections", map[string]any{
 		"name": "Blog posts", "slug": "posts", "fields": []map[string]any{
 			{"key": "title", "type": "text", "required": true, "max_length": 200},

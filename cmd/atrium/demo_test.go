@@ -103,6 +103,27 @@ func TestDemoBannerComesLastAndWorksAsPrinted(t *testing.T) {
 	if rows := s.list(t, "/api/v1/prospects", b.read); len(rows) != 3 {
 		t.Fatalf("the demo read key lists %d prospects, want 3", len(rows))
 	}
+	// A first page on a local development server can call the API with
+	// the demo's keys, as the banner says; another origin cannot.
+	if !strings.Contains(b.text, "http://localhost:3000") {
+		t.Errorf("the banner does not name the origins the demo site admits:\n%s", b.text)
+	}
+	for origin, want := range map[string]int{"http://localhost:3000": http.StatusOK, "http://localhost:5173": http.StatusOK, "https://elsewhere.example": http.StatusForbidden} {
+		req, err := http.NewRequestWithContext(t.Context(), "GET", s.api+"/api/public/v1/collections/posts", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+b.read)
+		req.Header.Set("Origin", origin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != want || (want == http.StatusOK && resp.Header.Get("Access-Control-Allow-Origin") != origin) {
+			t.Errorf("the demo read key from a page on %s: %d, Access-Control-Allow-Origin %q; want %d", origin, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), want)
+		}
+	}
 	// The printed secret is the deployment's: the bulk loader, which signs
 	// its own principal with it, loads a row as the banner's line does.
 	file := filepath.Join(t.TempDir(), "rows.ndjson")

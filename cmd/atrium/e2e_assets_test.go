@@ -631,7 +631,62 @@ func testAssetsCutShortAndStalled(t *testing.T, s *stack) {
 	if waited := time.Since(start); waited > 15*time.Second {
 		t.Fatalf("the stalled upload was answered after %s; want about the 2s request timeout", waited)
 	}
+	// A slow loris: a byte every 100 ms, so each read progresses well
+	// within the 2s timeout, for a body of 300 KB that would take over
+	// eight hours. After the timeout it is below --min-transfer-rate
+	// (32 KiB/s by default), and answered 408 then.
+	start = time.Now()
+	status, body = trickleUpload(t, s, tn.write, len(img), 100*time.Millisecond)
+	if !strings.HasPrefix(status, "408") || !strings.Contains(body, "too slowly") || !strings.Contains(body, "--min-transfer-rate") {
+		t.Fatalf("a body trickling in: %s %s; want 408 saying it came too slowly", status, body)
+	}
+	if waited := time.Since(start); waited > 15*time.Second {
+		t.Fatalf("the trickling upload was answered after %s; want about the 2s request timeout", waited)
+	}
 	if as := call(t, "GET", s.assetsURL(), tn.read, nil).json["assets"].([]any); len(as) != 0 {
 		t.Fatalf("uploads that did not arrive left %v", as)
 	}
+}
+
+// trickleUpload writes a raw upload announcing length bytes and then
+// sends one byte every period, as a slow-loris client does, until the
+// gateway answers; it returns the answer's status line and body.
+func trickleUpload(t testing.TB, s *stack, key string, length int, period time.Duration) (string, string) {
+	t.Helper()
+	u, err := url.Parse(s.api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /api/public/v1/assets?filename=slow.png HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: image/png\r\nContent-Length: %d\r\n\r\n", u.Host, key, length)
+	answered := make(chan struct{})
+	defer close(answered)
+	go func() {
+		// The client's pace is the behaviour under test: a ticker, not a
+		// wait for something to happen.
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for range length {
+			select {
+			case <-answered:
+				return
+			case <-tick.C:
+				if _, err := conn.Write([]byte{0}); err != nil {
+					return // the gateway answered and closed
+				}
+			}
+		}
+	}()
+	_ = conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to an upload trickling in: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.Status, string(b)
 }

@@ -97,8 +97,8 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 
 // The tools by who may call them.
 var (
-	mcpReadTools  = []string{"get_item", "get_run", "list_actions", "list_clients", "list_collections", "list_datasets", "list_deals", "list_items", "list_prospects", "read_dataset"}
-	mcpWriteTools = []string{"create_item", "run_action", "update_item"}
+	mcpReadTools  = []string{"get_asset", "get_item", "get_run", "list_actions", "list_assets", "list_clients", "list_collections", "list_datasets", "list_deals", "list_items", "list_prospects", "read_dataset"}
+	mcpWriteTools = []string{"create_item", "run_action", "update_asset", "update_item"}
 )
 
 func wantReadTools() []string { return mcpReadTools }
@@ -261,6 +261,34 @@ func testMCP(t *testing.T, s *stack) {
 	items, _ := callTool(t, read, "list_items", map[string]any{"collection_slug": "posts", "is_published": true})
 	if len(cols["collections"].([]any)) != 3 || len(items["items"].([]any)) != 1 {
 		t.Fatalf("list_collections = %v, list_items = %v", cols, items)
+	}
+	// Search and expand, as the API's q and expand.
+	author, _ := callTool(t, write, "create_item", map[string]any{"collection_slug": "authors", "data": map[string]any{"name": "Ana"}, "is_published": true})
+	authorID := author["item"].(map[string]any)["id"]
+	byAna, _ := callTool(t, write, "create_item", map[string]any{"collection_slug": "posts", "data": map[string]any{"title": "Rye starter notes", "author": authorID}})
+	found, isErr := callTool(t, read, "list_items", map[string]any{"collection_slug": "posts", "q": "starter", "expand": "author"})
+	if list, _ := found["items"].([]any); isErr || len(list) != 1 || list[0].(map[string]any)["author"].(map[string]any)["id"] != authorID {
+		t.Fatalf("list_items q=starter expand=author = %v (error %v); want the one post, its author expanded", found, isErr)
+	}
+	one, isErr := callTool(t, read, "get_item", map[string]any{"collection_slug": "posts", "item_id": byAna["item"].(map[string]any)["id"], "expand": "author"})
+	if a, _ := one["item"].(map[string]any)["author"].(map[string]any); isErr || a == nil || a["id"] != authorID {
+		t.Fatalf("get_item expand=author = %v (error %v)", one, isErr)
+	}
+	// Assets: listed, read, their alt text written.
+	asset := s.newAsset(t, c.write, "loaf.png", pngBytes(t, 4, 4))["id"].(string)
+	assets, isErr := callTool(t, read, "list_assets", nil)
+	if list, _ := assets["assets"].([]any); isErr || len(list) != 1 || list[0].(map[string]any)["id"] != asset {
+		t.Fatalf("list_assets = %v (error %v); want the one asset", assets, isErr)
+	}
+	alt, isErr := callTool(t, write, "update_asset", map[string]any{"asset_id": asset, "alt": "A loaf of rye"})
+	if isErr || alt["asset"].(map[string]any)["alt"] != "A loaf of rye" {
+		t.Fatalf("update_asset = %v (error %v)", alt, isErr)
+	}
+	if got, isErr := callTool(t, read, "get_asset", map[string]any{"asset_id": asset}); isErr || got["asset"].(map[string]any)["alt"] != "A loaf of rye" {
+		t.Fatalf("get_asset after update_asset = %v (error %v)", got, isErr)
+	}
+	if _, err := read.CallTool(t.Context(), &mcp.CallToolParams{Name: "update_asset", Arguments: map[string]any{"asset_id": asset, "alt": "x"}}); err == nil {
+		t.Fatal("a read key called update_asset")
 	}
 }
 

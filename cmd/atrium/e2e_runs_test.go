@@ -301,8 +301,15 @@ func testActionRunsIdempotentAsync(t *testing.T, s *stack, w *actionWorld) {
 	if wantAccepted(t, again, "seo_audit", client) != id || again.header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("replay while running = %s %v", again, again.header)
 	}
-	// A synchronous retry of a run still in flight is the spec's 409.
-	wantError(t, s.act(t, tn.write, body, "Idempotency-Key", "audit-7"), 409, "still running")
+	// A synchronous retry of a run still in flight is the spec's 409, with
+	// when to retry: by the end of the run's lease (15 s, renewed while it
+	// runs), through the gateway as Retry-After.
+	conflict := s.act(t, tn.write, body, "Idempotency-Key", "audit-7")
+	wantError(t, conflict, 409, "still running", "retry in")
+	if secs, err := strconv.Atoi(conflict.header.Get("Retry-After")); err != nil || secs < 1 || secs > 15 ||
+		!strings.Contains(conflict.json["error"].(string), fmt.Sprintf("retry in %d seconds", secs)) {
+		t.Fatalf("409 still running: Retry-After %q, message %q; want 1 to 15 seconds, the same in both", conflict.header.Get("Retry-After"), conflict.json["error"])
+	}
 	release()
 	run := s.finished(t, tn.read, id)
 	if run["idempotency_key"] != "audit-7" {

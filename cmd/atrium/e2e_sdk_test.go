@@ -65,6 +65,29 @@ func testSDK(t *testing.T, s *stack) {
 	if n != 1 {
 		t.Fatalf("Items.All walked %d published items, want 1", n)
 	}
+	// Search and expand, as the HTTP parameters q and expand.
+	author, err := sdk.Items.Create(ctx, "authors", atrium.ItemWrite{Data: map[string]any{"name": "Ana"}, IsPublished: &published})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byAna, err := sdk.Items.Create(ctx, "posts", atrium.ItemWrite{Data: map[string]any{"title": "Rye starter notes", "author": author.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := sdk.Items.List(ctx, "posts", &atrium.ItemQuery{Q: "starter", Expand: []string{"author"}})
+	if err != nil || len(found.Items) != 1 || found.Items[0].ID != byAna.ID {
+		t.Fatalf("Items.List q=starter = %+v, %v; want the one post that says starter", found, err)
+	}
+	if a, _ := found.Items[0].Fields["author"].(map[string]any); a == nil || a["id"] != author.ID {
+		t.Fatalf("Items.List expand=author gave author %v; want the author's object", found.Items[0].Fields["author"])
+	}
+	one, err := sdk.Items.Get(ctx, "posts", byAna.ID, "author")
+	if a, _ := one.Fields["author"].(map[string]any); err != nil || a == nil || a["id"] != author.ID {
+		t.Fatalf("Items.Get with expand author = %+v, %v; want the author's object", one, err)
+	}
+	if plain, err := sdk.Items.Get(ctx, "posts", byAna.ID); err != nil || plain.Fields["author"] != author.ID {
+		t.Fatalf("Items.Get without expand = %+v, %v; want the author's id", plain, err)
+	}
 
 	// CRM and data through the iterators, the data by cursor pages of 2.
 	var prospects []string

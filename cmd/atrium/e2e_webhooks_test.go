@@ -367,6 +367,9 @@ func testWebhooksEveryFamily(t *testing.T, s *stack) {
 		wantStatus(t, call(t, "PATCH", c.base+"/posts/"+item, tn.write, map[string]any{"data": map[string]any{}, "is_published": true}), http.StatusOK)
 		wantStatus(t, call(t, "PATCH", c.base+"/posts/"+item, tn.write, map[string]any{"data": map[string]any{}, "is_published": false}), http.StatusOK)
 		wantStatus(t, call(t, "DELETE", c.base+"/posts/"+item, tn.write, nil), http.StatusOK)
+		// Site: an item created already published is announced as
+		// published too (a "rebuild on publish" hook must hear of it).
+		c.createItem(t, "posts", map[string]any{"data": map[string]any{"title": "Live at once"}, "is_published": true})
 		// Site: an asset uploaded, changed (no webhook type), deleted.
 		asset := s.newAsset(t, tn.write, "hook.png", pngBytes(t, 4, 4))["id"].(string)
 		wantStatus(t, call(t, "PATCH", s.assetsURL()+"/"+asset, tn.write, map[string]any{"alt": "x"}), http.StatusOK)
@@ -386,9 +389,10 @@ func testWebhooksEveryFamily(t *testing.T, s *stack) {
 	}
 	// Each write is one event: three PATCHes are three item.updated, the
 	// two that change is_published one item.published and one
-	// item.unpublished besides; two clients were linked; the runs write
+	// item.unpublished besides; the item created published one
+	// item.created and one item.published; two clients were linked; the runs write
 	// rows of more than one dataset (checked: at least one).
-	siteTypes := map[string]int{"item.created": 1, "item.updated": 3, "item.published": 1, "item.unpublished": 1, "item.deleted": 1,
+	siteTypes := map[string]int{"item.created": 2, "item.updated": 3, "item.published": 2, "item.unpublished": 1, "item.deleted": 1,
 		"asset.created": 1, "asset.deleted": 1}
 	agencyTypes := map[string]int{"prospect.created": 1, "prospect.updated": 1, "deal.created": 1, "deal.updated": 1, "client.linked": 2,
 		"client.unlinked": 1, "credits.changed": 1, "action_run.succeeded": 1, "action_run.failed": 1, "dataset.changed": 1}

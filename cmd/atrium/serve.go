@@ -106,6 +106,9 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 		return nil, err
 	}
 	c.webhooks.AllowPrivate = c.actions.AllowPrivateFetch
+	if err := c.objects.CheckKept(c.backing.DatabaseURL != ""); err != nil {
+		return nil, err
+	}
 	if c.gateway.AdminToken == "" {
 		c.gateway.AdminToken = gateway.AdminTokenPrefix + randomHex(24)
 		c.generatedAdminToken = true
@@ -193,9 +196,6 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	}
 	defer objects.Close()
 	logger.Info("files (assets, generated images)", "store", objects.Describe)
-	if objects.Temporary && c.backing.DatabaseURL != "" {
-		logger.Warn("the files of assets and generated images are kept in a temporary directory removed at exit, while their records are kept in PostgreSQL: set --data-dir or --s3-bucket")
-	}
 	backing := c.backing
 	backing.NATSURL = natsURL
 	// The gateway calls the services in process (rpc.Local); they keep
@@ -403,7 +403,7 @@ Try:
   curl -s -H "Authorization: Bearer %[1]s" %[3]s/api/v1/prospects
   curl -s -H "Authorization: Bearer %[1]s" "%[3]s/api/v1/deals?limit=1"
   curl -s -H "Authorization: Bearer %[1]s" "%[3]s/api/public/v1/collections/posts?limit=10"
-  curl -s -H "Authorization: Bearer %[2]s" -F file=@photo.jpg -F alt="The shop" %[3]s/api/public/v1/assets
+  curl -sS -H "Authorization: Bearer %[2]s" -F file=@photo.jpg -F alt="The shop" %[3]s/api/public/v1/assets   (a photo.jpg of yours)
   curl -s -H "Authorization: Bearer %[1]s" "%[3]s/api/v1/data?resource=keywords&client_id=%[4]s&order=tracked_at"
   curl -s -X POST -H "Authorization: Bearer %[2]s" -H "Content-Type: application/json" -d '{"action":"generate_blog","client_id":"%[4]s","keyword":"sourdough starter"}' %[3]s/api/v1/data
   curl -s -H "Authorization: Bearer %[1]s" %[3]s/api/v1/actions
@@ -420,6 +420,10 @@ gRPC and the bulk loader (docs/grpc.md, docs/datasets.md), from this directory:
   grpcurl -plaintext -H "x-atrium-principal: $(go run ./cmd/atrium principal --agency %s --scopes read)" -d '{"limit": 2}' %s atrium.crm.v1.CRMService/ListProspects
   echo '{"keyword":"rye bread","position":12,"status":"active"}' | go run ./cmd/atrium load-rows --data-addr %s --client %s --resource keywords -
 `, secret, d.agency, l.CRMAddr, l.DataAddr, d.bakery)
+	fmt.Fprintf(b, `
+Web pages (CORS, docs/collections.md#browsers-cors): the demo site's keys work from pages on %s;
+  PUT %s/admin/v1/sites/%s/allowed_origins changes the list.
+`, strings.Join(demoOrigins, ", "), admin, d.site)
 	fmt.Fprintf(b, `
 AI clients (MCP, docs/mcp.md): %[1]s/mcp with either key as a Bearer token, or over stdio:
   ATRIUM_URL=%[1]s ATRIUM_API_KEY=%[2]s go run ./cmd/atrium mcp

@@ -56,3 +56,17 @@ func TestServeDrainsLikeTheClusterBinaries(t *testing.T) {
 		t.Fatalf("atrium serve's default drain delay = %s, want the cluster binaries' %s", cfg.common.DrainDelay, cli.DefaultDrainDelay)
 	}
 }
+
+// A deployment with a database keeps its files: atrium serve refuses to
+// start with --database-url and nowhere lasting for them, and says what
+// to set.
+func TestServeWithADatabaseNeedsAPlaceForFiles(t *testing.T) {
+	none := func(string) (string, bool) { return "", false }
+	_, err := parseServe([]string{"--database-url=postgres://127.0.0.1/atrium"}, none, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--data-dir") || !strings.Contains(err.Error(), "--s3-bucket") {
+		t.Fatalf("--database-url without --data-dir: %v; want a refusal naming --data-dir and --s3-bucket", err)
+	}
+	if _, err := parseServe([]string{"--database-url=postgres://127.0.0.1/atrium", "--data-dir=" + t.TempDir()}, none, io.Discard, io.Discard); err != nil {
+		t.Fatalf("--database-url with --data-dir: %v", err)
+	}
+}

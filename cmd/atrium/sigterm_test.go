@@ -56,6 +56,7 @@ func startDrainProcess(t *testing.T, bin string, extra ...string) *drainProcess 
 		"--data-grpc-addr=127.0.0.1:0", "--actions-grpc-addr=127.0.0.1:0", "--webhooks-grpc-addr=127.0.0.1:0",
 		"--nats-embedded-addr=127.0.0.1:0", "--log-level=warn",
 	}, extra...)
+	args = withDataDir(t, args)
 	p := &drainProcess{cmd: exec.Command(bin, args...), output: &syncBuffer{}, exited: make(chan error, 1)}
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {

@@ -94,6 +94,7 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 		// would wait it out when it stops. The tests of the drain set one.
 		"--drain-delay=0s",
 	}, extra...)
+	args = withDataDir(t, args)
 	cfg, err := parseServe(args, func(string) (string, bool) { return "", false }, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatalf("parse serve flags: %v", err)
@@ -263,4 +264,19 @@ func testConsumer(t testing.TB, natsURL string) string {
 		}
 	})
 	return name
+}
+
+// withDataDir adds a --data-dir of the test's own to args that keep
+// records in a database and name no place for files: atrium serve refuses
+// to keep files in a temporary directory while their records outlive it.
+func withDataDir(t testing.TB, args []string) []string {
+	database, place := false, false
+	for _, a := range args {
+		database = database || strings.HasPrefix(a, "--database-url")
+		place = place || strings.HasPrefix(a, "--data-dir") || strings.HasPrefix(a, "--s3-bucket")
+	}
+	if database && !place {
+		return append(args, "--data-dir="+t.TempDir())
+	}
+	return args
 }

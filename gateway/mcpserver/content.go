@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,11 +22,23 @@ type itemsArgs struct {
 	FilterValue    string `json:"filter_value"`
 	Order          string `json:"order"`
 	Direction      string `json:"direction"`
+	Q              string `json:"q"`
+	Expand         string `json:"expand"`
 }
 
 type itemArgs struct {
 	CollectionSlug string `json:"collection_slug"`
 	ItemID         string `json:"item_id"`
+	Expand         string `json:"expand"`
+}
+
+// expandList is the expand argument as the SDK takes it: the API's
+// comma-separated names.
+func expandList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 type writeArgs struct {
@@ -55,6 +68,7 @@ var (
 	itemIDArg      = uuid("The item's id.")
 	dataArg        = anyObject("The item's fields, by key, as the collection defines them (list_collections gives each collection's fields).")
 	isPublishedArg = boolean("Whether the item is published (visible to the site's readers); a new item is a draft unless true.")
+	expandArg      = str("Reference and asset fields, comma-separated, whose ids are replaced by the objects they name (author,cover); a dot follows a reference further (author.avatar), at most 3 levels.")
 )
 
 func contentTools() []tool {
@@ -82,22 +96,24 @@ func contentTools() []tool {
 					"is_published":    boolean("Only published (true) or draft (false) items."),
 					"filter_field":    str("Keep the items whose field (a key of the collection's fields) equals filter_value; both or neither."),
 					"filter_value":    str("The value filter_field must have."),
-					"order":           str("created_at (default), updated_at, or a sortable field of the collection."),
+					"order":           str("created_at (default), updated_at, a sortable field of the collection, or relevance (with q)."),
 					"direction":       directionArg,
+					"q":               str("Full-text search: only the items whose text and rich_text fields hold every word of it (at most 200 characters)."),
+					"expand":          expandArg,
 				})},
 			method: listItems,
 			add: handler(func(ctx context.Context, c *atrium.Client, in itemsArgs) (any, error) {
 				return c.Items.List(ctx, in.CollectionSlug, &atrium.ItemQuery{Limit: in.Limit, Offset: in.Offset, IsPublished: in.IsPublished,
-					FilterField: in.FilterField, FilterValue: in.FilterValue, Order: in.Order, Direction: in.Direction})
+					FilterField: in.FilterField, FilterValue: in.FilterValue, Order: in.Order, Direction: in.Direction, Q: in.Q, Expand: expandList(in.Expand)})
 			}),
 		},
 		{
 			def: &mcp.Tool{Name: "get_item", Title: "Get an item", Annotations: reading,
 				Description: "Reads one item of a collection (drafts included) with its etag, which update_item's if_match takes.",
-				InputSchema: object([]string{"collection_slug", "item_id"}, map[string]any{"collection_slug": slugArg, "item_id": itemIDArg})},
+				InputSchema: object([]string{"collection_slug", "item_id"}, map[string]any{"collection_slug": slugArg, "item_id": itemIDArg, "expand": expandArg})},
 			method: getItem,
 			add: handler(func(ctx context.Context, c *atrium.Client, in itemArgs) (any, error) {
-				return itemOut(c.Items.Get(ctx, in.CollectionSlug, in.ItemID))
+				return itemOut(c.Items.Get(ctx, in.CollectionSlug, in.ItemID, expandList(in.Expand)...))
 			}),
 		},
 		{
@@ -128,6 +144,70 @@ func contentTools() []tool {
 					opts = append(opts, atrium.IfMatch(in.IfMatch))
 				}
 				return itemOut(c.Items.Update(ctx, in.CollectionSlug, in.ItemID, atrium.ItemWrite{Data: in.Data, IsPublished: in.IsPublished}, opts...))
+			}),
+		},
+	}
+}
+
+type assetsArgs struct {
+	Limit  int `json:"limit"`
+	Offset int `json:"offset"`
+}
+
+type assetArgs struct {
+	AssetID  string  `json:"asset_id"`
+	Alt      *string `json:"alt"`
+	Filename *string `json:"filename"`
+}
+
+var assetIDArg = uuid("The asset's id (list_assets gives them).")
+
+// assetTools are the site's assets: the files its items point at. Their
+// alt text is what an SEO agent most often has to write; uploads stay with
+// the HTTP API (a file is no tool argument).
+func assetTools() []tool {
+	return []tool{
+		{
+			def: &mcp.Tool{Name: "list_assets", Title: "List assets", Annotations: reading,
+				Description: "Lists a page of the site's assets (GET /api/public/v1/assets), newest first: each with its url, type, size, dimensions, alt text and file name.",
+				InputSchema: object(nil, map[string]any{"limit": integer("Assets to return: default 100, at most 1000.", 1), "offset": offsetArg})},
+			method: listAssets,
+			add: handler(func(ctx context.Context, c *atrium.Client, in assetsArgs) (any, error) {
+				list, err := c.Assets.List(ctx, &atrium.Page{Limit: in.Limit, Offset: in.Offset})
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"assets": list}, nil
+			}),
+		},
+		{
+			def: &mcp.Tool{Name: "get_asset", Title: "Get an asset", Annotations: reading,
+				Description: "Reads one asset of the site (GET /api/public/v1/assets/{asset_id}).",
+				InputSchema: object([]string{"asset_id"}, map[string]any{"asset_id": assetIDArg})},
+			method: getAsset,
+			add: handler(func(ctx context.Context, c *atrium.Client, in assetArgs) (any, error) {
+				a, err := c.Assets.Get(ctx, in.AssetID)
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"asset": a}, nil
+			}),
+		},
+		{
+			def: &mcp.Tool{Name: "update_asset", Title: "Update an asset", Annotations: replacing,
+				Description: "Sets an asset's alt text (what screen readers and search engines read) or its file name (PATCH /api/public/v1/assets/{asset_id}); the other is kept.",
+				InputSchema: object([]string{"asset_id"}, map[string]any{
+					"asset_id": assetIDArg,
+					"alt":      str("The image's alt text: what it shows, for readers who cannot see it (at most 1,000 characters)."),
+					"filename": str("The file name its URL ends in."),
+				})},
+			method: updateAsset,
+			add: handler(func(ctx context.Context, c *atrium.Client, in assetArgs) (any, error) {
+				a, err := c.Assets.Update(ctx, in.AssetID, atrium.AssetPatch{Alt: in.Alt, Filename: in.Filename})
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"asset": a}, nil
 			}),
 		},
 	}

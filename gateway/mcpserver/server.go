@@ -139,10 +139,11 @@ const instructions = "Atrium is the backend of an SEO and marketing agency. Data
 	"content tools read and write a site's collections; CRM tools list the agency's prospects and deals. " +
 	"Arguments are named as the HTTP API names its parameters; errors carry the API's message, which says what was wrong and what is allowed."
 
-// classOf is what of p decides its tools: its scopes and which tenants
-// it is bound to (not which ones: the API scopes every call).
+// classOf is what of p decides its tools: its scopes, which tenants it is
+// bound to (not which ones: the API scopes every call) and whether it is
+// published_only (such a key sees only the tools of the routes open to it).
 func classOf(p principal.Principal) string {
-	return fmt.Sprint(p.Kind, p.HasScope(principal.ScopeRead), p.HasScope(principal.ScopeWrite), p.SiteID != "", p.AgencyID != "")
+	return fmt.Sprint(p.Kind, p.HasScope(principal.ScopeRead), p.HasScope(principal.ScopeWrite), p.SiteID != "", p.AgencyID != "", p.PublishedOnly)
 }
 
 // Handler is the streamable HTTP transport, stateless: each POST is a

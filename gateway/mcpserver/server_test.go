@@ -19,7 +19,7 @@ func TestToolsFollowTheKey(t *testing.T) {
 		return names
 	}
 	agencyReads := []string{"list_datasets", "read_dataset", "list_clients", "list_actions", "list_prospects", "list_deals"}
-	siteReads := []string{"list_collections", "list_items", "get_item"}
+	siteReads := []string{"list_collections", "list_items", "get_item", "list_assets", "get_asset"}
 	key := func(site, agency string, scopes ...principal.Scope) principal.Principal {
 		return principal.Principal{Kind: principal.KindKey, Subject: "k", Scopes: scopes, SiteID: site, AgencyID: agency}
 	}
@@ -33,8 +33,8 @@ func TestToolsFollowTheKey(t *testing.T) {
 		{"an agency's read key", key("", "a", read), false, withGetRun(agencyReads...)},
 		{"an agency's write key", key("", "a", read, write), false, withGetRun(append(agencyReads, "run_action")...)},
 		{"a site's read key", key("s", "", read), false, sorted(siteReads)},
-		{"a site's write key", key("s", "", read, write), false, sorted(append(siteReads, "create_item", "update_item"))},
-		{"a write key bound to both", key("s", "a", read, write), false, withGetRun(append(append(agencyReads, siteReads...), "run_action", "create_item", "update_item")...)},
+		{"a site's write key", key("s", "", read, write), false, sorted(append(siteReads, "create_item", "update_item", "update_asset"))},
+		{"a write key bound to both", key("s", "a", read, write), false, withGetRun(append(append(agencyReads, siteReads...), "run_action", "create_item", "update_item", "update_asset")...)},
 		{"a write key in read-only mode", key("s", "a", read, write), true, withGetRun(append(agencyReads, siteReads...)...)},
 		{"the admin", principal.Principal{Kind: principal.KindAdmin, Subject: "admin"}, false, nil},
 	} {

@@ -23,6 +23,9 @@ const (
 	getItem         = "/atrium.collections.v1.CollectionsService/GetItem"
 	createItem      = "/atrium.collections.v1.CollectionsService/CreateItem"
 	updateItem      = "/atrium.collections.v1.CollectionsService/UpdateItem"
+	listAssets      = "/atrium.collections.v1.AssetsService/ListAssets"
+	getAsset        = "/atrium.collections.v1.AssetsService/GetAsset"
+	updateAsset     = "/atrium.collections.v1.AssetsService/UpdateAsset"
 	listProspects   = "/atrium.crm.v1.CRMService/ListProspects"
 	listDeals       = "/atrium.crm.v1.CRMService/ListDeals"
 )
@@ -123,6 +126,7 @@ func buildTools() ([]tool, error) {
 	tools = append(tools, dataTools(datasets)...)
 	tools = append(tools, actionTools(actions)...)
 	tools = append(tools, contentTools()...)
+	tools = append(tools, assetTools()...)
 	tools = append(tools, crmTools()...)
 	return tools, nil
 }

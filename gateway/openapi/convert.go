@@ -3,6 +3,10 @@ package openapi
 import (
 	"fmt"
 	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // converter turns the generator's Swagger 2.0 into OpenAPI 3.1: schemas
@@ -146,6 +150,7 @@ func (c converter) operation(op document) document {
 		}
 	}
 	if len(params) > 0 {
+		addParameterMaxima(out["operationId"], params)
 		out["parameters"] = params
 	}
 	responses := document{}
@@ -185,6 +190,29 @@ func (c converter) parameter(p document) document {
 		out["style"], out["explode"] = "form", true
 	}
 	return out
+}
+
+// addParameterMaxima shows the max_items of the request fields that query
+// parameters carry (the event stream's events) as their maxItems.
+func addParameterMaxima(operationID any, params []any) {
+	id, _ := operationID.(string)
+	md := methodOf(id)
+	if md == nil {
+		return
+	}
+	for _, p := range params {
+		p := p.(document)
+		name, _ := p["name"].(string)
+		fd := md.Input().Fields().ByName(protoreflect.Name(name))
+		if fd == nil {
+			continue
+		}
+		if max, ok := value.MaxItems(fd); ok {
+			if schema, _ := p["schema"].(document); schema["type"] == "array" {
+				schema["maxItems"] = max
+			}
+		}
+	}
 }
 
 func (c converter) response(r document) document {

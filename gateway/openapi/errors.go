@@ -34,10 +34,10 @@ var errorResponses = []struct {
 	{http.StatusPreconditionFailed, "PreconditionFailed", "The If-Match header does not match the object's current ETag; nothing changed. Read it again and reapply the change.", false, ""},
 	{http.StatusRequestEntityTooLarge, "TooLarge", "The request body is larger than the gateway's limit.", false, ""},
 	{http.StatusUnprocessableEntity, "Unprocessable", "The request is well formed but cannot be done as sent: the message says why.", false, ""},
-	{http.StatusTooManyRequests, "TooManyRequests", "The API key is over the deployment's rate limit (when one is set), or, for an asynchronous action, its agency has as many runs queued as it may (nothing was reserved). Retry after the Retry-After header.", true, ""},
+	{http.StatusTooManyRequests, "TooManyRequests", "The API key is over the deployment's rate limit (when one is set); for a long request (an event stream, an upload, a Prefer: wait), the key or its agency already holds as many open as it may; or, for an asynchronous action, its agency has as many runs queued as it may (nothing was reserved). Retry after the Retry-After header.", true, ""},
 	{http.StatusInternalServerError, "Internal", "A fault; the message carries a reference to quote (the Atrium-Trace-Id header). Retry with backoff.", false,
 		"internal error (reference 4bf92f3577b34da6a3ce929d0e0e4736)"},
-	{http.StatusServiceUnavailable, "Unavailable", "A backing service is unavailable, a write collided with others and changed nothing, the server is at its limit of requests in flight, or it is shutting down. Retry after the Retry-After header.", true, ""},
+	{http.StatusServiceUnavailable, "Unavailable", "A backing service is unavailable, a write collided with others and changed nothing, the server is at its limit of requests in flight (or of long requests), or it is shutting down. Retry after the Retry-After header.", true, ""},
 	{http.StatusGatewayTimeout, "Timeout", "The request ran out of time. Retry with backoff (an action with the same Idempotency-Key).", false, ""},
 }
 
@@ -306,6 +306,11 @@ func describeAccess(op document, operationID string) error {
 	case accessv1.Caller_CALLER_TENANT:
 		op["security"] = []any{document{"bearer": []any{string(a.Scope)}}}
 		who = fmt.Sprintf("Needs an API key with the %s scope, bound to %s.", a.Scope, bindingWords[a.Binding])
+		if a.OpenToPublishedOnly {
+			who += " A published_only key (the key a web page embeds) may call it too; drafts are hidden from it."
+		} else {
+			who += " A published_only key may not call it (403)."
+		}
 	default:
 		return fmt.Errorf("%s is not callable over HTTP (%s)", md.FullName(), a.Caller)
 	}

@@ -101,7 +101,7 @@ func describeUpload(op document) {
 	responses := op["responses"].(document)
 	responses["413"] = document{"description": "The file is larger than the deployment's --max-asset-bytes (25 MiB by default).",
 		"content": document{"application/json": document{"schema": document{"$ref": "#/components/schemas/Error"}}}}
-	responses["408"] = document{"description": "The body stopped arriving for longer than the request timeout.",
+	responses["408"] = document{"description": "The body stopped arriving for longer than the request timeout, or arrived slower than the deployment's minimum transfer rate once the request timeout had passed.",
 		"content": document{"application/json": document{"schema": document{"$ref": "#/components/schemas/Error"}}}}
 }
 

@@ -447,3 +447,36 @@ func TestActionRequestsAreTheCatalogs(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemasShowTheMaxima: the maximum a request's list or object may
+// hold (the proto's max_items, enforced on every request) is the
+// document's maxItems or maxProperties, in request messages, in the
+// generator's bodies, in nested messages and in query parameters.
+func TestSchemasShowTheMaxima(t *testing.T) {
+	pub, admin := loadDoc(t, Public), loadDoc(t, Admin)
+	for _, c := range []struct {
+		doc  map[string]any
+		path []string
+		want float64
+	}{
+		{pub, []string{"components", "schemas", "CreateWebhookRequest", "properties", "events", "maxItems"}, 64},
+		{pub, []string{"components", "schemas", "WebhooksServiceUpdateWebhookBody", "properties", "events", "maxItems"}, 64},
+		{pub, []string{"components", "schemas", "CollectionsServiceCreateItemBody", "properties", "data", "maxProperties"}, 200},
+		{admin, []string{"components", "schemas", "CollectionsAdminServiceCreateCollectionBody", "properties", "fields", "maxItems"}, 200},
+		{admin, []string{"components", "schemas", "FieldDefinition", "properties", "options", "maxItems"}, 500},
+		{admin, []string{"components", "schemas", "CollectionsAdminServiceSetSiteOriginsBody", "properties", "allowed_origins", "maxItems"}, 50},
+		{admin, []string{"components", "schemas", "CreateKeyRequest", "properties", "scopes", "maxItems"}, 8},
+		{admin, []string{"components", "schemas", "DataAdminServiceCreateRowsBody", "properties", "rows", "maxItems"}, 10000},
+	} {
+		if got := dig(t, c.doc, c.path...); got != c.want {
+			t.Errorf("%s = %v, want %v", strings.Join(c.path, "."), got, c.want)
+		}
+	}
+	for _, p := range dig(t, pub, "paths", "/api/v1/event-stream", "get", "parameters").([]any) {
+		if p.(map[string]any)["name"] == "events" {
+			if got := dig(t, p, "schema", "maxItems"); got != float64(64) {
+				t.Errorf("the event stream's events parameter has maxItems %v, want 64", got)
+			}
+		}
+	}
+}

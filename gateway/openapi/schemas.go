@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/atrium-hq/atrium/platform/render"
+	"github.com/atrium-hq/atrium/platform/value"
 	// The messages the documents describe, for their field presence.
 	_ "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
 	_ "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
@@ -50,6 +51,12 @@ func completeSchemas(defs document) error {
 			describeValue(pname, p.(document))
 		}
 		md := messageOf(name, props)
+		if md == nil {
+			md = bodyMessageOf(name)
+		}
+		if md != nil {
+			addMaxima(md, props)
+		}
 		if md == nil || isRequest(name) {
 			continue
 		}
@@ -65,6 +72,26 @@ func completeSchemas(defs document) error {
 		}
 	}
 	return nil
+}
+
+// addMaxima shows the max_items of md's fields (value.CheckItems, on
+// every request) on their properties: maxItems on an array, maxProperties
+// on an object (a google.protobuf.Struct or a map).
+func addMaxima(md protoreflect.MessageDescriptor, props document) {
+	for pname, p := range props {
+		fd := md.Fields().ByName(protoreflect.Name(pname))
+		if fd == nil {
+			continue
+		}
+		if max, ok := value.MaxItems(fd); ok {
+			prop, _ := p.(document)
+			if prop["type"] == "array" {
+				prop["maxItems"] = max
+			} else if prop != nil {
+				prop["maxProperties"] = max
+			}
+		}
+	}
 }
 
 // describeValue completes one property (or parameter) from its comment.
@@ -145,6 +172,23 @@ func methodOf(operationID string) protoreflect.MethodDescriptor {
 		return nil
 	}
 	return sd.Methods().ByName(protoreflect.Name(method))
+}
+
+// bodyMessageOf is the request message behind the generator's definition
+// of a body that leaves out the path's fields, <Service><Method>Body.
+func bodyMessageOf(name string) protoreflect.MessageDescriptor {
+	rest, ok := strings.CutSuffix(name, "Body")
+	if !ok {
+		return nil
+	}
+	for sname, sd := range services() {
+		if method, ok := strings.CutPrefix(rest, sname); ok {
+			if md := sd.Methods().ByName(protoreflect.Name(method)); md != nil {
+				return md.Input()
+			}
+		}
+	}
+	return nil
 }
 
 // messageOf is the message behind a definition the generator named

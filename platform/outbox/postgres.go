@@ -53,6 +53,32 @@ func InsertArgs(ctx context.Context, e Event) []any {
 	return []any{e.ID, e.Subject, e.Payload, e.CreatedAt, e.TraceParent, e.TraceState}
 }
 
+// InsertSelectEach is InsertSelect for several events, enqueued in the
+// order given (the relay publishes by the outbox's sequence): the events'
+// columns are six arrays, the parameters $first to $first+5
+// (InsertArgsEach). An item created already published announces itself
+// twice, item.created then item.published, in the statement that writes it.
+func InsertSelectEach(from string, first int) string {
+	return fmt.Sprintf(`INSERT INTO outbox (id, subject, payload, created_at, traceparent, tracestate)
+		SELECT e.id, e.subject, e.payload, e.created_at, e.traceparent, e.tracestate
+		FROM %s, unnest($%d::uuid[], $%d::text[], $%d::bytea[], $%d::timestamptz[], $%d::text[], $%d::text[])
+			WITH ORDINALITY AS e(id, subject, payload, created_at, traceparent, tracestate, n)
+		ORDER BY e.n`,
+		from, first, first+1, first+2, first+3, first+4, first+5)
+}
+
+// InsertArgsEach are the parameters of InsertSelectEach for events, each
+// carrying the trace context of ctx (WithTrace).
+func InsertArgsEach(ctx context.Context, events []Event) []any {
+	ids, subjects, payloads := make([]string, len(events)), make([]string, len(events)), make([][]byte, len(events))
+	created, parents, states := make([]time.Time, len(events)), make([]string, len(events)), make([]string, len(events))
+	for i, e := range events {
+		e = WithTrace(ctx, e)
+		ids[i], subjects[i], payloads[i], created[i], parents[i], states[i] = e.ID, e.Subject, e.Payload, e.CreatedAt, e.TraceParent, e.TraceState
+	}
+	return []any{ids, subjects, payloads, created, parents, states}
+}
+
 // QueueInsert queues the insert of e into b, for a transaction that sends
 // its statements in one batch. The statements of a batch all run, so an
 // event whose id is already waiting is left as it is rather than failing

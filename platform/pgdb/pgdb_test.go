@@ -3,6 +3,7 @@ package pgdb_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -148,6 +149,50 @@ func TestExecEventsIsOneStatement(t *testing.T) {
 	var payload []byte
 	if err := pool.QueryRow(t.Context(), "SELECT payload FROM outbox").Scan(&payload); err != nil || string(payload) != `{"k":"a"}` {
 		t.Fatalf("stored payload = %s, %v; want the event's bytes as they were", payload, err)
+	}
+}
+
+// TestExecEventsWithSeveralEvents: InsertSelectEach enqueues every event
+// given, in their order (the relay publishes by sequence), and none when
+// the rows are not written.
+func TestExecEventsWithSeveralEvents(t *testing.T) {
+	pool := openKV(t)
+	db := pgdb.NewDB(pool, nil)
+	put := `WITH w AS (INSERT INTO kv (k, v) SELECT $1, $2 WHERE $3::boolean RETURNING k) ` + outbox.InsertSelectEach("w", 4)
+	exec := func(k string, cond bool, subjects ...string) error {
+		var events []outbox.Event
+		for _, s := range subjects {
+			e, _ := outbox.New(s, map[string]string{"k": k}, time.Now())
+			events = append(events, e)
+		}
+		_, err := db.ExecEvents(t.Context(), put, append([]any{k, "v", cond}, outbox.InsertArgsEach(t.Context(), events)...)...)
+		return err
+	}
+	if err := exec("a", true, "atrium.test.created", "atrium.test.published", "atrium.test.third"); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec("b", false, "atrium.test.created", "atrium.test.published"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(t.Context(), "SELECT subject, payload FROM outbox ORDER BY seq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var subject string
+		var payload []byte
+		if err := rows.Scan(&subject, &payload); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, subject+" "+string(payload))
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	want := []string{`atrium.test.created {"k":"a"}`, `atrium.test.published {"k":"a"}`, `atrium.test.third {"k":"a"}`}
+	if !slices.Equal(got, want) {
+		t.Fatalf("outbox = %q, want %q: every event of the written row, in order, none of the unwritten one", got, want)
 	}
 }
 

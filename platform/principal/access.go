@@ -20,6 +20,14 @@ type Access struct {
 	Caller  accessv1.Caller
 	Scope   Scope   // tenant callers only
 	Binding Binding // tenant callers only
+	// OpenToPublishedOnly marks the reads of a site's published content,
+	// the only RPCs a published_only key may call (the proto's
+	// open_to_published_only).
+	OpenToPublishedOnly bool
+	// Name is the operation as a refusal names it: the RPC
+	// ("atrium.webhooks.v1.WebhooksService/ListWebhooks") by default, the
+	// HTTP route ("GET /api/v1/webhooks") in the gateway.
+	Name string
 }
 
 // Binding is the tenant a caller must act for.
@@ -53,8 +61,8 @@ func Authorize(p Principal, a Access) error {
 		case p.Kind != KindKey:
 			return apperr.PermissionDenied("this operation needs an API key, or a service principal acting for a tenant")
 		}
-		if p.PublishedOnly && a.Scope == ScopeWrite {
-			return apperr.PermissionDenied("%s is published_only (safe to embed in a web page): it reads published content and can never write", who)
+		if p.PublishedOnly && !a.OpenToPublishedOnly {
+			return apperr.PermissionDenied("%s is published_only (safe to embed in a web page): it may read the site's collections, their published items and an asset by id, and nothing else; %s is not among them", who, a.name())
 		}
 		if !p.HasScope(a.Scope) {
 			return apperr.PermissionDenied("%s lacks the %s scope this operation needs; its scopes: %s", who, a.Scope, ScopeNames(p.Scopes))
@@ -82,6 +90,14 @@ func Authorize(p Principal, a Access) error {
 		return nil
 	}
 	return apperr.PermissionDenied("this operation declares no access rule, so nobody may call it")
+}
+
+// name is the operation as a refusal names it.
+func (a Access) name() string {
+	if a.Name == "" {
+		return "this operation"
+	}
+	return a.Name
 }
 
 // AccessOf returns the access rule gRPC method fullMethod
@@ -129,7 +145,8 @@ func MethodAccess(md protoreflect.MethodDescriptor) (Access, bool) {
 		return Access{}, false
 	}
 	rule, _ := proto.GetExtension(opts, accessv1.E_Access).(*accessv1.Access)
-	a := Access{Caller: rule.GetCaller()}
+	a := Access{Caller: rule.GetCaller(), OpenToPublishedOnly: rule.GetOpenToPublishedOnly(),
+		Name: string(md.Parent().FullName()) + "/" + string(md.Name())}
 	switch rule.GetScope() {
 	case accessv1.Scope_SCOPE_READ:
 		a.Scope = ScopeRead
@@ -146,6 +163,11 @@ func MethodAccess(md protoreflect.MethodDescriptor) (Access, bool) {
 	}
 	if a.Caller == accessv1.Caller_CALLER_TENANT && (a.Scope == "" || a.Binding == "") {
 		return Access{}, false // a tenant rule must say both
+	}
+	if a.OpenToPublishedOnly && (a.Caller != accessv1.Caller_CALLER_TENANT || a.Scope != ScopeRead || a.Binding != BindingSite) {
+		// A published_only key is a site's read key: opening anything
+		// else to it is a mistake in the proto, which no caller passes.
+		return Access{}, false
 	}
 	return a, a.Caller != accessv1.Caller_CALLER_UNSPECIFIED
 }

@@ -48,16 +48,37 @@ func TestAuthorizeBindings(t *testing.T) {
 	}
 }
 
-// TestAuthorizePublishedOnly: a published-only key reads, and is refused
-// every write naming why, whatever scopes it carries.
+// TestAuthorizePublishedOnly: a published-only key calls the reads marked
+// open to it, and is refused everything else, reads and writes alike,
+// naming why and the operation, whatever scopes it carries.
 func TestAuthorizePublishedOnly(t *testing.T) {
 	p := Principal{Kind: KindKey, Subject: "k", SiteID: "s", Scopes: []Scope{ScopeRead, ScopeWrite}, PublishedOnly: true}
-	read := Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: ScopeRead, Binding: BindingSite}
+	open := Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: ScopeRead, Binding: BindingSite, OpenToPublishedOnly: true}
+	read := Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: ScopeRead, Binding: BindingSiteOrAgency, Name: "GET /api/v1/webhooks"}
 	write := Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: ScopeWrite, Binding: BindingSite}
-	if err := Authorize(p, read); err != nil {
-		t.Fatalf("published-only read refused: %v", err)
+	if err := Authorize(p, open); err != nil {
+		t.Fatalf("published-only read of published content refused: %v", err)
 	}
-	if err := Authorize(p, write); apperr.KindOf(err) != apperr.KindPermissionDenied || !strings.Contains(err.Error(), "published_only") {
-		t.Fatalf("published-only write = %v, want PermissionDenied naming published_only", err)
+	for _, c := range []struct {
+		a    Access
+		want []string
+	}{
+		{read, []string{"published_only", "GET /api/v1/webhooks is not among them", "collections"}},
+		{write, []string{"published_only", "this operation is not among them"}},
+	} {
+		err := Authorize(p, c.a)
+		if apperr.KindOf(err) != apperr.KindPermissionDenied {
+			t.Fatalf("published-only key on %+v = %v, want PermissionDenied", c.a, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("refusal %q does not say %q", err, w)
+			}
+		}
+	}
+	// The same key without the flag reads what it is refused above.
+	p.PublishedOnly = false
+	if err := Authorize(p, read); err != nil {
+		t.Fatalf("an ordinary key refused a read: %v", err)
 	}
 }

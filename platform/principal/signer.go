@@ -54,6 +54,9 @@ type tokenKey struct {
 	kind                  Kind
 	subject, site, agency string
 	scopes                uint8 // bit i: Scopes[i]
+	// publishedOnly is part of the principal's access (Authorize): a
+	// token cached for the same subject without it would open every read.
+	publishedOnly bool
 }
 
 type signedToken struct {
@@ -111,7 +114,7 @@ func (s *Signer) Token(p Principal) string {
 }
 
 func keyOf(p Principal) (tokenKey, bool) {
-	k := tokenKey{kind: p.Kind, subject: p.Subject, site: p.SiteID, agency: p.AgencyID}
+	k := tokenKey{kind: p.Kind, subject: p.Subject, site: p.SiteID, agency: p.AgencyID, publishedOnly: p.PublishedOnly}
 	for _, sc := range p.Scopes {
 		i := slices.Index(Scopes, sc)
 		if i < 0 {

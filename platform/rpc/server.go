@@ -1,7 +1,8 @@
 // Package rpc builds the gRPC servers and clients of Atrium services. Every
 // service runs the same server: error mapping and panic recovery outermost,
-// then principal verification against the method's access rule,
-// OpenTelemetry instrumentation, the standard health service (answering for
+// then principal verification against the method's access rule, the
+// maxima of the requests' lists and maps (value.CheckItems), OpenTelemetry
+// instrumentation, the standard health service (answering for
 // "" and for each service's own name), server reflection, and a graceful
 // stop.
 package rpc
@@ -59,6 +60,7 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *tel
 		calls.unaryServer,
 		apperr.UnaryServerInterceptor(logger, principal.Infrastructure),
 		signer.UnaryServerInterceptor(),
+		checkItemsUnary,
 	)
 	srv := grpc.NewServer(
 		grpc.StatsHandler(spans),
@@ -81,6 +83,7 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *tel
 			calls.streamServer,
 			apperr.StreamServerInterceptor(logger, principal.Infrastructure),
 			signer.StreamServerInterceptor(),
+			checkItemsStream,
 		),
 	)
 	s := &Server{Server: srv, health: &healthServer{Server: health.NewServer()}, lis: lis, local: newLocalServer(unary, spans)}

@@ -3,8 +3,10 @@
 // boolean, date, timestamp, http(s) URL, email, UUID, JSON), each with one
 // check, one description of what it accepts and one wording of the 400
 // that refuses it; what "required" means; the canonical id (a UUID in
-// lower case) with the 404 of a path id and the 400 of a body id; and how
-// a filter_value query parameter is read as a kind.
+// lower case) with the 404 of a path id and the 400 of a body id; how
+// a filter_value query parameter is read as a kind; and how many
+// entries a request's lists and maps may hold (CheckItems), read from the
+// atrium.limits.v1.max_items option of each field.
 //
 // A service builds its own field types on top (a collections select is a
 // string from a list, a reference a UUID of an item), but never states one

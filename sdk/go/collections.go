@@ -122,8 +122,16 @@ type ItemQuery struct {
 	IsPublished *bool
 	// FilterField and FilterValue keep the items whose field has the value.
 	FilterField, FilterValue string
-	// Order is created_at or updated_at; Direction asc or desc.
+	// Order is created_at, updated_at, a sortable field of the
+	// collection, or relevance (with Q); Direction asc or desc.
 	Order, Direction string
+	// Q keeps the items whose text and rich_text fields hold every word
+	// of it (full-text search, at most 200 characters).
+	Q string
+	// Expand names reference and asset fields whose ids the answer
+	// replaces with the objects they name; dots follow references further
+	// ("author.avatar", at most 3 levels).
+	Expand []string
 }
 
 func (q *ItemQuery) values() url.Values {
@@ -140,7 +148,8 @@ func (q *ItemQuery) values() url.Values {
 	if q.IsPublished != nil {
 		v.Set("is_published", strconv.FormatBool(*q.IsPublished))
 	}
-	for k, s := range map[string]string{"filter_field": q.FilterField, "filter_value": q.FilterValue, "order": q.Order, "direction": q.Direction} {
+	for k, s := range map[string]string{"filter_field": q.FilterField, "filter_value": q.FilterValue, "order": q.Order, "direction": q.Direction,
+		"q": q.Q, "expand": strings.Join(q.Expand, ",")} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -190,12 +199,18 @@ func (s *ItemsService) All(ctx context.Context, collection string, q *ItemQuery)
 	})
 }
 
-// Get returns one item (drafts included), with its ETag.
-func (s *ItemsService) Get(ctx context.Context, collection, id string) (*Item, error) {
+// Get returns one item (drafts included), with its ETag. expand names
+// reference and asset fields to replace with the objects they name, as
+// ItemQuery.Expand does.
+func (s *ItemsService) Get(ctx context.Context, collection, id string, expand ...string) (*Item, error) {
 	var out struct {
 		Item Item `json:"item"`
 	}
-	resp, err := s.t.do(ctx, request{method: "GET", path: "/api/public/v1/collections" + path(collection, id), idempotent: true}, &out)
+	var query url.Values
+	if len(expand) > 0 {
+		query = url.Values{"expand": {strings.Join(expand, ",")}}
+	}
+	resp, err := s.t.do(ctx, request{method: "GET", path: "/api/public/v1/collections" + path(collection, id), query: query, idempotent: true}, &out)
 	if err != nil {
 		return nil, err
 	}

@@ -34,11 +34,28 @@ const DefaultS3Endpoint = "https://s3.amazonaws.com"
 // BindFlags binds the settings to fs. dataDirUsage says what the command
 // keeps there.
 func (c *Config) BindFlags(fs *flag.FlagSet, dataDirUsage string) {
-	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, dataDirUsage+"; empty: a temporary directory removed at exit. Not used with --s3-bucket")
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, dataDirUsage+"; empty: a temporary directory removed at exit, refused where records are kept in a database (they would outlive their files). Not used with --s3-bucket")
 	fs.StringVar(&c.S3Bucket, "s3-bucket", c.S3Bucket, "S3 bucket to keep files in instead of --data-dir (AWS S3 or any S3-compatible store); credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN), the shared credentials file or the pod's or instance's role")
 	fs.StringVar(&c.S3Endpoint, "s3-endpoint", c.S3Endpoint, "URL of the S3-compatible service (https://s3.eu-west-1.amazonaws.com, https://<account>.r2.cloudflarestorage.com, https://storage.googleapis.com); empty: "+DefaultS3Endpoint)
 	fs.StringVar(&c.S3Region, "s3-region", c.S3Region, "region of --s3-bucket; empty: us-east-1 (R2: auto)")
 	fs.StringVar(&c.S3Prefix, "s3-prefix", c.S3Prefix, "prefix of every key in --s3-bucket, ending in / (atrium/), so that deployments can share a bucket")
+}
+
+// ErrFilesNotKept is CheckKept's refusal.
+var ErrFilesNotKept = errors.New("with --database-url the records of assets and generated images are kept across restarts, so their files must be too: " +
+	"set --data-dir to a directory that outlives the process (shared with the gateway, which serves the files) or --s3-bucket; " +
+	"only without a database (the in-memory store) are files kept in a temporary directory")
+
+// CheckKept refuses, with ErrFilesNotKept, a configuration that would keep
+// the files in a temporary directory while their records are in a
+// database: the records would outlive the files, and every asset would
+// answer 404 after a restart. withDatabase says whether the process keeps
+// its records in PostgreSQL.
+func (c Config) CheckKept(withDatabase bool) error {
+	if withDatabase && c.DataDir == "" && c.S3Bucket == "" {
+		return ErrFilesNotKept
+	}
+	return nil
 }
 
 // Opened is an open object store and what it is.

@@ -2,6 +2,7 @@ package backends_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,5 +96,23 @@ func TestMisconfigurationStopsTheStart(t *testing.T) {
 		if !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v; want it to say %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestFilesOutliveTheProcessWithADatabase: with a database, a temporary
+// directory is refused (the records would outlive the files); a directory
+// or a bucket is taken, and without a database the temporary one is too.
+func TestFilesOutliveTheProcessWithADatabase(t *testing.T) {
+	if err := (backends.Config{}).CheckKept(true); !errors.Is(err, backends.ErrFilesNotKept) ||
+		!strings.Contains(err.Error(), "--data-dir") || !strings.Contains(err.Error(), "--s3-bucket") {
+		t.Fatalf("no place for files with a database: %v; want ErrFilesNotKept naming --data-dir and --s3-bucket", err)
+	}
+	for _, c := range []backends.Config{{DataDir: t.TempDir()}, {S3Bucket: "atrium"}} {
+		if err := c.CheckKept(true); err != nil {
+			t.Errorf("%+v with a database: %v; want it taken", c, err)
+		}
+	}
+	if err := (backends.Config{}).CheckKept(false); err != nil {
+		t.Errorf("no place for files on the memory store: %v; want a temporary directory taken", err)
 	}
 }

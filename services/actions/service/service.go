@@ -60,6 +60,11 @@ type Settings struct {
 	// RecoveryInterval is how often abandoned runs and unwritten records
 	// are looked for.
 	RecoveryInterval time.Duration
+	// ActionLease is how long a running run's lease lasts after its last
+	// renewal, and ActionLeaseRenewal how often this process renews the
+	// leases of its runs: a run of a process that died is taken back by
+	// recovery once its lease is over (app.Config.Lease).
+	ActionLease, ActionLeaseRenewal time.Duration
 	// ActionWorkers is how many queued (asynchronous) runs this process
 	// executes at once; AgencyMaxQueued how many an agency may have
 	// queued before submissions answer 429.
@@ -91,6 +96,7 @@ func DefaultSettings() Settings {
 	return Settings{
 		ActionTimeout: app.DefaultActionTimeout, ProviderTimeout: 20 * time.Second,
 		SMTPTLS: "starttls", IndexNowEndpoint: "https://api.indexnow.org/indexnow", RecoveryInterval: 5 * time.Second,
+		ActionLease: app.DefaultLease, ActionLeaseRenewal: app.DefaultLeaseRenewal,
 		SEOProvider: SEOSynthetic, SEOCacheTTL: seocache.DefaultTTL, DataForSEOBaseURL: dataforseo.DefaultBaseURL,
 		DataForSEOLocation: dataforseo.DefaultLocation, DataForSEORateLimit: dataforseo.DefaultRatePerMinute,
 		AgencyMaxQueued: app.DefaultAgencyMaxQueued,
@@ -114,6 +120,8 @@ func (s *Settings) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&s.IndexNowKey, "indexnow-key", s.IndexNowKey, "IndexNow key (hosted at https://<site>/<key>.txt); empty: index_url answers status error 503")
 	fs.StringVar(&s.IndexNowKeyLocation, "indexnow-key-location", s.IndexNowKeyLocation, "URL of the key file when it is not at the site's root")
 	fs.DurationVar(&s.RecoveryInterval, "recovery-interval", s.RecoveryInterval, "how often abandoned runs are ended and unwritten records written")
+	fs.DurationVar(&s.ActionLease, "action-lease", s.ActionLease, "how long a running action run's lease lasts after its process last renewed it; a run whose process died is ended by recovery (and its Idempotency-Key and credits released) once it is over")
+	fs.DurationVar(&s.ActionLeaseRenewal, "action-lease-renewal", s.ActionLeaseRenewal, "how often a process renews the leases of the action runs it executes; at most a third of --action-lease")
 	fs.IntVar(&s.ActionWorkers, "action-workers", s.ActionWorkers, "queued (Prefer: respond-async) action runs this process executes at once; 0: 8 per processor, at least 16 (a run mostly waits on its providers)")
 	fs.IntVar(&s.AgencyMaxQueued, "agency-max-queued", s.AgencyMaxQueued, "most queued action runs an agency may have; more submissions answer 429 with Retry-After, reserving nothing")
 	fs.StringVar(&s.SEOProvider, "seo-provider", s.SEOProvider, "where keyword ideas, grid ranks and backlinks come from: synthetic (built in, labelled synthetic) or dataforseo (measured; needs --dataforseo-login and --dataforseo-password)")
@@ -172,6 +180,9 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	if cfg.RecoveryInterval <= 0 {
 		cfg.RecoveryInterval = DefaultSettings().RecoveryInterval
 	}
+	if cfg.ActionLease <= 0 || cfg.ActionLeaseRenewal <= 0 || cfg.ActionLeaseRenewal > cfg.ActionLease/3 {
+		return nil, fmt.Errorf("actions service: --action-lease-renewal must be positive and at most a third of --action-lease (so that two renewals can fail without losing a live run); got %s and %s", cfg.ActionLeaseRenewal, cfg.ActionLease)
+	}
 	if cfg.ActionWorkers < 0 || cfg.AgencyMaxQueued < 0 {
 		return nil, errors.New("actions service: --action-workers and --agency-max-queued must not be negative (0 takes the default)")
 	}
@@ -213,7 +224,7 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	}
 	s.actions = app.NewActions(st, crmgrpc.New(crm), datagrpc.New(data), providers, app.Clock(time.Now),
 		app.Config{AllowPrivateFetch: cfg.AllowPrivateFetch, ActionTimeout: cfg.ActionTimeout, Metrics: cfg.Telemetry.MeterProvider(),
-			Workers: cfg.ActionWorkers, AgencyMaxQueued: cfg.AgencyMaxQueued},
+			Workers: cfg.ActionWorkers, AgencyMaxQueued: cfg.AgencyMaxQueued, Lease: cfg.ActionLease, LeaseRenewal: cfg.ActionLeaseRenewal},
 		cfg.Logger.With("service", Name))
 	grpcserver.NewServer(s.actions).Register(rt.GRPC)
 	return s, nil
@@ -336,6 +347,13 @@ func (s *Service) Ready() error { return s.rt.Ready() }
 // queued runs (whose cut runs go back to the queue at shutdown).
 func (s *Service) Run(ctx context.Context) error {
 	defer s.closeOwn()
+	// The leases of the runs this process executes are renewed until
+	// every run has ended: through the drain of the requests in flight and
+	// the workers' stop, after ctx has ended.
+	lctx, stopLeases := context.WithCancel(context.WithoutCancel(ctx))
+	leasing := make(chan struct{})
+	go func() { defer close(leasing); s.actions.KeepLeases(lctx) }()
+	defer func() { stopLeases(); <-leasing }()
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); s.actions.Background(rctx, s.recovery) }()

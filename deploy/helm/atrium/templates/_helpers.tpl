@@ -193,6 +193,10 @@ ATRIUM_RATE_LIMIT: {{ $values.rateLimit | toString | quote }}
 ATRIUM_RATE_LIMIT_BURST: {{ $values.rateLimitBurst | int64 | toString | quote }}
 {{- end }}
 ATRIUM_MAX_IN_FLIGHT: {{ $values.maxInFlight | int64 | toString | quote }}
+ATRIUM_MAX_LONG_REQUESTS: {{ $values.maxLongRequests | int64 | toString | quote }}
+ATRIUM_MAX_STREAMS_PER_KEY: {{ $values.maxStreamsPerKey | int64 | toString | quote }}
+ATRIUM_MAX_STREAMS_PER_TENANT: {{ $values.maxStreamsPerTenant | int64 | toString | quote }}
+ATRIUM_MIN_TRANSFER_RATE: {{ $values.minTransferRate | int64 | toString | quote }}
 ATRIUM_MCP_READ_ONLY: {{ $values.mcpReadOnly | toString | quote }}
 {{- else }}
 ATRIUM_GRPC_ADDR: {{ printf ":%d" (int $values.grpcPort) | quote }}

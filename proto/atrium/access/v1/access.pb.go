@@ -204,9 +204,17 @@ type Access struct {
 	// For CALLER_TENANT: the scope the caller must carry.
 	Scope Scope `protobuf:"varint,2,opt,name=scope,proto3,enum=atrium.access.v1.Scope" json:"scope,omitempty"`
 	// For CALLER_TENANT: what the caller must be bound to.
-	Binding       Binding `protobuf:"varint,3,opt,name=binding,proto3,enum=atrium.access.v1.Binding" json:"binding,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Binding Binding `protobuf:"varint,3,opt,name=binding,proto3,enum=atrium.access.v1.Binding" json:"binding,omitempty"`
+	// For CALLER_TENANT reads of a site's published content: a
+	// published_only key (the key a public web page embeds) may call this
+	// RPC, which then hides drafts from it. Such a key may call no RPC
+	// without this mark, whatever its scope: the rule is positive, so that a
+	// new read is closed to it until someone decides otherwise. Only valid
+	// with SCOPE_READ and BINDING_SITE (a rule that says otherwise is no
+	// rule, and nobody may call its RPC).
+	OpenToPublishedOnly bool `protobuf:"varint,4,opt,name=open_to_published_only,json=openToPublishedOnly,proto3" json:"open_to_published_only,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Access) Reset() {
@@ -260,6 +268,13 @@ func (x *Access) GetBinding() Binding {
 	return Binding_BINDING_UNSPECIFIED
 }
 
+func (x *Access) GetOpenToPublishedOnly() bool {
+	if x != nil {
+		return x.OpenToPublishedOnly
+	}
+	return false
+}
+
 var file_atrium_access_v1_access_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
@@ -283,11 +298,12 @@ var File_atrium_access_v1_access_proto protoreflect.FileDescriptor
 
 const file_atrium_access_v1_access_proto_rawDesc = "" +
 	"\n" +
-	"\x1datrium/access/v1/access.proto\x12\x10atrium.access.v1\x1a google/protobuf/descriptor.proto\"\x9e\x01\n" +
+	"\x1datrium/access/v1/access.proto\x12\x10atrium.access.v1\x1a google/protobuf/descriptor.proto\"\xd3\x01\n" +
 	"\x06Access\x120\n" +
 	"\x06caller\x18\x01 \x01(\x0e2\x18.atrium.access.v1.CallerR\x06caller\x12-\n" +
 	"\x05scope\x18\x02 \x01(\x0e2\x17.atrium.access.v1.ScopeR\x05scope\x123\n" +
-	"\abinding\x18\x03 \x01(\x0e2\x19.atrium.access.v1.BindingR\abinding*m\n" +
+	"\abinding\x18\x03 \x01(\x0e2\x19.atrium.access.v1.BindingR\abinding\x123\n" +
+	"\x16open_to_published_only\x18\x04 \x01(\bR\x13openToPublishedOnly*m\n" +
 	"\x06Caller\x12\x16\n" +
 	"\x12CALLER_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rCALLER_TENANT\x10\x01\x12\x10\n" +

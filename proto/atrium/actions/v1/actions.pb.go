@@ -8,6 +8,7 @@ package actionsv1
 
 import (
 	_ "github.com/atrium-hq/atrium/proto/atrium/access/v1"
+	_ "github.com/atrium-hq/atrium/proto/atrium/limits/v1"
 	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	httpbody "google.golang.org/genproto/googleapis/api/httpbody"
@@ -1476,9 +1477,9 @@ var File_atrium_actions_v1_actions_proto protoreflect.FileDescriptor
 
 const file_atrium_actions_v1_actions_proto_rawDesc = "" +
 	"\n" +
-	"\x1fatrium/actions/v1/actions.proto\x12\x11atrium.actions.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"_\n" +
-	"\x10RunActionRequest\x12/\n" +
-	"\x06params\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x06params:\x1a\x92A\x17\n" +
+	"\x1fatrium/actions/v1/actions.proto\x12\x11atrium.actions.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"e\n" +
+	"\x10RunActionRequest\x125\n" +
+	"\x06params\x18\x01 \x01(\v2\x17.google.protobuf.StructB\x04\xe8\xf9\x18@R\x06params:\x1a\x92A\x17\n" +
 	"\x15\xd2\x01\x06action\xd2\x01\tclient_id\"\xd4\x01\n" +
 	"\x11RunActionResponse\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12\x1b\n" +

@@ -8,6 +8,7 @@ package collectionsv1
 
 import (
 	_ "github.com/atrium-hq/atrium/proto/atrium/access/v1"
+	_ "github.com/atrium-hq/atrium/proto/atrium/limits/v1"
 	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -1007,12 +1008,12 @@ var File_atrium_collections_v1_collections_proto protoreflect.FileDescriptor
 
 const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\n" +
-	"'atrium/collections/v1/collections.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xc8\x01\n" +
+	"'atrium/collections/v1/collections.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xcf\x01\n" +
 	"\x0fFieldDefinition\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1a\n" +
-	"\brequired\x18\x03 \x01(\bR\brequired\x12\x18\n" +
-	"\aoptions\x18\x04 \x03(\tR\aoptions\x12\x1b\n" +
+	"\brequired\x18\x03 \x01(\bR\brequired\x12\x1f\n" +
+	"\aoptions\x18\x04 \x03(\tB\x05\xe8\xf9\x18\xf4\x03R\aoptions\x12\x1b\n" +
 	"\x06target\x18\x05 \x01(\tH\x00R\x06target\x88\x01\x01\x12\"\n" +
 	"\n" +
 	"max_length\x18\x06 \x01(\x05H\x01R\tmaxLength\x88\x01\x01B\t\n" +
@@ -1059,10 +1060,10 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x06expand\x18\x03 \x01(\tR\x06expand\"d\n" +
 	"\x0fGetItemResponse\x12+\n" +
 	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\x9c\x02\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xa3\x02\n" +
 	"\x11CreateItemRequest\x12'\n" +
-	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12+\n" +
-	"\x04data\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04data\x12&\n" +
+	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x122\n" +
+	"\x04data\x18\x02 \x01(\v2\x17.google.protobuf.StructB\x05\xe8\xf9\x18\xc8\x01R\x04data\x12&\n" +
 	"\fis_published\x18\x03 \x01(\bH\x00R\visPublished\x88\x01\x01\x12\"\n" +
 	"\n" +
 	"publish_at\x18\x04 \x01(\tH\x01R\tpublishAt\x88\x01\x01\x12&\n" +
@@ -1073,11 +1074,11 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\r_unpublish_at\"g\n" +
 	"\x12CreateItemResponse\x12+\n" +
 	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xbb\x02\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xc2\x02\n" +
 	"\x11UpdateItemRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
-	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12+\n" +
-	"\x04data\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x04data\x12&\n" +
+	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x122\n" +
+	"\x04data\x18\x03 \x01(\v2\x17.google.protobuf.StructB\x05\xe8\xf9\x18\xc8\x01R\x04data\x12&\n" +
 	"\fis_published\x18\x04 \x01(\bH\x00R\visPublished\x88\x01\x01\x125\n" +
 	"\n" +
 	"publish_at\x18\x05 \x01(\v2\x16.google.protobuf.ValueR\tpublishAt\x129\n" +
@@ -1091,11 +1092,11 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\"$\n" +
 	"\x12DeleteItemResponse\x12\x0e\n" +
-	"\x02ok\x18\x01 \x01(\bR\x02ok2\x8a\b\n" +
-	"\x12CollectionsService\x12\xa1\x01\n" +
-	"\x0fListCollections\x12-.atrium.collections.v1.ListCollectionsRequest\x1a..atrium.collections.v1.ListCollectionsResponse\"/\xca\xf3\x18\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02\x1c\x12\x1a/api/public/v1/collections\x90\x02\x01\x12\xa1\x01\n" +
-	"\tListItems\x12'.atrium.collections.v1.ListItemsRequest\x1a(.atrium.collections.v1.ListItemsResponse\"A\xca\xf3\x18\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02.\x12,/api/public/v1/collections/{collection_slug}\x90\x02\x01\x12\xa5\x01\n" +
-	"\aGetItem\x12%.atrium.collections.v1.GetItemRequest\x1a&.atrium.collections.v1.GetItemResponse\"K\xca\xf3\x18\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x028\x126/api/public/v1/collections/{collection_slug}/{item_id}\x90\x02\x01\x12\xa4\x01\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok2\x90\b\n" +
+	"\x12CollectionsService\x12\xa3\x01\n" +
+	"\x0fListCollections\x12-.atrium.collections.v1.ListCollectionsRequest\x1a..atrium.collections.v1.ListCollectionsResponse\"1\xca\xf3\x18\b\b\x01\x10\x01\x18\x02 \x01\x82\xd3\xe4\x93\x02\x1c\x12\x1a/api/public/v1/collections\x90\x02\x01\x12\xa3\x01\n" +
+	"\tListItems\x12'.atrium.collections.v1.ListItemsRequest\x1a(.atrium.collections.v1.ListItemsResponse\"C\xca\xf3\x18\b\b\x01\x10\x01\x18\x02 \x01\x82\xd3\xe4\x93\x02.\x12,/api/public/v1/collections/{collection_slug}\x90\x02\x01\x12\xa7\x01\n" +
+	"\aGetItem\x12%.atrium.collections.v1.GetItemRequest\x1a&.atrium.collections.v1.GetItemResponse\"M\xca\xf3\x18\b\b\x01\x10\x01\x18\x02 \x01\x82\xd3\xe4\x93\x028\x126/api/public/v1/collections/{collection_slug}/{item_id}\x90\x02\x01\x12\xa4\x01\n" +
 	"\n" +
 	"CreateItem\x12(.atrium.collections.v1.CreateItemRequest\x1a).atrium.collections.v1.CreateItemResponse\"A\xca\xf3\x18\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x021:\x01*\",/api/public/v1/collections/{collection_slug}\x12\xae\x01\n" +
 	"\n" +

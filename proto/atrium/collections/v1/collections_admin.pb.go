@@ -8,6 +8,7 @@ package collectionsv1
 
 import (
 	_ "github.com/atrium-hq/atrium/proto/atrium/access/v1"
+	_ "github.com/atrium-hq/atrium/proto/atrium/limits/v1"
 	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -963,7 +964,7 @@ var File_atrium_collections_v1_collections_admin_proto protoreflect.FileDescript
 
 const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\n" +
-	"-atrium/collections/v1/collections_admin.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a'atrium/collections/v1/collections.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xc9\x01\n" +
+	"-atrium/collections/v1/collections_admin.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a'atrium/collections/v1/collections.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xc9\x01\n" +
 	"\x04Site\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
@@ -971,10 +972,10 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12'\n" +
-	"\x0fallowed_origins\x18\x05 \x03(\tR\x0eallowedOrigins\"Y\n" +
+	"\x0fallowed_origins\x18\x05 \x03(\tR\x0eallowedOrigins\"_\n" +
 	"\x15SetSiteOriginsRequest\x12\x17\n" +
-	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12'\n" +
-	"\x0fallowed_origins\x18\x02 \x03(\tR\x0eallowedOrigins\"I\n" +
+	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12-\n" +
+	"\x0fallowed_origins\x18\x02 \x03(\tB\x04\xe8\xf9\x182R\x0eallowedOrigins\"I\n" +
 	"\x16SetSiteOriginsResponse\x12/\n" +
 	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"5\n" +
 	"\x11CreateSiteRequest\x12\x12\n" +
@@ -992,13 +993,13 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\x0eGetSiteRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\"B\n" +
 	"\x0fGetSiteResponse\x12/\n" +
-	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"\xf5\x01\n" +
+	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"\xfc\x01\n" +
 	"\x17CreateCollectionRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
 	"\x04slug\x18\x03 \x01(\tR\x04slug\x12\x1b\n" +
-	"\tis_system\x18\x04 \x01(\bR\bisSystem\x12>\n" +
-	"\x06fields\x18\x05 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\x06fields\x12'\n" +
+	"\tis_system\x18\x04 \x01(\bR\bisSystem\x12E\n" +
+	"\x06fields\x18\x05 \x03(\v2&.atrium.collections.v1.FieldDefinitionB\x05\xe8\xf9\x18\xc8\x01R\x06fields\x12'\n" +
 	"\x0fsearch_language\x18\x06 \x01(\tR\x0esearchLanguage:\x13\x92A\x10\n" +
 	"\x0e\xd2\x01\x04name\xd2\x01\x04slug\"]\n" +
 	"\x18CreateCollectionResponse\x12A\n" +
@@ -1008,26 +1009,26 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\x1aListSiteCollectionsRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\"b\n" +
 	"\x1bListSiteCollectionsResponse\x12C\n" +
-	"\vcollections\x18\x01 \x03(\v2!.atrium.collections.v1.CollectionR\vcollections\"\xe3\x02\n" +
+	"\vcollections\x18\x01 \x03(\v2!.atrium.collections.v1.CollectionR\vcollections\"\xf8\x02\n" +
 	"\x17UpdateCollectionRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12\x12\n" +
 	"\x04slug\x18\x02 \x01(\tR\x04slug\x12\x17\n" +
-	"\x04name\x18\x03 \x01(\tH\x00R\x04name\x88\x01\x01\x12E\n" +
+	"\x04name\x18\x03 \x01(\tH\x00R\x04name\x88\x01\x01\x12L\n" +
 	"\n" +
-	"add_fields\x18\x04 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\taddFields\x12#\n" +
-	"\rremove_fields\x18\x05 \x03(\tR\fremoveFields\x12K\n" +
-	"\rupdate_fields\x18\x06 \x03(\v2&.atrium.collections.v1.FieldDefinitionR\fupdateFields\x12,\n" +
+	"add_fields\x18\x04 \x03(\v2&.atrium.collections.v1.FieldDefinitionB\x05\xe8\xf9\x18\xc8\x01R\taddFields\x12*\n" +
+	"\rremove_fields\x18\x05 \x03(\tB\x05\xe8\xf9\x18\xc8\x01R\fremoveFields\x12R\n" +
+	"\rupdate_fields\x18\x06 \x03(\v2&.atrium.collections.v1.FieldDefinitionB\x05\xe8\xf9\x18\xc8\x01R\fupdateFields\x12,\n" +
 	"\x0fsearch_language\x18\a \x01(\tH\x01R\x0esearchLanguage\x88\x01\x01B\a\n" +
 	"\x05_nameB\x12\n" +
 	"\x10_search_language\"]\n" +
 	"\x18UpdateCollectionResponse\x12A\n" +
 	"\n" +
 	"collection\x18\x01 \x01(\v2!.atrium.collections.v1.CollectionR\n" +
-	"collection\"\xb8\x01\n" +
+	"collection\"\xbf\x01\n" +
 	"\x15CreateSiteItemRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12\x12\n" +
-	"\x04slug\x18\x02 \x01(\tR\x04slug\x12+\n" +
-	"\x04data\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x04data\x12&\n" +
+	"\x04slug\x18\x02 \x01(\tR\x04slug\x122\n" +
+	"\x04data\x18\x03 \x01(\v2\x17.google.protobuf.StructB\x05\xe8\xf9\x18\xc8\x01R\x04data\x12&\n" +
 	"\fis_published\x18\x04 \x01(\bH\x00R\visPublished\x88\x01\x01:\f\x92A\t\n" +
 	"\a\xd2\x01\x04dataB\x0f\n" +
 	"\r_is_published\"E\n" +

@@ -8,6 +8,7 @@ package crmv1
 
 import (
 	_ "github.com/atrium-hq/atrium/proto/atrium/access/v1"
+	_ "github.com/atrium-hq/atrium/proto/atrium/limits/v1"
 	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -2080,7 +2081,7 @@ var File_atrium_crm_v1_crm_admin_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1datrium/crm/v1/crm_admin.proto\x12\ratrium.crm.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1batrium/crm/v1/api_key.proto\x1a\x17atrium/crm/v1/crm.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xa2\x01\n" +
+	"\x1datrium/crm/v1/crm_admin.proto\x12\ratrium.crm.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1batrium/crm/v1/api_key.proto\x1a\x17atrium/crm/v1/crm.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xa2\x01\n" +
 	"\x06Agency\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
@@ -2157,10 +2158,10 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x1b\n" +
 	"\tclient_id\x18\x02 \x01(\tR\bclientId\"&\n" +
 	"\x14UnlinkClientResponse\x12\x0e\n" +
-	"\x02ok\x18\x01 \x01(\bR\x02ok\"\xed\x01\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok\"\xf3\x01\n" +
 	"\x10CreateKeyRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
-	"\x06scopes\x18\x02 \x03(\tR\x06scopes\x12\x17\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
+	"\x06scopes\x18\x02 \x03(\tB\x04\xe8\xf9\x18\bR\x06scopes\x12\x17\n" +
 	"\asite_id\x18\x03 \x01(\tR\x06siteId\x12\x1b\n" +
 	"\tagency_id\x18\x04 \x01(\tR\bagencyId\x129\n" +
 	"\n" +

@@ -8,6 +8,7 @@ package datav1
 
 import (
 	_ "github.com/atrium-hq/atrium/proto/atrium/access/v1"
+	_ "github.com/atrium-hq/atrium/proto/atrium/limits/v1"
 	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -523,7 +524,7 @@ var File_atrium_data_v1_data_proto protoreflect.FileDescriptor
 
 const file_atrium_data_v1_data_proto_rawDesc = "" +
 	"\n" +
-	"\x19atrium/data/v1/data.proto\x12\x0eatrium.data.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xac\x02\n" +
+	"\x19atrium/data/v1/data.proto\x12\x0eatrium.data.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xac\x02\n" +
 	"\x12ReadDatasetRequest\x12\x1a\n" +
 	"\bresource\x18\x01 \x01(\tR\bresource\x12\x1b\n" +
 	"\tclient_id\x18\x02 \x01(\tR\bclientId\x12\x19\n" +
@@ -554,11 +555,11 @@ const file_atrium_data_v1_data_proto_rawDesc = "" +
 	"pagination\x12$\n" +
 	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJsonB\f\n" +
 	"\n" +
-	"_client_id\"\x87\x01\n" +
+	"_client_id\"\x8e\x01\n" +
 	"\x11CreateRowsRequest\x12\x1b\n" +
 	"\tclient_id\x18\x01 \x01(\tR\bclientId\x12\x1a\n" +
-	"\bresource\x18\x02 \x01(\tR\bresource\x12+\n" +
-	"\x04rows\x18\x03 \x03(\v2\x17.google.protobuf.StructR\x04rows:\f\x92A\t\n" +
+	"\bresource\x18\x02 \x01(\tR\bresource\x122\n" +
+	"\x04rows\x18\x03 \x03(\v2\x17.google.protobuf.StructB\x05\xe8\xf9\x18\x90NR\x04rows:\f\x92A\t\n" +
 	"\a\xd2\x01\x04rows\"0\n" +
 	"\x12CreateRowsResponse\x12\x1a\n" +
 	"\binserted\x18\x01 \x01(\x05R\binserted\"b\n" +

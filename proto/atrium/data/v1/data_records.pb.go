@@ -8,6 +8,7 @@ package datav1
 
 import (
 	_ "github.com/atrium-hq/atrium/proto/atrium/access/v1"
+	_ "github.com/atrium-hq/atrium/proto/atrium/limits/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
@@ -367,14 +368,14 @@ var File_atrium_data_v1_data_records_proto protoreflect.FileDescriptor
 
 const file_atrium_data_v1_data_records_proto_rawDesc = "" +
 	"\n" +
-	"!atrium/data/v1/data_records.proto\x12\x0eatrium.data.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x85\x01\n" +
+	"!atrium/data/v1/data_records.proto\x12\x0eatrium.data.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x8c\x01\n" +
 	"\vRecordWrite\x12\x1a\n" +
 	"\bresource\x18\x01 \x01(\tR\bresource\x12-\n" +
-	"\x04mode\x18\x02 \x01(\x0e2\x19.atrium.data.v1.WriteModeR\x04mode\x12+\n" +
-	"\x04rows\x18\x03 \x03(\v2\x17.google.protobuf.StructR\x04rows\"g\n" +
+	"\x04mode\x18\x02 \x01(\x0e2\x19.atrium.data.v1.WriteModeR\x04mode\x122\n" +
+	"\x04rows\x18\x03 \x03(\v2\x17.google.protobuf.StructB\x05\xe8\xf9\x18\x90NR\x04rows\"m\n" +
 	"\x13WriteRecordsRequest\x12\x1b\n" +
-	"\tclient_id\x18\x01 \x01(\tR\bclientId\x123\n" +
-	"\x06writes\x18\x02 \x03(\v2\x1b.atrium.data.v1.RecordWriteR\x06writes\"f\n" +
+	"\tclient_id\x18\x01 \x01(\tR\bclientId\x129\n" +
+	"\x06writes\x18\x02 \x03(\v2\x1b.atrium.data.v1.RecordWriteB\x04\xe8\xf9\x18 R\x06writes\"f\n" +
 	"\x14WriteRecordsResponse\x12\x1a\n" +
 	"\binserted\x18\x01 \x01(\x05R\binserted\x12\x18\n" +
 	"\aupdated\x18\x02 \x01(\x05R\aupdated\x12\x18\n" +

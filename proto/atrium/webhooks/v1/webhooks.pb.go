@@ -8,6 +8,7 @@ package webhooksv1
 
 import (
 	_ "github.com/atrium-hq/atrium/proto/atrium/access/v1"
+	_ "github.com/atrium-hq/atrium/proto/atrium/limits/v1"
 	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -176,8 +177,9 @@ func (x *Webhook) GetPreviousSecretExpiresAt() *timestamppb.Timestamp {
 type CreateWebhookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
-	// At least one: event type names (item.published), a prefix followed by
-	// .* (action_run.*), or * for every type of the tenant.
+	// At least one and at most 64: event type names (item.published), a
+	// prefix followed by .* (action_run.*), or * for every type of the
+	// tenant. A name given twice is kept once, where it first appears.
 	Events []string `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
 	// At most 500 characters, one line.
 	Description string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
@@ -461,7 +463,8 @@ type UpdateWebhookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	Url   *string                `protobuf:"bytes,2,opt,name=url,proto3,oneof" json:"url,omitempty"`
-	// The new list of event types (replaces the old one); absent keeps it.
+	// The new list of event types (replaces the old one), at most 64, a
+	// name given twice kept once; absent keeps it.
 	Events        *structpb.ListValue `protobuf:"bytes,3,opt,name=events,proto3" json:"events,omitempty"`
 	Description   *string             `protobuf:"bytes,4,opt,name=description,proto3,oneof" json:"description,omitempty"`
 	Enabled       *bool               `protobuf:"varint,5,opt,name=enabled,proto3,oneof" json:"enabled,omitempty"`
@@ -1732,7 +1735,7 @@ var File_atrium_webhooks_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_atrium_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
-	"!atrium/webhooks/v1/webhooks.proto\x12\x12atrium.webhooks.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\x94\x04\n" +
+	"!atrium/webhooks/v1/webhooks.proto\x12\x12atrium.webhooks.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\x94\x04\n" +
 	"\aWebhook\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n" +
@@ -1749,10 +1752,10 @@ const file_atrium_webhooks_v1_webhooks_proto_rawDesc = "" +
 	" \x01(\v2\x1c.google.protobuf.StringValueR\x0edisabledReason\x12?\n" +
 	"\rfailing_since\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\ffailingSince\x12W\n" +
 	"\x1aprevious_secret_expires_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\x17previousSecretExpiresAtB\t\n" +
-	"\a_secret\"\xa3\x01\n" +
+	"\a_secret\"\xa9\x01\n" +
 	"\x14CreateWebhookRequest\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
-	"\x06events\x18\x02 \x03(\tR\x06events\x12 \n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x1c\n" +
+	"\x06events\x18\x02 \x03(\tB\x04\xe8\xf9\x18@R\x06events\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x1d\n" +
 	"\aenabled\x18\x04 \x01(\bH\x00R\aenabled\x88\x01\x01:\x14\x92A\x11\n" +
 	"\x0f\xd2\x01\x03url\xd2\x01\x06eventsB\n" +
@@ -1766,11 +1769,11 @@ const file_atrium_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"\x11GetWebhookRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"K\n" +
 	"\x12GetWebhookResponse\x125\n" +
-	"\awebhook\x18\x01 \x01(\v2\x1b.atrium.webhooks.v1.WebhookR\awebhook\"\xdb\x01\n" +
+	"\awebhook\x18\x01 \x01(\v2\x1b.atrium.webhooks.v1.WebhookR\awebhook\"\xe1\x01\n" +
 	"\x14UpdateWebhookRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
-	"\x03url\x18\x02 \x01(\tH\x00R\x03url\x88\x01\x01\x122\n" +
-	"\x06events\x18\x03 \x01(\v2\x1a.google.protobuf.ListValueR\x06events\x12%\n" +
+	"\x03url\x18\x02 \x01(\tH\x00R\x03url\x88\x01\x01\x128\n" +
+	"\x06events\x18\x03 \x01(\v2\x1a.google.protobuf.ListValueB\x04\xe8\xf9\x18@R\x06events\x12%\n" +
 	"\vdescription\x18\x04 \x01(\tH\x01R\vdescription\x88\x01\x01\x12\x1d\n" +
 	"\aenabled\x18\x05 \x01(\bH\x02R\aenabled\x88\x01\x01B\x06\n" +
 	"\x04_urlB\x0e\n" +
@@ -1848,9 +1851,9 @@ const file_atrium_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x14\n" +
 	"\x05owner\x18\x03 \x01(\tR\x05owner\x12/\n" +
-	"\x06schema\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x06schema\"-\n" +
-	"\x13ListenEventsRequest\x12\x16\n" +
-	"\x06events\x18\x01 \x03(\tR\x06events\"\x94\x01\n" +
+	"\x06schema\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x06schema\"3\n" +
+	"\x13ListenEventsRequest\x12\x1c\n" +
+	"\x06events\x18\x01 \x03(\tB\x04\xe8\xf9\x18@R\x06events\"\x94\x01\n" +
 	"\x14ListenEventsResponse\x128\n" +
 	"\x05event\x18\x01 \x01(\v2 .atrium.webhooks.v1.WebhookEventH\x00R\x05event\x12:\n" +
 	"\theartbeat\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\theartbeatB\x06\n" +

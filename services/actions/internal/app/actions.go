@@ -3,6 +3,7 @@ package app
 import (
 	"log/slog"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -19,9 +20,14 @@ type Config struct {
 	AllowPrivateFetch bool
 	// ActionTimeout bounds one run's work, every provider call included.
 	ActionTimeout time.Duration
-	// Lease is how long after its start a pending run counts as abandoned
-	// by a process that died; it must exceed ActionTimeout.
-	Lease time.Duration
+	// Lease is how long a pending run's lease lasts from its start or its
+	// last renewal: the process executing it renews the leases of all its
+	// runs every LeaseRenewal (leases.go), so a run whose lease has ended
+	// was left by a process that died (or lost its database for longer
+	// than the lease), and recovery takes it back. LeaseRenewal must be
+	// well under Lease (a third by default), so that a renewal or two can
+	// fail without losing a live run.
+	Lease, LeaseRenewal time.Duration
 	// IdempotencyTTL is how long an Idempotency-Key is remembered.
 	IdempotencyTTL time.Duration
 	// Workers is how many queued runs this process executes at once
@@ -45,6 +51,11 @@ const (
 	// DefaultAgencyMaxQueued bounds an agency's queue.
 	DefaultAgencyMaxQueued = 1000
 	DefaultQueuePoll       = 250 * time.Millisecond
+	// DefaultLease and DefaultLeaseRenewal: a dead replica's run holds
+	// its Idempotency-Key and its credits about 15 s (plus up to one
+	// recovery interval), and a live one renews three times per lease.
+	DefaultLease        = 15 * time.Second
+	DefaultLeaseRenewal = 5 * time.Second
 )
 
 // DefaultWorkers is the default of Config.Workers: a run mostly waits on
@@ -73,6 +84,12 @@ type Actions struct {
 	timings timings
 	// queue is the workers' state (queue.go).
 	queue queueState
+	// leases are the runs this process executes, whose leases it renews
+	// (leases.go).
+	leases leaseSet
+	// kept counts the outcomes this process keeps until the database
+	// takes them (outcomeretry.go).
+	kept atomic.Int32
 }
 
 // NewActions returns the action use cases.
@@ -80,8 +97,11 @@ func NewActions(st Store, clients ClientDirectory, records RecordWriter, p *acti
 	if cfg.ActionTimeout <= 0 {
 		cfg.ActionTimeout = DefaultActionTimeout
 	}
-	if cfg.Lease <= cfg.ActionTimeout {
-		cfg.Lease = cfg.ActionTimeout + 30*time.Second
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
+	if cfg.LeaseRenewal <= 0 || cfg.LeaseRenewal >= cfg.Lease {
+		cfg.LeaseRenewal = min(DefaultLeaseRenewal, cfg.Lease/3)
 	}
 	if cfg.IdempotencyTTL <= 0 {
 		cfg.IdempotencyTTL = DefaultIdempotencyTTL
@@ -98,7 +118,7 @@ func NewActions(st Store, clients ClientDirectory, records RecordWriter, p *acti
 	a := &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger,
 		guard:   &netguard.Guard{AllowPrivate: cfg.AllowPrivateFetch},
 		applied: make(chan string, 4096), batch: batching{jobs: make(chan *applyJob, 1024), states: make(chan *applyJob, 4096)}, metrics: newRunMetrics(cfg.Metrics),
-		queue: newQueueState(cfg.Workers)}
+		queue: newQueueState(cfg.Workers), leases: leaseSet{held: map[string]int{}}}
 	if cfg.Metrics != nil {
 		a.metrics.observeQueue(st)
 	}

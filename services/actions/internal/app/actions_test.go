@@ -198,6 +198,8 @@ type env struct {
 	// providers are the ports the actions work through: text, and the
 	// others a test sets.
 	providers *action.Providers
+	clock     app.Clock
+	cfg       app.Config
 }
 
 // stores are the two adapters every use-case test runs on.
@@ -260,8 +262,15 @@ func newEnvOn(t *testing.T, cfg app.Config, open func(*testing.T) (app.Store, fu
 		}
 		return n
 	})
+	e.clock, e.cfg = clock, cfg
 	e.actions = app.NewActions(e.store, e.dir, e.records, p, clock, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return e
+}
+
+// on makes the env's use cases work on st (a wrapper of its store), with
+// the same clock, doubles and configuration.
+func (e *env) on(st app.Store) {
+	e.actions = app.NewActions(st, e.dir, e.records, e.providers, e.clock, e.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
 func (e *env) advance(d time.Duration) {

@@ -10,7 +10,8 @@ import (
 
 // Background runs what the use cases need beside the requests until ctx
 // ends: the batch writers of records, the flush of their marks, and
-// recovery every interval. Then it writes what is queued and flushes the
+// recovery every interval. (The renewal of leases, KeepLeases, runs apart:
+// it must outlast the requests a shutdown drains.) Then it writes what is queued and flushes the
 // last marks.
 func (a *Actions) Background(ctx context.Context, interval time.Duration) {
 	stop := make(chan struct{})

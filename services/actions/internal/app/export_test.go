@@ -11,3 +11,7 @@ func RecordWritersRunning(a *Actions) bool {
 	defer a.batch.mu.RUnlock()
 	return a.batch.on
 }
+
+// KeptOutcomes is how many outcomes the database could not take wait to
+// be written again.
+func KeptOutcomes(a *Actions) int { return int(a.kept.Load()) }

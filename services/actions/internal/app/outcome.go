@@ -52,6 +52,13 @@ func (a *Actions) outcome(run *Run, act *action.Action, res action.Result, runEr
 // calls it interrupted, which is not what happened. Such a run ends at once
 // as an error that says why, its cost released, without the data that
 // could not be kept.
+//
+// An outcome that could not be written because the database was
+// unavailable is kept in this process and written as soon as the database
+// answers again (keepOutcome, outcomeretry.go), as an error that says so,
+// its cost released; the caller is answered 503 at once. Either way this
+// process stops renewing the run's lease once its outcome is recorded or
+// given up (a failure recovery then ends, once the lease is over).
 func (a *Actions) finish(ctx context.Context, run Run, act *action.Action, res action.Result, runErr error) (Outcome, error) {
 	a.outcome(&run, act, res, runErr)
 	out, err := a.record(ctx, run, act)
@@ -62,6 +69,10 @@ func (a *Actions) finish(ctx context.Context, run Run, act *action.Action, res a
 		run.Data = map[string]any{"error": fmt.Sprintf("%s finished, but its result holds a value that cannot be stored (such as text with a U+0000 character), so it was not recorded; nothing was charged. Quote run %s if it persists", act.Name, run.ID)}
 		out, err = a.record(ctx, run, act)
 	}
+	if apperr.KindOf(err) == apperr.KindUnavailable {
+		return out, a.keepOutcome(ctx, run, act, err)
+	}
+	a.letGo(run.ID)
 	return out, err
 }
 
@@ -90,6 +101,11 @@ func (a *Actions) record(ctx context.Context, run Run, act *action.Action) (Outc
 		bal = b
 		return nil
 	})
+	if err == nil || errors.Is(err, errInterrupted) {
+		// The run's outcome is recorded (this one or another): its lease
+		// is no longer this process's to renew.
+		a.letGo(run.ID)
+	}
 	if errors.Is(err, errInterrupted) {
 		// Recovery declared the run abandoned (it outlived its lease) and
 		// released its cost, or its caller canceled it: its answer is the

@@ -145,6 +145,9 @@ func (a *Actions) claim(ctx context.Context) (run Run, ok bool, err error) {
 func (a *Actions) runQueued(ctx context.Context, run Run) {
 	a.metrics.busy.Add(ctx, 1)
 	defer a.metrics.busy.Add(context.WithoutCancel(ctx), -1)
+	// This process renews the run's lease until its outcome is recorded
+	// (finish lets it go) or the run leaves it (below).
+	a.hold(run)
 	a.noteState(run, run.StartedAt)
 	work, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
@@ -189,11 +192,13 @@ func (a *Actions) runQueued(ctx context.Context, run Run) {
 	if errors.Is(context.Cause(work), errRunEnded) {
 		// Canceled (or ended by recovery) while it ran: that outcome is
 		// recorded already, and this one would change nothing.
+		a.letGo(run.ID)
 		return
 	}
 	if runErr != nil && errors.Is(context.Cause(work), errStopping) {
 		// Cut by the shutdown: nothing was recorded, so the run goes back
 		// to the queue with its reservation.
+		a.letGo(run.ID)
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer rcancel()
 		if _, err := a.requeue(rctx, run); err != nil {
@@ -201,7 +206,8 @@ func (a *Actions) runQueued(ctx context.Context, run Run) {
 		}
 		return
 	}
-	if _, err := a.finish(context.WithoutCancel(ctx), run, act, res, runErr); err != nil && !errors.Is(err, context.Canceled) {
+	if _, err := a.finish(context.WithoutCancel(ctx), run, act, res, runErr); err != nil && !errors.Is(err, context.Canceled) &&
+		apperr.KindOf(err) != apperr.KindUnavailable { // kept and written once the database answers (outcomeretry.go)
 		a.logger.WarnContext(ctx, "recording a queued run's outcome failed; recovery ends it once its lease ends", "run", run.ID, "error", apperr.Cause(err))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
@@ -48,7 +49,7 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 					return apperr.Unprocessable("the Idempotency-Key %q was used with a different request body within the last %s; use a new key for a new request", run.IdempotencyKey, a.cfg.IdempotencyTTL)
 				}
 				if !prev.Finished() && !run.Async {
-					return inFlight(run.IdempotencyKey)
+					return a.inFlight(run.IdempotencyKey, &prev)
 				}
 				// An asynchronous request replays the queued or running
 				// run (its 202) as well as a finished one.
@@ -78,7 +79,7 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 			b, ok, err = tx.StartRun(ctx, run)
 		}
 		if errors.Is(err, ErrDuplicate) {
-			return inFlight(run.IdempotencyKey) // a concurrent twin got there first
+			return a.inFlight(run.IdempotencyKey, nil) // a concurrent twin got there first
 		}
 		if err != nil {
 			return err
@@ -113,8 +114,58 @@ func requestHash(body map[string]any) string {
 	return hex.EncodeToString(h[:])
 }
 
-func inFlight(key string) error {
-	return apperr.Conflict("a request with the Idempotency-Key %q is still running; retry once it has finished to get its answer", key)
+// inFlight is the answer to a synchronous request whose Idempotency-Key
+// names a run that has not finished (prev; nil for a concurrent twin that
+// has just reserved): 409, with when to retry. A running run's answer is
+// due by the end of its lease: its process renews the lease while it runs
+// (leases.go), so by then the run has finished, or its process has died
+// and recovery ends it within one --recovery-interval; either way the
+// retry gets an answer or, rarely, another 409 with a shorter wait. A
+// queued run has no lease yet: its caller is asked back in
+// queuedRetryAfter, or to follow the run.
+func (a *Actions) inFlight(key string, prev *Run) error {
+	if prev != nil && prev.Status == StatusQueued {
+		return &RetryAfterError{After: queuedRetryAfter, Err: apperr.Conflict(
+			"the earlier request with the Idempotency-Key %q is still queued (submitted with Prefer: respond-async); retry in %d seconds (Retry-After) to get its answer, or follow it at /api/v1/runs/%s",
+			key, seconds(queuedRetryAfter), prev.ID)}
+	}
+	wait := a.cfg.Lease
+	if prev != nil {
+		wait = prev.LeaseUntil.Sub(a.clock.Now())
+	}
+	return &RetryAfterError{After: time.Duration(seconds(wait)) * time.Second, Err: apperr.Conflict(
+		"the earlier request with the Idempotency-Key %q is still running; retry in %d seconds (Retry-After) to get its answer: by then it has finished, or it has been ended as interrupted if the replica running it stopped",
+		key, seconds(wait))}
+}
+
+// queuedRetryAfter is when a synchronous request is asked to come back
+// for a queued run with its key.
+const queuedRetryAfter = 5 * time.Second
+
+// seconds is d in whole seconds, rounded up, at least 1: what Retry-After
+// says.
+func seconds(d time.Duration) int64 {
+	return max(1, int64((d+time.Second-1)/time.Second))
+}
+
+// RetryAfterError is an error whose answer tells the caller when to try
+// again (the transport sends it as Retry-After).
+type RetryAfterError struct {
+	After time.Duration
+	Err   error
+}
+
+func (e *RetryAfterError) Error() string { return e.Err.Error() }
+func (e *RetryAfterError) Unwrap() error { return e.Err }
+
+// RetryAfter returns when the caller of a request that failed with err
+// should try again, if err says.
+func RetryAfter(err error) (time.Duration, bool) {
+	var r *RetryAfterError
+	if errors.As(err, &r) {
+		return r.After, true
+	}
+	return 0, false
 }
 
 // insufficient names the kind of credit that is short, what the action

@@ -38,6 +38,9 @@ func (a *Actions) Run(ctx context.Context, agencyID string, body map[string]any,
 	if replay != nil {
 		return Outcome{Run: *replay, Balance: bal, Replayed: true}, nil
 	}
+	// From here until its outcome is recorded, this process renews the
+	// run's lease (leases.go); finish lets it go.
+	a.hold(run)
 	// The work goes on if the caller goes away: its cost is reserved and
 	// its outcome will be recorded either way.
 	work := context.WithoutCancel(ctx)

@@ -108,8 +108,24 @@ type Store interface {
 	UnappliedRuns(ctx context.Context, before time.Time, limit int) ([]Run, error)
 	// MarkApplied records that the runs' writes are applied.
 	MarkApplied(ctx context.Context, ids []string) error
+	// RenewLeases moves the lease of each named run that is still pending
+	// in the attempt named to until, as a transaction of its own, and
+	// returns the ids it renewed. A run that has finished (recovery ended
+	// it, or a cancel), gone back to the queue or been claimed again
+	// since is not renewed: its caller has lost it, and its outcome will
+	// be refused (FinishRun matches the attempt too). A renewal and a
+	// recovery that takes the run back are serialised on the run: exactly
+	// one of them wins.
+	RenewLeases(ctx context.Context, leases []Lease, until time.Time) ([]string, error)
 	// ListRuns returns the agency's runs that match f, newest first.
 	ListRuns(ctx context.Context, agencyID string, f RunFilter) ([]Run, error)
+}
+
+// Lease names a run a process executes: its id, and the attempt (the
+// claim) it executes, 0 for a synchronous run.
+type Lease struct {
+	RunID   string
+	Attempt int
 }
 
 // RunFilter selects runs for ListRuns; empty fields select all.

@@ -26,6 +26,9 @@ func main() {
 		cli.BindPublicURL(fs, &publicURL, "the gateway's public listener unless set")
 	}
 	runner.Main(service.Name, version, bind, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
+		if err := objects.CheckKept(cfg.Backing.DatabaseURL != ""); err != nil {
+			return nil, err
+		}
 		store, err := backends.Open(ctx, objects)
 		if err != nil {
 			return nil, err

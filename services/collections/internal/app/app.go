@@ -59,7 +59,7 @@ type Store interface {
 	// item of c whose writing reads nothing first (on PostgreSQL one
 	// statement), made only if c's fields are still the collection's:
 	// ErrCollectionChanged, and nothing written, when they are not.
-	InsertItem(ctx context.Context, c Collection, it Item, announce outbox.Event) error
+	InsertItem(ctx context.Context, c Collection, it Item, announce ...outbox.Event) error
 	// ItemsByID returns those of ids that are items of the collection,
 	// in any order: one read, whatever the number of ids.
 	ItemsByID(ctx context.Context, collectionID string, ids []string) ([]Item, error)
@@ -97,10 +97,11 @@ type Tx interface {
 	// of the removed fields from every item of c.
 	UpdateCollection(ctx context.Context, c Collection, removed []string) error
 	ItemExists(ctx context.Context, collectionID, id string) (bool, error)
-	// InsertItem adds an item and enqueues the event that announces it,
+	// InsertItem adds an item and enqueues the events that announce it
+	// (item.created, and item.published for an item created published),
 	// as one write (one round trip on PostgreSQL); ErrDuplicate when the
 	// id is taken.
-	InsertItem(ctx context.Context, it Item, announce outbox.Event) error
+	InsertItem(ctx context.Context, it Item, announce ...outbox.Event) error
 	// PatchItem applies p to the item in one atomic write (its schedule
 	// fields included) and returns the item before and after; ErrNotFound, or ErrVersionMismatch when
 	// p.IfVersion does not hold.
@@ -197,8 +198,10 @@ func (u *Sites) Get(ctx context.Context, id string) (Site, error) {
 // SubjectSiteUpdated is published when a site's settings change.
 const SubjectSiteUpdated = "atrium.collections.site.updated"
 
-// maxOrigins bounds a site's allowed origins.
-const maxOrigins = 50
+// MaxOrigins bounds a site's allowed origins: the proto declares the same
+// maximum on SetSiteOrigins' list (a test holds the two to one number),
+// which the server chain enforces before the service sees the request.
+const MaxOrigins = 50
 
 // checkOrigin validates an allowed origin: "*", or a web origin as
 // browsers send it in the Origin header (scheme, host and a port unless
@@ -223,8 +226,8 @@ func (u *Sites) SetOrigins(ctx context.Context, id string, origins []string) (Si
 	if err != nil {
 		return Site{}, err
 	}
-	if len(origins) > maxOrigins {
-		return Site{}, apperr.Invalid("allowed_origins lists at most %d origins; got %d", maxOrigins, len(origins))
+	if len(origins) > MaxOrigins {
+		return Site{}, apperr.Invalid("allowed_origins lists at most %d origins; got %d", MaxOrigins, len(origins))
 	}
 	clean := []string{}
 	for i, o := range origins {

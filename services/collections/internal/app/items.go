@@ -293,7 +293,7 @@ func (u *Content) CreateItem(ctx context.Context, siteID, slug string, in NewIte
 			}
 			return u.createWithReferences(ctx, fresh, it, created, ch.refs)
 		}
-		err = u.store.InsertItem(ctx, c, it, created)
+		err = u.store.InsertItem(ctx, c, it, created...)
 		if !errors.Is(err, ErrCollectionChanged) {
 			return c, it, err
 		}
@@ -306,16 +306,16 @@ func (u *Content) CreateItem(ctx context.Context, siteID, slug string, in NewIte
 
 // newItem validates in against c and returns the item to write, the event
 // announcing it and the validated change.
-func (u *Content) newItem(c Collection, siteID string, in NewItem) (Item, outbox.Event, change, error) {
+func (u *Content) newItem(c Collection, siteID string, in NewItem) (Item, []outbox.Event, change, error) {
 	if c.IsSystem && !in.Admin {
-		return Item{}, outbox.Event{}, change{}, systemCollection(c)
+		return Item{}, nil, change{}, systemCollection(c)
 	}
 	if in.Data == nil {
-		return Item{}, outbox.Event{}, change{}, apperr.Invalid("data is required: a JSON object of the collection's fields (%s)", fieldList(c))
+		return Item{}, nil, change{}, apperr.Invalid("data is required: a JSON object of the collection's fields (%s)", fieldList(c))
 	}
 	ch, err := checkData(c, in.Data, true)
 	if err != nil {
-		return Item{}, outbox.Event{}, change{}, err
+		return Item{}, nil, change{}, err
 	}
 	now := u.clock.Now()
 	it := Item{ID: store.NewID(), SiteID: siteID, CollectionID: c.ID, Values: ch.set, Version: 1, CreatedAt: now, UpdatedAt: now}
@@ -324,24 +324,37 @@ func (u *Content) newItem(c Collection, siteID string, in NewItem) (Item, outbox
 	}
 	sch, err := readSchedule(ScheduleInput{PublishAt: optionalTime(in.PublishAt), UnpublishAt: optionalTime(in.UnpublishAt)}, now)
 	if err != nil {
-		return Item{}, outbox.Event{}, change{}, err
+		return Item{}, nil, change{}, err
 	}
 	it.PublishAt, it.UnpublishAt = sch.publishAt, sch.unpublishAt
 	if err := checkOrder(it); err != nil {
-		return Item{}, outbox.Event{}, change{}, err
+		return Item{}, nil, change{}, err
 	}
+	announce, err := createdEvents(c, it)
+	return it, announce, ch, err
+}
+
+// createdEvents are the events announcing a new item: item.created, and
+// item.published when it is created published, so that whoever rebuilds on
+// publish hears of it however the item got there (a create, a PATCH, a
+// scheduled change).
+func createdEvents(c Collection, it Item) ([]outbox.Event, error) {
 	created, err := itemEvent(c, it, "created")
-	return it, created, ch, err
+	if err != nil || !it.IsPublished {
+		return []outbox.Event{created}, err
+	}
+	published, err := itemEvent(c, it, "published")
+	return []outbox.Event{created, published}, err
 }
 
 // createWithReferences writes an item of c that refers to others: the
 // referenced items must exist when it is written, in one transaction.
-func (u *Content) createWithReferences(ctx context.Context, c Collection, it Item, created outbox.Event, refs []reference) (Collection, Item, error) {
+func (u *Content) createWithReferences(ctx context.Context, c Collection, it Item, announce []outbox.Event, refs []reference) (Collection, Item, error) {
 	err := u.store.InTx(ctx, func(tx Tx) error {
 		if err := u.checkReferences(ctx, tx, c, refs); err != nil {
 			return err
 		}
-		return tx.InsertItem(ctx, it, created)
+		return tx.InsertItem(ctx, it, announce...)
 	})
 	return c, it, err
 }

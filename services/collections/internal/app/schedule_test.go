@@ -197,6 +197,28 @@ func TestPatchReplacesTheSchedule(t *testing.T) {
 	}
 }
 
+// An item created published is announced as created, then published: a
+// hook that rebuilds on publish hears of it however it got there. A draft
+// is announced as created only.
+func TestCreatedPublishedIsAnnouncedAsPublished(t *testing.T) {
+	c := newCMS(t)
+	_, draft, err := c.content.CreateItem(t.Context(), c.site, "posts", app.NewItem{Data: map[string]any{"title": "Draft"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := c.itemEvents(t, draft.ID); strings.Join(ev, ",") != "created" {
+		t.Fatalf("events of a draft = %v, want created", ev)
+	}
+	yes := true
+	_, live, err := c.content.CreateItem(t.Context(), c.site, "posts", app.NewItem{Data: map[string]any{"title": "Live"}, IsPublished: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := c.itemEvents(t, live.ID); strings.Join(ev, ",") != "created,published" {
+		t.Fatalf("events of an item created published = %v, want created, published", ev)
+	}
+}
+
 func TestScheduleRefusals(t *testing.T) {
 	c := newCMS(t)
 	ctx := t.Context()

@@ -94,6 +94,11 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 	if in.PublishedOnly && slices.Contains(scopes, principal.ScopeWrite) {
 		return APIKey{}, "", apperr.Invalid("a published_only key cannot write, so its scopes must be [read]; got %s", principal.ScopeNames(scopes))
 	}
+	if in.PublishedOnly && in.SiteID == "" {
+		// Such a key may only read a site's published content
+		// (principal.Authorize): without a site it could call nothing.
+		return APIKey{}, "", apperr.Invalid("a published_only key reads a site's published collections, items and assets, so it needs a site_id")
+	}
 	if in.SiteID == "" && in.AgencyID == "" {
 		return APIKey{}, "", apperr.Invalid("a key must be bound to a site_id (collections interface), an agency_id (CRM, data and action interfaces), or both")
 	}

@@ -139,14 +139,15 @@ func TestKeyRules(t *testing.T) {
 		in    app.NewKey
 		words []string
 	}{
-		"no binding":     {app.NewKey{Name: "k", Scopes: []string{"read"}}, []string{"must be bound to a site_id", "agency_id"}},
-		"unknown scope":  {app.NewKey{Name: "k", Scopes: []string{"admin"}, AgencyID: f.agency.ID}, []string{"admin", "read", "write"}},
-		"no scope":       {app.NewKey{Name: "k", AgencyID: f.agency.ID}, []string{"scopes"}},
-		"past expiry":    {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: f.agency.ID, ExpiresAt: new(now.Add(-time.Second))}, []string{"expires_at must be in the future"}},
-		"no name":        {app.NewKey{Scopes: []string{"read"}, AgencyID: f.agency.ID}, []string{"name is required"}},
-		"malformed site": {app.NewKey{Name: "k", Scopes: []string{"read"}, SiteID: "site-1"}, []string{"site_id"}},
-		"unknown site":   {app.NewKey{Name: "k", Scopes: []string{"read"}, SiteID: "0190b7a8-3c1e-7d2f-9a4b-000000000000"}, []string{"does not name an existing site"}},
-		"unknown agency": {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: "0190b7a8-3c1e-7d2f-9a4b-000000000000"}, []string{"does not name an existing agency"}},
+		"no binding":                    {app.NewKey{Name: "k", Scopes: []string{"read"}}, []string{"must be bound to a site_id", "agency_id"}},
+		"unknown scope":                 {app.NewKey{Name: "k", Scopes: []string{"admin"}, AgencyID: f.agency.ID}, []string{"admin", "read", "write"}},
+		"published_only without a site": {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: f.agency.ID, PublishedOnly: true}, []string{"published_only", "site_id"}},
+		"no scope":                      {app.NewKey{Name: "k", AgencyID: f.agency.ID}, []string{"scopes"}},
+		"past expiry":                   {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: f.agency.ID, ExpiresAt: new(now.Add(-time.Second))}, []string{"expires_at must be in the future"}},
+		"no name":                       {app.NewKey{Scopes: []string{"read"}, AgencyID: f.agency.ID}, []string{"name is required"}},
+		"malformed site":                {app.NewKey{Name: "k", Scopes: []string{"read"}, SiteID: "site-1"}, []string{"site_id"}},
+		"unknown site":                  {app.NewKey{Name: "k", Scopes: []string{"read"}, SiteID: "0190b7a8-3c1e-7d2f-9a4b-000000000000"}, []string{"does not name an existing site"}},
+		"unknown agency":                {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: "0190b7a8-3c1e-7d2f-9a4b-000000000000"}, []string{"does not name an existing agency"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := f.keys.Create(ctx, tc.in)

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -77,11 +78,23 @@ func (u *Endpoints) checkURL(raw string) (string, error) {
 	return url.String(), nil
 }
 
-func checkEvents(o eventtypes.Owner, events []string) error {
+// checkEvents checks a subscription and returns it with each name kept
+// once, where it first appears: a name given twice subscribes to nothing
+// more, and storing it as sent would let a client make every list answer
+// and every event's fan-out as large as it likes. How many names a request
+// may carry is the proto's max_items (64, enforced before the service sees
+// the request: docs/webhooks.md).
+func checkEvents(o eventtypes.Owner, events []string) ([]string, error) {
 	if err := eventtypes.CheckSubscription(o, events); err != nil {
-		return apperr.Invalid("%s", err)
+		return nil, apperr.Invalid("%s", err)
 	}
-	return nil
+	out := make([]string, 0, len(events))
+	for _, e := range events {
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 func checkDescription(s string) (string, error) {
@@ -94,7 +107,8 @@ func (u *Endpoints) Create(ctx context.Context, t Tenant, in NewEndpoint) (Endpo
 	if err != nil {
 		return Endpoint{}, err
 	}
-	if err := checkEvents(t.Kind, in.Events); err != nil {
+	events, err := checkEvents(t.Kind, in.Events)
+	if err != nil {
 		return Endpoint{}, err
 	}
 	desc, err := checkDescription(in.Description)
@@ -106,7 +120,7 @@ func (u *Endpoints) Create(ctx context.Context, t Tenant, in NewEndpoint) (Endpo
 		return Endpoint{}, err
 	}
 	now := u.now()
-	e := Endpoint{ID: uuid.Must(uuid.NewV7()).String(), Tenant: t, URL: url, Events: in.Events, Description: desc,
+	e := Endpoint{ID: uuid.Must(uuid.NewV7()).String(), Tenant: t, URL: url, Events: events, Description: desc,
 		Enabled: in.Enabled == nil || *in.Enabled, Secret: secret, CreatedAt: now, UpdatedAt: now}
 	err = u.Store.InTx(ctx, func(tx EndpointTx) error {
 		n, err := tx.CountEndpoints(ctx, t)
@@ -153,7 +167,7 @@ func (u *Endpoints) Update(ctx context.Context, t Tenant, id string, c EndpointC
 		}
 	}
 	if c.Events != nil {
-		if err := checkEvents(t.Kind, c.Events); err != nil {
+		if c.Events, err = checkEvents(t.Kind, c.Events); err != nil {
 			return Endpoint{}, err
 		}
 	}

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,26 @@ func TestCreate(t *testing.T) {
 	off, err := u.Create(t.Context(), agency, app.NewEndpoint{URL: "https://crm.example.com/in", Events: []string{"*"}, Enabled: ptr(false)})
 	if err != nil || off.Enabled {
 		t.Fatalf("created with enabled false: %+v, %v", off, err)
+	}
+}
+
+// TestEventsAreKeptOnce: a name given twice is stored once, where it
+// first appeared, on create and on update; the list keeps its order.
+func TestEventsAreKeptOnce(t *testing.T) {
+	u, _ := newEndpoints(false)
+	e, err := u.Create(t.Context(), agency, app.NewEndpoint{URL: "https://hooks.example.com/",
+		Events: []string{"deal.*", "action_run.*", "deal.*", "client.*", "action_run.*", "deal.*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := u.Get(t.Context(), agency, e.ID)
+	if want := []string{"deal.*", "action_run.*", "client.*"}; err != nil || !slices.Equal(e.Events, want) || !slices.Equal(stored.Events, want) {
+		t.Fatalf("created with %v, stored %v (%v); want each name once in the order given: %v", e.Events, stored.Events, err, want)
+	}
+	got, err := u.Update(t.Context(), agency, e.ID, app.EndpointChange{Events: []string{"*", "*", "deal.*", "*"}})
+	stored, _ = u.Get(t.Context(), agency, e.ID)
+	if want := []string{"*", "deal.*"}; err != nil || !slices.Equal(got.Events, want) || !slices.Equal(stored.Events, want) {
+		t.Fatalf("updated to %v, stored %v (%v); want %v", got.Events, stored.Events, err, want)
 	}
 }
 

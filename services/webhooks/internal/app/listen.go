@@ -62,13 +62,14 @@ func (l *Listen) Open(o Owners, patterns []string) (*Stream, error) {
 	if len(o) == 0 {
 		return nil, apperr.PermissionDenied("this key is bound to neither a site nor an agency, and events belong to one of them")
 	}
+	// Each pattern is one entry: the gateway splits the query's
+	// comma-separated form (?events=item.*,action_run.*), so that the
+	// proto's maximum on the list (max_items, checked before the service
+	// sees the request) counts names, not strings of them.
 	var split []string
 	for _, p := range patterns {
-		// ?events=item.*,action_run.* arrives as one value.
-		for q := range strings.SplitSeq(p, ",") {
-			if q = strings.TrimSpace(q); q != "" {
-				split = append(split, q)
-			}
+		if p = strings.TrimSpace(p); p != "" {
+			split = append(split, p)
 		}
 	}
 	if len(split) == 0 {

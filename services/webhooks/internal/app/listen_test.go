@@ -78,7 +78,7 @@ func TestListenOwners(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer agency.Close()
-	published, err := l.Open(app.OwnersOf("s-ours", "a-ours"), []string{"item.published,dataset.changed"})
+	published, err := l.Open(app.OwnersOf("s-ours", "a-ours"), []string{"item.published", "dataset.changed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,8 @@ func TestListenOwners(t *testing.T) {
 }
 
 // TestListenFilter: a filter that names no type the key receives is a 400
-// naming the allowed ones; commas split a query's single value.
+// naming the allowed ones; a pattern is one entry (the gateway splits the
+// query's commas), so a comma in one is no pattern.
 func TestListenFilter(t *testing.T) {
 	l := &app.Listen{Source: &source{}, Links: links{}}
 	for _, c := range []struct {
@@ -128,7 +129,8 @@ func TestListenFilter(t *testing.T) {
 		want   string
 	}{
 		{app.OwnersOf("s", ""), []string{"deal.*"}, `events[0] "deal.*" matches no event type this key receives; allowed: item.created`},
-		{app.OwnersOf("s", ""), []string{"item.*,nope"}, `events[1] "nope"`},
+		{app.OwnersOf("s", ""), []string{"item.*", "nope"}, `events[1] "nope"`},
+		{app.OwnersOf("s", ""), []string{"item.created,item.published"}, `events[0] "item.created,item.published"`},
 		{app.OwnersOf("", "a"), []string{"item.created"}, "allowed: prospect.created"},
 	} {
 		_, err := l.Open(c.owners, c.events)
@@ -137,7 +139,7 @@ func TestListenFilter(t *testing.T) {
 			t.Errorf("Open(%v, %q) = %v, want a 400 saying %q", c.owners, c.events, err, c.want)
 		}
 	}
-	if st, err := l.Open(app.OwnersOf("s", ""), []string{"item.*, asset.created", "*"}); err != nil {
+	if st, err := l.Open(app.OwnersOf("s", ""), []string{"item.*", " asset.created", "*"}); err != nil {
 		t.Errorf("a valid filter: %v", err)
 	} else {
 		st.Close()

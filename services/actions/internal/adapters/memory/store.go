@@ -185,6 +185,27 @@ func (s *Store) MarkApplied(ctx context.Context, ids []string) error {
 	})
 }
 
+// RenewLeases implements app.Store: under the store's lock, so that a
+// recovery's transaction that took a run back ends before, or begins
+// after, the renewal.
+func (s *Store) RenewLeases(ctx context.Context, leases []app.Lease, until time.Time) ([]string, error) {
+	var renewed []string
+	err := s.db.InTx(ctx, func(t *memdb.Tx) error {
+		renewed = renewed[:0]
+		for _, l := range leases {
+			r, ok := s.runs[l.RunID]
+			if !ok || r.Status != app.StatusPending || r.Attempts != l.Attempt {
+				continue
+			}
+			r.LeaseUntil = until
+			memdb.Put(t, s.runs, r.ID, r)
+			renewed = append(renewed, r.ID)
+		}
+		return nil
+	})
+	return renewed, err
+}
+
 type tx struct {
 	*memdb.Tx
 	s *Store

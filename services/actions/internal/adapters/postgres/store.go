@@ -124,6 +124,26 @@ func (s *Store) MarkApplied(ctx context.Context, ids []string) error {
 	return pgdb.Err(err, "mark runs applied")
 }
 
+// RenewLeases implements app.Store in one statement, by primary key. A
+// recovery holding a run (ExpiredRuns' FOR UPDATE) makes the renewal wait
+// for its commit, after which the run is no longer pending and is not
+// renewed; a renewal committed first moves the lease, and recovery's
+// lock, taken on the updated row, finds it no longer expired.
+func (s *Store) RenewLeases(ctx context.Context, leases []app.Lease, until time.Time) ([]string, error) {
+	ids, attempts := make([]string, len(leases)), make([]int32, len(leases))
+	for i, l := range leases {
+		ids[i], attempts[i] = l.RunID, int32(l.Attempt) //nolint:gosec // G115: a run's claims, two at most
+	}
+	rows, err := s.db.Pool().Query(ctx, `UPDATE runs SET lease_until = $3
+		FROM unnest($1::uuid[], $2::int[]) AS l(id, attempts)
+		WHERE runs.id = l.id AND runs.attempts = l.attempts AND runs.status = 'pending' RETURNING runs.id::text`, ids, attempts, until)
+	if err != nil {
+		return nil, pgdb.Err(err, "renew run leases")
+	}
+	renewed, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return renewed, pgdb.Err(err, "renew run leases")
+}
+
 // ListRuns implements app.Store: runs_by_agency, newest first.
 func (s *Store) ListRuns(ctx context.Context, agencyID string, f app.RunFilter) ([]app.Run, error) {
 	q := `SELECT ` + runColumns + ` FROM runs WHERE agency_id = $1`

@@ -82,6 +82,7 @@ func (s *Server) submit(ctx context.Context, agency string, req *actionsv1.RunAc
 		if e := (*apperr.Error)(nil); errors.As(err, &e) && e.Reason == apperr.ReasonQueueFull {
 			_ = grpc.SetHeader(ctx, metadata.Pairs(headerRetryAfter, queueFullRetryAfter))
 		}
+		setRetryAfter(ctx, err)
 		return nil, err
 	}
 	run, bal := out.Run, out.Balance

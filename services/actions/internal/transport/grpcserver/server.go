@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"google.golang.org/genproto/googleapis/api/httpbody"
 	"google.golang.org/grpc"
@@ -60,6 +61,15 @@ func setBalance(ctx context.Context, b app.Balance) {
 	_ = grpc.SetHeader(ctx, metadata.Pairs(headerAICredits, strconv.FormatInt(b.AI, 10), headerDataCredits, strconv.FormatInt(b.Data, 10)))
 }
 
+// setRetryAfter sends when to retry with an error that says (409 for a
+// run still in flight with the request's Idempotency-Key): the gateway
+// writes it as Retry-After, on errors as on successes.
+func setRetryAfter(ctx context.Context, err error) {
+	if d, ok := app.RetryAfter(err); ok {
+		_ = grpc.SetHeader(ctx, metadata.Pairs(headerRetryAfter, strconv.FormatInt(int64(d/time.Second), 10)))
+	}
+}
+
 // RunAction implements actionsv1.ActionsServiceServer.
 func (s *Server) RunAction(ctx context.Context, req *actionsv1.RunActionRequest) (*actionsv1.RunActionResponse, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
@@ -80,6 +90,7 @@ func (s *Server) RunAction(ctx context.Context, req *actionsv1.RunActionRequest)
 		if apperr.KindOf(err) == apperr.KindExhausted {
 			setBalance(ctx, out.Balance)
 		}
+		setRetryAfter(ctx, err)
 		return nil, err
 	}
 	setBalance(ctx, out.Balance)

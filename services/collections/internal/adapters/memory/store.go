@@ -267,12 +267,12 @@ func (s *Store) CollectionForWrite(ctx context.Context, siteID, slug string) (ap
 }
 
 // InsertItem implements app.Store.
-func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, announce outbox.Event) error {
+func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, announce ...outbox.Event) error {
 	return s.InTx(ctx, func(tx app.Tx) error {
 		if now, ok := s.collections[c.ID]; !ok || !reflect.DeepEqual(now.Fields, c.Fields) {
 			return app.ErrCollectionChanged
 		}
-		return tx.InsertItem(ctx, it, announce)
+		return tx.InsertItem(ctx, it, announce...)
 	})
 }
 
@@ -366,7 +366,7 @@ func (t *tx) setOrder(collectionID string, ids []string) {
 	})
 }
 
-func (t *tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event) error {
+func (t *tx) InsertItem(ctx context.Context, it app.Item, announce ...outbox.Event) error {
 	if _, ok := t.s.items[it.ID]; ok {
 		return fmt.Errorf("item %s: %w", it.ID, app.ErrDuplicate)
 	}
@@ -388,7 +388,12 @@ func (t *tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event)
 	t.s.touch(it.CollectionID)
 	t.setOrder(it.CollectionID, next)
 	t.track(it)
-	return t.Enqueue(ctx, announce)
+	for _, e := range announce {
+		if err := t.Enqueue(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *tx) PatchItem(_ context.Context, collectionID, id string, p app.ItemPatch) (app.Item, app.Item, error) {

@@ -71,10 +71,10 @@ var insertItemIfDefined = `WITH c AS (SELECT id FROM collections WHERE id = $2 A
 	i AS (INSERT INTO items (` + itemCols + `)
 		SELECT $1::uuid, c.id, $3::jsonb, $4::boolean, $5::bigint, $6::timestamptz, $7::timestamptz, $15::timestamptz, $16::timestamptz
 		FROM c RETURNING id)
-	` + outbox.InsertSelect("i", 9)
+	` + outbox.InsertSelectEach("i", 9)
 
 // InsertItem implements app.Store.
-func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, announce outbox.Event) error {
+func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, announce ...outbox.Event) error {
 	data, err := valuesJSON(it.Values)
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, a
 		return err
 	}
 	args := append([]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt, fields},
-		outbox.InsertArgs(ctx, announce)...)
+		outbox.InsertArgsEach(ctx, announce)...)
 	args = append(args, it.PublishAt, it.UnpublishAt)
 	n, err := s.db.ExecEvents(ctx, insertItemIfDefined, args...)
 	if err != nil {
@@ -603,14 +603,16 @@ func insertItem(it app.Item) (string, []any, error) {
 }
 
 // InsertItem sends the item's row and its event's in one round trip.
-func (t tx) InsertItem(ctx context.Context, it app.Item, announce outbox.Event) error {
+func (t tx) InsertItem(ctx context.Context, it app.Item, announce ...outbox.Event) error {
 	sql, args, err := insertItem(it)
 	if err != nil {
 		return err
 	}
 	b := &pgx.Batch{}
 	b.Queue(sql, args...)
-	t.EnqueueIn(ctx, b, announce)
+	for _, e := range announce {
+		t.EnqueueIn(ctx, b, e)
+	}
 	return pgdb.Err(t.SendBatch(ctx, b).Close(), "insert item")
 }
 
