@@ -60,6 +60,15 @@ build-static: ## Build the seven binaries as the Dockerfile does (CGO_ENABLED=0,
 		go version -m $$b | grep -qE '^\s+build\s+CGO_ENABLED=0$$' || { echo "build-static: $$b was not built with CGO_ENABLED=0"; go version -m $$b; exit 1; }; \
 	done; echo "build-static: 7 binaries in .bin/static, all CGO_ENABLED=0"
 
+# ATRIUM_BIN is the binary malformed-check starts (.ci/run gives it the
+# static build it has just made).
+ATRIUM_BIN ?= .bin/atrium
+
+.PHONY: malformed-check
+malformed-check: ## Start atrium serve --demo on loopback (ports 18450-18453) and send every route malformed requests; fails on any 5xx but 503 (scripts/malformed)
+	@test -x $(ATRIUM_BIN) || $(MAKE) build
+	go run ./scripts/malformed -atrium $(ATRIUM_BIN)
+
 .PHONY: services-up
 services-up: $(VERSITYGW) ## Start the local PostgreSQL, NATS and S3-compatible server (versitygw) the tests need, if they are down
 	@VERSITYGW=$(VERSITYGW) scripts/services-up.sh
@@ -89,6 +98,9 @@ fuzz: ## Run every fuzz target for FUZZTIME (default a million executions each);
 		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./internal/rest/; done
 	cd platform && for f in FuzzVerify FuzzSignVerify; do \
 		go test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./principal/; done
+	cd platform && go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./prefer/
+	cd gateway && go test -run '^$$' -fuzz '^FuzzUploadParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s .
+	cd services/collections && go test -run '^$$' -fuzz '^FuzzDimensions$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s ./internal/app/filetype/
 
 .PHONY: lint
 lint: $(BUF) $(GOLANGCI_LINT) $(GOVULNCHECK) $(VULNDB) ## gofmt, sleeps in tests, go vet, go mod tidy, golangci-lint, govulncheck, buf lint, buf format and buf breaking checks

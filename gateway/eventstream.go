@@ -15,6 +15,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
+	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/value"
 	webhooksv1 "github.com/atrium-hq/atrium/proto/atrium/webhooks/v1"
 )
 
@@ -44,6 +46,14 @@ func (g *Gateway) eventStream(mux *runtime.ServeMux, client webhooksv1.WebhooksS
 		for k := range q {
 			if k != "events" {
 				fail(status.Errorf(codes.InvalidArgument, "unknown query parameter %q; %s takes only events: event types, prefixes followed by .*, or *, comma-separated (?events=item.*,action_run.*)", k, eventStreamPath))
+				return
+			}
+		}
+		// A value that is not UTF-8 cannot travel as a protobuf string (it
+		// failed on its way, a 500): refused here, naming the parameter.
+		for _, v := range q["events"] {
+			if err := value.UTF8("query parameter events (once percent-decoded)", v); err != nil {
+				fail(apperr.ToStatus(err).Err())
 				return
 			}
 		}

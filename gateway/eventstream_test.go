@@ -88,6 +88,11 @@ func TestEventStream(t *testing.T) {
 	if code != http.StatusBadRequest || !strings.Contains(body["error"].(string), `unknown query parameter "event"`) {
 		t.Fatalf("an unknown parameter answered %d %v, want 400", code, body)
 	}
+	// Not UTF-8 once decoded: a 400 naming the parameter, not a 500.
+	code, body = get(t, base+"?events=item.%FF")
+	if msg, _ := body["error"].(string); code != http.StatusBadRequest || !strings.Contains(msg, "query parameter events (once percent-decoded) must be text in UTF-8") {
+		t.Fatalf("events that are not UTF-8 answered %d %v, want 400", code, body)
+	}
 
 	req, _ := http.NewRequestWithContext(t.Context(), "GET", base, nil)
 	req.Header.Set("Authorization", "Bearer "+apiKey)
