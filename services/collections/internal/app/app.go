@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/store"
@@ -137,11 +138,9 @@ type Tx interface {
 	Enqueue(ctx context.Context, e outbox.Event) error
 }
 
-// SubjectSiteCreated is published when a site is created.
-const SubjectSiteCreated = "atrium.collections.site.created"
-
-// EventSubjects is the subject filter of the collections stream.
-const EventSubjects = "atrium.collections.>"
+// EventSubjects is the subject filter of the collections stream. The
+// events themselves are defined in platform/events.
+var EventSubjects = events.CollectionsStream.Subjects
 
 // Clock returns the current time; store.Clock fixes its precision.
 type Clock = store.Clock
@@ -167,7 +166,7 @@ func (u *Sites) Create(ctx context.Context, name string) (Site, error) {
 		if err := tx.InsertSite(ctx, s); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectSiteCreated, map[string]any{"id": s.ID, "at": now}, now)
+		return events.SiteCreated.Enqueue(ctx, tx, events.SiteEvent{ID: s.ID, At: now}, now)
 	})
 	return s, err
 }
@@ -193,9 +192,6 @@ func (u *Sites) Get(ctx context.Context, id string) (Site, error) {
 	}
 	return s, err
 }
-
-// SubjectSiteUpdated is published when a site's settings change.
-const SubjectSiteUpdated = "atrium.collections.site.updated"
 
 // maxOrigins bounds a site's allowed origins.
 const maxOrigins = 50
@@ -247,7 +243,7 @@ func (u *Sites) SetOrigins(ctx context.Context, id string, origins []string) (Si
 		if err := tx.UpdateSite(ctx, s); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectSiteUpdated, map[string]any{"id": s.ID, "at": s.UpdatedAt}, s.UpdatedAt)
+		return events.SiteUpdated.Enqueue(ctx, tx, events.SiteEvent{ID: s.ID, At: s.UpdatedAt}, s.UpdatedAt)
 	})
 	return s, err
 }
