@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
-	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/events"
 )
 
 // MaxBalance bounds a balance of each kind (the API's int32 numbers).
@@ -38,7 +38,7 @@ func (a *Actions) AddCredits(ctx context.Context, agencyID string, ai, data int6
 		}
 		bal = b
 		now := a.clock.Now()
-		return outbox.Enqueue(ctx, tx, SubjectCreditsChanged, creditsChanged{AgencyID: id, Added: Credits{AI: ai, Data: data}, Balance: Credits(b), At: now}, now)
+		return events.CreditsChanged.Enqueue(ctx, tx, events.CreditsChangedEvent{AgencyID: id, Added: events.CreditsDelta{AI: ai, Data: data}, Balance: events.Credits(b), At: now}, now)
 	})
 	return bal, err
 }
