@@ -138,10 +138,6 @@ type Tx interface {
 	Enqueue(ctx context.Context, e outbox.Event) error
 }
 
-// EventSubjects is the subject filter of the collections stream. The
-// events themselves are defined in platform/events.
-var EventSubjects = events.CollectionsStream.Subjects
-
 // Clock returns the current time; store.Clock fixes its precision.
 type Clock = store.Clock
 
