@@ -210,3 +210,19 @@ func TestEveryDefinitionIsInAStream(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkToWebhook is the webhooks service's cost per event of an item
+// event: finding its definition, parsing its payload, building the data.
+func BenchmarkToWebhook(b *testing.B) {
+	e, err := events.ItemPublished.New(events.ItemEvent{ID: "0192f7c4-0000-7000-8000-000000000004", SiteID: "0192f7c4-0000-7000-8000-000000000001",
+		Collection: "posts", IsPublished: true, Version: 3, At: time.Now(), CollectionID: "0192f7c4-0000-7000-8000-000000000009"}, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok, err := events.ToWebhook(e.Subject, e.Payload); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}

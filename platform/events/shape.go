@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -16,8 +17,15 @@ type field struct {
 	optional bool
 }
 
+// fieldCache holds fields' answers: the webhooks service parses every
+// event, and a type's fields never change.
+var fieldCache sync.Map // reflect.Type → []field
+
 // fields returns t's fields that JSON marshals, with their JSON names.
 func fields(t reflect.Type) []field {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.([]field)
+	}
 	var out []field
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -35,6 +43,7 @@ func fields(t reflect.Type) []field {
 		}
 		out = append(out, field{f, name, optional})
 	}
+	fieldCache.Store(t, out)
 	return out
 }
 

@@ -61,6 +61,9 @@ func traceOf(ctx context.Context, e Event) context.Context {
 }
 
 // New returns an event with a fresh id and payload marshalled as JSON.
+// Services do not call it: they build their events with their
+// platform/events definitions, which make the subject from the payload;
+// New and Enqueue are for the transport's own tests.
 func New(subject string, payload any, at time.Time) (Event, error) {
 	b, err := json.Marshal(payload)
 	if err != nil {
