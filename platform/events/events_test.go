@@ -226,3 +226,40 @@ func BenchmarkToWebhook(b *testing.B) {
 		}
 	}
 }
+
+// TestEveryEventIsDocumented: docs/events.md lists every definition's
+// subject and nothing else, and docs/webhooks.md every webhook type, so
+// that readers outside Go have the same contract.
+func TestEveryEventIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/events.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		if subject, ok := strings.CutPrefix(line, "| `atrium."); ok {
+			documented["atrium."+subject[:strings.IndexByte(subject, '`')]] = true
+		}
+	}
+	for _, d := range events.Definitions() {
+		// The docs call a collection's slug <slug>, the other placeholders
+		// by their field's name.
+		subject := strings.NewReplacer("{collection}", "<slug>", "{", "<", "}", ">").Replace(d.Pattern())
+		if !documented[subject] {
+			t.Errorf("docs/events.md does not list %s", subject)
+		}
+		delete(documented, subject)
+	}
+	for subject := range documented {
+		t.Errorf("docs/events.md lists %s, which no definition has", subject)
+	}
+	hooks, err := os.ReadFile("../../docs/webhooks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ty := range events.WebhookTypes() {
+		if !strings.Contains(string(hooks), "`"+ty.Name+"`") {
+			t.Errorf("docs/webhooks.md does not name %s", ty.Name)
+		}
+	}
+}
