@@ -9,9 +9,10 @@
 // field renamed on one side is a compile error on the other instead of an
 // event redelivered forever:
 //
-//   - publishers build their outbox events with Def.New or Def.Enqueue: the
-//     subject comes from the payload, never from a string put together by
-//     hand;
+//   - publishers build their outbox events with a definition
+//     (outbox.Add(ctx, tx, events.ItemCreated, payload, at), outbox.Of):
+//     the subject comes from the payload, never from a string put
+//     together by hand;
 //   - the webhooks service translates a stream event with ToWebhook (the
 //     durable consumer's fan-out and the live event streams alike), which
 //     parses the payload with its definition;

@@ -1,16 +1,10 @@
 package events
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
-	"time"
-
-	"github.com/google/uuid"
-
-	"github.com/atrium-hq/atrium/platform/outbox"
 )
 
 // Def is the definition of one event, whose payload is a P: a struct whose
@@ -199,33 +193,20 @@ func validToken(s string) bool {
 	})
 }
 
-// New returns the outbox event of payload p, with a fresh id.
-func (d *Def[P]) New(p P, at time.Time) (outbox.Event, error) {
-	return d.WithID(uuid.Must(uuid.NewV7()).String(), p, at)
-}
-
-// WithID returns the outbox event of payload p with the id given, for an
-// event whose id says what it is about (a run's completion has the run's
-// id, so that JetStream keeps it once however often it is published).
-func (d *Def[P]) WithID(id string, p P, at time.Time) (outbox.Event, error) {
-	subject, err := d.Subject(p)
+// Marshal returns the subject and the JSON of an event with payload p:
+// what platform/outbox's Of and Add enqueue. (This package does not
+// import the outbox: a reader of events, the gateway, would pull in its
+// PostgreSQL driver.)
+func (d *Def[P]) Marshal(p P) (subject string, payload []byte, err error) {
+	subject, err = d.Subject(p)
 	if err != nil {
-		return outbox.Event{}, err
+		return "", nil, err
 	}
-	b, err := json.Marshal(p)
+	payload, err = json.Marshal(p)
 	if err != nil {
-		return outbox.Event{}, fmt.Errorf("marshal %s event: %w", subject, err)
+		return "", nil, fmt.Errorf("marshal %s event: %w", subject, err)
 	}
-	return outbox.Event{ID: id, Subject: subject, Payload: b, CreatedAt: at}, nil
-}
-
-// Enqueue adds the event of payload p to tx.
-func (d *Def[P]) Enqueue(ctx context.Context, tx outbox.Enqueuer, p P, at time.Time) error {
-	e, err := d.New(p, at)
-	if err != nil {
-		return err
-	}
-	return tx.Enqueue(ctx, e)
+	return subject, payload, nil
 }
 
 // Parse reads a payload published on subject: fields this definition does

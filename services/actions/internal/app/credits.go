@@ -5,6 +5,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/events"
+	"github.com/atrium-hq/atrium/platform/outbox"
 )
 
 // MaxBalance bounds a balance of each kind (the API's int32 numbers).
@@ -38,7 +39,7 @@ func (a *Actions) AddCredits(ctx context.Context, agencyID string, ai, data int6
 		}
 		bal = b
 		now := a.clock.Now()
-		return events.CreditsChanged.Enqueue(ctx, tx, events.CreditsChangedEvent{AgencyID: id, Added: events.CreditsDelta{AI: ai, Data: data}, Balance: events.Credits(b), At: now}, now)
+		return outbox.Add(ctx, tx, events.CreditsChanged, events.CreditsChangedEvent{AgencyID: id, Added: events.CreditsDelta{AI: ai, Data: data}, Balance: events.Credits(b), At: now}, now)
 	})
 	return bal, err
 }

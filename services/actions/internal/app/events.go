@@ -22,7 +22,7 @@ func completed(ctx context.Context, run Run) (outbox.Event, error) {
 	if run.Status == StatusSuccess {
 		ev.CreditsSpent = events.Credits{AI: run.Cost.AI, Data: run.Cost.Data}
 	}
-	e, err := events.RunCompleted.WithID(run.ID, ev, run.FinishedAt)
+	e, err := outbox.OfID(run.ID, events.RunCompleted, ev, run.FinishedAt)
 	if err != nil {
 		return outbox.Event{}, err
 	}
@@ -41,6 +41,6 @@ func enqueueStage(ctx context.Context, tx Tx, stage *events.Def[events.RunStageE
 // stageEvent is the event of run reaching a stage (events.RunQueued or
 // events.RunStarted) at at.
 func stageEvent(stage *events.Def[events.RunStageEvent], run Run, at time.Time) (outbox.Event, error) {
-	return stage.New(events.RunStageEvent{RunID: run.ID, Action: run.Action, ClientID: run.ClientID,
+	return outbox.Of(stage, events.RunStageEvent{RunID: run.ID, Action: run.Action, ClientID: run.ClientID,
 		AgencyID: run.AgencyID, State: State(run), CreditsReserved: events.Credits{AI: run.Cost.AI, Data: run.Cost.Data}, At: at}, at)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/events"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/store"
 )
 
@@ -61,7 +62,7 @@ func (u *Content) CreateCollection(ctx context.Context, siteID string, in NewCol
 			}
 			return err
 		}
-		return events.CollectionCreated.Enqueue(ctx, tx, events.CollectionEvent{ID: c.ID, SiteID: siteID, Slug: c.Slug, At: now}, now)
+		return outbox.Add(ctx, tx, events.CollectionCreated, events.CollectionEvent{ID: c.ID, SiteID: siteID, Slug: c.Slug, At: now}, now)
 	})
 	return c, err
 }
@@ -172,7 +173,7 @@ func (u *Content) UpdateCollection(ctx context.Context, siteID, slug string, ch 
 		if err := tx.UpdateCollection(ctx, c, ch.Remove); err != nil {
 			return err
 		}
-		return events.CollectionUpdated.Enqueue(ctx, tx, events.CollectionEvent{ID: c.ID, SiteID: siteID, Slug: c.Slug, At: c.UpdatedAt}, c.UpdatedAt)
+		return outbox.Add(ctx, tx, events.CollectionUpdated, events.CollectionEvent{ID: c.ID, SiteID: siteID, Slug: c.Slug, At: c.UpdatedAt}, c.UpdatedAt)
 	})
 	return c, err
 }

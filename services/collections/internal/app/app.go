@@ -162,7 +162,7 @@ func (u *Sites) Create(ctx context.Context, name string) (Site, error) {
 		if err := tx.InsertSite(ctx, s); err != nil {
 			return err
 		}
-		return events.SiteCreated.Enqueue(ctx, tx, events.SiteEvent{ID: s.ID, At: now}, now)
+		return outbox.Add(ctx, tx, events.SiteCreated, events.SiteEvent{ID: s.ID, At: now}, now)
 	})
 	return s, err
 }
@@ -239,7 +239,7 @@ func (u *Sites) SetOrigins(ctx context.Context, id string, origins []string) (Si
 		if err := tx.UpdateSite(ctx, s); err != nil {
 			return err
 		}
-		return events.SiteUpdated.Enqueue(ctx, tx, events.SiteEvent{ID: s.ID, At: s.UpdatedAt}, s.UpdatedAt)
+		return outbox.Add(ctx, tx, events.SiteUpdated, events.SiteEvent{ID: s.ID, At: s.UpdatedAt}, s.UpdatedAt)
 	})
 	return s, err
 }

@@ -444,7 +444,7 @@ func (u *Assets) Delete(ctx context.Context, siteID, id string) error {
 // assetEvent is the event saying that a was created, updated or deleted
 // (what: events.AssetCreated, ...).
 func assetEvent(a Asset, what *events.Def[events.AssetEvent]) (outbox.Event, error) {
-	return what.New(events.AssetEvent{
+	return outbox.Of(what, events.AssetEvent{
 		ID: a.ID, SiteID: a.SiteID, Filename: a.Filename, ContentType: a.ContentType, Size: a.Size, SHA256: a.SHA256, At: a.UpdatedAt,
 	}, a.UpdatedAt)
 }

@@ -508,7 +508,7 @@ func (u *Content) DeleteItem(ctx context.Context, siteID, slug, id, ifMatch stri
 // itemEvent is the event saying that it was created, updated, published,
 // unpublished or deleted (what: events.ItemCreated, ...).
 func itemEvent(c Collection, it Item, what *events.Def[events.ItemEvent]) (outbox.Event, error) {
-	return what.New(events.ItemEvent{
+	return outbox.Of(what, events.ItemEvent{
 		ID: it.ID, SiteID: c.SiteID, Collection: c.Slug, CollectionID: c.ID, IsPublished: it.IsPublished, Version: it.Version, At: it.UpdatedAt,
 	}, it.UpdatedAt)
 }

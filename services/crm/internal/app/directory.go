@@ -88,7 +88,7 @@ func (d *Directory) CreateAgency(ctx context.Context, name string) (Agency, erro
 		if err := tx.InsertAgency(ctx, a); err != nil {
 			return err
 		}
-		return events.AgencyCreated.Enqueue(ctx, tx, events.RecordEvent{ID: a.ID, AgencyID: a.ID, At: now}, now)
+		return outbox.Add(ctx, tx, events.AgencyCreated, events.RecordEvent{ID: a.ID, AgencyID: a.ID, At: now}, now)
 	})
 	return a, err
 }
@@ -151,7 +151,7 @@ func (d *Directory) CreateMember(ctx context.Context, in NewMember) (Member, err
 			}
 			return err
 		}
-		return events.MemberCreated.Enqueue(ctx, tx, events.RecordEvent{ID: m.ID, AgencyID: agencyID, At: now}, now)
+		return outbox.Add(ctx, tx, events.MemberCreated, events.RecordEvent{ID: m.ID, AgencyID: agencyID, At: now}, now)
 	})
 	return m, err
 }
@@ -196,7 +196,7 @@ func (d *Directory) CreateClient(ctx context.Context, in NewClient) (Client, err
 		if err := tx.InsertClient(ctx, c); err != nil {
 			return err
 		}
-		return events.ClientCreated.Enqueue(ctx, tx, events.ClientEvent{ID: c.ID, At: now}, now)
+		return outbox.Add(ctx, tx, events.ClientCreated, events.ClientEvent{ID: c.ID, At: now}, now)
 	})
 	return c, err
 }
@@ -233,7 +233,7 @@ func (d *Directory) LinkClient(ctx context.Context, agencyID, clientID string) (
 		if err := tx.InsertLink(ctx, link); err != nil {
 			return err
 		}
-		return events.ClientLinked.Enqueue(ctx, tx, events.LinkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
+		return outbox.Add(ctx, tx, events.ClientLinked, events.LinkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
 	})
 	return link, err
 }
@@ -253,7 +253,7 @@ func (d *Directory) UnlinkClient(ctx context.Context, agencyID, clientID string)
 			return notFound(err, "client %q is not linked to agency %q", clientID, agencyID)
 		}
 		now := d.clock.Now()
-		return events.ClientUnlinked.Enqueue(ctx, tx, events.LinkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
+		return outbox.Add(ctx, tx, events.ClientUnlinked, events.LinkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
 	})
 }
 
@@ -370,7 +370,7 @@ func (d *Directory) UpdateClient(ctx context.Context, clientID string, in Client
 		if err := tx.UpdateClient(ctx, c); err != nil {
 			return err
 		}
-		return events.ClientUpdated.Enqueue(ctx, tx, events.ClientEvent{ID: c.ID, At: c.UpdatedAt}, c.UpdatedAt)
+		return outbox.Add(ctx, tx, events.ClientUpdated, events.ClientEvent{ID: c.ID, At: c.UpdatedAt}, c.UpdatedAt)
 	})
 	return c, err
 }

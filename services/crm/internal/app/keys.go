@@ -143,7 +143,7 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 		if err := tx.InsertKey(ctx, key); err != nil {
 			return err
 		}
-		return events.KeyCreated.Enqueue(ctx, tx, events.KeyEvent{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, At: now}, now)
+		return outbox.Add(ctx, tx, events.KeyCreated, events.KeyEvent{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, At: now}, now)
 	})
 	if err != nil {
 		return APIKey{}, "", err
@@ -190,7 +190,7 @@ func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
 		if err := tx.UpdateKey(ctx, key); err != nil {
 			return err
 		}
-		return events.KeyRevoked.Enqueue(ctx, tx, events.KeyEvent{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, RevokedAt: &now, At: now}, now)
+		return outbox.Add(ctx, tx, events.KeyRevoked, events.KeyEvent{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, RevokedAt: &now, At: now}, now)
 	})
 	return key, err
 }

@@ -270,5 +270,5 @@ func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs [
 }
 
 func enqueueInserted(ctx context.Context, tx Tx, clientID, resource string, n int, at time.Time) error {
-	return events.RowsInserted.Enqueue(ctx, tx, events.RowsEvent{ClientID: clientID, Resource: resource, Count: n, At: at}, at)
+	return outbox.Add(ctx, tx, events.RowsInserted, events.RowsEvent{ClientID: clientID, Resource: resource, Count: n, At: at}, at)
 }

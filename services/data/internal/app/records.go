@@ -12,6 +12,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/events"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/value"
 )
 
@@ -228,7 +229,7 @@ func (d *Datasets) applyWrites(ctx context.Context, client string, pending []pen
 				}
 			}
 			if n := replaced[name]; n > 0 {
-				if err := events.RowsUpdated.Enqueue(ctx, tx, events.RowsEvent{ClientID: client, Resource: name, Count: n, At: now}, now); err != nil {
+				if err := outbox.Add(ctx, tx, events.RowsUpdated, events.RowsEvent{ClientID: client, Resource: name, Count: n, At: now}, now); err != nil {
 					return err
 				}
 			}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/netguard"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/store"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/retry"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/signing"
@@ -336,7 +337,7 @@ func (d *Deliverer) noteHealth(ctx context.Context, ep Endpoint, outcome retry.O
 			return err
 		}
 		if wasEnabled && !e.Enabled {
-			return events.WebhookDisabled.Enqueue(ctx, tx, events.WebhookDisabledEvent{
+			return outbox.Add(ctx, tx, events.WebhookDisabled, events.WebhookDisabledEvent{
 				WebhookID: e.ID, Owner: e.Tenant.Kind, TenantID: e.Tenant.ID, URL: e.URL, Reason: e.DisabledReason, DisabledAt: at,
 			}, at)
 		}
