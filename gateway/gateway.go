@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -20,7 +19,7 @@ import (
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
 	"github.com/atrium-hq/atrium/gateway/mcpserver"
 	"github.com/atrium-hq/atrium/gateway/openapi"
-	"github.com/atrium-hq/atrium/platform/apikey"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/render"
 	"github.com/atrium-hq/atrium/platform/rpc"
@@ -299,9 +298,9 @@ func (g *Gateway) listenForRevocations() error {
 		return fmt.Errorf("gateway: connect to NATS at %s: %w", g.cfg.NATSURL, err)
 	}
 	g.nats = nc
-	_, err = nc.Subscribe(apikey.RevokedSubject, func(m *nats.Msg) {
-		var ev apikey.Event
-		if err := json.Unmarshal(m.Data, &ev); err != nil || ev.KeyID == "" {
+	_, err = nc.Subscribe(events.KeyRevoked.Filter(), func(m *nats.Msg) {
+		ev, err := events.KeyRevoked.Parse(m.Subject, m.Data)
+		if err != nil || ev.KeyID == "" {
 			g.cfg.Logger.Warn("ignoring malformed key revocation event", "error", err)
 			return
 		}

@@ -6,9 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	// The main package has a type of that name (e2e_dataforseo_test.go).
+	eventdefs "github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/natstest"
 	"github.com/atrium-hq/atrium/platform/pgtest"
 	"github.com/nats-io/nats.go"
@@ -43,6 +46,69 @@ func testEventsReachNATS(t *testing.T, s *stack) {
 			return
 		}
 	}
+}
+
+// checkPublishedEvents subscribes to every subject of s's own NATS server
+// and, once t and its subtests are done, checks every event published
+// meanwhile against its platform/events definition, strictly: a subject
+// no definition matches, a payload with a field its definition lacks, a
+// required field missing or mistyped fails t. The end-to-end suite writes
+// through every interface, so a publisher that drifts from the contract
+// the webhooks service and the docs rely on fails here. It logs the
+// definitions the suite never published.
+func checkPublishedEvents(t *testing.T, s *stack) {
+	t.Helper()
+	nc, err := nats.Connect(s.natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu   sync.Mutex
+		seen []*nats.Msg
+	)
+	if _, err := nc.Subscribe("atrium.>", func(m *nats.Msg) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, m)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// Registered after the stack's own clean-up, so it runs before it,
+	// while the server is up.
+	t.Cleanup(func() {
+		if err := nc.Flush(); err != nil { // every message published so far has arrived
+			t.Error(err)
+		}
+		nc.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		published := map[string]int{}
+		failures := 0
+		for _, m := range seen {
+			d, ok := eventdefs.Find(m.Subject)
+			if ok {
+				published[d.Pattern()]++
+			}
+			if err := eventdefs.Check(m.Subject, m.Data); err != nil {
+				if failures++; failures <= 10 {
+					t.Errorf("a published event does not match its definition: %v\n%s", err, m.Data)
+				}
+			}
+		}
+		if failures > 10 {
+			t.Errorf("... %d events in all did not match their definitions", failures)
+		}
+		var never []string
+		for _, d := range eventdefs.Definitions() {
+			if published[d.Pattern()] == 0 {
+				never = append(never, d.Pattern())
+			}
+		}
+		t.Logf("%d events checked against their definitions; never published here: %s", len(seen), strings.Join(never, ", "))
+	})
 }
 
 // TestServeMigratesOnlyWhenAsked starts on an empty database: without

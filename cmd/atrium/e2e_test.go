@@ -27,7 +27,13 @@ func TestMain(m *testing.M) {
 // NATS), driven over HTTP only, as a user would.
 
 func TestEndToEndMemory(t *testing.T) {
-	runSuite(t, func(t *testing.T, extra ...string) *stack { return startStack(t, extra...) })
+	runSuite(t, func(t *testing.T, extra ...string) *stack {
+		s := startStack(t, extra...)
+		// Each memory stack has a NATS server of its own, which sees only
+		// its events: every one must be its definition's.
+		checkPublishedEvents(t, s)
+		return s
+	})
 }
 
 func TestEndToEndPostgres(t *testing.T) {

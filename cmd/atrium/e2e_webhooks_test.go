@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +21,8 @@ import (
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	eventdefs "github.com/atrium-hq/atrium/platform/events"
 )
 
 // testRetrySchedule is the suite's retry schedule: seconds, not hours.
@@ -260,6 +263,23 @@ func testWebhooksEndpoints(t *testing.T, s *stack) {
 		if !slices.Contains(names, want) {
 			t.Errorf("GET /api/v1/event-types lacks %s", want)
 		}
+	}
+	// ... exactly as platform/events declares them, with the schemas it
+	// generates from the data types: the listing has no other source.
+	var declared []map[string]any
+	for _, ty := range eventdefs.WebhookTypes() {
+		declared = append(declared, map[string]any{"type": ty.Name, "owner": ty.Owner, "description": ty.Description, "schema": ty.Schema()})
+	}
+	b, err := json.Marshal(declared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantTypes any
+	if err := json.Unmarshal(b, &wantTypes); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(types.json["event_types"], wantTypes) {
+		t.Errorf("GET /api/v1/event-types is not what platform/events declares:\n%s\nwant\n%s", types.body, b)
 	}
 
 	// DELETE, then it is gone.

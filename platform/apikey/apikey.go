@@ -1,6 +1,7 @@
-// Package apikey is the one definition of an Atrium API key's format and of
-// the event that revokes one: the CRM issues keys and publishes the event,
-// the gateway checks presented keys and evicts revoked ones from its cache.
+// Package apikey is the one definition of an Atrium API key's format: the
+// CRM issues keys, the gateway checks presented keys. The key events (the
+// CRM publishes them, the gateway evicts revoked keys from its cache) are
+// platform/events' KeyCreated and KeyRevoked.
 //
 // A secret is "atr_" followed by 43 characters: 256 random bits in unpadded
 // base64url. Only its SHA-256 is stored; with that much entropy an unsalted
@@ -12,7 +13,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"strings"
-	"time"
 )
 
 // Prefix starts every secret, so that leaked keys are easy to recognise
@@ -66,18 +66,3 @@ func Digest(secret string) [sha256.Size]byte { return sha256.Sum256([]byte(secre
 
 // DisplayPrefix is the part of a secret shown in key lists.
 func DisplayPrefix(secret string) string { return secret[:min(displayLen, len(secret))] }
-
-// Subjects of the key events the CRM publishes (stream ATRIUM_CRM).
-const (
-	CreatedSubject = "atrium.crm.key.created"
-	RevokedSubject = "atrium.crm.key.revoked"
-)
-
-// Event is the payload of key events. It never carries a secret or digest.
-type Event struct {
-	KeyID     string     `json:"key_id"`
-	SiteID    string     `json:"site_id,omitempty"`
-	AgencyID  string     `json:"agency_id,omitempty"`
-	RevokedAt *time.Time `json:"revoked_at,omitempty"`
-	At        time.Time  `json:"at"`
-}

@@ -61,6 +61,9 @@ func traceOf(ctx context.Context, e Event) context.Context {
 }
 
 // New returns an event with a fresh id and payload marshalled as JSON.
+// Services do not call it: they build their events from their
+// platform/events definitions (Of, Add), which make the subject from the
+// payload; New and Enqueue are for the transport's own tests.
 func New(subject string, payload any, at time.Time) (Event, error) {
 	b, err := json.Marshal(payload)
 	if err != nil {
@@ -77,6 +80,38 @@ type Enqueuer interface {
 // Enqueue adds an event with payload marshalled as JSON to tx.
 func Enqueue(ctx context.Context, tx Enqueuer, subject string, payload any, at time.Time) error {
 	e, err := New(subject, payload, at)
+	if err != nil {
+		return err
+	}
+	return tx.Enqueue(ctx, e)
+}
+
+// Definition is an event's definition (platform/events' Def): it gives a
+// payload its subject and its JSON. Services build every event they
+// publish with one, through Of, OfID and Add.
+type Definition[P any] interface {
+	Marshal(p P) (subject string, payload []byte, err error)
+}
+
+// Of returns the event d defines for payload p, with a fresh id.
+func Of[P any](d Definition[P], p P, at time.Time) (Event, error) {
+	return OfID(uuid.Must(uuid.NewV7()).String(), d, p, at)
+}
+
+// OfID is Of with the event's id given, for an event whose id says what
+// it is about (a run's completion has the run's id, so that JetStream
+// keeps it once however often it is published).
+func OfID[P any](id string, d Definition[P], p P, at time.Time) (Event, error) {
+	subject, payload, err := d.Marshal(p)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{ID: id, Subject: subject, Payload: payload, CreatedAt: at}, nil
+}
+
+// Add adds the event d defines for payload p to tx.
+func Add[P any](ctx context.Context, tx Enqueuer, d Definition[P], p P, at time.Time) error {
+	e, err := Of(d, p, at)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/objstore"
 	"github.com/atrium-hq/atrium/platform/pgdb"
@@ -190,7 +191,7 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		return nil, err
 	}
 	rt, err := runner.Open(ctx, runner.Spec{
-		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_ACTIONS", Subjects: "atrium.actions.>",
+		Name: Name, Migrations: postgres.Migrations(), Stream: events.ActionsStream.Name, Subjects: events.ActionsStream.Subjects,
 	}, cfg.Config)
 	if err != nil {
 		return nil, err

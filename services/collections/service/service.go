@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/objstore"
 	"github.com/atrium-hq/atrium/platform/pgdb"
@@ -79,7 +80,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, errors.New("collections service: an object store for the assets is required")
 	}
 	rt, err := runner.Open(ctx, runner.Spec{
-		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_COLLECTIONS", Subjects: app.EventSubjects,
+		Name: Name, Migrations: postgres.Migrations(), Stream: events.CollectionsStream.Name, Subjects: events.CollectionsStream.Subjects,
 	}, cfg.Config)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/principal"
@@ -48,7 +49,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, errors.New("crm service: the collections service address is required")
 	}
 	rt, err := runner.Open(ctx, runner.Spec{
-		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_CRM", Subjects: app.EventSubjects,
+		Name: Name, Migrations: postgres.Migrations(), Stream: events.CRMStream.Name, Subjects: events.CRMStream.Subjects,
 	}, cfg.Config)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/principal"
@@ -47,7 +48,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, errors.New("data service: the CRM service address is required")
 	}
 	rt, err := runner.Open(ctx, runner.Spec{
-		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_DATA", Subjects: "atrium.data.>",
+		Name: Name, Migrations: postgres.Migrations(), Stream: events.DataStream.Name, Subjects: events.DataStream.Subjects,
 	}, cfg.Config)
 	if err != nil {
 		return nil, err

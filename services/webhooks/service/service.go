@@ -13,6 +13,7 @@ import (
 	jetstreamapi "github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/grpc"
 
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/netguard"
 	"github.com/atrium-hq/atrium/platform/pgdb"
@@ -33,12 +34,14 @@ import (
 const Name = "webhooks"
 
 // Streams are the JetStream streams whose events the service delivers:
-// every service's, its own included (webhook.disabled).
-var Streams = []string{"ATRIUM_COLLECTIONS", "ATRIUM_CRM", "ATRIUM_DATA", "ATRIUM_ACTIONS", "ATRIUM_WEBHOOKS"}
-
-// Subjects are the subject filters of Streams, which event streams
-// subscribe to.
-var Subjects = []string{"atrium.collections.>", "atrium.crm.>", "atrium.data.>", "atrium.actions.>", "atrium.webhooks.>"}
+// every service's (platform/events), its own included (webhook.disabled);
+// Subjects are their subject filters, which event streams subscribe to.
+var Streams, Subjects = func() (names, subjects []string) {
+	for _, s := range events.Streams() {
+		names, subjects = append(names, s.Name), append(subjects, s.Subjects)
+	}
+	return names, subjects
+}()
 
 // DefaultConsumer is the name of the durable consumers every replica
 // shares (--webhook-consumer).
@@ -173,7 +176,7 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		return nil, fmt.Errorf("webhooks service: %w", err)
 	}
 	rt, err := runner.Open(ctx, runner.Spec{
-		Name: Name, Migrations: postgres.Migrations(), Stream: "ATRIUM_WEBHOOKS", Subjects: "atrium.webhooks.>",
+		Name: Name, Migrations: postgres.Migrations(), Stream: events.WebhooksStream.Name, Subjects: events.WebhooksStream.Subjects,
 	}, cfg.Config)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
@@ -298,15 +298,19 @@ func (e *env) blog(keyword string) map[string]any {
 	return map[string]any{"action": "generate_blog", "client_id": e.client.ID, "keyword": keyword}
 }
 
-// events returns the completion events the outbox holds.
-func (e *env) events() []app.CompletedEvent {
-	var out []app.CompletedEvent
+// events returns the completion events the outbox holds, once every
+// event it holds has passed its definition's strict check.
+func (e *env) events() []events.RunCompletedEvent {
+	var out []events.RunCompletedEvent
 	for _, ev := range e.pending() {
-		if !strings.HasPrefix(ev.Subject, app.SubjectCompleted) {
+		if err := events.Check(ev.Subject, ev.Payload); err != nil {
+			panic(err)
+		}
+		if !events.RunCompleted.Matches(ev.Subject) {
 			continue
 		}
-		var c app.CompletedEvent
-		if err := json.Unmarshal(ev.Payload, &c); err != nil || ev.ID != c.RunID || ev.Subject != app.SubjectCompleted+c.Action {
+		c, err := events.RunCompleted.Parse(ev.Subject, ev.Payload)
+		if err != nil || ev.ID != c.RunID {
 			panic(fmt.Sprintf("event %s %s: %v", ev.ID, ev.Subject, err))
 		}
 		out = append(out, c)
@@ -362,8 +366,8 @@ func TestSuccessSpendsAndFailureReleases(t *testing.T) {
 			t.Fatalf("a failed run wrote a blog: %d blogs", n)
 		}
 		evs := e.events()
-		if len(evs) != 2 || evs[0].Status != "success" || evs[0].CreditsSpent != (app.Credits{AI: 2}) ||
-			evs[1].Status != "error" || evs[1].StatusCode != 429 || evs[1].CreditsSpent != (app.Credits{}) {
+		if len(evs) != 2 || evs[0].Status != "success" || evs[0].CreditsSpent != (events.Credits{AI: 2}) ||
+			evs[1].Status != "error" || evs[1].StatusCode != 429 || evs[1].CreditsSpent != (events.Credits{}) {
 			t.Fatalf("completion events = %+v", evs)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 )
 
@@ -38,7 +39,7 @@ func (a *Actions) AddCredits(ctx context.Context, agencyID string, ai, data int6
 		}
 		bal = b
 		now := a.clock.Now()
-		return outbox.Enqueue(ctx, tx, SubjectCreditsChanged, creditsChanged{AgencyID: id, Added: Credits{AI: ai, Data: data}, Balance: Credits(b), At: now}, now)
+		return outbox.Add(ctx, tx, events.CreditsChanged, events.CreditsChangedEvent{AgencyID: id, Added: events.CreditsDelta{AI: ai, Data: data}, Balance: events.Credits(b), At: now}, now)
 	})
 	return bal, err
 }

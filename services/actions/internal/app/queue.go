@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/value"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/catalog"
@@ -133,7 +134,7 @@ func (a *Actions) claim(ctx context.Context) (run Run, ok bool, err error) {
 		if err != nil || !ok {
 			return err
 		}
-		return enqueueStage(ctx, tx, SubjectStarted, run, now)
+		return enqueueStage(ctx, tx, events.RunStarted, run, now)
 	})
 	return run, ok, err
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
@@ -21,9 +22,9 @@ import (
 // returns the earlier run to replay (or refuses a different body, or a run
 // still in flight); after the TTL it frees the key for this run.
 func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (replay *Run, bal Balance, err error) {
-	var events []outbox.Event
+	var staged []outbox.Event
 	if run.Status == StatusQueued {
-		queued, err := stageEvent(SubjectQueued, run, run.CreatedAt)
+		queued, err := stageEvent(events.RunQueued, run, run.CreatedAt)
 		if err != nil {
 			return nil, Balance{}, err
 		}
@@ -37,7 +38,7 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 		case err != nil && !errors.Is(err, ErrDuplicate):
 			return nil, Balance{}, err
 		}
-		events = append(events, queued)
+		staged = append(staged, queued)
 	}
 	err = a.store.InTx(ctx, func(tx Tx) error {
 		replay = nil
@@ -71,7 +72,7 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 			queued int
 		)
 		if run.Status == StatusQueued {
-			b, queued, ok, err = tx.QueueRun(ctx, run, a.cfg.AgencyMaxQueued, events...)
+			b, queued, ok, err = tx.QueueRun(ctx, run, a.cfg.AgencyMaxQueued, staged...)
 			if err == nil && queued >= a.cfg.AgencyMaxQueued {
 				return apperr.QueueFull("the agency has %d runs queued, the most it may have (--agency-max-queued); nothing was reserved. Retry after some have run (see Retry-After), or run synchronously", queued)
 			}

@@ -5,29 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/store"
 )
 
 // The admin use cases: defining a site's collections and writing items of
 // any collection, system ones included.
-
-// SubjectCollectionCreated and SubjectCollectionUpdated announce collection
-// definitions.
-const (
-	SubjectCollectionCreated = "atrium.collections.collection.created"
-	SubjectCollectionUpdated = "atrium.collections.collection.updated"
-)
-
-type collectionEvent struct {
-	ID     string    `json:"id"`
-	SiteID string    `json:"site_id"`
-	Slug   string    `json:"slug"`
-	At     time.Time `json:"at"`
-}
 
 func (u *Content) siteID(ctx context.Context, id string) (string, error) {
 	s, err := getSite(ctx, u.store.Site, id)
@@ -76,7 +62,7 @@ func (u *Content) CreateCollection(ctx context.Context, siteID string, in NewCol
 			}
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectCollectionCreated, collectionEvent{c.ID, siteID, c.Slug, now}, now)
+		return outbox.Add(ctx, tx, events.CollectionCreated, events.CollectionEvent{ID: c.ID, SiteID: siteID, Slug: c.Slug, At: now}, now)
 	})
 	return c, err
 }
@@ -187,7 +173,7 @@ func (u *Content) UpdateCollection(ctx context.Context, siteID, slug string, ch 
 		if err := tx.UpdateCollection(ctx, c, ch.Remove); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectCollectionUpdated, collectionEvent{c.ID, siteID, c.Slug, c.UpdatedAt}, c.UpdatedAt)
+		return outbox.Add(ctx, tx, events.CollectionUpdated, events.CollectionEvent{ID: c.ID, SiteID: siteID, Slug: c.Slug, At: c.UpdatedAt}, c.UpdatedAt)
 	})
 	return c, err
 }

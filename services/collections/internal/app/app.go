@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/store"
@@ -33,11 +34,6 @@ var (
 	ErrDuplicate = store.ErrDuplicate
 )
 
-// SubjectSiteCreated is published when a site is created.
-const SubjectSiteCreated = "atrium.collections.site.created"
-
-// EventSubjects is the subject filter of the collections stream.
-const EventSubjects = "atrium.collections.>"
 
 // Clock returns the current time; store.Clock fixes its precision.
 type Clock = store.Clock
@@ -63,7 +59,7 @@ func (u *Sites) Create(ctx context.Context, name string) (Site, error) {
 		if err := tx.InsertSite(ctx, s); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectSiteCreated, map[string]any{"id": s.ID, "at": now}, now)
+		return outbox.Add(ctx, tx, events.SiteCreated, events.SiteEvent{ID: s.ID, At: now}, now)
 	})
 	return s, err
 }
@@ -95,9 +91,6 @@ func getSite(ctx context.Context, read func(context.Context, string) (Site, erro
 	}
 	return s, err
 }
-
-// SubjectSiteUpdated is published when a site's settings change.
-const SubjectSiteUpdated = "atrium.collections.site.updated"
 
 // MaxOrigins bounds a site's allowed origins: the proto declares the same
 // maximum on SetSiteOrigins' list (a test holds the two to one number),
@@ -151,7 +144,7 @@ func (u *Sites) SetOrigins(ctx context.Context, id string, origins []string) (Si
 		if err := tx.UpdateSite(ctx, s); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectSiteUpdated, map[string]any{"id": s.ID, "at": s.UpdatedAt}, s.UpdatedAt)
+		return outbox.Add(ctx, tx, events.SiteUpdated, events.SiteEvent{ID: s.ID, At: s.UpdatedAt}, s.UpdatedAt)
 	})
 	return s, err
 }

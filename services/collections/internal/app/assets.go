@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/objstore"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
@@ -274,7 +275,7 @@ func (u *Assets) Upload(ctx context.Context, siteID string, in NewAsset) (Asset,
 		}
 	}
 	err = u.store.InTx(ctx, func(tx AssetTx) error {
-		e, err := assetEvent(a, "created")
+		e, err := assetEvent(a, events.AssetCreated)
 		if err != nil {
 			return err
 		}
@@ -400,7 +401,7 @@ func (u *Assets) Update(ctx context.Context, siteID, id string, ch AssetChange) 
 		} else if err != nil {
 			return err
 		}
-		e, err := assetEvent(a, "updated")
+		e, err := assetEvent(a, events.AssetUpdated)
 		if err != nil {
 			return err
 		}
@@ -427,7 +428,7 @@ func (u *Assets) Delete(ctx context.Context, siteID, id string) error {
 			return err
 		}
 		a.UpdatedAt = u.clock.Now()
-		e, err := assetEvent(a, "deleted")
+		e, err := assetEvent(a, events.AssetDeleted)
 		if err != nil {
 			return err
 		}
@@ -440,25 +441,10 @@ func (u *Assets) Delete(ctx context.Context, siteID, id string) error {
 	return nil
 }
 
-// AssetEvent is the payload of the asset events.
-type AssetEvent struct {
-	ID          string    `json:"id"`
-	SiteID      string    `json:"site_id"`
-	Filename    string    `json:"filename"`
-	ContentType string    `json:"content_type"`
-	Size        int64     `json:"size"`
-	SHA256      string    `json:"sha256"`
-	At          time.Time `json:"at"`
-}
-
-// AssetSubject is the subject of an asset event: created, updated or
-// deleted.
-func AssetSubject(siteID, what string) string {
-	return fmt.Sprintf("atrium.collections.%s.asset.%s", siteID, what)
-}
-
-func assetEvent(a Asset, what string) (outbox.Event, error) {
-	return outbox.New(AssetSubject(a.SiteID, what), AssetEvent{
+// assetEvent is the event saying that a was created, updated or deleted
+// (what: events.AssetCreated, ...).
+func assetEvent(a Asset, what *events.Def[events.AssetEvent]) (outbox.Event, error) {
+	return outbox.Of(what, events.AssetEvent{
 		ID: a.ID, SiteID: a.SiteID, Filename: a.Filename, ContentType: a.ContentType, Size: a.Size, SHA256: a.SHA256, At: a.UpdatedAt,
 	}, a.UpdatedAt)
 }

@@ -154,7 +154,7 @@ func TestUploadStoresTheFileAndItsFacts(t *testing.T) {
 		if err != nil || read.Name != a.Name {
 			t.Fatalf("Get = %+v, %v", read, err)
 		}
-		ev := w.events(t)[app.AssetSubject(w.site, "created")]
+		ev := w.events(t)["atrium.collections."+w.site+".asset.created"]
 		if ev["id"] != a.ID || ev["content_type"] != "image/png" || ev["size"] != float64(len(data)) || ev["sha256"] != a.SHA256 {
 			t.Fatalf("asset.created event = %v", ev)
 		}
@@ -325,13 +325,13 @@ func TestUpdateAndDelete(t *testing.T) {
 	if err != nil || got.Filename != name || got.Alt != alt || got.Name != a.Name || got.SHA256 != a.SHA256 || !got.UpdatedAt.After(a.CreatedAt) && !got.UpdatedAt.Equal(a.CreatedAt) {
 		t.Fatalf("update = %+v, %v", got, err)
 	}
-	if ev := w.events(t)[app.AssetSubject(w.site, "updated")]; ev["filename"] != name {
+	if ev := w.events(t)["atrium.collections."+w.site+".asset.updated"]; ev["filename"] != name {
 		t.Fatalf("asset.updated event = %v", ev)
 	}
 	if err := w.assets.Delete(t.Context(), w.site, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	if ev := w.events(t)[app.AssetSubject(w.site, "deleted")]; ev["id"] != a.ID {
+	if ev := w.events(t)["atrium.collections."+w.site+".asset.deleted"]; ev["id"] != a.ID {
 		t.Fatalf("asset.deleted event = %v", ev)
 	}
 	if _, err := w.objects.Open(t.Context(), a.ObjectKey()); !errors.Is(err, objstore.ErrNotFound) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/store"
@@ -341,11 +341,11 @@ func (u *Content) newItem(c Collection, siteID string, in NewItem) (Item, []outb
 // publish hears of it however the item got there (a create, a PATCH, a
 // scheduled change).
 func createdEvents(c Collection, it Item) ([]outbox.Event, error) {
-	created, err := itemEvent(c, it, "created")
+	created, err := itemEvent(c, it, events.ItemCreated)
 	if err != nil || !it.IsPublished {
 		return []outbox.Event{created}, err
 	}
-	published, err := itemEvent(c, it, "published")
+	published, err := itemEvent(c, it, events.ItemPublished)
 	return []outbox.Event{created, published}, err
 }
 
@@ -477,13 +477,13 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 // item.published or item.unpublished when it moved is_published. A PATCH
 // and a scheduled change both announce themselves so.
 func enqueuePatched(ctx context.Context, tx outbox.Enqueuer, c Collection, before, after Item) error {
-	if err := enqueueItem(ctx, tx, c, after, "updated"); err != nil {
+	if err := enqueueItem(ctx, tx, c, after, events.ItemUpdated); err != nil {
 		return err
 	}
 	if before.IsPublished != after.IsPublished {
-		what := "unpublished"
+		what := events.ItemUnpublished
 		if after.IsPublished {
-			what = "published"
+			what = events.ItemPublished
 		}
 		return enqueueItem(ctx, tx, c, after, what)
 	}
@@ -516,36 +516,19 @@ func (u *Content) DeleteItem(ctx context.Context, siteID, slug, id, ifMatch stri
 			return err
 		}
 		it.UpdatedAt = now
-		return enqueueItem(ctx, tx, c, it, "deleted")
+		return enqueueItem(ctx, tx, c, it, events.ItemDeleted)
 	})
 }
 
-// ItemEvent is the payload of the item events.
-type ItemEvent struct {
-	ID           string    `json:"id"`
-	SiteID       string    `json:"site_id"`
-	Collection   string    `json:"collection"`
-	IsPublished  bool      `json:"is_published"`
-	Version      int64     `json:"version"`
-	At           time.Time `json:"at"`
-	CollectionID string    `json:"collection_id"`
-}
-
-// ItemSubject is the subject of an item event: what is created, updated,
-// published, unpublished or deleted.
-func ItemSubject(siteID, slug, what string) string {
-	return fmt.Sprintf("atrium.collections.%s.%s.item.%s", siteID, slug, what)
-}
-
 // itemEvent is the event saying that it was created, updated, published,
-// unpublished or deleted.
-func itemEvent(c Collection, it Item, what string) (outbox.Event, error) {
-	return outbox.New(ItemSubject(c.SiteID, c.Slug, what), ItemEvent{
+// unpublished or deleted (what: events.ItemCreated, ...).
+func itemEvent(c Collection, it Item, what *events.Def[events.ItemEvent]) (outbox.Event, error) {
+	return outbox.Of(what, events.ItemEvent{
 		ID: it.ID, SiteID: c.SiteID, Collection: c.Slug, CollectionID: c.ID, IsPublished: it.IsPublished, Version: it.Version, At: it.UpdatedAt,
 	}, it.UpdatedAt)
 }
 
-func enqueueItem(ctx context.Context, tx outbox.Enqueuer, c Collection, it Item, what string) error {
+func enqueueItem(ctx context.Context, tx outbox.Enqueuer, c Collection, it Item, what *events.Def[events.ItemEvent]) error {
 	e, err := itemEvent(c, it, what)
 	if err != nil {
 		return err

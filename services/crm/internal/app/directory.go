@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/value"
@@ -87,7 +88,7 @@ func (d *Directory) CreateAgency(ctx context.Context, name string) (Agency, erro
 		if err := tx.InsertAgency(ctx, a); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectAgencyCreated, entityEvent{ID: a.ID, AgencyID: a.ID, At: now}, now)
+		return outbox.Add(ctx, tx, events.AgencyCreated, events.RecordEvent{ID: a.ID, AgencyID: a.ID, At: now}, now)
 	})
 	return a, err
 }
@@ -150,7 +151,7 @@ func (d *Directory) CreateMember(ctx context.Context, in NewMember) (Member, err
 			}
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectMemberCreated, entityEvent{ID: m.ID, AgencyID: agencyID, At: now}, now)
+		return outbox.Add(ctx, tx, events.MemberCreated, events.RecordEvent{ID: m.ID, AgencyID: agencyID, At: now}, now)
 	})
 	return m, err
 }
@@ -195,7 +196,7 @@ func (d *Directory) CreateClient(ctx context.Context, in NewClient) (Client, err
 		if err := tx.InsertClient(ctx, c); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectClientCreated, entityEvent{ID: c.ID, At: now}, now)
+		return outbox.Add(ctx, tx, events.ClientCreated, events.ClientEvent{ID: c.ID, At: now}, now)
 	})
 	return c, err
 }
@@ -232,7 +233,7 @@ func (d *Directory) LinkClient(ctx context.Context, agencyID, clientID string) (
 		if err := tx.InsertLink(ctx, link); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectClientLinked, linkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
+		return outbox.Add(ctx, tx, events.ClientLinked, events.LinkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
 	})
 	return link, err
 }
@@ -252,7 +253,7 @@ func (d *Directory) UnlinkClient(ctx context.Context, agencyID, clientID string)
 			return notFound(err, "client %q is not linked to agency %q", clientID, agencyID)
 		}
 		now := d.clock.Now()
-		return outbox.Enqueue(ctx, tx, SubjectClientUnlinked, linkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
+		return outbox.Add(ctx, tx, events.ClientUnlinked, events.LinkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
 	})
 }
 
@@ -343,9 +344,6 @@ type ClientSettings struct {
 	AutoDeploy *bool
 }
 
-// SubjectClientUpdated is published when a client's settings change.
-const SubjectClientUpdated = "atrium.crm.client.updated"
-
 // UpdateClient changes a client's settings.
 func (d *Directory) UpdateClient(ctx context.Context, clientID string, in ClientSettings) (Client, error) {
 	id, err := value.PathID("client", clientID)
@@ -372,7 +370,7 @@ func (d *Directory) UpdateClient(ctx context.Context, clientID string, in Client
 		if err := tx.UpdateClient(ctx, c); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectClientUpdated, map[string]any{"id": c.ID, "at": c.UpdatedAt}, c.UpdatedAt)
+		return outbox.Add(ctx, tx, events.ClientUpdated, events.ClientEvent{ID: c.ID, At: c.UpdatedAt}, c.UpdatedAt)
 	})
 	return c, err
 }

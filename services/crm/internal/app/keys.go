@@ -10,6 +10,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apikey"
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/principal"
@@ -147,7 +148,7 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 		if err := tx.InsertKey(ctx, key); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, apikey.CreatedSubject, apikey.Event{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, At: now}, now)
+		return outbox.Add(ctx, tx, events.KeyCreated, events.KeyEvent{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, At: now}, now)
 	})
 	if err != nil {
 		return APIKey{}, "", err
@@ -194,7 +195,7 @@ func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
 		if err := tx.UpdateKey(ctx, key); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, apikey.RevokedSubject, apikey.Event{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, RevokedAt: &now, At: now}, now)
+		return outbox.Add(ctx, tx, events.KeyRevoked, events.KeyEvent{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, RevokedAt: &now, At: now}, now)
 	})
 	return key, err
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/value"
@@ -169,7 +170,7 @@ func (p *Pipeline) CreateProspect(ctx context.Context, agencyID string, f Prospe
 		if err := tx.InsertProspect(ctx, pr); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectProspectCreated, entityEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt)
+		return outbox.Add(ctx, tx, events.ProspectCreated, events.RecordEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt)
 	})
 	return pr, err
 }
@@ -195,7 +196,7 @@ func (p *Pipeline) UpdateProspect(ctx context.Context, agencyID, id string, f Pr
 		if err := tx.UpdateProspect(ctx, pr); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectProspectUpdated, entityEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt)
+		return outbox.Add(ctx, tx, events.ProspectUpdated, events.RecordEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt)
 	})
 	return pr, err
 }
@@ -296,7 +297,7 @@ func (p *Pipeline) CreateDeal(ctx context.Context, agencyID string, f DealFields
 		if err := tx.InsertDeal(ctx, d); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectDealCreated, entityEvent{ID: d.ID, AgencyID: agencyID, At: now}, now)
+		return outbox.Add(ctx, tx, events.DealCreated, events.RecordEvent{ID: d.ID, AgencyID: agencyID, At: now}, now)
 	})
 	return d, err
 }
@@ -349,7 +350,7 @@ func (p *Pipeline) UpdateDeal(ctx context.Context, agencyID, id string, f DealFi
 		if err := tx.UpdateDeal(ctx, d); err != nil {
 			return err
 		}
-		return outbox.Enqueue(ctx, tx, SubjectDealUpdated, entityEvent{ID: d.ID, AgencyID: agencyID, At: now}, now)
+		return outbox.Add(ctx, tx, events.DealUpdated, events.RecordEvent{ID: d.ID, AgencyID: agencyID, At: now}, now)
 	})
 	return d, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/store"
@@ -231,18 +232,6 @@ func (d *Datasets) clients(ctx context.Context, agencyID string, q Query) ([]Row
 	return page, total, nil
 }
 
-// SubjectRowsInserted announces rows loaded into a client's dataset.
-const SubjectRowsInserted = "atrium.data.rows.inserted"
-
-// rowsEvent is the payload of the rows events: how many rows of a
-// client's dataset a transaction inserted or replaced.
-type rowsEvent struct {
-	ClientID string    `json:"client_id"`
-	Resource string    `json:"resource"`
-	Count    int       `json:"count"`
-	At       time.Time `json:"at"`
-}
-
 // Insert validates every row, then inserts them all in one transaction;
 // a bad row is refused with its index, field and expected type, and
 // nothing is written.
@@ -281,5 +270,5 @@ func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs [
 }
 
 func enqueueInserted(ctx context.Context, tx Tx, clientID, resource string, n int, at time.Time) error {
-	return outbox.Enqueue(ctx, tx, SubjectRowsInserted, rowsEvent{clientID, resource, n, at}, at)
+	return outbox.Add(ctx, tx, events.RowsInserted, events.RowsEvent{ClientID: clientID, Resource: resource, Count: n, At: at}, at)
 }

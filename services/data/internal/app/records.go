@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/value"
 )
@@ -42,10 +43,6 @@ type RecordWrite struct {
 type WriteResult struct {
 	Inserted, Updated, Skipped int
 }
-
-// SubjectRowsUpdated announces rows of a client's dataset replaced by a
-// write.
-const SubjectRowsUpdated = "atrium.data.rows.updated"
 
 // maxWriteAttempts bounds the runs of a write whose new ids another
 // transaction inserted between this one's look-up and its insert.
@@ -232,7 +229,7 @@ func (d *Datasets) applyWrites(ctx context.Context, client string, pending []pen
 				}
 			}
 			if n := replaced[name]; n > 0 {
-				if err := outbox.Enqueue(ctx, tx, SubjectRowsUpdated, rowsEvent{client, name, n, now}, now); err != nil {
+				if err := outbox.Add(ctx, tx, events.RowsUpdated, events.RowsEvent{ClientID: client, Resource: name, Count: n, At: now}, now); err != nil {
 					return err
 				}
 			}

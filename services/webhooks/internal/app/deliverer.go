@@ -20,9 +20,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/store"
-	"github.com/atrium-hq/atrium/services/webhooks/internal/eventtypes"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/retry"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/signing"
 )
@@ -322,27 +322,12 @@ func (d *Deliverer) noteHealth(ctx context.Context, ep Endpoint, outcome retry.O
 			return err
 		}
 		if wasEnabled && !e.Enabled {
-			return outbox.Enqueue(ctx, tx, DisabledSubject, DisabledEvent{
+			return outbox.Add(ctx, tx, events.WebhookDisabled, events.WebhookDisabledEvent{
 				WebhookID: e.ID, Owner: e.Tenant.Kind, TenantID: e.Tenant.ID, URL: e.URL, Reason: e.DisabledReason, DisabledAt: at,
 			}, at)
 		}
 		return nil
 	})
-}
-
-// DisabledSubject is the NATS subject of the event announcing that Atrium
-// disabled an endpoint; the webhooks service delivers it as
-// webhook.disabled to the tenant's other endpoints.
-const DisabledSubject = "atrium.webhooks.webhook.disabled"
-
-// DisabledEvent is its payload.
-type DisabledEvent struct {
-	WebhookID  string           `json:"webhook_id"`
-	Owner      eventtypes.Owner `json:"owner"`
-	TenantID   string           `json:"tenant_id"`
-	URL        string           `json:"url"`
-	Reason     string           `json:"reason"`
-	DisabledAt time.Time        `json:"disabled_at"`
 }
 
 // Wake makes a running Run look for due deliveries now (the fan-out calls

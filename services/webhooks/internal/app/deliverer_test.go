@@ -25,6 +25,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/netguard"
 	"github.com/atrium-hq/atrium/platform/outbox"
@@ -309,11 +310,14 @@ func TestGoneDisablesTheEndpoint(t *testing.T) {
 	if n := w.event("evt-g2", "atrium.crm.deal.created", dealCreated(agency.ID)); n != 0 {
 		t.Fatalf("a disabled endpoint got %d new deliveries", n)
 	}
-	events := w.published()
-	if len(events) != 1 || events[0].Subject != app.DisabledSubject {
-		t.Fatalf("published %+v, want one %s", events, app.DisabledSubject)
+	pub := w.published()
+	if len(pub) != 1 || pub[0].Subject != events.WebhookDisabled.Pattern() {
+		t.Fatalf("published %+v, want one %s", pub, events.WebhookDisabled.Pattern())
 	}
-	if n := w.event(events[0].ID, events[0].Subject, string(events[0].Payload)); n != 1 {
+	if err := events.Check(pub[0].Subject, pub[0].Payload); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.event(pub[0].ID, pub[0].Subject, string(pub[0].Payload)); n != 1 {
 		t.Fatalf("the disabling fanned out to %d endpoints, want the tenant's one watcher", n)
 	}
 	w.run()
@@ -432,7 +436,7 @@ func TestDatasetChangeReachesTheLinkedAgencies(t *testing.T) {
 	w.register(app.Tenant{Kind: eventtypes.Agency, ID: a1}, r1, "dataset.changed")
 	w.register(app.Tenant{Kind: eventtypes.Agency, ID: a2}, r2, "*")
 	w.register(app.Tenant{Kind: eventtypes.Agency, ID: a3}, r3, "*")
-	if n := w.event("evt-ds", "atrium.data.rows.updated", `{"client_id":"`+client+`","resource":"blogs","count":2,"at":"x"}`); n != 2 {
+	if n := w.event("evt-ds", "atrium.data.rows.updated", `{"client_id":"`+client+`","resource":"blogs","count":2,"at":"2026-11-25T10:00:00Z"}`); n != 2 {
 		t.Fatalf("fan-out to %d endpoints, want the 2 linked agencies'", n)
 	}
 	w.run()

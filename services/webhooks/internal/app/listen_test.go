@@ -39,7 +39,7 @@ func (s *source) publish(id, subject, payload string) {
 
 func itemEvent(site, change string) (string, string) {
 	return "atrium.collections." + site + ".posts.item." + change,
-		fmt.Sprintf(`{"id":"i-%s","site_id":%q,"collection":"posts","is_published":false,"version":1}`, site, site)
+		fmt.Sprintf(`{"id":"i-%s","site_id":%q,"collection":"posts","collection_id":"c","is_published":false,"version":1,"at":"2026-01-01T00:00:00Z"}`, site, site)
 }
 
 // received drains what the stream let through (C, then Wanted), in order.
@@ -88,10 +88,10 @@ func TestListenOwners(t *testing.T) {
 		subj, payload := itemEvent(e.site, e.change)
 		src.publish("ev-"+e.site+"-"+e.change, subj, payload)
 	}
-	src.publish("ev-deal-theirs", "atrium.crm.deal.created", `{"id":"d1","agency_id":"a-theirs"}`)
-	src.publish("ev-deal-ours", "atrium.crm.deal.created", `{"id":"d2","agency_id":"a-ours"}`)
-	src.publish("ev-rows-theirs", "atrium.data.rows.inserted", `{"client_id":"c-theirs","resource":"keywords","count":1}`)
-	src.publish("ev-rows-ours", "atrium.data.rows.inserted", `{"client_id":"c-ours","resource":"keywords","count":2}`)
+	src.publish("ev-deal-theirs", "atrium.crm.deal.created", `{"id":"d1","agency_id":"a-theirs","at":"2026-01-01T00:00:00Z"}`)
+	src.publish("ev-deal-ours", "atrium.crm.deal.created", `{"id":"d2","agency_id":"a-ours","at":"2026-01-01T00:00:00Z"}`)
+	src.publish("ev-rows-theirs", "atrium.data.rows.inserted", `{"client_id":"c-theirs","resource":"keywords","count":1,"at":"2026-01-01T00:00:00Z"}`)
+	src.publish("ev-rows-ours", "atrium.data.rows.inserted", `{"client_id":"c-ours","resource":"keywords","count":2,"at":"2026-01-01T00:00:00Z"}`)
 	src.publish("ev-disabled-theirs", "atrium.webhooks.webhook.disabled",
 		`{"webhook_id":"w1","url":"https://x.example","reason":"gone","disabled_at":"2026-01-01T00:00:00Z","owner":"site","tenant_id":"s-theirs"}`)
 	src.publish("ev-garbage", "atrium.collections.s-ours.posts.item.created", `not json`)

@@ -5,8 +5,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/value"
-	"github.com/atrium-hq/atrium/services/webhooks/internal/eventtypes"
 	"github.com/atrium-hq/atrium/services/webhooks/internal/translate"
 )
 
@@ -24,8 +24,11 @@ func (d *Deliverer) Test(ctx context.Context, t Tenant, id string) (Delivery, er
 		return Delivery{}, notFound(err, id)
 	}
 	now := d.now()
-	ev := translate.Event{ID: "evt_test_" + uuid.NewString(), Type: "webhook.test", At: now,
-		Audience: translate.Audience{Kind: eventtypes.Any, ID: ep.ID}, Data: map[string]any{"webhook_id": ep.ID}}
+	ev, err := translate.Of("evt_test_"+uuid.NewString(), now,
+		events.WebhookTest.To(events.Tenant{Kind: events.Any, ID: ep.ID}, events.WebhookTestData{WebhookID: ep.ID}))
+	if err != nil {
+		return Delivery{}, err
+	}
 	body, err := ev.Body()
 	if err != nil {
 		return Delivery{}, err

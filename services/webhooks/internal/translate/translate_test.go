@@ -3,6 +3,7 @@ package translate_test
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,19 +39,19 @@ func TestEveryFamilyTranslates(t *testing.T) {
 		{"atrium.collections." + site + ".asset.created", assetPayload, "asset.created", translate.Audience{Kind: eventtypes.Site, ID: site}},
 		{"atrium.collections." + site + ".asset.deleted", assetPayload, "asset.deleted", translate.Audience{Kind: eventtypes.Site, ID: site}},
 		// A collection whose slug is "asset": its items are items.
-		{"atrium.collections." + site + ".asset.item.created", itemPayload, "item.created", translate.Audience{Kind: eventtypes.Site, ID: site}},
-		{"atrium.crm.prospect.created", `{"id":"p","agency_id":"` + agency + `","at":"x"}`, "prospect.created", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
-		{"atrium.crm.deal.updated", `{"id":"d","agency_id":"` + agency + `","at":"x"}`, "deal.updated", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
-		{"atrium.crm.client.linked", `{"agency_id":"` + agency + `","client_id":"` + client + `","at":"x"}`, "client.linked", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
-		{"atrium.crm.client.unlinked", `{"agency_id":"` + agency + `","client_id":"` + client + `","at":"x"}`, "client.unlinked", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
-		{"atrium.actions.completed.generate_blog", `{"run_id":"` + run + `","action":"generate_blog","client_id":"` + client + `","agency_id":"` + agency + `","status":"success","status_code":200,"data":{"body":"a long article"},"credits_spent":{"ai":1,"data":0},"started_at":"x","finished_at":"y"}`,
+		{"atrium.collections." + site + ".asset.item.created", strings.Replace(itemPayload, `"posts"`, `"asset"`, 1), "item.created", translate.Audience{Kind: eventtypes.Site, ID: site}},
+		{"atrium.crm.prospect.created", `{"id":"p","agency_id":"` + agency + `","at":"2026-11-25T10:00:00Z"}`, "prospect.created", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
+		{"atrium.crm.deal.updated", `{"id":"d","agency_id":"` + agency + `","at":"2026-11-25T10:00:00Z"}`, "deal.updated", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
+		{"atrium.crm.client.linked", `{"agency_id":"` + agency + `","client_id":"` + client + `","at":"2026-11-25T10:00:00Z"}`, "client.linked", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
+		{"atrium.crm.client.unlinked", `{"agency_id":"` + agency + `","client_id":"` + client + `","at":"2026-11-25T10:00:00Z"}`, "client.unlinked", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
+		{"atrium.actions.completed.generate_blog", `{"run_id":"` + run + `","action":"generate_blog","client_id":"` + client + `","agency_id":"` + agency + `","status":"success","status_code":200,"data":{"body":"a long article"},"credits_spent":{"ai":1,"data":0},"provider_cost":0,"cached":false,"started_at":"2026-11-25T10:00:00Z","finished_at":"2026-11-25T10:00:01Z"}`,
 			"action_run.succeeded", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
-		{"atrium.actions.completed.seo_audit", `{"run_id":"` + run + `","action":"seo_audit","client_id":"` + client + `","agency_id":"` + agency + `","status":"error","status_code":502,"data":{"error":"x"},"credits_spent":{"ai":0,"data":0},"started_at":"x","finished_at":"y"}`,
+		{"atrium.actions.completed.seo_audit", `{"run_id":"` + run + `","action":"seo_audit","client_id":"` + client + `","agency_id":"` + agency + `","status":"error","status_code":502,"data":{"error":"x"},"credits_spent":{"ai":0,"data":0},"provider_cost":0,"cached":false,"started_at":"2026-11-25T10:00:00Z","finished_at":"2026-11-25T10:00:01Z"}`,
 			"action_run.failed", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
-		{"atrium.actions.completed.seo_audit", `{"run_id":"` + run + `","action":"seo_audit","client_id":"` + client + `","agency_id":"` + agency + `","state":"canceled","status":"canceled","status_code":499,"data":{"error":"x"},"credits_spent":{"ai":0,"data":0},"started_at":"x","finished_at":"y"}`,
+		{"atrium.actions.completed.seo_audit", `{"run_id":"` + run + `","action":"seo_audit","client_id":"` + client + `","agency_id":"` + agency + `","state":"canceled","status":"canceled","status_code":499,"data":{"error":"x"},"credits_spent":{"ai":0,"data":0},"provider_cost":0,"cached":false,"started_at":"2026-11-25T10:00:00Z","finished_at":"2026-11-25T10:00:01Z"}`,
 			"action_run.canceled", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
-		{"atrium.actions.credits.changed", `{"agency_id":"` + agency + `","added":{"ai":5,"data":0},"balance":{"ai":10,"data":3},"at":"x"}`, "credits.changed", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
-		{"atrium.data.rows.updated", `{"client_id":"` + client + `","resource":"blogs","count":1,"at":"x"}`, "dataset.changed", translate.Audience{Kind: translate.Client, ID: client}},
+		{"atrium.actions.credits.changed", `{"agency_id":"` + agency + `","added":{"ai":5,"data":0},"balance":{"ai":10,"data":3},"at":"2026-11-25T10:00:00Z"}`, "credits.changed", translate.Audience{Kind: eventtypes.Agency, ID: agency}},
+		{"atrium.data.rows.updated", `{"client_id":"` + client + `","resource":"blogs","count":1,"at":"2026-11-25T10:00:00Z"}`, "dataset.changed", translate.Audience{Kind: translate.Client, ID: client}},
 		{"atrium.webhooks.webhook.disabled", `{"webhook_id":"` + item + `","owner":"site","tenant_id":"` + site + `","url":"https://hooks.example.com/x","reason":"the endpoint answered 410 Gone","disabled_at":"2026-11-25T10:00:00Z"}`,
 			"webhook.disabled", translate.Audience{Kind: eventtypes.Site, ID: site}},
 	} {
@@ -101,7 +102,7 @@ func TestOthersTranslateToNothing(t *testing.T) {
 // TestBodyIsStandardWebhooks: the delivery body is {"type", "timestamp",
 // "data"} with an RFC 3339 timestamp.
 func TestBodyIsStandardWebhooks(t *testing.T) {
-	ev, _, err := translate.Translate("e", "atrium.crm.deal.created", []byte(`{"id":"d","agency_id":"`+agency+`","at":"x"}`), at)
+	ev, _, err := translate.Translate("e", "atrium.crm.deal.created", []byte(`{"id":"d","agency_id":"`+agency+`","at":"2026-11-25T10:00:00Z"}`), at)
 	if err != nil {
 		t.Fatal(err)
 	}
