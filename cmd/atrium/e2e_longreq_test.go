@@ -59,7 +59,7 @@ func TestLongRequestsCannotStarveTheAPI(t *testing.T) {
 		resp.Body.Close()
 		took := time.Since(start)
 		if err != nil || resp.StatusCode != http.StatusOK {
-			return 0, fmt.Errorf("%d %s (%v)", resp.StatusCode, b, err)
+			return 0, fmt.Errorf("%d %s (%w)", resp.StatusCode, b, err)
 		}
 		return took, nil
 	}
