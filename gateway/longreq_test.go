@@ -272,3 +272,29 @@ func TestLongKindOf(t *testing.T) {
 		t.Errorf("/media/ without an object store is %q, want ordinary", got)
 	}
 }
+
+// The long-request settings default to what docs/configuration.md says,
+// and a negative one is refused naming its flag.
+func TestLongRequestSettings(t *testing.T) {
+	c := DefaultConfig()
+	if c.MaxLongRequests != 1000 || c.MaxStreamsPerKey != 16 || c.MaxStreamsPerTenant != 64 || c.MinTransferRate != 32768 {
+		t.Fatalf("defaults: --max-long-requests %d, --max-streams-per-key %d, --max-streams-per-tenant %d, --min-transfer-rate %d; want 1000, 16, 64, 32768",
+			c.MaxLongRequests, c.MaxStreamsPerKey, c.MaxStreamsPerTenant, c.MinTransferRate)
+	}
+	base := Config{HTTPAddr: "127.0.0.1:8080", AdminAddr: "127.0.0.1:8081", AdminToken: "admin-token-0123456789",
+		InternalSecret: secret, Upstreams: map[string]string{"crm": "a", "collections": "b", "data": "c", "actions": "d", "webhooks": "e"},
+		Logger: slog.New(slog.DiscardHandler)}
+	for flag, mut := range map[string]func(*Config){
+		"--max-long-requests":      func(c *Config) { c.MaxLongRequests = -1 },
+		"--max-streams-per-key":    func(c *Config) { c.MaxStreamsPerKey = -1 },
+		"--max-streams-per-tenant": func(c *Config) { c.MaxStreamsPerTenant = -1 },
+		"--min-transfer-rate":      func(c *Config) { c.MinTransferRate = -1 },
+	} {
+		c := base
+		mut(&c)
+		c.setDefaults()
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), flag) {
+			t.Errorf("a negative %s: Validate() = %v, want an error naming it", flag, err)
+		}
+	}
+}
