@@ -32,6 +32,15 @@ const (
 	CauseShuttingDown = "shutting down"
 )
 
+// ReplicaHealthService is the health service name clients watch to pick
+// replicas (gRPC client-side health checking, see Dial): SERVING from the
+// moment the server listens until its Shutdown begins. It says "this
+// process takes calls", not "everything it depends on works": a replica
+// whose database is down still answers, with the error that says so, and
+// when every replica is in that state the caller hears why instead of
+// "no healthy replica".
+const ReplicaHealthService = "atrium.replica"
+
 // healthServer is gRPC's health service that also sends the cause of a
 // NOT_SERVING status in the HealthCauseKey header.
 type healthServer struct {
