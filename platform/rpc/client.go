@@ -117,6 +117,10 @@ func Dial(addr string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 	return grpc.NewClient(target, opts...)
 }
 
+// AddressForms is the usage text of a flag taking a service address, after
+// its first sentence.
+const AddressForms = "; host:port, dns:///name:port (every address the name resolves to, as a headless Service gives) or host:port,host:port,...: calls go round-robin over the replicas that answer"
+
 // listScheme is the resolver scheme of a comma-separated address list.
 const listScheme = "atrium-list"
 
