@@ -102,6 +102,7 @@ func StartCluster(t testing.TB, n int) *Cluster {
 	}
 	dir := t.TempDir()
 	for i := range n {
+		//nolint:gosec // G204: nats-server from PATH, with the test's own ports and directory.
 		cmd := exec.Command(bin, "-a", "127.0.0.1", "-p", strconv.Itoa(clientPorts[i]),
 			"-n", fmt.Sprintf("atrium-test-%d", i), "-js", "-sd", filepath.Join(dir, strconv.Itoa(i)),
 			"--cluster_name", "atrium-test", "--cluster", routes[i], "--routes", strings.Join(routes, ","))
