@@ -105,11 +105,11 @@ func (u Upstream) Check(ctx context.Context, caller string, requireServing bool)
 		case st.Code() == codes.Unauthenticated:
 			return fmt.Errorf("the %s service refuses the %s's principal: %s", u.Name, caller, st.Message())
 		case st.Code() == codes.DeadlineExceeded || ctx.Err() != nil:
-			return fmt.Errorf("the %s service at %s did not answer its health check in time", u.Name, u.Conn.Target())
+			return fmt.Errorf("the %s service at %s did not answer its health check in time", u.Name, shownTarget(u.Conn.Target()))
 		case st.Code() == codes.Unavailable:
-			return fmt.Errorf("the %s service at %s is unreachable (%s)", u.Name, u.Conn.Target(), lastPart(st.Message()))
+			return fmt.Errorf("the %s service at %s is unreachable (%s)", u.Name, shownTarget(u.Conn.Target()), lastPart(st.Message()))
 		}
-		return fmt.Errorf("the %s service at %s failed its health check: %s: %s", u.Name, u.Conn.Target(), st.Code(), st.Message())
+		return fmt.Errorf("the %s service at %s failed its health check: %s: %s", u.Name, shownTarget(u.Conn.Target()), st.Code(), st.Message())
 	}
 	if resp.GetStatus() == healthpb.HealthCheckResponse_SERVING || !requireServing {
 		return nil
@@ -123,6 +123,10 @@ func (u Upstream) Check(ctx context.Context, caller string, requireServing bool)
 	}
 	return fmt.Errorf("the %s service is %s: %s", u.Name, resp.GetStatus(), cause)
 }
+
+// shownTarget is a connection's target as the operator wrote it: a list
+// without the scheme Dial gave it.
+func shownTarget(target string) string { return strings.TrimPrefix(target, listScheme+":///") }
 
 // lastPart is the innermost reason of a gRPC transport error, which nests
 // them ("connection error: desc = \"transport: Error while dialing: dial

@@ -124,3 +124,19 @@ func TestAddressForms(t *testing.T) {
 		}
 	}
 }
+
+// A readiness check of a list names the list as the operator wrote it.
+func TestCheckOfAListNamesItsReplicas(t *testing.T) {
+	a, b := listenFake(t, 0), listenFake(t, 0)
+	a.srv.Stop()
+	b.srv.Stop()
+	conn, err := rpc.Dial(a.addr + "," + b.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	err = rpc.Upstream{Name: "crm", Conn: conn}.Check(t.Context(), "gateway", true)
+	if want := "the crm service at " + a.addr + "," + b.addr + " is unreachable"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Check = %v, want it to say %q", err, want)
+	}
+}
