@@ -42,6 +42,10 @@ run: ## Run everything in one process (memory store, embedded NATS) with demo da
 	go build -o .bin/atrium ./cmd/atrium
 	exec .bin/atrium serve --demo
 
+.PHONY: cluster
+cluster: build ## Run the replicated topology locally: two replicas of every component, a three-node NATS cluster, PostgreSQL; Ctrl-C stops it
+	scripts/cluster.sh
+
 .PHONY: build
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 

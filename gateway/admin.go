@@ -3,17 +3,12 @@ package gateway
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/pprof"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
 	"github.com/atrium-hq/atrium/gateway/openapi"
-	"github.com/atrium-hq/atrium/platform/principal"
-	"github.com/atrium-hq/atrium/platform/rpc"
 )
 
 // withDoc serves the listener's OpenAPI document at /openapi.json, without
@@ -35,8 +30,8 @@ func (g *Gateway) withDoc(doc openapi.Doc, next http.Handler) http.Handler {
 	})
 }
 
-// withProbes adds /healthz (the process is up), /readyz (the gateway can
-// use every service: see Ready), /metrics and /debug/pprof/ to the admin
+// withProbes adds /healthz (the process is up, with the state of each
+// service it calls), /readyz (the gateway can serve: see Ready), /metrics and /debug/pprof/ to the admin
 // listener. The probes are unauthenticated so that orchestrators can call
 // them, and so are the metrics, so that Prometheus can scrape them: they
 // are counts, durations and states by route, RPC, service and action,
@@ -61,7 +56,10 @@ func (g *Gateway) withProbes(next http.Handler) http.Handler {
 		}
 		switch r.URL.Path {
 		case "/healthz":
-			rest.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+			// Always 200 while the process runs: a liveness probe must not
+			// restart a gateway because a service it calls is away. The
+			// detail is for operators (and the dependency metric).
+			rest.WriteJSON(w, http.StatusOK, map[string]any{"status": "ok", "dependencies": g.dependencyState()})
 			return
 		case "/metrics":
 			metrics.ServeHTTP(w, r)
@@ -97,51 +95,19 @@ func (g *Gateway) pprof(w http.ResponseWriter, r *http.Request) {
 
 func isProbe(path string) bool { return path == "/healthz" || path == "/readyz" }
 
-// readyTimeout bounds each upstream's health check within /readyz.
-const readyTimeout = 2 * time.Second
-
-// readyzPrincipal is who the gateway says it is when it checks a service:
-// the check then also proves that the service verifies its signatures.
-var readyzPrincipal = principal.Principal{Kind: principal.KindService, Subject: "gateway"}
-
-// Ready reports whether the gateway should be sent traffic: nil, or an
-// error that names every reason it should not. It should not while it
-// drains, nor while it cannot use one of the services: unreachable,
-// refusing the gateway's principal (the two were given different internal
-// secrets: every request would fail), or reporting NOT_SERVING for a
-// reason other than its own shutdown (a service whose database is down).
-// checks holds each service's health status and the NATS connection's
-// state, which is shown but not required: without it, revocations take
-// effect within the key cache TTL instead of at once.
-func (g *Gateway) Ready(ctx context.Context) (checks map[string]string, err error) {
+// Ready reports whether the gateway should be sent traffic: nil while it
+// can serve (its listeners are up and it is not draining), otherwise why
+// not. The services it calls are not part of it: a gateway missing one
+// still serves every route of the others and answers the missing one's
+// routes 503 with Retry-After, and every gateway misses the same service
+// at the same time, so taking them out of rotation would turn one
+// service's outage into the whole API's. checks is the last view of the
+// services and NATS (see Dependencies), also shown by /healthz.
+func (g *Gateway) Ready(context.Context) (checks map[string]string, err error) {
 	if g.draining.Load() {
 		return nil, errors.New("shutting down")
 	}
-	ctx = g.signer.OutgoingContext(ctx, readyzPrincipal)
-	problems := make([]error, len(g.conns))
-	var wg sync.WaitGroup
-	for i, c := range g.conns {
-		wg.Go(func() {
-			cctx, cancel := context.WithTimeout(ctx, readyTimeout)
-			defer cancel()
-			problems[i] = rpc.Upstream{Name: c.name, Conn: c.conn}.Check(cctx, "gateway", true)
-		})
-	}
-	wg.Wait()
-	checks = map[string]string{}
-	for i, c := range g.conns {
-		checks[c.name] = "SERVING"
-		if problems[i] != nil {
-			checks[c.name] = problems[i].Error()
-		}
-	}
-	if g.nats != nil {
-		checks["nats"] = g.nats.Status().String()
-	}
-	if err := errors.Join(problems...); err != nil {
-		return checks, fmt.Errorf("not ready: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
-	}
-	return checks, nil
+	return g.dependencyState(), nil
 }
 
 func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) {

@@ -104,6 +104,9 @@ type Config struct {
 
 	// now is the rate limiter's clock; tests set it.
 	now func() time.Time
+	// dependencyInterval spaces the checks of the services
+	// (DependencyCheckInterval); tests shorten it.
+	dependencyInterval time.Duration
 }
 
 // Defaults of the optional settings.
@@ -206,6 +209,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.now == nil {
 		c.now = time.Now
+	}
+	if c.dependencyInterval == 0 {
+		c.dependencyInterval = DependencyCheckInterval
 	}
 	if c.Version == "" {
 		c.Version = "dev"

@@ -4,7 +4,8 @@
 //     route proxied by grpc-gateway to the owning service over gRPC, behind
 //     API-key authentication;
 //   - the admin listener: the provisioning API, behind the admin token, plus
-//     /healthz and /readyz.
+//     /healthz (with the state of each service, checked in the background:
+//     dependencies.go) and /readyz (the gateway itself can serve).
 //
 // A request is routed first (404 unknown route, 405 wrong method), then
 // authenticated (401), authorised by scope and binding (403), and only then

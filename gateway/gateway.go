@@ -12,6 +12,7 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/nats-io/nats.go"
+	"go.opentelemetry.io/otel/metric"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 
@@ -87,6 +88,10 @@ type Gateway struct {
 	keys   *auth.Keys
 	admin  *auth.AdminToken
 	conns  []namedConn // in upstreams' order
+	// deps is the last view of the services (dependencies.go).
+	deps       dependencies
+	depsMetric metric.Registration
+	depsWatch  sync.WaitGroup
 
 	public, adminL *listener
 	nats           *nats.Conn
@@ -227,6 +232,14 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 			}
 		}
 	}
+	g.deps.state = map[string]string{}
+	for _, c := range g.conns {
+		g.deps.state[c.name] = notChecked
+	}
+	if err := g.observeDependencies(cfg.Telemetry.MeterProvider()); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	g.depsWatch.Go(func() { g.watchDependencies(g.base, cfg.dependencyInterval) }) // until close
 	for _, l := range []*listener{g.public, g.adminL} {
 		for _, rt := range l.routes.all {
 			rt.stats = g.metrics.route(rt.method, rt.template)
@@ -379,6 +392,11 @@ func (g *Gateway) shutdown(ctx context.Context) {
 func (g *Gateway) close() {
 	if g.cancelBase != nil {
 		g.cancelBase(rest.ErrShuttingDown)
+	}
+	// The watch uses the connections closed below.
+	g.depsWatch.Wait()
+	if g.depsMetric != nil {
+		_ = g.depsMetric.Unregister()
 	}
 	if g.nats != nil {
 		g.nats.Close()

@@ -3,9 +3,11 @@ package gateway
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -76,22 +78,47 @@ func readyz(t *testing.T, r *running) reply {
 	return send(t, "GET", "http://"+r.gw.AdminAddr()+"/readyz", "")
 }
 
-func eventuallyReady(t *testing.T, r *running, want int) reply {
+// quickChecks makes the gateway check its services every 50 ms, so that a
+// test sees a change at once rather than within DependencyCheckInterval.
+func quickChecks(c *Config) { c.dependencyInterval = 50 * time.Millisecond }
+
+// eventuallyDependency polls /healthz until the service's state
+// satisfies ok, and returns it.
+func eventuallyDependency(t *testing.T, r *running, service string, ok func(string) bool) string {
 	t.Helper()
-	var got reply
+	var state any
 	for range 200 {
-		if got = readyz(t, r); got.code == want {
-			return got
+		got := send(t, "GET", "http://"+r.gw.AdminAddr()+"/healthz", "")
+		if got.code != http.StatusOK {
+			t.Fatalf("/healthz = %d %v, want 200 whatever the services do", got.code, got.body)
 		}
-		time.Sleep(100 * time.Millisecond) // why sleep: polls /readyz, which has no push form
+		deps, _ := got.body["dependencies"].(map[string]any)
+		state = deps[service]
+		if s, _ := state.(string); ok(s) {
+			return s
+		}
+		time.Sleep(50 * time.Millisecond) // why sleep: polls /healthz, which has no push form
 	}
-	t.Fatalf("/readyz = %d %v after 20s, want %d", got.code, got.body, want)
-	return got
+	t.Fatalf("/healthz shows the %s service as %v after 10s", service, state)
+	return ""
 }
 
-func TestReadyWhenEveryServiceCanBeUsed(t *testing.T) {
+func serving(s string) bool { return s == Serving }
+
+// wantReady fails unless /readyz is 200.
+func wantReady(t *testing.T, r *running, why string) {
+	t.Helper()
+	if got := readyz(t, r); got.code != http.StatusOK || got.body["status"] != "ready" {
+		t.Fatalf("/readyz %s = %d %v, want 200 ready", why, got.code, got.body)
+	}
+}
+
+func TestHealthzShowsEveryServiceServing(t *testing.T) {
 	_, addrs := startFour(t)
-	r := startGatewayTo(t, addrs, nil)
+	r := startGatewayTo(t, addrs, quickChecks)
+	for _, name := range UpstreamNames() {
+		eventuallyDependency(t, r, name, serving)
+	}
 	got := readyz(t, r)
 	want := map[string]any{"status": "ready", "checks": map[string]any{
 		"collections": "SERVING", "crm": "SERVING", "data": "SERVING", "actions": "SERVING", "webhooks": "SERVING"}}
@@ -101,48 +128,95 @@ func TestReadyWhenEveryServiceCanBeUsed(t *testing.T) {
 }
 
 // A gateway and a service given different internal secrets cannot work
-// together: every call the gateway makes would be refused. The gateway is
-// then not ready, and says why.
-func TestNotReadyWhenASecretDiffers(t *testing.T) {
+// together: every call to that service would be refused. /healthz says
+// why; the gateway stays ready for the routes of the other services.
+func TestHealthzNamesASecretThatDiffers(t *testing.T) {
 	_, addrs := startFour(t, "crm")
-	r := startGatewayTo(t, addrs, nil)
-	wantErrorReply(t, readyz(t, r), http.StatusServiceUnavailable,
-		"principal signing secret differs between the gateway and the crm service", "--internal-secret")
-}
-
-// A service the gateway cannot reach makes it not ready, naming the
-// service and its address; it is ready again once the service is back.
-func TestNotReadyWhileAServiceIsDownAndReadyAgainWhenItReturns(t *testing.T) {
-	fakes, addrs := startFour(t)
-	r := startGatewayTo(t, addrs, nil)
-	eventuallyReady(t, r, http.StatusOK)
-
-	fakes["data"].stop()
-	got := eventuallyReady(t, r, http.StatusServiceUnavailable)
-	wantErrorReply(t, got, http.StatusServiceUnavailable, "the data service at "+addrs["data"])
-	for _, other := range []string{"crm", "collections", "actions"} {
-		if strings.Contains(got.body["error"].(string), other) {
-			t.Fatalf("/readyz blames the %s service too: %v", other, got.body)
+	r := startGatewayTo(t, addrs, quickChecks)
+	got := eventuallyDependency(t, r, "crm", func(s string) bool { return s != notChecked })
+	for _, want := range []string{"principal signing secret differs between the gateway and the crm service", "--internal-secret"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("/healthz shows crm as %q, want it to say %q", got, want)
 		}
 	}
-
-	fakes["data"].start(t)
-	eventuallyReady(t, r, http.StatusOK)
+	wantReady(t, r, "with the crm service refusing the gateway's principal")
 }
 
-// A service reporting NOT_SERVING makes the gateway not ready with the
-// service's own cause, except when the cause is its shutdown: it still
-// serves then, and the connection moves to another replica once it closes.
-func TestNotReadyWithTheCauseAServiceGives(t *testing.T) {
+// A service the gateway cannot reach shows in /healthz, naming its
+// address, and in atrium_gateway_dependency_up; the gateway stays ready,
+// since it still serves every other service's routes (and answers the
+// missing one's 503). The service shows SERVING again once it is back.
+func TestReadyWhileAServiceIsDownWhichHealthzAndTheMetricShow(t *testing.T) {
 	fakes, addrs := startFour(t)
-	r := startGatewayTo(t, addrs, nil)
+	r := startGatewayTo(t, addrs, func(c *Config) {
+		quickChecks(c)
+		c.Telemetry = newTelemetry(t, nil)
+	})
+	eventuallyDependency(t, r, "data", serving)
+	wantMetric(t, r, `atrium_gateway_dependency_up{service="data"} 1`)
+
+	fakes["data"].stop()
+	got := eventuallyDependency(t, r, "data", func(s string) bool { return s != Serving })
+	if !strings.Contains(got, "the data service at "+addrs["data"]) {
+		t.Fatalf("/healthz shows data as %q, want it to name the service and its address", got)
+	}
+	for _, other := range []string{"crm", "collections", "actions", "webhooks"} {
+		eventuallyDependency(t, r, other, serving)
+	}
+	wantReady(t, r, "with the data service down")
+	wantMetric(t, r, `atrium_gateway_dependency_up{service="data"} 0`)
+	wantMetric(t, r, `atrium_gateway_dependency_up{service="crm"} 1`)
+
+	fakes["data"].start(t)
+	eventuallyDependency(t, r, "data", serving)
+}
+
+// wantMetric fails unless the admin listener's /metrics has a line
+// starting with line (labels beyond the service's follow the name in
+// the exposition, so the check ignores the other labels' text).
+func wantMetric(t *testing.T, r *running, line string) {
+	t.Helper()
+	resp, err := http.Get("http://" + r.gw.AdminAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	name, rest, _ := strings.Cut(line, "{")
+	labels, value, _ := strings.Cut(rest, "} ")
+	for l := range strings.SplitSeq(string(body), "\n") {
+		if strings.HasPrefix(l, name+"{") && strings.Contains(l, labels) && strings.HasSuffix(l, "} "+value) {
+			return
+		}
+	}
+	t.Fatalf("/metrics lacks %s:\n%s", line, body)
+}
+
+// A service reporting NOT_SERVING shows with its own cause, except when
+// the cause is its shutdown: it still serves then, and the connection
+// moves to another replica once it closes.
+func TestHealthzShowsTheCauseAServiceGives(t *testing.T) {
+	fakes, addrs := startFour(t)
+	r := startGatewayTo(t, addrs, quickChecks)
 	fakes["collections"].srv.SetHealth("the PostgreSQL database does not answer: connection refused")
-	wantErrorReply(t, readyz(t, r), http.StatusServiceUnavailable,
-		"the collections service is NOT_SERVING: the PostgreSQL database does not answer: connection refused")
+	eventuallyDependency(t, r, "collections", func(s string) bool {
+		return s == "the collections service is NOT_SERVING: the PostgreSQL database does not answer: connection refused"
+	})
+	wantReady(t, r, "with the collections service NOT_SERVING")
 
 	fakes["collections"].srv.SetHealth(rpc.CauseShuttingDown)
-	if got := readyz(t, r); got.code != http.StatusOK {
-		t.Fatalf("/readyz with a draining service = %d %v, want 200", got.code, got.body)
+	eventuallyDependency(t, r, "collections", serving)
+}
+
+// TestDependencyCheckIntervalIsTheDocumentedOne holds the default to
+// docs/operations.md.
+func TestDependencyCheckIntervalIsTheDocumentedOne(t *testing.T) {
+	doc, err := os.ReadFile("../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if DependencyCheckInterval != 5*time.Second || !strings.Contains(string(doc), "checks every service every 5 s") {
+		t.Fatalf("DependencyCheckInterval is %s; docs/operations.md must say the gateway \"checks every service every 5 s\" and the two must agree", DependencyCheckInterval)
 	}
 }
 

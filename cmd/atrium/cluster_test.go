@@ -326,7 +326,8 @@ func (c *cluster) strictActions(t *testing.T) *stack {
 }
 
 // waitReady waits, for a bounded time, until every service reports SERVING
-// on gRPC health's Watch stream and the gateway's /readyz is 200.
+// on gRPC health's Watch stream and the gateway's /healthz shows it can
+// use every one.
 func (c *cluster) waitReady(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -349,15 +350,37 @@ func (c *cluster) waitReady(t *testing.T) {
 		}
 	}
 	for {
-		r := call(t, "GET", c.stack.admin+"/readyz", "", nil)
-		if r.status == http.StatusOK {
+		r := call(t, "GET", c.stack.admin+"/healthz", "", nil)
+		if r.status == http.StatusOK && allServing(r) {
 			return
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("the gateway's /readyz is still %s", r)
+			t.Fatalf("the gateway's /healthz is still %s", r)
 		}
-		time.Sleep(20 * time.Millisecond) // why sleep: polls /readyz, which has no push form
+		time.Sleep(20 * time.Millisecond) // why sleep: polls /healthz, which has no push form
 	}
+}
+
+// allServing reports whether a gateway's /healthz shows every service
+// SERVING.
+func allServing(r response) bool {
+	deps, _ := r.json["dependencies"].(map[string]any)
+	for _, name := range []string{"collections", "crm", "data", "actions", "webhooks"} {
+		if deps[name] != "SERVING" {
+			return false
+		}
+	}
+	return true
+}
+
+// dependency is a service's state in a gateway's /healthz.
+func dependency(t *testing.T, admin, service string) string {
+	t.Helper()
+	r := call(t, "GET", admin+"/healthz", "", nil)
+	wantStatus(t, r, http.StatusOK)
+	deps, _ := r.json["dependencies"].(map[string]any)
+	s, _ := deps[service].(string)
+	return s
 }
 
 // tables lists the tables of the database as schema.table.
@@ -462,8 +485,9 @@ func freeAddr(t *testing.T) string {
 // A second atrium-actions without --allow-private-fetch, behind a gateway
 // of its own, refuses every spelling of a private address in a URL to
 // fetch when the request is made.
-// With the data service stopped, /readyz fails naming it and the data read
-// is 503 while the other interfaces keep working; restarted, it recovers.
+// With the data service stopped, /healthz names it, /readyz stays 200 and
+// the data read is 503 while the other interfaces keep working;
+// restarted, it recovers.
 // The webhooks service runs as two replicas sharing the deliveries and the
 // stream consumers: each delivery reaches the suite's receivers once.
 // Every process then exits 0 on SIGTERM.
@@ -501,14 +525,16 @@ func TestClusterOfSeparateProcesses(t *testing.T) {
 		wantStatus(t, s.read(t, tn.read, read), http.StatusOK)
 
 		c.proc("data").stop(t)
-		var r response
+		var state string
 		eventually(t, 15*time.Second, func() bool {
-			r = call(t, "GET", s.admin+"/readyz", "", nil)
-			return r.status == http.StatusServiceUnavailable
+			state = dependency(t, s.admin, "data")
+			return state != "SERVING"
 		})
-		if msg, _ := r.json["error"].(string); !strings.Contains(msg, "data") {
-			t.Fatalf("/readyz with atrium-data stopped = %s, want an error naming the data service", r)
+		if !strings.Contains(state, "the data service") {
+			t.Fatalf("/healthz with atrium-data stopped shows data as %q, want a cause naming the data service", state)
 		}
+		// The gateway still serves everything else: it stays in rotation.
+		wantStatus(t, call(t, "GET", s.admin+"/readyz", "", nil), http.StatusOK)
 		down := s.read(t, tn.read, read)
 		wantError(t, down, http.StatusServiceUnavailable, "retry")
 		if down.header.Get("Retry-After") == "" {
@@ -523,9 +549,9 @@ func TestClusterOfSeparateProcesses(t *testing.T) {
 		restarted := c.start(t, "data", "--grpc-addr="+c.addrs["data"], "--crm-addr="+c.addrs["crm"])
 		restarted.waitLog(t, "serving gRPC")
 		eventually(t, 15*time.Second, func() bool {
-			return call(t, "GET", s.admin+"/readyz", "", nil).status == http.StatusOK
+			return dependency(t, s.admin, "data") == "SERVING"
 		})
-		r = s.read(t, tn.read, read)
+		r := s.read(t, tn.read, read)
 		wantStatus(t, r, http.StatusOK)
 		if rows := r.json["data"].([]any); len(rows) != 1 || rows[0].(map[string]any)["keyword"] != "rye" {
 			t.Fatalf("data read after the restart = %s, want the row loaded before it", r)

@@ -338,15 +338,15 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	return g.Wait()
 }
 
-// waitReady waits until the gateway reports ready, which takes the
-// services' first checks of what they depend on, so that "Atrium is
+// waitReady waits until the gateway can use every service, which takes
+// the services' first checks of what they depend on, so that "Atrium is
 // running" is true when printed. A stack that is not ready within
-// readyWait starts anyway, with a warning naming why; /readyz keeps saying
-// it.
+// readyWait starts anyway, with a warning naming why; /healthz keeps
+// saying it.
 func waitReady(ctx context.Context, gw *gateway.Gateway, logger *slog.Logger) {
 	deadline := time.Now().Add(readyWait)
 	for {
-		_, err := gw.Ready(ctx)
+		_, err := gw.Dependencies(ctx)
 		if err == nil || ctx.Err() != nil {
 			return
 		}

@@ -157,10 +157,11 @@ var defaultGRPCAddrs = map[string]string{
 // DefaultGRPCAddr is service's default gRPC address.
 func DefaultGRPCAddr(service string) string { return defaultGRPCAddrs[service] }
 
-// BindNATSURL binds the NATS server URL; usage says what the command does
+// BindNATSURL binds the NATS server URL (nats.go takes a comma-separated
+// list of a cluster's servers as it is); usage says what the command does
 // with it, or without it.
 func BindNATSURL(fs *flag.FlagSet, p *string, usage string) {
-	fs.StringVar(p, "nats-url", *p, "NATS server URL; "+usage)
+	fs.StringVar(p, "nats-url", *p, "NATS server URL, or a cluster's servers separated by commas (nats://a:4222,nats://b:4222: the client connects to one and moves to another when it goes away); "+usage)
 }
 
 // DefaultPublicURL is the public API's base URL in a service's own binary

@@ -5,11 +5,20 @@
 package natstest
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // DefaultURL is the local NATS server.
@@ -29,4 +38,119 @@ func URL(t testing.TB) string {
 	}
 	nc.Close()
 	return url
+}
+
+// Cluster is a NATS cluster of nats-server processes with JetStream on
+// loopback, started for one test and stopped when it ends.
+type Cluster struct {
+	// URLs are the servers' client URLs, in order.
+	URLs  []string
+	procs []*exec.Cmd
+	done  []chan struct{}
+}
+
+// URL is every server's client URL as one comma-separated list, as
+// --nats-url takes it.
+func (c *Cluster) URL() string { return strings.Join(c.URLs, ",") }
+
+// Kill stops server i with SIGKILL, as a crashed node.
+func (c *Cluster) Kill(t testing.TB, i int) {
+	t.Helper()
+	if err := c.procs[i].Process.Kill(); err != nil {
+		t.Fatalf("kill NATS server %d: %v", i, err)
+	}
+	<-c.done[i]
+}
+
+// serverBinary is nats-server: the Debian package's, or one on PATH.
+func serverBinary(t testing.TB) string {
+	t.Helper()
+	if p, err := exec.LookPath("nats-server"); err == nil {
+		return p
+	}
+	if _, err := os.Stat("/usr/sbin/nats-server"); err == nil {
+		return "/usr/sbin/nats-server"
+	}
+	t.Fatal("nats-server is required for this test: install it (the nats-server package) or put it on PATH")
+	return ""
+}
+
+// freePort is a loopback port no listener holds now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	return lis.Addr().(*net.TCPAddr).Port
+}
+
+// StartCluster starts n nats-server processes with JetStream, each with a
+// store of its own, routed to each other as one cluster, and returns once
+// JetStream answers on every server (its meta leader is elected). They
+// are killed when the test ends.
+func StartCluster(t testing.TB, n int) *Cluster {
+	t.Helper()
+	bin := serverBinary(t)
+	c := &Cluster{}
+	clientPorts, routePorts := make([]int, n), make([]int, n)
+	var routes []string
+	for i := range n {
+		clientPorts[i], routePorts[i] = freePort(t), freePort(t)
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", routePorts[i]))
+	}
+	dir := t.TempDir()
+	for i := range n {
+		//nolint:gosec // G204: nats-server from PATH, with the test's own ports and directory.
+		cmd := exec.Command(bin, "-a", "127.0.0.1", "-p", strconv.Itoa(clientPorts[i]),
+			"-n", fmt.Sprintf("atrium-test-%d", i), "-js", "-sd", filepath.Join(dir, strconv.Itoa(i)),
+			"--cluster_name", "atrium-test", "--cluster", routes[i], "--routes", strings.Join(routes, ","))
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start nats-server: %v", err)
+		}
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		c.procs, c.done = append(c.procs, cmd), append(c.done, done)
+		c.URLs = append(c.URLs, fmt.Sprintf("nats://127.0.0.1:%d", clientPorts[i]))
+	}
+	t.Cleanup(func() {
+		for i, p := range c.procs {
+			_ = p.Process.Kill()
+			<-c.done[i]
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for _, url := range c.URLs {
+		for {
+			err := jetStreamAnswers(url)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the NATS cluster's JetStream did not answer at %s within 30s: %v", url, err)
+			}
+			time.Sleep(100 * time.Millisecond) // why sleep: polls JetStream's meta leader election, which has no push form
+		}
+	}
+	return c
+}
+
+// jetStreamAnswers reports whether JetStream at url answers an account
+// request, which needs the cluster's meta leader.
+func jetStreamAnswers(url string) error {
+	nc, err := nats.Connect(url, nats.Timeout(time.Second))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err = js.AccountInfo(ctx)
+	return err
 }

@@ -59,6 +59,14 @@ func (p *JetStream) Publish(ctx context.Context, e Event) error {
 	return nil
 }
 
+// Name is the stream's name.
+func (p *JetStream) Name() string { return p.stream.Name }
+
+// Ensure creates the stream, or updates its configuration to the one
+// given to NewJetStream (JetStream moves its data when the replicas
+// change), once; after a failed publish it does so again.
+func (p *JetStream) Ensure(ctx context.Context) error { return p.ensure(ctx) }
+
 func (p *JetStream) ensure(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

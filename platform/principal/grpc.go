@@ -19,6 +19,8 @@ func Infrastructure(fullMethod string) bool {
 		strings.HasPrefix(fullMethod, "/grpc.reflection.")
 }
 
+const healthWatch = "/grpc.health.v1.Health/Watch"
+
 // UnaryServerInterceptor verifies the signed principal of every call but
 // infrastructure calls, checks it against the access rule the method
 // declares (Authorize), and puts it in the handler's context. A method
@@ -48,6 +50,14 @@ func (s *Signer) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 func (s *Signer) StreamServerInterceptor() grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		if Infrastructure(info.FullMethod) {
+			// The health Watch is gRPC's client-side health checking, which
+			// picks replicas (platform/rpc.Dial). It is not the place to
+			// refuse a principal signed with another secret: the replica
+			// would look down instead, and readiness (a Check, verified
+			// below) could no longer say that the secrets differ.
+			if info.FullMethod == healthWatch {
+				return handler(srv, ss)
+			}
 			if err := s.checkSent(ss.Context()); err != nil {
 				return err
 			}

@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +17,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/resolver"
+	"google.golang.org/grpc/resolver/manual"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -56,6 +61,11 @@ const (
 // OpenTelemetry globals, or by the providers WithTelemetry gives). The
 // connection is lazy: it connects on first use and reconnects by itself.
 //
+// addr may name several replicas (see Target): calls go round-robin over
+// every one that is connected and whose ReplicaHealthService is SERVING,
+// so that the loss of a replica costs only the calls it had in flight. A
+// retried call (below) is picked again, usually onto another replica.
+//
 // Every unary call without a deadline gets DefaultCallTimeout. A call that
 // fails with UNAVAILABLE (the service is restarting, unreachable, or could
 // not reach its database) is retried, up to MaxAttempts with backoff, only
@@ -69,6 +79,10 @@ const (
 // cluster network or a service mesh in Kubernetes); callers are
 // authenticated by the signed principal, not by the transport.
 func Dial(addr string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+	target, resolvers, err := Target(addr)
+	if err != nil {
+		return nil, err
+	}
 	var tel *telemetry.Telemetry
 	for _, o := range opts {
 		if t, ok := o.(telemetryOption); ok {
@@ -97,7 +111,51 @@ func Dial(addr string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
 		grpc.WithDefaultServiceConfig(serviceConfig()),
 		grpc.WithChainUnaryInterceptor(defaultDeadline),
 	}, opts...)
-	return grpc.NewClient(addr, opts...)
+	if resolvers != nil {
+		opts = append(opts, grpc.WithResolvers(resolvers))
+	}
+	return grpc.NewClient(target, opts...)
+}
+
+// AddressForms is the usage text of a flag taking a service address, after
+// its first sentence.
+const AddressForms = "; host:port, dns:///name:port (every address the name resolves to, as a headless Service gives) or host:port,host:port,...: calls go round-robin over the replicas that answer"
+
+// listScheme is the resolver scheme of a comma-separated address list.
+const listScheme = "atrium-list"
+
+// Target turns a service address as operators give it into a gRPC target,
+// with the resolver it needs (nil: one of gRPC's own):
+//
+//   - host:port, resolved by DNS (gRPC's default scheme) to every address
+//     the name has: a Kubernetes headless Service gives one per ready pod;
+//   - dns:///name:port, the same, explicitly (dns://server/name:port asks
+//     that DNS server);
+//   - host1:port,host2:port,...: a fixed list, for replicas without a DNS
+//     name that covers them all.
+//
+// Calls are spread round-robin over every address (see Dial).
+func Target(addr string) (string, resolver.Builder, error) {
+	addr = strings.TrimSpace(addr)
+	if addr == "" {
+		return "", nil, errors.New("empty service address")
+	}
+	if !strings.Contains(addr, ",") {
+		return addr, nil, nil
+	}
+	var state resolver.State
+	for a := range strings.SplitSeq(addr, ",") {
+		a = strings.TrimSpace(a)
+		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+			return "", nil, fmt.Errorf("service address list %q: %q is not host:port (a list takes host:port entries only, separated by commas)", addr, a)
+		}
+		state.Addresses = append(state.Addresses, resolver.Address{Addr: a})
+	}
+	r := manual.NewBuilderWithScheme(listScheme)
+	r.InitialState(state)
+	// The list in the target keeps Conn.Target (shown in health and error
+	// messages) saying which replicas these are.
+	return listScheme + ":///" + addr, r, nil
 }
 
 // defaultDeadline gives a call without a deadline DefaultCallTimeout, so
@@ -155,8 +213,10 @@ var retried = sync.OnceValue(func() []methodName {
 	return names
 })
 
-// serviceConfig is the gRPC service config of every Atrium connection: the
-// retry policy of the retried methods, and throttling, so that a service
+// serviceConfig is the gRPC service config of every Atrium connection:
+// round-robin over the replicas, with client-side health checking of
+// ReplicaHealthService so that a replica leaves the rotation as soon as it
+// stops; the retry policy of the retried methods, and throttling, so that a service
 // that is down is not also sent every call three times: each failure costs
 // a token of ten, each success earns a tenth back, and retries stop while
 // half or fewer remain (after five failures in a row).
@@ -173,9 +233,19 @@ var serviceConfig = sync.OnceValue(func() string {
 		RetryPolicy retryPolicy  `json:"retryPolicy"`
 	}
 	cfg := struct {
-		MethodConfig    []methodConfig `json:"methodConfig,omitempty"`
-		RetryThrottling map[string]any `json:"retryThrottling"`
-	}{RetryThrottling: map[string]any{"maxTokens": 10, "tokenRatio": 0.1}}
+		LoadBalancingConfig []map[string]any `json:"loadBalancingConfig"`
+		HealthCheckConfig   map[string]any   `json:"healthCheckConfig"`
+		MethodConfig        []methodConfig   `json:"methodConfig,omitempty"`
+		RetryThrottling     map[string]any   `json:"retryThrottling"`
+	}{
+		// Every address the target resolves to gets calls in turn, and a
+		// replica that goes away (its connection breaks, or its health
+		// stream says NOT_SERVING) gets none until it is back: the others
+		// take them.
+		LoadBalancingConfig: []map[string]any{{"round_robin": map[string]any{}}},
+		HealthCheckConfig:   map[string]any{"serviceName": ReplicaHealthService},
+		RetryThrottling:     map[string]any{"maxTokens": 10, "tokenRatio": 0.1},
+	}
 	if names := retried(); len(names) > 0 {
 		cfg.MethodConfig = []methodConfig{{Name: names, RetryPolicy: retryPolicy{
 			MaxAttempts: MaxAttempts, InitialBackoff: initialBackoff, MaxBackoff: maxBackoff,

@@ -11,6 +11,8 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -29,6 +31,9 @@ import (
 // the deadline each arrived with.
 type fakeServer struct {
 	failures int
+	addr     string
+	srv      *grpc.Server
+	health   *health.Server
 
 	mu        sync.Mutex
 	calls     map[string]int
@@ -37,20 +42,32 @@ type fakeServer struct {
 
 func startFake(t *testing.T, failures int) (*fakeServer, *grpc.ClientConn) {
 	t.Helper()
-	f := &fakeServer{failures: failures, calls: map[string]int{}}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer(grpc.UnknownServiceHandler(f.handle))
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(srv.Stop)
-	conn, err := rpc.Dial(lis.Addr().String())
+	f := listenFake(t, failures)
+	conn, err := rpc.Dial(f.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
 	return f, conn
+}
+
+// listenFake starts a fakeServer with the health service a replica
+// serves (rpc.ReplicaHealthService SERVING), as rpc.Listen's servers do.
+func listenFake(t *testing.T, failures int) *fakeServer {
+	t.Helper()
+	f := &fakeServer{failures: failures, calls: map[string]int{}}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.addr = lis.Addr().String()
+	f.srv = grpc.NewServer(grpc.UnknownServiceHandler(f.handle))
+	f.health = health.NewServer()
+	f.health.SetServingStatus(rpc.ReplicaHealthService, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(f.srv, f.health)
+	go func() { _ = f.srv.Serve(lis) }()
+	t.Cleanup(f.srv.Stop)
+	return f
 }
 
 func (f *fakeServer) handle(_ any, stream grpc.ServerStream) error {

@@ -32,6 +32,15 @@ const (
 	CauseShuttingDown = "shutting down"
 )
 
+// ReplicaHealthService is the health service name clients watch to pick
+// replicas (gRPC client-side health checking, see Dial): SERVING from the
+// moment the server listens until its Shutdown begins. It says "this
+// process takes calls", not "everything it depends on works": a replica
+// whose database is down still answers, with the error that says so, and
+// when every replica is in that state the caller hears why instead of
+// "no healthy replica".
+const ReplicaHealthService = "atrium.replica"
+
 // healthServer is gRPC's health service that also sends the cause of a
 // NOT_SERVING status in the HealthCauseKey header.
 type healthServer struct {
@@ -96,11 +105,11 @@ func (u Upstream) Check(ctx context.Context, caller string, requireServing bool)
 		case st.Code() == codes.Unauthenticated:
 			return fmt.Errorf("the %s service refuses the %s's principal: %s", u.Name, caller, st.Message())
 		case st.Code() == codes.DeadlineExceeded || ctx.Err() != nil:
-			return fmt.Errorf("the %s service at %s did not answer its health check in time", u.Name, u.Conn.Target())
+			return fmt.Errorf("the %s service at %s did not answer its health check in time", u.Name, shownTarget(u.Conn.Target()))
 		case st.Code() == codes.Unavailable:
-			return fmt.Errorf("the %s service at %s is unreachable (%s)", u.Name, u.Conn.Target(), lastPart(st.Message()))
+			return fmt.Errorf("the %s service at %s is unreachable (%s)", u.Name, shownTarget(u.Conn.Target()), lastPart(st.Message()))
 		}
-		return fmt.Errorf("the %s service at %s failed its health check: %s: %s", u.Name, u.Conn.Target(), st.Code(), st.Message())
+		return fmt.Errorf("the %s service at %s failed its health check: %s: %s", u.Name, shownTarget(u.Conn.Target()), st.Code(), st.Message())
 	}
 	if resp.GetStatus() == healthpb.HealthCheckResponse_SERVING || !requireServing {
 		return nil
@@ -114,6 +123,10 @@ func (u Upstream) Check(ctx context.Context, caller string, requireServing bool)
 	}
 	return fmt.Errorf("the %s service is %s: %s", u.Name, resp.GetStatus(), cause)
 }
+
+// shownTarget is a connection's target as the operator wrote it: a list
+// without the scheme Dial gave it.
+func shownTarget(target string) string { return strings.TrimPrefix(target, listScheme+":///") }
 
 // lastPart is the innermost reason of a gRPC transport error, which nests
 // them ("connection error: desc = \"transport: Error while dialing: dial

@@ -88,6 +88,8 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *tel
 	)
 	s := &Server{Server: srv, health: &healthServer{Server: health.NewServer()}, lis: lis, local: newLocalServer(unary, spans)}
 	healthpb.RegisterHealthServer(s, s.health)
+	// health.Shutdown turns it NOT_SERVING when the server stops.
+	s.health.SetServingStatus(ReplicaHealthService, healthpb.HealthCheckResponse_SERVING)
 	// Reflection lets grpcurl and other tools list and describe the services
 	// without the .proto files. It describes the API, not anyone's data.
 	reflection.Register(s)

@@ -20,9 +20,19 @@ type Backing struct {
 	// is not at this binary's version stops the start with a message that
 	// says what to run.
 	Migrate bool
-	// NATSURL is the NATS server events are published to.
+	// NATSURL is the NATS server events are published to: one URL, or
+	// several separated by commas (the servers of a cluster; the client
+	// connects to one and moves to another when it goes away).
 	NATSURL string
+	// StreamReplicas is how many servers of a NATS cluster keep the
+	// service's stream (1 to 5; 0 means 1). It applies when the stream is
+	// created and to an existing stream, whose configuration is updated at
+	// start; the durable consumers of the webhooks service follow it.
+	StreamReplicas int
 }
+
+// MaxStreamReplicas is the most replicas JetStream keeps of a stream.
+const MaxStreamReplicas = 5
 
 // BindFlags binds the backing settings to fs. natsUsage says what the
 // command does without a NATS URL.
@@ -30,6 +40,10 @@ func (b *Backing) BindFlags(fs *flag.FlagSet, natsUsage string) {
 	BindDatabaseURL(fs, &b.DatabaseURL, "empty runs on the in-memory store, which keeps nothing across restarts")
 	fs.BoolVar(&b.Migrate, "migrate", b.Migrate, "apply pending PostgreSQL migrations at start (otherwise run `atrium migrate` first)")
 	cli.BindNATSURL(fs, &b.NATSURL, "events are published to JetStream there; "+natsUsage)
+	if b.StreamReplicas == 0 {
+		b.StreamReplicas = 1
+	}
+	fs.IntVar(&b.StreamReplicas, "nats-stream-replicas", b.StreamReplicas, "how many NATS servers keep the service's JetStream stream (1 to 5; at most the cluster's size): 3 on a three-node cluster survives the loss of a node; applied to an existing stream at start")
 }
 
 // BindDatabaseURL binds the PostgreSQL URL; usage says what an empty one

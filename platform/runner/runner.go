@@ -69,6 +69,8 @@ func (c Config) Validate() error {
 		return errors.New("gRPC listen address is required")
 	case c.NATSURL == "":
 		return errors.New("NATS URL is required: services publish their events to NATS JetStream")
+	case c.StreamReplicas < 0 || c.StreamReplicas > MaxStreamReplicas:
+		return fmt.Errorf("stream replicas (--nats-stream-replicas) must be 1 to %d; got %d", MaxStreamReplicas, c.StreamReplicas)
 	case len(c.InternalSecret) < principal.MinSecretLen:
 		return fmt.Errorf("internal secret must be at least %d bytes", principal.MinSecretLen)
 	case c.DrainDelay < 0:
@@ -112,7 +114,9 @@ type Runtime struct {
 	metrics *MetricsServer
 	// relay is set once Open has the NATS connection; the connection's
 	// reconnect handler may run before that, hence the atomic.
-	relay   atomic.Pointer[outbox.Relay]
+	relay atomic.Pointer[outbox.Relay]
+	// stream publishes to the service's stream and sets it up.
+	stream  *outbox.JetStream
 	closers []func()
 	// waitDrain waits out the drain delay: time.Sleep, but tests end the
 	// delay as soon as they have seen the drain instead of sleeping
@@ -286,7 +290,9 @@ func (r *Runtime) startRelay(stream, subjects string) error {
 		Subjects: []string{subjects},
 		Storage:  jetstream.FileStorage,
 		MaxAge:   7 * 24 * time.Hour,
+		Replicas: max(1, r.cfg.StreamReplicas),
 	})
+	r.stream = pub
 	tel := r.cfg.Telemetry
 	reg, err := outbox.ObserveBacklog(src, r.name, tel.MeterProvider())
 	if err != nil {
@@ -332,6 +338,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 	relay := r.relay.Load()
 	g.Go(func() error { return relay.Run(relayCtx) })
 	g.Go(func() error { r.watchHealth(gctx); return nil })
+	g.Go(func() error { r.ensureStream(gctx); return nil })
 	// The loops stop when the drain begins; stopped tells the shutdown
 	// below when they all have.
 	var loops sync.WaitGroup
@@ -374,6 +381,19 @@ func (r *Runtime) Run(ctx context.Context) error {
 		return nil
 	})
 	return g.Wait()
+}
+
+// ensureStream creates the service's stream, or updates it to the
+// configuration (its replicas), at start rather than at the first event,
+// so that a changed --nats-stream-replicas applies at the rollout. A
+// failure is logged: the relay tries again before each publish.
+func (r *Runtime) ensureStream(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := r.stream.Ensure(ctx); err != nil && ctx.Err() == nil {
+		r.logger.Error("the service's JetStream stream cannot be set up now; events wait in the outbox", "stream", r.stream.Name(),
+			"replicas", max(1, r.cfg.StreamReplicas), "error", err)
+	}
 }
 
 // Close releases what Open opened, in reverse order. Run calls it.

@@ -436,18 +436,22 @@ func TestMigrationRunsAsAHook(t *testing.T) {
 	}
 }
 
-// Each component reaches its upstreams at the DNS names of their Services,
-// on the ports those Services serve.
+// Each component reaches its upstreams at the DNS names of their headless
+// Services (every ready pod's address, so that calls spread over the
+// replicas), on the ports those Services serve.
 func TestUpstreamsAreTheServicesDNSNames(t *testing.T) {
 	m := render(t, "-f", productionFile)
 	addr := func(s string) string {
-		svc := m.services["atrium-"+s]
+		svc := m.services["atrium-"+s+"-headless"]
 		if svc == nil {
-			t.Fatalf("no Service atrium-%s", s)
+			t.Fatalf("no Service atrium-%s-headless", s)
+		}
+		if svc.Spec.ClusterIP != corev1.ClusterIPNone {
+			t.Errorf("Service %s has cluster IP %q, want None (headless)", svc.Name, svc.Spec.ClusterIP)
 		}
 		for _, p := range svc.Spec.Ports {
 			if p.Name == "grpc" {
-				return fmt.Sprintf("%s.%s.svc.cluster.local:%d", svc.Name, "atrium", p.Port)
+				return fmt.Sprintf("dns:///%s.%s.svc.cluster.local:%d", svc.Name, "atrium", p.Port)
 			}
 		}
 		t.Fatalf("Service %s has no grpc port", svc.Name)
@@ -730,5 +734,24 @@ func TestWebhooksEgress(t *testing.T) {
 	}
 	if !dns || !crm || !public || !backends {
 		t.Errorf("webhooks egress: DNS %v, crm %v, public internet %v, backends %v; want all", dns, crm, public, backends)
+	}
+}
+
+// nats.streamReplicas reaches every service (the gateway has no stream):
+// 1 by default, 3 in the production values (a three-node NATS cluster).
+func TestNATSStreamReplicas(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{{nil, "1"}, {[]string{"-f", productionFile}, "3"}} {
+		m := render(t, tc.args...)
+		for _, c := range []string{"collections", "crm", "data", "actions", "webhooks"} {
+			if got := m.env(t, m.deployment(t, c).Spec.Template.Spec.Containers[0])["ATRIUM_NATS_STREAM_REPLICAS"]; got != tc.want {
+				t.Errorf("%v: %s has ATRIUM_NATS_STREAM_REPLICAS %q, want %q", tc.args, c, got, tc.want)
+			}
+		}
+		if got, ok := m.env(t, m.deployment(t, "gateway").Spec.Template.Spec.Containers[0])["ATRIUM_NATS_STREAM_REPLICAS"]; ok {
+			t.Errorf("the gateway has ATRIUM_NATS_STREAM_REPLICAS %q: it has no stream", got)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/atrium-hq/atrium/gateway"
 	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/objstore/backends"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/telemetry"
 )
 
@@ -35,7 +36,7 @@ func run(args []string) error {
 	upstreams := map[string]*string{}
 	for _, name := range gateway.UpstreamNames() {
 		upstreams[name] = new(cli.DefaultGRPCAddr(name))
-		fs.StringVar(upstreams[name], name+"-addr", *upstreams[name], "gRPC address of the "+name+" service")
+		fs.StringVar(upstreams[name], name+"-addr", *upstreams[name], "gRPC address of the "+name+" service"+rpc.AddressForms)
 	}
 	cli.BindNATSURL(fs, &cfg.NATSURL, "when set, key revocations evict cached keys at once")
 	var objects backends.Config

@@ -77,10 +77,13 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- end }}
 
-{{/* The gRPC address of a service as the other components reach it. */}}
+{{/* The gRPC address of a service as the other components reach it: the
+DNS name of its headless Service, which resolves to every ready pod, so
+that callers spread their calls over the replicas and move off one that
+goes away (platform/rpc.Dial). */}}
 {{- define "atrium.serviceAddr" -}}
 {{- $values := index .root.Values .component }}
-{{- printf "%s.%s.svc.%s:%d" (include "atrium.componentName" .) .root.Release.Namespace .root.Values.clusterDomain (int $values.grpcPort) }}
+{{- printf "dns:///%s-headless.%s.svc.%s:%d" (include "atrium.componentName" .) .root.Release.Namespace .root.Values.clusterDomain (int $values.grpcPort) }}
 {{- end }}
 
 {{/* An env entry taking its value from an existing Secret. */}}
@@ -203,6 +206,7 @@ ATRIUM_GRPC_ADDR: {{ printf ":%d" (int $values.grpcPort) | quote }}
 ATRIUM_METRICS_ADDR: {{ printf ":%d" (int $root.Values.metrics.port) | quote }}
 {{- /* The hook Job migrates; a service only checks that the schema is at its version. */}}
 ATRIUM_MIGRATE: "false"
+ATRIUM_NATS_STREAM_REPLICAS: {{ $root.Values.nats.streamReplicas | int64 | toString | quote }}
 {{- end }}
 {{- if eq .component "crm" }}
 ATRIUM_COLLECTIONS_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "collections") | quote }}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/objstore/backends"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/services/actions/service"
 )
@@ -24,8 +25,8 @@ func main() {
 	var objects backends.Config
 	bind := func(fs *flag.FlagSet) {
 		settings.BindFlags(fs)
-		fs.StringVar(&crm, "crm-addr", crm, "gRPC address of the CRM service, asked on every action whether the client is linked")
-		fs.StringVar(&data, "data-addr", data, "gRPC address of the data service, which takes the records actions write")
+		fs.StringVar(&crm, "crm-addr", crm, "gRPC address of the CRM service, asked on every action whether the client is linked"+rpc.AddressForms)
+		fs.StringVar(&data, "data-addr", data, "gRPC address of the data service, which takes the records actions write"+rpc.AddressForms)
 		objects.BindFlags(fs, "directory of the generated files (images), shared with the gateway, which serves them")
 		cli.BindPublicURL(fs, &publicURL, "the gateway's public listener unless set")
 	}

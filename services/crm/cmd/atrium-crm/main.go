@@ -9,6 +9,7 @@ import (
 	"flag"
 
 	"github.com/atrium-hq/atrium/platform/cli"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/services/crm/service"
 )
@@ -19,7 +20,7 @@ var version = "dev"
 func main() {
 	collections := cli.DefaultGRPCAddr("collections")
 	bind := func(fs *flag.FlagSet) {
-		fs.StringVar(&collections, "collections-addr", collections, "gRPC address of the collections service, asked whether a site exists")
+		fs.StringVar(&collections, "collections-addr", collections, "gRPC address of the collections service, asked whether a site exists"+rpc.AddressForms)
 	}
 	runner.Main(service.Name, version, bind, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
 		return service.New(ctx, service.Config{Config: cfg, CollectionsAddr: collections})

@@ -9,6 +9,7 @@ import (
 	"flag"
 
 	"github.com/atrium-hq/atrium/platform/cli"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/services/data/service"
 )
@@ -19,7 +20,7 @@ var version = "dev"
 func main() {
 	crm := cli.DefaultGRPCAddr("crm")
 	bind := func(fs *flag.FlagSet) {
-		fs.StringVar(&crm, "crm-addr", crm, "gRPC address of the CRM service, asked on every read which clients the agency may reach")
+		fs.StringVar(&crm, "crm-addr", crm, "gRPC address of the CRM service, asked on every read which clients the agency may reach"+rpc.AddressForms)
 	}
 	runner.Main(service.Name, version, bind, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
 		return service.New(ctx, service.Config{Config: cfg, CRMAddr: crm})

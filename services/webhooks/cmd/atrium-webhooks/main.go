@@ -9,6 +9,7 @@ import (
 	"flag"
 
 	"github.com/atrium-hq/atrium/platform/cli"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/services/webhooks/service"
 )
@@ -22,7 +23,7 @@ func main() {
 	bind := func(fs *flag.FlagSet) {
 		settings.BindFlags(fs)
 		settings.BindAllowPrivate(fs)
-		fs.StringVar(&crm, "crm-addr", crm, "gRPC address of the CRM service, asked which agencies a client is linked to when one of its datasets changes")
+		fs.StringVar(&crm, "crm-addr", crm, "gRPC address of the CRM service, asked which agencies a client is linked to when one of its datasets changes"+rpc.AddressForms)
 	}
 	runner.Main(service.Name, version, bind, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
 		return service.New(ctx, service.Config{Config: cfg, Settings: settings, CRMAddr: crm})
