@@ -67,6 +67,9 @@ func startReplicaSet(t *testing.T, actionsFlags []string) *replicaSet {
 		"ATRIUM_METRICS_ADDR=127.0.0.1:0",
 		"ATRIUM_WEBHOOK_RETRY_SCHEDULE="+testRetrySchedule,
 		"ATRIUM_WEBHOOK_CONSUMER="+testConsumer(t, r.nats.URL()),
+		// One directory of files for every replica, as one volume (or
+		// bucket) would be: with a database they refuse a temporary one.
+		"ATRIUM_DATA_DIR="+t.TempDir(),
 	)
 	t.Cleanup(func() {
 		r.mu.Lock()
