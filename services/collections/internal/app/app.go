@@ -34,7 +34,6 @@ var (
 	ErrDuplicate = store.ErrDuplicate
 )
 
-
 // Clock returns the current time; store.Clock fixes its precision.
 type Clock = store.Clock
 
