@@ -105,7 +105,8 @@ func run(ctx context.Context, bin, repo string, base, n int, seed uint64, sendFo
 // start runs `atrium serve --demo` and waits for its banner.
 func start(ctx context.Context, bin string, base int) (demo, func(), error) {
 	addr := func(i int) string { return "127.0.0.1:" + strconv.Itoa(base+i) }
-	cmd := exec.CommandContext(ctx, bin, "serve", //nolint:gosec // G204: the binary CI built, named by the make target "--demo", "--http-addr", addr(0), "--admin-addr", addr(1), "--metrics-addr", addr(2),
+	//nolint:gosec // G204: the binary CI built, named by the make target
+	cmd := exec.CommandContext(ctx, bin, "serve", "--demo", "--http-addr", addr(0), "--admin-addr", addr(1), "--metrics-addr", addr(2),
 		"--nats-embedded-addr", addr(3), "--drain-delay", "0s", "--request-timeout", "10s",
 		"--collections-grpc-addr", "127.0.0.1:0", "--crm-grpc-addr", "127.0.0.1:0", "--data-grpc-addr", "127.0.0.1:0",
 		"--actions-grpc-addr", "127.0.0.1:0", "--webhooks-grpc-addr", "127.0.0.1:0")
