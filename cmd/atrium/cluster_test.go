@@ -133,31 +133,7 @@ func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
 	c := &cluster{bins: binaries(t), addrs: map[string]string{}}
 	c.db = pgtest.NewDatabase(t, "cluster", func(context.Context, string) error { return nil })
 	natsURL := natstest.URL(t)
-	// Configuration comes from the environment, as a container platform
-	// gives it, and from flags; none of the test process's ATRIUM_*
-	// variables leak in. A variable for a setting a binary lacks is ignored.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ATRIUM_") {
-			c.env = append(c.env, kv)
-		}
-	}
-	c.env = append(c.env,
-		"ATRIUM_INTERNAL_SECRET="+testInternalSecret,
-		"ATRIUM_DATABASE_URL="+c.db,
-		"ATRIUM_NATS_URL="+natsURL,
-		"ATRIUM_MIGRATE=true",
-		"ATRIUM_LOG_FORMAT=json",
-		"ATRIUM_SHUTDOWN_TIMEOUT="+clusterShutdownTimeout.String(),
-		"ATRIUM_DRAIN_DELAY="+clusterDrainDelay.String(),
-		"ATRIUM_METRICS_ADDR=127.0.0.1:0",
-		// One directory of files for the gateway, collections and actions,
-		// as the chart mounts one volume in each: with a database they
-		// refuse a temporary one.
-		"ATRIUM_DATA_DIR="+t.TempDir(),
-		// The suite's webhooks retry within seconds.
-		"ATRIUM_WEBHOOK_RETRY_SCHEDULE="+testRetrySchedule,
-		"ATRIUM_WEBHOOK_CONSUMER="+testConsumer(t, natsURL),
-	)
+	c.env = clusterEnv(t, c.db, natsURL)
 	t.Cleanup(func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -564,4 +540,36 @@ func TestClusterOfSeparateProcesses(t *testing.T) {
 		wg.Go(func() { p.stop(t) })
 	}
 	wg.Wait()
+}
+
+// clusterEnv is the environment of every process of a separate-process
+// deployment on database db and the NATS servers natsURL (one, or a list),
+// plus extra: configuration comes from the environment, as a container
+// platform gives it, and from flags; none of the test process's ATRIUM_*
+// variables leak in. A variable for a setting a binary lacks is ignored.
+func clusterEnv(t *testing.T, db, natsURL string, extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ATRIUM_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env,
+		"ATRIUM_INTERNAL_SECRET="+testInternalSecret,
+		"ATRIUM_DATABASE_URL="+db,
+		"ATRIUM_NATS_URL="+natsURL,
+		"ATRIUM_MIGRATE=true",
+		"ATRIUM_LOG_FORMAT=json",
+		"ATRIUM_SHUTDOWN_TIMEOUT="+clusterShutdownTimeout.String(),
+		"ATRIUM_DRAIN_DELAY="+clusterDrainDelay.String(),
+		"ATRIUM_METRICS_ADDR=127.0.0.1:0",
+		// One directory of files for the gateway, collections and actions
+		// (every replica of them), as the chart mounts one volume in each:
+		// with a database they refuse a temporary one.
+		"ATRIUM_DATA_DIR="+t.TempDir(),
+		// The suite's webhooks retry within seconds.
+		"ATRIUM_WEBHOOK_RETRY_SCHEDULE="+testRetrySchedule,
+		"ATRIUM_WEBHOOK_CONSUMER="+testConsumer(t, natsURL),
+	)
+	return append(env, extra...)
 }

@@ -13,7 +13,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,29 +47,9 @@ func startReplicaSet(t *testing.T, actionsFlags []string) *replicaSet {
 	r := &replicaSet{cluster: &cluster{bins: binaries(t), addrs: map[string]string{}}, replicas: map[string][]*process{}, lists: map[string]string{}}
 	r.nats = natstest.StartCluster(t, 3)
 	r.db = pgtest.NewDatabase(t, "replicas", func(context.Context, string) error { return nil })
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ATRIUM_") {
-			r.env = append(r.env, kv)
-		}
-	}
-	r.env = append(r.env,
-		"ATRIUM_INTERNAL_SECRET="+testInternalSecret,
-		"ATRIUM_DATABASE_URL="+r.db,
-		// Every server of the cluster, as a list: a process moves to
-		// another when the one it uses dies.
-		"ATRIUM_NATS_URL="+r.nats.URL(),
-		"ATRIUM_NATS_STREAM_REPLICAS=3",
-		"ATRIUM_MIGRATE=true",
-		"ATRIUM_LOG_FORMAT=json",
-		"ATRIUM_SHUTDOWN_TIMEOUT="+clusterShutdownTimeout.String(),
-		"ATRIUM_DRAIN_DELAY="+clusterDrainDelay.String(),
-		"ATRIUM_METRICS_ADDR=127.0.0.1:0",
-		"ATRIUM_WEBHOOK_RETRY_SCHEDULE="+testRetrySchedule,
-		"ATRIUM_WEBHOOK_CONSUMER="+testConsumer(t, r.nats.URL()),
-		// One directory of files for every replica, as one volume (or
-		// bucket) would be: with a database they refuse a temporary one.
-		"ATRIUM_DATA_DIR="+t.TempDir(),
-	)
+	// Every server of the NATS cluster, as a list: a process moves to
+	// another when the one it uses dies.
+	r.env = clusterEnv(t, r.db, r.nats.URL(), "ATRIUM_NATS_STREAM_REPLICAS=3")
 	t.Cleanup(func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
