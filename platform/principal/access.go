@@ -24,6 +24,14 @@ type Access struct {
 	// the only RPCs a published_only key may call (the proto's
 	// open_to_published_only).
 	OpenToPublishedOnly bool
+	// Resource is the part of a tenant's work the RPC touches, on which
+	// the caller needs Scope (tenant callers only).
+	Resource Resource
+	// OpenToClient marks the reads a member with the client role may call;
+	// ClientField, when set, is the request field that must name their
+	// client (AuthorizeRequest checks it).
+	OpenToClient bool
+	ClientField  string
 	// Name is the operation as a refusal names it: the RPC
 	// ("atrium.webhooks.v1.WebhooksService/ListWebhooks") by default, the
 	// HTTP route ("GET /api/v1/webhooks") in the gateway.
@@ -45,12 +53,19 @@ const (
 // to answer with: PermissionDenied, with a message that says what the
 // caller lacks.
 //
-// The rules: a tenant RPC takes an API key or a service principal acting
-// for a tenant (one that names an agency or site), carrying a's scope and
-// bound to a's binding. An admin RPC takes the admin principal or a service
-// acting for no tenant; an internal RPC only the latter. A service acting
-// for a tenant is held to exactly what a key of that tenant could do. An
-// RPC open to anyone takes every principal, the anonymous one included.
+// The rules: a tenant RPC takes an API key, a signed-in member of an
+// agency, or a service principal acting for a tenant (one that names an
+// agency or site), holding a's scope on a's resource and bound to a's
+// binding. A key (and a service acting for a tenant) holds its scopes on
+// every resource but the people-only ones; a person holds what their role
+// grants (roles.go, read from the proto). An admin RPC takes the admin
+// principal or a service acting for no tenant; an internal RPC only the
+// latter. A service acting for a tenant is held to exactly what a key of
+// that tenant could do. An RPC open to anyone takes every principal, the
+// anonymous one included.
+//
+// Authorize judges what can be judged before the request is read; a
+// client_field is checked by AuthorizeRequest once it is.
 func Authorize(p Principal, a Access) error {
 	switch a.Caller {
 	case accessv1.Caller_CALLER_TENANT:
@@ -58,19 +73,33 @@ func Authorize(p Principal, a Access) error {
 		switch {
 		case p.Kind == KindService && p.ActsForTenant():
 			who = "this service principal"
+		case p.Kind == KindUser && p.AgencyID != "" && p.Role.Valid():
+			who = "a member with the " + string(p.Role) + " role"
 		case p.Kind != KindKey:
-			return apperr.PermissionDenied("this operation needs an API key, or a service principal acting for a tenant")
+			return apperr.PermissionDenied("this operation needs an API key, a signed-in member of an agency, or a service principal acting for a tenant")
 		}
 		if p.PublishedOnly && !a.OpenToPublishedOnly {
 			return apperr.PermissionDenied("%s is published_only (safe to embed in a web page): it may read the site's collections, their published items and an asset by id, and nothing else; %s is not among them", who, a.name())
 		}
-		if !p.HasScope(a.Scope) {
+		if !p.May(a.Resource, a.Scope) {
+			switch {
+			case p.Kind == KindUser:
+				return apperr.PermissionDenied("%s may not %s %s (%s); the roles that may: %s", who, verb(a.Scope), a.Resource, a.name(), rolesThatMay(a.Resource, a.Scope))
+			case PeopleOnly(a.Resource) && p.HasScope(a.Scope):
+				return apperr.PermissionDenied("%s cannot %s %s, whatever its scopes: only people may (the roles that may: %s), signed in", who, verb(a.Scope), a.Resource, rolesThatMay(a.Resource, a.Scope))
+			}
 			return apperr.PermissionDenied("%s lacks the %s scope this operation needs; its scopes: %s", who, a.Scope, ScopeNames(p.Scopes))
+		}
+		if p.ClientID != "" && !a.OpenToClient {
+			return apperr.PermissionDenied("%s reads only its client's datasets, runs and reports; %s is not among them", who, a.name())
 		}
 		switch {
 		case a.Binding == BindingAgency && p.AgencyID == "":
 			return apperr.PermissionDenied("%s is not bound to an agency; the CRM, data and action interfaces need a key issued with an agency_id", who)
 		case a.Binding == BindingSite && p.SiteID == "":
+			if p.Kind == KindUser {
+				return apperr.PermissionDenied("%s acts for no site; the collections interface needs one: send the header Atrium-Site with one of the agency's sites", who)
+			}
 			return apperr.PermissionDenied("%s is not bound to a site; the collections interface needs a key issued with a site_id", who)
 		case a.Binding == BindingSiteOrAgency && p.SiteID == "" && p.AgencyID == "":
 			return apperr.PermissionDenied("%s is bound to neither a site nor an agency; this operation needs a key issued with a site_id or an agency_id", who)
@@ -90,6 +119,49 @@ func Authorize(p Principal, a Access) error {
 		return nil
 	}
 	return apperr.PermissionDenied("this operation declares no access rule, so nobody may call it")
+}
+
+// AuthorizeRequest judges what Authorize could not before the request was
+// read: a member with the client role must name their own client in the
+// rule's client_field.
+func AuthorizeRequest(p Principal, a Access, req any) error {
+	if p.ClientID == "" || a.ClientField == "" {
+		return nil
+	}
+	m, ok := req.(proto.Message)
+	if !ok {
+		return apperr.PermissionDenied("%s cannot be judged for a client member: its request is not a message", a.name())
+	}
+	fd := m.ProtoReflect().Descriptor().Fields().ByName(protoreflect.Name(a.ClientField))
+	if fd == nil || fd.Kind() != protoreflect.StringKind || fd.IsList() {
+		return apperr.PermissionDenied("%s declares client_field %q, which its request has no string field of: nobody limited to a client may call it", a.name(), a.ClientField)
+	}
+	if got := m.ProtoReflect().Get(fd).String(); got != p.ClientID {
+		return apperr.PermissionDenied("a member with the client role reads only their client: %s must be %q; got %q", a.ClientField, p.ClientID, got)
+	}
+	return nil
+}
+
+// verb is what a scope lets a caller do, for messages.
+func verb(s Scope) string {
+	if s == ScopeWrite {
+		return "change"
+	}
+	return "read"
+}
+
+// rolesThatMay lists the roles granting s on r, for messages.
+func rolesThatMay(r Resource, s Scope) string {
+	var names []string
+	for _, role := range Roles() {
+		if role.Grants(r, s) {
+			names = append(names, string(role))
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // name is the operation as a refusal names it.
@@ -146,6 +218,7 @@ func MethodAccess(md protoreflect.MethodDescriptor) (Access, bool) {
 	}
 	rule, _ := proto.GetExtension(opts, accessv1.E_Access).(*accessv1.Access)
 	a := Access{Caller: rule.GetCaller(), OpenToPublishedOnly: rule.GetOpenToPublishedOnly(),
+		Resource: resourceOf(rule.GetResource()), OpenToClient: rule.GetOpenToClient(), ClientField: rule.GetClientField(),
 		Name: string(md.Parent().FullName()) + "/" + string(md.Name())}
 	switch rule.GetScope() {
 	case accessv1.Scope_SCOPE_READ:
@@ -161,8 +234,19 @@ func MethodAccess(md protoreflect.MethodDescriptor) (Access, bool) {
 	case accessv1.Binding_BINDING_SITE_OR_AGENCY:
 		a.Binding = BindingSiteOrAgency
 	}
-	if a.Caller == accessv1.Caller_CALLER_TENANT && (a.Scope == "" || a.Binding == "") {
-		return Access{}, false // a tenant rule must say both
+	if a.Caller == accessv1.Caller_CALLER_TENANT && (a.Scope == "" || a.Binding == "" || a.Resource == "") {
+		return Access{}, false // a tenant rule must say all three
+	}
+	if (a.OpenToClient && (a.Caller != accessv1.Caller_CALLER_TENANT || a.Scope != ScopeRead)) || (a.ClientField != "" && !a.OpenToClient) {
+		// A client member only reads, and a client_field means nothing
+		// on an RPC not open to them: a mistake in the proto, which no
+		// caller passes.
+		return Access{}, false
+	}
+	if a.ClientField != "" {
+		if in := md.Input().Fields().ByName(protoreflect.Name(a.ClientField)); in == nil || in.Kind() != protoreflect.StringKind || in.IsList() {
+			return Access{}, false
+		}
 	}
 	if a.OpenToPublishedOnly && (a.Caller != accessv1.Caller_CALLER_TENANT || a.Scope != ScopeRead || a.Binding != BindingSite) {
 		// A published_only key is a site's read key: opening anything

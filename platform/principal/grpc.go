@@ -41,6 +41,12 @@ func (s *Signer) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 		if err != nil {
 			return nil, err
 		}
+		if p, _ := FromContext(ctx); p.ClientID != "" {
+			a, _ := AccessOf(info.FullMethod) // admit found it
+			if err := AuthorizeRequest(p, a, req); err != nil {
+				return nil, err
+			}
+		}
 		return handler(ctx, req)
 	}
 }

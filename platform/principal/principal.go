@@ -19,6 +19,9 @@ const (
 	// KindService is another Atrium process: the gateway resolving a key, or
 	// one service asking another.
 	KindService Kind = "service"
+	// KindUser is a person signed in with a session: a member of the agency
+	// the request acts for, whose role says what they may do.
+	KindUser Kind = "user"
 	// KindAnonymous is a caller without credentials, admitted only by RPCs
 	// open to anyone (CALLER_ANYONE).
 	KindAnonymous Kind = "anonymous"
@@ -85,8 +88,9 @@ func ParseScopes(names []string) ([]Scope, error) {
 // Principal is the authenticated caller of a request.
 type Principal struct {
 	Kind Kind `json:"kind"`
-	// Subject is the API key id for KindKey, "admin" for KindAdmin and the
-	// calling component's name for KindService.
+	// Subject is the API key id for KindKey, the user id for KindUser,
+	// "admin" for KindAdmin and the calling component's name for
+	// KindService.
 	Subject string  `json:"sub"`
 	Scopes  []Scope `json:"scopes,omitempty"`
 	// SiteID is the site a key is bound to, if any.
@@ -96,6 +100,17 @@ type Principal struct {
 	// PublishedOnly is set for a key safe to embed in a web page: it
 	// reads only published content and may never write.
 	PublishedOnly bool `json:"published_only,omitempty"`
+	// Role is a person's role in AgencyID (KindUser only): what they may
+	// do, as the proto's Role grants it.
+	Role Role `json:"role,omitempty"`
+	// ClientID is the client a member with the client role belongs to:
+	// they read that client's results and nothing else.
+	ClientID string `json:"client_id,omitempty"`
+	// MemberID is the person's membership of AgencyID (KindUser only).
+	MemberID string `json:"member_id,omitempty"`
+	// SessionID is the session a person signed in with (KindUser only),
+	// which the audit trail records beside the user.
+	SessionID string `json:"session_id,omitempty"`
 }
 
 // PublishedOnly reports whether the caller of ctx sees only published
@@ -130,6 +145,14 @@ func FromContext(ctx context.Context) (Principal, bool) {
 func AgencyID(ctx context.Context) string {
 	p, _ := FromContext(ctx)
 	return p.AgencyID
+}
+
+// ClientID is the client the caller is limited to (a member with the
+// client role), or "" for every other caller. A service whose RPC is
+// open_to_client without a client_field scopes its queries by it.
+func ClientID(ctx context.Context) string {
+	p, _ := FromContext(ctx)
+	return p.ClientID
 }
 
 // SiteID is the site the caller of a tenant RPC acts for (see AgencyID).

@@ -96,9 +96,9 @@ func TestOpenToPublishedOnlyIsOnlyForSiteReads(t *testing.T) {
 		rule *accessv1.Access
 		ok   bool
 	}{
-		{&accessv1.Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: accessv1.Scope_SCOPE_READ, Binding: accessv1.Binding_BINDING_SITE, OpenToPublishedOnly: true}, true},
-		{&accessv1.Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: accessv1.Scope_SCOPE_WRITE, Binding: accessv1.Binding_BINDING_SITE, OpenToPublishedOnly: true}, false},
-		{&accessv1.Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: accessv1.Scope_SCOPE_READ, Binding: accessv1.Binding_BINDING_AGENCY, OpenToPublishedOnly: true}, false},
+		{&accessv1.Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: accessv1.Scope_SCOPE_READ, Binding: accessv1.Binding_BINDING_SITE, Resource: accessv1.Resource_RESOURCE_CONTENT, OpenToPublishedOnly: true}, true},
+		{&accessv1.Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: accessv1.Scope_SCOPE_WRITE, Binding: accessv1.Binding_BINDING_SITE, Resource: accessv1.Resource_RESOURCE_CONTENT, OpenToPublishedOnly: true}, false},
+		{&accessv1.Access{Caller: accessv1.Caller_CALLER_TENANT, Scope: accessv1.Scope_SCOPE_READ, Binding: accessv1.Binding_BINDING_AGENCY, Resource: accessv1.Resource_RESOURCE_CONTENT, OpenToPublishedOnly: true}, false},
 		{&accessv1.Access{Caller: accessv1.Caller_CALLER_ADMIN, OpenToPublishedOnly: true}, false},
 	} {
 		a, ok := MethodAccess(methodWith(t, c.rule))

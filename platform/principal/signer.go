@@ -57,6 +57,10 @@ type tokenKey struct {
 	// publishedOnly is part of the principal's access (Authorize): a
 	// token cached for the same subject without it would open every read.
 	publishedOnly bool
+	// A person's role, client, membership and session are part of their
+	// access too (and of what the audit trail records).
+	role                    Role
+	client, member, session string
 }
 
 type signedToken struct {
@@ -114,7 +118,8 @@ func (s *Signer) Token(p Principal) string {
 }
 
 func keyOf(p Principal) (tokenKey, bool) {
-	k := tokenKey{kind: p.Kind, subject: p.Subject, site: p.SiteID, agency: p.AgencyID, publishedOnly: p.PublishedOnly}
+	k := tokenKey{kind: p.Kind, subject: p.Subject, site: p.SiteID, agency: p.AgencyID, publishedOnly: p.PublishedOnly,
+		role: p.Role, client: p.ClientID, member: p.MemberID, session: p.SessionID}
 	for _, sc := range p.Scopes {
 		i := slices.Index(Scopes, sc)
 		if i < 0 {

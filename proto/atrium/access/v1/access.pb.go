@@ -22,6 +22,165 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Resource is a part of a tenant's work, on which a caller holds the read
+// or write scope.
+type Resource int32
+
+const (
+	Resource_RESOURCE_UNSPECIFIED Resource = 0
+	// Sites' collections, items, assets and preview links.
+	Resource_RESOURCE_CONTENT Resource = 1
+	// Sites' collection definitions: fields, types, search language.
+	Resource_RESOURCE_SCHEMA Resource = 2
+	// The CRM lists: clients, prospects, deals.
+	Resource_RESOURCE_CLIENTS Resource = 3
+	// Clients' datasets.
+	Resource_RESOURCE_DATA Resource = 4
+	// Actions, their runs and the credits they spend.
+	Resource_RESOURCE_ACTIONS Resource = 5
+	// Webhooks, their deliveries and the event stream.
+	Resource_RESOURCE_WEBHOOKS Resource = 6
+	// Schedules of recurring actions.
+	Resource_RESOURCE_SCHEDULES Resource = 7
+	// Client reports.
+	Resource_RESOURCE_REPORTS Resource = 8
+	// The agency's members and their invitations.
+	Resource_RESOURCE_MEMBERS Resource = 9
+	// The agency's API keys.
+	Resource_RESOURCE_KEYS Resource = 10
+	// The agency's audit trail.
+	Resource_RESOURCE_AUDIT Resource = 11
+)
+
+// Enum value maps for Resource.
+var (
+	Resource_name = map[int32]string{
+		0:  "RESOURCE_UNSPECIFIED",
+		1:  "RESOURCE_CONTENT",
+		2:  "RESOURCE_SCHEMA",
+		3:  "RESOURCE_CLIENTS",
+		4:  "RESOURCE_DATA",
+		5:  "RESOURCE_ACTIONS",
+		6:  "RESOURCE_WEBHOOKS",
+		7:  "RESOURCE_SCHEDULES",
+		8:  "RESOURCE_REPORTS",
+		9:  "RESOURCE_MEMBERS",
+		10: "RESOURCE_KEYS",
+		11: "RESOURCE_AUDIT",
+	}
+	Resource_value = map[string]int32{
+		"RESOURCE_UNSPECIFIED": 0,
+		"RESOURCE_CONTENT":     1,
+		"RESOURCE_SCHEMA":      2,
+		"RESOURCE_CLIENTS":     3,
+		"RESOURCE_DATA":        4,
+		"RESOURCE_ACTIONS":     5,
+		"RESOURCE_WEBHOOKS":    6,
+		"RESOURCE_SCHEDULES":   7,
+		"RESOURCE_REPORTS":     8,
+		"RESOURCE_MEMBERS":     9,
+		"RESOURCE_KEYS":        10,
+		"RESOURCE_AUDIT":       11,
+	}
+)
+
+func (x Resource) Enum() *Resource {
+	p := new(Resource)
+	*p = x
+	return p
+}
+
+func (x Resource) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Resource) Descriptor() protoreflect.EnumDescriptor {
+	return file_atrium_access_v1_access_proto_enumTypes[0].Descriptor()
+}
+
+func (Resource) Type() protoreflect.EnumType {
+	return &file_atrium_access_v1_access_proto_enumTypes[0]
+}
+
+func (x Resource) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Resource.Descriptor instead.
+func (Resource) EnumDescriptor() ([]byte, []int) {
+	return file_atrium_access_v1_access_proto_rawDescGZIP(), []int{0}
+}
+
+// Role is what a member of an agency may do, as the scopes it grants on
+// each resource. A role is a set of the same permissions an API key's
+// scopes give, judged by the same rule (platform/principal.Authorize);
+// docs/people.md's table is generated from these grants.
+type Role int32
+
+const (
+	Role_ROLE_UNSPECIFIED Role = 0
+	// Everything, members, keys and the audit trail included.
+	Role_ROLE_OWNER Role = 1
+	// An account manager: clients, data, actions, schedules, reports and
+	// webhooks; reads the content; no members, keys or audit trail.
+	Role_ROLE_MANAGER Role = 2
+	// Writes the content of the sites their membership names (or of all the
+	// agency's sites when it names none).
+	Role_ROLE_EDITOR Role = 3
+	// Reads everything the agency sees but its members, keys and audit trail.
+	Role_ROLE_VIEWER Role = 4
+	// Someone at one of the agency's clients: reads that client's datasets,
+	// runs and reports (only RPCs marked open_to_client), nothing else.
+	Role_ROLE_CLIENT Role = 5
+)
+
+// Enum value maps for Role.
+var (
+	Role_name = map[int32]string{
+		0: "ROLE_UNSPECIFIED",
+		1: "ROLE_OWNER",
+		2: "ROLE_MANAGER",
+		3: "ROLE_EDITOR",
+		4: "ROLE_VIEWER",
+		5: "ROLE_CLIENT",
+	}
+	Role_value = map[string]int32{
+		"ROLE_UNSPECIFIED": 0,
+		"ROLE_OWNER":       1,
+		"ROLE_MANAGER":     2,
+		"ROLE_EDITOR":      3,
+		"ROLE_VIEWER":      4,
+		"ROLE_CLIENT":      5,
+	}
+)
+
+func (x Role) Enum() *Role {
+	p := new(Role)
+	*p = x
+	return p
+}
+
+func (x Role) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Role) Descriptor() protoreflect.EnumDescriptor {
+	return file_atrium_access_v1_access_proto_enumTypes[1].Descriptor()
+}
+
+func (Role) Type() protoreflect.EnumType {
+	return &file_atrium_access_v1_access_proto_enumTypes[1]
+}
+
+func (x Role) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Role.Descriptor instead.
+func (Role) EnumDescriptor() ([]byte, []int) {
+	return file_atrium_access_v1_access_proto_rawDescGZIP(), []int{1}
+}
+
 // Caller is a kind of principal.
 type Caller int32
 
@@ -69,11 +228,11 @@ func (x Caller) String() string {
 }
 
 func (Caller) Descriptor() protoreflect.EnumDescriptor {
-	return file_atrium_access_v1_access_proto_enumTypes[0].Descriptor()
+	return file_atrium_access_v1_access_proto_enumTypes[2].Descriptor()
 }
 
 func (Caller) Type() protoreflect.EnumType {
-	return &file_atrium_access_v1_access_proto_enumTypes[0]
+	return &file_atrium_access_v1_access_proto_enumTypes[2]
 }
 
 func (x Caller) Number() protoreflect.EnumNumber {
@@ -82,7 +241,7 @@ func (x Caller) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Caller.Descriptor instead.
 func (Caller) EnumDescriptor() ([]byte, []int) {
-	return file_atrium_access_v1_access_proto_rawDescGZIP(), []int{0}
+	return file_atrium_access_v1_access_proto_rawDescGZIP(), []int{2}
 }
 
 // Scope is a permission a tenant caller carries.
@@ -119,11 +278,11 @@ func (x Scope) String() string {
 }
 
 func (Scope) Descriptor() protoreflect.EnumDescriptor {
-	return file_atrium_access_v1_access_proto_enumTypes[1].Descriptor()
+	return file_atrium_access_v1_access_proto_enumTypes[3].Descriptor()
 }
 
 func (Scope) Type() protoreflect.EnumType {
-	return &file_atrium_access_v1_access_proto_enumTypes[1]
+	return &file_atrium_access_v1_access_proto_enumTypes[3]
 }
 
 func (x Scope) Number() protoreflect.EnumNumber {
@@ -132,7 +291,7 @@ func (x Scope) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Scope.Descriptor instead.
 func (Scope) EnumDescriptor() ([]byte, []int) {
-	return file_atrium_access_v1_access_proto_rawDescGZIP(), []int{1}
+	return file_atrium_access_v1_access_proto_rawDescGZIP(), []int{3}
 }
 
 // Binding is the tenant a caller acts for.
@@ -176,11 +335,11 @@ func (x Binding) String() string {
 }
 
 func (Binding) Descriptor() protoreflect.EnumDescriptor {
-	return file_atrium_access_v1_access_proto_enumTypes[2].Descriptor()
+	return file_atrium_access_v1_access_proto_enumTypes[4].Descriptor()
 }
 
 func (Binding) Type() protoreflect.EnumType {
-	return &file_atrium_access_v1_access_proto_enumTypes[2]
+	return &file_atrium_access_v1_access_proto_enumTypes[4]
 }
 
 func (x Binding) Number() protoreflect.EnumNumber {
@@ -189,7 +348,7 @@ func (x Binding) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Binding.Descriptor instead.
 func (Binding) EnumDescriptor() ([]byte, []int) {
-	return file_atrium_access_v1_access_proto_rawDescGZIP(), []int{2}
+	return file_atrium_access_v1_access_proto_rawDescGZIP(), []int{4}
 }
 
 // Access declares who may call an RPC. Every Atrium RPC carries one, and it
@@ -213,8 +372,25 @@ type Access struct {
 	// with SCOPE_READ and BINDING_SITE (a rule that says otherwise is no
 	// rule, and nobody may call its RPC).
 	OpenToPublishedOnly bool `protobuf:"varint,4,opt,name=open_to_published_only,json=openToPublishedOnly,proto3" json:"open_to_published_only,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// For CALLER_TENANT: the part of a tenant's work the RPC touches. A
+	// caller needs the scope on this resource: an API key has its scopes on
+	// every resource but the ones marked people_only, a person has what
+	// their role grants (the Role enum below). Required: a tenant rule
+	// without a resource is no rule.
+	Resource Resource `protobuf:"varint,5,opt,name=resource,proto3,enum=atrium.access.v1.Resource" json:"resource,omitempty"`
+	// For CALLER_TENANT reads: a member with the client role (someone at the
+	// agency's client, who reads that client's results) may call this RPC.
+	// Such a member may call no RPC without this mark. The RPC shows them
+	// only their client's objects: either client_field names the request
+	// field that must equal their client (the judge checks it), or the
+	// service scopes its query by the principal's client.
+	OpenToClient bool `protobuf:"varint,6,opt,name=open_to_client,json=openToClient,proto3" json:"open_to_client,omitempty"`
+	// With open_to_client: the request field (top level, a string) that
+	// names the client. A member with the client role must send their own
+	// client there.
+	ClientField   string `protobuf:"bytes,7,opt,name=client_field,json=clientField,proto3" json:"client_field,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Access) Reset() {
@@ -275,6 +451,80 @@ func (x *Access) GetOpenToPublishedOnly() bool {
 	return false
 }
 
+func (x *Access) GetResource() Resource {
+	if x != nil {
+		return x.Resource
+	}
+	return Resource_RESOURCE_UNSPECIFIED
+}
+
+func (x *Access) GetOpenToClient() bool {
+	if x != nil {
+		return x.OpenToClient
+	}
+	return false
+}
+
+func (x *Access) GetClientField() string {
+	if x != nil {
+		return x.ClientField
+	}
+	return ""
+}
+
+// Grants are the scopes a role holds, per resource.
+type Grants struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Read          []Resource             `protobuf:"varint,1,rep,packed,name=read,proto3,enum=atrium.access.v1.Resource" json:"read,omitempty"`
+	Write         []Resource             `protobuf:"varint,2,rep,packed,name=write,proto3,enum=atrium.access.v1.Resource" json:"write,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Grants) Reset() {
+	*x = Grants{}
+	mi := &file_atrium_access_v1_access_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Grants) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Grants) ProtoMessage() {}
+
+func (x *Grants) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_access_v1_access_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Grants.ProtoReflect.Descriptor instead.
+func (*Grants) Descriptor() ([]byte, []int) {
+	return file_atrium_access_v1_access_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Grants) GetRead() []Resource {
+	if x != nil {
+		return x.Read
+	}
+	return nil
+}
+
+func (x *Grants) GetWrite() []Resource {
+	if x != nil {
+		return x.Write
+	}
+	return nil
+}
+
 var file_atrium_access_v1_access_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
@@ -282,6 +532,22 @@ var file_atrium_access_v1_access_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         51001,
 		Name:          "atrium.access.v1.access",
 		Tag:           "bytes,51001,opt,name=access",
+		Filename:      "atrium/access/v1/access.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         51002,
+		Name:          "atrium.access.v1.people_only",
+		Tag:           "varint,51002,opt,name=people_only",
+		Filename:      "atrium/access/v1/access.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*Grants)(nil),
+		Field:         51003,
+		Name:          "atrium.access.v1.grants",
+		Tag:           "bytes,51003,opt,name=grants",
 		Filename:      "atrium/access/v1/access.proto",
 	},
 }
@@ -294,16 +560,67 @@ var (
 	E_Access = &file_atrium_access_v1_access_proto_extTypes[0]
 )
 
+// Extension fields to descriptorpb.EnumValueOptions.
+var (
+	// On a Resource: only people (through a role) may hold a scope on it,
+	// never an API key, whatever its scopes: keys cannot manage members,
+	// keys or read the audit trail.
+	//
+	// optional bool people_only = 51002;
+	E_PeopleOnly = &file_atrium_access_v1_access_proto_extTypes[1]
+	// On a Role: what it grants.
+	//
+	// optional atrium.access.v1.Grants grants = 51003;
+	E_Grants = &file_atrium_access_v1_access_proto_extTypes[2]
+)
+
 var File_atrium_access_v1_access_proto protoreflect.FileDescriptor
 
 const file_atrium_access_v1_access_proto_rawDesc = "" +
 	"\n" +
-	"\x1datrium/access/v1/access.proto\x12\x10atrium.access.v1\x1a google/protobuf/descriptor.proto\"\xd3\x01\n" +
+	"\x1datrium/access/v1/access.proto\x12\x10atrium.access.v1\x1a google/protobuf/descriptor.proto\"\xd4\x02\n" +
 	"\x06Access\x120\n" +
 	"\x06caller\x18\x01 \x01(\x0e2\x18.atrium.access.v1.CallerR\x06caller\x12-\n" +
 	"\x05scope\x18\x02 \x01(\x0e2\x17.atrium.access.v1.ScopeR\x05scope\x123\n" +
 	"\abinding\x18\x03 \x01(\x0e2\x19.atrium.access.v1.BindingR\abinding\x123\n" +
-	"\x16open_to_published_only\x18\x04 \x01(\bR\x13openToPublishedOnly*m\n" +
+	"\x16open_to_published_only\x18\x04 \x01(\bR\x13openToPublishedOnly\x126\n" +
+	"\bresource\x18\x05 \x01(\x0e2\x1a.atrium.access.v1.ResourceR\bresource\x12$\n" +
+	"\x0eopen_to_client\x18\x06 \x01(\bR\fopenToClient\x12!\n" +
+	"\fclient_field\x18\a \x01(\tR\vclientField\"j\n" +
+	"\x06Grants\x12.\n" +
+	"\x04read\x18\x01 \x03(\x0e2\x1a.atrium.access.v1.ResourceR\x04read\x120\n" +
+	"\x05write\x18\x02 \x03(\x0e2\x1a.atrium.access.v1.ResourceR\x05write*\xa2\x02\n" +
+	"\bResource\x12\x18\n" +
+	"\x14RESOURCE_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10RESOURCE_CONTENT\x10\x01\x12\x13\n" +
+	"\x0fRESOURCE_SCHEMA\x10\x02\x12\x14\n" +
+	"\x10RESOURCE_CLIENTS\x10\x03\x12\x11\n" +
+	"\rRESOURCE_DATA\x10\x04\x12\x14\n" +
+	"\x10RESOURCE_ACTIONS\x10\x05\x12\x15\n" +
+	"\x11RESOURCE_WEBHOOKS\x10\x06\x12\x16\n" +
+	"\x12RESOURCE_SCHEDULES\x10\a\x12\x14\n" +
+	"\x10RESOURCE_REPORTS\x10\b\x12\x1a\n" +
+	"\x10RESOURCE_MEMBERS\x10\t\x1a\x04\xd0\xf3\x18\x01\x12\x17\n" +
+	"\rRESOURCE_KEYS\x10\n" +
+	"\x1a\x04\xd0\xf3\x18\x01\x12\x18\n" +
+	"\x0eRESOURCE_AUDIT\x10\v\x1a\x04\xd0\xf3\x18\x01*\xcd\x01\n" +
+	"\x04Role\x12\x14\n" +
+	"\x10ROLE_UNSPECIFIED\x10\x00\x12-\n" +
+	"\n" +
+	"ROLE_OWNER\x10\x01\x1a\x1d\xda\xf3\x18\x19\n" +
+	"\v\x01\x02\x03\x04\x05\x06\a\b\t\n" +
+	"\v\x12\n" +
+	"\x01\x02\x03\x04\x05\x06\a\b\t\n" +
+	"\x12'\n" +
+	"\fROLE_MANAGER\x10\x02\x1a\x15\xda\xf3\x18\x11\n" +
+	"\a\x01\x03\x04\x05\x06\a\b\x12\x06\x03\x04\x05\x06\a\b\x12\x1b\n" +
+	"\vROLE_EDITOR\x10\x03\x1a\n" +
+	"\xda\xf3\x18\x06\n" +
+	"\x01\x01\x12\x01\x01\x12\x1e\n" +
+	"\vROLE_VIEWER\x10\x04\x1a\r\xda\xf3\x18\t\n" +
+	"\a\x01\x03\x04\x05\x06\a\b\x12\x1a\n" +
+	"\vROLE_CLIENT\x10\x05\x1a\t\xda\xf3\x18\x05\n" +
+	"\x03\x04\x05\b*m\n" +
 	"\x06Caller\x12\x16\n" +
 	"\x12CALLER_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rCALLER_TENANT\x10\x01\x12\x10\n" +
@@ -320,7 +637,10 @@ const file_atrium_access_v1_access_proto_rawDesc = "" +
 	"\x0eBINDING_AGENCY\x10\x01\x12\x10\n" +
 	"\fBINDING_SITE\x10\x02\x12\x1a\n" +
 	"\x16BINDING_SITE_OR_AGENCY\x10\x03:R\n" +
-	"\x06access\x12\x1e.google.protobuf.MethodOptions\x18\xb9\x8e\x03 \x01(\v2\x18.atrium.access.v1.AccessR\x06accessB=Z;github.com/atrium-hq/atrium/proto/atrium/access/v1;accessv1b\x06proto3"
+	"\x06access\x12\x1e.google.protobuf.MethodOptions\x18\xb9\x8e\x03 \x01(\v2\x18.atrium.access.v1.AccessR\x06access:D\n" +
+	"\vpeople_only\x12!.google.protobuf.EnumValueOptions\x18\xba\x8e\x03 \x01(\bR\n" +
+	"peopleOnly:U\n" +
+	"\x06grants\x12!.google.protobuf.EnumValueOptions\x18\xbb\x8e\x03 \x01(\v2\x18.atrium.access.v1.GrantsR\x06grantsB=Z;github.com/atrium-hq/atrium/proto/atrium/access/v1;accessv1b\x06proto3"
 
 var (
 	file_atrium_access_v1_access_proto_rawDescOnce sync.Once
@@ -334,26 +654,36 @@ func file_atrium_access_v1_access_proto_rawDescGZIP() []byte {
 	return file_atrium_access_v1_access_proto_rawDescData
 }
 
-var file_atrium_access_v1_access_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_atrium_access_v1_access_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_atrium_access_v1_access_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_atrium_access_v1_access_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_atrium_access_v1_access_proto_goTypes = []any{
-	(Caller)(0),                        // 0: atrium.access.v1.Caller
-	(Scope)(0),                         // 1: atrium.access.v1.Scope
-	(Binding)(0),                       // 2: atrium.access.v1.Binding
-	(*Access)(nil),                     // 3: atrium.access.v1.Access
-	(*descriptorpb.MethodOptions)(nil), // 4: google.protobuf.MethodOptions
+	(Resource)(0),                         // 0: atrium.access.v1.Resource
+	(Role)(0),                             // 1: atrium.access.v1.Role
+	(Caller)(0),                           // 2: atrium.access.v1.Caller
+	(Scope)(0),                            // 3: atrium.access.v1.Scope
+	(Binding)(0),                          // 4: atrium.access.v1.Binding
+	(*Access)(nil),                        // 5: atrium.access.v1.Access
+	(*Grants)(nil),                        // 6: atrium.access.v1.Grants
+	(*descriptorpb.MethodOptions)(nil),    // 7: google.protobuf.MethodOptions
+	(*descriptorpb.EnumValueOptions)(nil), // 8: google.protobuf.EnumValueOptions
 }
 var file_atrium_access_v1_access_proto_depIdxs = []int32{
-	0, // 0: atrium.access.v1.Access.caller:type_name -> atrium.access.v1.Caller
-	1, // 1: atrium.access.v1.Access.scope:type_name -> atrium.access.v1.Scope
-	2, // 2: atrium.access.v1.Access.binding:type_name -> atrium.access.v1.Binding
-	4, // 3: atrium.access.v1.access:extendee -> google.protobuf.MethodOptions
-	3, // 4: atrium.access.v1.access:type_name -> atrium.access.v1.Access
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	4, // [4:5] is the sub-list for extension type_name
-	3, // [3:4] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	2,  // 0: atrium.access.v1.Access.caller:type_name -> atrium.access.v1.Caller
+	3,  // 1: atrium.access.v1.Access.scope:type_name -> atrium.access.v1.Scope
+	4,  // 2: atrium.access.v1.Access.binding:type_name -> atrium.access.v1.Binding
+	0,  // 3: atrium.access.v1.Access.resource:type_name -> atrium.access.v1.Resource
+	0,  // 4: atrium.access.v1.Grants.read:type_name -> atrium.access.v1.Resource
+	0,  // 5: atrium.access.v1.Grants.write:type_name -> atrium.access.v1.Resource
+	7,  // 6: atrium.access.v1.access:extendee -> google.protobuf.MethodOptions
+	8,  // 7: atrium.access.v1.people_only:extendee -> google.protobuf.EnumValueOptions
+	8,  // 8: atrium.access.v1.grants:extendee -> google.protobuf.EnumValueOptions
+	5,  // 9: atrium.access.v1.access:type_name -> atrium.access.v1.Access
+	6,  // 10: atrium.access.v1.grants:type_name -> atrium.access.v1.Grants
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	9,  // [9:11] is the sub-list for extension type_name
+	6,  // [6:9] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_atrium_access_v1_access_proto_init() }
@@ -366,9 +696,9 @@ func file_atrium_access_v1_access_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_access_v1_access_proto_rawDesc), len(file_atrium_access_v1_access_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   1,
-			NumExtensions: 1,
+			NumEnums:      5,
+			NumMessages:   2,
+			NumExtensions: 3,
 			NumServices:   0,
 		},
 		GoTypes:           file_atrium_access_v1_access_proto_goTypes,

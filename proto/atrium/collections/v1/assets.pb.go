@@ -899,14 +899,15 @@ const file_atrium_collections_v1_assets_proto_rawDesc = "" +
 	"\x12DeleteAssetRequest\x12\x19\n" +
 	"\basset_id\x18\x01 \x01(\tR\aassetId\"%\n" +
 	"\x13DeleteAssetResponse\x12\x0e\n" +
-	"\x02ok\x18\x01 \x01(\bR\x02ok2\x84\x06\n" +
-	"\rAssetsService\x12\x92\x01\n" +
-	"\vCreateAsset\x12).atrium.collections.v1.CreateAssetRequest\x1a*.atrium.collections.v1.CreateAssetResponse\"*\xca\xf3\x18\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/public/v1/assets(\x01\x12\x8d\x01\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok2\x8e\x06\n" +
+	"\rAssetsService\x12\x94\x01\n" +
+	"\vCreateAsset\x12).atrium.collections.v1.CreateAssetRequest\x1a*.atrium.collections.v1.CreateAssetResponse\",\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/public/v1/assets(\x01\x12\x8f\x01\n" +
 	"\n" +
-	"ListAssets\x12(.atrium.collections.v1.ListAssetsRequest\x1a).atrium.collections.v1.ListAssetsResponse\"*\xca\xf3\x18\x06\b\x01\x10\x01\x18\x02\x82\xd3\xe4\x93\x02\x17\x12\x15/api/public/v1/assets\x90\x02\x01\x12\x94\x01\n" +
-	"\bGetAsset\x12&.atrium.collections.v1.GetAssetRequest\x1a'.atrium.collections.v1.GetAssetResponse\"7\xca\xf3\x18\b\b\x01\x10\x01\x18\x02 \x01\x82\xd3\xe4\x93\x02\"\x12 /api/public/v1/assets/{asset_id}\x90\x02\x01\x12\x9b\x01\n" +
-	"\vUpdateAsset\x12).atrium.collections.v1.UpdateAssetRequest\x1a*.atrium.collections.v1.UpdateAssetResponse\"5\xca\xf3\x18\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02%:\x01*2 /api/public/v1/assets/{asset_id}\x12\x98\x01\n" +
-	"\vDeleteAsset\x12).atrium.collections.v1.DeleteAssetRequest\x1a*.atrium.collections.v1.DeleteAssetResponse\"2\xca\xf3\x18\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02\"* /api/public/v1/assets/{asset_id}BGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
+	"ListAssets\x12(.atrium.collections.v1.ListAssetsRequest\x1a).atrium.collections.v1.ListAssetsResponse\",\xca\xf3\x18\b\b\x01\x10\x01\x18\x02(\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/api/public/v1/assets\x90\x02\x01\x12\x96\x01\n" +
+	"\bGetAsset\x12&.atrium.collections.v1.GetAssetRequest\x1a'.atrium.collections.v1.GetAssetResponse\"9\xca\xf3\x18\n" +
+	"\b\x01\x10\x01\x18\x02 \x01(\x01\x82\xd3\xe4\x93\x02\"\x12 /api/public/v1/assets/{asset_id}\x90\x02\x01\x12\x9d\x01\n" +
+	"\vUpdateAsset\x12).atrium.collections.v1.UpdateAssetRequest\x1a*.atrium.collections.v1.UpdateAssetResponse\"7\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x02%:\x01*2 /api/public/v1/assets/{asset_id}\x12\x9a\x01\n" +
+	"\vDeleteAsset\x12).atrium.collections.v1.DeleteAssetRequest\x1a*.atrium.collections.v1.DeleteAssetResponse\"4\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x02\"* /api/public/v1/assets/{asset_id}BGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
 
 var (
 	file_atrium_collections_v1_assets_proto_rawDescOnce sync.Once

@@ -1092,17 +1092,20 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\"$\n" +
 	"\x12DeleteItemResponse\x12\x0e\n" +
-	"\x02ok\x18\x01 \x01(\bR\x02ok2\x90\b\n" +
-	"\x12CollectionsService\x12\xa3\x01\n" +
-	"\x0fListCollections\x12-.atrium.collections.v1.ListCollectionsRequest\x1a..atrium.collections.v1.ListCollectionsResponse\"1\xca\xf3\x18\b\b\x01\x10\x01\x18\x02 \x01\x82\xd3\xe4\x93\x02\x1c\x12\x1a/api/public/v1/collections\x90\x02\x01\x12\xa3\x01\n" +
-	"\tListItems\x12'.atrium.collections.v1.ListItemsRequest\x1a(.atrium.collections.v1.ListItemsResponse\"C\xca\xf3\x18\b\b\x01\x10\x01\x18\x02 \x01\x82\xd3\xe4\x93\x02.\x12,/api/public/v1/collections/{collection_slug}\x90\x02\x01\x12\xa7\x01\n" +
-	"\aGetItem\x12%.atrium.collections.v1.GetItemRequest\x1a&.atrium.collections.v1.GetItemResponse\"M\xca\xf3\x18\b\b\x01\x10\x01\x18\x02 \x01\x82\xd3\xe4\x93\x028\x126/api/public/v1/collections/{collection_slug}/{item_id}\x90\x02\x01\x12\xa4\x01\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok2\x9c\b\n" +
+	"\x12CollectionsService\x12\xa5\x01\n" +
+	"\x0fListCollections\x12-.atrium.collections.v1.ListCollectionsRequest\x1a..atrium.collections.v1.ListCollectionsResponse\"3\xca\xf3\x18\n" +
+	"\b\x01\x10\x01\x18\x02 \x01(\x01\x82\xd3\xe4\x93\x02\x1c\x12\x1a/api/public/v1/collections\x90\x02\x01\x12\xa5\x01\n" +
+	"\tListItems\x12'.atrium.collections.v1.ListItemsRequest\x1a(.atrium.collections.v1.ListItemsResponse\"E\xca\xf3\x18\n" +
+	"\b\x01\x10\x01\x18\x02 \x01(\x01\x82\xd3\xe4\x93\x02.\x12,/api/public/v1/collections/{collection_slug}\x90\x02\x01\x12\xa9\x01\n" +
+	"\aGetItem\x12%.atrium.collections.v1.GetItemRequest\x1a&.atrium.collections.v1.GetItemResponse\"O\xca\xf3\x18\n" +
+	"\b\x01\x10\x01\x18\x02 \x01(\x01\x82\xd3\xe4\x93\x028\x126/api/public/v1/collections/{collection_slug}/{item_id}\x90\x02\x01\x12\xa6\x01\n" +
 	"\n" +
-	"CreateItem\x12(.atrium.collections.v1.CreateItemRequest\x1a).atrium.collections.v1.CreateItemResponse\"A\xca\xf3\x18\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x021:\x01*\",/api/public/v1/collections/{collection_slug}\x12\xae\x01\n" +
+	"CreateItem\x12(.atrium.collections.v1.CreateItemRequest\x1a).atrium.collections.v1.CreateItemResponse\"C\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x021:\x01*\",/api/public/v1/collections/{collection_slug}\x12\xb0\x01\n" +
 	"\n" +
-	"UpdateItem\x12(.atrium.collections.v1.UpdateItemRequest\x1a).atrium.collections.v1.UpdateItemResponse\"K\xca\xf3\x18\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02;:\x01*26/api/public/v1/collections/{collection_slug}/{item_id}\x12\xab\x01\n" +
+	"UpdateItem\x12(.atrium.collections.v1.UpdateItemRequest\x1a).atrium.collections.v1.UpdateItemResponse\"M\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x02;:\x01*26/api/public/v1/collections/{collection_slug}/{item_id}\x12\xad\x01\n" +
 	"\n" +
-	"DeleteItem\x12(.atrium.collections.v1.DeleteItemRequest\x1a).atrium.collections.v1.DeleteItemResponse\"H\xca\xf3\x18\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x028*6/api/public/v1/collections/{collection_slug}/{item_id}BGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
+	"DeleteItem\x12(.atrium.collections.v1.DeleteItemRequest\x1a).atrium.collections.v1.DeleteItemResponse\"J\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x028*6/api/public/v1/collections/{collection_slug}/{item_id}BGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
 
 var (
 	file_atrium_collections_v1_collections_proto_rawDescOnce sync.Once

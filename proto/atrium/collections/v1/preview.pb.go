@@ -559,11 +559,11 @@ const file_atrium_collections_v1_preview_proto_rawDesc = "" +
 	"collection\x18\x02 \x01(\tR\n" +
 	"collection\x129\n" +
 	"\n" +
-	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt2\xe2\x05\n" +
-	"\x13PreviewLinksService\x12\xd1\x01\n" +
-	"\x11CreatePreviewLink\x12/.atrium.collections.v1.CreatePreviewLinkRequest\x1a0.atrium.collections.v1.CreatePreviewLinkResponse\"Y\xca\xf3\x18\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02I:\x01*\"D/api/public/v1/collections/{collection_slug}/{item_id}/preview-links\x12\xa6\x01\n" +
-	"\x10ListPreviewLinks\x12..atrium.collections.v1.ListPreviewLinksRequest\x1a/.atrium.collections.v1.ListPreviewLinksResponse\"1\xca\xf3\x18\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x02\x1e\x12\x1c/api/public/v1/preview-links\x90\x02\x01\x12\xb8\x01\n" +
-	"\x11DeletePreviewLink\x12/.atrium.collections.v1.DeletePreviewLinkRequest\x1a0.atrium.collections.v1.DeletePreviewLinkResponse\"@\xca\xf3\x18\x06\b\x01\x10\x02\x18\x02\x82\xd3\xe4\x93\x020*./api/public/v1/preview-links/{preview_link_id}\x12\x92\x01\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt2\xe8\x05\n" +
+	"\x13PreviewLinksService\x12\xd3\x01\n" +
+	"\x11CreatePreviewLink\x12/.atrium.collections.v1.CreatePreviewLinkRequest\x1a0.atrium.collections.v1.CreatePreviewLinkResponse\"[\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x02I:\x01*\"D/api/public/v1/collections/{collection_slug}/{item_id}/preview-links\x12\xa8\x01\n" +
+	"\x10ListPreviewLinks\x12..atrium.collections.v1.ListPreviewLinksRequest\x1a/.atrium.collections.v1.ListPreviewLinksResponse\"3\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x02\x1e\x12\x1c/api/public/v1/preview-links\x90\x02\x01\x12\xba\x01\n" +
+	"\x11DeletePreviewLink\x12/.atrium.collections.v1.DeletePreviewLinkRequest\x1a0.atrium.collections.v1.DeletePreviewLinkResponse\"B\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x020*./api/public/v1/preview-links/{preview_link_id}\x12\x92\x01\n" +
 	"\n" +
 	"GetPreview\x12(.atrium.collections.v1.GetPreviewRequest\x1a).atrium.collections.v1.GetPreviewResponse\"/\xca\xf3\x18\x02\b\x04\x82\xd3\xe4\x93\x02 \x12\x1e/api/public/v1/preview/{token}\x90\x02\x01BGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
 

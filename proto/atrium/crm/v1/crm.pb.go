@@ -526,11 +526,11 @@ const file_atrium_crm_v1_crm_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt2\x85\x02\n" +
+	"updated_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt2\x89\x02\n" +
 	"\n" +
-	"CRMService\x12\x82\x01\n" +
-	"\rListProspects\x12#.atrium.crm.v1.ListProspectsRequest\x1a$.atrium.crm.v1.ListProspectsResponse\"&\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x13\x12\x11/api/v1/prospects\x90\x02\x01\x12r\n" +
-	"\tListDeals\x12\x1f.atrium.crm.v1.ListDealsRequest\x1a .atrium.crm.v1.ListDealsResponse\"\"\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x0f\x12\r/api/v1/deals\x90\x02\x01B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
+	"CRMService\x12\x84\x01\n" +
+	"\rListProspects\x12#.atrium.crm.v1.ListProspectsRequest\x1a$.atrium.crm.v1.ListProspectsResponse\"(\xca\xf3\x18\b\b\x01\x10\x01\x18\x01(\x03\x82\xd3\xe4\x93\x02\x13\x12\x11/api/v1/prospects\x90\x02\x01\x12t\n" +
+	"\tListDeals\x12\x1f.atrium.crm.v1.ListDealsRequest\x1a .atrium.crm.v1.ListDealsResponse\"$\xca\xf3\x18\b\b\x01\x10\x01\x18\x01(\x03\x82\xd3\xe4\x93\x02\x0f\x12\r/api/v1/deals\x90\x02\x01B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
 
 var (
 	file_atrium_crm_v1_crm_proto_rawDescOnce sync.Once

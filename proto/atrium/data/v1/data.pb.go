@@ -568,9 +568,9 @@ const file_atrium_data_v1_data_proto_rawDesc = "" +
 	"\bresource\x18\x02 \x01(\tR\bresource\x12\x16\n" +
 	"\x06ndjson\x18\x03 \x01(\fR\x06ndjson\"*\n" +
 	"\x10LoadRowsResponse\x12\x16\n" +
-	"\x06loaded\x18\x01 \x01(\x03R\x06loaded2\x88\x01\n" +
-	"\vDataService\x12y\n" +
-	"\vReadDataset\x12\".atrium.data.v1.ReadDatasetRequest\x1a#.atrium.data.v1.ReadDatasetResponse\"!\xca\xf3\x18\x06\b\x01\x10\x01\x18\x01\x82\xd3\xe4\x93\x02\x0e\x12\f/api/v1/data\x90\x02\x012\x85\x02\n" +
+	"\x06loaded\x18\x01 \x01(\x03R\x06loaded2\x98\x01\n" +
+	"\vDataService\x12\x88\x01\n" +
+	"\vReadDataset\x12\".atrium.data.v1.ReadDatasetRequest\x1a#.atrium.data.v1.ReadDatasetResponse\"0\xca\xf3\x18\x15\b\x01\x10\x01\x18\x01(\x040\x01:\tclient_id\x82\xd3\xe4\x93\x02\x0e\x12\f/api/v1/data\x90\x02\x012\x85\x02\n" +
 	"\x10DataAdminService\x12\x97\x01\n" +
 	"\n" +
 	"CreateRows\x12!.atrium.data.v1.CreateRowsRequest\x1a\".atrium.data.v1.CreateRowsResponse\"B\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x026:\x01*\"1/admin/v1/clients/{client_id}/datasets/{resource}\x12W\n" +

@@ -1862,21 +1862,21 @@ const file_atrium_webhooks_v1_webhooks_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x128\n" +
 	"\ttimestamp\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12+\n" +
-	"\x04data\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x04data2\xbb\x0e\n" +
-	"\x0fWebhooksService\x12\x8b\x01\n" +
-	"\rCreateWebhook\x12(.atrium.webhooks.v1.CreateWebhookRequest\x1a).atrium.webhooks.v1.CreateWebhookResponse\"%\xca\xf3\x18\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/api/v1/webhooks\x12\x88\x01\n" +
-	"\fListWebhooks\x12'.atrium.webhooks.v1.ListWebhooksRequest\x1a(.atrium.webhooks.v1.ListWebhooksResponse\"%\xca\xf3\x18\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02\x12\x12\x10/api/v1/webhooks\x90\x02\x01\x12\x87\x01\n" +
+	"\x04data\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x04data2\xd3\x0e\n" +
+	"\x0fWebhooksService\x12\x8d\x01\n" +
+	"\rCreateWebhook\x12(.atrium.webhooks.v1.CreateWebhookRequest\x1a).atrium.webhooks.v1.CreateWebhookResponse\"'\xca\xf3\x18\b\b\x01\x10\x02\x18\x03(\x06\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/api/v1/webhooks\x12\x8a\x01\n" +
+	"\fListWebhooks\x12'.atrium.webhooks.v1.ListWebhooksRequest\x1a(.atrium.webhooks.v1.ListWebhooksResponse\"'\xca\xf3\x18\b\b\x01\x10\x01\x18\x03(\x06\x82\xd3\xe4\x93\x02\x12\x12\x10/api/v1/webhooks\x90\x02\x01\x12\x89\x01\n" +
 	"\n" +
-	"GetWebhook\x12%.atrium.webhooks.v1.GetWebhookRequest\x1a&.atrium.webhooks.v1.GetWebhookResponse\"*\xca\xf3\x18\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v1/webhooks/{id}\x90\x02\x01\x12\x90\x01\n" +
-	"\rUpdateWebhook\x12(.atrium.webhooks.v1.UpdateWebhookRequest\x1a).atrium.webhooks.v1.UpdateWebhookResponse\"*\xca\xf3\x18\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02\x1a:\x01*2\x15/api/v1/webhooks/{id}\x12\x8d\x01\n" +
-	"\rDeleteWebhook\x12(.atrium.webhooks.v1.DeleteWebhookRequest\x1a).atrium.webhooks.v1.DeleteWebhookResponse\"'\xca\xf3\x18\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02\x17*\x15/api/v1/webhooks/{id}\x12\xb0\x01\n" +
-	"\x13RotateWebhookSecret\x12..atrium.webhooks.v1.RotateWebhookSecretRequest\x1a/.atrium.webhooks.v1.RotateWebhookSecretResponse\"8\xca\xf3\x18\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v1/webhooks/{id}/rotate-secret\x12\x8f\x01\n" +
-	"\vTestWebhook\x12&.atrium.webhooks.v1.TestWebhookRequest\x1a'.atrium.webhooks.v1.TestWebhookResponse\"/\xca\xf3\x18\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/v1/webhooks/{id}/test\x12\x9e\x01\n" +
-	"\x0eListDeliveries\x12).atrium.webhooks.v1.ListDeliveriesRequest\x1a*.atrium.webhooks.v1.ListDeliveriesResponse\"5\xca\xf3\x18\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02\"\x12 /api/v1/webhooks/{id}/deliveries\x90\x02\x01\x12\xaf\x01\n" +
-	"\rRetryDelivery\x12(.atrium.webhooks.v1.RetryDeliveryRequest\x1a).atrium.webhooks.v1.RetryDeliveryResponse\"I\xca\xf3\x18\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x029:\x01*\"4/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry\x12\xa4\x01\n" +
-	"\x11RecoverDeliveries\x12,.atrium.webhooks.v1.RecoverDeliveriesRequest\x1a-.atrium.webhooks.v1.RecoverDeliveriesResponse\"2\xca\xf3\x18\x06\b\x01\x10\x02\x18\x03\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/v1/webhooks/{id}/recover\x12\x91\x01\n" +
-	"\x0eListEventTypes\x12).atrium.webhooks.v1.ListEventTypesRequest\x1a*.atrium.webhooks.v1.ListEventTypesResponse\"(\xca\xf3\x18\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02\x15\x12\x13/api/v1/event-types\x90\x02\x01\x12\x8e\x01\n" +
-	"\fListenEvents\x12'.atrium.webhooks.v1.ListenEventsRequest\x1a(.atrium.webhooks.v1.ListenEventsResponse\")\xca\xf3\x18\x06\b\x01\x10\x01\x18\x03\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/event-stream\x90\x02\x010\x01BAZ?github.com/atrium-hq/atrium/proto/atrium/webhooks/v1;webhooksv1b\x06proto3"
+	"GetWebhook\x12%.atrium.webhooks.v1.GetWebhookRequest\x1a&.atrium.webhooks.v1.GetWebhookResponse\",\xca\xf3\x18\b\b\x01\x10\x01\x18\x03(\x06\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v1/webhooks/{id}\x90\x02\x01\x12\x92\x01\n" +
+	"\rUpdateWebhook\x12(.atrium.webhooks.v1.UpdateWebhookRequest\x1a).atrium.webhooks.v1.UpdateWebhookResponse\",\xca\xf3\x18\b\b\x01\x10\x02\x18\x03(\x06\x82\xd3\xe4\x93\x02\x1a:\x01*2\x15/api/v1/webhooks/{id}\x12\x8f\x01\n" +
+	"\rDeleteWebhook\x12(.atrium.webhooks.v1.DeleteWebhookRequest\x1a).atrium.webhooks.v1.DeleteWebhookResponse\")\xca\xf3\x18\b\b\x01\x10\x02\x18\x03(\x06\x82\xd3\xe4\x93\x02\x17*\x15/api/v1/webhooks/{id}\x12\xb2\x01\n" +
+	"\x13RotateWebhookSecret\x12..atrium.webhooks.v1.RotateWebhookSecretRequest\x1a/.atrium.webhooks.v1.RotateWebhookSecretResponse\":\xca\xf3\x18\b\b\x01\x10\x02\x18\x03(\x06\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v1/webhooks/{id}/rotate-secret\x12\x91\x01\n" +
+	"\vTestWebhook\x12&.atrium.webhooks.v1.TestWebhookRequest\x1a'.atrium.webhooks.v1.TestWebhookResponse\"1\xca\xf3\x18\b\b\x01\x10\x02\x18\x03(\x06\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/v1/webhooks/{id}/test\x12\xa0\x01\n" +
+	"\x0eListDeliveries\x12).atrium.webhooks.v1.ListDeliveriesRequest\x1a*.atrium.webhooks.v1.ListDeliveriesResponse\"7\xca\xf3\x18\b\b\x01\x10\x01\x18\x03(\x06\x82\xd3\xe4\x93\x02\"\x12 /api/v1/webhooks/{id}/deliveries\x90\x02\x01\x12\xb1\x01\n" +
+	"\rRetryDelivery\x12(.atrium.webhooks.v1.RetryDeliveryRequest\x1a).atrium.webhooks.v1.RetryDeliveryResponse\"K\xca\xf3\x18\b\b\x01\x10\x02\x18\x03(\x06\x82\xd3\xe4\x93\x029:\x01*\"4/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry\x12\xa6\x01\n" +
+	"\x11RecoverDeliveries\x12,.atrium.webhooks.v1.RecoverDeliveriesRequest\x1a-.atrium.webhooks.v1.RecoverDeliveriesResponse\"4\xca\xf3\x18\b\b\x01\x10\x02\x18\x03(\x06\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/v1/webhooks/{id}/recover\x12\x93\x01\n" +
+	"\x0eListEventTypes\x12).atrium.webhooks.v1.ListEventTypesRequest\x1a*.atrium.webhooks.v1.ListEventTypesResponse\"*\xca\xf3\x18\b\b\x01\x10\x01\x18\x03(\x06\x82\xd3\xe4\x93\x02\x15\x12\x13/api/v1/event-types\x90\x02\x01\x12\x90\x01\n" +
+	"\fListenEvents\x12'.atrium.webhooks.v1.ListenEventsRequest\x1a(.atrium.webhooks.v1.ListenEventsResponse\"+\xca\xf3\x18\b\b\x01\x10\x01\x18\x03(\x06\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/event-stream\x90\x02\x010\x01BAZ?github.com/atrium-hq/atrium/proto/atrium/webhooks/v1;webhooksv1b\x06proto3"
 
 var (
 	file_atrium_webhooks_v1_webhooks_proto_rawDescOnce sync.Once

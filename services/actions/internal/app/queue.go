@@ -10,6 +10,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/events"
+	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/value"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/catalog"
@@ -289,14 +290,17 @@ func State(r Run) string {
 	return r.Status
 }
 
-// GetRun returns one of the agency's runs; another agency's is not found.
+// GetRun returns one of the agency's runs; another agency's is not found,
+// nor, for a caller limited to one client (a member with the client role,
+// whose client principal.ClientID gives), another client's.
 func (a *Actions) GetRun(ctx context.Context, agencyID, id string) (Run, error) {
 	id, err := value.PathID("run", id)
 	if err != nil {
 		return Run{}, err
 	}
 	r, err := a.store.Run(ctx, id)
-	if errors.Is(err, ErrNotFound) || (err == nil && r.AgencyID != agencyID) {
+	client := principal.ClientID(ctx)
+	if errors.Is(err, ErrNotFound) || (err == nil && (r.AgencyID != agencyID || (client != "" && r.ClientID != client))) {
 		return Run{}, value.NotFound("run", id)
 	}
 	return r, err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
 )
 
@@ -93,6 +94,17 @@ func TestWorkersRunTheQueue(t *testing.T) {
 		}
 		if _, err := e.actions.GetRun(t.Context(), "00000000-0000-4000-8000-000000000000", ids[0]); apperr.KindOf(err) != apperr.KindNotFound {
 			t.Fatalf("another agency's run: %v, want not found", err)
+		}
+		// A member with the client role reads their client's runs, and
+		// another client's run is not found.
+		r, _ := e.actions.GetRun(t.Context(), e.agency, ids[0])
+		own := principal.NewContext(t.Context(), principal.Principal{Kind: principal.KindUser, AgencyID: e.agency, Role: principal.RoleClient, ClientID: r.ClientID})
+		if _, err := e.actions.GetRun(own, e.agency, ids[0]); err != nil {
+			t.Fatalf("a client member's own run: %v", err)
+		}
+		other := principal.NewContext(t.Context(), principal.Principal{Kind: principal.KindUser, AgencyID: e.agency, Role: principal.RoleClient, ClientID: "00000000-0000-4000-8000-00000000c11e"})
+		if _, err := e.actions.GetRun(other, e.agency, ids[0]); apperr.KindOf(err) != apperr.KindNotFound {
+			t.Fatalf("another client's run read by a client member: %v, want not found", err)
 		}
 	})
 }
