@@ -70,6 +70,8 @@ func sample(t reflect.Type, n *int) reflect.Value {
 		v.SetInt(int64(*n))
 	case t.Kind() == reflect.Float64:
 		v.SetFloat(0.25)
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		v.Set(reflect.ValueOf([]string{fmt.Sprintf("v%d", *n)}))
 	case t.Kind() == reflect.Map:
 		v.Set(reflect.ValueOf(map[string]any{"title": "x"}))
 	case t.Kind() == reflect.Pointer:

@@ -23,10 +23,16 @@ func Streams() []Stream {
 	return []Stream{CollectionsStream, CRMStream, DataStream, ActionsStream, WebhooksStream}
 }
 
+// AuditStream holds the audit trail's events, which every service writes
+// (platform/audit) and the audit service reads. It is not among Streams:
+// no webhook announces an audit event, so the webhooks service does not
+// read it.
+var AuditStream = Stream{"ATRIUM_AUDIT", "atrium.audit.>"}
+
 // StreamOf returns the stream that holds subject (a concrete subject or a
 // pattern).
 func StreamOf(subject string) (Stream, bool) {
-	for _, s := range Streams() {
+	for _, s := range append(Streams(), AuditStream) {
 		if strings.HasPrefix(subject, strings.TrimSuffix(s.Subjects, ">")) {
 			return s, true
 		}
