@@ -306,6 +306,8 @@ func describeAccess(op document, operationID string) error {
 	case accessv1.Caller_CALLER_TENANT:
 		op["security"] = []any{document{"bearer": []any{string(a.Scope)}}}
 		who = fmt.Sprintf("Needs an API key with the %s scope, bound to %s.", a.Scope, bindingWords[a.Binding])
+		op["x-atrium-resource"] = string(a.Resource)
+		who += " " + memberWords(a)
 		if a.OpenToPublishedOnly {
 			who += " A published_only key (the key a web page embeds) may call it too; drafts are hidden from it."
 		} else {
@@ -320,6 +322,24 @@ func describeAccess(op document, operationID string) error {
 		op["description"] = who
 	}
 	return nil
+}
+
+// memberWords says which roles may call an operation (docs/people.md).
+func memberWords(a principal.Access) string {
+	var roles []string
+	for _, r := range principal.Roles() {
+		if r.Grants(a.Resource, a.Scope) && (r != principal.RoleClient || a.OpenToClient) {
+			roles = append(roles, string(r))
+		}
+	}
+	s := fmt.Sprintf("Its resource is %s (%s): ", a.Resource, a.Scope)
+	if principal.PeopleOnly(a.Resource) {
+		s = fmt.Sprintf("Its resource is %s (%s), which no API key may touch: ", a.Resource, a.Scope)
+	}
+	if len(roles) == 0 {
+		return s + "no member's role allows it."
+	}
+	return s + "signed-in members with the role " + strings.Join(roles, ", ") + " may call it."
 }
 
 var bindingWords = map[principal.Binding]string{
