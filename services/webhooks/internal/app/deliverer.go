@@ -306,7 +306,8 @@ func (d *Deliverer) send(ctx context.Context, ep Endpoint, del Delivery) (Attemp
 	return a, outcome, wait
 }
 
-// noteHealth keeps the endpoint's failure run: a success ends it; a 410,
+// noteHealth keeps the endpoint's failure run: a success ends it, and the
+// endpoint's hold if one is under way; a 410,
 // or failures for longer than DisableAfter, disable the endpoint and
 // announce it (webhook.disabled, to the tenant's other endpoints and on
 // NATS). Most attempts change nothing here, and write nothing.
@@ -316,6 +317,14 @@ func (d *Deliverer) noteHealth(ctx context.Context, ep Endpoint, outcome retry.O
 		return nil
 	case outcome == retry.Failed && !ep.FailingSince.IsZero() && (d.DisableAfter <= 0 || at.Sub(ep.FailingSince) < d.DisableAfter):
 		return nil // the run goes on
+	}
+	if outcome == retry.Succeeded {
+		// It answers again: a hold under way (held for a time-out, or a
+		// long Retry-After) ends, whichever attempt succeeded (one in
+		// flight during the hold, a retry its owner asked for).
+		if _, err := d.Store.Release(ctx, ep.ID, d.now()); err != nil {
+			return err
+		}
 	}
 	return d.Store.InTx(ctx, func(tx EndpointTx) error {
 		e, err := tx.Endpoint(ctx, ep.Tenant, ep.ID)

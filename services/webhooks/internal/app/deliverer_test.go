@@ -769,6 +769,45 @@ func TestSilentEndpointIsHeldBack(t *testing.T) {
 	}
 }
 
+// TestSuccessEndsTheHold: an endpoint that asked to be left alone for an
+// hour (503, Retry-After: 3600) and is fixed: the retry its owner asks for
+// succeeds, and its other deliveries, held back for the hour, go at once.
+func TestSuccessEndsTheHold(t *testing.T) {
+	w := newWorld(t, nil)
+	w.del.PerEndpoint = 1
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	r := newReceiver(t, http.StatusServiceUnavailable, 200)
+	r.retryAfter = "3600"
+	e := w.register(agency, r, "deal.*")
+	for i := range 3 {
+		w.event(fmt.Sprint("evt-", i), "atrium.crm.deal.created", dealCreated(agency.ID))
+	}
+	if n := w.run(); n != 1 {
+		t.Fatalf("attempted %d, want 1", n)
+	}
+	var failed app.Delivery
+	for _, d := range w.deliveries(e) {
+		if len(d.Attempts) == 1 {
+			failed = d
+		} else if d.NextAttemptAt.Before(w.now.Add(time.Hour)) {
+			t.Fatalf("after a 503 with Retry-After: 3600 another delivery is due at %s, want an hour on", d.NextAttemptAt)
+		}
+	}
+	w.now = w.now.Add(time.Minute)
+	if n := w.run(); n != 0 {
+		t.Fatalf("a minute into the hold the deliverer attempted %d, want none", n)
+	}
+	if got, err := w.log().Retry(t.Context(), agency, e.ID, failed.ID); err != nil || got.Status != app.Succeeded {
+		t.Fatalf("the owner's retry = %+v, %v; want it to succeed", got, err)
+	}
+	if n := w.run(); n != 1 {
+		t.Fatalf("after the retry succeeded the deliverer attempted %d; want the held deliveries again (one at a time)", n)
+	}
+	if got := len(r.receipts()); got != 3 {
+		t.Fatalf("the endpoint received %d attempts, want 3 (the 503, the retry, one held delivery)", got)
+	}
+}
+
 // heldFrom is when a hold of d after the one attempt among ds ends: d from
 // when that attempt ended, as the stores keep times.
 func heldFrom(t *testing.T, ds []app.Delivery, d time.Duration) time.Time {

@@ -172,6 +172,11 @@ type DeliveryStore interface {
 	// (or asked to be left alone), its deliveries wait rather than take
 	// its workers again for another time-out.
 	Hold(ctx context.Context, endpointID string, now, until time.Time) (int, error)
+	// Release ends the endpoint's hold at now (it answered again: a
+	// Retry-After of hours is not waited out once a retry its owner asked
+	// for succeeds): its deliveries waiting for the hold's end are due at
+	// now; it returns how many. An endpoint not held is left as it is.
+	Release(ctx context.Context, endpointID string, now time.Time) (int, error)
 	// Backlog measures the pending deliveries at now.
 	Backlog(ctx context.Context, now time.Time) (Backlog, error)
 	// Prune removes the succeeded and failed deliveries created before

@@ -214,6 +214,26 @@ func (s *Store) Hold(ctx context.Context, endpointID string, now, until time.Tim
 	return n, err
 }
 
+// Release implements app.DeliveryStore.
+func (s *Store) Release(ctx context.Context, endpointID string, now time.Time) (int, error) {
+	n := 0
+	err := s.db.InTx(ctx, func(*memdb.Tx) error {
+		until := s.heldUntil[endpointID]
+		if !until.After(now) {
+			return nil
+		}
+		delete(s.heldUntil, endpointID)
+		for _, d := range s.pending {
+			if d.EndpointID == endpointID && d.NextAttemptAt.Equal(until) && !d.leasedUntil.After(now) {
+				d.NextAttemptAt = now
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
 // Backlog implements app.DeliveryStore.
 func (s *Store) Backlog(_ context.Context, now time.Time) (app.Backlog, error) {
 	s.db.RLock()

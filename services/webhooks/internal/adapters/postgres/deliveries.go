@@ -327,6 +327,29 @@ func (s *Store) Hold(ctx context.Context, endpointID string, now, until time.Tim
 	return n, pgdb.Err(err, "hold webhook "+endpointID)
 }
 
+// Release implements app.DeliveryStore, in one statement: the hold under
+// way ended, and the deliveries it pushed to its end (due exactly then)
+// due now. Like a hold, it does not wait for the disk: lost, the
+// deliveries wait for the hold's end as before.
+func (s *Store) Release(ctx context.Context, endpointID string, now time.Time) (int, error) {
+	var n int
+	err := s.unsynced(ctx, func(rows pgx.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			n++
+		}
+		return rows.Err()
+	}, `WITH was AS (
+			SELECT id, held_until FROM endpoints WHERE id = $1 AND held_until > $2 FOR UPDATE),
+		released AS (
+			UPDATE endpoints e SET held_until = NULL FROM was WHERE e.id = was.id RETURNING was.held_until)
+		UPDATE deliveries d SET next_attempt_at = $2 FROM released
+		WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.next_attempt_at = released.held_until
+			AND (d.leased_until IS NULL OR d.leased_until <= $2)
+		RETURNING 1`, endpointID, now)
+	return n, pgdb.Err(err, "release webhook "+endpointID)
+}
+
 // Backlog implements app.DeliveryStore: one scan of the pending index.
 func (s *Store) Backlog(ctx context.Context, now time.Time) (app.Backlog, error) {
 	var (

@@ -469,6 +469,53 @@ func holdEndpoint(t *testing.T, s app.Store) {
 	}
 }
 
+// releaseEndsTheHold: Release ends a hold under way: the deliveries that
+// waited for its end are due at once and claimed; a delivery due later
+// on its own schedule keeps it; releasing an endpoint not held changes
+// nothing.
+func releaseEndsTheHold(t *testing.T, s app.Store) {
+	held, other := endpoint(t, agencyA, 0, "*"), endpoint(t, agencyA, 1, "*")
+	insert(t, s, held, other)
+	now := base.Add(time.Minute)
+	waiting := delivery(held, "a", base)
+	scheduled := delivery(held, "b", base)
+	scheduled.NextAttemptAt = now.Add(2 * time.Hour)
+	theirs := delivery(other, "c", now.Add(30*time.Minute))
+	add(t, s, waiting, scheduled, theirs)
+	until := now.Add(time.Hour) // a Retry-After of an hour
+	if n, err := s.Hold(t.Context(), held.ID, now, until); err != nil || n != 1 {
+		t.Fatalf("Hold = %d, %v; want the due delivery pushed back", n, err)
+	}
+	fresh := delivery(held, "d", now)
+	add(t, s, fresh)
+	later := now.Add(time.Second)
+	if n, err := s.Release(t.Context(), other.ID, later); err != nil || n != 0 {
+		t.Fatalf("Release of an endpoint not held = %d, %v; want nothing", n, err)
+	}
+	if got := get(t, s, theirs); !got.NextAttemptAt.Equal(theirs.NextAttemptAt) {
+		t.Fatalf("releasing an endpoint not held moved its delivery to %s", got.NextAttemptAt)
+	}
+	n, err := s.Release(t.Context(), held.ID, later)
+	if err != nil || n != 2 {
+		t.Fatalf("Release = %d, %v; want the 2 deliveries that waited for the hold", n, err)
+	}
+	if got := get(t, s, scheduled); !got.NextAttemptAt.Equal(scheduled.NextAttemptAt) {
+		t.Fatalf("a delivery scheduled after the hold is due at %s after Release, want %s still", got.NextAttemptAt, scheduled.NextAttemptAt)
+	}
+	got, err := s.Claim(t.Context(), later, 10, app.Bound{}, time.Minute)
+	gotIDs, wantIDs := claimed(got), []string{waiting.ID, fresh.ID}
+	slices.Sort(gotIDs)
+	slices.Sort(wantIDs)
+	if err != nil || !slices.Equal(gotIDs, wantIDs) {
+		t.Fatalf("a claim just after Release = %v, %v; want the two that waited for the hold %v", gotIDs, err, wantIDs)
+	}
+	after := delivery(held, "e", later)
+	add(t, s, after)
+	if d := get(t, s, after); !d.NextAttemptAt.Equal(later) {
+		t.Fatalf("a delivery added after Release is due at %s, want when added (%s)", d.NextAttemptAt, later)
+	}
+}
+
 // claimOldestDueFirstAcrossEndpoints: the claim takes due deliveries by
 // how long they have been due, whatever their endpoint and whether first
 // attempts or retries: a failing endpoint's retries, due later, come

@@ -43,6 +43,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) app.Store) {
 		{"Backlog", backlog},
 		{"ClaimOldestDueFirstAcrossEndpoints", claimOldestDueFirstAcrossEndpoints},
 		{"HeldEndpointIsNotClaimedUntilItsHoldEnds", holdEndpoint},
+		{"ReleaseEndsTheHold", releaseEndsTheHold},
 		{"PruneKeepsPendingAndRecent", pruneKeepsPendingAndRecent},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
