@@ -573,7 +573,7 @@ func webhookCapacity(ctx context.Context, servers []webhookServer, s capacitySea
 			held := res.missing == 0 && res.failed == 0 && res.delivered > 0 && p99 < s.p99
 			fmt.Printf("  %10.0f %14.0f %10.1f %10.1f %9d %6t", r, float64(res.delivered)/res.elapsed.Seconds(), ms(pct(res.delays, 50)), ms(p99), res.missing, held)
 			if res.failed > 0 {
-				fmt.Printf("   %d writes failed, the first: %v", res.failed, res.firstErr)
+				fmt.Printf("   %d writes failed, the first: %s", res.failed, strings.TrimSpace(res.firstErr.Error()))
 			}
 			fmt.Println()
 			if held {
