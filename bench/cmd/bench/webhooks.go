@@ -42,7 +42,7 @@ func runWebhooks(ctx context.Context, args []string) error {
 	tenants := fs.Int("tenants", 100, "sites, each with its own key and endpoints")
 	perTenant := fs.Int("endpoints", 10, "endpoints per site")
 	rate := fs.Float64("rate", 160, "items created per second, spread over the sites (each is one event per endpoint of its site)")
-	capacity := fs.Bool("capacity", false, "instead of the two scenarios: with 10% of endpoints failing and 1% hanging, find for the floor and then Atrium the highest item rate whose healthy deliveries hold p99 under --capacity-p99 with none missing (doubling from --rate, then bisecting; one --duration step each), within --capacity-budget in all")
+	capacity := fs.Bool("capacity", false, "instead of the two scenarios: with 10% of endpoints failing and 1% hanging, find for the floor and then Atrium the highest item rate whose healthy deliveries hold p99 under --capacity-p99 with none missing and no write failed (doubling from --rate, then bisecting; one --duration step each), within --capacity-budget in all")
 	capP99 := fs.Duration("capacity-p99", time.Second, "with --capacity: the delivery p99 a rate must hold")
 	capBudget := fs.Duration("capacity-budget", 10*time.Minute, "with --capacity: the time the search may take in all, half for each server (a step under way finishes)")
 	capSettle := fs.Duration("capacity-settle", 5*time.Second, "with --capacity: the pause after a rate that was not held, for its backlog to drain before the next step")
@@ -394,12 +394,20 @@ type writer struct {
 	sites []writerSite
 	rx    *benchReceiver
 	path  string
+	// countFailed counts the writes answered with an error (a 503 from a
+	// server past its capacity) instead of ending the run at the first:
+	// the capacity mode's step is then not held, and the search goes on.
+	countFailed bool
 }
 
 type deliveryRound struct {
 	delivered, missing int
-	elapsed            time.Duration
-	delays             []time.Duration
+	// failed counts the writes answered with an error (countFailed), and
+	// firstErr is the first of them.
+	failed   int
+	firstErr error
+	elapsed  time.Duration
+	delays   []time.Duration
 }
 
 func (w *writer) run(ctx context.Context, d time.Duration, perSite int) (deliveryRound, error) {
@@ -413,6 +421,7 @@ func (w *writer) run(ctx context.Context, d time.Duration, perSite int) (deliver
 		mu       sync.Mutex
 		items    []written
 		firstErr error
+		failed   int
 		wg       sync.WaitGroup
 	)
 	start := time.Now()
@@ -445,13 +454,14 @@ func (w *writer) run(ctx context.Context, d time.Duration, perSite int) (deliver
 				if firstErr == nil {
 					firstErr = err
 				}
+				failed++
 				return
 			}
 			items = append(items, written{out.Item.ID, site, answered})
 		})
 	}
 	wg.Wait()
-	if firstErr != nil {
+	if firstErr != nil && !w.countFailed {
 		return deliveryRound{}, firstErr
 	}
 	// Wait for every healthy delivery of the items written (up to 30 s
@@ -480,6 +490,7 @@ func (w *writer) run(ctx context.Context, d time.Duration, perSite int) (deliver
 		r.elapsed = max(last.Sub(start), d)
 		if r.delivered >= expected || time.Now().After(deadline) {
 			r.missing = max(expected-r.delivered, 0)
+			r.failed, r.firstErr = failed, firstErr
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -532,8 +543,9 @@ type capacitySearch struct {
 
 // webhookCapacity finds, for each server in turn with the failing and
 // hanging endpoints on, the highest item rate whose healthy deliveries
-// hold p99 under s.p99 with none missing: from s.start it doubles while
-// the rate holds, then bisects between the highest held and the lowest
+// hold p99 under s.p99 with none missing and no write failed (a 503 is a
+// rate not held, not the end of the search): from s.start it doubles
+// while the rate holds, then bisects between the highest held and the lowest
 // not held until they are within 10%, or the server's half of the budget
 // is spent. It prints each step, both capacities and Atrium's ratio.
 func webhookCapacity(ctx context.Context, servers []webhookServer, s capacitySearch, rx *benchReceiver, newWriter func(webhookServer) *writer, perSite int) error {
@@ -550,14 +562,20 @@ func webhookCapacity(ctx context.Context, servers []webhookServer, s capacitySea
 		lo, hi, r := 0.0, 0.0, s.start
 		for time.Now().Before(deadline) {
 			w := newWriter(srv)
-			w.rate = r
+			w.rate, w.countFailed = r, true
 			res, err := w.run(ctx, s.step, perSite)
 			if err != nil {
 				return fmt.Errorf("%s at %.0f items/s: %w", srv.name, r, err)
 			}
 			p99 := pct(res.delays, 99)
-			held := res.missing == 0 && res.delivered > 0 && p99 < s.p99
-			fmt.Printf("  %10.0f %14.0f %10.1f %10.1f %9d %6t\n", r, float64(res.delivered)/res.elapsed.Seconds(), ms(pct(res.delays, 50)), ms(p99), res.missing, held)
+			// A rate at which writes fail (503: a backing service past its
+			// capacity) is not held, however its deliveries went.
+			held := res.missing == 0 && res.failed == 0 && res.delivered > 0 && p99 < s.p99
+			fmt.Printf("  %10.0f %14.0f %10.1f %10.1f %9d %6t", r, float64(res.delivered)/res.elapsed.Seconds(), ms(pct(res.delays, 50)), ms(p99), res.missing, held)
+			if res.failed > 0 {
+				fmt.Printf("   %d writes failed, the first: %s", res.failed, strings.TrimSpace(res.firstErr.Error()))
+			}
+			fmt.Println()
 			if held {
 				lo = r
 			} else {

@@ -166,40 +166,57 @@ func (d *Deliverer) attempt(ctx context.Context, due Due, explicit bool) error {
 	endSpan(span, a, outcome)
 	d.metricsOnce.Do(func() { d.metrics = newAttemptMetrics(d.Meters) })
 	d.metrics.record(ctx, a, outcome)
+	// The attempt ended, and the schedule's wait runs, from when its
+	// answer (or time-out) came: counted from its start, the retry of an
+	// attempt that waited out the time-out would be due already, ahead of
+	// the first attempts of healthy endpoints due for less time.
+	ended := a.At.Add(a.Duration)
+	heldUntil := d.holdUntil(a, wait, ended)
 	status, next := Failed, time.Time{}
 	switch outcome {
 	case retry.Succeeded:
 		status = Succeeded
 	case retry.Failed:
-		if at, ok := d.Schedule.After(n, a.At, wait); ok {
-			status, next = Pending, at
+		if at, ok := d.Schedule.After(n, ended, wait); ok {
+			status, next = Pending, stamp(maxTime(at, heldUntil))
 		}
 	}
 	if err := d.record(ctx, AttemptRecord{ID: del.ID, Attempt: a, Status: status, Next: next}, explicit); err != nil {
 		return err
 	}
-	if err := d.holdBack(ctx, ep, a, wait); err != nil {
-		return err
+	if !heldUntil.IsZero() {
+		if _, err := d.Store.Hold(ctx, ep.ID, d.now(), stamp(heldUntil)); err != nil {
+			return err
+		}
 	}
 	return d.noteHealth(ctx, ep, outcome, a.At)
 }
 
-// holdBack gives an endpoint that did not answer (for the attempt's whole
-// time-out, or refusing the connection), or that asked to be left alone
-// (Retry-After on 429 or 503), that long before its other due deliveries
-// are attempted: they would only wait, due, for the few attempts it may
-// hold, and make every claim step over them.
-func (d *Deliverer) holdBack(ctx context.Context, ep Endpoint, a Attempt, retryAfter time.Duration) error {
+// holdUntil is when an endpoint that did not answer (for the attempt's
+// whole time-out, or refusing the connection), or that asked to be left
+// alone (Retry-After on 429 or 503), may be attempted again: the attempt's
+// time-out, or the wait it asked for, from when the attempt ended; zero
+// for an endpoint that answered and asked for nothing. Until then the
+// store holds it back on every deliverer (DeliveryStore.Hold): its other
+// deliveries, due or coming due, would only take its workers for another
+// time-out each, or wait, due, for them and make every claim step over
+// them.
+func (d *Deliverer) holdUntil(a Attempt, retryAfter time.Duration, ended time.Time) time.Time {
 	hold := retryAfter
 	if a.StatusCode == 0 {
 		hold = max(hold, d.Timeout)
 	}
 	if hold <= 0 {
-		return nil
+		return time.Time{}
 	}
-	now := d.now()
-	_, err := d.Store.Defer(ctx, ep.ID, now, now.Add(hold))
-	return err
+	return ended.Add(hold)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // record records an attempt: an explicit one before returning (its caller
@@ -289,7 +306,8 @@ func (d *Deliverer) send(ctx context.Context, ep Endpoint, del Delivery) (Attemp
 	return a, outcome, wait
 }
 
-// noteHealth keeps the endpoint's failure run: a success ends it; a 410,
+// noteHealth keeps the endpoint's failure run: a success ends it, and the
+// endpoint's hold if one is under way; a 410,
 // or failures for longer than DisableAfter, disable the endpoint and
 // announce it (webhook.disabled, to the tenant's other endpoints and on
 // NATS). Most attempts change nothing here, and write nothing.
@@ -299,6 +317,14 @@ func (d *Deliverer) noteHealth(ctx context.Context, ep Endpoint, outcome retry.O
 		return nil
 	case outcome == retry.Failed && !ep.FailingSince.IsZero() && (d.DisableAfter <= 0 || at.Sub(ep.FailingSince) < d.DisableAfter):
 		return nil // the run goes on
+	}
+	if outcome == retry.Succeeded {
+		// It answers again: a hold under way (held for a time-out, or a
+		// long Retry-After) ends, whichever attempt succeeded (one in
+		// flight during the hold, a retry its owner asked for).
+		if _, err := d.Store.Release(ctx, ep.ID, d.now()); err != nil {
+			return err
+		}
 	}
 	return d.Store.InTx(ctx, func(tx EndpointTx) error {
 		e, err := tx.Endpoint(ctx, ep.Tenant, ep.ID)

@@ -48,6 +48,7 @@ type receiver struct {
 	secret   string
 	got      []receipt
 	hold     chan struct{} // if not nil, each request waits for it
+	delay    time.Duration // how long each answer takes
 	received chan struct{} // signalled on each request
 	// retryAfter, if set, is the Retry-After of its 429 and 503 answers.
 	retryAfter string
@@ -75,12 +76,13 @@ func newReceiver(t *testing.T, answers ...int) *receiver {
 		_ = json.Unmarshal(body, &m)
 		r.got = append(r.got, receipt{req.Header.Get("webhook-id"), req.Header.Get("webhook-timestamp"), m, verr})
 		code := r.answers[min(len(r.got)-1, len(r.answers)-1)]
-		hold, retryAfter := r.hold, r.retryAfter
+		hold, retryAfter, delay := r.hold, r.retryAfter, r.delay
 		r.mu.Unlock()
 		r.received <- struct{}{}
 		if hold != nil {
 			<-hold
 		}
+		time.Sleep(delay) // an endpoint slow to answer
 		if code == http.StatusFound {
 			w.Header().Set("Location", "http://127.0.0.1:1/elsewhere")
 		}
@@ -689,9 +691,12 @@ func TestBacklogIsObserved(t *testing.T) {
 }
 
 // TestSilentEndpointIsHeldBack: when an endpoint does not answer within
-// the time-out, its other due deliveries wait that long instead of
-// queueing, due, for its few workers; a 503 with Retry-After holds it back
-// as long as it asks; a 503 without holds nothing back.
+// the time-out, it is held back that long from the attempt's end: its
+// other due deliveries, its retry and the deliveries of events that come
+// meanwhile all wait for the hold's end, on every deliverer sharing the
+// store (another replica too), instead of taking its workers for another
+// time-out each; a 503 with Retry-After holds it back as long as it asks;
+// a 503 without holds nothing back.
 func TestSilentEndpointIsHeldBack(t *testing.T) {
 	w := newWorld(t, nil)
 	w.del.Timeout, w.del.PerEndpoint = 50*time.Millisecond, 1
@@ -706,14 +711,38 @@ func TestSilentEndpointIsHeldBack(t *testing.T) {
 	if n := w.run(); n != 1 {
 		t.Fatalf("attempted %d, want 1 (one at a time to this endpoint)", n)
 	}
+	heldUntil := heldFrom(t, w.deliveries(e), w.del.Timeout)
 	for _, d := range w.deliveries(e) {
-		want := w.now.Add(w.del.Timeout)
 		if len(d.Attempts) == 1 {
-			continue // the one attempted, on the schedule
+			if d.NextAttemptAt.Before(heldUntil) {
+				t.Fatalf("the timed-out delivery's retry is due at %s, before the endpoint's hold ends at %s", d.NextAttemptAt, heldUntil)
+			}
+			continue
 		}
-		if !d.NextAttemptAt.Equal(want) {
-			t.Fatalf("an unattempted delivery of the silent endpoint is due at %s, want %s (held back for the time-out)", d.NextAttemptAt, want)
+		if !d.NextAttemptAt.Equal(heldUntil) {
+			t.Fatalf("an unattempted delivery of the silent endpoint is due at %s, want %s (held back for the time-out from the attempt's end)", d.NextAttemptAt, heldUntil)
 		}
+	}
+	// An event comes while the endpoint is held back, and another replica
+	// shares the store: neither deliverer attempts the endpoint before the
+	// hold ends.
+	w.now = w.now.Add(10 * time.Millisecond)
+	w.event("evt-during-hold", "atrium.crm.deal.created", dealCreated(agency.ID))
+	replica := &app.Deliverer{Store: w.store, Sender: webhookhttp.New(&netguard.Guard{AllowPrivate: true}, 10), Schedule: w.del.Schedule,
+		Timeout: w.del.Timeout, Batch: 10, PerEndpoint: 1, Now: func() time.Time { return w.now }}
+	sent := len(silent.receipts())
+	w.now = heldUntil.Add(-time.Microsecond)
+	for name, d := range map[string]*app.Deliverer{"this deliverer": w.del, "another replica": replica} {
+		if n, err := d.RunOnce(t.Context()); err != nil || n != 0 {
+			t.Fatalf("%s attempted %d (%v) while the endpoint was held back, want none", name, n, err)
+		}
+	}
+	if got := len(silent.receipts()); got != sent {
+		t.Fatalf("the held endpoint received %d more attempts during its hold, want none", got-sent)
+	}
+	w.now = heldUntil
+	if n, err := replica.RunOnce(t.Context()); err != nil || n != 1 {
+		t.Fatalf("when the hold ended, the other replica attempted %d (%v); want one (one at a time to this endpoint)", n, err)
 	}
 
 	for _, retryAfter := range []string{"", "120"} {
@@ -734,9 +763,95 @@ func TestSilentEndpointIsHeldBack(t *testing.T) {
 		switch {
 		case retryAfter == "" && (len(held) != 1 || held[0].After(w.now)):
 			t.Fatalf("after a 503 without Retry-After the other delivery is due at %v; want it due now", held)
-		case retryAfter != "" && (len(held) != 1 || !held[0].Equal(w.now.Add(2*time.Minute))):
-			t.Fatalf("after a 503 with Retry-After: 120 the other delivery is due at %v; want 2 minutes on", held)
+		case retryAfter != "" && (len(held) != 1 || !held[0].Equal(heldFrom(t, w.deliveries(b), 2*time.Minute))):
+			t.Fatalf("after a 503 with Retry-After: 120 the other delivery is due at %v; want 2 minutes after the attempt's answer", held)
 		}
+	}
+}
+
+// TestSuccessEndsTheHold: an endpoint that asked to be left alone for an
+// hour (503, Retry-After: 3600) and is fixed: the retry its owner asks for
+// succeeds, and its other deliveries, held back for the hour, go at once.
+func TestSuccessEndsTheHold(t *testing.T) {
+	w := newWorld(t, nil)
+	w.del.PerEndpoint = 1
+	agency := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	r := newReceiver(t, http.StatusServiceUnavailable, 200)
+	r.retryAfter = "3600"
+	e := w.register(agency, r, "deal.*")
+	for i := range 3 {
+		w.event(fmt.Sprint("evt-", i), "atrium.crm.deal.created", dealCreated(agency.ID))
+	}
+	if n := w.run(); n != 1 {
+		t.Fatalf("attempted %d, want 1", n)
+	}
+	var failed app.Delivery
+	for _, d := range w.deliveries(e) {
+		if len(d.Attempts) == 1 {
+			failed = d
+		} else if d.NextAttemptAt.Before(w.now.Add(time.Hour)) {
+			t.Fatalf("after a 503 with Retry-After: 3600 another delivery is due at %s, want an hour on", d.NextAttemptAt)
+		}
+	}
+	w.now = w.now.Add(time.Minute)
+	if n := w.run(); n != 0 {
+		t.Fatalf("a minute into the hold the deliverer attempted %d, want none", n)
+	}
+	if got, err := w.log().Retry(t.Context(), agency, e.ID, failed.ID); err != nil || got.Status != app.Succeeded {
+		t.Fatalf("the owner's retry = %+v, %v; want it to succeed", got, err)
+	}
+	if n := w.run(); n != 1 {
+		t.Fatalf("after the retry succeeded the deliverer attempted %d; want the held deliveries again (one at a time)", n)
+	}
+	if got := len(r.receipts()); got != 3 {
+		t.Fatalf("the endpoint received %d attempts, want 3 (the 503, the retry, one held delivery)", got)
+	}
+}
+
+// heldFrom is when a hold of d after the one attempt among ds ends: d from
+// when that attempt ended, as the stores keep times.
+func heldFrom(t *testing.T, ds []app.Delivery, d time.Duration) time.Time {
+	t.Helper()
+	for _, del := range ds {
+		if len(del.Attempts) == 1 {
+			a := del.Attempts[0]
+			return a.At.Add(a.Duration).Add(d).UTC().Truncate(time.Microsecond)
+		}
+	}
+	t.Fatal("no delivery was attempted once")
+	return time.Time{}
+}
+
+// TestRetryDoesNotJumpTheQueue: an attempt's retry is scheduled from when
+// its answer came, not from when it was sent: the retry of an endpoint
+// that answers 503 slowly is not due before the first attempt of a
+// healthy endpoint that came while it waited, and a deliverer with one
+// worker attempts the healthy one first.
+func TestRetryDoesNotJumpTheQueue(t *testing.T) {
+	w := newWorld(t, nil)
+	w.del.Batch, w.del.Schedule = 1, retry.Schedule{time.Millisecond, time.Hour}
+	failingTenant := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	healthyTenant := app.Tenant{Kind: eventtypes.Agency, ID: uuid.NewString()}
+	failing, healthy := newReceiver(t, http.StatusServiceUnavailable), newReceiver(t, 200)
+	failing.delay = 40 * time.Millisecond
+	eFailing := w.register(failingTenant, failing, "deal.*")
+	w.register(healthyTenant, healthy, "deal.*")
+	w.event("evt-failing", "atrium.crm.deal.created", dealCreated(failingTenant.ID))
+	if n := w.run(); n != 1 || len(failing.receipts()) != 1 {
+		t.Fatalf("attempted %d, the failing endpoint received %d; want its one attempt", n, len(failing.receipts()))
+	}
+	// The healthy endpoint's event came 10 ms after the failing attempt
+	// was sent, while the failing endpoint took 40 ms to answer 503.
+	w.now = w.now.Add(10 * time.Millisecond)
+	w.event("evt-healthy", "atrium.crm.deal.created", dealCreated(healthyTenant.ID))
+	retryAt := w.deliveries(eFailing)[0].NextAttemptAt
+	if a := w.deliveries(eFailing)[0].Attempts[0]; retryAt.Before(a.At.Add(a.Duration)) {
+		t.Fatalf("the retry is due at %s, before the attempt's answer came at %s", retryAt, a.At.Add(a.Duration))
+	}
+	w.now = w.now.Add(time.Second)
+	if n := w.run(); n != 1 || len(healthy.receipts()) != 1 || len(failing.receipts()) != 1 {
+		t.Fatalf("with one worker, the next run attempted %d: the healthy endpoint received %d, the failing one %d; want the healthy endpoint's first attempt, due longer than the retry",
+			n, len(healthy.receipts()), len(failing.receipts()))
 	}
 }
 

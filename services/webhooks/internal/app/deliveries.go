@@ -135,15 +135,17 @@ type Due struct {
 type DeliveryStore interface {
 	// AddDeliveries stores new pending deliveries; one whose endpoint
 	// already has a delivery of the same event is skipped, so that an
-	// event consumed twice is delivered once.
+	// event consumed twice is delivered once. One whose endpoint is held
+	// back (Hold) is due when the hold ends, not before.
 	AddDeliveries(ctx context.Context, ds []Delivery) error
 	// Claim leases up to limit pending deliveries due at now (their next
-	// attempt time passed and no lease held), oldest due first, until
-	// now+lease: another deliverer skips them meanwhile, and gets them back
-	// if the lease ends with no attempt recorded (a crash). Within bound
-	// (the deliverer's own count of what it holds), so that a slow
-	// endpoint's backlog cannot take every worker. Each comes with its
-	// endpoint.
+	// attempt time passed, no lease held, their endpoint not held back:
+	// Hold), oldest due first whatever their endpoint and whether first
+	// attempts or retries, until now+lease: another deliverer skips them
+	// meanwhile, and gets them back if the lease ends with no attempt
+	// recorded (a crash). Within bound (the deliverer's own count of what
+	// it holds), so that a slow endpoint's backlog cannot take every
+	// worker. Each comes with its endpoint.
 	Claim(ctx context.Context, now time.Time, limit int, bound Bound, lease time.Duration) ([]Due, error)
 	// RecordAttempts records attempts, in one write: each is appended to
 	// its delivery, whose status (and next attempt time when pending) it
@@ -160,11 +162,21 @@ type DeliveryStore interface {
 	// Recover makes every failed delivery of the endpoint created in
 	// [since, until) pending and due at now, and returns how many.
 	Recover(ctx context.Context, t Tenant, endpointID string, since, until, now time.Time) (int, error)
-	// Defer makes the endpoint's pending deliveries that are due at now
-	// and not leased due at until instead, and returns how many: while an
-	// endpoint does not answer, its other deliveries wait rather than
-	// queue up, due, for the few attempts it may hold.
-	Defer(ctx context.Context, endpointID string, now, until time.Time) (int, error)
+	// Hold holds the endpoint back until until: no delivery of it is
+	// claimed before then, by any deliverer sharing the store, whether it
+	// was due at now, comes due meanwhile (a retry) or is added meanwhile
+	// (a new event: added due at until). A hold never shortens a longer
+	// one already there. Its pending deliveries due before until and not
+	// leased are made due at until (they leave the front of the queue the
+	// claims read); it returns how many. While an endpoint does not answer
+	// (or asked to be left alone), its deliveries wait rather than take
+	// its workers again for another time-out.
+	Hold(ctx context.Context, endpointID string, now, until time.Time) (int, error)
+	// Release ends the endpoint's hold at now (it answered again: a
+	// Retry-After of hours is not waited out once a retry its owner asked
+	// for succeeds): its deliveries waiting for the hold's end are due at
+	// now; it returns how many. An endpoint not held is left as it is.
+	Release(ctx context.Context, endpointID string, now time.Time) (int, error)
 	// Backlog measures the pending deliveries at now.
 	Backlog(ctx context.Context, now time.Time) (Backlog, error)
 	// Prune removes the succeeded and failed deliveries created before

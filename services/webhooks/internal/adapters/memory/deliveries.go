@@ -38,6 +38,9 @@ func (s *Store) AddDeliveries(ctx context.Context, ds []app.Delivery) error {
 			}
 			s.byEvent[k] = d.ID
 			stored := &delivery{Delivery: cloneDelivery(d)}
+			if held := s.heldUntil[d.EndpointID]; d.Status == app.Pending && held.After(stored.NextAttemptAt) {
+				stored.NextAttemptAt = held
+			}
 			s.deliveries[d.ID] = stored
 			s.setStatus(stored, d.Status)
 		}
@@ -62,7 +65,7 @@ func (s *Store) Claim(ctx context.Context, now time.Time, limit int, bound app.B
 	err := s.db.InTx(ctx, func(*memdb.Tx) error {
 		var due []*delivery
 		for _, d := range s.pending {
-			if !d.leasedUntil.After(now) && !d.NextAttemptAt.After(now) {
+			if !d.leasedUntil.After(now) && !d.NextAttemptAt.After(now) && !s.heldUntil[d.EndpointID].After(now) {
 				due = append(due, d)
 			}
 		}
@@ -189,13 +192,40 @@ func (s *Store) Recover(ctx context.Context, t app.Tenant, endpointID string, si
 	return n, err
 }
 
-// Defer implements app.DeliveryStore.
-func (s *Store) Defer(ctx context.Context, endpointID string, now, until time.Time) (int, error) {
+// Hold implements app.DeliveryStore.
+func (s *Store) Hold(ctx context.Context, endpointID string, now, until time.Time) (int, error) {
 	n := 0
 	err := s.db.InTx(ctx, func(*memdb.Tx) error {
+		if _, ok := s.endpoints[endpointID]; !ok {
+			return nil // deleted meanwhile
+		}
+		if until.After(s.heldUntil[endpointID]) {
+			s.heldUntil[endpointID] = until
+		}
+		until := s.heldUntil[endpointID] // a longer hold stays
 		for _, d := range s.pending {
-			if d.EndpointID == endpointID && !d.NextAttemptAt.After(now) && !d.leasedUntil.After(now) {
+			if d.EndpointID == endpointID && d.NextAttemptAt.Before(until) && !d.leasedUntil.After(now) {
 				d.NextAttemptAt = until
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// Release implements app.DeliveryStore.
+func (s *Store) Release(ctx context.Context, endpointID string, now time.Time) (int, error) {
+	n := 0
+	err := s.db.InTx(ctx, func(*memdb.Tx) error {
+		until := s.heldUntil[endpointID]
+		if !until.After(now) {
+			return nil
+		}
+		delete(s.heldUntil, endpointID)
+		for _, d := range s.pending {
+			if d.EndpointID == endpointID && d.NextAttemptAt.Equal(until) && !d.leasedUntil.After(now) {
+				d.NextAttemptAt = now
 				n++
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/store"
@@ -23,12 +24,15 @@ type Store struct {
 	// backlog scan: the finished ones are most of the log.
 	pending map[string]*delivery
 	byEvent map[endpointEvent]string
+	// heldUntil is when each endpoint held back (app.DeliveryStore.Hold)
+	// may be claimed from again; past holds stay until the endpoint goes.
+	heldUntil map[string]time.Time
 }
 
 // New returns an empty store on db, which holds its lock and outbox.
 func New(db *memdb.DB) *Store {
 	return &Store{db: db, endpoints: map[string]app.Endpoint{}, deliveries: map[string]*delivery{}, pending: map[string]*delivery{},
-		byEvent: map[endpointEvent]string{}}
+		byEvent: map[endpointEvent]string{}, heldUntil: map[string]time.Time{}}
 }
 
 // InTx implements app.EndpointStore.
@@ -130,6 +134,7 @@ func (t *tx) DeleteEndpoint(_ context.Context, tenant app.Tenant, id string) err
 		return err
 	}
 	memdb.Delete(t.Tx, t.s.endpoints, id)
+	memdb.Delete(t.Tx, t.s.heldUntil, id)
 	// Its deliveries go with it, and come back if the transaction fails.
 	for did, d := range t.s.deliveries {
 		if d.EndpointID == id {

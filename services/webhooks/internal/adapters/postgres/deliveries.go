@@ -62,7 +62,9 @@ func scanDeliveryInto(row pgx.Row, d *app.Delivery, more func([]any) []any) erro
 }
 
 // AddDeliveries implements app.DeliveryStore: one statement for all, which
-// skips the deliveries already there and those whose endpoint is gone.
+// skips the deliveries already there and those whose endpoint is gone, and
+// makes those of an endpoint held back due when its hold ends (greatest
+// ignores a NULL held_until).
 func (s *Store) AddDeliveries(ctx context.Context, ds []app.Delivery) error {
 	if len(ds) == 0 {
 		return nil
@@ -71,7 +73,7 @@ func (s *Store) AddDeliveries(ctx context.Context, ds []app.Delivery) error {
 	for _, d := range ds {
 		b.Queue(`INSERT INTO deliveries (id, endpoint_id, tenant_kind, tenant_id, event_id, event_type, body, status, next_attempt_at, created_at,
 				traceparent, tracestate)
-			SELECT $1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11 WHERE EXISTS (SELECT 1 FROM endpoints WHERE id = $2)
+			SELECT $1, $2, $3, $4, $5, $6, $7, 'pending', greatest($8::timestamptz, e.held_until), $9, $10, $11 FROM endpoints e WHERE e.id = $2
 			ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
 			d.ID, d.EndpointID, string(d.Tenant.Kind), d.Tenant.ID, d.EventID, d.EventType, d.Body, d.NextAttemptAt, d.CreatedAt,
 			d.TraceParent, d.TraceState)
@@ -86,7 +88,9 @@ func (s *Store) AddDeliveries(ctx context.Context, ds []app.Delivery) error {
 // limit) of the endpoints the bound does not exclude are locked with SKIP
 // LOCKED, so that concurrent claims take disjoint rows, numbered per
 // endpoint, and those within each endpoint's allowance are leased, each
-// with its endpoint. Nothing in it counts across the table: a queue table
+// with its endpoint. The endpoints held back now (a range of their own
+// index, evaluated once) are left out like the full ones. Nothing in it
+// counts across the table: a queue table
 // updated a thousand times a second holds many dead index entries until
 // it is vacuumed, which a plain index scan learns to skip and a count
 // would visit again each time.
@@ -116,6 +120,7 @@ func (s *Store) Claim(ctx context.Context, now time.Time, limit int, bound app.B
 			SELECT id, endpoint_id, next_attempt_at FROM deliveries
 			WHERE status = 'pending' AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
 				AND endpoint_id <> ALL($4::uuid[])
+				AND endpoint_id <> ALL(ARRAY(SELECT id FROM endpoints WHERE held_until > $1))
 			ORDER BY next_attempt_at, id LIMIT $5
 			FOR UPDATE SKIP LOCKED),
 		chosen AS (
@@ -301,9 +306,11 @@ func (s *Store) Recover(ctx context.Context, t app.Tenant, endpointID string, si
 	return int(tag.RowsAffected()), nil
 }
 
-// Defer implements app.DeliveryStore. A lost deferral costs nothing but
-// the deliveries coming due sooner, so it does not wait for the disk.
-func (s *Store) Defer(ctx context.Context, endpointID string, now, until time.Time) (int, error) {
+// Hold implements app.DeliveryStore, in one statement: the endpoint's
+// hold, and its deliveries due before the hold ends pushed to its end. A
+// lost hold costs nothing but the deliveries coming due sooner, so it does
+// not wait for the disk.
+func (s *Store) Hold(ctx context.Context, endpointID string, now, until time.Time) (int, error) {
 	var n int
 	err := s.unsynced(ctx, func(rows pgx.Rows) error {
 		defer rows.Close()
@@ -311,10 +318,36 @@ func (s *Store) Defer(ctx context.Context, endpointID string, now, until time.Ti
 			n++
 		}
 		return rows.Err()
-	}, `UPDATE deliveries SET next_attempt_at = $3
-		WHERE endpoint_id = $1 AND status = 'pending' AND next_attempt_at <= $2 AND (leased_until IS NULL OR leased_until <= $2)
+	}, `WITH held AS (
+			UPDATE endpoints SET held_until = greatest(held_until, $3) WHERE id = $1 RETURNING held_until)
+		UPDATE deliveries d SET next_attempt_at = held.held_until FROM held
+		WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.next_attempt_at < held.held_until
+			AND (d.leased_until IS NULL OR d.leased_until <= $2)
 		RETURNING 1`, endpointID, now, until)
-	return n, pgdb.Err(err, "defer deliveries")
+	return n, pgdb.Err(err, "hold webhook "+endpointID)
+}
+
+// Release implements app.DeliveryStore, in one statement: the hold under
+// way ended, and the deliveries it pushed to its end (due exactly then)
+// due now. Like a hold, it does not wait for the disk: lost, the
+// deliveries wait for the hold's end as before.
+func (s *Store) Release(ctx context.Context, endpointID string, now time.Time) (int, error) {
+	var n int
+	err := s.unsynced(ctx, func(rows pgx.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			n++
+		}
+		return rows.Err()
+	}, `WITH was AS (
+			SELECT id, held_until FROM endpoints WHERE id = $1 AND held_until > $2 FOR UPDATE),
+		released AS (
+			UPDATE endpoints e SET held_until = NULL FROM was WHERE e.id = was.id RETURNING was.held_until)
+		UPDATE deliveries d SET next_attempt_at = $2 FROM released
+		WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.next_attempt_at = released.held_until
+			AND (d.leased_until IS NULL OR d.leased_until <= $2)
+		RETURNING 1`, endpointID, now)
+	return n, pgdb.Err(err, "release webhook "+endpointID)
 }
 
 // Backlog implements app.DeliveryStore: one scan of the pending index.

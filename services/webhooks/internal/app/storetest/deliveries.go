@@ -395,34 +395,169 @@ func pruneKeepsPendingAndRecent(t *testing.T, s app.Store) {
 	}
 }
 
-// deferEndpoint: an endpoint's due, unleased deliveries come due later;
-// its leased one, its later ones and another endpoint's are untouched.
-func deferEndpoint(t *testing.T, s app.Store) {
+// holdEndpoint: an endpoint held back has none of its deliveries claimed
+// until the hold ends (those due then, a retry coming due meanwhile, one
+// added meanwhile, due when the hold ends), by any claimer of the store;
+// its due, unleased ones read back due at the hold's end; its leased one,
+// and another endpoint's, are untouched; a shorter hold does not shorten
+// it; once it ends they are claimed, oldest due first.
+func holdEndpoint(t *testing.T, s app.Store) {
 	slow, other := endpoint(t, agencyA, 0, "*"), endpoint(t, agencyA, 1, "*")
 	insert(t, s, slow, other)
 	now := base.Add(time.Minute)
 	leased, due1, due2 := delivery(slow, "a", base), delivery(slow, "b", base.Add(time.Second)), delivery(slow, "c", base.Add(2*time.Second))
 	later := delivery(slow, "d", base)
 	later.NextAttemptAt = now.Add(time.Hour)
-	theirs := delivery(other, "e", base)
-	add(t, s, leased, due1, due2, later, theirs)
-	if got, err := s.Claim(t.Context(), now, 1, app.Bound{}, time.Hour); err != nil || len(got) != 1 || got[0].ID != leased.ID {
-		t.Fatalf("the first claim = %v, %v; want the oldest", claimed(got), err)
+	retried := delivery(slow, "r", base)
+	theirs := delivery(other, "e", base.Add(3*time.Second))
+	add(t, s, leased, due1, due2, later, retried, theirs)
+	if got, err := s.Claim(t.Context(), now, 2, app.Bound{}, time.Hour); err != nil || len(got) != 2 {
+		t.Fatalf("the first claim = %v, %v; want the two oldest", claimed(got), err)
 	}
 	until := now.Add(15 * time.Second)
-	n, err := s.Defer(t.Context(), slow.ID, now, until)
+	n, err := s.Hold(t.Context(), slow.ID, now, until)
 	if err != nil || n != 2 {
-		t.Fatalf("Defer = %d, %v; want the endpoint's 2 due and unleased deliveries", n, err)
+		t.Fatalf("Hold = %d, %v; want the endpoint's 2 due and unleased deliveries pushed back", n, err)
 	}
+	if n, err := s.Hold(t.Context(), slow.ID, now, now.Add(time.Second)); err != nil || n != 0 {
+		t.Fatalf("a shorter Hold = %d, %v; want nothing changed (the longer hold stays)", n, err)
+	}
+	// One of the two leased is attempted meanwhile and due again soon (a
+	// retry): it waits for the hold too.
+	if err := record(t, s, retried.ID, app.Attempt{At: now, Error: "timed out"}, app.Pending, now.Add(5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	// A new event for the held endpoint, due now: added due when the hold
+	// ends.
+	fresh := delivery(slow, "f", now)
+	add(t, s, fresh)
 	for _, c := range []struct {
 		d    app.Delivery
 		next time.Time
-	}{{due1, until}, {due2, until}, {later, later.NextAttemptAt}, {theirs, base}} {
+	}{{due1, until}, {due2, until}, {later, later.NextAttemptAt}, {fresh, until}, {theirs, theirs.NextAttemptAt}} {
 		if got := get(t, s, c.d); !got.NextAttemptAt.Equal(c.next) {
-			t.Errorf("delivery %s due at %s after Defer, want %s", c.d.EventID, got.NextAttemptAt, c.next)
+			t.Errorf("delivery %s due at %s after Hold, want %s", c.d.EventID, got.NextAttemptAt, c.next)
 		}
 	}
-	if got, err := s.Claim(t.Context(), now, 10, app.Bound{}, time.Hour); err != nil || len(got) != 1 || got[0].ID != theirs.ID {
-		t.Fatalf("a claim after Defer = %v, %v; want only the other endpoint's", claimed(got), err)
+	for _, at := range []time.Time{now, now.Add(10 * time.Second), until.Add(-time.Microsecond)} {
+		got, err := s.Claim(t.Context(), at, 10, app.Bound{}, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range got {
+			if d.EndpointID == slow.ID {
+				t.Fatalf("claimed %s of the held endpoint at %s, before its hold ends at %s", d.EventID, at, until)
+			}
+		}
+		if at.Equal(now) && (len(got) != 1 || got[0].ID != theirs.ID) {
+			t.Fatalf("a claim during the hold = %v; want the other endpoint's delivery", claimed(got))
+		}
+	}
+	got, err := s.Claim(t.Context(), until, 10, app.Bound{}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIDs := []string{retried.ID, due1.ID, due2.ID, fresh.ID}
+	gotIDs := claimed(got)
+	slices.Sort(gotIDs)
+	slices.Sort(wantIDs)
+	if !slices.Equal(gotIDs, wantIDs) {
+		t.Fatalf("the claim when the hold ends = %v; want the retry, the two pushed back and the one added during the hold %v", claimed(got), wantIDs)
+	}
+	if got[0].ID != retried.ID {
+		t.Errorf("the claim when the hold ends took %s first; want the retry, due longest (at %s)", got[0].EventID, now.Add(5*time.Second))
+	}
+}
+
+// releaseEndsTheHold: Release ends a hold under way: the deliveries that
+// waited for its end are due at once and claimed; a delivery due later
+// on its own schedule keeps it; releasing an endpoint not held changes
+// nothing.
+func releaseEndsTheHold(t *testing.T, s app.Store) {
+	held, other := endpoint(t, agencyA, 0, "*"), endpoint(t, agencyA, 1, "*")
+	insert(t, s, held, other)
+	now := base.Add(time.Minute)
+	waiting := delivery(held, "a", base)
+	scheduled := delivery(held, "b", base)
+	scheduled.NextAttemptAt = now.Add(2 * time.Hour)
+	theirs := delivery(other, "c", now.Add(30*time.Minute))
+	add(t, s, waiting, scheduled, theirs)
+	until := now.Add(time.Hour) // a Retry-After of an hour
+	if n, err := s.Hold(t.Context(), held.ID, now, until); err != nil || n != 1 {
+		t.Fatalf("Hold = %d, %v; want the due delivery pushed back", n, err)
+	}
+	fresh := delivery(held, "d", now)
+	add(t, s, fresh)
+	later := now.Add(time.Second)
+	if n, err := s.Release(t.Context(), other.ID, later); err != nil || n != 0 {
+		t.Fatalf("Release of an endpoint not held = %d, %v; want nothing", n, err)
+	}
+	if got := get(t, s, theirs); !got.NextAttemptAt.Equal(theirs.NextAttemptAt) {
+		t.Fatalf("releasing an endpoint not held moved its delivery to %s", got.NextAttemptAt)
+	}
+	n, err := s.Release(t.Context(), held.ID, later)
+	if err != nil || n != 2 {
+		t.Fatalf("Release = %d, %v; want the 2 deliveries that waited for the hold", n, err)
+	}
+	if got := get(t, s, scheduled); !got.NextAttemptAt.Equal(scheduled.NextAttemptAt) {
+		t.Fatalf("a delivery scheduled after the hold is due at %s after Release, want %s still", got.NextAttemptAt, scheduled.NextAttemptAt)
+	}
+	got, err := s.Claim(t.Context(), later, 10, app.Bound{}, time.Minute)
+	gotIDs, wantIDs := claimed(got), []string{waiting.ID, fresh.ID}
+	slices.Sort(gotIDs)
+	slices.Sort(wantIDs)
+	if err != nil || !slices.Equal(gotIDs, wantIDs) {
+		t.Fatalf("a claim just after Release = %v, %v; want the two that waited for the hold %v", gotIDs, err, wantIDs)
+	}
+	after := delivery(held, "e", later)
+	add(t, s, after)
+	if d := get(t, s, after); !d.NextAttemptAt.Equal(later) {
+		t.Fatalf("a delivery added after Release is due at %s, want when added (%s)", d.NextAttemptAt, later)
+	}
+}
+
+// claimOldestDueFirstAcrossEndpoints: the claim takes due deliveries by
+// how long they have been due, whatever their endpoint and whether first
+// attempts or retries: a failing endpoint's retries, due later, come
+// after a healthy endpoint's first attempts due before them, and before
+// those due after them.
+func claimOldestDueFirstAcrossEndpoints(t *testing.T, s app.Store) {
+	failing, healthy := endpoint(t, agencyA, 0, "*"), endpoint(t, siteA, 1, "*")
+	insert(t, s, failing, healthy)
+	var retries []app.Delivery
+	for i := range 3 {
+		retries = append(retries, delivery(failing, fmt.Sprint("r", i), base))
+	}
+	first := []app.Delivery{
+		delivery(healthy, "h0", base.Add(2*time.Second)), delivery(healthy, "h1", base.Add(4*time.Second)),
+		delivery(healthy, "h2", base.Add(8*time.Second)),
+	}
+	add(t, s, append(slices.Clone(retries), first...)...)
+	if got, err := s.Claim(t.Context(), base, 10, app.Bound{}, time.Minute); err != nil || len(got) != 3 {
+		t.Fatalf("the failing endpoint's first attempts: claimed %v, %v; want its 3", claimed(got), err)
+	}
+	// They fail and are due again at 3, 5 and 6 s: interleaved with the
+	// healthy endpoint's first attempts.
+	for i, at := range []time.Duration{3 * time.Second, 5 * time.Second, 6 * time.Second} {
+		if err := record(t, s, retries[i].ID, app.Attempt{At: base, StatusCode: 503}, app.Pending, base.Add(at)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{first[0].ID, retries[0].ID, first[1].ID, retries[1].ID, retries[2].ID, first[2].ID}
+	var order []string
+	for range want {
+		got, err := s.Claim(t.Context(), base.Add(time.Minute), 1, app.Bound{}, time.Hour)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("Claim(limit 1) = %v, %v; want one", claimed(got), err)
+		}
+		order = append(order, got[0].ID)
+	}
+	if !slices.Equal(order, want) {
+		t.Fatalf("claimed one at a time in the order %v; want by due time across both endpoints %v", order, want)
+	}
+	if got, err := s.Claim(t.Context(), base.Add(time.Minute), 10, app.Bound{}, time.Hour); err != nil {
+		t.Fatal(err)
+	} else if all := claimed(got); len(all) != 0 {
+		t.Fatalf("a claim after all six = %v, want none", all)
 	}
 }

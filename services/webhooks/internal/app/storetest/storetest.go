@@ -41,7 +41,9 @@ func RunAll(t *testing.T, newStore func(t *testing.T) app.Store) {
 		{"ResendAndRecover", resendAndRecover},
 		{"DeletingAnEndpointDeletesItsDeliveries", deleteCascades},
 		{"Backlog", backlog},
-		{"DeferTakesAnEndpointsDueDeliveriesOutOfTheQueue", deferEndpoint},
+		{"ClaimOldestDueFirstAcrossEndpoints", claimOldestDueFirstAcrossEndpoints},
+		{"HeldEndpointIsNotClaimedUntilItsHoldEnds", holdEndpoint},
+		{"ReleaseEndsTheHold", releaseEndsTheHold},
 		{"PruneKeepsPendingAndRecent", pruneKeepsPendingAndRecent},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
