@@ -25,6 +25,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/atrium-hq/atrium/platform/events"
 )
 
 // actionWorld is what actions reach outside Atrium in the tests, all on
@@ -646,6 +648,42 @@ func testActionsRefresh(t *testing.T, s *stack, w *actionWorld) {
 	if total("seo_tasks") != tasks || total("backlinks") != links || total("domain_metrics") != metrics || metrics != 1 {
 		t.Fatalf("a third refresh changed the counts: tasks %v -> %v, backlinks %v -> %v, metrics %v", tasks, total("seo_tasks"), links, total("backlinks"), metrics)
 	}
+}
+
+// testActionsUnlinkAppliesOnItsEvent: the actions service remembers that a
+// client is linked (linkcache), and forgets it on the CRM's unlink event:
+// the first action after the event is refused, although the link was
+// remembered by the action just before.
+func testActionsUnlinkAppliesOnItsEvent(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	s.grant(t, tn.agency, 10, 0)
+	blog := map[string]any{"action": "generate_blog", "client_id": client, "keyword": "sourdough"}
+	wantAction(t, s.act(t, tn.write, blog), "generate_blog", client, "success")
+	nc, err := nats.Connect(s.natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sub, err := nc.SubscribeSync(events.ClientUnlinked.Filter())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, s.adminCall(t, "DELETE", "/admin/v1/agencies/"+tn.agency+"/clients/"+client, nil), http.StatusOK)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		msg, err := sub.NextMsg(time.Until(deadline))
+		if err != nil {
+			t.Fatalf("no client.unlinked event for %s: %v", client, err)
+		}
+		if ev, err := events.ClientUnlinked.Parse(msg.Subject, msg.Data); err == nil && ev.ClientID == client {
+			break
+		}
+	}
+	wantError(t, s.act(t, tn.write, blog), http.StatusForbidden, "not linked to this key's agency")
 }
 
 func testActionsAutoDeploy(t *testing.T, s *stack) {
