@@ -149,8 +149,8 @@ type Config struct {
 	runner.Config
 	Settings
 	// CRMAddr and DataAddr are the CRM's and the data service's gRPC
-	// addresses: the CRM is asked on every action whether the client is
-	// linked; the data service takes the records.
+	// addresses: the CRM is asked whether the client is linked (linkcache
+	// remembers its answer briefly); the data service takes the records.
 	CRMAddr, DataAddr string
 	// Objects keeps the generated files (platform/objstore/backends opens
 	// it from the command line).
