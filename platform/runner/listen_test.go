@@ -17,8 +17,8 @@ type recorder struct {
 }
 
 func (r *recorder) Handle(subject string, _ []byte) bool { r.msgs <- subject; return true }
-func (r *recorder) Listening()                          { r.state <- true }
-func (r *recorder) Deaf()                               { r.state <- false }
+func (r *recorder) Listening()                           { r.state <- true }
+func (r *recorder) Deaf()                                { r.state <- false }
 
 // A listener hears what is published on its subjects, and is told when
 // the connection is lost, so that a cache built on the messages stops
