@@ -26,7 +26,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/atrium-hq/atrium/platform/events"
+	eventdefs "github.com/atrium-hq/atrium/platform/events"
 )
 
 // actionWorld is what actions reach outside Atrium in the tests, all on
@@ -665,7 +665,7 @@ func testActionsUnlinkAppliesOnItsEvent(t *testing.T, s *stack) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	sub, err := nc.SubscribeSync(events.ClientUnlinked.Filter())
+	sub, err := nc.SubscribeSync(eventdefs.ClientUnlinked.Filter())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -679,7 +679,7 @@ func testActionsUnlinkAppliesOnItsEvent(t *testing.T, s *stack) {
 		if err != nil {
 			t.Fatalf("no client.unlinked event for %s: %v", client, err)
 		}
-		if ev, err := events.ClientUnlinked.Parse(msg.Subject, msg.Data); err == nil && ev.ClientID == client {
+		if ev, err := eventdefs.ClientUnlinked.Parse(msg.Subject, msg.Data); err == nil && ev.ClientID == client {
 			break
 		}
 	}
