@@ -204,6 +204,9 @@ func Open(ctx context.Context, spec Spec, cfg Config) (_ *Runtime, err error) {
 			r.WakeRelay()
 			r.tellListeners(true)
 		}),
+		// With RetryOnFailedConnect the first connection may come after
+		// Open: a listener waiting for it is told then.
+		nats.ConnectHandler(func(*nats.Conn) { r.tellListeners(true) }),
 		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
 			// A slow subscriber has lost messages: its listener is told,
 			// as for a lost connection, then told it hears again.
