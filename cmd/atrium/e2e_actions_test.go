@@ -25,6 +25,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	eventdefs "github.com/atrium-hq/atrium/platform/events"
 )
 
 // actionWorld is what actions reach outside Atrium in the tests, all on
@@ -645,6 +647,57 @@ func testActionsRefresh(t *testing.T, s *stack, w *actionWorld) {
 	eventually(t, 5*time.Second, func() bool { return total("action_runs") == 6 })
 	if total("seo_tasks") != tasks || total("backlinks") != links || total("domain_metrics") != metrics || metrics != 1 {
 		t.Fatalf("a third refresh changed the counts: tasks %v -> %v, backlinks %v -> %v, metrics %v", tasks, total("seo_tasks"), links, total("backlinks"), metrics)
+	}
+}
+
+// testActionsUnlinkAppliesOnItsEvent: the actions service remembers that a
+// client is linked (linkcache), and forgets it on the CRM's unlink event:
+// an action right after the event is refused, although the link was
+// remembered by the action just before.
+func testActionsUnlinkAppliesOnItsEvent(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	s.grant(t, tn.agency, 1000, 0)
+	blog := map[string]any{"action": "generate_blog", "client_id": client, "keyword": "sourdough"}
+	wantAction(t, s.act(t, tn.write, blog), "generate_blog", client, "success")
+	nc, err := nats.Connect(s.natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sub, err := nc.SubscribeSync(eventdefs.ClientUnlinked.Filter())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, s.adminCall(t, "DELETE", "/admin/v1/agencies/"+tn.agency+"/clients/"+client, nil), http.StatusOK)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		msg, err := sub.NextMsg(time.Until(deadline))
+		if err != nil {
+			t.Fatalf("no client.unlinked event for %s: %v", client, err)
+		}
+		if ev, err := eventdefs.ClientUnlinked.Parse(msg.Subject, msg.Data); err == nil && ev.ClientID == client {
+			break
+		}
+	}
+	// The actions service hears the event on its own connection, a moment
+	// after this test may: it must refuse within a second of it, well
+	// inside the 5 s TTL, which therefore cannot be what refused.
+	heard := time.Now()
+	for {
+		r := s.act(t, tn.write, blog)
+		if r.status != http.StatusOK {
+			wantError(t, r, http.StatusForbidden, "not linked to this key's agency")
+			t.Logf("refused %s after the test heard the unlink event", time.Since(heard))
+			return
+		}
+		if time.Since(heard) > time.Second {
+			t.Fatalf("the unlinked client was still admitted %s after its unlink event", time.Since(heard))
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

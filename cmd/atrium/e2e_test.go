@@ -167,6 +167,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ActionsIdempotency", testActionsIdempotency},
 		{"ActionsRefresh", func(t *testing.T, s *stack) { testActionsRefresh(t, s, w) }},
 		{"ActionsAutoDeploy", testActionsAutoDeploy},
+		{"ActionsUnlinkAppliesOnItsEvent", testActionsUnlinkAppliesOnItsEvent},
 		{"ActionsEvents", testActionsEvents},
 		{"ActionsTenancy", testActionsTenancy},
 		{"ActionRuns", testActionRuns},

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -129,6 +130,10 @@ type Runtime struct {
 	health    health
 	// background are the service's own loops (Go), run beside serving.
 	background []backgroundLoop
+	// listeners are told when the NATS connection is lost and back
+	// (Listen).
+	listenersMu sync.Mutex
+	listeners   []Listener
 }
 
 // backgroundLoop is a loop a service runs beside serving (Runtime.Go).
@@ -191,11 +196,25 @@ func Open(ctx context.Context, spec Spec, cfg Config) (_ *Runtime, err error) {
 			if err != nil {
 				r.logger.Warn("NATS disconnected", "error", err)
 			}
+			r.tellListeners(false)
 		}),
 		nats.ReconnectHandler(func(*nats.Conn) {
 			r.logger.Info("NATS reconnected; relaying pending events")
 			// The relay may be sleeping out its backoff from the outage.
 			r.WakeRelay()
+			r.tellListeners(true)
+		}),
+		// With RetryOnFailedConnect the first connection may come after
+		// Open: a listener waiting for it is told then.
+		nats.ConnectHandler(func(*nats.Conn) { r.tellListeners(true) }),
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			// A slow subscriber has lost messages: its listener is told,
+			// as for a lost connection, then told it hears again.
+			r.logger.Warn("NATS subscription error", "error", err)
+			if sub != nil {
+				r.tellListeners(false)
+				r.tellListeners(true)
+			}
 		}),
 	)
 	if err != nil {
@@ -311,6 +330,59 @@ func (r *Runtime) Addr() string { return r.GRPC.Addr() }
 // JetStream is the service's JetStream context on its NATS connection, for
 // services that consume streams as well as publish to their own.
 func (r *Runtime) JetStream() (jetstream.JetStream, error) { return jetstream.New(r.nats) }
+
+// Listener is what a service keeps from events it hears on plain NATS
+// (Listen): a cache that must forget what the events it missed would
+// have changed.
+type Listener interface {
+	// Handle takes one message.
+	Handle(subject string, data []byte) bool
+	// Listening is called once the subscriptions are in place and each
+	// time the connection is back: messages reach Handle from then on.
+	Listening()
+	// Deaf is called when the connection is lost: messages may be missed
+	// from then on.
+	Deaf()
+}
+
+// Listen subscribes l to subjects on the service's NATS connection, every
+// replica hearing every message (no queue group, no JetStream consumer:
+// what is missed while the connection is down is not redelivered, which
+// l is told by Deaf and Listening).
+func (r *Runtime) Listen(l Listener, subjects ...string) error {
+	for _, subject := range subjects {
+		if _, err := r.nats.Subscribe(subject, func(m *nats.Msg) {
+			if !l.Handle(m.Subject, m.Data) {
+				r.logger.Warn("ignoring a malformed event", "subject", m.Subject)
+			}
+		}); err != nil {
+			return fmt.Errorf("subscribe to %s: %w", subject, err)
+		}
+	}
+	if err := r.nats.Flush(); err != nil {
+		return fmt.Errorf("subscribe to %v: %w", subjects, err)
+	}
+	r.listenersMu.Lock()
+	r.listeners = append(r.listeners, l)
+	r.listenersMu.Unlock()
+	if r.nats.IsConnected() {
+		l.Listening()
+	}
+	return nil
+}
+
+func (r *Runtime) tellListeners(listening bool) {
+	r.listenersMu.Lock()
+	ls := slices.Clone(r.listeners)
+	r.listenersMu.Unlock()
+	for _, l := range ls {
+		if listening {
+			l.Listening()
+		} else {
+			l.Deaf()
+		}
+	}
+}
 
 // Go adds a loop the service runs beside serving, from Run until it stops:
 // a consumer, a deliverer. Its context ends when the service begins to

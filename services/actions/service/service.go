@@ -25,6 +25,7 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/dataforseo"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/datagrpc"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/indexnow"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/linkcache"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/mediastore"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/openai"
@@ -70,6 +71,9 @@ type Settings struct {
 	// executes at once; AgencyMaxQueued how many an agency may have
 	// queued before submissions answer 429.
 	ActionWorkers, AgencyMaxQueued int
+	// ClientLinkCacheTTL is how long the CRM's "linked" answer is reused
+	// (linkcache); 0 asks the CRM on every action.
+	ClientLinkCacheTTL time.Duration
 	// SEOProvider is where keyword ideas, local ranks and backlinks come
 	// from: "synthetic" (built in, the default) or "dataforseo".
 	SEOProvider string
@@ -92,6 +96,11 @@ const (
 	SEODataForSEO = "dataforseo"
 )
 
+// DefaultClientLinkCacheTTL is --client-link-cache-ttl's default, the
+// gateway's key cache's: long enough that a burst of submissions for one
+// client asks the CRM once, short enough to bound a missed event.
+const DefaultClientLinkCacheTTL = 5 * time.Second
+
 // DefaultSettings are the settings' defaults.
 func DefaultSettings() Settings {
 	return Settings{
@@ -100,7 +109,7 @@ func DefaultSettings() Settings {
 		ActionLease: app.DefaultLease, ActionLeaseRenewal: app.DefaultLeaseRenewal,
 		SEOProvider: SEOSynthetic, SEOCacheTTL: seocache.DefaultTTL, DataForSEOBaseURL: dataforseo.DefaultBaseURL,
 		DataForSEOLocation: dataforseo.DefaultLocation, DataForSEORateLimit: dataforseo.DefaultRatePerMinute,
-		AgencyMaxQueued: app.DefaultAgencyMaxQueued,
+		AgencyMaxQueued: app.DefaultAgencyMaxQueued, ClientLinkCacheTTL: DefaultClientLinkCacheTTL,
 	}
 }
 
@@ -124,6 +133,7 @@ func (s *Settings) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&s.ActionLease, "action-lease", s.ActionLease, "how long a running action run's lease lasts after its process last renewed it; a run whose process died is ended by recovery (and its Idempotency-Key and credits released) once it is over")
 	fs.DurationVar(&s.ActionLeaseRenewal, "action-lease-renewal", s.ActionLeaseRenewal, "how often a process renews the leases of the action runs it executes; at most a third of --action-lease")
 	fs.IntVar(&s.ActionWorkers, "action-workers", s.ActionWorkers, "queued (Prefer: respond-async) action runs this process executes at once; 0: 8 per processor, at least 16 (a run mostly waits on its providers)")
+	fs.DurationVar(&s.ClientLinkCacheTTL, "client-link-cache-ttl", s.ClientLinkCacheTTL, "how long the CRM's answer that a client is linked to an agency is reused (0 to 1m; 0 asks the CRM on every action); an unlink or a change of the client applies at once through its event, and within this time if the event is missed")
 	fs.IntVar(&s.AgencyMaxQueued, "agency-max-queued", s.AgencyMaxQueued, "most queued action runs an agency may have; more submissions answer 429 with Retry-After, reserving nothing")
 	fs.StringVar(&s.SEOProvider, "seo-provider", s.SEOProvider, "where keyword ideas, grid ranks and backlinks come from: synthetic (built in, labelled synthetic) or dataforseo (measured; needs --dataforseo-login and --dataforseo-password)")
 	fs.DurationVar(&s.SEOCacheTTL, "seo-cache-ttl", s.SEOCacheTTL, "how long a paid SEO provider's answer is given again, free, to an identical question (in the actions store, shared by replicas); 0 turns the cache off")
@@ -139,8 +149,8 @@ type Config struct {
 	runner.Config
 	Settings
 	// CRMAddr and DataAddr are the CRM's and the data service's gRPC
-	// addresses: the CRM is asked on every action whether the client is
-	// linked; the data service takes the records.
+	// addresses: the CRM is asked whether the client is linked (linkcache
+	// remembers its answer briefly); the data service takes the records.
 	CRMAddr, DataAddr string
 	// Objects keeps the generated files (platform/objstore/backends opens
 	// it from the command line).
@@ -187,6 +197,9 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	if cfg.ActionWorkers < 0 || cfg.AgencyMaxQueued < 0 {
 		return nil, errors.New("actions service: --action-workers and --agency-max-queued must not be negative (0 takes the default)")
 	}
+	if cfg.ClientLinkCacheTTL < 0 || cfg.ClientLinkCacheTTL > time.Minute {
+		return nil, fmt.Errorf("actions service: --client-link-cache-ttl must be 0 to 1m; got %s", cfg.ClientLinkCacheTTL)
+	}
 	if err := cfg.checkSEO(); err != nil {
 		return nil, err
 	}
@@ -223,7 +236,13 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("actions service: %w", err)
 	}
-	s.actions = app.NewActions(st, crmgrpc.New(crm), datagrpc.New(data), providers, app.Clock(time.Now),
+	// The client-link check of every submission, remembered briefly and
+	// forgotten on the CRM's unlink and update events (linkcache).
+	links := linkcache.New(crmgrpc.New(crm), cfg.ClientLinkCacheTTL, time.Now)
+	if err := rt.Listen(links, linkcache.Subjects()...); err != nil {
+		return nil, fmt.Errorf("actions service: %w", err)
+	}
+	s.actions = app.NewActions(st, links, datagrpc.New(data), providers, app.Clock(time.Now),
 		app.Config{AllowPrivateFetch: cfg.AllowPrivateFetch, ActionTimeout: cfg.ActionTimeout, Metrics: cfg.Telemetry.MeterProvider(),
 			Workers: cfg.ActionWorkers, AgencyMaxQueued: cfg.AgencyMaxQueued, Lease: cfg.ActionLease, LeaseRenewal: cfg.ActionLeaseRenewal},
 		cfg.Logger.With("service", Name))

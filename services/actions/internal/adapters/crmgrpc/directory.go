@@ -1,6 +1,7 @@
 // Package crmgrpc is the actions service's client of the CRM: it answers
-// the app.ClientDirectory port over gRPC, on every action, so that linking
-// and unlinking a client and changing its settings apply at once.
+// the app.ClientDirectory port over gRPC, each time it is asked (the
+// service puts linkcache in front of it, which remembers "linked" until
+// the CRM's unlink or update event).
 package crmgrpc
 
 import (
