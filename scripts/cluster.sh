@@ -87,6 +87,9 @@ n=0
 for svc in collections crm data actions webhooks; do
   args=()
   case $svc in
+    # Collections and the CRM call each other: the CRM's ports (n = 1)
+    # are known before it starts.
+    collections) args=(--crm-addr="127.0.0.1:$((base + 21)),127.0.0.1:$((base + 31))") ;;
     crm) args=(--collections-addr="${list[collections]}") ;;
     data | webhooks) args=(--crm-addr="${list[crm]}") ;;
     actions) args=(--crm-addr="${list[crm]}" --data-addr="${list[data]}") ;;
