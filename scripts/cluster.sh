@@ -87,6 +87,9 @@ n=0
 for svc in collections crm data actions webhooks; do
   args=()
   case $svc in
+    # Collections and the CRM call each other: the CRM's ports (n = 1)
+    # are known before it starts.
+    collections) args=(--crm-addr="127.0.0.1:$((base + 21)),127.0.0.1:$((base + 31))") ;;
     crm) args=(--collections-addr="${list[collections]}") ;;
     data | webhooks) args=(--crm-addr="${list[crm]}") ;;
     actions) args=(--crm-addr="${list[crm]}" --data-addr="${list[data]}") ;;
@@ -124,7 +127,7 @@ done
 api() { curl -sf -H "Authorization: Bearer $admin_token" -H 'Content-Type: application/json' "$@"; }
 field() { sed -n "s/.*\"$1\": *\"\([^\"]*\)\".*/\1/p" | head -n1; }
 agency=$(api -X POST "$admin/admin/v1/agencies" -d '{"name": "Cluster Agency"}' | field id)
-site=$(api -X POST "$admin/admin/v1/sites" -d '{"name": "Cluster Site"}' | field id)
+site=$(api -X POST "$admin/admin/v1/sites" -d "{\"name\": \"Cluster Site\", \"agency_id\": \"$agency\"}" | field id)
 key=$(api -X POST "$admin/admin/v1/keys" -d "{\"name\": \"cluster\", \"scopes\": [\"read\", \"write\"], \"agency_id\": \"$agency\", \"site_id\": \"$site\"}" | field secret)
 api -X POST "$admin/admin/v1/agencies/$agency/credits" -d '{"ai": 1000, "data": 1000}' >/dev/null
 

@@ -162,14 +162,19 @@ func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
 		c.env = append(c.env, k+"="+v)
 	}
 	tables := c.tables(t)
+	crmAddr := freeAddr(t)
 	// Each service's upstreams are started before it, so their addresses
-	// are known when its flags are written.
+	// are known when its flags are written (but the CRM's, chosen here).
 	for _, svc := range []struct {
 		name string
 		args func() []string
 	}{
-		{"collections", func() []string { return nil }},
-		{"crm", func() []string { return []string{"--collections-addr=" + c.addrs["collections"]} }},
+		// Collections and the CRM call each other: the CRM's address is
+		// chosen before either starts (the later --grpc-addr wins).
+		{"collections", func() []string { return []string{"--crm-addr=" + crmAddr} }},
+		{"crm", func() []string {
+			return []string{"--collections-addr=" + c.addrs["collections"], "--grpc-addr=" + crmAddr}
+		}},
 		{"data", func() []string { return []string{"--crm-addr=" + c.addrs["crm"]} }},
 		{"actions", func() []string {
 			return append([]string{"--crm-addr=" + c.addrs["crm"], "--data-addr=" + c.addrs["data"]}, actionsFlags...)

@@ -181,6 +181,11 @@ func seedDemoData(ctx context.Context, admin adminClient) (demo, error) {
 		clients = append(clients, out.Client.ID)
 	}
 	bakery := clients[0]
+	// The bakery's site belongs to the agency, for the bakery: the demo
+	// keys, bound to both, may reach it (docs/architecture.md#tenancy-model).
+	if err := admin.do(ctx, "PATCH", "/admin/v1/sites/"+site, map[string]any{"agency_id": agency, "client_id": bakery}, nil); err != nil {
+		return demo{}, err
+	}
 	if err := admin.do(ctx, "POST", "/admin/v1/clients/"+bakery+"/datasets/keywords", map[string]any{"rows": []map[string]any{
 		{"keyword": "sourdough bread", "position": 3, "url": "https://sunrise-bakery.example/bread", "search_volume": 1900, "difficulty": 41, "status": "active", "tracked_at": time.Now().UTC().Format(time.RFC3339)},
 		{"keyword": "bakery near me", "position": 7, "search_volume": 12100, "difficulty": 58, "status": "active", "tracked_at": time.Now().UTC().Add(-24 * time.Hour).Format(time.RFC3339)},

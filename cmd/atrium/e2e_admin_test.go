@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,13 +10,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReader(r) }
 
 func testAdminProvisioning(t *testing.T, s *stack) {
 	site := s.create(t, "/admin/v1/sites", "site", map[string]any{"name": "  Bakery blog  "})
-	wantKeys(t, site, "id", "name", "created_at", "updated_at", "allowed_origins")
+	wantKeys(t, site, "id", "name", "created_at", "updated_at", "allowed_origins", "agency_id", "client_id")
+	if site["agency_id"] != nil || site["client_id"] != nil {
+		t.Fatalf("a site created without an owner: agency_id %v, client_id %v, want null", site["agency_id"], site["client_id"])
+	}
 	if site["name"] != "Bakery blog" {
 		t.Fatalf("site name = %q, want trimmed", site["name"])
 	}
@@ -238,7 +244,7 @@ func testAdminLists(t *testing.T, s *stack) {
 	}{
 		{"/admin/v1/agencies?limit=200", "agencies", agencies, []string{"id", "name", "created_at", "updated_at"}},
 		{"/admin/v1/clients?limit=200", "clients", clients, []string{"id", "name", "domain", "status", "auto_deploy", "created_at", "updated_at"}},
-		{"/admin/v1/sites?limit=200", "sites", sites, []string{"id", "name", "created_at", "updated_at", "allowed_origins"}},
+		{"/admin/v1/sites?limit=200", "sites", sites, []string{"id", "name", "created_at", "updated_at", "allowed_origins", "agency_id", "client_id"}},
 	} {
 		rows := list(l.path, l.field)
 		at := newestFirst(rows, l.mine)
@@ -281,4 +287,144 @@ func testAdminLists(t *testing.T, s *stack) {
 	tn := s.newTenant(t)
 	wantError(t, call(t, "GET", s.admin+"/admin/v1/agencies", tn.read, nil), http.StatusUnauthorized)
 	wantError(t, call(t, "GET", s.api+"/admin/v1/agencies", tn.read, nil), http.StatusNotFound)
+}
+
+// testSiteOwners: a site is created for an agency and its client, listed
+// by agency, assigned, moved and cleared with PATCH; an unknown agency, a
+// client the agency does not have and an unknown site are refused and
+// change nothing; a key for an agency reaches only the agency's sites;
+// every change is announced on atrium.collections.site.updated.
+func testSiteOwners(t *testing.T, s *stack) {
+	nc, err := nats.Connect(s.natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	updates, err := nc.SubscribeSync("atrium.collections.site.updated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	agency := s.create(t, "/admin/v1/agencies", "agency", map[string]any{"name": "Owner A"})["id"].(string)
+	other := s.create(t, "/admin/v1/agencies", "agency", map[string]any{"name": "Owner B"})["id"].(string)
+	client := s.create(t, "/admin/v1/clients", "client", map[string]any{"name": "Linked", "domain": "linked.example"})["id"].(string)
+	wantStatus(t, s.adminCall(t, "PUT", "/admin/v1/agencies/"+agency+"/clients/"+client, nil), http.StatusOK)
+	unlinked := s.create(t, "/admin/v1/clients", "client", map[string]any{"name": "Unlinked", "domain": "unlinked.example"})["id"].(string)
+	unknown := "01a201ca-0000-7000-8000-000000000000"
+
+	owned := s.create(t, "/admin/v1/sites", "site", map[string]any{"name": "Owned", "agency_id": agency, "client_id": client})
+	if owned["agency_id"] != agency || owned["client_id"] != client {
+		t.Fatalf("created site's owner = %v/%v, want %s/%s", owned["agency_id"], owned["client_id"], agency, client)
+	}
+	site := owned["id"].(string)
+	loose := s.create(t, "/admin/v1/sites", "site", map[string]any{"name": "Unowned"})["id"].(string)
+
+	for _, tc := range []struct {
+		method, path string
+		body         map[string]any
+		status       int
+		words        []string
+	}{
+		{"POST", "/admin/v1/sites", map[string]any{"name": "X", "agency_id": unknown}, 400, []string{"agency_id", unknown, "does not name an existing agency"}},
+		{"POST", "/admin/v1/sites", map[string]any{"name": "X", "agency_id": "acme"}, 400, []string{"agency_id must be a UUID"}},
+		{"POST", "/admin/v1/sites", map[string]any{"name": "X", "client_id": client}, 400, []string{"client_id needs agency_id"}},
+		{"POST", "/admin/v1/sites", map[string]any{"name": "X", "agency_id": agency, "client_id": unlinked}, 400, []string{"client_id", unlinked, "not a client linked to agency"}},
+		{"PATCH", "/admin/v1/sites/" + site, map[string]any{"agency_id": unknown}, 400, []string{"agency_id", "does not name an existing agency"}},
+		// The site's client is not the new agency's: it must be named.
+		{"PATCH", "/admin/v1/sites/" + site, map[string]any{"agency_id": other}, 400, []string{"client_id", client, other, "remove"}},
+		{"PATCH", "/admin/v1/sites/" + site, map[string]any{"client_id": unlinked}, 400, []string{"client_id", unlinked}},
+		{"PATCH", "/admin/v1/sites/" + loose, map[string]any{"client_id": client}, 400, []string{"client_id needs agency_id"}},
+		{"PATCH", "/admin/v1/sites/" + site, map[string]any{"name": ""}, 400, []string{"name"}},
+		{"PATCH", "/admin/v1/sites/" + unknown, map[string]any{"agency_id": agency}, 404, []string{unknown}},
+		{"GET", "/admin/v1/sites?agency_id=acme", nil, 400, []string{"agency_id must be a UUID"}},
+	} {
+		var body any
+		if tc.body != nil {
+			body = tc.body
+		}
+		r := s.adminCall(t, tc.method, tc.path, body)
+		wantError(t, r, tc.status, tc.words...)
+	}
+	// Refused changes changed nothing.
+	got := s.adminCall(t, "GET", "/admin/v1/sites/"+site, nil)
+	wantStatus(t, got, http.StatusOK)
+	if st := got.json["site"].(map[string]any); st["agency_id"] != agency || st["client_id"] != client || st["name"] != "Owned" {
+		t.Fatalf("after refused changes the site is %v", st)
+	}
+
+	// Keys: an agency's key reaches only the agency's sites.
+	s.newKey(t, map[string]any{"scopes": []string{"read"}, "agency_id": agency, "site_id": site})
+	wantError(t, s.adminCall(t, "POST", "/admin/v1/keys", map[string]any{"name": "k", "scopes": []string{"read"}, "agency_id": other, "site_id": site}),
+		http.StatusBadRequest, "site_id", site, "agency_id", other, "another agency")
+	wantError(t, s.adminCall(t, "POST", "/admin/v1/keys", map[string]any{"name": "k", "scopes": []string{"read"}, "agency_id": agency, "site_id": loose}),
+		http.StatusBadRequest, "site_id", loose, "agency_id", agency, "belongs to no agency")
+	// An unowned site stays reachable by keys bound to it alone.
+	s.newKey(t, map[string]any{"scopes": []string{"read"}, "site_id": loose})
+
+	patch := func(id string, body map[string]any) map[string]any {
+		t.Helper()
+		r := s.adminCall(t, "PATCH", "/admin/v1/sites/"+id, body)
+		wantStatus(t, r, http.StatusOK)
+		return r.json["site"].(map[string]any)
+	}
+	// Assign the unowned site; move the owned one to the other agency,
+	// dropping its client; clear it.
+	if st := patch(loose, map[string]any{"agency_id": agency}); st["agency_id"] != agency || st["client_id"] != nil || st["name"] != "Unowned" {
+		t.Fatalf("assigned site = %v", st)
+	}
+	if st := patch(site, map[string]any{"agency_id": other, "client_id": "", "name": "Moved"}); st["agency_id"] != other || st["client_id"] != nil || st["name"] != "Moved" {
+		t.Fatalf("moved site = %v", st)
+	}
+	listed := func(agency string) []string {
+		t.Helper()
+		r := s.adminCall(t, "GET", "/admin/v1/sites?limit=200&agency_id="+agency, nil)
+		wantStatus(t, r, http.StatusOK)
+		out := []string{}
+		for _, v := range r.json["sites"].([]any) {
+			out = append(out, v.(map[string]any)["id"].(string))
+		}
+		return out
+	}
+	if got := listed(agency); !slices.Equal(got, []string{loose}) {
+		t.Fatalf("sites of agency A = %v, want [%s]", got, loose)
+	}
+	if got := listed(other); !slices.Equal(got, []string{site}) {
+		t.Fatalf("sites of agency B = %v, want [%s]", got, site)
+	}
+	// A key for the old agency is refused now, for the new one issued.
+	wantError(t, s.adminCall(t, "POST", "/admin/v1/keys", map[string]any{"name": "k", "scopes": []string{"read"}, "agency_id": agency, "site_id": site}),
+		http.StatusBadRequest, "another agency")
+	s.newKey(t, map[string]any{"scopes": []string{"read"}, "agency_id": other, "site_id": site})
+	if st := patch(site, map[string]any{"agency_id": ""}); st["agency_id"] != nil || st["client_id"] != nil || st["name"] != "Moved" {
+		t.Fatalf("cleared site = %v", st)
+	}
+	if got := listed(other); len(got) != 0 {
+		t.Fatalf("sites of agency B after the clear = %v, want none", got)
+	}
+
+	// Each PATCH announced the owner it left: assign, move, clear.
+	want := []string{loose + " " + agency, site + " " + other, site + " "}
+	var seen []string
+	deadline := time.Now().Add(10 * time.Second)
+	for len(seen) < len(want) {
+		msg, err := updates.NextMsg(time.Until(deadline))
+		if err != nil {
+			t.Fatalf("site.updated events %v, want %v: %v", seen, want, err)
+		}
+		var ev struct {
+			ID       string `json:"id"`
+			AgencyID string `json:"agency_id"`
+		}
+		if err := json.Unmarshal(msg.Data, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.ID == site || ev.ID == loose {
+			seen = append(seen, ev.ID+" "+ev.AgencyID)
+		}
+	}
+	if !slices.Equal(seen, want) {
+		t.Fatalf("site.updated events %v, want %v", seen, want)
+	}
 }

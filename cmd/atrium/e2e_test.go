@@ -122,6 +122,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"AdminProvisioning", testAdminProvisioning},
 		{"AdminValidation", testAdminValidation},
 		{"AdminLists", testAdminLists},
+		{"AdminSiteOwners", testSiteOwners},
 		{"EventsReachNATS", testEventsReachNATS},
 		{"Probes", testProbes},
 		{"CollectionsEndpoints", testCollectionsEndpoints},
@@ -228,7 +229,8 @@ func (s *stack) newTenant(t testing.TB) tenant {
 	var tn tenant
 	tn.agency = s.create(t, "/admin/v1/agencies", "agency", map[string]any{"name": "Agency " + t.Name()})["id"].(string)
 	tn.member = s.create(t, "/admin/v1/agencies/"+tn.agency+"/members", "member", map[string]any{"name": "Ana", "email": "ana@example.com"})["id"].(string)
-	tn.site = s.create(t, "/admin/v1/sites", "site", map[string]any{"name": "Site"})["id"].(string)
+	// The agency's own site: its keys are bound to both.
+	tn.site = s.create(t, "/admin/v1/sites", "site", map[string]any{"name": "Site", "agency_id": tn.agency})["id"].(string)
 	tn.read = s.newKey(t, map[string]any{"scopes": []string{"read"}, "agency_id": tn.agency, "site_id": tn.site})
 	tn.write = s.newKey(t, map[string]any{"scopes": []string{"read", "write"}, "agency_id": tn.agency, "site_id": tn.site})
 	return tn

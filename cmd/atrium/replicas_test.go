@@ -65,11 +65,14 @@ func startReplicaSet(t *testing.T, actionsFlags []string) *replicaSet {
 			}
 		}
 	})
+	crmAddrs := [2]string{freeAddr(t), freeAddr(t)}
 	services := []struct {
 		name string
 		args func() []string
 	}{
-		{"collections", func() []string { return nil }},
+		// Collections and the CRM call each other: the CRM replicas'
+		// addresses are chosen before either starts.
+		{"collections", func() []string { return []string{"--crm-addr=" + crmAddrs[0] + "," + crmAddrs[1]} }},
 		{"crm", func() []string { return []string{"--collections-addr=" + r.lists["collections"]} }},
 		{"data", func() []string { return []string{"--crm-addr=" + r.lists["crm"]} }},
 		{"actions", func() []string {
@@ -84,7 +87,11 @@ func startReplicaSet(t *testing.T, actionsFlags []string) *replicaSet {
 	for _, svc := range services {
 		var ps [2]*process
 		for i := range ps {
-			ps[i] = r.start(t, svc.name, append([]string{"--grpc-addr=127.0.0.1:0"}, svc.args()...)...)
+			addr := "127.0.0.1:0"
+			if svc.name == "crm" {
+				addr = crmAddrs[i]
+			}
+			ps[i] = r.start(t, svc.name, append([]string{"--grpc-addr=" + addr}, svc.args()...)...)
 			if i == 0 {
 				// Migrating first, alone.
 				addrs[0][svc.name] = ps[0].waitLog(t, "serving gRPC")["addr"].(string)

@@ -225,6 +225,11 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		return err
 	}
 	services = append(services, crmSvc)
+	// The two call each other: collections asks the CRM about a site's
+	// owner, so it learns the CRM's address once the CRM listens.
+	if err := collectionsSvc.ConnectCRM(crmSvc.Addr()); err != nil {
+		return err
+	}
 	dataSvc, err := data.New(ctx, data.Config{Config: with("data"), CRMAddr: crmSvc.Addr()})
 	if err != nil {
 		return err

@@ -131,10 +131,16 @@ var (
 	AssetDeleted = assetEvent("deleted", hookAssetDeleted)
 )
 
-// SiteEvent is the payload of a site's events.
+// SiteEvent is the payload of a site's events. It carries the site's
+// owner after the change, so that a process that caches owners (the
+// gateway, the CRM) replaces its entry on site.updated.
 type SiteEvent struct {
-	ID string    `json:"id" format:"uuid"`
-	At time.Time `json:"at"`
+	ID string `json:"id" format:"uuid"`
+	// AgencyID is the owning agency; absent for an unowned site.
+	AgencyID string `json:"agency_id,omitempty" format:"uuid"`
+	// ClientID is the agency's client the site is for; absent for none.
+	ClientID string    `json:"client_id,omitempty" format:"uuid"`
+	At       time.Time `json:"at"`
 }
 
 // CollectionEvent is the payload of a collection definition's events.

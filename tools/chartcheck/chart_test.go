@@ -336,7 +336,7 @@ func TestNetworkPoliciesAdmitOnlyDeclaredCallers(t *testing.T) {
 	}
 	callers := map[string][]networkingv1.NetworkPolicyPeer{
 		"collections": {componentPeer("gateway"), componentPeer("crm")},
-		"crm": append([]networkingv1.NetworkPolicyPeer{componentPeer("gateway"), componentPeer("data"), componentPeer("actions"), componentPeer("webhooks")},
+		"crm": append([]networkingv1.NetworkPolicyPeer{componentPeer("gateway"), componentPeer("collections"), componentPeer("data"), componentPeer("actions"), componentPeer("webhooks")},
 			values.CRM.ExtraCallers...),
 		"data":     append([]networkingv1.NetworkPolicyPeer{componentPeer("gateway"), componentPeer("actions")}, values.Data.ExtraCallers...),
 		"actions":  {componentPeer("gateway")},
@@ -460,10 +460,11 @@ func TestUpstreamsAreTheServicesDNSNames(t *testing.T) {
 	want := map[string]map[string]string{
 		"gateway": {"ATRIUM_COLLECTIONS_ADDR": addr("collections"), "ATRIUM_CRM_ADDR": addr("crm"), "ATRIUM_DATA_ADDR": addr("data"), "ATRIUM_ACTIONS_ADDR": addr("actions"),
 			"ATRIUM_WEBHOOKS_ADDR": addr("webhooks")},
-		"crm":      {"ATRIUM_COLLECTIONS_ADDR": addr("collections")},
-		"data":     {"ATRIUM_CRM_ADDR": addr("crm")},
-		"actions":  {"ATRIUM_CRM_ADDR": addr("crm"), "ATRIUM_DATA_ADDR": addr("data")},
-		"webhooks": {"ATRIUM_CRM_ADDR": addr("crm")},
+		"collections": {"ATRIUM_CRM_ADDR": addr("crm")},
+		"crm":         {"ATRIUM_COLLECTIONS_ADDR": addr("collections")},
+		"data":        {"ATRIUM_CRM_ADDR": addr("crm")},
+		"actions":     {"ATRIUM_CRM_ADDR": addr("crm"), "ATRIUM_DATA_ADDR": addr("data")},
+		"webhooks":    {"ATRIUM_CRM_ADDR": addr("crm")},
 	}
 	for c, addrs := range want {
 		env := m.env(t, m.deployment(t, c).Spec.Template.Spec.Containers[0])

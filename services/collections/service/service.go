@@ -6,15 +6,21 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"google.golang.org/grpc"
 
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/objstore"
 	"github.com/atrium-hq/atrium/platform/pgdb"
+	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
+	"github.com/atrium-hq/atrium/services/collections/internal/adapters/crmgrpc"
 	"github.com/atrium-hq/atrium/services/collections/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/collections/internal/adapters/postgres"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
@@ -56,13 +62,27 @@ type Config struct {
 	// PublicURL is the public API's base URL, which asset and preview URLs
 	// start with.
 	PublicURL string
+	// CRMAddr is the CRM's gRPC address, asked whether an agency exists
+	// and a client is linked to it when a site is given an owner. Empty,
+	// ConnectCRM must be called before Run: atrium serve starts the CRM
+	// after this service, since the CRM calls it too.
+	CRMAddr string
 }
 
 // Service is a running collections service.
 type Service struct {
 	rt        *runner.Runtime
 	publicURL atomic.Pointer[string]
+	telemetry runner.Config
+	crm       *grpc.ClientConn
+	// agencies is the site use cases' port, answered over crm once
+	// ConnectCRM has dialled it.
+	agencies *crmAgencies
 }
+
+// crmAgencies forwards app.Agencies to the CRM's adapter, set by
+// ConnectCRM before Run.
+type crmAgencies struct{ app.Agencies }
 
 // Migrations are the collections schema's migrations, for `atrium migrate`.
 func Migrations() pgdb.Migrations { return postgres.Migrations() }
@@ -85,8 +105,14 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{rt: rt}
+	s := &Service{rt: rt, telemetry: cfg.Config, agencies: &crmAgencies{}}
 	s.SetPublicURL(cfg.PublicURL)
+	if cfg.CRMAddr != "" {
+		if err := s.ConnectCRM(cfg.CRMAddr); err != nil {
+			rt.Close()
+			return nil, err
+		}
+	}
 	st := runner.Store(rt,
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
@@ -95,7 +121,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	publicURL := func() string { return *s.publicURL.Load() }
 	assets := app.NewAssets(app.AssetStoreOf(st), cfg.Objects, clock, assetCfg, cfg.Logger.With("service", Name))
 	assetServer := grpcserver.NewAssetServer(assets, publicURL)
-	grpcserver.NewServer(app.NewSites(app.SiteStoreOf(st), clock), content, assetServer).Register(rt.GRPC)
+	grpcserver.NewServer(app.NewSites(app.SiteStoreOf(st), s.agencies, clock), content, assetServer).Register(rt.GRPC)
 	assetServer.Register(rt.GRPC)
 	grpcserver.NewPreviewServer(app.NewPreviews(app.PreviewStoreOf(st), content, clock), publicURL).Register(rt.GRPC)
 	scheduler := app.NewScheduler(app.ScheduleStoreOf(st), clock, cfg.ScheduleInterval, cfg.Logger.With("service", Name))
@@ -116,8 +142,37 @@ func (s *Service) Addr() string { return s.rt.Addr() }
 // Ready says why the service cannot take calls now, or nil when it can.
 func (s *Service) Ready() error { return s.rt.Ready() }
 
+// ConnectCRM dials the CRM at addr, which the site use cases ask about
+// owners; call it once, before Run, when Config.CRMAddr was empty.
+func (s *Service) ConnectCRM(addr string) error {
+	if s.crm != nil {
+		return errors.New("collections service: the CRM is already connected")
+	}
+	conn, err := rpc.Dial(addr, rpc.WithTelemetry(s.telemetry.Telemetry), grpc.WithPerRPCCredentials(
+		s.rt.Signer.Credentials(principal.Principal{Kind: principal.KindService, Subject: Name})))
+	if err != nil {
+		return fmt.Errorf("collections service: the CRM address %q: %w", addr, err)
+	}
+	s.crm = conn
+	s.agencies.Agencies = crmgrpc.New(conn)
+	s.rt.DependsOn("crm", conn)
+	return nil
+}
+
 // Run serves until ctx ends, then shuts down gracefully.
-func (s *Service) Run(ctx context.Context) error { return s.rt.Run(ctx) }
+func (s *Service) Run(ctx context.Context) error {
+	if s.crm == nil {
+		s.rt.Close()
+		return errors.New("collections service: the CRM service address is required (--crm-addr)")
+	}
+	defer s.crm.Close()
+	return s.rt.Run(ctx)
+}
 
 // Close releases what New opened, for a service that will not Run.
-func (s *Service) Close() { s.rt.Close() }
+func (s *Service) Close() {
+	if s.crm != nil {
+		s.crm.Close()
+	}
+	s.rt.Close()
+}

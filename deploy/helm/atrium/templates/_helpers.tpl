@@ -28,13 +28,14 @@ collections crm data actions webhooks
 
 {{/*
 The chart's own components that call a service over gRPC, besides the
-gateway, which calls all five: crm asks collections whether a site exists,
-data and actions ask crm which clients an agency may reach, actions writes
+gateway, which calls all five: crm asks collections whether a site exists
+and which agency owns it, collections asks crm whether a site's agency and
+client exist, data and actions ask crm which clients an agency may reach, actions writes
 records through data, webhooks asks crm which agencies a client is linked
 to.
 */}}
 {{- define "atrium.internalCallers" -}}
-{{- $callers := dict "collections" (list "crm") "crm" (list "data" "actions" "webhooks") "data" (list "actions") "actions" (list) "webhooks" (list) -}}
+{{- $callers := dict "collections" (list "crm") "crm" (list "collections" "data" "actions" "webhooks") "data" (list "actions") "actions" (list) "webhooks" (list) -}}
 {{- get $callers . | join " " -}}
 {{- end }}
 
@@ -211,7 +212,7 @@ ATRIUM_NATS_STREAM_REPLICAS: {{ $root.Values.nats.streamReplicas | int64 | toStr
 {{- if eq .component "crm" }}
 ATRIUM_COLLECTIONS_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "collections") | quote }}
 {{- end }}
-{{- if has .component (list "data" "actions" "webhooks") }}
+{{- if has .component (list "collections" "data" "actions" "webhooks") }}
 ATRIUM_CRM_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "crm") | quote }}
 {{- end }}
 {{- if eq .component "collections" }}

@@ -15,6 +15,7 @@ import (
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
+	wrapperspb "google.golang.org/protobuf/types/known/wrapperspb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -36,8 +37,13 @@ type Site struct {
 	// The origins whose web pages may call the public API with the site's
 	// keys (CORS): https://www.example.com, or * for keys that cannot write.
 	AllowedOrigins []string `protobuf:"bytes,5,rep,name=allowed_origins,json=allowedOrigins,proto3" json:"allowed_origins,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The agency that owns the site; null for an unowned site, which only
+	// keys bound to the site reach (docs/architecture.md#tenancy-model).
+	AgencyId *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
+	// The owning agency's client the site is for; null if none.
+	ClientId      *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Site) Reset() {
@@ -101,6 +107,20 @@ func (x *Site) GetUpdatedAt() *timestamppb.Timestamp {
 func (x *Site) GetAllowedOrigins() []string {
 	if x != nil {
 		return x.AllowedOrigins
+	}
+	return nil
+}
+
+func (x *Site) GetAgencyId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.AgencyId
+	}
+	return nil
+}
+
+func (x *Site) GetClientId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.ClientId
 	}
 	return nil
 }
@@ -207,7 +227,12 @@ func (x *SetSiteOriginsResponse) GetSite() *Site {
 type CreateSiteRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// 1 to 200 characters.
-	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The agency that owns the site (an existing agency); absent or "" for
+	// an unowned site.
+	AgencyId string `protobuf:"bytes,2,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
+	// A client linked to agency_id that the site is for; needs agency_id.
+	ClientId      string `protobuf:"bytes,3,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -245,6 +270,20 @@ func (*CreateSiteRequest) Descriptor() ([]byte, []int) {
 func (x *CreateSiteRequest) GetName() string {
 	if x != nil {
 		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateSiteRequest) GetAgencyId() string {
+	if x != nil {
+		return x.AgencyId
+	}
+	return ""
+}
+
+func (x *CreateSiteRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
 	}
 	return ""
 }
@@ -298,7 +337,9 @@ type ListSitesRequest struct {
 	// Default 50, values above 200 return 200.
 	Limit *int32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// Default 0.
-	Offset        *int32 `protobuf:"varint,2,opt,name=offset,proto3,oneof" json:"offset,omitempty"`
+	Offset *int32 `protobuf:"varint,2,opt,name=offset,proto3,oneof" json:"offset,omitempty"`
+	// Only the sites this agency owns.
+	AgencyId      string `protobuf:"bytes,3,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -347,6 +388,13 @@ func (x *ListSitesRequest) GetOffset() int32 {
 	return 0
 }
 
+func (x *ListSitesRequest) GetAgencyId() string {
+	if x != nil {
+		return x.AgencyId
+	}
+	return ""
+}
+
 type ListSitesResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Sites         []*Site                `protobuf:"bytes,1,rep,name=sites,proto3" json:"sites,omitempty"`
@@ -391,6 +439,123 @@ func (x *ListSitesResponse) GetSites() []*Site {
 	return nil
 }
 
+type UpdateSiteRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	SiteId string                 `protobuf:"bytes,1,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
+	// A new name, 1 to 200 characters.
+	Name *string `protobuf:"bytes,2,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	// A new owning agency (an existing agency), or "" to leave the site
+	// unowned, which also removes its client_id. Absent keeps it.
+	AgencyId *string `protobuf:"bytes,3,opt,name=agency_id,json=agencyId,proto3,oneof" json:"agency_id,omitempty"`
+	// A client linked to the site's agency (after this change), or "" to
+	// remove it. Absent keeps it, if it is linked to the agency.
+	ClientId      *string `protobuf:"bytes,4,opt,name=client_id,json=clientId,proto3,oneof" json:"client_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateSiteRequest) Reset() {
+	*x = UpdateSiteRequest{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateSiteRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateSiteRequest) ProtoMessage() {}
+
+func (x *UpdateSiteRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateSiteRequest.ProtoReflect.Descriptor instead.
+func (*UpdateSiteRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *UpdateSiteRequest) GetSiteId() string {
+	if x != nil {
+		return x.SiteId
+	}
+	return ""
+}
+
+func (x *UpdateSiteRequest) GetName() string {
+	if x != nil && x.Name != nil {
+		return *x.Name
+	}
+	return ""
+}
+
+func (x *UpdateSiteRequest) GetAgencyId() string {
+	if x != nil && x.AgencyId != nil {
+		return *x.AgencyId
+	}
+	return ""
+}
+
+func (x *UpdateSiteRequest) GetClientId() string {
+	if x != nil && x.ClientId != nil {
+		return *x.ClientId
+	}
+	return ""
+}
+
+type UpdateSiteResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Site          *Site                  `protobuf:"bytes,1,opt,name=site,proto3" json:"site,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateSiteResponse) Reset() {
+	*x = UpdateSiteResponse{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateSiteResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateSiteResponse) ProtoMessage() {}
+
+func (x *UpdateSiteResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateSiteResponse.ProtoReflect.Descriptor instead.
+func (*UpdateSiteResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *UpdateSiteResponse) GetSite() *Site {
+	if x != nil {
+		return x.Site
+	}
+	return nil
+}
+
 type GetSiteRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	SiteId        string                 `protobuf:"bytes,1,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
@@ -400,7 +565,7 @@ type GetSiteRequest struct {
 
 func (x *GetSiteRequest) Reset() {
 	*x = GetSiteRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -412,7 +577,7 @@ func (x *GetSiteRequest) String() string {
 func (*GetSiteRequest) ProtoMessage() {}
 
 func (x *GetSiteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -425,7 +590,7 @@ func (x *GetSiteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSiteRequest.ProtoReflect.Descriptor instead.
 func (*GetSiteRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{7}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetSiteRequest) GetSiteId() string {
@@ -444,7 +609,7 @@ type GetSiteResponse struct {
 
 func (x *GetSiteResponse) Reset() {
 	*x = GetSiteResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -456,7 +621,7 @@ func (x *GetSiteResponse) String() string {
 func (*GetSiteResponse) ProtoMessage() {}
 
 func (x *GetSiteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -469,7 +634,7 @@ func (x *GetSiteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSiteResponse.ProtoReflect.Descriptor instead.
 func (*GetSiteResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{8}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetSiteResponse) GetSite() *Site {
@@ -502,7 +667,7 @@ type CreateCollectionRequest struct {
 
 func (x *CreateCollectionRequest) Reset() {
 	*x = CreateCollectionRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -514,7 +679,7 @@ func (x *CreateCollectionRequest) String() string {
 func (*CreateCollectionRequest) ProtoMessage() {}
 
 func (x *CreateCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -527,7 +692,7 @@ func (x *CreateCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCollectionRequest.ProtoReflect.Descriptor instead.
 func (*CreateCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{9}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CreateCollectionRequest) GetSiteId() string {
@@ -581,7 +746,7 @@ type CreateCollectionResponse struct {
 
 func (x *CreateCollectionResponse) Reset() {
 	*x = CreateCollectionResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -593,7 +758,7 @@ func (x *CreateCollectionResponse) String() string {
 func (*CreateCollectionResponse) ProtoMessage() {}
 
 func (x *CreateCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -606,7 +771,7 @@ func (x *CreateCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCollectionResponse.ProtoReflect.Descriptor instead.
 func (*CreateCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{10}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateCollectionResponse) GetCollection() *Collection {
@@ -625,7 +790,7 @@ type ListSiteCollectionsRequest struct {
 
 func (x *ListSiteCollectionsRequest) Reset() {
 	*x = ListSiteCollectionsRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -637,7 +802,7 @@ func (x *ListSiteCollectionsRequest) String() string {
 func (*ListSiteCollectionsRequest) ProtoMessage() {}
 
 func (x *ListSiteCollectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -650,7 +815,7 @@ func (x *ListSiteCollectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSiteCollectionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSiteCollectionsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{11}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListSiteCollectionsRequest) GetSiteId() string {
@@ -669,7 +834,7 @@ type ListSiteCollectionsResponse struct {
 
 func (x *ListSiteCollectionsResponse) Reset() {
 	*x = ListSiteCollectionsResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -681,7 +846,7 @@ func (x *ListSiteCollectionsResponse) String() string {
 func (*ListSiteCollectionsResponse) ProtoMessage() {}
 
 func (x *ListSiteCollectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -694,7 +859,7 @@ func (x *ListSiteCollectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSiteCollectionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSiteCollectionsResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{12}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListSiteCollectionsResponse) GetCollections() []*Collection {
@@ -725,7 +890,7 @@ type UpdateCollectionRequest struct {
 
 func (x *UpdateCollectionRequest) Reset() {
 	*x = UpdateCollectionRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +902,7 @@ func (x *UpdateCollectionRequest) String() string {
 func (*UpdateCollectionRequest) ProtoMessage() {}
 
 func (x *UpdateCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +915,7 @@ func (x *UpdateCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollectionRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{13}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *UpdateCollectionRequest) GetSiteId() string {
@@ -811,7 +976,7 @@ type UpdateCollectionResponse struct {
 
 func (x *UpdateCollectionResponse) Reset() {
 	*x = UpdateCollectionResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -823,7 +988,7 @@ func (x *UpdateCollectionResponse) String() string {
 func (*UpdateCollectionResponse) ProtoMessage() {}
 
 func (x *UpdateCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -836,7 +1001,7 @@ func (x *UpdateCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollectionResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{14}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UpdateCollectionResponse) GetCollection() *Collection {
@@ -860,7 +1025,7 @@ type CreateSiteItemRequest struct {
 
 func (x *CreateSiteItemRequest) Reset() {
 	*x = CreateSiteItemRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[15]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -872,7 +1037,7 @@ func (x *CreateSiteItemRequest) String() string {
 func (*CreateSiteItemRequest) ProtoMessage() {}
 
 func (x *CreateSiteItemRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[15]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -885,7 +1050,7 @@ func (x *CreateSiteItemRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteItemRequest.ProtoReflect.Descriptor instead.
 func (*CreateSiteItemRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{15}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateSiteItemRequest) GetSiteId() string {
@@ -925,7 +1090,7 @@ type CreateSiteItemResponse struct {
 
 func (x *CreateSiteItemResponse) Reset() {
 	*x = CreateSiteItemResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[16]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -937,7 +1102,7 @@ func (x *CreateSiteItemResponse) String() string {
 func (*CreateSiteItemResponse) ProtoMessage() {}
 
 func (x *CreateSiteItemResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[16]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -950,7 +1115,7 @@ func (x *CreateSiteItemResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteItemResponse.ProtoReflect.Descriptor instead.
 func (*CreateSiteItemResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{16}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateSiteItemResponse) GetItem() *structpb.Struct {
@@ -964,7 +1129,7 @@ var File_atrium_collections_v1_collections_admin_proto protoreflect.FileDescript
 
 const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\n" +
-	"-atrium/collections/v1/collections_admin.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a'atrium/collections/v1/collections.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xc9\x01\n" +
+	"-atrium/collections/v1/collections_admin.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a'atrium/collections/v1/collections.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xbf\x02\n" +
 	"\x04Site\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
@@ -972,24 +1137,41 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12'\n" +
-	"\x0fallowed_origins\x18\x05 \x03(\tR\x0eallowedOrigins\"_\n" +
+	"\x0fallowed_origins\x18\x05 \x03(\tR\x0eallowedOrigins\x129\n" +
+	"\tagency_id\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\bagencyId\x129\n" +
+	"\tclient_id\x18\a \x01(\v2\x1c.google.protobuf.StringValueR\bclientId\"_\n" +
 	"\x15SetSiteOriginsRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12-\n" +
 	"\x0fallowed_origins\x18\x02 \x03(\tB\x04\xe8\xf9\x182R\x0eallowedOrigins\"I\n" +
 	"\x16SetSiteOriginsResponse\x12/\n" +
-	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"5\n" +
+	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"o\n" +
 	"\x11CreateSiteRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name:\f\x92A\t\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1b\n" +
+	"\tagency_id\x18\x02 \x01(\tR\bagencyId\x12\x1b\n" +
+	"\tclient_id\x18\x03 \x01(\tR\bclientId:\f\x92A\t\n" +
 	"\a\xd2\x01\x04name\"E\n" +
 	"\x12CreateSiteResponse\x12/\n" +
-	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"_\n" +
+	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"|\n" +
 	"\x10ListSitesRequest\x12\x19\n" +
 	"\x05limit\x18\x01 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
-	"\x06offset\x18\x02 \x01(\x05H\x01R\x06offset\x88\x01\x01B\b\n" +
+	"\x06offset\x18\x02 \x01(\x05H\x01R\x06offset\x88\x01\x01\x12\x1b\n" +
+	"\tagency_id\x18\x03 \x01(\tR\bagencyIdB\b\n" +
 	"\x06_limitB\t\n" +
 	"\a_offset\"F\n" +
 	"\x11ListSitesResponse\x121\n" +
-	"\x05sites\x18\x01 \x03(\v2\x1b.atrium.collections.v1.SiteR\x05sites\")\n" +
+	"\x05sites\x18\x01 \x03(\v2\x1b.atrium.collections.v1.SiteR\x05sites\"\xae\x01\n" +
+	"\x11UpdateSiteRequest\x12\x17\n" +
+	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12\x17\n" +
+	"\x04name\x18\x02 \x01(\tH\x00R\x04name\x88\x01\x01\x12 \n" +
+	"\tagency_id\x18\x03 \x01(\tH\x01R\bagencyId\x88\x01\x01\x12 \n" +
+	"\tclient_id\x18\x04 \x01(\tH\x02R\bclientId\x88\x01\x01B\a\n" +
+	"\x05_nameB\f\n" +
+	"\n" +
+	"_agency_idB\f\n" +
+	"\n" +
+	"_client_id\"E\n" +
+	"\x12UpdateSiteResponse\x12/\n" +
+	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\")\n" +
 	"\x0eGetSiteRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\"B\n" +
 	"\x0fGetSiteResponse\x12/\n" +
@@ -1033,13 +1215,14 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\a\xd2\x01\x04dataB\x0f\n" +
 	"\r_is_published\"E\n" +
 	"\x16CreateSiteItemResponse\x12+\n" +
-	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item2\xa7\n" +
-	"\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item2\xb7\v\n" +
 	"\x17CollectionsAdminService\x12\x83\x01\n" +
 	"\n" +
 	"CreateSite\x12(.atrium.collections.v1.CreateSiteRequest\x1a).atrium.collections.v1.CreateSiteResponse\" \xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/admin/v1/sites\x12\x80\x01\n" +
 	"\tListSites\x12'.atrium.collections.v1.ListSitesRequest\x1a(.atrium.collections.v1.ListSitesResponse\" \xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x11\x12\x0f/admin/v1/sites\x90\x02\x01\x12\x84\x01\n" +
-	"\aGetSite\x12%.atrium.collections.v1.GetSiteRequest\x1a&.atrium.collections.v1.GetSiteResponse\"*\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/admin/v1/sites/{site_id}\x90\x02\x01\x12\xac\x01\n" +
+	"\aGetSite\x12%.atrium.collections.v1.GetSiteRequest\x1a&.atrium.collections.v1.GetSiteResponse\"*\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/admin/v1/sites/{site_id}\x90\x02\x01\x12\x8d\x01\n" +
+	"\n" +
+	"UpdateSite\x12(.atrium.collections.v1.UpdateSiteRequest\x1a).atrium.collections.v1.UpdateSiteResponse\"*\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1e:\x01*2\x19/admin/v1/sites/{site_id}\x12\xac\x01\n" +
 	"\x0eSetSiteOrigins\x12,.atrium.collections.v1.SetSiteOriginsRequest\x1a-.atrium.collections.v1.SetSiteOriginsResponse\"=\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02.:\x01*\x1a)/admin/v1/sites/{site_id}/allowed_origins\x90\x02\x02\x12\xab\x01\n" +
 	"\x10CreateCollection\x12..atrium.collections.v1.CreateCollectionRequest\x1a/.atrium.collections.v1.CreateCollectionResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02*:\x01*\"%/admin/v1/sites/{site_id}/collections\x12\xb4\x01\n" +
 	"\x13ListSiteCollections\x121.atrium.collections.v1.ListSiteCollectionsRequest\x1a2.atrium.collections.v1.ListSiteCollectionsResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02'\x12%/admin/v1/sites/{site_id}/collections\x90\x02\x01\x12\xb2\x01\n" +
@@ -1058,7 +1241,7 @@ func file_atrium_collections_v1_collections_admin_proto_rawDescGZIP() []byte {
 	return file_atrium_collections_v1_collections_admin_proto_rawDescData
 }
 
-var file_atrium_collections_v1_collections_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_atrium_collections_v1_collections_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_atrium_collections_v1_collections_admin_proto_goTypes = []any{
 	(*Site)(nil),                        // 0: atrium.collections.v1.Site
 	(*SetSiteOriginsRequest)(nil),       // 1: atrium.collections.v1.SetSiteOriginsRequest
@@ -1067,57 +1250,65 @@ var file_atrium_collections_v1_collections_admin_proto_goTypes = []any{
 	(*CreateSiteResponse)(nil),          // 4: atrium.collections.v1.CreateSiteResponse
 	(*ListSitesRequest)(nil),            // 5: atrium.collections.v1.ListSitesRequest
 	(*ListSitesResponse)(nil),           // 6: atrium.collections.v1.ListSitesResponse
-	(*GetSiteRequest)(nil),              // 7: atrium.collections.v1.GetSiteRequest
-	(*GetSiteResponse)(nil),             // 8: atrium.collections.v1.GetSiteResponse
-	(*CreateCollectionRequest)(nil),     // 9: atrium.collections.v1.CreateCollectionRequest
-	(*CreateCollectionResponse)(nil),    // 10: atrium.collections.v1.CreateCollectionResponse
-	(*ListSiteCollectionsRequest)(nil),  // 11: atrium.collections.v1.ListSiteCollectionsRequest
-	(*ListSiteCollectionsResponse)(nil), // 12: atrium.collections.v1.ListSiteCollectionsResponse
-	(*UpdateCollectionRequest)(nil),     // 13: atrium.collections.v1.UpdateCollectionRequest
-	(*UpdateCollectionResponse)(nil),    // 14: atrium.collections.v1.UpdateCollectionResponse
-	(*CreateSiteItemRequest)(nil),       // 15: atrium.collections.v1.CreateSiteItemRequest
-	(*CreateSiteItemResponse)(nil),      // 16: atrium.collections.v1.CreateSiteItemResponse
-	(*timestamppb.Timestamp)(nil),       // 17: google.protobuf.Timestamp
-	(*FieldDefinition)(nil),             // 18: atrium.collections.v1.FieldDefinition
-	(*Collection)(nil),                  // 19: atrium.collections.v1.Collection
-	(*structpb.Struct)(nil),             // 20: google.protobuf.Struct
+	(*UpdateSiteRequest)(nil),           // 7: atrium.collections.v1.UpdateSiteRequest
+	(*UpdateSiteResponse)(nil),          // 8: atrium.collections.v1.UpdateSiteResponse
+	(*GetSiteRequest)(nil),              // 9: atrium.collections.v1.GetSiteRequest
+	(*GetSiteResponse)(nil),             // 10: atrium.collections.v1.GetSiteResponse
+	(*CreateCollectionRequest)(nil),     // 11: atrium.collections.v1.CreateCollectionRequest
+	(*CreateCollectionResponse)(nil),    // 12: atrium.collections.v1.CreateCollectionResponse
+	(*ListSiteCollectionsRequest)(nil),  // 13: atrium.collections.v1.ListSiteCollectionsRequest
+	(*ListSiteCollectionsResponse)(nil), // 14: atrium.collections.v1.ListSiteCollectionsResponse
+	(*UpdateCollectionRequest)(nil),     // 15: atrium.collections.v1.UpdateCollectionRequest
+	(*UpdateCollectionResponse)(nil),    // 16: atrium.collections.v1.UpdateCollectionResponse
+	(*CreateSiteItemRequest)(nil),       // 17: atrium.collections.v1.CreateSiteItemRequest
+	(*CreateSiteItemResponse)(nil),      // 18: atrium.collections.v1.CreateSiteItemResponse
+	(*timestamppb.Timestamp)(nil),       // 19: google.protobuf.Timestamp
+	(*wrapperspb.StringValue)(nil),      // 20: google.protobuf.StringValue
+	(*FieldDefinition)(nil),             // 21: atrium.collections.v1.FieldDefinition
+	(*Collection)(nil),                  // 22: atrium.collections.v1.Collection
+	(*structpb.Struct)(nil),             // 23: google.protobuf.Struct
 }
 var file_atrium_collections_v1_collections_admin_proto_depIdxs = []int32{
-	17, // 0: atrium.collections.v1.Site.created_at:type_name -> google.protobuf.Timestamp
-	17, // 1: atrium.collections.v1.Site.updated_at:type_name -> google.protobuf.Timestamp
-	0,  // 2: atrium.collections.v1.SetSiteOriginsResponse.site:type_name -> atrium.collections.v1.Site
-	0,  // 3: atrium.collections.v1.CreateSiteResponse.site:type_name -> atrium.collections.v1.Site
-	0,  // 4: atrium.collections.v1.ListSitesResponse.sites:type_name -> atrium.collections.v1.Site
-	0,  // 5: atrium.collections.v1.GetSiteResponse.site:type_name -> atrium.collections.v1.Site
-	18, // 6: atrium.collections.v1.CreateCollectionRequest.fields:type_name -> atrium.collections.v1.FieldDefinition
-	19, // 7: atrium.collections.v1.CreateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
-	19, // 8: atrium.collections.v1.ListSiteCollectionsResponse.collections:type_name -> atrium.collections.v1.Collection
-	18, // 9: atrium.collections.v1.UpdateCollectionRequest.add_fields:type_name -> atrium.collections.v1.FieldDefinition
-	18, // 10: atrium.collections.v1.UpdateCollectionRequest.update_fields:type_name -> atrium.collections.v1.FieldDefinition
-	19, // 11: atrium.collections.v1.UpdateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
-	20, // 12: atrium.collections.v1.CreateSiteItemRequest.data:type_name -> google.protobuf.Struct
-	20, // 13: atrium.collections.v1.CreateSiteItemResponse.item:type_name -> google.protobuf.Struct
-	3,  // 14: atrium.collections.v1.CollectionsAdminService.CreateSite:input_type -> atrium.collections.v1.CreateSiteRequest
-	5,  // 15: atrium.collections.v1.CollectionsAdminService.ListSites:input_type -> atrium.collections.v1.ListSitesRequest
-	7,  // 16: atrium.collections.v1.CollectionsAdminService.GetSite:input_type -> atrium.collections.v1.GetSiteRequest
-	1,  // 17: atrium.collections.v1.CollectionsAdminService.SetSiteOrigins:input_type -> atrium.collections.v1.SetSiteOriginsRequest
-	9,  // 18: atrium.collections.v1.CollectionsAdminService.CreateCollection:input_type -> atrium.collections.v1.CreateCollectionRequest
-	11, // 19: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:input_type -> atrium.collections.v1.ListSiteCollectionsRequest
-	13, // 20: atrium.collections.v1.CollectionsAdminService.UpdateCollection:input_type -> atrium.collections.v1.UpdateCollectionRequest
-	15, // 21: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:input_type -> atrium.collections.v1.CreateSiteItemRequest
-	4,  // 22: atrium.collections.v1.CollectionsAdminService.CreateSite:output_type -> atrium.collections.v1.CreateSiteResponse
-	6,  // 23: atrium.collections.v1.CollectionsAdminService.ListSites:output_type -> atrium.collections.v1.ListSitesResponse
-	8,  // 24: atrium.collections.v1.CollectionsAdminService.GetSite:output_type -> atrium.collections.v1.GetSiteResponse
-	2,  // 25: atrium.collections.v1.CollectionsAdminService.SetSiteOrigins:output_type -> atrium.collections.v1.SetSiteOriginsResponse
-	10, // 26: atrium.collections.v1.CollectionsAdminService.CreateCollection:output_type -> atrium.collections.v1.CreateCollectionResponse
-	12, // 27: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:output_type -> atrium.collections.v1.ListSiteCollectionsResponse
-	14, // 28: atrium.collections.v1.CollectionsAdminService.UpdateCollection:output_type -> atrium.collections.v1.UpdateCollectionResponse
-	16, // 29: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:output_type -> atrium.collections.v1.CreateSiteItemResponse
-	22, // [22:30] is the sub-list for method output_type
-	14, // [14:22] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	19, // 0: atrium.collections.v1.Site.created_at:type_name -> google.protobuf.Timestamp
+	19, // 1: atrium.collections.v1.Site.updated_at:type_name -> google.protobuf.Timestamp
+	20, // 2: atrium.collections.v1.Site.agency_id:type_name -> google.protobuf.StringValue
+	20, // 3: atrium.collections.v1.Site.client_id:type_name -> google.protobuf.StringValue
+	0,  // 4: atrium.collections.v1.SetSiteOriginsResponse.site:type_name -> atrium.collections.v1.Site
+	0,  // 5: atrium.collections.v1.CreateSiteResponse.site:type_name -> atrium.collections.v1.Site
+	0,  // 6: atrium.collections.v1.ListSitesResponse.sites:type_name -> atrium.collections.v1.Site
+	0,  // 7: atrium.collections.v1.UpdateSiteResponse.site:type_name -> atrium.collections.v1.Site
+	0,  // 8: atrium.collections.v1.GetSiteResponse.site:type_name -> atrium.collections.v1.Site
+	21, // 9: atrium.collections.v1.CreateCollectionRequest.fields:type_name -> atrium.collections.v1.FieldDefinition
+	22, // 10: atrium.collections.v1.CreateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
+	22, // 11: atrium.collections.v1.ListSiteCollectionsResponse.collections:type_name -> atrium.collections.v1.Collection
+	21, // 12: atrium.collections.v1.UpdateCollectionRequest.add_fields:type_name -> atrium.collections.v1.FieldDefinition
+	21, // 13: atrium.collections.v1.UpdateCollectionRequest.update_fields:type_name -> atrium.collections.v1.FieldDefinition
+	22, // 14: atrium.collections.v1.UpdateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
+	23, // 15: atrium.collections.v1.CreateSiteItemRequest.data:type_name -> google.protobuf.Struct
+	23, // 16: atrium.collections.v1.CreateSiteItemResponse.item:type_name -> google.protobuf.Struct
+	3,  // 17: atrium.collections.v1.CollectionsAdminService.CreateSite:input_type -> atrium.collections.v1.CreateSiteRequest
+	5,  // 18: atrium.collections.v1.CollectionsAdminService.ListSites:input_type -> atrium.collections.v1.ListSitesRequest
+	9,  // 19: atrium.collections.v1.CollectionsAdminService.GetSite:input_type -> atrium.collections.v1.GetSiteRequest
+	7,  // 20: atrium.collections.v1.CollectionsAdminService.UpdateSite:input_type -> atrium.collections.v1.UpdateSiteRequest
+	1,  // 21: atrium.collections.v1.CollectionsAdminService.SetSiteOrigins:input_type -> atrium.collections.v1.SetSiteOriginsRequest
+	11, // 22: atrium.collections.v1.CollectionsAdminService.CreateCollection:input_type -> atrium.collections.v1.CreateCollectionRequest
+	13, // 23: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:input_type -> atrium.collections.v1.ListSiteCollectionsRequest
+	15, // 24: atrium.collections.v1.CollectionsAdminService.UpdateCollection:input_type -> atrium.collections.v1.UpdateCollectionRequest
+	17, // 25: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:input_type -> atrium.collections.v1.CreateSiteItemRequest
+	4,  // 26: atrium.collections.v1.CollectionsAdminService.CreateSite:output_type -> atrium.collections.v1.CreateSiteResponse
+	6,  // 27: atrium.collections.v1.CollectionsAdminService.ListSites:output_type -> atrium.collections.v1.ListSitesResponse
+	10, // 28: atrium.collections.v1.CollectionsAdminService.GetSite:output_type -> atrium.collections.v1.GetSiteResponse
+	8,  // 29: atrium.collections.v1.CollectionsAdminService.UpdateSite:output_type -> atrium.collections.v1.UpdateSiteResponse
+	2,  // 30: atrium.collections.v1.CollectionsAdminService.SetSiteOrigins:output_type -> atrium.collections.v1.SetSiteOriginsResponse
+	12, // 31: atrium.collections.v1.CollectionsAdminService.CreateCollection:output_type -> atrium.collections.v1.CreateCollectionResponse
+	14, // 32: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:output_type -> atrium.collections.v1.ListSiteCollectionsResponse
+	16, // 33: atrium.collections.v1.CollectionsAdminService.UpdateCollection:output_type -> atrium.collections.v1.UpdateCollectionResponse
+	18, // 34: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:output_type -> atrium.collections.v1.CreateSiteItemResponse
+	26, // [26:35] is the sub-list for method output_type
+	17, // [17:26] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_atrium_collections_v1_collections_admin_proto_init() }
@@ -1127,15 +1318,16 @@ func file_atrium_collections_v1_collections_admin_proto_init() {
 	}
 	file_atrium_collections_v1_collections_proto_init()
 	file_atrium_collections_v1_collections_admin_proto_msgTypes[5].OneofWrappers = []any{}
-	file_atrium_collections_v1_collections_admin_proto_msgTypes[13].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_admin_proto_msgTypes[7].OneofWrappers = []any{}
 	file_atrium_collections_v1_collections_admin_proto_msgTypes[15].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_admin_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_collections_v1_collections_admin_proto_rawDesc), len(file_atrium_collections_v1_collections_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	CollectionsAdminService_CreateSite_FullMethodName          = "/atrium.collections.v1.CollectionsAdminService/CreateSite"
 	CollectionsAdminService_ListSites_FullMethodName           = "/atrium.collections.v1.CollectionsAdminService/ListSites"
 	CollectionsAdminService_GetSite_FullMethodName             = "/atrium.collections.v1.CollectionsAdminService/GetSite"
+	CollectionsAdminService_UpdateSite_FullMethodName          = "/atrium.collections.v1.CollectionsAdminService/UpdateSite"
 	CollectionsAdminService_SetSiteOrigins_FullMethodName      = "/atrium.collections.v1.CollectionsAdminService/SetSiteOrigins"
 	CollectionsAdminService_CreateCollection_FullMethodName    = "/atrium.collections.v1.CollectionsAdminService/CreateCollection"
 	CollectionsAdminService_ListSiteCollections_FullMethodName = "/atrium.collections.v1.CollectionsAdminService/ListSiteCollections"
@@ -43,6 +44,9 @@ type CollectionsAdminServiceClient interface {
 	ListSites(ctx context.Context, in *ListSitesRequest, opts ...grpc.CallOption) (*ListSitesResponse, error)
 	// GetSite returns one site.
 	GetSite(ctx context.Context, in *GetSiteRequest, opts ...grpc.CallOption) (*GetSiteResponse, error)
+	// UpdateSite renames a site or changes its owner: the agency it belongs
+	// to and the agency's client it is for.
+	UpdateSite(ctx context.Context, in *UpdateSiteRequest, opts ...grpc.CallOption) (*UpdateSiteResponse, error)
 	// SetSiteOrigins replaces the origins whose pages may call the public
 	// API with the site's keys (CORS).
 	SetSiteOrigins(ctx context.Context, in *SetSiteOriginsRequest, opts ...grpc.CallOption) (*SetSiteOriginsResponse, error)
@@ -91,6 +95,16 @@ func (c *collectionsAdminServiceClient) GetSite(ctx context.Context, in *GetSite
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetSiteResponse)
 	err := c.cc.Invoke(ctx, CollectionsAdminService_GetSite_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *collectionsAdminServiceClient) UpdateSite(ctx context.Context, in *UpdateSiteRequest, opts ...grpc.CallOption) (*UpdateSiteResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateSiteResponse)
+	err := c.cc.Invoke(ctx, CollectionsAdminService_UpdateSite_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +175,9 @@ type CollectionsAdminServiceServer interface {
 	ListSites(context.Context, *ListSitesRequest) (*ListSitesResponse, error)
 	// GetSite returns one site.
 	GetSite(context.Context, *GetSiteRequest) (*GetSiteResponse, error)
+	// UpdateSite renames a site or changes its owner: the agency it belongs
+	// to and the agency's client it is for.
+	UpdateSite(context.Context, *UpdateSiteRequest) (*UpdateSiteResponse, error)
 	// SetSiteOrigins replaces the origins whose pages may call the public
 	// API with the site's keys (CORS).
 	SetSiteOrigins(context.Context, *SetSiteOriginsRequest) (*SetSiteOriginsResponse, error)
@@ -193,6 +210,9 @@ func (UnimplementedCollectionsAdminServiceServer) ListSites(context.Context, *Li
 }
 func (UnimplementedCollectionsAdminServiceServer) GetSite(context.Context, *GetSiteRequest) (*GetSiteResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetSite not implemented")
+}
+func (UnimplementedCollectionsAdminServiceServer) UpdateSite(context.Context, *UpdateSiteRequest) (*UpdateSiteResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateSite not implemented")
 }
 func (UnimplementedCollectionsAdminServiceServer) SetSiteOrigins(context.Context, *SetSiteOriginsRequest) (*SetSiteOriginsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetSiteOrigins not implemented")
@@ -281,6 +301,24 @@ func _CollectionsAdminService_GetSite_Handler(srv interface{}, ctx context.Conte
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(CollectionsAdminServiceServer).GetSite(ctx, req.(*GetSiteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CollectionsAdminService_UpdateSite_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateSiteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CollectionsAdminServiceServer).UpdateSite(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CollectionsAdminService_UpdateSite_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CollectionsAdminServiceServer).UpdateSite(ctx, req.(*UpdateSiteRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -393,6 +431,10 @@ var CollectionsAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetSite",
 			Handler:    _CollectionsAdminService_GetSite_Handler,
+		},
+		{
+			MethodName: "UpdateSite",
+			Handler:    _CollectionsAdminService_UpdateSite_Handler,
 		},
 		{
 			MethodName: "SetSiteOrigins",

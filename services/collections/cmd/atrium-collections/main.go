@@ -10,6 +10,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/objstore/backends"
+	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/services/collections/service"
 )
@@ -19,9 +20,11 @@ var version = "dev"
 
 func main() {
 	settings, publicURL := service.DefaultSettings(), cli.DefaultPublicURL
+	crm := cli.DefaultGRPCAddr("crm")
 	var objects backends.Config
 	bind := func(fs *flag.FlagSet) {
 		settings.BindFlags(fs)
+		fs.StringVar(&crm, "crm-addr", crm, "gRPC address of the CRM service, asked whether an agency exists and a client is linked to it when a site is given an owner"+rpc.AddressForms)
 		objects.BindFlags(fs, "directory of the assets' files, shared with the gateway, which serves them")
 		cli.BindPublicURL(fs, &publicURL, "the gateway's public listener unless set")
 	}
@@ -37,7 +40,7 @@ func main() {
 		if store.Temporary {
 			cfg.Logger.Warn("the assets' files are kept in a temporary directory removed at exit: set --data-dir (shared with the gateway) or --s3-bucket")
 		}
-		svc, err := service.New(ctx, service.Config{Config: cfg, Settings: settings, Objects: store, PublicURL: publicURL})
+		svc, err := service.New(ctx, service.Config{Config: cfg, Settings: settings, Objects: store, PublicURL: publicURL, CRMAddr: crm})
 		if err != nil {
 			store.Close()
 			return nil, err

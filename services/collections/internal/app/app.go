@@ -26,6 +26,29 @@ type Site struct {
 	// keys that cannot write) whose pages may call the public API with
 	// the site's keys: CORS, enforced by the gateway. Never nil.
 	AllowedOrigins []string
+	// AgencyID is the agency that owns the site, "" for an unowned site
+	// (every site made before sites had owners): agencies reach only the
+	// sites they own, and an unowned site only the keys bound to it.
+	AgencyID string
+	// ClientID is the owning agency's client the site is for, "" for
+	// none; never set without AgencyID.
+	ClientID string
+}
+
+// SiteFilter narrows a list of sites; empty fields match every site.
+type SiteFilter struct {
+	AgencyID string
+}
+
+// Agencies answers what the site use cases ask about an owner. Agencies
+// and their clients belong to the CRM; an error means the answer is
+// unknown (the CRM is unreachable).
+type Agencies interface {
+	// AgencyExists reports whether the agency exists.
+	AgencyExists(ctx context.Context, agencyID string) (bool, error)
+	// ClientLinked reports whether the client is linked to the agency; an
+	// unknown client is not.
+	ClientLinked(ctx context.Context, agencyID, clientID string) (bool, error)
 }
 
 // Store errors, shared with every service (platform/store).
@@ -39,37 +62,176 @@ type Clock = store.Clock
 
 // Sites provisions sites.
 type Sites struct {
-	store SiteStore
-	clock Clock
+	store    SiteStore
+	agencies Agencies
+	clock    Clock
 }
 
 // NewSites returns the site use cases.
-func NewSites(store SiteStore, clock Clock) *Sites { return &Sites{store: store, clock: clock} }
+func NewSites(store SiteStore, agencies Agencies, clock Clock) *Sites {
+	return &Sites{store: store, agencies: agencies, clock: clock}
+}
+
+// NewSite is the input of Create.
+type NewSite struct {
+	Name string
+	// AgencyID and ClientID name the owner, both optional; a client
+	// needs an agency it is linked to.
+	AgencyID, ClientID string
+}
 
 // Create creates a site.
-func (u *Sites) Create(ctx context.Context, name string) (Site, error) {
-	name, err := checkName("name", name)
+func (u *Sites) Create(ctx context.Context, in NewSite) (Site, error) {
+	name, err := checkName("name", in.Name)
+	if err != nil {
+		return Site{}, err
+	}
+	agencyID, clientID, err := u.checkOwner(ctx, in.AgencyID, in.ClientID, false)
 	if err != nil {
 		return Site{}, err
 	}
 	now := u.clock.Now()
-	s := Site{ID: store.NewID(), Name: name, CreatedAt: now, UpdatedAt: now, AllowedOrigins: []string{}}
+	s := Site{ID: store.NewID(), Name: name, CreatedAt: now, UpdatedAt: now, AllowedOrigins: []string{}, AgencyID: agencyID, ClientID: clientID}
 	err = u.store.InTx(ctx, func(tx SiteTx) error {
 		if err := tx.InsertSite(ctx, s); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.SiteCreated, events.SiteEvent{ID: s.ID, At: now}, now)
+		return outbox.Add(ctx, tx, events.SiteCreated, siteEvent(s), now)
 	})
 	return s, err
 }
 
+func siteEvent(s Site) events.SiteEvent {
+	return events.SiteEvent{ID: s.ID, AgencyID: s.AgencyID, ClientID: s.ClientID, At: s.UpdatedAt}
+}
+
+// checkOwner validates an owner from a request and returns its canonical
+// ids: the agency must exist and the client be linked to it. The CRM is
+// asked outside any transaction (a call over the network must not hold
+// one open); an agency deleted or a client unlinked meanwhile leaves the
+// site with an owner the CRM no longer knows, which reaches nothing.
+// keptClient says the client is the site's current one, which the request
+// did not name, so that the message says how to remove it.
+func (u *Sites) checkOwner(ctx context.Context, agencyID, clientID string, keptClient bool) (string, string, error) {
+	if agencyID == "" {
+		if clientID != "" {
+			return "", "", apperr.Invalid("client_id needs agency_id: a site is for a client of the agency that owns it; give agency_id too")
+		}
+		return "", "", nil
+	}
+	agencyID, err := value.BodyID("agency_id", agencyID)
+	if err != nil {
+		return "", "", err
+	}
+	if clientID != "" {
+		if clientID, err = value.BodyID("client_id", clientID); err != nil {
+			return "", "", err
+		}
+	}
+	ok, err := u.agencies.AgencyExists(ctx, agencyID)
+	if err != nil {
+		return "", "", apperr.Unavailable(err, "cannot check agency_id now: the CRM service is unavailable; retry later")
+	}
+	if !ok {
+		return "", "", apperr.Invalid("agency_id %q does not name an existing agency", agencyID)
+	}
+	if clientID == "" {
+		return agencyID, "", nil
+	}
+	ok, err = u.agencies.ClientLinked(ctx, agencyID, clientID)
+	if err != nil {
+		return "", "", apperr.Unavailable(err, "cannot check client_id now: the CRM service is unavailable; retry later")
+	}
+	if !ok && keptClient {
+		return "", "", apperr.Invalid("the site's client_id %q is not linked to agency %q; give client_id with agency_id (\"\" to remove the client)", clientID, agencyID)
+	}
+	if !ok {
+		return "", "", apperr.Invalid("client_id %q is not a client linked to agency %q; link it to the agency first, or give another client_id", clientID, agencyID)
+	}
+	return agencyID, clientID, nil
+}
+
 // List lists sites, newest first: the operator's way back to a site's id.
-func (u *Sites) List(ctx context.Context, limit, offset *int32) ([]Site, error) {
+// An agency_id filter that is not a UUID is a bad request.
+func (u *Sites) List(ctx context.Context, filter SiteFilter, limit, offset *int32) ([]Site, error) {
 	page, err := pagination.Admin.Parse(limit, offset)
 	if err != nil {
 		return nil, err
 	}
-	return u.store.Sites(ctx, page)
+	if filter.AgencyID != "" {
+		if filter.AgencyID, err = value.BodyID("agency_id", filter.AgencyID); err != nil {
+			return nil, err
+		}
+	}
+	return u.store.Sites(ctx, filter, page)
+}
+
+// SiteChange is the input of Update: nil fields are kept.
+type SiteChange struct {
+	Name *string
+	// AgencyID "" leaves the site unowned, and removes its client.
+	AgencyID *string
+	// ClientID "" removes the client.
+	ClientID *string
+}
+
+// Update renames a site or changes its owner. The owner it ends with is
+// checked whole: a kept client must be linked to a new agency.
+func (u *Sites) Update(ctx context.Context, id string, ch SiteChange) (Site, error) {
+	canonical, err := value.PathID("site", id)
+	if err != nil {
+		return Site{}, err
+	}
+	var name string
+	if ch.Name != nil {
+		if name, err = checkName("name", *ch.Name); err != nil {
+			return Site{}, err
+		}
+	}
+	// The current owner is read first, for the fields the change keeps;
+	// the transaction below writes only if it is still the one checked.
+	cur, err := getSite(ctx, u.store.Site, id)
+	if err != nil {
+		return Site{}, err
+	}
+	agencyID, clientID := cur.AgencyID, cur.ClientID
+	if ch.AgencyID != nil {
+		if agencyID = *ch.AgencyID; agencyID == "" {
+			clientID = ""
+		}
+	}
+	if ch.ClientID != nil {
+		clientID = *ch.ClientID
+	}
+	ownerChanged := agencyID != cur.AgencyID || clientID != cur.ClientID
+	if ownerChanged {
+		// A client the change keeps must be linked to a new agency too.
+		kept := ch.ClientID == nil && clientID != ""
+		if agencyID, clientID, err = u.checkOwner(ctx, agencyID, clientID, kept); err != nil {
+			return Site{}, err
+		}
+	}
+	var s Site
+	err = u.store.InTx(ctx, func(tx SiteTx) error {
+		s, err = tx.Site(ctx, canonical)
+		if errors.Is(err, ErrNotFound) {
+			return value.NotFound("site", id)
+		} else if err != nil {
+			return err
+		}
+		if ownerChanged && (s.AgencyID != cur.AgencyID || s.ClientID != cur.ClientID) {
+			return apperr.Conflict("site %q changed owner during this request; retry", id)
+		}
+		if ch.Name != nil {
+			s.Name = name
+		}
+		s.AgencyID, s.ClientID, s.UpdatedAt = agencyID, clientID, u.clock.Now()
+		if err := tx.UpdateSite(ctx, s); err != nil {
+			return err
+		}
+		return outbox.Add(ctx, tx, events.SiteUpdated, siteEvent(s), s.UpdatedAt)
+	})
+	return s, err
 }
 
 // Get returns a site. An id that is not a UUID names no site.
@@ -143,7 +305,7 @@ func (u *Sites) SetOrigins(ctx context.Context, id string, origins []string) (Si
 		if err := tx.UpdateSite(ctx, s); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.SiteUpdated, events.SiteEvent{ID: s.ID, At: s.UpdatedAt}, s.UpdatedAt)
+		return outbox.Add(ctx, tx, events.SiteUpdated, siteEvent(s), s.UpdatedAt)
 	})
 	return s, err
 }

@@ -51,7 +51,7 @@ func newWorld(t *testing.T, cfg app.AssetConfig) *world {
 	clock := app.Clock(time.Now)
 	w.assets = app.NewAssets(app.AssetStoreOf(w.store), w.objects, clock, cfg, slog.New(slog.DiscardHandler))
 	w.content = app.NewContent(app.ContentStoreOf(w.store), clock)
-	site, err := app.NewSites(app.SiteStoreOf(w.store), clock).Create(t.Context(), "Bakery")
+	site, err := app.NewSites(app.SiteStoreOf(w.store), nil, clock).Create(t.Context(), app.NewSite{Name: "Bakery"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestAFailedWriteRemovesTheFile(t *testing.T) {
 
 func TestAssetsAreTheSites(t *testing.T) {
 	w := newWorld(t, app.AssetConfig{})
-	other, err := app.NewSites(app.SiteStoreOf(w.store), app.Clock(time.Now)).Create(t.Context(), "Other")
+	other, err := app.NewSites(app.SiteStoreOf(w.store), nil, app.Clock(time.Now)).Create(t.Context(), app.NewSite{Name: "Other"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestUpdateAndDelete(t *testing.T) {
 
 func TestAssetFields(t *testing.T) {
 	w := newWorld(t, app.AssetConfig{})
-	other, err := app.NewSites(app.SiteStoreOf(w.store), app.Clock(time.Now)).Create(t.Context(), "Other")
+	other, err := app.NewSites(app.SiteStoreOf(w.store), nil, app.Clock(time.Now)).Create(t.Context(), app.NewSite{Name: "Other"})
 	if err != nil {
 		t.Fatal(err)
 	}

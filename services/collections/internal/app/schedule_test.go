@@ -35,7 +35,7 @@ func newCMS(t *testing.T) *cms {
 	st := memory.New(db)
 	clock := app.Clock(time.Now)
 	c := &cms{db: db, store: st, content: app.NewContent(app.ContentStoreOf(st), clock), scheduler: app.NewScheduler(app.ScheduleStoreOf(st), clock, 0, slog.New(slog.DiscardHandler))}
-	site, err := app.NewSites(app.SiteStoreOf(st), clock).Create(t.Context(), "Bakery")
+	site, err := app.NewSites(app.SiteStoreOf(st), nil, clock).Create(t.Context(), app.NewSite{Name: "Bakery"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,15 +46,17 @@ type SiteStore interface {
 // SiteReader is what the site use cases read outside transactions.
 type SiteReader interface {
 	Site(ctx context.Context, id string) (Site, error)
-	// Sites lists sites by created_at descending, then id descending.
-	Sites(ctx context.Context, page pagination.Page) ([]Site, error)
+	// Sites lists the sites filter matches by created_at descending,
+	// then id descending.
+	Sites(ctx context.Context, filter SiteFilter, page pagination.Page) ([]Site, error)
 }
 
 // SiteTx is a transaction as the site use cases use it.
 type SiteTx interface {
 	InsertSite(ctx context.Context, s Site) error
 	Site(ctx context.Context, id string) (Site, error)
-	// UpdateSite stores s's name, origins and updated_at; ErrNotFound
+	// UpdateSite stores s's name, origins, owner (agency and client) and
+	// updated_at; ErrNotFound
 	// for no such site.
 	UpdateSite(ctx context.Context, s Site) error
 	// Enqueue adds an event to the outbox, published after commit.

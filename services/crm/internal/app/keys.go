@@ -56,12 +56,14 @@ type KeyTx interface {
 	outbox.Enqueuer
 }
 
-// SiteDirectory answers whether a site exists. Sites belong to the
-// collections service; the CRM asks it when a key is bound to a site.
+// SiteDirectory answers whether a site exists and which agency owns it.
+// Sites belong to the collections service; the CRM asks it when a key is
+// bound to a site.
 type SiteDirectory interface {
-	// SiteExists reports whether the site exists. An error means the answer
-	// is unknown (the collections service is unreachable).
-	SiteExists(ctx context.Context, id string) (bool, error)
+	// SiteOwner reports whether the site exists and, if so, the agency
+	// that owns it ("" for an unowned site). An error means the answer is
+	// unknown (the collections service is unreachable).
+	SiteOwner(ctx context.Context, id string) (agencyID string, exists bool, err error)
 }
 
 // NewKeys returns the key use cases.
@@ -112,21 +114,30 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 		}
 		key.ExpiresAt = &exp
 	}
+	if in.AgencyID != "" {
+		if key.AgencyID, err = value.BodyID("agency_id", in.AgencyID); err != nil {
+			return APIKey{}, "", err
+		}
+	}
 	if in.SiteID != "" {
 		if key.SiteID, err = value.BodyID("site_id", in.SiteID); err != nil {
 			return APIKey{}, "", err
 		}
-		ok, err := k.sites.SiteExists(ctx, key.SiteID)
+		owner, ok, err := k.sites.SiteOwner(ctx, key.SiteID)
 		if err != nil {
 			return APIKey{}, "", apperr.Unavailable(err, "cannot check site_id now: the collections service is unavailable; retry later")
 		}
 		if !ok {
 			return APIKey{}, "", apperr.Invalid("site_id %q does not name an existing site", key.SiteID)
 		}
-	}
-	if in.AgencyID != "" {
-		if key.AgencyID, err = value.BodyID("agency_id", in.AgencyID); err != nil {
-			return APIKey{}, "", err
+		// A key bound to an agency reaches only the agency's sites
+		// (docs/architecture.md#tenancy-model); an unowned site only keys
+		// bound to it alone.
+		if key.AgencyID != "" && owner != key.AgencyID {
+			if owner == "" {
+				return APIKey{}, "", apperr.Invalid("site_id %q belongs to no agency, so a key for agency_id %q cannot reach it: assign the site to the agency (PATCH /admin/v1/sites/{site_id} with agency_id), or issue the key without agency_id", key.SiteID, key.AgencyID)
+			}
+			return APIKey{}, "", apperr.Invalid("site_id %q belongs to another agency than agency_id %q: a key reaches only its agency's sites", key.SiteID, key.AgencyID)
 		}
 	}
 	secret, err := apikey.Generate()

@@ -18,9 +18,13 @@ import (
 
 var now = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
-type sites map[string]bool
+// sites maps a site's id to the agency that owns it ("" for none).
+type sites map[string]string
 
-func (s sites) SiteExists(_ context.Context, id string) (bool, error) { return s[id], nil }
+func (s sites) SiteOwner(_ context.Context, id string) (string, bool, error) {
+	owner, ok := s[id]
+	return owner, ok, nil
+}
 
 type fixture struct {
 	dir      *app.Directory
@@ -28,6 +32,9 @@ type fixture struct {
 	keys     *app.Keys
 	agency   app.Agency
 	member   app.Member
+	// sites are the collections service's sites as the keys see them;
+	// a test adds its own.
+	sites sites
 }
 
 func newFixture(t *testing.T) fixture {
@@ -35,7 +42,8 @@ func newFixture(t *testing.T) fixture {
 	st := memory.New(memdb.New(nil))
 	clock := app.Clock(func() time.Time { return now })
 	f := fixture{dir: app.NewDirectory(app.DirectoryStoreOf(st), clock), pipeline: app.NewPipeline(app.PipelineStoreOf(st), clock),
-		keys: app.NewKeys(app.KeyStoreOf(st), sites{"0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b": true}, clock)}
+		sites: sites{"0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b": ""}}
+	f.keys = app.NewKeys(app.KeyStoreOf(st), f.sites, clock)
 	var err error
 	if f.agency, err = f.dir.CreateAgency(t.Context(), "Acme"); err != nil {
 		t.Fatal(err)
@@ -135,6 +143,16 @@ func TestKeyRules(t *testing.T) {
 	if err != nil || !strings.HasPrefix(secret, "atr_") || key.AgencyID != f.agency.ID {
 		t.Fatalf("create: %+v %q %v", key, secret, err)
 	}
+	// A key for an agency and a site: the site must be the agency's; a
+	// site alone may be unowned, as every site was before owners.
+	const ownSite, otherSite, unownedSite = "0190b7a8-3c1e-7d2f-9a4b-00000000000a", "0190b7a8-3c1e-7d2f-9a4b-00000000000b", "0190b7a8-3c1e-7d2f-9a4b-00000000000c"
+	f.sites[ownSite], f.sites[otherSite], f.sites[unownedSite] = f.agency.ID, "0190b7a8-3c1e-7d2f-9a4b-0000000000ff", ""
+	if key, _, err := f.keys.Create(ctx, app.NewKey{Name: "site", Scopes: []string{"read"}, AgencyID: f.agency.ID, SiteID: ownSite}); err != nil || key.SiteID != ownSite {
+		t.Fatalf("a key for the agency's own site: %+v %v", key, err)
+	}
+	if key, _, err := f.keys.Create(ctx, app.NewKey{Name: "site", Scopes: []string{"read"}, SiteID: unownedSite}); err != nil || key.SiteID != unownedSite {
+		t.Fatalf("a key bound to an unowned site alone: %+v %v", key, err)
+	}
 	for name, tc := range map[string]struct {
 		in    app.NewKey
 		words []string
@@ -148,6 +166,8 @@ func TestKeyRules(t *testing.T) {
 		"malformed site":                {app.NewKey{Name: "k", Scopes: []string{"read"}, SiteID: "site-1"}, []string{"site_id"}},
 		"unknown site":                  {app.NewKey{Name: "k", Scopes: []string{"read"}, SiteID: "0190b7a8-3c1e-7d2f-9a4b-000000000000"}, []string{"does not name an existing site"}},
 		"unknown agency":                {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: "0190b7a8-3c1e-7d2f-9a4b-000000000000"}, []string{"does not name an existing agency"}},
+		"another agency's site":         {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: f.agency.ID, SiteID: otherSite}, []string{otherSite, f.agency.ID, "another agency"}},
+		"an unowned site":               {app.NewKey{Name: "k", Scopes: []string{"read"}, AgencyID: f.agency.ID, SiteID: unownedSite}, []string{unownedSite, f.agency.ID, "belongs to no agency", "PATCH /admin/v1/sites"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := f.keys.Create(ctx, tc.in)

@@ -136,10 +136,13 @@ func (s *Store) Site(_ context.Context, id string) (app.Site, error) {
 }
 
 // Sites implements app.Store.
-func (s *Store) Sites(_ context.Context, page pagination.Page) ([]app.Site, error) {
+func (s *Store) Sites(_ context.Context, filter app.SiteFilter, page pagination.Page) ([]app.Site, error) {
 	s.db.RLock()
 	rows := slices.Collect(maps.Values(s.sites))
 	s.db.RUnlock()
+	if filter.AgencyID != "" {
+		rows = slices.DeleteFunc(rows, func(site app.Site) bool { return site.AgencyID != filter.AgencyID })
+	}
 	slices.SortFunc(rows, func(a, b app.Site) int {
 		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
 	})

@@ -138,11 +138,15 @@ func (r *recentCollections) forget(siteID, slug string) {
 	delete(r.m, siteID+"/"+slug)
 }
 
-const siteCols = `id, name, created_at, updated_at, allowed_origins`
+const (
+	siteCols = `id, name, created_at, updated_at, allowed_origins, agency_id, client_id`
+	// siteSelect reads siteCols with the owner's NULLs as "".
+	siteSelect = `SELECT id, name, created_at, updated_at, allowed_origins, COALESCE(agency_id::text, ''), COALESCE(client_id::text, '') FROM sites`
+)
 
 func scanSite(row pgx.Row) (app.Site, error) {
 	var site app.Site
-	err := row.Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt, &site.AllowedOrigins)
+	err := row.Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt, &site.AllowedOrigins, &site.AgencyID, &site.ClientID)
 	if site.AllowedOrigins == nil {
 		site.AllowedOrigins = []string{}
 	}
@@ -152,13 +156,14 @@ func scanSite(row pgx.Row) (app.Site, error) {
 
 // Site implements app.Store.
 func (r reader) Site(ctx context.Context, id string) (app.Site, error) {
-	site, err := scanSite(r.q.QueryRow(ctx, `SELECT `+siteCols+` FROM sites WHERE id = $1`, id))
+	site, err := scanSite(r.q.QueryRow(ctx, siteSelect+` WHERE id = $1`, id))
 	return site, pgdb.Err(err, "site "+id)
 }
 
 // Sites implements app.Store.
-func (r reader) Sites(ctx context.Context, page pagination.Page) ([]app.Site, error) {
-	rows, err := r.q.Query(ctx, `SELECT `+siteCols+` FROM sites ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`, page.Limit, page.Offset)
+func (r reader) Sites(ctx context.Context, filter app.SiteFilter, page pagination.Page) ([]app.Site, error) {
+	rows, err := r.q.Query(ctx, siteSelect+` WHERE ($3 = '' OR agency_id = NULLIF($3, '')::uuid) ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`,
+		page.Limit, page.Offset, filter.AgencyID)
 	if err != nil {
 		return nil, pgdb.Err(err, "list sites")
 	}
@@ -369,8 +374,8 @@ type tx struct {
 }
 
 func (t tx) InsertSite(ctx context.Context, site app.Site) error {
-	_, err := t.Exec(ctx, `INSERT INTO sites (`+siteCols+`) VALUES ($1, $2, $3, $4, $5)`,
-		site.ID, site.Name, site.CreatedAt, site.UpdatedAt, origins(site))
+	_, err := t.Exec(ctx, `INSERT INTO sites (`+siteCols+`) VALUES ($1, $2, $3, $4, $5, NULLIF($6, '')::uuid, NULLIF($7, '')::uuid)`,
+		site.ID, site.Name, site.CreatedAt, site.UpdatedAt, origins(site), site.AgencyID, site.ClientID)
 	return pgdb.Err(err, "insert site")
 }
 
@@ -382,8 +387,9 @@ func origins(site app.Site) []string {
 }
 
 func (t tx) UpdateSite(ctx context.Context, site app.Site) error {
-	tag, err := t.Exec(ctx, `UPDATE sites SET name = $2, updated_at = $3, allowed_origins = $4 WHERE id = $1`,
-		site.ID, site.Name, site.UpdatedAt, origins(site))
+	tag, err := t.Exec(ctx, `UPDATE sites SET name = $2, updated_at = $3, allowed_origins = $4,
+		agency_id = NULLIF($5, '')::uuid, client_id = NULLIF($6, '')::uuid WHERE id = $1`,
+		site.ID, site.Name, site.UpdatedAt, origins(site), site.AgencyID, site.ClientID)
 	if err != nil {
 		return pgdb.Err(err, "update site")
 	}

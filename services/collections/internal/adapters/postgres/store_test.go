@@ -48,7 +48,7 @@ func TestCreateSeesAnotherReplicasChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	site, err := app.NewSites(app.SiteStoreOf(postgres.New(pgdb.NewDB(pool, nil))), app.Clock(time.Now)).Create(ctx, "Replicas")
+	site, err := app.NewSites(app.SiteStoreOf(postgres.New(pgdb.NewDB(pool, nil))), nil, app.Clock(time.Now)).Create(ctx, app.NewSite{Name: "Replicas"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestSearchInTheCollectionsLanguage(t *testing.T) {
 	pool := pgtest.NewPool(t, postgres.Migrations())
 	st := postgres.New(pgdb.NewDB(pool, nil))
 	content := app.NewContent(app.ContentStoreOf(st), app.Clock(time.Now))
-	site, err := app.NewSites(app.SiteStoreOf(st), app.Clock(time.Now)).Create(ctx, "Bakery")
+	site, err := app.NewSites(app.SiteStoreOf(st), nil, app.Clock(time.Now)).Create(ctx, app.NewSite{Name: "Bakery"})
 	if err != nil {
 		t.Fatal(err)
 	}

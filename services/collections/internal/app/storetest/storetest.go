@@ -35,6 +35,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 	}{
 		{"SiteRoundTrip", testSiteRoundTrip},
 		{"SiteListOrderAndPaging", testSiteList},
+		{"SiteOwner", testSiteOwner},
 		{"RollbackLeavesNoTrace", testRollback},
 		{"RolledBackItemsLeaveTheOrder", testItemRollback},
 		{"CollectionsRoundTrip", testCollections},
@@ -106,7 +107,7 @@ func testSiteRoundTrip(t *testing.T, s Store) {
 func testSiteList(t *testing.T, s Store) {
 	list := func(page pagination.Page) []app.Site {
 		t.Helper()
-		sites, err := s.Sites(t.Context(), page)
+		sites, err := s.Sites(t.Context(), app.SiteFilter{}, page)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,6 +134,92 @@ func testSiteList(t *testing.T, s Store) {
 	}
 	if got := list(pagination.Page{Limit: 5, Offset: 3}); len(got) != 0 {
 		t.Fatalf("past the end = %+v", got)
+	}
+}
+
+// testSiteOwner: a site's owner is kept as inserted, changed and cleared
+// by UpdateSite, and the agency filter lists only the agency's sites, in
+// the list's order.
+func testSiteOwner(t *testing.T, s Store) {
+	agencyA, agencyB, client := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	owned := app.Site{ID: uuid.Must(uuid.NewV7()).String(), Name: "Owned", CreatedAt: base, UpdatedAt: base, AllowedOrigins: []string{},
+		AgencyID: agencyA, ClientID: client}
+	unowned := app.Site{ID: uuid.Must(uuid.NewV7()).String(), Name: "Unowned", CreatedAt: base.Add(time.Minute), UpdatedAt: base, AllowedOrigins: []string{}}
+	second := app.Site{ID: uuid.Must(uuid.NewV7()).String(), Name: "Second", CreatedAt: base.Add(2 * time.Minute), UpdatedAt: base,
+		AllowedOrigins: []string{}, AgencyID: agencyA}
+	for _, site := range []app.Site{owned, unowned, second} {
+		inTx(t, s, func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })
+	}
+	get := func(id string) app.Site {
+		t.Helper()
+		got, err := s.Site(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := get(owned.ID); !reflect.DeepEqual(got, owned) {
+		t.Fatalf("owned site = %+v, want %+v", got, owned)
+	}
+	if got := get(unowned.ID); got.AgencyID != "" || got.ClientID != "" {
+		t.Fatalf("unowned site has owner %q/%q", got.AgencyID, got.ClientID)
+	}
+	list := func(agency string) []string {
+		t.Helper()
+		sites, err := s.Sites(t.Context(), app.SiteFilter{AgencyID: agency}, pagination.Page{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, site := range sites {
+			out = append(out, site.ID)
+		}
+		return out
+	}
+	if got, want := list(agencyA), []string{second.ID, owned.ID}; !slices.Equal(got, want) {
+		t.Fatalf("sites of agency A = %v, want %v (newest first)", got, want)
+	}
+	if got := list(agencyB); len(got) != 0 {
+		t.Fatalf("sites of agency B = %v, want none", got)
+	}
+	if got := list(""); len(got) != 3 {
+		t.Fatalf("unfiltered sites = %v, want all 3", got)
+	}
+
+	// Changed: the agency moves to B, without a client; the unowned site
+	// is assigned to B with the client.
+	moved := owned
+	moved.AgencyID, moved.ClientID, moved.UpdatedAt = agencyB, "", base.Add(time.Hour)
+	assigned := unowned
+	assigned.AgencyID, assigned.ClientID, assigned.UpdatedAt = agencyB, client, base.Add(time.Hour)
+	inTx(t, s, func(tx app.Tx) error {
+		if err := tx.UpdateSite(t.Context(), moved); err != nil {
+			return err
+		}
+		return tx.UpdateSite(t.Context(), assigned)
+	})
+	if got := get(owned.ID); !reflect.DeepEqual(got, moved) {
+		t.Fatalf("moved site = %+v, want %+v", got, moved)
+	}
+	if got := get(unowned.ID); !reflect.DeepEqual(got, assigned) {
+		t.Fatalf("assigned site = %+v, want %+v", got, assigned)
+	}
+	if got, want := list(agencyA), []string{second.ID}; !slices.Equal(got, want) {
+		t.Fatalf("sites of agency A after the move = %v, want %v", got, want)
+	}
+	if got, want := list(agencyB), []string{unowned.ID, owned.ID}; !slices.Equal(got, want) {
+		t.Fatalf("sites of agency B after the move = %v, want %v", got, want)
+	}
+
+	// Cleared: the site is unowned again and leaves every agency's list.
+	cleared := assigned
+	cleared.AgencyID, cleared.ClientID = "", ""
+	inTx(t, s, func(tx app.Tx) error { return tx.UpdateSite(t.Context(), cleared) })
+	if got := get(unowned.ID); !reflect.DeepEqual(got, cleared) {
+		t.Fatalf("cleared site = %+v, want %+v", got, cleared)
+	}
+	if got, want := list(agencyB), []string{owned.ID}; !slices.Equal(got, want) {
+		t.Fatalf("sites of agency B after the clear = %v, want %v", got, want)
 	}
 }
 

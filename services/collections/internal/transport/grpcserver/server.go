@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/principal"
@@ -21,6 +22,7 @@ import (
 type Server struct {
 	collectionsv1.UnimplementedCollectionsAdminServiceServer
 	collectionsv1.UnimplementedCollectionsServiceServer
+	collectionsv1.UnimplementedSiteOwnerServiceServer
 	sites   *app.Sites
 	content *app.Content
 	// assets writes the assets an expanded asset field refers to.
@@ -37,6 +39,7 @@ func NewServer(sites *app.Sites, content *app.Content, assets *AssetServer) *Ser
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	collectionsv1.RegisterCollectionsAdminServiceServer(r, s)
 	collectionsv1.RegisterCollectionsServiceServer(r, s)
+	collectionsv1.RegisterSiteOwnerServiceServer(r, s)
 }
 
 // ETag and If-Match travel as metadata; the gateway maps them to and from
@@ -60,7 +63,7 @@ func ifMatch(ctx context.Context) string {
 
 // CreateSite implements collectionsv1.CollectionsAdminServiceServer.
 func (s *Server) CreateSite(ctx context.Context, req *collectionsv1.CreateSiteRequest) (*collectionsv1.CreateSiteResponse, error) {
-	site, err := s.sites.Create(ctx, req.Name)
+	site, err := s.sites.Create(ctx, app.NewSite{Name: req.Name, AgencyID: req.AgencyId, ClientID: req.ClientId})
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +72,7 @@ func (s *Server) CreateSite(ctx context.Context, req *collectionsv1.CreateSiteRe
 
 // ListSites implements collectionsv1.CollectionsAdminServiceServer.
 func (s *Server) ListSites(ctx context.Context, req *collectionsv1.ListSitesRequest) (*collectionsv1.ListSitesResponse, error) {
-	sites, err := s.sites.List(ctx, req.Limit, req.Offset)
+	sites, err := s.sites.List(ctx, app.SiteFilter{AgencyID: req.AgencyId}, req.Limit, req.Offset)
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +93,39 @@ func (s *Server) GetSite(ctx context.Context, req *collectionsv1.GetSiteRequest)
 	return &collectionsv1.GetSiteResponse{Site: sitePB(site)}, nil
 }
 
+// UpdateSite implements collectionsv1.CollectionsAdminServiceServer.
+func (s *Server) UpdateSite(ctx context.Context, req *collectionsv1.UpdateSiteRequest) (*collectionsv1.UpdateSiteResponse, error) {
+	site, err := s.sites.Update(ctx, req.SiteId, app.SiteChange{Name: req.Name, AgencyID: req.AgencyId, ClientID: req.ClientId})
+	if err != nil {
+		return nil, err
+	}
+	return &collectionsv1.UpdateSiteResponse{Site: sitePB(site)}, nil
+}
+
+// GetSiteOwner implements collectionsv1.SiteOwnerServiceServer.
+func (s *Server) GetSiteOwner(ctx context.Context, req *collectionsv1.GetSiteOwnerRequest) (*collectionsv1.GetSiteOwnerResponse, error) {
+	site, err := s.sites.Get(ctx, req.SiteId)
+	if err != nil {
+		return nil, err
+	}
+	return &collectionsv1.GetSiteOwnerResponse{AgencyId: site.AgencyID, ClientId: site.ClientID}, nil
+}
+
 func sitePB(s app.Site) *collectionsv1.Site {
 	origins := s.AllowedOrigins
 	if origins == nil {
 		origins = []string{}
 	}
-	return &collectionsv1.Site{Id: s.ID, Name: s.Name, CreatedAt: timestamppb.New(s.CreatedAt), UpdatedAt: timestamppb.New(s.UpdatedAt), AllowedOrigins: origins}
+	return &collectionsv1.Site{Id: s.ID, Name: s.Name, CreatedAt: timestamppb.New(s.CreatedAt), UpdatedAt: timestamppb.New(s.UpdatedAt), AllowedOrigins: origins,
+		AgencyId: nullable(s.AgencyID), ClientId: nullable(s.ClientID)}
+}
+
+// nullable is an optional id as the API shows it: null when absent.
+func nullable(id string) *wrapperspb.StringValue {
+	if id == "" {
+		return nil
+	}
+	return wrapperspb.String(id)
 }
 
 // SetSiteOrigins implements collectionsv1.CollectionsAdminServiceServer.

@@ -14,23 +14,23 @@ import (
 
 // Sites asks the collections service about sites.
 type Sites struct {
-	client collectionsv1.CollectionsAdminServiceClient
+	client collectionsv1.SiteOwnerServiceClient
 }
 
 // New returns a site directory over conn, which must sign a service
 // principal into every call.
 func New(conn grpc.ClientConnInterface) *Sites {
-	return &Sites{client: collectionsv1.NewCollectionsAdminServiceClient(conn)}
+	return &Sites{client: collectionsv1.NewSiteOwnerServiceClient(conn)}
 }
 
-// SiteExists implements app.SiteDirectory.
-func (s *Sites) SiteExists(ctx context.Context, id string) (bool, error) {
-	_, err := s.client.GetSite(ctx, &collectionsv1.GetSiteRequest{SiteId: id})
+// SiteOwner implements app.SiteDirectory.
+func (s *Sites) SiteOwner(ctx context.Context, id string) (string, bool, error) {
+	resp, err := s.client.GetSiteOwner(ctx, &collectionsv1.GetSiteOwnerRequest{SiteId: id})
 	switch status.Code(err) {
 	case codes.OK:
-		return true, nil
+		return resp.GetAgencyId(), true, nil
 	case codes.NotFound:
-		return false, nil
+		return "", false, nil
 	}
-	return false, err
+	return "", false, err
 }
