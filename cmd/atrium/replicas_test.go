@@ -325,7 +325,6 @@ func TestReplicasUnderFaults(t *testing.T) {
 	// asynchronous at a time until it runs both kinds (or, after six,
 	// at least one).
 	type heldRun struct {
-		agency *agency
 		async  bool
 		status int // the answer, once there is one
 		run    map[string]any
@@ -350,7 +349,7 @@ func TestReplicasUnderFaults(t *testing.T) {
 	actionsKill := killHolding(t, r.replicas["actions"][0], pagesHeld, 16, func(i int) string {
 		a, gw, key := agencies[i%len(agencies)], r.gateways[i%2], uuid.NewString()
 		async := i%2 == 1
-		hr := &heldRun{agency: a, async: async}
+		hr := &heldRun{async: async}
 		heldMu.Lock()
 		heldRuns[key] = hr
 		heldMu.Unlock()
@@ -538,9 +537,9 @@ type holdingKill struct {
 // of the call that work makes to h), one at a time, each once its
 // predecessor's call arrived (or refused, when not nil, says it never
 // will), until p holds at least one call and enough (given how many works
-// were started) says so, or max works were started (p must hold at least
-// one by then). It checks that the kill cut every call p held.
-func killHolding(t *testing.T, p *process, h *holder, max int, next func(i int) string,
+// were started) says so, or most works were started (p must hold at
+// least one by then). It checks that the kill cut every call p held.
+func killHolding(t *testing.T, p *process, h *holder, most int, next func(i int) string,
 	enough func(started int, held []*heldCall) bool, refused func(tag string) bool) holdingKill {
 	t.Helper()
 	h.target.Store(int64(p.cmd.Process.Pid))
@@ -549,10 +548,10 @@ func killHolding(t *testing.T, p *process, h *holder, max int, next func(i int) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(held) > 0 && (i >= max || enough(i, held)) {
+		if len(held) > 0 && (i >= most || enough(i, held)) {
 			break
 		}
-		if i >= max {
+		if i >= most {
 			t.Fatalf("atrium-%s held none of the %d calls its work made: a kill now would hit an idle process", p.name, i)
 		}
 		tag := next(i)
