@@ -59,19 +59,24 @@ func newHookReceiver(t *testing.T, answers ...int) *hookReceiver {
 	r := &hookReceiver{answers: answers, arrived: make(chan struct{}, 1000)}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		raw, _ := io.ReadAll(req.Body)
-		h := hook{id: req.Header.Get("webhook-id"), timestamp: req.Header.Get("webhook-timestamp"),
-			signature: req.Header.Get("webhook-signature"), header: req.Header.Clone(), raw: raw}
-		_ = json.Unmarshal(raw, &h.body)
-		r.mu.Lock()
-		r.got = append(r.got, h)
-		code := r.answers[min(len(r.got)-1, len(r.answers)-1)]
-		r.mu.Unlock()
-		r.arrived <- struct{}{}
-		w.WriteHeader(code)
-		fmt.Fprintf(w, "receiver answered %d", code)
+		r.answer(w, req, raw)
 	}))
 	t.Cleanup(r.Close)
 	return r
+}
+
+// answer records a request whose body was raw and answers it.
+func (r *hookReceiver) answer(w http.ResponseWriter, req *http.Request, raw []byte) {
+	h := hook{id: req.Header.Get("webhook-id"), timestamp: req.Header.Get("webhook-timestamp"),
+		signature: req.Header.Get("webhook-signature"), header: req.Header.Clone(), raw: raw}
+	_ = json.Unmarshal(raw, &h.body)
+	r.mu.Lock()
+	r.got = append(r.got, h)
+	code := r.answers[min(len(r.got)-1, len(r.answers)-1)]
+	r.mu.Unlock()
+	r.arrived <- struct{}{}
+	w.WriteHeader(code)
+	fmt.Fprintf(w, "receiver answered %d", code)
 }
 
 func (r *hookReceiver) hooks() []hook {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -42,7 +43,7 @@ type replicaSet struct {
 // its schema, in the order the services call each other, then the second
 // replicas and the gateways, each given every replica's address as a
 // list.
-func startReplicaSet(t *testing.T, actionsFlags []string) *replicaSet {
+func startReplicaSet(t *testing.T, actionsFlags, webhooksFlags []string) *replicaSet {
 	t.Helper()
 	r := &replicaSet{cluster: &cluster{bins: binaries(t), addrs: map[string]string{}}, replicas: map[string][]*process{}, lists: map[string]string{}}
 	r.nats = natstest.StartCluster(t, 3)
@@ -78,7 +79,9 @@ func startReplicaSet(t *testing.T, actionsFlags []string) *replicaSet {
 		{"actions", func() []string {
 			return append([]string{"--crm-addr=" + r.lists["crm"], "--data-addr=" + r.lists["data"]}, actionsFlags...)
 		}},
-		{"webhooks", func() []string { return []string{"--crm-addr=" + r.lists["crm"], "--allow-private-fetch"} }},
+		{"webhooks", func() []string {
+			return append([]string{"--crm-addr=" + r.lists["crm"], "--allow-private-fetch"}, webhooksFlags...)
+		}},
 	}
 	// The second replica of a service starts beside the first replica of
 	// the next: only the migrations need an order.
@@ -163,48 +166,100 @@ func (l *faultLoad) record(agency, key string, status int, retryAfter string, er
 // nodes, and one PostgreSQL database. Three agencies send a mixed load
 // through both gateways: synchronous and asynchronous actions with
 // Idempotency-Keys, and item writes whose item.created reaches two
-// endpoints of each agency's site. During it an actions replica, a
-// webhooks replica and a NATS node are killed with SIGKILL, and one
-// gateway is stopped with SIGTERM (the load moves to the other, as a load
-// balancer would once its /readyz says it is draining). Then:
+// endpoints of each agency's site (three for the first agency's). During
+// it a webhooks replica, an actions replica and a NATS node are killed
+// with SIGKILL, and one gateway is stopped with SIGTERM (the load moves to
+// the other, as a load balancer would once its /readyz says it is
+// draining). The two replicas are killed with work in flight, not idle:
+// the webhooks replica while it holds at least one delivery's lease (an
+// endpoint holds its attempts open), the actions replica while it runs at
+// least one run (a page it fetches holds them; synchronous and
+// asynchronous both, when the load gives it both). Then:
 //   - no answer was a 5xx other than 503 with Retry-After, and every
-//     request got an answer;
+//     request got an answer; a synchronous run the kill cut answered 503;
 //   - every accepted run ended (success or error) exactly once, and no run
 //     exists that was not asked for;
-//   - every agency's balance is its grant minus the cost of its
-//     successful runs: nothing charged twice, nothing held;
-//   - every item written (every item the collection holds, those whose
-//     answer was lost included) reached both endpoints at least once;
-//     duplicates are reported, not failed (delivery is at least once).
+//   - each run the killed actions replica held ended exactly once: a
+//     synchronous one recorded as failed with nothing charged, an
+//     asynchronous one run again and finished by the other replica, charged
+//     once (docs/operations.md, "When a part dies");
+//   - every agency's balance, AI and data credits, is its grant minus the
+//     cost of its successful runs: nothing charged twice, nothing held;
+//   - every item written (every item the collections hold, those whose
+//     answer was lost included) reached every endpoint at least once, the
+//     deliveries the killed webhooks replica held included, with the same
+//     webhook-id; duplicates are reported, not failed (delivery is at
+//     least once).
 //
 // It takes 40 to 80 s under -race: twelve processes and three NATS
-// servers start, and a run cut off by the actions replica's death is
-// ended by recovery once its lease (the 5 s action timeout plus 30 s)
-// has passed.
+// servers start; the deliveries the killed webhooks replica held come back
+// once their leases end (--webhook-timeout, shortened to 5 s here, plus
+// 30 s after their claim), which is why that replica is killed first; the
+// runs the killed actions replica held, once their leases end (15 s after
+// its last renewal).
 func TestReplicasUnderFaults(t *testing.T) {
 	w := newActionWorld(t)
-	r := startReplicaSet(t, append(w.flags(), "--action-timeout=5s", "--recovery-interval=1s"))
+	r := startReplicaSet(t, append(w.flags(), "--action-timeout=20s", "--recovery-interval=1s"), []string{"--webhook-timeout=5s"})
 	s := r.gateways[0]
 
 	type agency struct {
 		cms       cmsTenant
 		client    string
-		receivers [2]*hookReceiver
+		receivers []*hookReceiver
 	}
-	const grant = 1000
+	const grant, dataGrant = 1000, 100
 	agencies := make([]*agency, 3)
 	load := &faultLoad{accepted: map[string]map[string]bool{}, sent: map[string]map[string]bool{}, answers: map[int]int{}}
 	for i := range agencies {
 		a := &agency{cms: s.newCMS(t)}
 		a.client = s.newClient(t, a.cms.tenant, true)
-		s.grant(t, a.cms.agency, grant, 0)
-		for j := range a.receivers {
-			a.receivers[j] = newHookReceiver(t)
-			s.register(t, a.cms.write, a.receivers[j].URL, "item.created")
+		s.grant(t, a.cms.agency, grant, dataGrant)
+		for range 2 {
+			rx := newHookReceiver(t)
+			s.register(t, a.cms.write, rx.URL, "item.created")
+			a.receivers = append(a.receivers, rx)
 		}
 		load.accepted[a.cms.agency], load.sent[a.cms.agency] = map[string]bool{}, map[string]bool{}
 		agencies[i] = a
 	}
+	// The first agency's third endpoint holds the attempts the webhooks
+	// replica to kill makes of the item.created of posts (the load writes
+	// authors), and answers every other at once.
+	hooksHeld := newHolder(t)
+	heldRx := &hookReceiver{answers: []int{http.StatusNoContent}, arrived: make(chan struct{}, 1000)}
+	heldRx.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
+		raw, _ := io.ReadAll(req.Body)
+		var ev struct {
+			Type string
+			Data struct{ ID, Collection string }
+		}
+		_ = json.Unmarshal(raw, &ev)
+		tag := ""
+		if ev.Type == "item.created" && ev.Data.Collection == "posts" {
+			tag = ev.Data.ID
+		}
+		hooksHeld.serve(req, tag, req.Header.Get("webhook-id"), func() { heldRx.answer(rw, req, raw) })
+	}))
+	t.Cleanup(heldRx.Close)
+	t.Cleanup(hooksHeld.end)
+	s.register(t, agencies[0].cms.write, heldRx.URL, "item.created")
+	agencies[0].receivers = append(agencies[0].receivers, heldRx)
+	// The page seo_audit runs fetch: held when the actions replica to
+	// kill fetches it, answered at once to the other.
+	pagesHeld := newHolder(t)
+	pages := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
+		key, ok := strings.CutPrefix(req.URL.Path, "/held/")
+		if !ok {
+			http.NotFound(rw, req)
+			return
+		}
+		pagesHeld.serve(req, key, "", func() {
+			rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(rw, goodPage, "A page an audit fetched.")
+		})
+	}))
+	t.Cleanup(pages.Close)
+	t.Cleanup(pagesHeld.end)
 
 	// The load: each agency's worker goes round the three kinds of
 	// request, alternating between the gateways still in the load
@@ -265,11 +320,78 @@ func TestReplicasUnderFaults(t *testing.T) {
 	}
 
 	progress(15)
-	kill(t, r.replicas["actions"][0])
-	t.Log("killed an actions replica")
+	// The webhooks replica first: what it held comes back last.
+	webhooksKill := killHolding(t, r.replicas["webhooks"][0], hooksHeld, 10, func(i int) string {
+		return agencies[0].cms.createItem(t, "posts", map[string]any{"data": map[string]any{"title": fmt.Sprintf("Held %d", i)}})["id"].(string)
+	}, func(int, []*heldCall) bool { return true }, nil)
+	t.Logf("killed a webhooks replica holding %d deliveries in flight", len(webhooksKill.held))
+
 	progress(15)
-	kill(t, r.replicas["webhooks"][0])
-	t.Log("killed a webhooks replica")
+	// The actions replica, running seo_audit runs whose page it fetches,
+	// sent as the load's actions are, one synchronous and one
+	// asynchronous at a time until it runs both kinds (or, after six,
+	// at least one).
+	type heldRun struct {
+		async  bool
+		status int // the answer, once there is one
+		run    map[string]any
+	}
+	var (
+		heldMu   sync.Mutex
+		heldRuns = map[string]*heldRun{}
+		heldSent sync.WaitGroup
+	)
+	kinds := func(calls []*heldCall) (syncs, asyncs int) {
+		heldMu.Lock()
+		defer heldMu.Unlock()
+		for _, c := range calls {
+			if heldRuns[c.tag].async {
+				asyncs++
+			} else {
+				syncs++
+			}
+		}
+		return syncs, asyncs
+	}
+	actionsKill := killHolding(t, r.replicas["actions"][0], pagesHeld, 16, func(i int) string {
+		a, gw, key := agencies[i%len(agencies)], r.gateways[i%2], uuid.NewString()
+		async := i%2 == 1
+		hr := &heldRun{async: async}
+		heldMu.Lock()
+		heldRuns[key] = hr
+		heldMu.Unlock()
+		load.mu.Lock()
+		load.sent[a.cms.agency][key] = true
+		load.mu.Unlock()
+		headers, what := []string{"Idempotency-Key", key}, "seo_audit"
+		if async {
+			headers, what = append(headers, "Prefer", "respond-async"), what+" (async)"
+		}
+		body := map[string]any{"action": "seo_audit", "client_id": a.client, "url": pages.URL + "/held/" + key}
+		heldSent.Go(func() {
+			status, retryAfter, err := sendOnce(t.Context(), client, "POST", gw.api+"/api/v1/data", a.cms.write, body, headers...)
+			load.record(a.cms.agency, key, status, retryAfter, err, what+" via "+gw.api)
+			heldMu.Lock()
+			hr.status = status
+			heldMu.Unlock()
+			pagesHeld.notify()
+		})
+		return key
+	}, func(sent int, held []*heldCall) bool {
+		// Both kinds; or after six runs, or once the first held has
+		// waited 3 s (its page fetch gives up at 10 s), what it holds.
+		syncs, asyncs := kinds(held)
+		return syncs > 0 && asyncs > 0 || sent >= 6 || time.Since(held[0].at) > 3*time.Second
+	}, func(key string) bool {
+		// A run answered without a fetch (refused) is not waited for.
+		heldMu.Lock()
+		defer heldMu.Unlock()
+		st := heldRuns[key].status
+		return st != 0 && st != http.StatusOK && st != http.StatusAccepted
+	})
+	cutSync, cutAsync := kinds(actionsKill.held)
+	t.Logf("killed an actions replica running %d runs in flight (%d synchronous, %d asynchronous)", len(actionsKill.held), cutSync, cutAsync)
+
 	progress(15)
 	r.nats.Kill(t, 0)
 	t.Log("killed a NATS node")
@@ -280,6 +402,7 @@ func TestReplicasUnderFaults(t *testing.T) {
 	progress(15)
 	stopLoad()
 	workers.Wait()
+	heldSent.Wait()
 
 	load.mu.Lock()
 	t.Logf("answers by status: %v, over %d requests", load.answers, load.requests.Load())
@@ -302,16 +425,20 @@ func TestReplicasUnderFaults(t *testing.T) {
 			return true
 		})
 		byKey := map[string]int{}
-		spent := 0.0
+		spentAI, spentData := 0.0, 0.0
 		for _, run := range runs {
 			key, _ := run["idempotency_key"].(string)
 			byKey[key]++
 			if !load.sent[a.cms.agency][key] {
 				t.Errorf("agency %s: run %s with Idempotency-Key %q, which was never sent", a.cms.agency, run["id"], key)
 			}
+			if hr := heldRuns[key]; hr != nil {
+				hr.run = run
+			}
 			if run["state"] == "success" {
-				ai, _ := credits(run, "spent")
-				spent += ai
+				ai, data := credits(run, "spent")
+				spentAI += ai
+				spentData += data
 			}
 		}
 		for key := range load.accepted[a.cms.agency] {
@@ -324,16 +451,19 @@ func TestReplicasUnderFaults(t *testing.T) {
 				t.Errorf("agency %s: %d runs with Idempotency-Key %s, want one", a.cms.agency, n, key)
 			}
 		}
-		if ai, _ := s.credits(t, a.cms.agency); ai != grant-spent {
-			t.Errorf("agency %s: balance %v AI credits, want %v granted minus %v spent by its successful runs", a.cms.agency, ai, grant, spent)
+		if ai, data := s.credits(t, a.cms.agency); ai != grant-spentAI || data != dataGrant-spentData {
+			t.Errorf("agency %s: balance %v AI and %v data credits, want %v and %v granted minus %v and %v spent by its successful runs",
+				a.cms.agency, ai, data, grant, dataGrant, spentAI, spentData)
 		}
 
-		// Every item the collection holds reached both endpoints.
-		items := call(t, "GET", a.cms.base+"/authors?limit=1000", a.cms.read, nil)
-		wantStatus(t, items, http.StatusOK)
+		// Every item the collections hold reached every endpoint.
 		var ids []string
-		for _, it := range items.json["items"].([]any) {
-			ids = append(ids, it.(map[string]any)["id"].(string))
+		for _, slug := range []string{"authors", "posts"} {
+			items := call(t, "GET", a.cms.base+"/"+slug+"?limit=1000", a.cms.read, nil)
+			wantStatus(t, items, http.StatusOK)
+			for _, it := range items.json["items"].([]any) {
+				ids = append(ids, it.(map[string]any)["id"].(string))
+			}
 		}
 		for _, rx := range a.receivers {
 			eventuallyHooks(t, rx, ids)
@@ -349,6 +479,102 @@ func TestReplicasUnderFaults(t *testing.T) {
 			}
 		}
 	}
+
+	// The runs the killed actions replica held each ended once, as
+	// docs/operations.md says: a synchronous one answered 503 and was
+	// recorded failed, nothing charged; an asynchronous one was run again
+	// by the other replica, after the kill, and charged once.
+	var failed, rerun int
+	for _, c := range actionsKill.held {
+		hr := heldRuns[c.tag]
+		run := hr.run
+		switch {
+		case run == nil:
+			t.Errorf("the run with Idempotency-Key %s, which the killed actions replica held, is not among the runs", c.tag)
+			continue
+		case !hr.async:
+			ai, data := credits(run, "spent")
+			msg, _ := run["data"].(map[string]any)["error"].(string)
+			if hr.status != http.StatusServiceUnavailable || run["state"] != "error" || run["status_code"] != float64(500) || ai+data != 0 || !strings.Contains(msg, "interrupted") {
+				t.Errorf("synchronous run %s, cut by the kill: answered %d, then %v; want 503, then error 500 (interrupted) with nothing spent", c.tag, hr.status, run)
+				continue
+			}
+			failed++
+		default:
+			_, data := credits(run, "spent")
+			started, err := time.Parse(time.RFC3339Nano, fmt.Sprint(run["started_at"]))
+			if hr.status != http.StatusAccepted || run["state"] != "success" || data != 1 || err != nil || started.Before(actionsKill.at) {
+				t.Errorf("asynchronous run %s, cut by the kill at %s: answered %d, then %v; want 202, then success started again after the kill with 1 data credit spent",
+					c.tag, actionsKill.at.Format(time.RFC3339Nano), hr.status, run)
+				continue
+			}
+			rerun++
+		}
+	}
+	t.Logf("the killed actions replica's %d runs: %d synchronous recorded failed with nothing charged, %d asynchronous finished by the other replica", len(actionsKill.held), failed, rerun)
+	// The deliveries the killed webhooks replica held were made again,
+	// with the same webhook-id, and answered.
+	answered := map[string]int{}
+	for _, h := range heldRx.hooks() {
+		answered[h.id]++
+	}
+	for _, c := range webhooksKill.held {
+		if answered[c.note] == 0 {
+			t.Errorf("the delivery %s of item %s, which the killed webhooks replica held, was never made again", c.note, c.tag)
+		}
+	}
+	t.Logf("the killed webhooks replica's %d deliveries were all made again by the other (%d attempts of them reached the endpoint in all)",
+		len(webhooksKill.held), func() (n int) {
+			for _, c := range webhooksKill.held {
+				n += hooksHeld.calls(c.tag)
+			}
+			return n
+		}())
+}
+
+// holdingKill is what killHolding cut: the calls its process held open
+// when it was killed, and when.
+type holdingKill struct {
+	held []*heldCall
+	at   time.Time
+}
+
+// killHolding kills p with SIGKILL once it holds calls on h: it makes p
+// the holder's target, then starts work with next (which returns the tag
+// of the call that work makes to h), one at a time, each once its
+// predecessor's call arrived (or refused, when not nil, says it never
+// will), until p holds at least one call and enough (given how many works
+// were started) says so, or most works were started (p must hold at
+// least one by then). It checks that the kill cut every call p held.
+func killHolding(t *testing.T, p *process, h *holder, most int, next func(i int) string,
+	enough func(started int, held []*heldCall) bool, refused func(tag string) bool) holdingKill {
+	t.Helper()
+	h.target.Store(int64(p.cmd.Process.Pid))
+	for i := 0; ; i++ {
+		held, err := h.open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(held) > 0 && (i >= most || enough(i, held)) {
+			break
+		}
+		if i >= most {
+			t.Fatalf("atrium-%s held none of the %d calls its work made: a kill now would hit an idle process", p.name, i)
+		}
+		tag := next(i)
+		h.waitUntil(t, 30*time.Second, "the call of "+tag, func() bool {
+			return h.calls(tag) > 0 || refused != nil && refused(tag)
+		})
+	}
+	held, err := h.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now()
+	kill(t, p)
+	h.target.Store(0)
+	h.waitCut(t, 10*time.Second, held)
+	return holdingKill{held: held, at: at}
 }
 
 // eventuallyHooks waits until rx has an item.created for every id.
