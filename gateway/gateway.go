@@ -269,7 +269,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 			return nil, fmt.Errorf("gateway: listen on %s: %w", addr, err)
 		}
 		if l == g.public {
-			g.mcpHandler = mcpSrv.Handler(loopbackURL(lis.Addr()))
+			g.mcpHandler = mcpSrv.Handler(mcpAPI(lis.Addr(), cfg.Version))
 		}
 		l.lis = rest.JSONProtocolErrors(lis)
 		l.srv = g.httpServer(g.serve(l, g.withDoc(l.doc, mux)))

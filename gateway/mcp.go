@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
+	"github.com/atrium-hq/atrium/gateway/mcpserver/atriumsdk"
 	"github.com/atrium-hq/atrium/platform/principal"
 )
 
@@ -49,6 +50,13 @@ func (g *Gateway) withMCP(next http.Handler) http.Handler {
 		}
 		g.mcpHandler.ServeHTTP(w, r.WithContext(principal.NewContext(ctx, p)))
 	})
+}
+
+// mcpAPI is the public API as the MCP server's tools call it: with the Go
+// SDK (mcpserver/atriumsdk), over HTTP, at the public listener's own
+// address addr.
+func mcpAPI(addr net.Addr, version string) *atriumsdk.Connector {
+	return atriumsdk.New(loopbackURL(addr), atriumsdk.Config{Version: version})
 }
 
 // loopbackURL is the base URL the MCP server calls the public API at: the

@@ -9,6 +9,7 @@ import (
 	"net/url"
 
 	"github.com/atrium-hq/atrium/gateway/mcpserver"
+	"github.com/atrium-hq/atrium/gateway/mcpserver/atriumsdk"
 	"github.com/atrium-hq/atrium/platform/cli"
 )
 
@@ -42,5 +43,5 @@ func mcpStdio(ctx context.Context, args []string, lookup func(string) (string, b
 	if err != nil {
 		return err
 	}
-	return srv.ServeStdio(ctx, apiURL, key, stdin, stdout)
+	return srv.ServeStdio(ctx, atriumsdk.New(apiURL, atriumsdk.Config{Version: version}).Connect(key), stdin, stdout)
 }

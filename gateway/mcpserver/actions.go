@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,10 +11,48 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atrium-hq/atrium/gateway/openapi"
-	atrium "github.com/atrium-hq/atrium/sdk/go"
 )
 
 // The actions group: discovery, runs and their state.
+
+// ActionsAPI is what the action tools call.
+type ActionsAPI interface {
+	// ListActions answers the actions (GET /api/v1/actions): a JSON
+	// array of their descriptions.
+	ListActions(ctx context.Context) (json.RawMessage, error)
+	// Credits is the agency's balance (GET /api/v1/credits).
+	Credits(ctx context.Context) (Credits, error)
+	// RunAction runs an action (POST /api/v1/data) and answers its
+	// outcome, a run that ended in error included.
+	RunAction(ctx context.Context, r RunRequest) (*RunOutcome, error)
+	// GetRun answers a run (GET /api/v1/runs/{run_id}): the run object.
+	GetRun(ctx context.Context, id string) (json.RawMessage, error)
+}
+
+// RunRequest is a run of an action for a client with its fields.
+type RunRequest struct {
+	Action, ClientID string
+	Fields           map[string]any
+	// IdempotencyKey makes a retry answer the first run; "": one of the
+	// port's own, a new run each call.
+	IdempotencyKey string
+}
+
+// RunOutcome is the API's answer to a run.
+type RunOutcome struct {
+	Action, ClientID string
+	// Status is success or error; StatusCode the provider's or the
+	// generator's.
+	Status     string
+	StatusCode int
+	Data       map[string]any
+	// Remaining is the agency's balance after the run.
+	Remaining Credits
+	// Replayed: the answer of an earlier run with the same key.
+	Replayed bool
+	// IdempotencyKey is the key the run was sent with.
+	IdempotencyKey string
+}
 
 // runResult is what run_action answers: the API's outcome of the run,
 // the balance after it, and the idempotency key to reuse on a retry.
@@ -24,7 +63,7 @@ type runResult struct {
 	StatusCode int            `json:"status_code"`
 	Data       map[string]any `json:"data"`
 	// RemainingCredits is the agency's balance after the run.
-	RemainingCredits atrium.Credits `json:"remaining_credits"`
+	RemainingCredits Credits `json:"remaining_credits"`
 	// Replayed: the answer of an earlier call with the same key, not a
 	// new run (nothing was charged again).
 	Replayed       bool   `json:"replayed"`
@@ -52,12 +91,12 @@ func actionTools(actions []openapi.ActionInfo) []tool {
 					"and the agency's credit balance (GET /api/v1/credits).",
 				InputSchema: object(nil, map[string]any{})},
 			method: listActions,
-			add: handler(func(ctx context.Context, c *atrium.Client, _ noArgs) (any, error) {
-				list, err := c.Actions.List(ctx)
+			add: handler(func(ctx context.Context, api API, _ noArgs) (any, error) {
+				list, err := api.ListActions(ctx)
 				if err != nil {
 					return nil, err
 				}
-				bal, err := c.Actions.Credits(ctx)
+				bal, err := api.Credits(ctx)
 				if err != nil {
 					return nil, err
 				}
@@ -87,7 +126,7 @@ func actionTools(actions []openapi.ActionInfo) []tool {
 					"additionalProperties": true,
 				}},
 			method: runAction,
-			add: handler(func(ctx context.Context, c *atrium.Client, in map[string]any) (any, error) {
+			add: handler(func(ctx context.Context, api API, in map[string]any) (any, error) {
 				action, _ := in["action"].(string)
 				clientID, _ := in["client_id"].(string)
 				key, _ := in["idempotency_key"].(string)
@@ -106,11 +145,7 @@ func actionTools(actions []openapi.ActionInfo) []tool {
 					}
 					fields[k] = v
 				}
-				var opts []atrium.RunOption
-				if key != "" {
-					opts = append(opts, atrium.WithIdempotencyKey(key))
-				}
-				res, err := c.Actions.Run(ctx, action, clientID, fields, opts...)
+				res, err := api.RunAction(ctx, RunRequest{Action: action, ClientID: clientID, Fields: fields, IdempotencyKey: key})
 				if err != nil {
 					return nil, err
 				}
@@ -123,10 +158,10 @@ func actionTools(actions []openapi.ActionInfo) []tool {
 				Description: "Reads one of the agency's action runs (GET /api/v1/runs/{run_id}): its state (queued, running, success, error, canceled), its outcome and credits.",
 				InputSchema: object([]string{"run_id"}, map[string]any{"run_id": uuid("The run's id.")})},
 			method: getRun,
-			add: handler(func(ctx context.Context, c *atrium.Client, in struct {
+			add: handler(func(ctx context.Context, api API, in struct {
 				RunID string `json:"run_id"`
 			}) (any, error) {
-				run, err := c.Runs.Get(ctx, in.RunID)
+				run, err := api.GetRun(ctx, in.RunID)
 				if err != nil {
 					return nil, err
 				}

@@ -2,16 +2,56 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	atrium "github.com/atrium-hq/atrium/sdk/go"
 )
 
 // The content group: a site's collections and their items (the
 // collections interface, a key bound to a site), and the CRM group: the
 // agency's prospects and deals.
+
+// ContentAPI is what the content tools call.
+type ContentAPI interface {
+	// ListCollections answers the site's collections (GET
+	// /api/public/v1/collections): a JSON array of them.
+	ListCollections(ctx context.Context) (json.RawMessage, error)
+	// ListItems answers a page of a collection's items (GET
+	// /api/public/v1/collections/{slug}): the collection, its items,
+	// limit and offset.
+	ListItems(ctx context.Context, collection string, q ItemQuery) (json.RawMessage, error)
+	// GetItem answers one item, expand's fields expanded.
+	GetItem(ctx context.Context, collection, id string, expand []string) (*Item, error)
+	CreateItem(ctx context.Context, collection string, w ItemWrite) (*Item, error)
+	// UpdateItem sets w's fields of an item; with ifMatch ("": none) only
+	// while the item's version is that one (an *APIError 412 otherwise).
+	UpdateItem(ctx context.Context, collection, id string, w ItemWrite, ifMatch string) (*Item, error)
+}
+
+// ItemQuery selects items of a collection, with the list route's
+// parameters; zero values are the API's defaults.
+type ItemQuery struct {
+	Limit, Offset            int
+	IsPublished              *bool
+	FilterField, FilterValue string
+	Order, Direction         string
+	Q                        string
+	Expand                   []string
+}
+
+// Item is an item as the API answers it, and its version (its ETag).
+type Item struct {
+	JSON json.RawMessage
+	ETag string
+}
+
+// ItemWrite is the body of a create or an update: the fields to set and,
+// if not nil, whether the item is published.
+type ItemWrite struct {
+	Data        map[string]any
+	IsPublished *bool
+}
 
 type itemsArgs struct {
 	CollectionSlug string `json:"collection_slug"`
@@ -32,7 +72,7 @@ type itemArgs struct {
 	Expand         string `json:"expand"`
 }
 
-// expandList is the expand argument as the SDK takes it: the API's
+// expandList is the expand argument as the port takes it: the API's
 // comma-separated names.
 func expandList(s string) []string {
 	if s == "" {
@@ -52,15 +92,15 @@ type writeArgs struct {
 // itemResult is an item with its version, which update_item's if_match
 // takes.
 type itemResult struct {
-	Item *atrium.Item `json:"item"`
-	ETag string       `json:"etag"`
+	Item json.RawMessage `json:"item"`
+	ETag string          `json:"etag"`
 }
 
-func itemOut(it *atrium.Item, err error) (any, error) {
+func itemOut(it *Item, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return itemResult{Item: it, ETag: it.ETag}, nil
+	return itemResult{Item: it.JSON, ETag: it.ETag}, nil
 }
 
 var (
@@ -78,8 +118,8 @@ func contentTools() []tool {
 				Description: "Lists the site's content collections (GET /api/public/v1/collections), each with its slug and the fields its items carry.",
 				InputSchema: object(nil, map[string]any{})},
 			method: listCollections,
-			add: handler(func(ctx context.Context, c *atrium.Client, _ noArgs) (any, error) {
-				list, err := c.Collections.List(ctx)
+			add: handler(func(ctx context.Context, api API, _ noArgs) (any, error) {
+				list, err := api.ListCollections(ctx)
 				if err != nil {
 					return nil, err
 				}
@@ -102,8 +142,8 @@ func contentTools() []tool {
 					"expand":          expandArg,
 				})},
 			method: listItems,
-			add: handler(func(ctx context.Context, c *atrium.Client, in itemsArgs) (any, error) {
-				return c.Items.List(ctx, in.CollectionSlug, &atrium.ItemQuery{Limit: in.Limit, Offset: in.Offset, IsPublished: in.IsPublished,
+			add: handler(func(ctx context.Context, api API, in itemsArgs) (any, error) {
+				return api.ListItems(ctx, in.CollectionSlug, ItemQuery{Limit: in.Limit, Offset: in.Offset, IsPublished: in.IsPublished,
 					FilterField: in.FilterField, FilterValue: in.FilterValue, Order: in.Order, Direction: in.Direction, Q: in.Q, Expand: expandList(in.Expand)})
 			}),
 		},
@@ -112,8 +152,8 @@ func contentTools() []tool {
 				Description: "Reads one item of a collection (drafts included) with its etag, which update_item's if_match takes.",
 				InputSchema: object([]string{"collection_slug", "item_id"}, map[string]any{"collection_slug": slugArg, "item_id": itemIDArg, "expand": expandArg})},
 			method: getItem,
-			add: handler(func(ctx context.Context, c *atrium.Client, in itemArgs) (any, error) {
-				return itemOut(c.Items.Get(ctx, in.CollectionSlug, in.ItemID, expandList(in.Expand)...))
+			add: handler(func(ctx context.Context, api API, in itemArgs) (any, error) {
+				return itemOut(api.GetItem(ctx, in.CollectionSlug, in.ItemID, expandList(in.Expand)))
 			}),
 		},
 		{
@@ -123,8 +163,8 @@ func contentTools() []tool {
 					"collection_slug": slugArg, "data": dataArg, "is_published": isPublishedArg,
 				})},
 			method: createItem,
-			add: handler(func(ctx context.Context, c *atrium.Client, in writeArgs) (any, error) {
-				return itemOut(c.Items.Create(ctx, in.CollectionSlug, atrium.ItemWrite{Data: in.Data, IsPublished: in.IsPublished}))
+			add: handler(func(ctx context.Context, api API, in writeArgs) (any, error) {
+				return itemOut(api.CreateItem(ctx, in.CollectionSlug, ItemWrite{Data: in.Data, IsPublished: in.IsPublished}))
 			}),
 		},
 		{
@@ -138,15 +178,24 @@ func contentTools() []tool {
 					"if_match":     str("The item's etag as get_item answered it: the update applies only while the item is unchanged."),
 				})},
 			method: updateItem,
-			add: handler(func(ctx context.Context, c *atrium.Client, in writeArgs) (any, error) {
-				var opts []atrium.WriteOption
-				if in.IfMatch != "" {
-					opts = append(opts, atrium.IfMatch(in.IfMatch))
-				}
-				return itemOut(c.Items.Update(ctx, in.CollectionSlug, in.ItemID, atrium.ItemWrite{Data: in.Data, IsPublished: in.IsPublished}, opts...))
+			add: handler(func(ctx context.Context, api API, in writeArgs) (any, error) {
+				return itemOut(api.UpdateItem(ctx, in.CollectionSlug, in.ItemID, ItemWrite{Data: in.Data, IsPublished: in.IsPublished}, in.IfMatch))
 			}),
 		},
 	}
+}
+
+// AssetsAPI is what the asset tools call; each answers the API's JSON: an
+// array of assets, or one asset.
+type AssetsAPI interface {
+	ListAssets(ctx context.Context, p Page) (json.RawMessage, error)
+	GetAsset(ctx context.Context, id string) (json.RawMessage, error)
+	UpdateAsset(ctx context.Context, id string, p AssetPatch) (json.RawMessage, error)
+}
+
+// AssetPatch changes an asset's alt text or file name (nil: unchanged).
+type AssetPatch struct {
+	Alt, Filename *string
 }
 
 type assetsArgs struct {
@@ -172,8 +221,8 @@ func assetTools() []tool {
 				Description: "Lists a page of the site's assets (GET /api/public/v1/assets), newest first: each with its url, type, size, dimensions, alt text and file name.",
 				InputSchema: object(nil, map[string]any{"limit": integer("Assets to return: default 100, at most 1000.", 1), "offset": offsetArg})},
 			method: listAssets,
-			add: handler(func(ctx context.Context, c *atrium.Client, in assetsArgs) (any, error) {
-				list, err := c.Assets.List(ctx, &atrium.Page{Limit: in.Limit, Offset: in.Offset})
+			add: handler(func(ctx context.Context, api API, in assetsArgs) (any, error) {
+				list, err := api.ListAssets(ctx, Page{Limit: in.Limit, Offset: in.Offset})
 				if err != nil {
 					return nil, err
 				}
@@ -185,8 +234,8 @@ func assetTools() []tool {
 				Description: "Reads one asset of the site (GET /api/public/v1/assets/{asset_id}).",
 				InputSchema: object([]string{"asset_id"}, map[string]any{"asset_id": assetIDArg})},
 			method: getAsset,
-			add: handler(func(ctx context.Context, c *atrium.Client, in assetArgs) (any, error) {
-				a, err := c.Assets.Get(ctx, in.AssetID)
+			add: handler(func(ctx context.Context, api API, in assetArgs) (any, error) {
+				a, err := api.GetAsset(ctx, in.AssetID)
 				if err != nil {
 					return nil, err
 				}
@@ -202,8 +251,8 @@ func assetTools() []tool {
 					"filename": str("The file name its URL ends in."),
 				})},
 			method: updateAsset,
-			add: handler(func(ctx context.Context, c *atrium.Client, in assetArgs) (any, error) {
-				a, err := c.Assets.Update(ctx, in.AssetID, atrium.AssetPatch{Alt: in.Alt, Filename: in.Filename})
+			add: handler(func(ctx context.Context, api API, in assetArgs) (any, error) {
+				a, err := api.UpdateAsset(ctx, in.AssetID, AssetPatch{Alt: in.Alt, Filename: in.Filename})
 				if err != nil {
 					return nil, err
 				}
@@ -211,6 +260,13 @@ func assetTools() []tool {
 			}),
 		},
 	}
+}
+
+// CRMAPI is what the CRM tools call; each answers a JSON array of the
+// agency's prospect reports or deals, most recently updated first.
+type CRMAPI interface {
+	ListProspects(ctx context.Context, p Page) (json.RawMessage, error)
+	ListDeals(ctx context.Context, p Page) (json.RawMessage, error)
 }
 
 type crmArgs struct {
@@ -226,8 +282,8 @@ func crmTools() []tool {
 				Description: "Lists the agency's prospect reports (GET /api/v1/prospects), most recently updated first: business, website, health and lead scores, pipeline stage.",
 				InputSchema: args},
 			method: listProspects,
-			add: handler(func(ctx context.Context, c *atrium.Client, in crmArgs) (any, error) {
-				list, err := c.Prospects.List(ctx, &atrium.Page{Limit: in.Limit, Offset: in.Offset})
+			add: handler(func(ctx context.Context, api API, in crmArgs) (any, error) {
+				list, err := api.ListProspects(ctx, Page{Limit: in.Limit, Offset: in.Offset})
 				if err != nil {
 					return nil, err
 				}
@@ -239,8 +295,8 @@ func crmTools() []tool {
 				Description: "Lists the agency's deals (GET /api/v1/deals), most recently updated first: title, stage, value, expected close date.",
 				InputSchema: args},
 			method: listDeals,
-			add: handler(func(ctx context.Context, c *atrium.Client, in crmArgs) (any, error) {
-				list, err := c.Deals.List(ctx, &atrium.Page{Limit: in.Limit, Offset: in.Offset})
+			add: handler(func(ctx context.Context, api API, in crmArgs) (any, error) {
+				list, err := api.ListDeals(ctx, Page{Limit: in.Limit, Offset: in.Offset})
 				if err != nil {
 					return nil, err
 				}

@@ -2,14 +2,31 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atrium-hq/atrium/gateway/openapi"
-	atrium "github.com/atrium-hq/atrium/sdk/go"
 )
 
 // The data group: the per-client datasets of GET /api/v1/data.
+
+// DataAPI is what the data tools call.
+type DataAPI interface {
+	// ReadDataset answers a page of a dataset (GET /api/v1/data): its
+	// resource, client_id, rows (data) and pagination.
+	ReadDataset(ctx context.Context, q DataQuery) (json.RawMessage, error)
+}
+
+// DataQuery is a read of one dataset, with GET /api/v1/data's parameters;
+// zero values are the API's defaults.
+type DataQuery struct {
+	Resource, ClientID       string
+	Limit, Offset            int
+	Cursor                   string
+	Order, Direction         string
+	FilterField, FilterValue string
+}
 
 type readArgs struct {
 	Resource    string `json:"resource"`
@@ -47,7 +64,7 @@ func dataTools(datasets []openapi.Dataset) []tool {
 				Description: "Lists the datasets read_dataset reads: each one's name (its resource), what it holds, its fields, and the fields it can be ordered and filtered by.",
 				InputSchema: object(nil, map[string]any{})},
 			method: readDataset,
-			add: handler(func(context.Context, *atrium.Client, noArgs) (any, error) {
+			add: handler(func(context.Context, API, noArgs) (any, error) {
 				return map[string]any{"datasets": list}, nil
 			}),
 		},
@@ -67,8 +84,8 @@ func dataTools(datasets []openapi.Dataset) []tool {
 					"cursor":       str("The pagination.next_cursor of the page before: the next page, at the same cost at any depth."),
 				})},
 			method: readDataset,
-			add: handler(func(ctx context.Context, c *atrium.Client, in readArgs) (any, error) {
-				return c.Data.Read(ctx, atrium.DataQuery{Resource: in.Resource, ClientID: in.ClientID, Limit: in.Limit, Offset: in.Offset,
+			add: handler(func(ctx context.Context, api API, in readArgs) (any, error) {
+				return api.ReadDataset(ctx, DataQuery{Resource: in.Resource, ClientID: in.ClientID, Limit: in.Limit, Offset: in.Offset,
 					Cursor: in.Cursor, Order: in.Order, Direction: in.Direction, FilterField: in.FilterField, FilterValue: in.FilterValue})
 			}),
 		},
@@ -78,8 +95,8 @@ func dataTools(datasets []openapi.Dataset) []tool {
 				InputSchema: object(nil, map[string]any{"limit": integer("Clients to return: default 100, at most 1000.", 1), "offset": offsetArg,
 					"cursor": str("The pagination.next_cursor of the page before.")})},
 			method: readDataset,
-			add: handler(func(ctx context.Context, c *atrium.Client, in pageArgs) (any, error) {
-				return c.Data.Read(ctx, atrium.DataQuery{Resource: "clients", Limit: in.Limit, Offset: in.Offset, Cursor: in.Cursor})
+			add: handler(func(ctx context.Context, api API, in pageArgs) (any, error) {
+				return api.ReadDataset(ctx, DataQuery{Resource: "clients", Limit: in.Limit, Offset: in.Offset, Cursor: in.Cursor})
 			}),
 		},
 	}

@@ -3,9 +3,11 @@
 // calls instead of the HTTP API, built on the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk).
 //
-// It is a client of Atrium's own public API, through the Go SDK (sdk/go):
-// every tool is one or two calls of a documented route, made with the
-// caller's own API key, so the key's scopes and binding decide what a
+// It is a client of Atrium's own public API: the tools call a port
+// declared here (API, api.go: what each group of tools needs of the API),
+// which atriumsdk implements with the Go SDK (sdk/go) and the gateway and
+// `atrium mcp` wire in. Every tool is one or two calls of a documented
+// route, made with the caller's own API key, so the key's scopes and binding decide what a
 // tool may do by the same rules as the HTTP API, and the API's messages
 // reach the model as tool errors. Tools take the names the HTTP API gives
 // its parameters (resource, client_id, limit, order, filter_field, ...),

@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atrium-hq/atrium/platform/principal"
-	atrium "github.com/atrium-hq/atrium/sdk/go"
 )
 
 // Config configures the MCP server.
@@ -25,8 +24,6 @@ type Config struct {
 	Version string
 	// Logger receives the SDK's log lines; nil: none.
 	Logger *slog.Logger
-	// HTTPClient sends the API calls; nil: a client of the server's own.
-	HTTPClient *http.Client
 }
 
 // Server holds the tools and serves them over either transport.
@@ -47,9 +44,9 @@ type tool struct {
 	// method is the gRPC method (/atrium.data.v1.DataService/ReadDataset)
 	// behind the route the tool calls.
 	method string
-	// add registers the tool on srv, calling the API with the client
-	// clientFor gives for each call.
-	add func(srv *mcp.Server, def *mcp.Tool, clientFor func(*mcp.CallToolRequest) *atrium.Client)
+	// add registers the tool on srv, calling the API as apiFor gives it
+	// for each call.
+	add func(srv *mcp.Server, def *mcp.Tool, apiFor func(*mcp.CallToolRequest) API)
 }
 
 // New builds the tools from the catalogs. It fails only when the catalogs
@@ -57,9 +54,6 @@ type tool struct {
 func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -112,7 +106,7 @@ func (s *Server) anyKey(t tool) bool {
 }
 
 // build makes an SDK server with the tools show admits.
-func (s *Server) build(show func(tool) bool, clientFor func(*mcp.CallToolRequest) *atrium.Client) (srv *mcp.Server, err error) {
+func (s *Server) build(show func(tool) bool, apiFor func(*mcp.CallToolRequest) API) (srv *mcp.Server, err error) {
 	// The SDK panics on a schema it cannot resolve (mcp.AddTool); our
 	// schemas are static, so New turns that into an error once.
 	defer func() {
@@ -126,7 +120,7 @@ func (s *Server) build(show func(tool) bool, clientFor func(*mcp.CallToolRequest
 	})
 	for _, t := range s.tools {
 		if show(t) {
-			t.add(srv, t.def, clientFor)
+			t.add(srv, t.def, apiFor)
 		}
 	}
 	return srv, nil
@@ -148,22 +142,22 @@ func classOf(p principal.Principal) string {
 
 // Handler is the streamable HTTP transport, stateless: each POST is a
 // whole exchange. The gateway authenticates the key first and puts its
-// principal in the request's context; the tools call the API at apiURL
-// with the key the request carried.
-func (s *Server) Handler(apiURL string) http.Handler {
-	clientFor := func(req *mcp.CallToolRequest) *atrium.Client {
+// principal in the request's context; the tools call the API api connects
+// them to with the key the request carried.
+func (s *Server) Handler(api Connector) http.Handler {
+	apiFor := func(req *mcp.CallToolRequest) API {
 		var key string
 		if req.Extra != nil {
 			key, _ = strings.CutPrefix(req.Extra.Header.Get("Authorization"), "Bearer ")
 		}
-		return s.client(apiURL, strings.TrimSpace(key))
+		return api.Connect(strings.TrimSpace(key))
 	}
 	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		p, ok := principal.FromContext(r.Context())
 		if !ok {
 			return nil // the gateway always sets it: answered 400
 		}
-		srv, err := s.forClass(p, clientFor)
+		srv, err := s.forClass(p, apiFor)
 		if err != nil {
 			s.cfg.Logger.Error("mcp: building the tools", "error", err)
 			return nil
@@ -178,14 +172,14 @@ func (s *Server) Handler(apiURL string) http.Handler {
 		DisableLocalhostProtection: true})
 }
 
-func (s *Server) forClass(p principal.Principal, clientFor func(*mcp.CallToolRequest) *atrium.Client) (*mcp.Server, error) {
+func (s *Server) forClass(p principal.Principal, apiFor func(*mcp.CallToolRequest) API) (*mcp.Server, error) {
 	class := classOf(p)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if srv, ok := s.byClass[class]; ok {
 		return srv, nil
 	}
-	srv, err := s.build(s.visibleTo(p), clientFor)
+	srv, err := s.build(s.visibleTo(p), apiFor)
 	if err != nil {
 		return nil, err
 	}
@@ -194,11 +188,10 @@ func (s *Server) forClass(p principal.Principal, clientFor func(*mcp.CallToolReq
 }
 
 // ServeStdio serves the tools over in and out (a process's stdin and
-// stdout) until the client closes in or ctx ends, calling the API at
-// apiURL with key.
-func (s *Server) ServeStdio(ctx context.Context, apiURL, key string, in io.ReadCloser, out io.WriteCloser) error {
-	c := s.client(apiURL, key)
-	srv, err := s.build(s.anyKey, func(*mcp.CallToolRequest) *atrium.Client { return c })
+// stdout) until the client closes in or ctx ends, calling api (the API
+// with the process's one key).
+func (s *Server) ServeStdio(ctx context.Context, api API, in io.ReadCloser, out io.WriteCloser) error {
+	srv, err := s.build(s.anyKey, func(*mcp.CallToolRequest) API { return api })
 	if err != nil {
 		return err
 	}
@@ -209,15 +202,11 @@ func (s *Server) ServeStdio(ctx context.Context, apiURL, key string, in io.ReadC
 	return err
 }
 
-func (s *Server) client(apiURL, key string) *atrium.Client {
-	return atrium.New(apiURL, key, atrium.WithHTTPClient(s.cfg.HTTPClient), atrium.WithUserAgent("atrium-mcp/"+s.cfg.Version))
-}
-
 // apiError is what a tool answers for a failed API call: the API's own
 // message, which names what was wrong and what is allowed, with the
 // status and the trace id to quote to an operator.
 func apiError(err error) error {
-	var ae *atrium.Error
+	var ae *APIError
 	if errors.As(err, &ae) {
 		msg := fmt.Sprintf("%s (HTTP %d %s", ae.Message, ae.StatusCode, http.StatusText(ae.StatusCode))
 		if ae.TraceID != "" {

@@ -8,7 +8,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/atrium-hq/atrium/gateway/openapi"
-	atrium "github.com/atrium-hq/atrium/sdk/go"
 )
 
 // The gRPC methods behind the routes the tools call: their access rules
@@ -52,13 +51,13 @@ var (
 // result is the tool's JSON (text content and structured content); an
 // error, the API's message as a tool error (isError), not a protocol
 // error, so that the model reads it and can correct its call.
-func handler[In any](fn func(ctx context.Context, c *atrium.Client, in In) (any, error)) func(*mcp.Server, *mcp.Tool, func(*mcp.CallToolRequest) *atrium.Client) {
-	return func(srv *mcp.Server, def *mcp.Tool, clientFor func(*mcp.CallToolRequest) *atrium.Client) {
+func handler[In any](fn func(ctx context.Context, api API, in In) (any, error)) func(*mcp.Server, *mcp.Tool, func(*mcp.CallToolRequest) API) {
+	return func(srv *mcp.Server, def *mcp.Tool, apiFor func(*mcp.CallToolRequest) API) {
 		mcp.AddTool(srv, def, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-			if clientFor == nil {
+			if apiFor == nil {
 				return nil, nil, fmt.Errorf("tool %s is not served here", def.Name)
 			}
-			out, err := fn(ctx, clientFor(req), in)
+			out, err := fn(ctx, apiFor(req), in)
 			if err != nil {
 				return nil, nil, apiError(err)
 			}

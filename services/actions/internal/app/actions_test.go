@@ -702,6 +702,19 @@ func TestRecordsAreWrittenInBatches(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); e.actions.Background(ctx, time.Hour) }()
 	var wg sync.WaitGroup
+	gateOpen := false
+	defer func() { // after a failed wait too: the runs end, then Background
+		if !gateOpen {
+			close(e.records.gate)
+		}
+		wg.Wait()
+		stop()
+		<-done
+	}()
+	// Runs that finish before the batch writers take jobs write their own
+	// records, one run a write: on a busy machine Background may start
+	// late enough that none is batched.
+	waitUntil(t, func() bool { return app.RecordWritersRunning(e.actions) }, func() string { return "Background's record writers never started" })
 	for i := range 24 {
 		wg.Go(func() {
 			kw := fmt.Sprint("bread ", i)
@@ -715,10 +728,11 @@ func TestRecordsAreWrittenInBatches(t *testing.T) {
 	}
 	// Hold the data service until every run's records are either queued
 	// for a batch or in a write waiting at the gate.
-	for int(e.records.heldBlogs.Load())+app.QueuedRecordJobs(e.actions) < 24 {
-		time.Sleep(time.Millisecond) // why sleep: polls the queue and the gate, which have no push form
-	}
+	waitUntil(t, func() bool { return int(e.records.heldBlogs.Load())+app.QueuedRecordJobs(e.actions) >= 24 }, func() string {
+		return fmt.Sprintf("of the 24 runs' blogs, %d are held at the data service and %d queued for a batch", e.records.heldBlogs.Load(), app.QueuedRecordJobs(e.actions))
+	})
 	close(e.records.gate)
+	gateOpen = true
 	wg.Wait()
 	stop()
 	<-done
@@ -732,5 +746,42 @@ func TestRecordsAreWrittenInBatches(t *testing.T) {
 	e.advance(time.Minute)
 	if _, w, err := e.actions.Recover(t.Context()); err == nil || w != 0 {
 		t.Fatalf("recovery: wrote %d, %v; want the refused run still refused", w, err)
+	}
+}
+
+// A mark of written records that could not be written (here: a flush
+// whose context ended, as the marks' tick does when the service stops) is
+// kept for the next flush: recovery does not write those records again.
+func TestFailedMarksAreKept(t *testing.T) {
+	e := newEnv(t, app.Config{})
+	e.grant(t, 10, 0)
+	if _, err := e.actions.Run(t.Context(), e.agency, e.blog("rye"), ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.records.calls.Load(); n != 1 {
+		t.Fatalf("%d data-service writes for one run, want 1", n)
+	}
+	stopped, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, _, err := e.actions.Recover(stopped); !errors.Is(err, context.Canceled) {
+		t.Fatalf("recovery with its context canceled: %v", err)
+	}
+	e.advance(time.Minute)
+	if _, w, err := e.actions.Recover(t.Context()); err != nil || w != 0 || e.records.calls.Load() != 1 {
+		t.Fatalf("recovery wrote %d runs' records again (%d writes in all), %v; want none: they were written, their mark kept", w, e.records.calls.Load(), err)
+	}
+}
+
+// waitUntil polls cond until it holds, failing the test with what says
+// once 10 seconds have passed: a run that fails or hangs must not hold
+// the test until the global time-out.
+func waitUntil(t *testing.T, cond func() bool, what func() string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10s: %s", what())
+		}
+		time.Sleep(time.Millisecond) // why sleep: polls the batch queue and the fake data service's gate, which have no push form
 	}
 }

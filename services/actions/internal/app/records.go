@@ -280,7 +280,11 @@ func merged(jobs []*applyJob) []action.RecordWrite {
 }
 
 // flushMarks marks the runs whose records were written since the last
-// flush, in one write.
+// flush, in one write. Marks it could not write go back to the queue for
+// the next flush: a tick of the marks as the service stops has a context
+// already canceled, and the marks it took would otherwise be lost to the
+// flush at shutdown (which has a context of its own), and their records
+// written again by the next recovery.
 func (a *Actions) flushMarks(ctx context.Context) error {
 	var ids []string
 	for {
@@ -295,5 +299,14 @@ func (a *Actions) flushMarks(ctx context.Context) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return a.store.MarkApplied(ctx, ids)
+	if err := a.store.MarkApplied(ctx, ids); err != nil {
+		for _, id := range ids {
+			select {
+			case a.applied <- id:
+			default: // full: recovery writes its records again, which changes nothing
+			}
+		}
+		return err
+	}
+	return nil
 }
