@@ -697,7 +697,7 @@ func testActionsUnlinkAppliesOnItsEvent(t *testing.T, s *stack) {
 		if time.Since(heard) > time.Second {
 			t.Fatalf("the unlinked client was still admitted %s after its unlink event", time.Since(heard))
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // why sleep: polls the admission, which has no push form, until the replica has heard the event
 	}
 }
 

@@ -212,7 +212,7 @@ func ownsConn(pid int, peer string, local any) (bool, error) {
 func procAddr(hostport string) (string, error) {
 	ap, err := netip.ParseAddrPort(hostport)
 	if err != nil || !ap.Addr().Unmap().Is4() {
-		return "", fmt.Errorf("the holder needs an IPv4 address, got %q: %v", hostport, err)
+		return "", fmt.Errorf("the holder needs an IPv4 address, got %q: %w", hostport, err)
 	}
 	b := ap.Addr().Unmap().As4()
 	return fmt.Sprintf("%02X%02X%02X%02X:%04X", b[3], b[2], b[1], b[0], ap.Port()), nil

@@ -222,7 +222,7 @@ func assetTools() []tool {
 				InputSchema: object(nil, map[string]any{"limit": integer("Assets to return: default 100, at most 1000.", 1), "offset": offsetArg})},
 			method: listAssets,
 			add: handler(func(ctx context.Context, api API, in assetsArgs) (any, error) {
-				list, err := api.ListAssets(ctx, Page{Limit: in.Limit, Offset: in.Offset})
+				list, err := api.ListAssets(ctx, Page(in))
 				if err != nil {
 					return nil, err
 				}
@@ -283,7 +283,7 @@ func crmTools() []tool {
 				InputSchema: args},
 			method: listProspects,
 			add: handler(func(ctx context.Context, api API, in crmArgs) (any, error) {
-				list, err := api.ListProspects(ctx, Page{Limit: in.Limit, Offset: in.Offset})
+				list, err := api.ListProspects(ctx, Page(in))
 				if err != nil {
 					return nil, err
 				}
@@ -296,7 +296,7 @@ func crmTools() []tool {
 				InputSchema: args},
 			method: listDeals,
 			add: handler(func(ctx context.Context, api API, in crmArgs) (any, error) {
-				list, err := api.ListDeals(ctx, Page{Limit: in.Limit, Offset: in.Offset})
+				list, err := api.ListDeals(ctx, Page(in))
 				if err != nil {
 					return nil, err
 				}

@@ -82,7 +82,7 @@ func newReceiver(t *testing.T, answers ...int) *receiver {
 		if hold != nil {
 			<-hold
 		}
-		time.Sleep(delay) // an endpoint slow to answer
+		time.Sleep(delay) // why sleep: the endpoint under test is slow to answer, which is what the test is about
 		if code == http.StatusFound {
 			w.Header().Set("Location", "http://127.0.0.1:1/elsewhere")
 		}
