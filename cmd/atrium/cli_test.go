@@ -293,7 +293,14 @@ func TestCLI(t *testing.T) {
 	t.Run("admin provisions a tenant whose key then works", func(t *testing.T) {
 		op := cliRun{env: map[string]string{"ATRIUM_ADMIN_URL": s.admin, "ATRIUM_ADMIN_TOKEN": testAdminToken, "ATRIUM_URL": s.api}, dir: t.TempDir()}
 		agency := decodeJSON[map[string]any](t, op.ok(t, "admin", "agencies", "create", "--name", "CLI Agency"))["id"].(string)
-		site := decodeJSON[map[string]any](t, op.ok(t, "admin", "sites", "create", "--name", "CLI Site"))["id"].(string)
+		created := decodeJSON[map[string]any](t, op.ok(t, "admin", "sites", "create", "--name", "CLI Site", "--agency", agency))
+		site, _ := created["id"].(string)
+		if created["agency_id"] != agency {
+			t.Fatalf("admin sites create --agency: %v", created)
+		}
+		// A key of the agency reaches only the sites it owns.
+		unowned := decodeJSON[map[string]any](t, op.ok(t, "admin", "sites", "create", "--name", "Unowned"))["id"].(string)
+		op.fails(t, exitAPI, []string{"HTTP 400", "site_id"}, "admin", "keys", "create", "--name", "x", "--scopes", "read", "--agency", agency, "--site", unowned)
 		cid := decodeJSON[map[string]any](t, op.ok(t, "admin", "clients", "create", "--name", "Bakery", "--domain", "bakery.example", "--agency", agency))["id"].(string)
 		key := decodeJSON[map[string]any](t, op.ok(t, "admin", "keys", "create", "--name", "cli", "--scopes", "read,write", "--agency", agency, "--site", site))
 		secret, _ := key["secret"].(string)

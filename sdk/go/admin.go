@@ -50,8 +50,12 @@ type ClientAccount struct {
 
 // Site is a site of the collections interface.
 type Site struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// AgencyID is the agency that owns the site, nil for an unowned site;
+	// ClientID the agency's client it is for, if any.
+	AgencyID  *string   `json:"agency_id"`
+	ClientID  *string   `json:"client_id"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -154,9 +158,17 @@ func (a *Admin) Sites(ctx context.Context) iter.Seq2[Site, error] {
 	return adminAll[Site](ctx, a.t, "/admin/v1/sites", "sites", nil)
 }
 
+// NewSite is a site to create: its name and, optionally, the agency that
+// owns it and that agency's client it is for.
+type NewSite struct {
+	Name     string `json:"name"`
+	AgencyID string `json:"agency_id,omitempty"`
+	ClientID string `json:"client_id,omitempty"`
+}
+
 // CreateSite creates a site.
-func (a *Admin) CreateSite(ctx context.Context, name string) (*Site, error) {
-	return adminCreate[Site](ctx, a.t, "/admin/v1/sites", "site", map[string]string{"name": name})
+func (a *Admin) CreateSite(ctx context.Context, s NewSite) (*Site, error) {
+	return adminCreate[Site](ctx, a.t, "/admin/v1/sites", "site", s)
 }
 
 // NewCollection defines a collection of a site.

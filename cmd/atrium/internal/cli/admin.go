@@ -63,14 +63,23 @@ type adminNamedCreateOptions struct {
 	*Factory
 	What string // agency or site
 	Name string
+	// AgencyID and ClientID own a site (sites only): a key bound to an
+	// agency reaches only the sites that agency owns.
+	AgencyID, ClientID string
 }
 
 // newAdminNamedCreateCmd is atrium admin agencies create and sites create:
-// a name is all they take.
+// a name is all an agency takes; a site may also name its owner.
 func newAdminNamedCreateCmd(f *Factory, what string, runF func(context.Context, *adminNamedCreateOptions) error) *Command {
 	o := &adminNamedCreateOptions{Factory: f, What: what}
 	return &Command{Name: "create", Summary: map[string]string{"agency": "create an agency", "site": "create a site"}[what], Usage: "--name <name> [flags]",
-		Flags:    func(fs *flag.FlagSet) { fs.StringVar(&o.Name, "name", "", "its name") },
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&o.Name, "name", "", "its name")
+			if what == "site" {
+				fs.StringVar(&o.AgencyID, "agency", "", "the agency that owns it (its keys and members reach it)")
+				fs.StringVar(&o.ClientID, "client", "", "the agency's client it is for (needs --agency)")
+			}
+		},
 		Required: []string{"name"},
 		Run: func(ctx context.Context, _ []string) error {
 			if runF != nil {
@@ -84,10 +93,13 @@ func newAdminNamedCreateCmd(f *Factory, what string, runF func(context.Context, 
 			if o.What == "agency" {
 				v, err = a.CreateAgency(ctx, o.Name)
 			} else {
-				v, err = a.CreateSite(ctx, o.Name)
+				v, err = a.CreateSite(ctx, atrium.NewSite{Name: o.Name, AgencyID: o.AgencyID, ClientID: o.ClientID})
 			}
 			if err != nil {
 				return err
+			}
+			if o.What == "site" {
+				return o.printObject(v, []string{"id", "name", "agency_id", "client_id", "created_at"})
 			}
 			return o.printObject(v, []string{"id", "name", "created_at"})
 		}}
