@@ -303,6 +303,9 @@ func describeAccess(op document, operationID string) error {
 		return nil
 	case accessv1.Caller_CALLER_ADMIN:
 		return nil
+	case accessv1.Caller_CALLER_PERSON:
+		op["security"] = []any{document{"session": []any{}}}
+		who = "Needs a signed-in person: the session cookie (an API key is refused with 403)."
 	case accessv1.Caller_CALLER_TENANT:
 		op["security"] = []any{document{"bearer": []any{string(a.Scope)}}}
 		who = fmt.Sprintf("Needs an API key with the %s scope, bound to %s.", a.Scope, bindingWords[a.Binding])

@@ -103,10 +103,18 @@ func build(l listener, version string) (Doc, error) {
 		"tags":     tags(out),
 		"paths":    out,
 		"components": document{
-			"securitySchemes": document{"bearer": document{
-				"type": "http", "scheme": "bearer",
-				"description": bearerDescription(l.tenant),
-			}},
+			"securitySchemes": document{
+				"bearer": document{
+					"type": "http", "scheme": "bearer",
+					"description": bearerDescription(l.tenant),
+				},
+				// A signed-in person's session (docs/authentication.md):
+				// the cookie, with X-CSRF-Token on unsafe methods.
+				"session": document{
+					"type": "apiKey", "in": "cookie", "name": "atrium_session",
+					"description": "The session cookie set by POST /api/v1/sessions. Unsafe methods (POST, PUT, PATCH, DELETE) also need the session's csrf_token in the X-CSRF-Token header.",
+				},
+			},
 			"schemas":   schemas,
 			"responses": document{},
 			"headers":   document{},

@@ -117,6 +117,11 @@ func Authorize(p Principal, a Access) error {
 		return apperr.PermissionDenied("this operation is internal to Atrium")
 	case accessv1.Caller_CALLER_ANYONE:
 		return nil
+	case accessv1.Caller_CALLER_PERSON:
+		if p.Kind == KindUser && p.Subject != "" {
+			return nil
+		}
+		return apperr.PermissionDenied("this operation is for a signed-in person (a session cookie); an API key or a token cannot call it")
 	}
 	return apperr.PermissionDenied("this operation declares no access rule, so nobody may call it")
 }

@@ -197,6 +197,9 @@ const (
 	// names are unguessable capabilities, such as generated images that
 	// published pages embed.
 	Caller_CALLER_ANYONE Caller = 4
+	// A person signed in with a session, whatever agency they act for: their
+	// own session and account (who am I, sign out). An API key is refused.
+	Caller_CALLER_PERSON Caller = 5
 )
 
 // Enum value maps for Caller.
@@ -207,6 +210,7 @@ var (
 		2: "CALLER_ADMIN",
 		3: "CALLER_INTERNAL",
 		4: "CALLER_ANYONE",
+		5: "CALLER_PERSON",
 	}
 	Caller_value = map[string]int32{
 		"CALLER_UNSPECIFIED": 0,
@@ -214,6 +218,7 @@ var (
 		"CALLER_ADMIN":       2,
 		"CALLER_INTERNAL":    3,
 		"CALLER_ANYONE":      4,
+		"CALLER_PERSON":      5,
 	}
 )
 
@@ -620,13 +625,14 @@ const file_atrium_access_v1_access_proto_rawDesc = "" +
 	"\vROLE_VIEWER\x10\x04\x1a\r\xda\xf3\x18\t\n" +
 	"\a\x01\x03\x04\x05\x06\a\b\x12\x1a\n" +
 	"\vROLE_CLIENT\x10\x05\x1a\t\xda\xf3\x18\x05\n" +
-	"\x03\x04\x05\b*m\n" +
+	"\x03\x04\x05\b*\x80\x01\n" +
 	"\x06Caller\x12\x16\n" +
 	"\x12CALLER_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rCALLER_TENANT\x10\x01\x12\x10\n" +
 	"\fCALLER_ADMIN\x10\x02\x12\x13\n" +
 	"\x0fCALLER_INTERNAL\x10\x03\x12\x11\n" +
-	"\rCALLER_ANYONE\x10\x04*?\n" +
+	"\rCALLER_ANYONE\x10\x04\x12\x11\n" +
+	"\rCALLER_PERSON\x10\x05*?\n" +
 	"\x05Scope\x12\x15\n" +
 	"\x11SCOPE_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +

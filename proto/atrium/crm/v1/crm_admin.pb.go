@@ -94,90 +94,6 @@ func (x *Agency) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
-type Member struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	AgencyId      string                 `protobuf:"bytes,2,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
-	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	Email         string                 `protobuf:"bytes,4,opt,name=email,proto3" json:"email,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Member) Reset() {
-	*x = Member{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[1]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Member) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Member) ProtoMessage() {}
-
-func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[1]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Member.ProtoReflect.Descriptor instead.
-func (*Member) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{1}
-}
-
-func (x *Member) GetId() string {
-	if x != nil {
-		return x.Id
-	}
-	return ""
-}
-
-func (x *Member) GetAgencyId() string {
-	if x != nil {
-		return x.AgencyId
-	}
-	return ""
-}
-
-func (x *Member) GetName() string {
-	if x != nil {
-		return x.Name
-	}
-	return ""
-}
-
-func (x *Member) GetEmail() string {
-	if x != nil {
-		return x.Email
-	}
-	return ""
-}
-
-func (x *Member) GetCreatedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.CreatedAt
-	}
-	return nil
-}
-
-func (x *Member) GetUpdatedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.UpdatedAt
-	}
-	return nil
-}
-
 type Client struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Id     string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -195,7 +111,7 @@ type Client struct {
 
 func (x *Client) Reset() {
 	*x = Client{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[2]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -207,7 +123,7 @@ func (x *Client) String() string {
 func (*Client) ProtoMessage() {}
 
 func (x *Client) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[2]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -220,7 +136,7 @@ func (x *Client) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Client.ProtoReflect.Descriptor instead.
 func (*Client) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{2}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Client) GetId() string {
@@ -283,7 +199,7 @@ type ClientLink struct {
 
 func (x *ClientLink) Reset() {
 	*x = ClientLink{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[3]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -295,7 +211,7 @@ func (x *ClientLink) String() string {
 func (*ClientLink) ProtoMessage() {}
 
 func (x *ClientLink) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[3]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -308,7 +224,7 @@ func (x *ClientLink) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientLink.ProtoReflect.Descriptor instead.
 func (*ClientLink) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{3}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ClientLink) GetAgencyId() string {
@@ -342,7 +258,7 @@ type CreateAgencyRequest struct {
 
 func (x *CreateAgencyRequest) Reset() {
 	*x = CreateAgencyRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[4]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -354,7 +270,7 @@ func (x *CreateAgencyRequest) String() string {
 func (*CreateAgencyRequest) ProtoMessage() {}
 
 func (x *CreateAgencyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[4]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -367,7 +283,7 @@ func (x *CreateAgencyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAgencyRequest.ProtoReflect.Descriptor instead.
 func (*CreateAgencyRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{4}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CreateAgencyRequest) GetName() string {
@@ -386,7 +302,7 @@ type CreateAgencyResponse struct {
 
 func (x *CreateAgencyResponse) Reset() {
 	*x = CreateAgencyResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[5]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -398,7 +314,7 @@ func (x *CreateAgencyResponse) String() string {
 func (*CreateAgencyResponse) ProtoMessage() {}
 
 func (x *CreateAgencyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[5]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -411,7 +327,7 @@ func (x *CreateAgencyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAgencyResponse.ProtoReflect.Descriptor instead.
 func (*CreateAgencyResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{5}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CreateAgencyResponse) GetAgency() *Agency {
@@ -433,7 +349,7 @@ type ListAgenciesRequest struct {
 
 func (x *ListAgenciesRequest) Reset() {
 	*x = ListAgenciesRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[6]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -445,7 +361,7 @@ func (x *ListAgenciesRequest) String() string {
 func (*ListAgenciesRequest) ProtoMessage() {}
 
 func (x *ListAgenciesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[6]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -458,7 +374,7 @@ func (x *ListAgenciesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgenciesRequest.ProtoReflect.Descriptor instead.
 func (*ListAgenciesRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{6}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListAgenciesRequest) GetLimit() int32 {
@@ -484,7 +400,7 @@ type ListAgenciesResponse struct {
 
 func (x *ListAgenciesResponse) Reset() {
 	*x = ListAgenciesResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[7]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -496,7 +412,7 @@ func (x *ListAgenciesResponse) String() string {
 func (*ListAgenciesResponse) ProtoMessage() {}
 
 func (x *ListAgenciesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[7]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -509,7 +425,7 @@ func (x *ListAgenciesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgenciesResponse.ProtoReflect.Descriptor instead.
 func (*ListAgenciesResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{7}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListAgenciesResponse) GetAgencies() []*Agency {
@@ -525,14 +441,24 @@ type CreateMemberRequest struct {
 	// 1 to 200 characters.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// A valid address, unique within the agency (compared case-insensitively).
-	Email         string `protobuf:"bytes,3,opt,name=email,proto3" json:"email,omitempty"`
+	Email string `protobuf:"bytes,3,opt,name=email,proto3" json:"email,omitempty"`
+	// One of: owner, manager, editor, viewer, client. Omit for a member who
+	// does not sign in (a deals' owner), as before people existed; an
+	// operator invites an agency's first owner this way.
+	Role string `protobuf:"bytes,4,opt,name=role,proto3" json:"role,omitempty"`
+	// For the editor role only: sites of the agency they may edit (omit for
+	// all). At most 100.
+	SiteIds []string `protobuf:"bytes,5,rep,name=site_ids,json=siteIds,proto3" json:"site_ids,omitempty"`
+	// Required for the client role, refused for the others: one of the
+	// agency's clients.
+	ClientId      string `protobuf:"bytes,6,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateMemberRequest) Reset() {
 	*x = CreateMemberRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[8]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -544,7 +470,7 @@ func (x *CreateMemberRequest) String() string {
 func (*CreateMemberRequest) ProtoMessage() {}
 
 func (x *CreateMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[8]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -557,7 +483,7 @@ func (x *CreateMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMemberRequest.ProtoReflect.Descriptor instead.
 func (*CreateMemberRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{8}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CreateMemberRequest) GetAgencyId() string {
@@ -581,16 +507,39 @@ func (x *CreateMemberRequest) GetEmail() string {
 	return ""
 }
 
+func (x *CreateMemberRequest) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *CreateMemberRequest) GetSiteIds() []string {
+	if x != nil {
+		return x.SiteIds
+	}
+	return nil
+}
+
+func (x *CreateMemberRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
 type CreateMemberResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Member        *Member                `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Member *Member                `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
+	// Present when the member was given a role: the token is shown once.
+	Invitation    *Invitation `protobuf:"bytes,2,opt,name=invitation,proto3" json:"invitation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateMemberResponse) Reset() {
 	*x = CreateMemberResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[9]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -602,7 +551,7 @@ func (x *CreateMemberResponse) String() string {
 func (*CreateMemberResponse) ProtoMessage() {}
 
 func (x *CreateMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[9]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -615,12 +564,19 @@ func (x *CreateMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateMemberResponse.ProtoReflect.Descriptor instead.
 func (*CreateMemberResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{9}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateMemberResponse) GetMember() *Member {
 	if x != nil {
 		return x.Member
+	}
+	return nil
+}
+
+func (x *CreateMemberResponse) GetInvitation() *Invitation {
+	if x != nil {
+		return x.Invitation
 	}
 	return nil
 }
@@ -639,7 +595,7 @@ type CreateClientRequest struct {
 
 func (x *CreateClientRequest) Reset() {
 	*x = CreateClientRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[10]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -651,7 +607,7 @@ func (x *CreateClientRequest) String() string {
 func (*CreateClientRequest) ProtoMessage() {}
 
 func (x *CreateClientRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[10]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -664,7 +620,7 @@ func (x *CreateClientRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateClientRequest.ProtoReflect.Descriptor instead.
 func (*CreateClientRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{10}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateClientRequest) GetName() string {
@@ -697,7 +653,7 @@ type CreateClientResponse struct {
 
 func (x *CreateClientResponse) Reset() {
 	*x = CreateClientResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[11]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -709,7 +665,7 @@ func (x *CreateClientResponse) String() string {
 func (*CreateClientResponse) ProtoMessage() {}
 
 func (x *CreateClientResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[11]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -722,7 +678,7 @@ func (x *CreateClientResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateClientResponse.ProtoReflect.Descriptor instead.
 func (*CreateClientResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{11}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CreateClientResponse) GetClient() *Client {
@@ -746,7 +702,7 @@ type ListClientsRequest struct {
 
 func (x *ListClientsRequest) Reset() {
 	*x = ListClientsRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[12]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -758,7 +714,7 @@ func (x *ListClientsRequest) String() string {
 func (*ListClientsRequest) ProtoMessage() {}
 
 func (x *ListClientsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[12]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -771,7 +727,7 @@ func (x *ListClientsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListClientsRequest.ProtoReflect.Descriptor instead.
 func (*ListClientsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{12}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListClientsRequest) GetAgencyId() string {
@@ -804,7 +760,7 @@ type ListClientsResponse struct {
 
 func (x *ListClientsResponse) Reset() {
 	*x = ListClientsResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[13]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -816,7 +772,7 @@ func (x *ListClientsResponse) String() string {
 func (*ListClientsResponse) ProtoMessage() {}
 
 func (x *ListClientsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[13]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -829,7 +785,7 @@ func (x *ListClientsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListClientsResponse.ProtoReflect.Descriptor instead.
 func (*ListClientsResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{13}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListClientsResponse) GetClients() []*Client {
@@ -849,7 +805,7 @@ type LinkClientRequest struct {
 
 func (x *LinkClientRequest) Reset() {
 	*x = LinkClientRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[14]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -861,7 +817,7 @@ func (x *LinkClientRequest) String() string {
 func (*LinkClientRequest) ProtoMessage() {}
 
 func (x *LinkClientRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[14]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -874,7 +830,7 @@ func (x *LinkClientRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkClientRequest.ProtoReflect.Descriptor instead.
 func (*LinkClientRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{14}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *LinkClientRequest) GetAgencyId() string {
@@ -900,7 +856,7 @@ type LinkClientResponse struct {
 
 func (x *LinkClientResponse) Reset() {
 	*x = LinkClientResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[15]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +868,7 @@ func (x *LinkClientResponse) String() string {
 func (*LinkClientResponse) ProtoMessage() {}
 
 func (x *LinkClientResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[15]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +881,7 @@ func (x *LinkClientResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkClientResponse.ProtoReflect.Descriptor instead.
 func (*LinkClientResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{15}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LinkClientResponse) GetLink() *ClientLink {
@@ -945,7 +901,7 @@ type UnlinkClientRequest struct {
 
 func (x *UnlinkClientRequest) Reset() {
 	*x = UnlinkClientRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[16]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -957,7 +913,7 @@ func (x *UnlinkClientRequest) String() string {
 func (*UnlinkClientRequest) ProtoMessage() {}
 
 func (x *UnlinkClientRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[16]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -970,7 +926,7 @@ func (x *UnlinkClientRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlinkClientRequest.ProtoReflect.Descriptor instead.
 func (*UnlinkClientRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{16}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *UnlinkClientRequest) GetAgencyId() string {
@@ -996,7 +952,7 @@ type UnlinkClientResponse struct {
 
 func (x *UnlinkClientResponse) Reset() {
 	*x = UnlinkClientResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[17]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1008,7 +964,7 @@ func (x *UnlinkClientResponse) String() string {
 func (*UnlinkClientResponse) ProtoMessage() {}
 
 func (x *UnlinkClientResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[17]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1021,7 +977,7 @@ func (x *UnlinkClientResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlinkClientResponse.ProtoReflect.Descriptor instead.
 func (*UnlinkClientResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{17}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UnlinkClientResponse) GetOk() bool {
@@ -1055,7 +1011,7 @@ type CreateKeyRequest struct {
 
 func (x *CreateKeyRequest) Reset() {
 	*x = CreateKeyRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[18]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1067,7 +1023,7 @@ func (x *CreateKeyRequest) String() string {
 func (*CreateKeyRequest) ProtoMessage() {}
 
 func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[18]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1080,7 +1036,7 @@ func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyRequest.ProtoReflect.Descriptor instead.
 func (*CreateKeyRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{18}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateKeyRequest) GetName() string {
@@ -1134,7 +1090,7 @@ type CreateKeyResponse struct {
 
 func (x *CreateKeyResponse) Reset() {
 	*x = CreateKeyResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[19]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1146,7 +1102,7 @@ func (x *CreateKeyResponse) String() string {
 func (*CreateKeyResponse) ProtoMessage() {}
 
 func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[19]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1159,7 +1115,7 @@ func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyResponse.ProtoReflect.Descriptor instead.
 func (*CreateKeyResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{19}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateKeyResponse) GetKey() *APIKey {
@@ -1185,7 +1141,7 @@ type ListKeysRequest struct {
 
 func (x *ListKeysRequest) Reset() {
 	*x = ListKeysRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[20]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1197,7 +1153,7 @@ func (x *ListKeysRequest) String() string {
 func (*ListKeysRequest) ProtoMessage() {}
 
 func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[20]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1210,7 +1166,7 @@ func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysRequest.ProtoReflect.Descriptor instead.
 func (*ListKeysRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{20}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListKeysRequest) GetAgencyId() string {
@@ -1250,7 +1206,7 @@ type ListKeysResponse struct {
 
 func (x *ListKeysResponse) Reset() {
 	*x = ListKeysResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[21]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1262,7 +1218,7 @@ func (x *ListKeysResponse) String() string {
 func (*ListKeysResponse) ProtoMessage() {}
 
 func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[21]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1275,7 +1231,7 @@ func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysResponse.ProtoReflect.Descriptor instead.
 func (*ListKeysResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{21}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListKeysResponse) GetKeys() []*APIKey {
@@ -1294,7 +1250,7 @@ type RevokeKeyRequest struct {
 
 func (x *RevokeKeyRequest) Reset() {
 	*x = RevokeKeyRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[22]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1306,7 +1262,7 @@ func (x *RevokeKeyRequest) String() string {
 func (*RevokeKeyRequest) ProtoMessage() {}
 
 func (x *RevokeKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[22]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1319,7 +1275,7 @@ func (x *RevokeKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeKeyRequest.ProtoReflect.Descriptor instead.
 func (*RevokeKeyRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{22}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RevokeKeyRequest) GetKeyId() string {
@@ -1338,7 +1294,7 @@ type RevokeKeyResponse struct {
 
 func (x *RevokeKeyResponse) Reset() {
 	*x = RevokeKeyResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[23]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1350,7 +1306,7 @@ func (x *RevokeKeyResponse) String() string {
 func (*RevokeKeyResponse) ProtoMessage() {}
 
 func (x *RevokeKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[23]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1363,7 +1319,7 @@ func (x *RevokeKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeKeyResponse.ProtoReflect.Descriptor instead.
 func (*RevokeKeyResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{23}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RevokeKeyResponse) GetKey() *APIKey {
@@ -1397,7 +1353,7 @@ type CreateProspectRequest struct {
 
 func (x *CreateProspectRequest) Reset() {
 	*x = CreateProspectRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[24]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1409,7 +1365,7 @@ func (x *CreateProspectRequest) String() string {
 func (*CreateProspectRequest) ProtoMessage() {}
 
 func (x *CreateProspectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[24]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1422,7 +1378,7 @@ func (x *CreateProspectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateProspectRequest.ProtoReflect.Descriptor instead.
 func (*CreateProspectRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{24}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CreateProspectRequest) GetAgencyId() string {
@@ -1490,7 +1446,7 @@ type CreateProspectResponse struct {
 
 func (x *CreateProspectResponse) Reset() {
 	*x = CreateProspectResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[25]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1502,7 +1458,7 @@ func (x *CreateProspectResponse) String() string {
 func (*CreateProspectResponse) ProtoMessage() {}
 
 func (x *CreateProspectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[25]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1515,7 +1471,7 @@ func (x *CreateProspectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateProspectResponse.ProtoReflect.Descriptor instead.
 func (*CreateProspectResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{25}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CreateProspectResponse) GetProspect() *Prospect {
@@ -1542,7 +1498,7 @@ type UpdateProspectRequest struct {
 
 func (x *UpdateProspectRequest) Reset() {
 	*x = UpdateProspectRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[26]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1554,7 +1510,7 @@ func (x *UpdateProspectRequest) String() string {
 func (*UpdateProspectRequest) ProtoMessage() {}
 
 func (x *UpdateProspectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[26]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1567,7 +1523,7 @@ func (x *UpdateProspectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateProspectRequest.ProtoReflect.Descriptor instead.
 func (*UpdateProspectRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{26}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *UpdateProspectRequest) GetAgencyId() string {
@@ -1642,7 +1598,7 @@ type UpdateProspectResponse struct {
 
 func (x *UpdateProspectResponse) Reset() {
 	*x = UpdateProspectResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[27]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1654,7 +1610,7 @@ func (x *UpdateProspectResponse) String() string {
 func (*UpdateProspectResponse) ProtoMessage() {}
 
 func (x *UpdateProspectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[27]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1667,7 +1623,7 @@ func (x *UpdateProspectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateProspectResponse.ProtoReflect.Descriptor instead.
 func (*UpdateProspectResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{27}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UpdateProspectResponse) GetProspect() *Prospect {
@@ -1700,7 +1656,7 @@ type CreateDealRequest struct {
 
 func (x *CreateDealRequest) Reset() {
 	*x = CreateDealRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[28]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1712,7 +1668,7 @@ func (x *CreateDealRequest) String() string {
 func (*CreateDealRequest) ProtoMessage() {}
 
 func (x *CreateDealRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[28]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1725,7 +1681,7 @@ func (x *CreateDealRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDealRequest.ProtoReflect.Descriptor instead.
 func (*CreateDealRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{28}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CreateDealRequest) GetAgencyId() string {
@@ -1793,7 +1749,7 @@ type CreateDealResponse struct {
 
 func (x *CreateDealResponse) Reset() {
 	*x = CreateDealResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[29]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1805,7 +1761,7 @@ func (x *CreateDealResponse) String() string {
 func (*CreateDealResponse) ProtoMessage() {}
 
 func (x *CreateDealResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[29]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1818,7 +1774,7 @@ func (x *CreateDealResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDealResponse.ProtoReflect.Descriptor instead.
 func (*CreateDealResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{29}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CreateDealResponse) GetDeal() *Deal {
@@ -1844,7 +1800,7 @@ type UpdateDealRequest struct {
 
 func (x *UpdateDealRequest) Reset() {
 	*x = UpdateDealRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[30]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1856,7 +1812,7 @@ func (x *UpdateDealRequest) String() string {
 func (*UpdateDealRequest) ProtoMessage() {}
 
 func (x *UpdateDealRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[30]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1869,7 +1825,7 @@ func (x *UpdateDealRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateDealRequest.ProtoReflect.Descriptor instead.
 func (*UpdateDealRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{30}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UpdateDealRequest) GetAgencyId() string {
@@ -1937,7 +1893,7 @@ type UpdateDealResponse struct {
 
 func (x *UpdateDealResponse) Reset() {
 	*x = UpdateDealResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[31]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1949,7 +1905,7 @@ func (x *UpdateDealResponse) String() string {
 func (*UpdateDealResponse) ProtoMessage() {}
 
 func (x *UpdateDealResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[31]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1962,7 +1918,7 @@ func (x *UpdateDealResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateDealResponse.ProtoReflect.Descriptor instead.
 func (*UpdateDealResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{31}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *UpdateDealResponse) GetDeal() *Deal {
@@ -1984,7 +1940,7 @@ type UpdateClientRequest struct {
 
 func (x *UpdateClientRequest) Reset() {
 	*x = UpdateClientRequest{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[32]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1996,7 +1952,7 @@ func (x *UpdateClientRequest) String() string {
 func (*UpdateClientRequest) ProtoMessage() {}
 
 func (x *UpdateClientRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[32]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2009,7 +1965,7 @@ func (x *UpdateClientRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateClientRequest.ProtoReflect.Descriptor instead.
 func (*UpdateClientRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{32}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *UpdateClientRequest) GetClientId() string {
@@ -2042,7 +1998,7 @@ type UpdateClientResponse struct {
 
 func (x *UpdateClientResponse) Reset() {
 	*x = UpdateClientResponse{}
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[33]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2054,7 +2010,7 @@ func (x *UpdateClientResponse) String() string {
 func (*UpdateClientResponse) ProtoMessage() {}
 
 func (x *UpdateClientResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[33]
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2067,7 +2023,7 @@ func (x *UpdateClientResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateClientResponse.ProtoReflect.Descriptor instead.
 func (*UpdateClientResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{33}
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *UpdateClientResponse) GetClient() *Client {
@@ -2077,27 +2033,125 @@ func (x *UpdateClientResponse) GetClient() *Client {
 	return nil
 }
 
+type CreatePasswordResetRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A user's sign-in email.
+	Email         string `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreatePasswordResetRequest) Reset() {
+	*x = CreatePasswordResetRequest{}
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreatePasswordResetRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreatePasswordResetRequest) ProtoMessage() {}
+
+func (x *CreatePasswordResetRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreatePasswordResetRequest.ProtoReflect.Descriptor instead.
+func (*CreatePasswordResetRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *CreatePasswordResetRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+type CreatePasswordResetResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The reset's secret, shown once.
+	Token string `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	// Where the user sets their new password (the Studio's page).
+	Url           string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreatePasswordResetResponse) Reset() {
+	*x = CreatePasswordResetResponse{}
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreatePasswordResetResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreatePasswordResetResponse) ProtoMessage() {}
+
+func (x *CreatePasswordResetResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_crm_admin_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreatePasswordResetResponse.ProtoReflect.Descriptor instead.
+func (*CreatePasswordResetResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_crm_admin_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *CreatePasswordResetResponse) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *CreatePasswordResetResponse) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *CreatePasswordResetResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
 var File_atrium_crm_v1_crm_admin_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1datrium/crm/v1/crm_admin.proto\x12\ratrium.crm.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1batrium/crm/v1/api_key.proto\x1a\x17atrium/crm/v1/crm.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xa2\x01\n" +
+	"\x1datrium/crm/v1/crm_admin.proto\x12\ratrium.crm.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1batrium/crm/v1/api_key.proto\x1a\x17atrium/crm/v1/crm.proto\x1a\x1aatrium/crm/v1/people.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xa2\x01\n" +
 	"\x06Agency\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
 	"\n" +
 	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xd5\x01\n" +
-	"\x06Member\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
-	"\tagency_id\x18\x02 \x01(\tR\bagencyId\x12\x12\n" +
-	"\x04name\x18\x03 \x01(\tR\x04name\x12\x14\n" +
-	"\x05email\x18\x04 \x01(\tR\x05email\x129\n" +
-	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
-	"\n" +
-	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xf3\x01\n" +
+	"updated_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xf3\x01\n" +
 	"\x06Client\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -2126,14 +2180,20 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\x06_limitB\t\n" +
 	"\a_offset\"I\n" +
 	"\x14ListAgenciesResponse\x121\n" +
-	"\bagencies\x18\x01 \x03(\v2\x15.atrium.crm.v1.AgencyR\bagencies\"r\n" +
+	"\bagencies\x18\x01 \x03(\v2\x15.atrium.crm.v1.AgencyR\bagencies\"\xc4\x01\n" +
 	"\x13CreateMemberRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
-	"\x05email\x18\x03 \x01(\tR\x05email:\x14\x92A\x11\n" +
-	"\x0f\xd2\x01\x04name\xd2\x01\x05email\"E\n" +
+	"\x05email\x18\x03 \x01(\tR\x05email\x12\x12\n" +
+	"\x04role\x18\x04 \x01(\tR\x04role\x12\x1f\n" +
+	"\bsite_ids\x18\x05 \x03(\tB\x04\xe8\xf9\x18dR\asiteIds\x12\x1b\n" +
+	"\tclient_id\x18\x06 \x01(\tR\bclientId:\x14\x92A\x11\n" +
+	"\x0f\xd2\x01\x04name\xd2\x01\x05email\"\x80\x01\n" +
 	"\x14CreateMemberResponse\x12-\n" +
-	"\x06member\x18\x01 \x01(\v2\x15.atrium.crm.v1.MemberR\x06member\"p\n" +
+	"\x06member\x18\x01 \x01(\v2\x15.atrium.crm.v1.MemberR\x06member\x129\n" +
+	"\n" +
+	"invitation\x18\x02 \x01(\v2\x19.atrium.crm.v1.InvitationR\n" +
+	"invitation\"p\n" +
 	"\x13CreateClientRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06domain\x18\x02 \x01(\tR\x06domain\x12\x16\n" +
@@ -2258,11 +2318,21 @@ const file_atrium_crm_v1_crm_admin_proto_rawDesc = "" +
 	"\a_statusB\x0e\n" +
 	"\f_auto_deploy\"E\n" +
 	"\x14UpdateClientResponse\x12-\n" +
-	"\x06client\x18\x01 \x01(\v2\x15.atrium.crm.v1.ClientR\x06client2\x8d\x10\n" +
+	"\x06client\x18\x01 \x01(\v2\x15.atrium.crm.v1.ClientR\x06client\"A\n" +
+	"\x1aCreatePasswordResetRequest\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email:\r\x92A\n" +
+	"\n" +
+	"\b\xd2\x01\x05email\"\x80\x01\n" +
+	"\x1bCreatePasswordResetResponse\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt2\xa8\x11\n" +
 	"\x0fCRMAdminService\x12|\n" +
 	"\fCreateAgency\x12\".atrium.crm.v1.CreateAgencyRequest\x1a#.atrium.crm.v1.CreateAgencyResponse\"#\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/admin/v1/agencies\x12|\n" +
 	"\fListAgencies\x12\".atrium.crm.v1.ListAgenciesRequest\x1a#.atrium.crm.v1.ListAgenciesResponse\"#\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x14\x12\x12/admin/v1/agencies\x90\x02\x01\x12\x90\x01\n" +
-	"\fCreateMember\x12\".atrium.crm.v1.CreateMemberRequest\x1a#.atrium.crm.v1.CreateMemberResponse\"7\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02+:\x01*\"&/admin/v1/agencies/{agency_id}/members\x12{\n" +
+	"\fCreateMember\x12\".atrium.crm.v1.CreateMemberRequest\x1a#.atrium.crm.v1.CreateMemberResponse\"7\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02+:\x01*\"&/admin/v1/agencies/{agency_id}/members\x12\x98\x01\n" +
+	"\x13CreatePasswordReset\x12).atrium.crm.v1.CreatePasswordResetRequest\x1a*.atrium.crm.v1.CreatePasswordResetResponse\"*\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/admin/v1/password-resets\x12{\n" +
 	"\fCreateClient\x12\".atrium.crm.v1.CreateClientRequest\x1a#.atrium.crm.v1.CreateClientResponse\"\"\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/admin/v1/clients\x12x\n" +
 	"\vListClients\x12!.atrium.crm.v1.ListClientsRequest\x1a\".atrium.crm.v1.ListClientsResponse\"\"\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x13\x12\x11/admin/v1/clients\x90\x02\x01\x12\x87\x01\n" +
 	"\fUpdateClient\x12\".atrium.crm.v1.UpdateClientRequest\x1a#.atrium.crm.v1.UpdateClientResponse\".\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\":\x01*2\x1d/admin/v1/clients/{client_id}\x12\x93\x01\n" +
@@ -2291,103 +2361,108 @@ func file_atrium_crm_v1_crm_admin_proto_rawDescGZIP() []byte {
 	return file_atrium_crm_v1_crm_admin_proto_rawDescData
 }
 
-var file_atrium_crm_v1_crm_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_atrium_crm_v1_crm_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_atrium_crm_v1_crm_admin_proto_goTypes = []any{
-	(*Agency)(nil),                 // 0: atrium.crm.v1.Agency
-	(*Member)(nil),                 // 1: atrium.crm.v1.Member
-	(*Client)(nil),                 // 2: atrium.crm.v1.Client
-	(*ClientLink)(nil),             // 3: atrium.crm.v1.ClientLink
-	(*CreateAgencyRequest)(nil),    // 4: atrium.crm.v1.CreateAgencyRequest
-	(*CreateAgencyResponse)(nil),   // 5: atrium.crm.v1.CreateAgencyResponse
-	(*ListAgenciesRequest)(nil),    // 6: atrium.crm.v1.ListAgenciesRequest
-	(*ListAgenciesResponse)(nil),   // 7: atrium.crm.v1.ListAgenciesResponse
-	(*CreateMemberRequest)(nil),    // 8: atrium.crm.v1.CreateMemberRequest
-	(*CreateMemberResponse)(nil),   // 9: atrium.crm.v1.CreateMemberResponse
-	(*CreateClientRequest)(nil),    // 10: atrium.crm.v1.CreateClientRequest
-	(*CreateClientResponse)(nil),   // 11: atrium.crm.v1.CreateClientResponse
-	(*ListClientsRequest)(nil),     // 12: atrium.crm.v1.ListClientsRequest
-	(*ListClientsResponse)(nil),    // 13: atrium.crm.v1.ListClientsResponse
-	(*LinkClientRequest)(nil),      // 14: atrium.crm.v1.LinkClientRequest
-	(*LinkClientResponse)(nil),     // 15: atrium.crm.v1.LinkClientResponse
-	(*UnlinkClientRequest)(nil),    // 16: atrium.crm.v1.UnlinkClientRequest
-	(*UnlinkClientResponse)(nil),   // 17: atrium.crm.v1.UnlinkClientResponse
-	(*CreateKeyRequest)(nil),       // 18: atrium.crm.v1.CreateKeyRequest
-	(*CreateKeyResponse)(nil),      // 19: atrium.crm.v1.CreateKeyResponse
-	(*ListKeysRequest)(nil),        // 20: atrium.crm.v1.ListKeysRequest
-	(*ListKeysResponse)(nil),       // 21: atrium.crm.v1.ListKeysResponse
-	(*RevokeKeyRequest)(nil),       // 22: atrium.crm.v1.RevokeKeyRequest
-	(*RevokeKeyResponse)(nil),      // 23: atrium.crm.v1.RevokeKeyResponse
-	(*CreateProspectRequest)(nil),  // 24: atrium.crm.v1.CreateProspectRequest
-	(*CreateProspectResponse)(nil), // 25: atrium.crm.v1.CreateProspectResponse
-	(*UpdateProspectRequest)(nil),  // 26: atrium.crm.v1.UpdateProspectRequest
-	(*UpdateProspectResponse)(nil), // 27: atrium.crm.v1.UpdateProspectResponse
-	(*CreateDealRequest)(nil),      // 28: atrium.crm.v1.CreateDealRequest
-	(*CreateDealResponse)(nil),     // 29: atrium.crm.v1.CreateDealResponse
-	(*UpdateDealRequest)(nil),      // 30: atrium.crm.v1.UpdateDealRequest
-	(*UpdateDealResponse)(nil),     // 31: atrium.crm.v1.UpdateDealResponse
-	(*UpdateClientRequest)(nil),    // 32: atrium.crm.v1.UpdateClientRequest
-	(*UpdateClientResponse)(nil),   // 33: atrium.crm.v1.UpdateClientResponse
-	(*timestamppb.Timestamp)(nil),  // 34: google.protobuf.Timestamp
-	(*APIKey)(nil),                 // 35: atrium.crm.v1.APIKey
-	(*Prospect)(nil),               // 36: atrium.crm.v1.Prospect
-	(*Deal)(nil),                   // 37: atrium.crm.v1.Deal
+	(*Agency)(nil),                      // 0: atrium.crm.v1.Agency
+	(*Client)(nil),                      // 1: atrium.crm.v1.Client
+	(*ClientLink)(nil),                  // 2: atrium.crm.v1.ClientLink
+	(*CreateAgencyRequest)(nil),         // 3: atrium.crm.v1.CreateAgencyRequest
+	(*CreateAgencyResponse)(nil),        // 4: atrium.crm.v1.CreateAgencyResponse
+	(*ListAgenciesRequest)(nil),         // 5: atrium.crm.v1.ListAgenciesRequest
+	(*ListAgenciesResponse)(nil),        // 6: atrium.crm.v1.ListAgenciesResponse
+	(*CreateMemberRequest)(nil),         // 7: atrium.crm.v1.CreateMemberRequest
+	(*CreateMemberResponse)(nil),        // 8: atrium.crm.v1.CreateMemberResponse
+	(*CreateClientRequest)(nil),         // 9: atrium.crm.v1.CreateClientRequest
+	(*CreateClientResponse)(nil),        // 10: atrium.crm.v1.CreateClientResponse
+	(*ListClientsRequest)(nil),          // 11: atrium.crm.v1.ListClientsRequest
+	(*ListClientsResponse)(nil),         // 12: atrium.crm.v1.ListClientsResponse
+	(*LinkClientRequest)(nil),           // 13: atrium.crm.v1.LinkClientRequest
+	(*LinkClientResponse)(nil),          // 14: atrium.crm.v1.LinkClientResponse
+	(*UnlinkClientRequest)(nil),         // 15: atrium.crm.v1.UnlinkClientRequest
+	(*UnlinkClientResponse)(nil),        // 16: atrium.crm.v1.UnlinkClientResponse
+	(*CreateKeyRequest)(nil),            // 17: atrium.crm.v1.CreateKeyRequest
+	(*CreateKeyResponse)(nil),           // 18: atrium.crm.v1.CreateKeyResponse
+	(*ListKeysRequest)(nil),             // 19: atrium.crm.v1.ListKeysRequest
+	(*ListKeysResponse)(nil),            // 20: atrium.crm.v1.ListKeysResponse
+	(*RevokeKeyRequest)(nil),            // 21: atrium.crm.v1.RevokeKeyRequest
+	(*RevokeKeyResponse)(nil),           // 22: atrium.crm.v1.RevokeKeyResponse
+	(*CreateProspectRequest)(nil),       // 23: atrium.crm.v1.CreateProspectRequest
+	(*CreateProspectResponse)(nil),      // 24: atrium.crm.v1.CreateProspectResponse
+	(*UpdateProspectRequest)(nil),       // 25: atrium.crm.v1.UpdateProspectRequest
+	(*UpdateProspectResponse)(nil),      // 26: atrium.crm.v1.UpdateProspectResponse
+	(*CreateDealRequest)(nil),           // 27: atrium.crm.v1.CreateDealRequest
+	(*CreateDealResponse)(nil),          // 28: atrium.crm.v1.CreateDealResponse
+	(*UpdateDealRequest)(nil),           // 29: atrium.crm.v1.UpdateDealRequest
+	(*UpdateDealResponse)(nil),          // 30: atrium.crm.v1.UpdateDealResponse
+	(*UpdateClientRequest)(nil),         // 31: atrium.crm.v1.UpdateClientRequest
+	(*UpdateClientResponse)(nil),        // 32: atrium.crm.v1.UpdateClientResponse
+	(*CreatePasswordResetRequest)(nil),  // 33: atrium.crm.v1.CreatePasswordResetRequest
+	(*CreatePasswordResetResponse)(nil), // 34: atrium.crm.v1.CreatePasswordResetResponse
+	(*timestamppb.Timestamp)(nil),       // 35: google.protobuf.Timestamp
+	(*Member)(nil),                      // 36: atrium.crm.v1.Member
+	(*Invitation)(nil),                  // 37: atrium.crm.v1.Invitation
+	(*APIKey)(nil),                      // 38: atrium.crm.v1.APIKey
+	(*Prospect)(nil),                    // 39: atrium.crm.v1.Prospect
+	(*Deal)(nil),                        // 40: atrium.crm.v1.Deal
 }
 var file_atrium_crm_v1_crm_admin_proto_depIdxs = []int32{
-	34, // 0: atrium.crm.v1.Agency.created_at:type_name -> google.protobuf.Timestamp
-	34, // 1: atrium.crm.v1.Agency.updated_at:type_name -> google.protobuf.Timestamp
-	34, // 2: atrium.crm.v1.Member.created_at:type_name -> google.protobuf.Timestamp
-	34, // 3: atrium.crm.v1.Member.updated_at:type_name -> google.protobuf.Timestamp
-	34, // 4: atrium.crm.v1.Client.created_at:type_name -> google.protobuf.Timestamp
-	34, // 5: atrium.crm.v1.Client.updated_at:type_name -> google.protobuf.Timestamp
-	34, // 6: atrium.crm.v1.ClientLink.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 7: atrium.crm.v1.CreateAgencyResponse.agency:type_name -> atrium.crm.v1.Agency
-	0,  // 8: atrium.crm.v1.ListAgenciesResponse.agencies:type_name -> atrium.crm.v1.Agency
-	1,  // 9: atrium.crm.v1.CreateMemberResponse.member:type_name -> atrium.crm.v1.Member
-	2,  // 10: atrium.crm.v1.CreateClientResponse.client:type_name -> atrium.crm.v1.Client
-	2,  // 11: atrium.crm.v1.ListClientsResponse.clients:type_name -> atrium.crm.v1.Client
-	3,  // 12: atrium.crm.v1.LinkClientResponse.link:type_name -> atrium.crm.v1.ClientLink
-	34, // 13: atrium.crm.v1.CreateKeyRequest.expires_at:type_name -> google.protobuf.Timestamp
-	35, // 14: atrium.crm.v1.CreateKeyResponse.key:type_name -> atrium.crm.v1.APIKey
-	35, // 15: atrium.crm.v1.ListKeysResponse.keys:type_name -> atrium.crm.v1.APIKey
-	35, // 16: atrium.crm.v1.RevokeKeyResponse.key:type_name -> atrium.crm.v1.APIKey
-	36, // 17: atrium.crm.v1.CreateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
-	36, // 18: atrium.crm.v1.UpdateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
-	34, // 19: atrium.crm.v1.CreateDealRequest.closed_at:type_name -> google.protobuf.Timestamp
-	37, // 20: atrium.crm.v1.CreateDealResponse.deal:type_name -> atrium.crm.v1.Deal
-	37, // 21: atrium.crm.v1.UpdateDealResponse.deal:type_name -> atrium.crm.v1.Deal
-	2,  // 22: atrium.crm.v1.UpdateClientResponse.client:type_name -> atrium.crm.v1.Client
-	4,  // 23: atrium.crm.v1.CRMAdminService.CreateAgency:input_type -> atrium.crm.v1.CreateAgencyRequest
-	6,  // 24: atrium.crm.v1.CRMAdminService.ListAgencies:input_type -> atrium.crm.v1.ListAgenciesRequest
-	8,  // 25: atrium.crm.v1.CRMAdminService.CreateMember:input_type -> atrium.crm.v1.CreateMemberRequest
-	10, // 26: atrium.crm.v1.CRMAdminService.CreateClient:input_type -> atrium.crm.v1.CreateClientRequest
-	12, // 27: atrium.crm.v1.CRMAdminService.ListClients:input_type -> atrium.crm.v1.ListClientsRequest
-	32, // 28: atrium.crm.v1.CRMAdminService.UpdateClient:input_type -> atrium.crm.v1.UpdateClientRequest
-	14, // 29: atrium.crm.v1.CRMAdminService.LinkClient:input_type -> atrium.crm.v1.LinkClientRequest
-	16, // 30: atrium.crm.v1.CRMAdminService.UnlinkClient:input_type -> atrium.crm.v1.UnlinkClientRequest
-	18, // 31: atrium.crm.v1.CRMAdminService.CreateKey:input_type -> atrium.crm.v1.CreateKeyRequest
-	20, // 32: atrium.crm.v1.CRMAdminService.ListKeys:input_type -> atrium.crm.v1.ListKeysRequest
-	22, // 33: atrium.crm.v1.CRMAdminService.RevokeKey:input_type -> atrium.crm.v1.RevokeKeyRequest
-	24, // 34: atrium.crm.v1.CRMAdminService.CreateProspect:input_type -> atrium.crm.v1.CreateProspectRequest
-	26, // 35: atrium.crm.v1.CRMAdminService.UpdateProspect:input_type -> atrium.crm.v1.UpdateProspectRequest
-	28, // 36: atrium.crm.v1.CRMAdminService.CreateDeal:input_type -> atrium.crm.v1.CreateDealRequest
-	30, // 37: atrium.crm.v1.CRMAdminService.UpdateDeal:input_type -> atrium.crm.v1.UpdateDealRequest
-	5,  // 38: atrium.crm.v1.CRMAdminService.CreateAgency:output_type -> atrium.crm.v1.CreateAgencyResponse
-	7,  // 39: atrium.crm.v1.CRMAdminService.ListAgencies:output_type -> atrium.crm.v1.ListAgenciesResponse
-	9,  // 40: atrium.crm.v1.CRMAdminService.CreateMember:output_type -> atrium.crm.v1.CreateMemberResponse
-	11, // 41: atrium.crm.v1.CRMAdminService.CreateClient:output_type -> atrium.crm.v1.CreateClientResponse
-	13, // 42: atrium.crm.v1.CRMAdminService.ListClients:output_type -> atrium.crm.v1.ListClientsResponse
-	33, // 43: atrium.crm.v1.CRMAdminService.UpdateClient:output_type -> atrium.crm.v1.UpdateClientResponse
-	15, // 44: atrium.crm.v1.CRMAdminService.LinkClient:output_type -> atrium.crm.v1.LinkClientResponse
-	17, // 45: atrium.crm.v1.CRMAdminService.UnlinkClient:output_type -> atrium.crm.v1.UnlinkClientResponse
-	19, // 46: atrium.crm.v1.CRMAdminService.CreateKey:output_type -> atrium.crm.v1.CreateKeyResponse
-	21, // 47: atrium.crm.v1.CRMAdminService.ListKeys:output_type -> atrium.crm.v1.ListKeysResponse
-	23, // 48: atrium.crm.v1.CRMAdminService.RevokeKey:output_type -> atrium.crm.v1.RevokeKeyResponse
-	25, // 49: atrium.crm.v1.CRMAdminService.CreateProspect:output_type -> atrium.crm.v1.CreateProspectResponse
-	27, // 50: atrium.crm.v1.CRMAdminService.UpdateProspect:output_type -> atrium.crm.v1.UpdateProspectResponse
-	29, // 51: atrium.crm.v1.CRMAdminService.CreateDeal:output_type -> atrium.crm.v1.CreateDealResponse
-	31, // 52: atrium.crm.v1.CRMAdminService.UpdateDeal:output_type -> atrium.crm.v1.UpdateDealResponse
-	38, // [38:53] is the sub-list for method output_type
-	23, // [23:38] is the sub-list for method input_type
+	35, // 0: atrium.crm.v1.Agency.created_at:type_name -> google.protobuf.Timestamp
+	35, // 1: atrium.crm.v1.Agency.updated_at:type_name -> google.protobuf.Timestamp
+	35, // 2: atrium.crm.v1.Client.created_at:type_name -> google.protobuf.Timestamp
+	35, // 3: atrium.crm.v1.Client.updated_at:type_name -> google.protobuf.Timestamp
+	35, // 4: atrium.crm.v1.ClientLink.created_at:type_name -> google.protobuf.Timestamp
+	0,  // 5: atrium.crm.v1.CreateAgencyResponse.agency:type_name -> atrium.crm.v1.Agency
+	0,  // 6: atrium.crm.v1.ListAgenciesResponse.agencies:type_name -> atrium.crm.v1.Agency
+	36, // 7: atrium.crm.v1.CreateMemberResponse.member:type_name -> atrium.crm.v1.Member
+	37, // 8: atrium.crm.v1.CreateMemberResponse.invitation:type_name -> atrium.crm.v1.Invitation
+	1,  // 9: atrium.crm.v1.CreateClientResponse.client:type_name -> atrium.crm.v1.Client
+	1,  // 10: atrium.crm.v1.ListClientsResponse.clients:type_name -> atrium.crm.v1.Client
+	2,  // 11: atrium.crm.v1.LinkClientResponse.link:type_name -> atrium.crm.v1.ClientLink
+	35, // 12: atrium.crm.v1.CreateKeyRequest.expires_at:type_name -> google.protobuf.Timestamp
+	38, // 13: atrium.crm.v1.CreateKeyResponse.key:type_name -> atrium.crm.v1.APIKey
+	38, // 14: atrium.crm.v1.ListKeysResponse.keys:type_name -> atrium.crm.v1.APIKey
+	38, // 15: atrium.crm.v1.RevokeKeyResponse.key:type_name -> atrium.crm.v1.APIKey
+	39, // 16: atrium.crm.v1.CreateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
+	39, // 17: atrium.crm.v1.UpdateProspectResponse.prospect:type_name -> atrium.crm.v1.Prospect
+	35, // 18: atrium.crm.v1.CreateDealRequest.closed_at:type_name -> google.protobuf.Timestamp
+	40, // 19: atrium.crm.v1.CreateDealResponse.deal:type_name -> atrium.crm.v1.Deal
+	40, // 20: atrium.crm.v1.UpdateDealResponse.deal:type_name -> atrium.crm.v1.Deal
+	1,  // 21: atrium.crm.v1.UpdateClientResponse.client:type_name -> atrium.crm.v1.Client
+	35, // 22: atrium.crm.v1.CreatePasswordResetResponse.expires_at:type_name -> google.protobuf.Timestamp
+	3,  // 23: atrium.crm.v1.CRMAdminService.CreateAgency:input_type -> atrium.crm.v1.CreateAgencyRequest
+	5,  // 24: atrium.crm.v1.CRMAdminService.ListAgencies:input_type -> atrium.crm.v1.ListAgenciesRequest
+	7,  // 25: atrium.crm.v1.CRMAdminService.CreateMember:input_type -> atrium.crm.v1.CreateMemberRequest
+	33, // 26: atrium.crm.v1.CRMAdminService.CreatePasswordReset:input_type -> atrium.crm.v1.CreatePasswordResetRequest
+	9,  // 27: atrium.crm.v1.CRMAdminService.CreateClient:input_type -> atrium.crm.v1.CreateClientRequest
+	11, // 28: atrium.crm.v1.CRMAdminService.ListClients:input_type -> atrium.crm.v1.ListClientsRequest
+	31, // 29: atrium.crm.v1.CRMAdminService.UpdateClient:input_type -> atrium.crm.v1.UpdateClientRequest
+	13, // 30: atrium.crm.v1.CRMAdminService.LinkClient:input_type -> atrium.crm.v1.LinkClientRequest
+	15, // 31: atrium.crm.v1.CRMAdminService.UnlinkClient:input_type -> atrium.crm.v1.UnlinkClientRequest
+	17, // 32: atrium.crm.v1.CRMAdminService.CreateKey:input_type -> atrium.crm.v1.CreateKeyRequest
+	19, // 33: atrium.crm.v1.CRMAdminService.ListKeys:input_type -> atrium.crm.v1.ListKeysRequest
+	21, // 34: atrium.crm.v1.CRMAdminService.RevokeKey:input_type -> atrium.crm.v1.RevokeKeyRequest
+	23, // 35: atrium.crm.v1.CRMAdminService.CreateProspect:input_type -> atrium.crm.v1.CreateProspectRequest
+	25, // 36: atrium.crm.v1.CRMAdminService.UpdateProspect:input_type -> atrium.crm.v1.UpdateProspectRequest
+	27, // 37: atrium.crm.v1.CRMAdminService.CreateDeal:input_type -> atrium.crm.v1.CreateDealRequest
+	29, // 38: atrium.crm.v1.CRMAdminService.UpdateDeal:input_type -> atrium.crm.v1.UpdateDealRequest
+	4,  // 39: atrium.crm.v1.CRMAdminService.CreateAgency:output_type -> atrium.crm.v1.CreateAgencyResponse
+	6,  // 40: atrium.crm.v1.CRMAdminService.ListAgencies:output_type -> atrium.crm.v1.ListAgenciesResponse
+	8,  // 41: atrium.crm.v1.CRMAdminService.CreateMember:output_type -> atrium.crm.v1.CreateMemberResponse
+	34, // 42: atrium.crm.v1.CRMAdminService.CreatePasswordReset:output_type -> atrium.crm.v1.CreatePasswordResetResponse
+	10, // 43: atrium.crm.v1.CRMAdminService.CreateClient:output_type -> atrium.crm.v1.CreateClientResponse
+	12, // 44: atrium.crm.v1.CRMAdminService.ListClients:output_type -> atrium.crm.v1.ListClientsResponse
+	32, // 45: atrium.crm.v1.CRMAdminService.UpdateClient:output_type -> atrium.crm.v1.UpdateClientResponse
+	14, // 46: atrium.crm.v1.CRMAdminService.LinkClient:output_type -> atrium.crm.v1.LinkClientResponse
+	16, // 47: atrium.crm.v1.CRMAdminService.UnlinkClient:output_type -> atrium.crm.v1.UnlinkClientResponse
+	18, // 48: atrium.crm.v1.CRMAdminService.CreateKey:output_type -> atrium.crm.v1.CreateKeyResponse
+	20, // 49: atrium.crm.v1.CRMAdminService.ListKeys:output_type -> atrium.crm.v1.ListKeysResponse
+	22, // 50: atrium.crm.v1.CRMAdminService.RevokeKey:output_type -> atrium.crm.v1.RevokeKeyResponse
+	24, // 51: atrium.crm.v1.CRMAdminService.CreateProspect:output_type -> atrium.crm.v1.CreateProspectResponse
+	26, // 52: atrium.crm.v1.CRMAdminService.UpdateProspect:output_type -> atrium.crm.v1.UpdateProspectResponse
+	28, // 53: atrium.crm.v1.CRMAdminService.CreateDeal:output_type -> atrium.crm.v1.CreateDealResponse
+	30, // 54: atrium.crm.v1.CRMAdminService.UpdateDeal:output_type -> atrium.crm.v1.UpdateDealResponse
+	39, // [39:55] is the sub-list for method output_type
+	23, // [23:39] is the sub-list for method input_type
 	23, // [23:23] is the sub-list for extension type_name
 	23, // [23:23] is the sub-list for extension extendee
 	0,  // [0:23] is the sub-list for field type_name
@@ -2400,20 +2475,21 @@ func file_atrium_crm_v1_crm_admin_proto_init() {
 	}
 	file_atrium_crm_v1_api_key_proto_init()
 	file_atrium_crm_v1_crm_proto_init()
-	file_atrium_crm_v1_crm_admin_proto_msgTypes[6].OneofWrappers = []any{}
-	file_atrium_crm_v1_crm_admin_proto_msgTypes[12].OneofWrappers = []any{}
-	file_atrium_crm_v1_crm_admin_proto_msgTypes[20].OneofWrappers = []any{}
-	file_atrium_crm_v1_crm_admin_proto_msgTypes[24].OneofWrappers = []any{}
-	file_atrium_crm_v1_crm_admin_proto_msgTypes[26].OneofWrappers = []any{}
-	file_atrium_crm_v1_crm_admin_proto_msgTypes[30].OneofWrappers = []any{}
-	file_atrium_crm_v1_crm_admin_proto_msgTypes[32].OneofWrappers = []any{}
+	file_atrium_crm_v1_people_proto_init()
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[5].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[11].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[19].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[23].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[25].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[29].OneofWrappers = []any{}
+	file_atrium_crm_v1_crm_admin_proto_msgTypes[31].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_crm_v1_crm_admin_proto_rawDesc), len(file_atrium_crm_v1_crm_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   34,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -142,6 +142,33 @@ func local_request_CRMAdminService_CreateMember_0(ctx context.Context, marshaler
 	return msg, metadata, err
 }
 
+func request_CRMAdminService_CreatePasswordReset_0(ctx context.Context, marshaler runtime.Marshaler, client CRMAdminServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq CreatePasswordResetRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.CreatePasswordReset(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_CRMAdminService_CreatePasswordReset_0(ctx context.Context, marshaler runtime.Marshaler, server CRMAdminServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq CreatePasswordResetRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.CreatePasswordReset(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_CRMAdminService_CreateClient_0(ctx context.Context, marshaler runtime.Marshaler, client CRMAdminServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq CreateClientRequest
@@ -738,6 +765,26 @@ func RegisterCRMAdminServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 		}
 		forward_CRMAdminService_CreateMember_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_CRMAdminService_CreatePasswordReset_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/atrium.crm.v1.CRMAdminService/CreatePasswordReset", runtime.WithHTTPPathPattern("/admin/v1/password-resets"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_CRMAdminService_CreatePasswordReset_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CRMAdminService_CreatePasswordReset_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_CRMAdminService_CreateClient_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1069,6 +1116,23 @@ func RegisterCRMAdminServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 		}
 		forward_CRMAdminService_CreateMember_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_CRMAdminService_CreatePasswordReset_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/atrium.crm.v1.CRMAdminService/CreatePasswordReset", runtime.WithHTTPPathPattern("/admin/v1/password-resets"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_CRMAdminService_CreatePasswordReset_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CRMAdminService_CreatePasswordReset_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_CRMAdminService_CreateClient_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1277,37 +1341,39 @@ func RegisterCRMAdminServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 }
 
 var (
-	pattern_CRMAdminService_CreateAgency_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "agencies"}, ""))
-	pattern_CRMAdminService_ListAgencies_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "agencies"}, ""))
-	pattern_CRMAdminService_CreateMember_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"admin", "v1", "agencies", "agency_id", "members"}, ""))
-	pattern_CRMAdminService_CreateClient_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "clients"}, ""))
-	pattern_CRMAdminService_ListClients_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "clients"}, ""))
-	pattern_CRMAdminService_UpdateClient_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"admin", "v1", "clients", "client_id"}, ""))
-	pattern_CRMAdminService_LinkClient_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"admin", "v1", "agencies", "agency_id", "clients", "client_id"}, ""))
-	pattern_CRMAdminService_UnlinkClient_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"admin", "v1", "agencies", "agency_id", "clients", "client_id"}, ""))
-	pattern_CRMAdminService_CreateKey_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "keys"}, ""))
-	pattern_CRMAdminService_ListKeys_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "keys"}, ""))
-	pattern_CRMAdminService_RevokeKey_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"admin", "v1", "keys", "key_id"}, ""))
-	pattern_CRMAdminService_CreateProspect_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"admin", "v1", "agencies", "agency_id", "prospects"}, ""))
-	pattern_CRMAdminService_UpdateProspect_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"admin", "v1", "agencies", "agency_id", "prospects", "prospect_id"}, ""))
-	pattern_CRMAdminService_CreateDeal_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"admin", "v1", "agencies", "agency_id", "deals"}, ""))
-	pattern_CRMAdminService_UpdateDeal_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"admin", "v1", "agencies", "agency_id", "deals", "deal_id"}, ""))
+	pattern_CRMAdminService_CreateAgency_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "agencies"}, ""))
+	pattern_CRMAdminService_ListAgencies_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "agencies"}, ""))
+	pattern_CRMAdminService_CreateMember_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"admin", "v1", "agencies", "agency_id", "members"}, ""))
+	pattern_CRMAdminService_CreatePasswordReset_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "password-resets"}, ""))
+	pattern_CRMAdminService_CreateClient_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "clients"}, ""))
+	pattern_CRMAdminService_ListClients_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "clients"}, ""))
+	pattern_CRMAdminService_UpdateClient_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"admin", "v1", "clients", "client_id"}, ""))
+	pattern_CRMAdminService_LinkClient_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"admin", "v1", "agencies", "agency_id", "clients", "client_id"}, ""))
+	pattern_CRMAdminService_UnlinkClient_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"admin", "v1", "agencies", "agency_id", "clients", "client_id"}, ""))
+	pattern_CRMAdminService_CreateKey_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "keys"}, ""))
+	pattern_CRMAdminService_ListKeys_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"admin", "v1", "keys"}, ""))
+	pattern_CRMAdminService_RevokeKey_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"admin", "v1", "keys", "key_id"}, ""))
+	pattern_CRMAdminService_CreateProspect_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"admin", "v1", "agencies", "agency_id", "prospects"}, ""))
+	pattern_CRMAdminService_UpdateProspect_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"admin", "v1", "agencies", "agency_id", "prospects", "prospect_id"}, ""))
+	pattern_CRMAdminService_CreateDeal_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"admin", "v1", "agencies", "agency_id", "deals"}, ""))
+	pattern_CRMAdminService_UpdateDeal_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"admin", "v1", "agencies", "agency_id", "deals", "deal_id"}, ""))
 )
 
 var (
-	forward_CRMAdminService_CreateAgency_0   = runtime.ForwardResponseMessage
-	forward_CRMAdminService_ListAgencies_0   = runtime.ForwardResponseMessage
-	forward_CRMAdminService_CreateMember_0   = runtime.ForwardResponseMessage
-	forward_CRMAdminService_CreateClient_0   = runtime.ForwardResponseMessage
-	forward_CRMAdminService_ListClients_0    = runtime.ForwardResponseMessage
-	forward_CRMAdminService_UpdateClient_0   = runtime.ForwardResponseMessage
-	forward_CRMAdminService_LinkClient_0     = runtime.ForwardResponseMessage
-	forward_CRMAdminService_UnlinkClient_0   = runtime.ForwardResponseMessage
-	forward_CRMAdminService_CreateKey_0      = runtime.ForwardResponseMessage
-	forward_CRMAdminService_ListKeys_0       = runtime.ForwardResponseMessage
-	forward_CRMAdminService_RevokeKey_0      = runtime.ForwardResponseMessage
-	forward_CRMAdminService_CreateProspect_0 = runtime.ForwardResponseMessage
-	forward_CRMAdminService_UpdateProspect_0 = runtime.ForwardResponseMessage
-	forward_CRMAdminService_CreateDeal_0     = runtime.ForwardResponseMessage
-	forward_CRMAdminService_UpdateDeal_0     = runtime.ForwardResponseMessage
+	forward_CRMAdminService_CreateAgency_0        = runtime.ForwardResponseMessage
+	forward_CRMAdminService_ListAgencies_0        = runtime.ForwardResponseMessage
+	forward_CRMAdminService_CreateMember_0        = runtime.ForwardResponseMessage
+	forward_CRMAdminService_CreatePasswordReset_0 = runtime.ForwardResponseMessage
+	forward_CRMAdminService_CreateClient_0        = runtime.ForwardResponseMessage
+	forward_CRMAdminService_ListClients_0         = runtime.ForwardResponseMessage
+	forward_CRMAdminService_UpdateClient_0        = runtime.ForwardResponseMessage
+	forward_CRMAdminService_LinkClient_0          = runtime.ForwardResponseMessage
+	forward_CRMAdminService_UnlinkClient_0        = runtime.ForwardResponseMessage
+	forward_CRMAdminService_CreateKey_0           = runtime.ForwardResponseMessage
+	forward_CRMAdminService_ListKeys_0            = runtime.ForwardResponseMessage
+	forward_CRMAdminService_RevokeKey_0           = runtime.ForwardResponseMessage
+	forward_CRMAdminService_CreateProspect_0      = runtime.ForwardResponseMessage
+	forward_CRMAdminService_UpdateProspect_0      = runtime.ForwardResponseMessage
+	forward_CRMAdminService_CreateDeal_0          = runtime.ForwardResponseMessage
+	forward_CRMAdminService_UpdateDeal_0          = runtime.ForwardResponseMessage
 )

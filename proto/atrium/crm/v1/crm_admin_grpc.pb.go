@@ -19,21 +19,22 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CRMAdminService_CreateAgency_FullMethodName   = "/atrium.crm.v1.CRMAdminService/CreateAgency"
-	CRMAdminService_ListAgencies_FullMethodName   = "/atrium.crm.v1.CRMAdminService/ListAgencies"
-	CRMAdminService_CreateMember_FullMethodName   = "/atrium.crm.v1.CRMAdminService/CreateMember"
-	CRMAdminService_CreateClient_FullMethodName   = "/atrium.crm.v1.CRMAdminService/CreateClient"
-	CRMAdminService_ListClients_FullMethodName    = "/atrium.crm.v1.CRMAdminService/ListClients"
-	CRMAdminService_UpdateClient_FullMethodName   = "/atrium.crm.v1.CRMAdminService/UpdateClient"
-	CRMAdminService_LinkClient_FullMethodName     = "/atrium.crm.v1.CRMAdminService/LinkClient"
-	CRMAdminService_UnlinkClient_FullMethodName   = "/atrium.crm.v1.CRMAdminService/UnlinkClient"
-	CRMAdminService_CreateKey_FullMethodName      = "/atrium.crm.v1.CRMAdminService/CreateKey"
-	CRMAdminService_ListKeys_FullMethodName       = "/atrium.crm.v1.CRMAdminService/ListKeys"
-	CRMAdminService_RevokeKey_FullMethodName      = "/atrium.crm.v1.CRMAdminService/RevokeKey"
-	CRMAdminService_CreateProspect_FullMethodName = "/atrium.crm.v1.CRMAdminService/CreateProspect"
-	CRMAdminService_UpdateProspect_FullMethodName = "/atrium.crm.v1.CRMAdminService/UpdateProspect"
-	CRMAdminService_CreateDeal_FullMethodName     = "/atrium.crm.v1.CRMAdminService/CreateDeal"
-	CRMAdminService_UpdateDeal_FullMethodName     = "/atrium.crm.v1.CRMAdminService/UpdateDeal"
+	CRMAdminService_CreateAgency_FullMethodName        = "/atrium.crm.v1.CRMAdminService/CreateAgency"
+	CRMAdminService_ListAgencies_FullMethodName        = "/atrium.crm.v1.CRMAdminService/ListAgencies"
+	CRMAdminService_CreateMember_FullMethodName        = "/atrium.crm.v1.CRMAdminService/CreateMember"
+	CRMAdminService_CreatePasswordReset_FullMethodName = "/atrium.crm.v1.CRMAdminService/CreatePasswordReset"
+	CRMAdminService_CreateClient_FullMethodName        = "/atrium.crm.v1.CRMAdminService/CreateClient"
+	CRMAdminService_ListClients_FullMethodName         = "/atrium.crm.v1.CRMAdminService/ListClients"
+	CRMAdminService_UpdateClient_FullMethodName        = "/atrium.crm.v1.CRMAdminService/UpdateClient"
+	CRMAdminService_LinkClient_FullMethodName          = "/atrium.crm.v1.CRMAdminService/LinkClient"
+	CRMAdminService_UnlinkClient_FullMethodName        = "/atrium.crm.v1.CRMAdminService/UnlinkClient"
+	CRMAdminService_CreateKey_FullMethodName           = "/atrium.crm.v1.CRMAdminService/CreateKey"
+	CRMAdminService_ListKeys_FullMethodName            = "/atrium.crm.v1.CRMAdminService/ListKeys"
+	CRMAdminService_RevokeKey_FullMethodName           = "/atrium.crm.v1.CRMAdminService/RevokeKey"
+	CRMAdminService_CreateProspect_FullMethodName      = "/atrium.crm.v1.CRMAdminService/CreateProspect"
+	CRMAdminService_UpdateProspect_FullMethodName      = "/atrium.crm.v1.CRMAdminService/UpdateProspect"
+	CRMAdminService_CreateDeal_FullMethodName          = "/atrium.crm.v1.CRMAdminService/CreateDeal"
+	CRMAdminService_UpdateDeal_FullMethodName          = "/atrium.crm.v1.CRMAdminService/UpdateDeal"
 )
 
 // CRMAdminServiceClient is the client API for CRMAdminService service.
@@ -52,6 +53,10 @@ type CRMAdminServiceClient interface {
 	// CreateMember adds a member to an agency. Emails are unique within an
 	// agency.
 	CreateMember(ctx context.Context, in *CreateMemberRequest, opts ...grpc.CallOption) (*CreateMemberResponse, error)
+	// CreatePasswordReset issues a password reset for a user and answers
+	// its token and URL, for an operator to pass on when the deployment has
+	// no SMTP.
+	CreatePasswordReset(ctx context.Context, in *CreatePasswordResetRequest, opts ...grpc.CallOption) (*CreatePasswordResetResponse, error)
 	// CreateClient creates a client (a business whose data agencies manage).
 	CreateClient(ctx context.Context, in *CreateClientRequest, opts ...grpc.CallOption) (*CreateClientResponse, error)
 	// ListClients lists clients, newest first: every client, or with
@@ -117,6 +122,16 @@ func (c *cRMAdminServiceClient) CreateMember(ctx context.Context, in *CreateMemb
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateMemberResponse)
 	err := c.cc.Invoke(ctx, CRMAdminService_CreateMember_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *cRMAdminServiceClient) CreatePasswordReset(ctx context.Context, in *CreatePasswordResetRequest, opts ...grpc.CallOption) (*CreatePasswordResetResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreatePasswordResetResponse)
+	err := c.cc.Invoke(ctx, CRMAdminService_CreatePasswordReset_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +274,10 @@ type CRMAdminServiceServer interface {
 	// CreateMember adds a member to an agency. Emails are unique within an
 	// agency.
 	CreateMember(context.Context, *CreateMemberRequest) (*CreateMemberResponse, error)
+	// CreatePasswordReset issues a password reset for a user and answers
+	// its token and URL, for an operator to pass on when the deployment has
+	// no SMTP.
+	CreatePasswordReset(context.Context, *CreatePasswordResetRequest) (*CreatePasswordResetResponse, error)
 	// CreateClient creates a client (a business whose data agencies manage).
 	CreateClient(context.Context, *CreateClientRequest) (*CreateClientResponse, error)
 	// ListClients lists clients, newest first: every client, or with
@@ -308,6 +327,9 @@ func (UnimplementedCRMAdminServiceServer) ListAgencies(context.Context, *ListAge
 }
 func (UnimplementedCRMAdminServiceServer) CreateMember(context.Context, *CreateMemberRequest) (*CreateMemberResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateMember not implemented")
+}
+func (UnimplementedCRMAdminServiceServer) CreatePasswordReset(context.Context, *CreatePasswordResetRequest) (*CreatePasswordResetResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreatePasswordReset not implemented")
 }
 func (UnimplementedCRMAdminServiceServer) CreateClient(context.Context, *CreateClientRequest) (*CreateClientResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateClient not implemented")
@@ -416,6 +438,24 @@ func _CRMAdminService_CreateMember_Handler(srv interface{}, ctx context.Context,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(CRMAdminServiceServer).CreateMember(ctx, req.(*CreateMemberRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CRMAdminService_CreatePasswordReset_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreatePasswordResetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CRMAdminServiceServer).CreatePasswordReset(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CRMAdminService_CreatePasswordReset_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CRMAdminServiceServer).CreatePasswordReset(ctx, req.(*CreatePasswordResetRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -654,6 +694,10 @@ var CRMAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateMember",
 			Handler:    _CRMAdminService_CreateMember_Handler,
+		},
+		{
+			MethodName: "CreatePasswordReset",
+			Handler:    _CRMAdminService_CreatePasswordReset_Handler,
 		},
 		{
 			MethodName: "CreateClient",
