@@ -203,6 +203,14 @@ var (
 	ClientUnlinked  = linkEvent("unlinked", hookClientUnlinked)
 	KeyCreated      = define[KeyEvent]("atrium.crm.key.created", nil)
 	KeyRevoked      = define[KeyEvent]("atrium.crm.key.revoked", nil)
+	// MemberUpdated is a change of a member's role, sites or client (or
+	// their removal, Removed set): every gateway forgets the sessions of
+	// its user, so that the next request is judged by the new role.
+	MemberUpdated = define[MemberEvent]("atrium.crm.member.updated", nil)
+	// SessionsEnded is sessions that stopped working before their expiry
+	// (sign-out, a member removed or signed out by an owner, a password
+	// reset): every gateway forgets them at once.
+	SessionsEnded = define[SessionsEvent]("atrium.crm.session.ended", nil)
 	ProspectCreated = recordEvent("atrium.crm.prospect.created", hookProspectCreated)
 	ProspectUpdated = recordEvent("atrium.crm.prospect.updated", hookProspectUpdated)
 	DealCreated     = recordEvent("atrium.crm.deal.created", hookDealCreated)
@@ -251,6 +259,25 @@ type KeyEvent struct {
 	AgencyID  string     `json:"agency_id,omitempty" format:"uuid"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
 	At        time.Time  `json:"at"`
+}
+
+// MemberEvent is the payload of atrium.crm.member.updated.
+type MemberEvent struct {
+	ID       string `json:"id" format:"uuid"`
+	AgencyID string `json:"agency_id" format:"uuid"`
+	// UserID is the member's sign-in, when they accepted an invitation.
+	UserID string `json:"user_id,omitempty" format:"uuid"`
+	// Removed is set when the member was deleted.
+	Removed bool      `json:"removed,omitempty"`
+	At      time.Time `json:"at"`
+}
+
+// SessionsEvent is the payload of atrium.crm.session.ended: the ids of the
+// sessions ended, and the user they were of.
+type SessionsEvent struct {
+	UserID     string    `json:"user_id" format:"uuid"`
+	SessionIDs []string  `json:"session_ids"`
+	At         time.Time `json:"at"`
 }
 
 // The data service's events (stream ATRIUM_DATA).
