@@ -353,7 +353,8 @@ var SessionService_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	SessionAuthService_VerifySession_FullMethodName = "/atrium.crm.v1.SessionAuthService/VerifySession"
+	SessionAuthService_VerifySession_FullMethodName         = "/atrium.crm.v1.SessionAuthService/VerifySession"
+	SessionAuthService_CreateVerifiedSession_FullMethodName = "/atrium.crm.v1.SessionAuthService/CreateVerifiedSession"
 )
 
 // SessionAuthServiceClient is the client API for SessionAuthService service.
@@ -366,6 +367,13 @@ type SessionAuthServiceClient interface {
 	// VerifySession looks a session up by the SHA-256 of its secret: NOT_FOUND
 	// for an unknown, ended or expired session.
 	VerifySession(ctx context.Context, in *VerifySessionRequest, opts ...grpc.CallOption) (*VerifySessionResponse, error)
+	// CreateVerifiedSession signs in the person whose email a single sign-on
+	// provider has verified (the gateway checked the ID token): their user,
+	// or, for an email with a pending invitation, a new user (without a
+	// password) who accepts every pending invitation of that email. The
+	// answer is CreateSession's, with the secret in the same metadata.
+	// PERMISSION_DENIED when the email is no member's of any agency.
+	CreateVerifiedSession(ctx context.Context, in *CreateVerifiedSessionRequest, opts ...grpc.CallOption) (*CreateSessionResponse, error)
 }
 
 type sessionAuthServiceClient struct {
@@ -386,6 +394,16 @@ func (c *sessionAuthServiceClient) VerifySession(ctx context.Context, in *Verify
 	return out, nil
 }
 
+func (c *sessionAuthServiceClient) CreateVerifiedSession(ctx context.Context, in *CreateVerifiedSessionRequest, opts ...grpc.CallOption) (*CreateSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateSessionResponse)
+	err := c.cc.Invoke(ctx, SessionAuthService_CreateVerifiedSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SessionAuthServiceServer is the server API for SessionAuthService service.
 // All implementations must embed UnimplementedSessionAuthServiceServer
 // for forward compatibility.
@@ -396,6 +414,13 @@ type SessionAuthServiceServer interface {
 	// VerifySession looks a session up by the SHA-256 of its secret: NOT_FOUND
 	// for an unknown, ended or expired session.
 	VerifySession(context.Context, *VerifySessionRequest) (*VerifySessionResponse, error)
+	// CreateVerifiedSession signs in the person whose email a single sign-on
+	// provider has verified (the gateway checked the ID token): their user,
+	// or, for an email with a pending invitation, a new user (without a
+	// password) who accepts every pending invitation of that email. The
+	// answer is CreateSession's, with the secret in the same metadata.
+	// PERMISSION_DENIED when the email is no member's of any agency.
+	CreateVerifiedSession(context.Context, *CreateVerifiedSessionRequest) (*CreateSessionResponse, error)
 	mustEmbedUnimplementedSessionAuthServiceServer()
 }
 
@@ -408,6 +433,9 @@ type UnimplementedSessionAuthServiceServer struct{}
 
 func (UnimplementedSessionAuthServiceServer) VerifySession(context.Context, *VerifySessionRequest) (*VerifySessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method VerifySession not implemented")
+}
+func (UnimplementedSessionAuthServiceServer) CreateVerifiedSession(context.Context, *CreateVerifiedSessionRequest) (*CreateSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateVerifiedSession not implemented")
 }
 func (UnimplementedSessionAuthServiceServer) mustEmbedUnimplementedSessionAuthServiceServer() {}
 func (UnimplementedSessionAuthServiceServer) testEmbeddedByValue()                            {}
@@ -448,6 +476,24 @@ func _SessionAuthService_VerifySession_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _SessionAuthService_CreateVerifiedSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateVerifiedSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SessionAuthServiceServer).CreateVerifiedSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SessionAuthService_CreateVerifiedSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SessionAuthServiceServer).CreateVerifiedSession(ctx, req.(*CreateVerifiedSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // SessionAuthService_ServiceDesc is the grpc.ServiceDesc for SessionAuthService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -458,6 +504,10 @@ var SessionAuthService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "VerifySession",
 			Handler:    _SessionAuthService_VerifySession_Handler,
+		},
+		{
+			MethodName: "CreateVerifiedSession",
+			Handler:    _SessionAuthService_CreateVerifiedSession_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
