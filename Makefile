@@ -225,5 +225,7 @@ bench-webhooks: services-up build ## Webhook deliveries on PostgreSQL from item 
 	.bin/bench webhooks --atrium .bin/atrium $(BENCHFLAGS)
 
 .PHONY: bench-auth
-bench-auth: ## Benchmark API key authentication at the gateway (cache hits, principal signing)
+bench-auth: services-up build ## Authentication: a session cookie against a cached key (req/s, p99) and the floor, argon2id logins at 8 concurrent (p99), the API's p99 beside 100 clients sending wrong passwords; then the micro-benchmarks (cache hits, principal signing)
+	go build -o .bin/bench ./bench/cmd/bench
+	.bin/bench auth --atrium .bin/atrium $(BENCHFLAGS)
 	go test -run '^$$' -bench . -benchtime $(BENCHTIME) -count 1 ./gateway/internal/auth ./platform/principal

@@ -225,6 +225,9 @@ func (e *env) tearDown() {
 // (cpuPerRequest).
 type target struct {
 	name, addr, auth string
+	// header is one more request header, "Name: value" (a session's
+	// Cookie).
+	header string
 	pid              int
 	db               string
 }
@@ -258,6 +261,9 @@ func loadRoute(ctx context.Context, cpu string, t target, rt route, conns int, d
 	}
 	if t.auth != "" {
 		argv = append(argv, "--authorization", t.auth)
+	}
+	if t.header != "" {
+		argv = append(argv, "--header", t.header)
 	}
 	used := serverCPU(ctx, t)
 	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()

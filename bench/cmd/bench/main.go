@@ -6,6 +6,7 @@
 //	bench data [flags]          the data read at offset 0, deep, and by cursor
 //	bench actions [flags]       generate_blog end to end, with the delay to its event
 //	bench webhooks [flags]      webhook deliveries from real writes, healthy and with failing endpoints
+//	bench auth [flags]          a session against a key, logins, the API beside wrong passwords
 //
 // It creates a scratch PostgreSQL database, starts `atrium serve` on it and
 // a floor server, seeds data through Atrium's admin API, and drives each
@@ -31,7 +32,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench crm|collections|data|actions|webhooks [flags] | bench floor [flags] | bench load [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench crm|collections|data|actions|webhooks|auth [flags] | bench floor [flags] | bench load [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -46,6 +47,8 @@ func main() {
 		err = runActions(ctx, os.Args[2:])
 	case "webhooks":
 		err = runWebhooks(ctx, os.Args[2:])
+	case "auth":
+		err = runAuth(ctx, os.Args[2:])
 	case "floor":
 		err = runFloor(ctx, os.Args[2:])
 	case "load":

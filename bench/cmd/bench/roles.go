@@ -122,6 +122,7 @@ func runLoad(ctx context.Context, args []string) error {
 	addr := fs.String("addr", "", "server host:port")
 	path := fs.String("path", "", "request path with query")
 	auth := fs.String("authorization", "", "Authorization header value")
+	header := fs.String("header", "", `one more request header, "Name: value"`)
 	method := fs.String("method", "GET", "request method")
 	body := fs.String("body", "", "request body (JSON), sent when not empty")
 	bodyFile := fs.String("body-file", "", "file whose bytes are the request body (an upload)")
@@ -145,6 +146,13 @@ func runLoad(ctx context.Context, args []string) error {
 	req.ContentType = *contentType
 	if *auth != "" {
 		req.Header["Authorization"] = *auth
+	}
+	if *header != "" {
+		name, value, ok := strings.Cut(*header, ":")
+		if !ok {
+			return fmt.Errorf(`--header must be "Name: value"; got %q`, *header)
+		}
+		req.Header[strings.TrimSpace(name)] = strings.TrimSpace(value)
 	}
 	r := loadgen.Run(ctx, req, *conns, *d)
 	ms := func(p float64) float64 { return float64(r.Percentile(p).Microseconds()) / 1000 }
