@@ -228,8 +228,8 @@ type target struct {
 	// header is one more request header, "Name: value" (a session's
 	// Cookie).
 	header string
-	pid              int
-	db               string
+	pid    int
+	db     string
 }
 
 func load(ctx context.Context, cpu string, t target, path string, conns int, d time.Duration) (loadResult, error) {
