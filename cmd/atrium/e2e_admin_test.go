@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	atrium "github.com/atrium-hq/atrium/sdk/go"
 )
 
 func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReader(r) }
@@ -397,8 +399,11 @@ func testSiteOwners(t *testing.T, s *stack) {
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/keys", map[string]any{"name": "k", "scopes": []string{"read"}, "agency_id": agency, "site_id": site}),
 		http.StatusBadRequest, "another agency")
 	s.newKey(t, map[string]any{"scopes": []string{"read"}, "agency_id": other, "site_id": site})
-	if st := patch(site, map[string]any{"agency_id": ""}); st["agency_id"] != nil || st["client_id"] != nil || st["name"] != "Moved" {
-		t.Fatalf("cleared site = %v", st)
+	// The clear goes through the Go SDK, as an operator's tool would.
+	none := ""
+	cleared, err := atrium.NewAdmin(s.admin, testAdminToken).UpdateSite(t.Context(), site, atrium.SiteChange{AgencyID: &none})
+	if err != nil || cleared.AgencyID != nil || cleared.ClientID != nil || cleared.Name != "Moved" {
+		t.Fatalf("cleared site = %+v, %v", cleared, err)
 	}
 	if got := listed(other); len(got) != 0 {
 		t.Fatalf("sites of agency B after the clear = %v, want none", got)

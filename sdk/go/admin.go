@@ -35,6 +35,41 @@ type Member struct {
 	Email     string    `json:"email"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Role is owner, manager, editor, viewer or client; nil for a member
+	// who does not sign in (a deals' owner).
+	Role *string `json:"role"`
+	// SiteIDs are the sites an editor may edit (none: all the agency's).
+	SiteIDs []string `json:"site_ids"`
+	// ClientID is a client member's client.
+	ClientID *string `json:"client_id"`
+	// Status is none (no role), invited or active.
+	Status string `json:"status"`
+}
+
+// Invitation lets an invited member create their sign-in, once, before
+// it expires. Its Token and URL are in the answer that created it only.
+type Invitation struct {
+	ID        string    `json:"id"`
+	MemberID  string    `json:"member_id"`
+	Email     string    `json:"email"`
+	ExpiresAt time.Time `json:"expires_at"`
+	CreatedAt time.Time `json:"created_at"`
+	Token     string    `json:"token"`
+	URL       string    `json:"url"`
+}
+
+// NewMember is a member to add to an agency; a Role makes them someone who
+// signs in, and the answer carries their invitation.
+type NewMember struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
+	// Role is owner, manager, editor, viewer or client; empty for a
+	// member who does not sign in.
+	Role string `json:"role,omitempty"`
+	// SiteIDs limits an editor to these sites of the agency.
+	SiteIDs []string `json:"site_ids,omitempty"`
+	// ClientID is required for the client role.
+	ClientID string `json:"client_id,omitempty"`
 }
 
 // ClientAccount is an agency's client (a business).
@@ -125,6 +160,20 @@ func (a *Admin) CreateMember(ctx context.Context, agencyID, name, email string) 
 	return adminCreate[Member](ctx, a.t, "/admin/v1/agencies"+path(agencyID, "members"), "member", map[string]string{"name": name, "email": email})
 }
 
+// InviteMember adds a member with a role to an agency (an agency's first
+// owner is invited this way) and answers the invitation to pass on: its
+// token is shown only now.
+func (a *Admin) InviteMember(ctx context.Context, agencyID string, m NewMember) (*Member, *Invitation, error) {
+	var out struct {
+		Member     *Member     `json:"member"`
+		Invitation *Invitation `json:"invitation"`
+	}
+	if _, err := a.t.do(ctx, request{method: "POST", path: "/admin/v1/agencies" + path(agencyID, "members"), body: m}, &out); err != nil {
+		return nil, nil, err
+	}
+	return out.Member, out.Invitation, nil
+}
+
 // Clients walks the clients, newest first: every client, or those linked
 // to agencyID when it is set.
 func (a *Admin) Clients(ctx context.Context, agencyID string) iter.Seq2[ClientAccount, error] {
@@ -169,6 +218,27 @@ type NewSite struct {
 // CreateSite creates a site.
 func (a *Admin) CreateSite(ctx context.Context, s NewSite) (*Site, error) {
 	return adminCreate[Site](ctx, a.t, "/admin/v1/sites", "site", s)
+}
+
+// SiteChange changes a site: a nil field is kept. An empty AgencyID
+// leaves the site unowned (and removes its client); an empty ClientID
+// removes the client.
+type SiteChange struct {
+	Name     *string `json:"name,omitempty"`
+	AgencyID *string `json:"agency_id,omitempty"`
+	ClientID *string `json:"client_id,omitempty"`
+}
+
+// UpdateSite changes a site's name, owning agency or client. Sending it
+// twice changes nothing more, so it is retried like a read.
+func (a *Admin) UpdateSite(ctx context.Context, siteID string, c SiteChange) (*Site, error) {
+	var out struct {
+		Site Site `json:"site"`
+	}
+	if _, err := a.t.do(ctx, request{method: "PATCH", path: "/admin/v1/sites" + path(siteID), body: c, idempotent: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out.Site, nil
 }
 
 // NewCollection defines a collection of a site.
