@@ -193,7 +193,6 @@ func membershipsPB(ms []app.Membership) []*crmv1.Membership {
 	return out
 }
 
-
 // CreateSession implements crmv1.SessionServiceServer.
 func (s *sessionServer) CreateSession(ctx context.Context, req *crmv1.CreateSessionRequest) (*crmv1.CreateSessionResponse, error) {
 	in, err := s.sessions.CreateSession(ctx, req.Email, req.Password, origin(ctx))
