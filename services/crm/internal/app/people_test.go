@@ -385,6 +385,27 @@ func TestRemovalEndsSessionsAndRevokesKeys(t *testing.T) {
 		}
 	}
 
+	// An owner signs a member out everywhere.
+	_, ms1 := f.join(t, f.agency.ID, "mia@example.com", "manager", goodPassword)
+	ms2, err := f.sessions.CreateSession(ctx, "mia@example.com", goodPassword, app.Origin{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mia, _ := f.people.ListMembers(ctx, f.agency.ID, nil, nil)
+	var miaID string
+	for _, m := range mia {
+		if m.Email == "mia@example.com" {
+			miaID = m.ID
+		}
+	}
+	if n, err := f.people.EndMemberSessions(ctx, f.agency.ID, miaID); err != nil || n != 2 {
+		t.Fatalf("EndMemberSessions = %d, %v; want 2 sessions ended", n, err)
+	}
+	for _, in := range []app.SignedIn{ms1, ms2} {
+		_, err = f.sessions.Verify(ctx, sha256Of(in.Secret))
+		wantKind(t, err, apperr.KindNotFound)
+	}
+
 	// Taking a role away does the same, and the member stays, without a
 	// sign-in.
 	editor, ein := f.join(t, f.agency.ID, "eve@example.com", "editor", "another good passphrase")

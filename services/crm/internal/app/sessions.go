@@ -115,6 +115,11 @@ func (s *Sessions) open(ctx context.Context, tx PeopleTx, u User, origin Origin,
 	csrf, _ := newToken("")
 	sess := Session{ID: newID(), UserID: u.ID, SecretSHA256: digest, CSRFToken: csrf, ClientAddress: origin.ClientAddress,
 		UserAgent: origin.UserAgent, CreatedAt: now, ExpiresAt: now.Add(s.cfg.SessionTTL)}
+	// Each sign-in clears the user's expired sessions, so that the rows
+	// of a user are their live sessions and a few.
+	if err := tx.DeleteExpiredSessions(ctx, u.ID, now); err != nil {
+		return SignedIn{}, err
+	}
 	if err := tx.InsertSession(ctx, sess); err != nil {
 		return SignedIn{}, err
 	}

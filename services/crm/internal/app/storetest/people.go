@@ -252,6 +252,18 @@ func testSessions(t *testing.T, s Store) {
 		return err
 	})
 	wantEqual(t, ended, []string{})
+
+	// Expired sessions go; live ones stay.
+	for i, exp := range []time.Time{base, base.Add(time.Hour)} {
+		v := app.Session{ID: id(), UserID: u.ID, SecretSHA256: digest("exp-" + string(rune('a'+i))), CSRFToken: "c", CreatedAt: base.Add(-time.Hour), ExpiresAt: exp}
+		mustTx(t, s, func(tx app.Tx) error { return tx.InsertSession(ctx(t), v) })
+	}
+	mustTx(t, s, func(tx app.Tx) error { return tx.DeleteExpiredSessions(ctx(t), u.ID, base) })
+	_, err = s.SessionBySecretSHA256(ctx(t), digest("exp-a"))
+	wantErr(t, err, app.ErrNotFound)
+	if _, err := s.SessionBySecretSHA256(ctx(t), digest("exp-b")); err != nil {
+		t.Fatalf("a live session was deleted with the expired ones: %v", err)
+	}
 }
 
 func testPasswordResets(t *testing.T, s Store) {
