@@ -24,11 +24,18 @@ type Sessions struct {
 	hasher *Hasher
 	clock  Clock
 	cfg    PeopleConfig
+	// resets bounds the password resets being looked up and emailed in
+	// the background, so that a flood of requests cannot pile up
+	// goroutines and mail.
+	resets chan struct{}
 }
+
+// maxResetsInFlight bounds the background work of RequestPasswordReset.
+const maxResetsInFlight = 16
 
 // NewSessions returns the session use cases.
 func NewSessions(store PeopleStore, hasher *Hasher, clock Clock, cfg PeopleConfig) *Sessions {
-	return &Sessions{store: store, hasher: hasher, clock: clock, cfg: cfg.withDefaults()}
+	return &Sessions{store: store, hasher: hasher, clock: clock, cfg: cfg.withDefaults(), resets: make(chan struct{}, maxResetsInFlight)}
 }
 
 // ErrWrongCredentials is the one answer to an unknown email and a wrong
@@ -363,7 +370,14 @@ func (s *Sessions) RequestPasswordReset(ctx context.Context, email string) error
 	if s.cfg.Mailer == nil {
 		return nil
 	}
+	select {
+	case s.resets <- struct{}{}:
+	default:
+		s.cfg.Logger.Warn("a password reset request was dropped: too many are being emailed at once", "in_flight", maxResetsInFlight)
+		return nil
+	}
 	go func() {
+		defer func() { <-s.resets }()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
 		u, r, err := s.issueReset(ctx, email)
