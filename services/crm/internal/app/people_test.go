@@ -251,10 +251,24 @@ func TestUnknownEmailAndWrongPasswordAnswerAlike(t *testing.T) {
 	if u < w/2 || u > w*2 {
 		t.Fatalf("wrong password took %v, unknown email %v: an attacker can tell them apart", w, u)
 	}
-	// The right one signs in, whatever the email's case.
+	// The right one signs in, whatever the email's case; the audit trail
+	// names the user and the session, never the password.
+	f.drain(t)
 	in, err := f.sessions.CreateSession(ctx, "OLGA@example.com", goodPassword, app.Origin{ClientAddress: "198.51.100.1", UserAgent: "UA"})
 	if err != nil || in.User.ID != f.owner.UserID || in.Session.ClientAddress != "198.51.100.1" || in.Session.CSRFToken == "" {
 		t.Fatalf("sign-in: %+v, %v", in, err)
+	}
+	es := f.drain(t)
+	if len(es) != 1 || es[0].Subject != "atrium.audit.crm.recorded" {
+		t.Fatalf("events of a sign-in: %v, want one audit event", subjects(es))
+	}
+	var rec events.AuditEvent
+	if err := json.Unmarshal(es[0].Payload, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Action != "session.created" || rec.ActorKind != "user" || rec.ActorID != in.User.ID || rec.SessionID != in.Session.ID ||
+		strings.Contains(string(es[0].Payload), goodPassword) || strings.Contains(string(es[0].Payload), in.Secret) {
+		t.Fatalf("audit event %s", es[0].Payload)
 	}
 }
 

@@ -115,6 +115,17 @@ func (s *Sessions) CreateSession(ctx context.Context, email, password string, or
 	return s.withMemberships(ctx, out)
 }
 
+// actingAs is ctx whose caller, for the audit trail, is the user: a
+// sign-in, an accepted invitation or a completed reset is called
+// anonymously (CALLER_ANYONE), but the trail names who it was, from the
+// client address and user agent of the call.
+func actingAs(ctx context.Context, userID, sessionID string) context.Context {
+	if p, ok := principal.FromContext(ctx); ok && p.Kind != principal.KindAnonymous && p.Kind != "" {
+		return ctx
+	}
+	return principal.NewContext(ctx, principal.Principal{Kind: principal.KindUser, Subject: userID, SessionID: sessionID})
+}
+
 // open inserts a new session of u in tx.
 func (s *Sessions) open(ctx context.Context, tx PeopleTx, u User, origin Origin, now time.Time) (SignedIn, error) {
 	origin = origin.bounded()
@@ -130,7 +141,7 @@ func (s *Sessions) open(ctx context.Context, tx PeopleTx, u User, origin Origin,
 	if err := tx.InsertSession(ctx, sess); err != nil {
 		return SignedIn{}, err
 	}
-	if err := audit.Record(ctx, tx, auditService, audit.Change{Action: "session.created", ResourceType: "session", ResourceID: sess.ID}, now); err != nil {
+	if err := audit.Record(actingAs(ctx, u.ID, sess.ID), tx, auditService, audit.Change{Action: "session.created", ResourceType: "session", ResourceID: sess.ID}, now); err != nil {
 		return SignedIn{}, err
 	}
 	return SignedIn{User: u, Session: sess, Secret: secret}, nil
@@ -292,7 +303,7 @@ func (s *Sessions) AcceptInvitation(ctx context.Context, token, password, name s
 				}
 				return err
 			}
-			if err := audit.Record(ctx, tx, auditService, audit.Change{Action: "user.created", ResourceType: "user", ResourceID: u.ID,
+			if err := audit.Record(actingAs(ctx, u.ID, ""), tx, auditService, audit.Change{Action: "user.created", ResourceType: "user", ResourceID: u.ID,
 				Fields: []string{"email", "name", "password"}, AgencyID: m.AgencyID}, now); err != nil {
 				return err
 			}
@@ -304,7 +315,7 @@ func (s *Sessions) AcceptInvitation(ctx context.Context, token, password, name s
 		if err := tx.DeleteInvitations(ctx, m.ID); err != nil {
 			return err
 		}
-		if err := audit.Record(ctx, tx, auditService, audit.Change{Action: "invitation.accepted", ResourceType: "member", ResourceID: m.ID,
+		if err := audit.Record(actingAs(ctx, u.ID, ""), tx, auditService, audit.Change{Action: "invitation.accepted", ResourceType: "member", ResourceID: m.ID,
 			Fields: []string{"user_id"}, AgencyID: m.AgencyID}, now); err != nil {
 			return err
 		}
@@ -441,7 +452,7 @@ func (s *Sessions) CompletePasswordReset(ctx context.Context, token, password st
 		if _, err := endSessions(ctx, tx, u.ID, now); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, auditService, audit.Change{Action: "password_reset.completed", ResourceType: "user", ResourceID: u.ID,
+		return audit.Record(actingAs(ctx, u.ID, ""), tx, auditService, audit.Change{Action: "password_reset.completed", ResourceType: "user", ResourceID: u.ID,
 			Fields: []string{"password"}}, now)
 	})
 }
