@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/atrium-hq/atrium/platform/natstest"
+	"github.com/atrium-hq/atrium/platform/pgtest"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
@@ -86,15 +87,15 @@ type peopleClients struct {
 	auth     crmv1.SessionAuthServiceClient
 }
 
-func startPeople(t *testing.T, smtpAddr string) peopleClients {
+func startPeople(t *testing.T, smtpAddr, databaseURL string) peopleClients {
 	t.Helper()
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	collections := l.Addr().String() // nothing answers there
 	l.Close()
 	svc, err := New(t.Context(), Config{
 		Config: runner.Config{
-			GRPCAddr: "127.0.0.1:0", Backing: runner.Backing{NATSURL: natstest.URL(t)}, InternalSecret: secret,
-			Logger: slog.New(slog.DiscardHandler),
+			GRPCAddr: "127.0.0.1:0", Backing: runner.Backing{NATSURL: natstest.URL(t), DatabaseURL: databaseURL, Migrate: true},
+			InternalSecret: secret, Logger: slog.New(slog.DiscardHandler),
 		},
 		CollectionsAddr: collections,
 		PublicURL:       "https://atrium.example/",
@@ -126,6 +127,8 @@ func startPeople(t *testing.T, smtpAddr string) peopleClients {
 	}
 }
 
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
 var anonymous = principal.Principal{Kind: principal.KindAnonymous}
 
 var tokenIn = regexp.MustCompile(`https://atrium\.example/studio/(invitations|password-resets)/(atr_(inv|rst)_[A-Za-z0-9_-]{43})`)
@@ -134,10 +137,18 @@ var tokenIn = regexp.MustCompile(`https://atrium\.example/studio/(invitations|pa
 // invitation by email, accepts it and is signed in (the secret only in the
 // response metadata), manages the agency's members but never another
 // agency's, and resets a forgotten password by email, which ends the
-// sessions.
+// sessions; on the memory store and on PostgreSQL.
 func TestPeopleOverGRPC(t *testing.T) {
+	t.Run("Memory", func(t *testing.T) { testPeopleOverGRPC(t, "") })
+	t.Run("PostgreSQL", func(t *testing.T) {
+		// An empty database: the service applies its migrations at start.
+		testPeopleOverGRPC(t, pgtest.NewDatabase(t, "crm_service", func(context.Context, string) error { return nil }))
+	})
+}
+
+func testPeopleOverGRPC(t *testing.T, databaseURL string) {
 	smtpAddr, box := startSMTP(t)
-	c := startPeople(t, smtpAddr)
+	c := startPeople(t, smtpAddr, databaseURL)
 	ctx := t.Context()
 	a, err := c.admin.CreateAgency(c.as(ctx, admin), &crmv1.CreateAgencyRequest{Name: "Acme"})
 	if err != nil {
