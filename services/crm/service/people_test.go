@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/atrium-hq/atrium/platform/natstest"
@@ -226,8 +227,28 @@ func testPeopleOverGRPC(t *testing.T, databaseURL string) {
 		t.Fatalf("owner's CreateMember: %v, %v", viewer, err)
 	}
 	box.next(t, "vic@example.com")
+	// Accepted twice at once, an invitation still works once.
+	results := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := c.sessions.AcceptInvitation(c.as(ctx, anonymous), &crmv1.AcceptInvitationRequest{Token: viewer.Invitation.GetToken(),
+				Password: "viewer's own passphrase"})
+			results <- err
+		}()
+	}
+	e1, e2 := <-results, <-results
+	if (e1 == nil) == (e2 == nil) {
+		t.Fatalf("two accepts at once: %v and %v; want exactly one to succeed", e1, e2)
+	}
+	if e1 == nil {
+		e1, e2 = e2, e1
+	}
+	if status.Code(e1) != codes.NotFound && status.Code(e1) != codes.Aborted {
+		t.Fatalf("the second accept: %v, want NotFound (or Aborted)", e1)
+	}
 	list, err := c.people.ListMembers(c.as(ctx, owner), &crmv1.ListMembersRequest{})
-	if err != nil || len(list.Members) != 2 || list.Members[0].Email != "olga@example.com" || list.Members[0].Status != "active" {
+	if err != nil || len(list.Members) != 2 || list.Members[0].Email != "olga@example.com" || list.Members[0].Status != "active" ||
+		list.Members[1].Status != "active" {
 		t.Fatalf("ListMembers: %v, %v", list, err)
 	}
 	_, err = c.people.DeleteMember(c.as(ctx, owner), &crmv1.DeleteMemberRequest{MemberId: created.Member.Id})
