@@ -176,9 +176,9 @@ func testPeopleOverGRPC(t *testing.T, databaseURL string) {
 	// Accepting it signs in: the secret travels in the response header.
 	from := metadata.AppendToOutgoingContext(c.as(ctx, anonymous), "x-forwarded-for", "203.0.113.7, 10.0.0.1", "grpcgateway-user-agent", "Mozilla/5.0")
 	var header metadata.MD
-	acc, err := c.sessions.AcceptInvitation(from, &crmv1.AcceptInvitationRequest{Token: inv.GetToken(), Password: "short"})
+	_, err = c.sessions.AcceptInvitation(from, &crmv1.AcceptInvitationRequest{Token: inv.GetToken(), Password: "short"})
 	wantCode(t, err, codes.InvalidArgument, "12 to 1024")
-	acc, err = c.sessions.AcceptInvitation(from, &crmv1.AcceptInvitationRequest{Token: inv.GetToken(), Password: "correct horse battery staple"}, grpc.Header(&header))
+	acc, err := c.sessions.AcceptInvitation(from, &crmv1.AcceptInvitationRequest{Token: inv.GetToken(), Password: "correct horse battery staple"}, grpc.Header(&header))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func testPeopleOverGRPC(t *testing.T, databaseURL string) {
 		t.Fatalf("two accepts at once: %v and %v; want exactly one to succeed", e1, e2)
 	}
 	if e1 == nil {
-		e1, e2 = e2, e1
+		e1 = e2
 	}
 	if status.Code(e1) != codes.NotFound && status.Code(e1) != codes.Aborted {
 		t.Fatalf("the second accept: %v, want NotFound (or Aborted)", e1)

@@ -230,15 +230,15 @@ func TestHashIsArgon2idWithItsParameters(t *testing.T) {
 func TestUnknownEmailAndWrongPasswordAnswerAlike(t *testing.T) {
 	f := newPeople(t)
 	ctx := t.Context()
-	timed := func(email, pw string) (error, time.Duration) {
+	timed := func(email, pw string) (time.Duration, error) {
 		start := time.Now()
 		_, err := f.sessions.CreateSession(ctx, email, pw, app.Origin{})
-		return err, time.Since(start)
+		return time.Since(start), err
 	}
 	var wrong, unknown []time.Duration
 	for range 3 {
-		errW, dW := timed("olga@example.com", "not the password at all")
-		errU, dU := timed("nobody@example.com", "not the password at all")
+		dW, errW := timed("olga@example.com", "not the password at all")
+		dU, errU := timed("nobody@example.com", "not the password at all")
 		if errW == nil || errU == nil || errW.Error() != errU.Error() || apperr.KindOf(errW) != apperr.KindUnauthenticated ||
 			errW.Error() != "the email or password is wrong" {
 			t.Fatalf("wrong password: %v; unknown email: %v; want the same Unauthenticated error", errW, errU)

@@ -41,9 +41,12 @@ func readMember(t *testing.T, s Store, agencyID, memberID string) (app.Member, e
 	return m, err
 }
 
+// fakeHash is a password hash's shape; no password hashes to it.
+const fakeHash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$a2V5" //nolint:gosec // G101: not a credential
+
 func newUser(t *testing.T, s Store, email string) app.User {
 	t.Helper()
-	u := app.User{ID: id(), Email: email, Name: "Uma", PasswordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$a2V5", CreatedAt: base, UpdatedAt: base}
+	u := app.User{ID: id(), Email: email, Name: "Uma", PasswordHash: fakeHash, CreatedAt: base, UpdatedAt: base}
 	mustTx(t, s, func(tx app.Tx) error { return tx.InsertUser(ctx(t), u) })
 	return u
 }
