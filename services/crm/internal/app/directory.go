@@ -60,7 +60,6 @@ type DirectoryTx interface {
 	Client(ctx context.Context, id string) (Client, error)
 	Link(ctx context.Context, agencyID, clientID string) (ClientLink, error)
 	InsertAgency(ctx context.Context, a Agency) error
-	InsertMember(ctx context.Context, m Member) error
 	InsertClient(ctx context.Context, c Client) error
 	// UpdateClient stores c's status, auto_deploy and updated_at.
 	UpdateClient(ctx context.Context, c Client) error
