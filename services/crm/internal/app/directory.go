@@ -13,7 +13,8 @@ import (
 )
 
 // Directory provisions the tenancy the other interfaces rest on: agencies,
-// their members, clients and the links that give agencies access to clients.
+// clients and the links that give agencies access to clients (members are
+// People's).
 type Directory struct {
 	store DirectoryStore
 	clock Clock
