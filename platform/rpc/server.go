@@ -39,6 +39,8 @@ type Server struct {
 	health *healthServer
 	lis    net.Listener
 	local  *localServer
+	// addr is lis's address as the in-process calls give it (local.go).
+	addr net.Addr
 }
 
 // Listen binds addr (host:port; port 0 picks a free one) and returns a
@@ -86,7 +88,8 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *tel
 			checkItemsStream,
 		),
 	)
-	s := &Server{Server: srv, health: &healthServer{Server: health.NewServer()}, lis: lis, local: newLocalServer(unary, spans)}
+	s := &Server{Server: srv, health: &healthServer{Server: health.NewServer()}, lis: lis, local: newLocalServer(unary, spans),
+		addr: shownAddr{lis.Addr(), lis.Addr().String()}}
 	healthpb.RegisterHealthServer(s, s.health)
 	// health.Shutdown turns it NOT_SERVING when the server stops.
 	s.health.SetServingStatus(ReplicaHealthService, healthpb.HealthCheckResponse_SERVING)
