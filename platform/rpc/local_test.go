@@ -448,3 +448,36 @@ func BenchmarkInProcessCall(b *testing.B) {
 		}
 	}
 }
+
+// TestCallsSignedByTheirCredentials: a connection from DialAs signs every
+// call with its credentials, in process as over the network, so that a
+// service calling another needs no principal in its context; with none
+// the same call is refused.
+func TestCallsSignedByTheirCredentials(t *testing.T) {
+	st := newStack(t)
+	local := rpc.NewLocal()
+	local.Add(st.srv)
+	creds := st.signer.Credentials(reader)
+	for _, l := range []struct {
+		name  string
+		local *rpc.Local
+	}{{"network", nil}, {"in process", local}} {
+		t.Run(l.name, func(t *testing.T) {
+			conn, err := l.local.DialAs(st.srv.Addr(), st.tel, creds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, inProcess := conn.(*grpc.ClientConn); inProcess == (l.local != nil) {
+				t.Fatalf("DialAs made a %T", conn)
+			}
+			o := call(metadata.AppendToOutgoingContext(t.Context(), "x-custom", "one"), conn, "ok")
+			if o.Code != codes.OK || o.Body.Subject != "key-1" || o.Body.Site != "site-1" || strings.Join(o.Body.Custom, ",") != "one" {
+				t.Errorf("handler saw %+v (%s %s); want the credentials' principal and the caller's metadata", o.Body, o.Code, o.Message)
+			}
+		})
+	}
+	if o := call(t.Context(), st.local, "ok"); o.Code != codes.Unauthenticated {
+		t.Errorf("without credentials: %s %q; want Unauthenticated", o.Code, o.Message)
+	}
+}
