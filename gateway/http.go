@@ -267,8 +267,16 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 		transfer := st.kind.transfer()
 		base, ref := rest.WithReference(context.WithValue(r.Context(), stateKey{}, st))
 		sw.Header().Set(rest.TraceHeader, ref)
-		ctx, cancel := context.WithCancel(base)
-		if !transfer {
+		// One context of the two: the cancelable one made for every
+		// request and then replaced by the deadline's cost an allocation
+		// and a registration with its parent that lasted the request.
+		var (
+			ctx    context.Context
+			cancel context.CancelFunc
+		)
+		if transfer {
+			ctx, cancel = context.WithCancel(base)
+		} else {
 			ctx, cancel = context.WithTimeout(base, g.cfg.RequestTimeout)
 		}
 		defer cancel()
