@@ -62,8 +62,14 @@ func startHeapFloor(floorMiB int) (stop func()) {
 	if _, set := os.LookupEnv("GOGC"); set || floorMiB <= 0 {
 		return func() {}
 	}
-	base := debug.SetGCPercent(-1)
-	debug.SetGCPercent(base)
+	// The percent in force (TuneGC's), read without setting it: setting
+	// -1 to learn it would stop the collector for a moment.
+	gogc := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(gogc)
+	if gogc[0].Value.Kind() != metrics.KindUint64 || gogc[0].Value.Uint64() == 0 {
+		return func() {}
+	}
+	base := int(gogc[0].Value.Uint64())
 	h := &heapFloor{floor: uint64(floorMiB) << 20, base: base, set: debug.SetGCPercent, last: base,
 		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
 	h.adjust()

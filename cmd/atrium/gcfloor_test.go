@@ -1,11 +1,12 @@
 package main
 
 import (
+	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
-
-	"runtime/metrics"
 )
 
 func TestGCPercentFor(t *testing.T) {
@@ -60,4 +61,32 @@ func TestHeapFloorFollowsEachCollection(t *testing.T) {
 		t.Fatalf("stopped, yet %d%% was set", p)
 	case <-time.After(100 * time.Millisecond):
 	}
+}
+
+// TestHeapFloorStartsAndStops: started, the floor raises the percent in
+// force above the base for this test's small heap; stopped, the base is
+// back.
+func TestHeapFloorStartsAndStops(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set: the floor is off by design")
+	}
+	base := debug.SetGCPercent(200)
+	defer debug.SetGCPercent(base)
+	stop := startHeapFloor(64)
+	raised := gcPercent()
+	stop()
+	after := gcPercent()
+	if raised <= 200 {
+		t.Errorf("with a 64 MiB floor over a small heap the percent is %d, want more than 200", raised)
+	}
+	if after != 200 {
+		t.Errorf("after the stop the percent is %d, want the base, 200", after)
+	}
+}
+
+// gcPercent is the GC percent in force.
+func gcPercent() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
 }
