@@ -371,17 +371,22 @@ func (s *Server) invokeLocal(ctx context.Context, method string, md metadata.MD,
 	if !ok {
 		return unknownMethod(l, method)
 	}
-	sctx, cancel := context.WithCancel(l.base)
-	defer cancel()
+	// One context under base: with the caller's deadline when it has one
+	// (cancelled, as before, by the caller, the deadline or a cut).
+	var (
+		sctx   context.Context
+		cancel context.CancelFunc
+	)
 	if d, ok := ctx.Deadline(); ok {
-		var cancelDeadline context.CancelFunc
-		sctx, cancelDeadline = context.WithDeadline(sctx, d)
-		defer cancelDeadline()
+		sctx, cancel = context.WithDeadline(l.base, d)
+	} else {
+		sctx, cancel = context.WithCancel(l.base)
 	}
+	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 	sctx = metadata.NewIncomingContext(sctx, md)
 	addr := s.addr
-	sctx = peer.NewContext(sctx, &peer.Peer{Addr: addr, LocalAddr: addr})
+	sctx = peer.NewContext(sctx, s.peer)
 	stream := &localStream{method: method}
 	stream.headers, stream.trailers = stream.buf[:0:2], stream.buf[2:2]
 	sctx = grpc.NewContextWithServerTransportStream(sctx, stream)
