@@ -62,11 +62,7 @@ func (g *Gateway) newMux(l *listener) *runtime.ServeMux {
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithMetadata(func(ctx context.Context, r *http.Request) metadata.MD {
-			md := g.signPrincipal(r)
-			if l.render {
-				md = metadata.Join(md, renderRequest)
-			}
-			return md
+			return g.requestMetadata(r, l.render)
 		}),
 		runtime.WithMiddlewares(g.routeMiddleware(l)),
 	)
@@ -78,12 +74,24 @@ func (g *Gateway) newMux(l *listener) *runtime.ServeMux {
 // so that a caller without access learns nothing about its parameters.
 func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 	return func(next runtime.HandlerFunc) runtime.HandlerFunc {
+		// grpc-gateway wraps each route's handler in its own middleware, so
+		// this one serves one pattern: its route is looked up once rather
+		// than printing the pattern (several allocations) on every request.
+		var known atomic.Pointer[methodRoute]
 		return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
 			ctx := r.Context()
-			pattern, _ := runtime.HTTPPattern(ctx)
-			rt := l.routes.lookup(r.Method, pattern.String())
+			var rt *route
+			if m := known.Load(); m != nil && m.method == r.Method {
+				rt = m.route
+			} else {
+				pattern, _ := runtime.HTTPPattern(ctx)
+				if rt = l.routes.lookup(r.Method, pattern.String()); rt != nil {
+					known.Store(&methodRoute{r.Method, rt})
+				}
+			}
 			if rt == nil {
 				// Every registered route is in the table; this is a bug.
+				pattern, _ := runtime.HTTPPattern(ctx)
 				rest.WriteError(ctx, g.cfg.Logger, w, r, status.Errorf(codes.Internal, "no route table entry for %s %s", r.Method, pattern))
 				return
 			}
@@ -159,6 +167,13 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 	}
 }
 
+// methodRoute is the route a request method reaches through one of
+// routeMiddleware's handlers.
+type methodRoute struct {
+	method string
+	route  *route
+}
+
 // refusedPrincipal wraps the mux's error handler. The gateway answers
 // every client credential problem itself (401) before calling a service,
 // so a service that answers Unauthenticated refuses the gateway's own
@@ -174,12 +189,24 @@ func refusedPrincipal(next runtime.ErrorHandlerFunc) runtime.ErrorHandlerFunc {
 	}
 }
 
-func (g *Gateway) signPrincipal(r *http.Request) metadata.MD {
+// requestMetadata is the metadata the gateway adds to a request: the
+// signed principal, and the request for a rendered body if render. One
+// map, made at once: grpc-gateway joins it with the forwarded headers'.
+func (g *Gateway) requestMetadata(r *http.Request, render bool) metadata.MD {
 	p, ok := principal.FromContext(r.Context())
-	if !ok {
+	if !ok && !render {
 		return nil
 	}
-	return metadata.Pairs(principal.MetadataKey, g.signer.Token(p))
+	md := make(metadata.MD, 2)
+	if ok {
+		md[principal.MetadataKey] = []string{g.signer.Token(p)}
+	}
+	if render {
+		for k, v := range renderRequest {
+			md[k] = v[:len(v):len(v)]
+		}
+	}
+	return md
 }
 
 // authenticateKey resolves the public listener's API key.
@@ -240,8 +267,16 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 		transfer := st.kind.transfer()
 		base, ref := rest.WithReference(context.WithValue(r.Context(), stateKey{}, st))
 		sw.Header().Set(rest.TraceHeader, ref)
-		ctx, cancel := context.WithCancel(base)
-		if !transfer {
+		// One context of the two: the cancelable one made for every
+		// request and then replaced by the deadline's cost an allocation
+		// and a registration with its parent that lasted the request.
+		var (
+			ctx    context.Context
+			cancel context.CancelFunc
+		)
+		if transfer {
+			ctx, cancel = context.WithCancel(base)
+		} else {
 			ctx, cancel = context.WithTimeout(base, g.cfg.RequestTimeout)
 		}
 		defer cancel()

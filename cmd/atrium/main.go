@@ -66,6 +66,9 @@ func serverCommands(stdout, stderr io.Writer) []*atriumcli.Command {
 			// gRPC's process-wide logger, set before any gRPC activity.
 			telemetry.InstallGRPCLogger(logger)
 			cfg.globalTelemetry = true
+			// Process-wide, so here rather than in serve, which tests run
+			// several of in one process.
+			defer startHeapFloor(cfg.gcMinHeapMiB)()
 			return serve(ctx, *cfg, logger, stdout, nil)
 		}},
 		{Name: "migrate", Summary: "apply every service's PostgreSQL migrations", Server: true, Raw: func(ctx context.Context, args []string) error {

@@ -56,6 +56,8 @@ type serveConfig struct {
 	natsStoreDir     string
 	demo             bool
 	metricsAddr      string
+	// gcMinHeapMiB is the garbage collector's heap floor (gcfloor.go).
+	gcMinHeapMiB int
 
 	// spanProcessor, when set, receives every span of the process, sampled
 	// whatever the OTEL_* variables say: tests read traces from it.
@@ -105,11 +107,15 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 	fs.StringVar(&c.natsEmbeddedAddr, "nats-embedded-addr", "127.0.0.1:4223", "client address of the embedded NATS server")
 	fs.StringVar(&c.natsStoreDir, "nats-store-dir", "", "JetStream directory of the embedded NATS server; empty uses a temporary directory removed at exit")
 	runner.BindMetricsAddr(fs, &c.metricsAddr, "empty (the default) serves none: the admin listener's /metrics already covers the whole process")
+	fs.IntVar(&c.gcMinHeapMiB, "gc-min-heap-mib", 64, "let the heap grow at least this many MiB beyond what the last garbage collection found live before the next one (and by GOGC's 200% once that is more): fewer collections for the small heap of one process; 0 turns it off, and a GOGC variable overrides it")
 	fs.BoolVar(&c.demo, "demo", false, "seed a demo site, agency, clients, prospects and deals, and print keys and curl lines")
 	if err := cli.Parse(fs, args, version, stdout, lookup); err != nil {
 		return nil, err
 	}
 	c.webhooks.AllowPrivate = c.actions.AllowPrivateFetch
+	if c.gcMinHeapMiB < 0 {
+		return nil, fmt.Errorf("--gc-min-heap-mib must be 0 (off) or more; got %d", c.gcMinHeapMiB)
+	}
 	if err := c.objects.CheckKept(c.backing.DatabaseURL != ""); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/stats"
@@ -82,7 +84,26 @@ func (l *Local) Add(s *Server) {
 // interceptors, which run on both kinds in the same place (after the call
 // metrics and the default deadline).
 func (l *Local) Dial(addr string, tel *telemetry.Telemetry, interceptors ...grpc.UnaryClientInterceptor) (Conn, error) {
-	network, err := Dial(addr, WithTelemetry(tel), grpc.WithChainUnaryInterceptor(interceptors...))
+	return l.dial(addr, tel, nil, interceptors)
+}
+
+// DialAs is Dial for a caller that signs every call with creds, as a
+// service calling another does (grpc.WithPerRPCCredentials over the
+// network; in process, the same metadata added where gRPC's transport
+// adds it, after the interceptors). In `atrium serve` the actions
+// service's calls to the data service (the rows of every run it queues)
+// and the CRM then skip the loopback hop's encoding, HTTP/2 framing and
+// decoding.
+func (l *Local) DialAs(addr string, tel *telemetry.Telemetry, creds credentials.PerRPCCredentials, interceptors ...grpc.UnaryClientInterceptor) (Conn, error) {
+	return l.dial(addr, tel, creds, interceptors)
+}
+
+func (l *Local) dial(addr string, tel *telemetry.Telemetry, creds credentials.PerRPCCredentials, interceptors []grpc.UnaryClientInterceptor) (Conn, error) {
+	opts := []grpc.DialOption{WithTelemetry(tel), grpc.WithChainUnaryInterceptor(interceptors...)}
+	if creds != nil {
+		opts = append(opts, grpc.WithPerRPCCredentials(creds))
+	}
+	network, err := Dial(addr, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +125,7 @@ func (l *Local) Dial(addr string, tel *telemetry.Telemetry, interceptors ...grpc
 			otelgrpc.WithMeterProvider(noop.NewMeterProvider()), otelgrpc.WithPropagators(telemetry.Propagator)),
 		retried:  retriedSet(),
 		throttle: &throttle{tokens: maxTokens},
+		creds:    creds,
 	}, nil
 }
 
@@ -117,6 +139,8 @@ type localConn struct {
 	stats    stats.Handler
 	retried  map[string]bool
 	throttle *throttle
+	// creds, if set, sign every call (DialAs).
+	creds credentials.PerRPCCredentials
 }
 
 // Invoke implements grpc.ClientConnInterface.
@@ -142,7 +166,7 @@ func (c *localConn) invoke(ctx context.Context, method string, req, reply any, _
 	ctx = c.stats.TagRPC(ctx, &stats.RPCTagInfo{FullMethodName: method})
 	begin := time.Now()
 	c.stats.HandleRPC(ctx, &stats.Begin{Client: true, BeginTime: begin})
-	addr := c.srv.lis.Addr()
+	addr := c.srv.addr
 	c.stats.HandleRPC(ctx, &stats.OutHeader{Client: true, FullMethod: method, RemoteAddr: addr, LocalAddr: addr})
 	err := c.attempts(ctx, method, req, reply, header, trailer)
 	if p != nil {
@@ -158,6 +182,24 @@ func (c *localConn) attempts(ctx context.Context, method string, req, reply any,
 	md, _ := metadata.FromOutgoingContext(ctx)
 	if err := validateMetadata(md); err != nil {
 		return status.Error(codes.Internal, err.Error())
+	}
+	if c.creds != nil {
+		// As gRPC's transport: the credentials' metadata after the
+		// caller's, under lower-case keys; a failure is the call's.
+		auth, err := c.creds.GetRequestMetadata(ctx, "grpc://"+c.Target()+method[:strings.LastIndexByte(method, '/')])
+		if err != nil {
+			if _, ok := status.FromError(err); ok {
+				return err
+			}
+			return status.Errorf(codes.Unavailable, "transport: per-RPC creds failed due to error: %v", err)
+		}
+		if md == nil {
+			md = make(metadata.MD, len(auth))
+		}
+		for k, v := range auth {
+			k = strings.ToLower(k)
+			md[k] = append(md[k], v)
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		err := c.srv.invokeLocal(ctx, method, md, req, reply, header, trailer)
@@ -329,18 +371,24 @@ func (s *Server) invokeLocal(ctx context.Context, method string, md metadata.MD,
 	if !ok {
 		return unknownMethod(l, method)
 	}
-	sctx, cancel := context.WithCancel(l.base)
-	defer cancel()
+	// One context under base: with the caller's deadline when it has one
+	// (cancelled, as before, by the caller, the deadline or a cut).
+	var (
+		sctx   context.Context
+		cancel context.CancelFunc
+	)
 	if d, ok := ctx.Deadline(); ok {
-		var cancelDeadline context.CancelFunc
-		sctx, cancelDeadline = context.WithDeadline(sctx, d)
-		defer cancelDeadline()
+		sctx, cancel = context.WithDeadline(l.base, d)
+	} else {
+		sctx, cancel = context.WithCancel(l.base)
 	}
+	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 	sctx = metadata.NewIncomingContext(sctx, md)
-	addr := s.lis.Addr()
-	sctx = peer.NewContext(sctx, &peer.Peer{Addr: addr, LocalAddr: addr})
+	addr := s.addr
+	sctx = peer.NewContext(sctx, s.peer)
 	stream := &localStream{method: method}
+	stream.headers, stream.trailers = stream.buf[:0:2], stream.buf[2:2]
 	sctx = grpc.NewContextWithServerTransportStream(sctx, stream)
 	sctx = l.stats.TagRPC(sctx, &stats.RPCTagInfo{FullMethodName: method})
 	begin := time.Now()
@@ -395,16 +443,36 @@ func move(dst, src any) error {
 	return nil
 }
 
+// shownAddr is a listener's address with its text made once: the stats
+// handlers of both sides of every in-process call print the address
+// (otelgrpc's server.address and server.port), which a *net.TCPAddr
+// formats anew each time.
+type shownAddr struct {
+	net.Addr
+	text string
+}
+
+func (a shownAddr) String() string { return a.text }
+
 // localStream is the grpc.ServerTransportStream of an in-process call:
 // what the handler sets with grpc.SetHeader, grpc.SendHeader and
 // grpc.SetTrailer, for the caller's grpc.Header and grpc.Trailer.
+//
+// The handler's metadata is kept as it is handed over and merged once, at
+// the end, into the caller's: a handler that sets its headers in two calls
+// (the 202 of an asynchronous submission: its balance, then its location)
+// then costs one map, not one per call and one more for the caller.
 type localStream struct {
 	method string
 
-	mu      sync.Mutex
-	header  metadata.MD
-	trailer metadata.MD
-	sent    bool
+	mu       sync.Mutex
+	headers  []metadata.MD
+	trailers []metadata.MD
+	// buf backs headers and trailers for the usual few.
+	buf [3]metadata.MD
+	// headerSet: a header was set or sent, even an empty one.
+	headerSet bool
+	sent      bool
 }
 
 func (s *localStream) Method() string { return s.method }
@@ -421,7 +489,7 @@ func (s *localStream) SetHeader(md metadata.MD) error {
 	if s.sent {
 		return status.Error(codes.Internal, "transport: SendHeader called multiple times")
 	}
-	s.header = metadata.Join(s.header, md)
+	s.headers, s.headerSet = append(s.headers, md), true
 	return nil
 }
 
@@ -431,7 +499,7 @@ func (s *localStream) SendHeader(md metadata.MD) error {
 	if s.sent {
 		return status.Error(codes.Internal, "transport: SendHeader called multiple times")
 	}
-	s.header = metadata.Join(s.header, md)
+	s.headers, s.headerSet = append(s.headers, md), true
 	s.sent = true
 	return nil
 }
@@ -442,7 +510,7 @@ func (s *localStream) SetTrailer(md metadata.MD) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.trailer = metadata.Join(s.trailer, md)
+	s.trailers = append(s.trailers, md)
 	return nil
 }
 
@@ -454,20 +522,44 @@ func (s *localStream) SetTrailer(md metadata.MD) error {
 func (s *localStream) deliver(header, trailer *metadata.MD, failed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	contentType := metadata.Pairs("content-type", "application/grpc")
-	trailersOnly := failed && s.header == nil
+	trailersOnly := failed && !s.headerSet
 	if header != nil {
 		*header = nil
 		if !trailersOnly {
-			*header = metadata.Join(contentType, s.header)
+			*header = merged(true, s.headers)
 		}
 	}
 	if trailer != nil {
-		*trailer = metadata.Join(s.trailer)
-		if trailersOnly {
-			*trailer = metadata.Join(contentType, s.trailer)
+		*trailer = merged(trailersOnly, s.trailers)
+	}
+}
+
+// merged is one MD of mds' keys and values (with the content type first
+// if contentType), as metadata.Join would make it. A key's values are the
+// handler's own slice when one MD alone has the key: the handler does not
+// use metadata it has handed over, as gRPC's own server stream assumes.
+func merged(contentType bool, mds []metadata.MD) metadata.MD {
+	n := 0
+	for _, md := range mds {
+		n += len(md)
+	}
+	if contentType {
+		n++
+	}
+	out := make(metadata.MD, n)
+	if contentType {
+		out["content-type"] = []string{"application/grpc"}
+	}
+	for _, md := range mds {
+		for k, v := range md {
+			if have, ok := out[k]; ok {
+				out[k] = append(have[:len(have):len(have)], v...)
+			} else {
+				out[k] = v
+			}
 		}
 	}
+	return out
 }
 
 // chainUnaryServer composes interceptors into one, the first outermost,

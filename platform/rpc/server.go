@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/reflection"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
@@ -39,6 +40,11 @@ type Server struct {
 	health *healthServer
 	lis    net.Listener
 	local  *localServer
+	// addr is lis's address as the in-process calls give it (local.go),
+	// and peer the peer they give the handlers, one for every call
+	// (nothing changes a peer it reads).
+	addr net.Addr
+	peer *peer.Peer
 }
 
 // Listen binds addr (host:port; port 0 picks a free one) and returns a
@@ -86,7 +92,9 @@ func Listen(addr string, logger *slog.Logger, signer *principal.Signer, tel *tel
 			checkItemsStream,
 		),
 	)
-	s := &Server{Server: srv, health: &healthServer{Server: health.NewServer()}, lis: lis, local: newLocalServer(unary, spans)}
+	s := &Server{Server: srv, health: &healthServer{Server: health.NewServer()}, lis: lis, local: newLocalServer(unary, spans),
+		addr: shownAddr{lis.Addr(), lis.Addr().String()}}
+	s.peer = &peer.Peer{Addr: s.addr, LocalAddr: s.addr}
 	healthpb.RegisterHealthServer(s, s.health)
 	// health.Shutdown turns it NOT_SERVING when the server stops.
 	s.health.SetServingStatus(ReplicaHealthService, healthpb.HealthCheckResponse_SERVING)

@@ -19,7 +19,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/sync/errgroup"
-	"google.golang.org/grpc"
 
 	"github.com/atrium-hq/atrium/platform/cli"
 	"github.com/atrium-hq/atrium/platform/memdb"
@@ -268,7 +267,7 @@ func (r *Runtime) MetricsAddr() string {
 // The service reports NOT_SERVING, with the cause, while it cannot use it:
 // unreachable, or refusing the principal because the two were given
 // different internal secrets. Call it before Run.
-func (r *Runtime) DependsOn(name string, conn *grpc.ClientConn) {
+func (r *Runtime) DependsOn(name string, conn rpc.Conn) {
 	r.upstreams = append(r.upstreams, rpc.Upstream{Name: name, Conn: conn})
 }
 

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -118,6 +119,27 @@ func FuzzWriteError(f *testing.F) {
 		}
 		if rec.Code >= 500 && c != codes.Aborted && len(text) >= 12 && strings.Contains(msg, text) {
 			t.Fatalf("code %s: fault text %q reached the client: %q", c, text, msg)
+		}
+	})
+}
+
+// FuzzCompositeEnd: for any body whose first value is valid JSON, the end
+// compositeEnd finds by its brackets is where encoding/json's decoder
+// stops after that value (trailingData's slower way).
+func FuzzCompositeEnd(f *testing.F) {
+	for _, s := range []string{
+		`{"a":"}"}`, `{"a":"\"}"} x`, `[1,{"b":[2]}]]`, " \n{\"a\":\"\\\\\"}{}", `{"a":"\u007d"}`, `"x"`, `1 2`, `{}`, `[]`, `{"a":[}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		if dec.Decode(new(json.RawMessage)) != nil {
+			return // not a valid first value: the unmarshaler would have refused it
+		}
+		want := int(dec.InputOffset())
+		if got, ok := compositeEnd(body); ok && got != want {
+			t.Fatalf("body %q: compositeEnd = %d, the decoder stopped at %d", body, got, want)
 		}
 	})
 }

@@ -80,13 +80,19 @@ func (m jsonMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 }
 
 // trailingData refuses a body with more than whitespace after its first
-// JSON value, naming where the extra data starts.
+// JSON value, naming where the extra data starts. The value was accepted
+// by the unmarshaler, so it is valid JSON: an object's or an array's end
+// is found by matching its brackets (outside strings), without decoding
+// the body a second time; another value goes through a decoder.
 func trailingData(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if dec.Decode(new(json.RawMessage)) != nil {
-		return nil // the unmarshaler accepted it; nothing more to say
+	end, ok := compositeEnd(data)
+	if !ok {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if dec.Decode(new(json.RawMessage)) != nil {
+			return nil // the unmarshaler accepted it; nothing more to say
+		}
+		end = int(dec.InputOffset())
 	}
-	end := int(dec.InputOffset())
 	rest := bytes.TrimLeft(data[end:], " \t\r\n")
 	if len(rest) == 0 {
 		return nil
@@ -101,6 +107,43 @@ func trailingData(data []byte) error {
 		}
 	}
 	return fmt.Errorf("request body must be one JSON object with nothing after it; found more data at line %d, column %d (byte %d)", line, col, at+1)
+}
+
+// compositeEnd is the offset just past the object or array data starts
+// with (after whitespace), which must be valid JSON; false if data starts
+// with another value or the brackets do not close.
+func compositeEnd(data []byte) (int, bool) {
+	i := 0
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	if i == len(data) || (data[i] != '{' && data[i] != '[') {
+		return 0, false
+	}
+	depth, inString := 0, false
+	for ; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++ // the escaped character, a quote or a backslash among them
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return 0, false
 }
 
 var (

@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 
@@ -106,16 +107,29 @@ var headerMetadata = map[string]string{ //nolint:gosec // G101: header names tha
 	"preference-applied":            "Preference-Applied",
 }
 
+// canonicalHeaders is headerMetadata with each header's canonical form,
+// the key http.Header.Set would store it under (Atrium-Ai-Credits-Remaining),
+// made once rather than on every response.
+var canonicalHeaders = func() map[string]string {
+	m := make(map[string]string, len(headerMetadata))
+	for key, header := range headerMetadata {
+		m[key] = textproto.CanonicalMIMEHeaderKey(header)
+	}
+	return m
+}()
+
 // responseMetadataHeaders writes the headers of headerMetadata the service
-// set.
+// set. Each is stored as http.Header.Set stores it, with the metadata's
+// own one-value slice (the metadata is the call's and not used again).
 func responseMetadataHeaders(ctx context.Context, w http.ResponseWriter) {
 	md, ok := runtime.ServerMetadataFromContext(ctx)
-	if !ok {
+	if !ok || len(md.HeaderMD) == 0 {
 		return
 	}
-	for key, header := range headerMetadata {
-		if v := md.HeaderMD.Get(key); len(v) == 1 {
-			w.Header().Set(header, v[0])
+	h := w.Header()
+	for key, header := range canonicalHeaders {
+		if v := md.HeaderMD[key]; len(v) == 1 {
+			h[header] = v[:1:1]
 		}
 	}
 }

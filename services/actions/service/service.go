@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"google.golang.org/grpc"
-
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/objstore"
@@ -167,7 +165,7 @@ type Config struct {
 // Service is a running actions service.
 type Service struct {
 	rt        *runner.Runtime
-	conns     []*grpc.ClientConn
+	conns     []rpc.Conn
 	actions   *app.Actions
 	publicURL atomic.Pointer[string]
 	recovery  time.Duration
@@ -216,13 +214,15 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 			s.Close()
 		}
 	}()
-	creds := grpc.WithPerRPCCredentials(rt.Signer.Credentials(principal.Principal{Kind: principal.KindService, Subject: Name}))
-	crm, err := rpc.Dial(cfg.CRMAddr, creds, rpc.WithTelemetry(cfg.Telemetry))
+	// In process when the CRM and the data service run in this one
+	// (atrium serve: cfg.Local), otherwise over the network.
+	creds := rt.Signer.Credentials(principal.Principal{Kind: principal.KindService, Subject: Name})
+	crm, err := cfg.Local.DialAs(cfg.CRMAddr, cfg.Telemetry, creds)
 	if err != nil {
 		return nil, err
 	}
 	s.conns = append(s.conns, crm)
-	data, err := rpc.Dial(cfg.DataAddr, creds, rpc.WithTelemetry(cfg.Telemetry))
+	data, err := cfg.Local.DialAs(cfg.DataAddr, cfg.Telemetry, creds)
 	if err != nil {
 		return nil, err
 	}

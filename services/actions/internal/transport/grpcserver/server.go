@@ -72,12 +72,12 @@ func setRetryAfter(ctx context.Context, err error) {
 
 // RunAction implements actionsv1.ActionsServiceServer.
 func (s *Server) RunAction(ctx context.Context, req *actionsv1.RunActionRequest) (*actionsv1.RunActionResponse, error) {
-	md, _ := metadata.FromIncomingContext(ctx)
+	// The two values alone: FromIncomingContext would copy every key.
 	var key string
-	if v := md.Get(idempotencyKey); len(v) > 0 {
+	if v := metadata.ValueFromIncomingContext(ctx, idempotencyKey); len(v) > 0 {
 		key = v[0]
 	}
-	pref, err := parsePrefer(md.Get(headerPrefer))
+	pref, err := parsePrefer(metadata.ValueFromIncomingContext(ctx, headerPrefer))
 	if err != nil {
 		return nil, err
 	}

@@ -40,3 +40,42 @@ func TestRenderedRunMatchesTheTypedResponse(t *testing.T) {
 		t.Fatalf("rendered %s\ntyped    %s", rendered, viaProtojson)
 	}
 }
+
+// The 202's body, written directly, is byte for byte what renderRun
+// writes for the same run and data.
+func TestAcceptedBodyIsTheRenderedRun(t *testing.T) {
+	const id = "0190a5e4-7b7e-7c1a-9f00-000000000001"
+	url := "/api/v1/runs/" + id
+	run := app.Run{Action: "generate_blog", ClientID: "0190a5e4-7b7e-7c1a-9f00-5b1f2e3d4c5a", Status: app.StatusPending, StatusCode: 202}
+	got := acceptedBody(run, id, "queued", url)
+	run.Data = acceptedData(id, "queued", url)
+	want, err := renderRun(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("accepted body\n%s\nrenderRun\n%s", got, want)
+	}
+}
+
+func BenchmarkAcceptedBody(b *testing.B) {
+	const id = "0190a5e4-7b7e-7c1a-9f00-000000000001"
+	url := "/api/v1/runs/" + id
+	run := app.Run{Action: "generate_blog", ClientID: "0190a5e4-7b7e-7c1a-9f00-5b1f2e3d4c5a", Status: app.StatusPending, StatusCode: 202}
+	b.Run("map", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r := run
+			r.Data = acceptedData(id, "queued", url)
+			if _, err := renderRun(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			acceptedBody(run, id, "queued", url)
+		}
+	})
+}
