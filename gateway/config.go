@@ -46,10 +46,24 @@ type Config struct {
 	NATSURL string
 
 	// KeyCacheTTL is how long a key lookup is reused; a revocation takes
-	// effect within it.
+	// effect within it. Session cookies, and the owners of the sites named
+	// by Atrium-Site, are cached for as long.
 	KeyCacheTTL time.Duration
-	// KeyCacheSize bounds the number of cached lookups.
+	// KeyCacheSize bounds the number of cached lookups (of keys, and
+	// apart from them, of sessions).
 	KeyCacheSize int
+
+	// CookieSecure marks the session cookie Secure even when a request
+	// did not come over TLS: for a gateway behind a proxy that terminates
+	// TLS. Over TLS the cookie is always Secure.
+	CookieSecure bool
+	// LoginAttemptsPerEmail and LoginAttemptsPerAddress bound the sign-in
+	// attempts (and the password resets asked for) per email address and
+	// per client address in each LoginAttemptWindow, before the CRM is
+	// asked; over them the request is answered 429 with Retry-After.
+	LoginAttemptsPerEmail   int
+	LoginAttemptsPerAddress int
+	LoginAttemptWindow      time.Duration
 	// RequestTimeout bounds each request, from its first byte to its
 	// response, the body's arrival included. Transfers are bounded by
 	// progress instead: each read of an upload must bring bytes within it
@@ -125,6 +139,10 @@ const (
 	// poor mobile link still keeps: a 25 MiB file may take 30 s plus
 	// 800 s.
 	DefaultMinTransferRate = 32 << 10
+	// Sign-in attempts: see docs/authentication.md.
+	DefaultLoginAttemptsPerEmail   = 10
+	DefaultLoginAttemptsPerAddress = 50
+	DefaultLoginAttemptWindow      = 15 * time.Minute
 )
 
 // AdminTokenPrefix starts the admin tokens `atrium serve` generates; give
@@ -163,6 +181,10 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxStreamsPerKey, "max-streams-per-key", c.MaxStreamsPerKey, "long requests (event streams, uploads, Prefer: wait) one API key may hold open at once; more are answered 429 with Retry-After")
 	fs.IntVar(&c.MaxStreamsPerTenant, "max-streams-per-tenant", c.MaxStreamsPerTenant, "long requests all the API keys of one agency (or site) may hold open at once; more are answered 429 with Retry-After")
 	fs.Int64Var(&c.MinTransferRate, "min-transfer-rate", c.MinTransferRate, "slowest average, in bytes a second, an upload or a file download may keep once --request-timeout has passed; a slower upload is answered 408, a slower download cut")
+	fs.BoolVar(&c.CookieSecure, "cookie-secure", c.CookieSecure, "mark the session cookie Secure even on requests that did not come over TLS (behind a proxy that terminates TLS); over TLS it always is")
+	fs.IntVar(&c.LoginAttemptsPerEmail, "login-attempts-per-email", c.LoginAttemptsPerEmail, "sign-in attempts (and password resets asked for) per email address in each --login-attempt-window; more are answered 429 with Retry-After")
+	fs.IntVar(&c.LoginAttemptsPerAddress, "login-attempts-per-address", c.LoginAttemptsPerAddress, "sign-in attempts (and invitations accepted, password resets) per client address in each --login-attempt-window; more are answered 429 with Retry-After")
+	fs.DurationVar(&c.LoginAttemptWindow, "login-attempt-window", c.LoginAttemptWindow, "the window of --login-attempts-per-email and --login-attempts-per-address; spent attempts come back evenly over it")
 	fs.BoolVar(&c.MCPReadOnly, "mcp-read-only", c.MCPReadOnly, "hide the MCP server's write tools (create_item, update_item, run_action) from every key at /mcp; read tools stay")
 }
 
@@ -203,6 +225,15 @@ func (c *Config) setDefaults() {
 	}
 	if c.MinTransferRate == 0 {
 		c.MinTransferRate = DefaultMinTransferRate
+	}
+	if c.LoginAttemptsPerEmail == 0 {
+		c.LoginAttemptsPerEmail = DefaultLoginAttemptsPerEmail
+	}
+	if c.LoginAttemptsPerAddress == 0 {
+		c.LoginAttemptsPerAddress = DefaultLoginAttemptsPerAddress
+	}
+	if c.LoginAttemptWindow == 0 {
+		c.LoginAttemptWindow = DefaultLoginAttemptWindow
 	}
 	if c.RateLimit > 0 && c.RateLimitBurst == 0 {
 		c.RateLimitBurst = max(1, int(math.Ceil(2*c.RateLimit)))
@@ -259,6 +290,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--max-streams-per-tenant must be at least 1 (0: the default, %d); got %d", DefaultMaxStreamsPerTenant, c.MaxStreamsPerTenant)
 	case c.MinTransferRate < 0:
 		return fmt.Errorf("--min-transfer-rate must be at least 1 byte a second (0: the default, %d); got %d", DefaultMinTransferRate, c.MinTransferRate)
+	case c.LoginAttemptsPerEmail < 0 || c.LoginAttemptsPerAddress < 0:
+		return fmt.Errorf("--login-attempts-per-email and --login-attempts-per-address must be at least 1 (0: the defaults, %d and %d); got %d and %d",
+			DefaultLoginAttemptsPerEmail, DefaultLoginAttemptsPerAddress, c.LoginAttemptsPerEmail, c.LoginAttemptsPerAddress)
+	case c.LoginAttemptWindow < 0:
+		return fmt.Errorf("--login-attempt-window must be positive (0: the default, %s); got %s", DefaultLoginAttemptWindow, c.LoginAttemptWindow)
 	case c.Logger == nil:
 		return errors.New("logger is required")
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
+	"github.com/atrium-hq/atrium/platform/principal"
 )
 
 // inFlightLimit bounds the requests a listener serves at once. Over the bound a
@@ -146,3 +147,7 @@ func (l *rateLimiter) writeRateLimited(w http.ResponseWriter, wait time.Duration
 		"rate limit exceeded: this API key may make %s requests per second, in bursts of up to %d; retry after %d second(s)",
 		strconv.FormatFloat(float64(l.rate), 'f', -1, 64), l.burst, secs)})
 }
+
+// rateKey is the bucket of a caller: its key, or a person's user (all of
+// their sessions together).
+func rateKey(p principal.Principal) string { return string(p.Kind) + ":" + p.Subject }
