@@ -94,7 +94,7 @@ type Gateway struct {
 	sessions   *auth.Sessions
 	siteOwners *auth.SiteOwners
 	logins     *loginLimiter
-	conns  []namedConn // in upstreams' order
+	conns      []namedConn // in upstreams' order
 	// deps is the last view of the services (dependencies.go).
 	deps       dependencies
 	depsMetric metric.Registration
