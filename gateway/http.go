@@ -179,7 +179,10 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 // 500 whose log line names the cause (and /readyz says the same).
 func refusedPrincipal(next runtime.ErrorHandlerFunc) runtime.ErrorHandlerFunc {
 	return func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
-		if st, ok := status.FromError(err); ok && st.Code() == codes.Unauthenticated {
+		// The sign-in routes' own Unauthenticated (a wrong password) is
+		// the caller's.
+		method, _ := runtime.RPCMethod(ctx)
+		if st, ok := status.FromError(err); ok && st.Code() == codes.Unauthenticated && !strings.HasPrefix(method, sessionServicePrefix) {
 			err = status.Errorf(codes.Internal, "the service refused the gateway's signed principal (%s): is --internal-secret the same in the gateway and the services?", st.Message())
 		}
 		next(ctx, mux, m, w, r, err)
