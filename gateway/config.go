@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -64,6 +65,13 @@ type Config struct {
 	LoginAttemptsPerEmail   int
 	LoginAttemptsPerAddress int
 	LoginAttemptWindow      time.Duration
+	// TrustedProxies are the addresses (comma-separated CIDRs) of the
+	// proxies in front of the gateway whose X-Forwarded-For it believes:
+	// a request from one of them comes from the last address of that
+	// header that is not itself a trusted proxy. Empty: the client is the
+	// TCP peer, and X-Forwarded-For is ignored.
+	TrustedProxies string
+	trusted        []netip.Prefix
 	// RequestTimeout bounds each request, from its first byte to its
 	// response, the body's arrival included. Transfers are bounded by
 	// progress instead: each read of an upload must bring bytes within it
@@ -170,8 +178,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "public API listen address")
 	fs.StringVar(&c.AdminAddr, "admin-addr", c.AdminAddr, "admin API listen address (also /healthz, /readyz, /metrics and /debug/pprof/); keep it off public networks, never the public one")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer token of the admin API, at least 16 characters")
-	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", c.KeyCacheTTL, "how long an API key lookup is reused (0 to 1m); a revocation takes effect within it if its event is missed")
-	fs.IntVar(&c.KeyCacheSize, "key-cache-size", c.KeyCacheSize, "maximum cached API key lookups")
+	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", c.KeyCacheTTL, "how long an API key or session cookie lookup (and a site's owner) is reused (0 to 1m); a revocation or sign-out takes effect within it if its event is missed")
+	fs.IntVar(&c.KeyCacheSize, "key-cache-size", c.KeyCacheSize, "maximum cached API key lookups, and apart from them, session cookie lookups")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", c.RequestTimeout, "deadline of each request, body included")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest accepted request body")
 	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests per second each API key may make (token bucket per key, answered 429 with Retry-After over it); 0 turns the limit off")
@@ -185,6 +193,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.LoginAttemptsPerEmail, "login-attempts-per-email", c.LoginAttemptsPerEmail, "sign-in attempts (and password resets asked for) per email address in each --login-attempt-window; more are answered 429 with Retry-After")
 	fs.IntVar(&c.LoginAttemptsPerAddress, "login-attempts-per-address", c.LoginAttemptsPerAddress, "sign-in attempts (and invitations accepted, password resets) per client address in each --login-attempt-window; more are answered 429 with Retry-After")
 	fs.DurationVar(&c.LoginAttemptWindow, "login-attempt-window", c.LoginAttemptWindow, "the window of --login-attempts-per-email and --login-attempts-per-address; spent attempts come back evenly over it")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", c.TrustedProxies, "comma-separated CIDRs of the proxies (load balancers, ingress) in front of the gateway whose X-Forwarded-For names the client; empty: the client is the TCP peer and X-Forwarded-For is ignored")
 	fs.BoolVar(&c.MCPReadOnly, "mcp-read-only", c.MCPReadOnly, "hide the MCP server's write tools (create_item, update_item, run_action) from every key at /mcp; read tools stay")
 }
 
@@ -249,6 +258,26 @@ func (c *Config) setDefaults() {
 	}
 }
 
+// parseTrustedProxies reads TrustedProxies: CIDRs, or single addresses.
+func (c *Config) parseTrustedProxies() error {
+	c.trusted = nil
+	for _, f := range strings.Split(c.TrustedProxies, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return fmt.Errorf("--trusted-proxies must be comma-separated CIDRs (10.0.0.0/8) or addresses; %q is neither", f)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		c.trusted = append(c.trusted, p.Masked())
+	}
+	return nil
+}
+
 // Validate reports the first invalid setting.
 func (c *Config) Validate() error {
 	var missing []string
@@ -295,6 +324,8 @@ func (c *Config) Validate() error {
 			DefaultLoginAttemptsPerEmail, DefaultLoginAttemptsPerAddress, c.LoginAttemptsPerEmail, c.LoginAttemptsPerAddress)
 	case c.LoginAttemptWindow < 0:
 		return fmt.Errorf("--login-attempt-window must be positive (0: the default, %s); got %s", DefaultLoginAttemptWindow, c.LoginAttemptWindow)
+	case c.parseTrustedProxies() != nil:
+		return c.parseTrustedProxies()
 	case c.Logger == nil:
 		return errors.New("logger is required")
 	}

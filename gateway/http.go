@@ -303,8 +303,10 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 			return
 		}
 		// The address the services see (x-forwarded-for, which the audit
-		// trail records) is the TCP peer's: grpc-gateway would put a
-		// client's own X-Forwarded-For in front of it.
+		// trail records) is the TCP peer's, or the client a trusted proxy
+		// names: grpc-gateway would put a client's own X-Forwarded-For in
+		// front of it.
+		r.RemoteAddr = forwardedClient(r, g.cfg.trusted)
 		r.Header.Del("X-Forwarded-For")
 		r.Header.Del("X-Forwarded-Host")
 		// A client header Grpc-Metadata-X would otherwise become gRPC metadata x.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -175,9 +176,9 @@ func requestEmail(r *http.Request) string {
 	return e
 }
 
-// clientAddress is the address the request came from: the TCP peer. An
-// X-Forwarded-For header is the client's word and is not read (serve
-// drops it).
+// clientAddress is the address the request came from: the TCP peer, or
+// the client a trusted proxy names (serve has put it in RemoteAddr). A
+// client's own X-Forwarded-For is never read (serve drops it).
 func clientAddress(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -229,4 +230,53 @@ func (g *Gateway) secureCookies(ctx context.Context) bool {
 	}
 	st, _ := ctx.Value(stateKey{}).(*requestState)
 	return st != nil && st.tls
+}
+
+// forwardedClient is the RemoteAddr of a request as the services and the
+// limits see it: the TCP peer, unless the peer is a trusted proxy
+// (--trusted-proxies), when it is the last address of X-Forwarded-For that
+// is not one (the proxies append the address they heard from, so
+// everything to the left of that is the client's word).
+func forwardedClient(r *http.Request, trusted []netip.Prefix) string {
+	host, port, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil || len(trusted) == 0 {
+		return r.RemoteAddr
+	}
+	isTrusted := func(s string) (netip.Addr, bool) {
+		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		if err != nil {
+			if ap, perr := netip.ParseAddrPort(strings.TrimSpace(s)); perr == nil {
+				a, err = ap.Addr(), nil
+			}
+		}
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		a = a.Unmap()
+		for _, p := range trusted {
+			if p.Contains(a) {
+				return a, true
+			}
+		}
+		return a, false
+	}
+	if _, ok := isTrusted(host); !ok {
+		return r.RemoteAddr
+	}
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(v, ",")...)
+	}
+	client := host
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, ok := isTrusted(hops[i])
+		if !a.IsValid() {
+			break // not an address: what is left of it is nobody's word
+		}
+		client = a.String()
+		if !ok {
+			break
+		}
+	}
+	return net.JoinHostPort(client, port)
 }

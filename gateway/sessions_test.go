@@ -491,6 +491,43 @@ func TestClientAddressIsThePeer(t *testing.T) {
 	if got != "127.0.0.1" {
 		t.Fatalf("sign-in: x-forwarded-for = %q, want the peer 127.0.0.1 alone", got)
 	}
+
+	// Behind a trusted proxy, the client is the address it appended.
+	base, _ = startPeople(t, f, func(c *Config) { c.TrustedProxies = "127.0.0.0/8, ::1" })
+	call(t, "GET", base+"/api/v1/members", "", cookieVal, "X-Forwarded-For: 203.0.113.9, 198.51.100.7").want(t, http.StatusOK)
+	f.mu.Lock()
+	got = f.lastFor
+	f.mu.Unlock()
+	if got != "198.51.100.7" {
+		t.Fatalf("behind a trusted proxy: x-forwarded-for = %q, want 198.51.100.7", got)
+	}
+}
+
+func TestForwardedClient(t *testing.T) {
+	c := Config{TrustedProxies: "10.0.0.0/8,192.0.2.1"}
+	if err := c.parseTrustedProxies(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ peer, xff, want string }{
+		{"198.51.100.1:5000", "203.0.113.9", "198.51.100.1:5000"},                // an untrusted peer's header is its word
+		{"10.1.2.3:5000", "", "10.1.2.3:5000"},                                   // a proxy naming no one
+		{"10.1.2.3:5000", "203.0.113.9", "203.0.113.9:5000"},                     // one proxy
+		{"10.1.2.3:5000", "6.6.6.6, 203.0.113.9, 192.0.2.1", "203.0.113.9:5000"}, // two proxies; the client's own claim on the left
+		{"10.1.2.3:5000", "6.6.6.6, not-an-address", "10.1.2.3:5000"},            // garbage: the proxy itself
+		{"10.1.2.3:5000", "2001:db8::1", "[2001:db8::1]:5000"},
+	} {
+		r := &http.Request{RemoteAddr: tc.peer, Header: http.Header{}}
+		if tc.xff != "" {
+			r.Header.Set("X-Forwarded-For", tc.xff)
+		}
+		if got := forwardedClient(r, c.trusted); got != tc.want {
+			t.Errorf("peer %s, X-Forwarded-For %q: client %s, want %s", tc.peer, tc.xff, got, tc.want)
+		}
+	}
+	bad := Config{TrustedProxies: "10.0.0.0/8, proxy.local"}
+	if err := bad.parseTrustedProxies(); err == nil || !strings.Contains(err.Error(), `"proxy.local"`) {
+		t.Fatalf("a host name among the trusted proxies: %v", err)
+	}
 }
 
 // TestSessionEvents: the CRM's events evict sessions at once on every
