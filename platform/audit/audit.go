@@ -61,23 +61,32 @@ func Of(ctx context.Context, service string, c Change, at time.Time) events.Audi
 	if m, ok := grpc.Method(ctx); ok {
 		e.Method = m
 	}
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if v := md.Get(mdForwardedFor); len(v) > 0 {
-			// The first address is the client's; later ones are proxies.
-			e.ClientAddress = strings.TrimSpace(strings.Split(v[0], ",")[0])
-		}
-		ua := md.Get(mdUserAgent)
-		if len(ua) == 0 {
-			ua = md.Get(mdAgentDirect)
-		}
-		if len(ua) > 0 {
-			e.UserAgent = truncate(ua[0], maxUserAgent)
-		}
-	}
+	e.ClientAddress, e.UserAgent = Origin(ctx)
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
 		e.TraceID = sc.TraceID().String()
 	}
 	return e
+}
+
+// Origin is where the call of ctx came from, as the gateway forwards it:
+// the client's address (the first of x-forwarded-for; later ones are
+// proxies) and its user agent, bounded. Sessions record the same.
+func Origin(ctx context.Context) (clientAddress, userAgent string) {
+	md, ok := metadata.FromIncomingContext(ctx)
+	if !ok {
+		return "", ""
+	}
+	if v := md.Get(mdForwardedFor); len(v) > 0 {
+		clientAddress = strings.TrimSpace(strings.Split(v[0], ",")[0])
+	}
+	ua := md.Get(mdUserAgent)
+	if len(ua) == 0 {
+		ua = md.Get(mdAgentDirect)
+	}
+	if len(ua) > 0 {
+		userAgent = truncate(ua[0], maxUserAgent)
+	}
+	return clientAddress, userAgent
 }
 
 // Record adds the audit event of change c to tx, the outbox of the

@@ -19,10 +19,15 @@ var version = "dev"
 
 func main() {
 	collections := cli.DefaultGRPCAddr("collections")
+	settings, publicURL := service.DefaultSettings(), cli.DefaultPublicURL
+	var mail service.Mail
 	bind := func(fs *flag.FlagSet) {
 		fs.StringVar(&collections, "collections-addr", collections, "gRPC address of the collections service, asked whether a site exists"+rpc.AddressForms)
+		settings.BindFlags(fs)
+		mail.BindFlags(fs)
+		cli.BindPublicURL(fs, &publicURL, "invitation and password reset links start with it too; the gateway's public listener unless set")
 	}
 	runner.Main(service.Name, version, bind, func(ctx context.Context, cfg runner.Config) (runner.Service, error) {
-		return service.New(ctx, service.Config{Config: cfg, CollectionsAddr: collections})
+		return service.New(ctx, service.Config{Config: cfg, CollectionsAddr: collections, Settings: settings, PublicURL: publicURL, Mail: mail})
 	})
 }

@@ -118,44 +118,6 @@ func (d *Directory) ListClients(ctx context.Context, filter ClientFilter, limit,
 	return d.store.Clients(ctx, filter, page)
 }
 
-// NewMember is the input of CreateMember.
-type NewMember struct {
-	AgencyID string
-	Name     string
-	Email    string
-}
-
-// CreateMember adds a member to an agency.
-func (d *Directory) CreateMember(ctx context.Context, in NewMember) (Member, error) {
-	agencyID, err := value.PathID("agency", in.AgencyID)
-	if err != nil {
-		return Member{}, err
-	}
-	name, err := value.Line("name", in.Name, maxName, false)
-	if err != nil {
-		return Member{}, err
-	}
-	email, err := emailAddress(in.Email)
-	if err != nil {
-		return Member{}, err
-	}
-	now := d.clock.Now()
-	m := Member{ID: newID(), AgencyID: agencyID, Name: name, Email: email, CreatedAt: now, UpdatedAt: now}
-	err = d.store.InTx(ctx, func(tx DirectoryTx) error {
-		if _, err := tx.Agency(ctx, agencyID); err != nil {
-			return notFound(err, "agency %q not found", agencyID)
-		}
-		if err := tx.InsertMember(ctx, m); err != nil {
-			if errors.Is(err, ErrDuplicate) {
-				return apperr.Conflict("agency %s already has a member with email %q", agencyID, email)
-			}
-			return err
-		}
-		return outbox.Add(ctx, tx, events.MemberCreated, events.RecordEvent{ID: m.ID, AgencyID: agencyID, At: now}, now)
-	})
-	return m, err
-}
-
 func emailAddress(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if !value.EmailAddress(v, 0) {

@@ -16,14 +16,99 @@ type Agency struct {
 	UpdatedAt time.Time
 }
 
-// Member is a person working at an agency; members own deals.
+// Member is a person working at an agency; members own deals. A member
+// given a role can sign in once they accept their invitation (UserID set).
 type Member struct {
-	ID        string
-	AgencyID  string
-	Name      string
-	Email     string
+	ID       string
+	AgencyID string
+	Name     string
+	Email    string
+	// Role is "" for a member who cannot sign in (a deals' owner only).
+	Role principal.Role
+	// SiteIDs are the sites an editor may edit; empty means every site of
+	// the agency.
+	SiteIDs []string
+	// ClientID is the client a member with the client role belongs to.
+	ClientID string
+	// UserID is the sign-in that accepted the member's invitation.
+	UserID    string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// Member statuses, derived from the role and the user.
+const (
+	MemberStatusNone    = "none"
+	MemberStatusInvited = "invited"
+	MemberStatusActive  = "active"
+)
+
+// Status is none without a role, invited until the invitation is accepted,
+// active after.
+func (m Member) Status() string {
+	switch {
+	case m.Role == "":
+		return MemberStatusNone
+	case m.UserID == "":
+		return MemberStatusInvited
+	}
+	return MemberStatusActive
+}
+
+// User is a person's sign-in. A user is a member of every agency whose
+// invitation they accepted.
+type User struct {
+	ID    string
+	Email string
+	Name  string
+	// PasswordHash is the PHC string of the password's argon2id hash.
+	PasswordHash string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Membership is one agency a user acts for: their member record there and
+// the agency's name.
+type Membership struct {
+	Member     Member
+	AgencyName string
+}
+
+// Invitation lets a member with a role create their sign-in once. Only the
+// SHA-256 of its token is kept.
+type Invitation struct {
+	ID          string
+	AgencyID    string
+	MemberID    string
+	Email       string
+	TokenSHA256 []byte
+	ExpiresAt   time.Time
+	CreatedAt   time.Time
+}
+
+// Session is a signed-in person's session. Only the SHA-256 of its secret
+// is kept; the CSRF token is kept as it is, since the page that lost it
+// asks for it again (GetCurrentSession) and it is useless without the
+// session's cookie.
+type Session struct {
+	ID            string
+	UserID        string
+	SecretSHA256  []byte
+	CSRFToken     string
+	ClientAddress string
+	UserAgent     string
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+}
+
+// PasswordReset lets a user set a new password once, within an hour. Only
+// the SHA-256 of its token is kept.
+type PasswordReset struct {
+	ID          string
+	UserID      string
+	TokenSHA256 []byte
+	ExpiresAt   time.Time
+	CreatedAt   time.Time
 }
 
 // Client is a business whose data agencies manage. A client can be linked to
@@ -65,6 +150,10 @@ type APIKey struct {
 	// PublishedOnly keys read only published content and cannot write:
 	// keys safe to embed in a web page.
 	PublishedOnly bool
+	// CreatedByMemberID is the member (an owner) who issued the key through
+	// the public API; removing the member revokes it. Empty for the
+	// operator's keys.
+	CreatedByMemberID string
 }
 
 // Prospect is a prospect report in an agency's sales pipeline.

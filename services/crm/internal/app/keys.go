@@ -10,6 +10,7 @@ import (
 
 	"github.com/atrium-hq/atrium/platform/apikey"
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
@@ -81,6 +82,8 @@ type NewKey struct {
 	// PublishedOnly issues a key that reads only published items and
 	// cannot write; it takes only the read scope.
 	PublishedOnly bool
+	// CreatedByMemberID is the owner issuing an agency's key.
+	CreatedByMemberID string
 }
 
 // Create issues a key and returns it with its secret, which is not stored
@@ -106,7 +109,7 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 		return APIKey{}, "", apperr.Invalid("a key must be bound to a site_id (collections interface), an agency_id (CRM, data and action interfaces), or both")
 	}
 	now := k.clock.Now()
-	key := APIKey{ID: newID(), Name: name, Scopes: scopes, CreatedAt: now, PublishedOnly: in.PublishedOnly}
+	key := APIKey{ID: newID(), Name: name, Scopes: scopes, CreatedAt: now, PublishedOnly: in.PublishedOnly, CreatedByMemberID: in.CreatedByMemberID}
 	if in.ExpiresAt != nil {
 		exp := in.ExpiresAt.UTC().Truncate(time.Microsecond)
 		if !exp.After(now) {
@@ -159,6 +162,16 @@ func (k *Keys) Create(ctx context.Context, in NewKey) (APIKey, string, error) {
 		if err := tx.InsertKey(ctx, key); err != nil {
 			return err
 		}
+		fields := []string{"name", "scopes"}
+		for f, set := range map[string]bool{"site_id": key.SiteID != "", "agency_id": key.AgencyID != "", "expires_at": key.ExpiresAt != nil, "published_only": key.PublishedOnly} {
+			if set {
+				fields = append(fields, f)
+			}
+		}
+		if err := audit.Record(ctx, tx, auditService, audit.Change{Action: "key.created", ResourceType: "key", ResourceID: key.ID, Fields: fields,
+			AgencyID: key.AgencyID, SiteID: key.SiteID}, now); err != nil {
+			return err
+		}
 		return outbox.Add(ctx, tx, events.KeyCreated, events.KeyEvent{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, At: now}, now)
 	})
 	if err != nil {
@@ -187,7 +200,11 @@ func (k *Keys) List(ctx context.Context, filter KeyFilter, limit, offset *int32)
 }
 
 // Revoke revokes a key. Revoking a revoked key returns it unchanged.
-func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
+func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) { return k.revoke(ctx, "", id) }
+
+// revoke revokes a key; with agencyID, only one of that agency's (another
+// agency's key is not found).
+func (k *Keys) revoke(ctx context.Context, agencyID, id string) (APIKey, error) {
 	id, err := value.PathID("key", id)
 	if err != nil {
 		return APIKey{}, err
@@ -195,6 +212,9 @@ func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
 	var key APIKey
 	err = k.store.InTx(ctx, func(tx KeyTx) error {
 		key, err = tx.Key(ctx, id)
+		if err == nil && agencyID != "" && key.AgencyID != agencyID {
+			err = ErrNotFound
+		}
 		if err != nil {
 			return notFound(err, "key %q not found", id)
 		}
@@ -204,6 +224,10 @@ func (k *Keys) Revoke(ctx context.Context, id string) (APIKey, error) {
 		now := k.clock.Now()
 		key.RevokedAt = &now
 		if err := tx.UpdateKey(ctx, key); err != nil {
+			return err
+		}
+		if err := audit.Record(ctx, tx, auditService, audit.Change{Action: "key.revoked", ResourceType: "key", ResourceID: key.ID,
+			AgencyID: key.AgencyID, SiteID: key.SiteID}, now); err != nil {
 			return err
 		}
 		return outbox.Add(ctx, tx, events.KeyRevoked, events.KeyEvent{KeyID: key.ID, SiteID: key.SiteID, AgencyID: key.AgencyID, RevokedAt: &now, At: now}, now)

@@ -48,7 +48,8 @@ func newFixture(t *testing.T) fixture {
 	if f.agency, err = f.dir.CreateAgency(t.Context(), "Acme"); err != nil {
 		t.Fatal(err)
 	}
-	if f.member, err = f.dir.CreateMember(t.Context(), app.NewMember{AgencyID: f.agency.ID, Name: "Ana", Email: "ana@example.com"}); err != nil {
+	people := app.NewPeople(app.PeopleStoreOf(st), f.keys, f.sites, clock, app.PeopleConfig{})
+	if f.member, _, err = people.CreateMember(t.Context(), app.NewMember{AgencyID: f.agency.ID, Name: "Ana", Email: "ana@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	return f

@@ -20,11 +20,12 @@ var (
 // and transactions that can do the writes of every use case. The memory and
 // postgres adapters both satisfy it and are held to the same contract suite
 // (storetest.RunAll). The use cases never see it whole: each holds its own
-// port (DirectoryStore, KeyStore, PipelineStore), a view of it.
+// port (DirectoryStore, KeyStore, PipelineStore, PeopleStore), a view of it.
 type Store interface {
 	DirectoryReader
 	KeyReader
 	PipelineReader
+	PeopleReader
 	// InTx runs fn in a transaction: either all of its writes (including the
 	// events it enqueues) happen, or none do.
 	InTx(ctx context.Context, fn func(Tx) error) error
@@ -38,6 +39,7 @@ type Tx interface {
 	DirectoryTx
 	KeyTx
 	PipelineTx
+	PeopleTx
 }
 
 // DirectoryStoreOf presents an adapter's Store as the Directory use cases'
@@ -55,6 +57,12 @@ func KeyStoreOf(s Store) KeyStore {
 // port.
 func PipelineStoreOf(s Store) PipelineStore {
 	return view[PipelineTx]{s, func(tx Tx) PipelineTx { return tx }}
+}
+
+// PeopleStoreOf presents an adapter's Store as the People and Sessions use
+// cases' port.
+func PeopleStoreOf(s Store) PeopleStore {
+	return view[PeopleTx]{s, func(tx Tx) PeopleTx { return tx }}
 }
 
 // view is a Store whose InTx hands fn the transaction as a narrower port T.

@@ -26,6 +26,14 @@ type Store struct {
 	links        map[pair]app.ClientLink // (agency id, client id)
 	keys         map[string]app.APIKey
 	keyDigests   map[string]string // string(digest) -> key id
+	users        map[string]app.User
+	userEmails   map[string]string // email -> user id
+	invitations  map[string]app.Invitation
+	invDigests   map[string]string // string(digest) -> invitation id
+	sessions     map[string]app.Session
+	sesDigests   map[string]string // string(digest) -> session id
+	resets       map[string]app.PasswordReset
+	resetDigests map[string]string // string(digest) -> reset id
 	prospects    map[string]app.Prospect
 	deals        map[string]app.Deal
 	// Per-agency indexes in list order, so a list touches only one page of
@@ -45,6 +53,14 @@ func New(db *memdb.DB) *Store {
 		links:             map[pair]app.ClientLink{},
 		keys:              map[string]app.APIKey{},
 		keyDigests:        map[string]string{},
+		users:             map[string]app.User{},
+		userEmails:        map[string]string{},
+		invitations:       map[string]app.Invitation{},
+		invDigests:        map[string]string{},
+		sessions:          map[string]app.Session{},
+		sesDigests:        map[string]string{},
+		resets:            map[string]app.PasswordReset{},
+		resetDigests:      map[string]string{},
 		prospects:         map[string]app.Prospect{},
 		deals:             map[string]app.Deal{},
 		prospectsByAgency: map[string]*recentIndex{},
@@ -77,7 +93,7 @@ func (s *Store) member(agencyID, id string) (app.Member, error) {
 	if !ok || m.AgencyID != agencyID {
 		return app.Member{}, fmt.Errorf("member %s: %w", id, app.ErrNotFound)
 	}
-	return m, nil
+	return cloneMember(m), nil
 }
 
 // Client implements app.DirectoryReader.

@@ -84,7 +84,7 @@ func (t *tx) InsertMember(_ context.Context, m app.Member) error {
 	if _, taken := t.s.memberEmails[email]; taken {
 		return fmt.Errorf("member email %s in agency %s: %w", m.Email, m.AgencyID, app.ErrDuplicate)
 	}
-	memdb.Put(t.Tx, t.s.members, m.ID, m)
+	memdb.Put(t.Tx, t.s.members, m.ID, cloneMember(m))
 	memdb.Put(t.Tx, t.s.memberEmails, email, m.ID)
 	return nil
 }

@@ -67,13 +67,24 @@ func (r reader) Agency(ctx context.Context, id string) (app.Agency, error) {
 	return a, storeErr(err, "agency "+id)
 }
 
-const memberCols = `id, agency_id, name, email, created_at, updated_at`
+const memberCols = `id, agency_id, name, email, role, site_ids::text[], client_id::text, user_id::text, created_at, updated_at`
+
+func scanMember(row pgx.Row) (app.Member, error) {
+	var (
+		m                      app.Member
+		role, clientID, userID *string
+	)
+	err := row.Scan(&m.ID, &m.AgencyID, &m.Name, &m.Email, &role, &m.SiteIDs, &clientID, &userID, &m.CreatedAt, &m.UpdatedAt)
+	m.Role, m.ClientID, m.UserID = principal.Role(deref(role)), deref(clientID), deref(userID)
+	if len(m.SiteIDs) == 0 {
+		m.SiteIDs = nil
+	}
+	m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
+	return m, err
+}
 
 func (r reader) Member(ctx context.Context, agencyID, id string) (app.Member, error) {
-	var m app.Member
-	err := r.q.QueryRow(ctx, `SELECT `+memberCols+` FROM members WHERE agency_id = $1 AND id = $2`+r.lock, agencyID, id).
-		Scan(&m.ID, &m.AgencyID, &m.Name, &m.Email, &m.CreatedAt, &m.UpdatedAt)
-	m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
+	m, err := scanMember(r.q.QueryRow(ctx, `SELECT `+memberCols+` FROM members WHERE agency_id = $1 AND id = $2`+r.lock, agencyID, id))
 	return m, storeErr(err, "member "+id)
 }
 
@@ -228,15 +239,17 @@ func (r reader) Deals(ctx context.Context, agencyID string, page pagination.Page
 	return out, storeErr(err, "list deals")
 }
 
-const keyCols = `id, name, prefix, secret_sha256, scopes, site_id, agency_id, expires_at, revoked_at, created_at, published_only`
+const keyCols = `id, name, prefix, secret_sha256, scopes, site_id, agency_id, expires_at, revoked_at, created_at, published_only, created_by_member_id`
 
 func scanKey(row pgx.Row) (app.APIKey, error) {
 	var (
 		k                app.APIKey
 		scopes           []string
 		siteID, agencyID *string
+		createdBy        *string
 	)
-	err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.SecretSHA256, &scopes, &siteID, &agencyID, &k.ExpiresAt, &k.RevokedAt, &k.CreatedAt, &k.PublishedOnly)
+	err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.SecretSHA256, &scopes, &siteID, &agencyID, &k.ExpiresAt, &k.RevokedAt, &k.CreatedAt, &k.PublishedOnly, &createdBy)
+	k.CreatedByMemberID = deref(createdBy)
 	k.Scopes = principal.ScopesFrom(scopes)
 	if siteID != nil {
 		k.SiteID = *siteID
@@ -270,6 +283,13 @@ func utc(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func nullable(s string) *string {

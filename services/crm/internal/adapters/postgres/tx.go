@@ -63,8 +63,16 @@ func (t *tx) InsertAgency(ctx context.Context, a app.Agency) error {
 }
 
 func (t *tx) InsertMember(ctx context.Context, m app.Member) error {
-	return t.exec(ctx, "insert member", `INSERT INTO members (`+memberCols+`) VALUES ($1, $2, $3, $4, $5, $6)`,
-		m.ID, m.AgencyID, m.Name, m.Email, m.CreatedAt, m.UpdatedAt)
+	return t.exec(ctx, "insert member", `INSERT INTO members (id, agency_id, name, email, role, site_ids, client_id, user_id, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6::uuid[], $7, $8, $9, $10)`,
+		m.ID, m.AgencyID, m.Name, m.Email, nullable(string(m.Role)), siteIDs(m.SiteIDs), nullable(m.ClientID), nullable(m.UserID), m.CreatedAt, m.UpdatedAt)
+}
+
+func siteIDs(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
 }
 
 func (t *tx) InsertClient(ctx context.Context, c app.Client) error {
@@ -87,8 +95,9 @@ func (t *tx) DeleteLink(ctx context.Context, agencyID, clientID string) error {
 }
 
 func (t *tx) InsertKey(ctx context.Context, k app.APIKey) error {
-	return t.exec(ctx, "insert key", `INSERT INTO api_keys (`+keyCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		k.ID, k.Name, k.Prefix, k.SecretSHA256, principal.ScopeStrings(k.Scopes), nullable(k.SiteID), nullable(k.AgencyID), k.ExpiresAt, k.RevokedAt, k.CreatedAt, k.PublishedOnly)
+	return t.exec(ctx, "insert key", `INSERT INTO api_keys (`+keyCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		k.ID, k.Name, k.Prefix, k.SecretSHA256, principal.ScopeStrings(k.Scopes), nullable(k.SiteID), nullable(k.AgencyID), k.ExpiresAt, k.RevokedAt, k.CreatedAt, k.PublishedOnly,
+		nullable(k.CreatedByMemberID))
 }
 
 func (t *tx) UpdateKey(ctx context.Context, k app.APIKey) error {

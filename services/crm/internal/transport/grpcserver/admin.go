@@ -52,13 +52,21 @@ func (s *Server) ListClients(ctx context.Context, req *crmv1.ListClientsRequest)
 
 // CreateMember implements crmv1.CRMAdminServiceServer.
 func (s *Server) CreateMember(ctx context.Context, req *crmv1.CreateMemberRequest) (*crmv1.CreateMemberResponse, error) {
-	m, err := s.directory.CreateMember(ctx, app.NewMember{AgencyID: req.AgencyId, Name: req.Name, Email: req.Email})
+	m, inv, err := s.people.CreateMember(ctx, app.NewMember{AgencyID: req.AgencyId, Name: req.Name, Email: req.Email,
+		Role: req.Role, SiteIDs: req.SiteIds, ClientID: req.ClientId})
 	if err != nil {
 		return nil, err
 	}
-	return &crmv1.CreateMemberResponse{Member: &crmv1.Member{
-		Id: m.ID, AgencyId: m.AgencyID, Name: m.Name, Email: m.Email, CreatedAt: ts(m.CreatedAt), UpdatedAt: ts(m.UpdatedAt),
-	}}, nil
+	return &crmv1.CreateMemberResponse{Member: memberPB(m), Invitation: invitationPB(inv)}, nil
+}
+
+// CreatePasswordReset implements crmv1.CRMAdminServiceServer.
+func (s *Server) CreatePasswordReset(ctx context.Context, req *crmv1.CreatePasswordResetRequest) (*crmv1.CreatePasswordResetResponse, error) {
+	r, err := s.sessions.CreatePasswordReset(ctx, req.Email)
+	if err != nil {
+		return nil, err
+	}
+	return &crmv1.CreatePasswordResetResponse{Token: r.Token, Url: r.URL, ExpiresAt: ts(r.ExpiresAt)}, nil
 }
 
 // CreateClient implements crmv1.CRMAdminServiceServer.

@@ -21,19 +21,26 @@ type Server struct {
 	directory *app.Directory
 	keys      *app.Keys
 	pipeline  *app.Pipeline
+	people    *app.People
+	sessions  *app.Sessions
 }
 
 // NewServer returns a server over the use cases.
-func NewServer(directory *app.Directory, keys *app.Keys, pipeline *app.Pipeline) *Server {
-	return &Server{directory: directory, keys: keys, pipeline: pipeline}
+func NewServer(directory *app.Directory, keys *app.Keys, pipeline *app.Pipeline, people *app.People, sessions *app.Sessions) *Server {
+	return &Server{directory: directory, keys: keys, pipeline: pipeline, people: people, sessions: sessions}
 }
 
-// Register registers every CRM service on s.
+// Register registers every CRM service on s. PeopleService and the
+// session services are types of their own: PeopleService's CreateMember
+// is not the admin API's.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	crmv1.RegisterCRMServiceServer(r, s)
 	crmv1.RegisterCRMAdminServiceServer(r, s)
 	crmv1.RegisterAPIKeyServiceServer(r, s)
 	crmv1.RegisterClientAccessServiceServer(r, s)
+	crmv1.RegisterPeopleServiceServer(r, &peopleServer{Server: s})
+	crmv1.RegisterSessionServiceServer(r, &sessionServer{Server: s})
+	crmv1.RegisterSessionAuthServiceServer(r, &sessionServer{Server: s})
 }
 
 func ts(t time.Time) *timestamppb.Timestamp { return timestamppb.New(t) }
