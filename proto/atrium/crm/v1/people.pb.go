@@ -43,7 +43,8 @@ type Member struct {
 	// For the editor role: the sites they may edit; empty means every site
 	// of the agency.
 	SiteIds []string `protobuf:"bytes,8,rep,name=site_ids,json=siteIds,proto3" json:"site_ids,omitempty"`
-	// For the client role: the agency's client they belong to.
+	// For the client role: the agency's client they belong to; null for the
+	// other roles.
 	ClientId *wrapperspb.StringValue `protobuf:"bytes,9,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
 	// One of: none (no role), invited (not yet accepted), active (signed up).
 	Status string `protobuf:"bytes,10,opt,name=status,proto3" json:"status,omitempty"`
@@ -601,7 +602,7 @@ func (x *CreateAgencyMemberRequest) GetClientId() string {
 type CreateAgencyMemberResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Member *Member                `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
-	// Present when the member was given a role.
+	// Present when the member was given a role; null otherwise.
 	Invitation    *Invitation `protobuf:"bytes,2,opt,name=invitation,proto3" json:"invitation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -746,7 +747,8 @@ func (x *UpdateMemberRequest) GetClientId() string {
 type UpdateMemberResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Member *Member                `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
-	// Present when the change gave the member a role they had not accepted.
+	// Present when the change gave the member a role they had not accepted;
+	// null otherwise.
 	Invitation    *Invitation `protobuf:"bytes,2,opt,name=invitation,proto3" json:"invitation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
