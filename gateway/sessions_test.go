@@ -570,8 +570,7 @@ func TestSessionEvents(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s: still cached after 5s", what)
 			}
-			// why sleep: the gateway's NATS handler runs on its own; the cache has no push form
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(5 * time.Millisecond) // why sleep: the gateway's NATS handler runs on its own; its cache has no push form
 		}
 	}
 	sessionCached := func() bool { return r.gw.sessions.Len() > 0 }
