@@ -33,8 +33,9 @@ func testAdminProvisioning(t *testing.T, s *stack) {
 	aid := agency["id"].(string)
 
 	member := s.create(t, "/admin/v1/agencies/"+aid+"/members", "member", map[string]any{"name": "Ana", "email": "Ana@Example.com"})
-	wantKeys(t, member, "id", "agency_id", "name", "email", "created_at", "updated_at")
-	if member["email"] != "ana@example.com" || member["agency_id"] != aid {
+	// Without a role: a deals' owner who does not sign in.
+	wantKeys(t, member, "id", "agency_id", "name", "email", "created_at", "updated_at", "role", "site_ids", "client_id", "status", "user_id")
+	if member["email"] != "ana@example.com" || member["agency_id"] != aid || member["role"] != nil || member["status"] != "none" {
 		t.Fatalf("member = %v", member)
 	}
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies/"+aid+"/members", map[string]any{"name": "Ana 2", "email": "ana@example.com"}),
