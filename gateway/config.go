@@ -182,7 +182,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.KeyCacheSize, "key-cache-size", c.KeyCacheSize, "maximum cached API key lookups, and apart from them, session cookie lookups")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", c.RequestTimeout, "deadline of each request, body included")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest accepted request body")
-	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests per second each API key may make (token bucket per key, answered 429 with Retry-After over it); 0 turns the limit off")
+	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests per second each API key, and each signed-in person, may make (token bucket per key or person, answered 429 with Retry-After over it); 0 turns the limit off")
 	fs.IntVar(&c.RateLimitBurst, "rate-limit-burst", c.RateLimitBurst, "requests an idle API key may make at once; 0 means twice --rate-limit, rounded up")
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", c.MaxInFlight, "requests each listener serves at once; more are answered 503 with Retry-After at once, never queued")
 	fs.IntVar(&c.MaxLongRequests, "max-long-requests", c.MaxLongRequests, "long requests (event streams, uploads, file downloads, Prefer: wait) each listener serves at once, apart from --max-in-flight; more are answered 503 with Retry-After at once")

@@ -144,7 +144,7 @@ func (l *rateLimiter) writeRateLimited(w http.ResponseWriter, wait time.Duration
 	secs := max(1, int(math.Ceil(wait.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	rest.WriteJSON(w, http.StatusTooManyRequests, rest.Body{Error: fmt.Sprintf(
-		"rate limit exceeded: this API key may make %s requests per second, in bursts of up to %d; retry after %d second(s)",
+		"rate limit exceeded: each API key (and each signed-in person) may make %s requests per second, in bursts of up to %d; retry after %d second(s)",
 		strconv.FormatFloat(float64(l.rate), 'f', -1, 64), l.burst, secs)})
 }
 
