@@ -33,8 +33,8 @@ func testAdminProvisioning(t *testing.T, s *stack) {
 	aid := agency["id"].(string)
 
 	member := s.create(t, "/admin/v1/agencies/"+aid+"/members", "member", map[string]any{"name": "Ana", "email": "Ana@Example.com"})
-	// Without a role: a deals' owner who does not sign in.
 	wantKeys(t, member, "id", "agency_id", "name", "email", "created_at", "updated_at", "role", "site_ids", "client_id", "status", "user_id")
+	// Without a role, a member is a deals' owner who does not sign in.
 	if member["email"] != "ana@example.com" || member["agency_id"] != aid || member["role"] != nil || member["status"] != "none" {
 		t.Fatalf("member = %v", member)
 	}

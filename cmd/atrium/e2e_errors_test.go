@@ -30,7 +30,7 @@ func testErrorContract(t *testing.T, s *stack) {
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", `["a"]`), http.StatusBadRequest, "request body")
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", `{"name": 42}`), http.StatusBadRequest, "name")
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", `{"nmae": "x"}`), http.StatusBadRequest, `unknown field "nmae"`, "allowed fields: name")
-	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies/"+tn.agency+"/members", `{"name":"x","email":"a@b.example","agency_id":"x","nickname":"y"}`), http.StatusBadRequest, `"nickname"`, "allowed fields: name, email")
+	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies/"+tn.agency+"/members", `{"name":"x","email":"a@b.example","agency_id":"x","nickname":"y"}`), http.StatusBadRequest, `"nickname"`, "allowed fields: name, email, role, site_ids, client_id")
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies", strings.Repeat(" ", 2<<20)), http.StatusRequestEntityTooLarge, "too large")
 	wantError(t, s.adminCall(t, "POST", "/admin/v1/agencies?name=x", map[string]any{"name": "y"}), http.StatusBadRequest, "takes no query parameters")
 

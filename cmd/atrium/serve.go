@@ -37,6 +37,9 @@ type serveConfig struct {
 	gateway     gateway.Config
 	actions     actions.Settings
 	collections collections.Settings
+	// crm are the CRM's settings; its SMTP server is the actions
+	// service's (--smtp-*), for invitations and password resets.
+	crm crm.Settings
 	// webhooks are the webhooks service's settings; its
 	// --allow-private-fetch is the actions service's.
 	webhooks webhooks.Settings
@@ -79,7 +82,7 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 	fs := flag.NewFlagSet("atrium serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &serveConfig{gateway: gateway.DefaultConfig(), actions: actions.DefaultSettings(), collections: collections.DefaultSettings(),
-		webhooks: webhooks.DefaultSettings(), grpcAddrs: map[string]*string{}}
+		webhooks: webhooks.DefaultSettings(), crm: crm.DefaultSettings(), grpcAddrs: map[string]*string{}}
 	c.objects.Env = lookup
 	c.gateway.HTTPAddr, c.gateway.AdminAddr = "127.0.0.1:8080", "127.0.0.1:8081"
 	c.gateway.BindFlags(fs)
@@ -92,6 +95,7 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 	fs.Lookup("allow-private-fetch").Usage = "let seo_audit and optimize_page fetch, and webhooks be delivered to, plain http and private, loopback, link-local and CGNAT addresses (local testing only)"
 	c.webhooks.BindFlags(fs)
 	c.collections.BindFlags(fs)
+	c.crm.BindFlags(fs)
 	c.objects.BindFlags(fs, "directory of the assets' files and the generated images (under objects/)")
 	cli.BindPublicURL(fs, &c.publicURL, "empty: the public listener's address")
 	for _, name := range serviceNames {
@@ -220,7 +224,8 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		return err
 	}
 	services = append(services, collectionsSvc)
-	crmSvc, err := crm.New(ctx, crm.Config{Config: with("crm"), CollectionsAddr: collectionsSvc.Addr()})
+	crmSvc, err := crm.New(ctx, crm.Config{Config: with("crm"), CollectionsAddr: collectionsSvc.Addr(), Settings: c.crm, PublicURL: c.publicURL,
+		Mail: crm.Mail{Addr: c.actions.SMTPAddr, From: c.actions.SMTPFrom, Username: c.actions.SMTPUsername, Password: c.actions.SMTPPassword, TLS: c.actions.SMTPTLS}})
 	if err != nil {
 		return err
 	}
@@ -288,6 +293,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	if c.publicURL == "" {
 		actionsSvc.SetPublicURL("http://" + gw.HTTPAddr())
 		collectionsSvc.SetPublicURL("http://" + gw.HTTPAddr())
+		crmSvc.SetPublicURL("http://" + gw.HTTPAddr())
 	}
 
 	// Each service runs until its own stop; once the gateway has drained,

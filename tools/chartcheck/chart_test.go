@@ -95,6 +95,9 @@ func TestSecretsComeOnlyFromExistingSecrets(t *testing.T) {
 			"ATRIUM_NATS_URL": "secret:atrium-nats/url",
 		}
 	}
+	// The CRM emails invitations and password resets through the actions
+	// service's SMTP server.
+	want["crm"]["ATRIUM_SMTP_PASSWORD"] = "secret:atrium-providers/smtp-password"
 	for _, c := range filesComponents {
 		want[c]["AWS_ACCESS_KEY_ID"] = "secret:atrium-s3/access-key-id"
 		want[c]["AWS_SECRET_ACCESS_KEY"] = "secret:atrium-s3/secret-access-key"
@@ -127,6 +130,9 @@ func TestSecretsComeOnlyFromExistingSecrets(t *testing.T) {
 		if _, ok := env[s]; ok {
 			t.Errorf("default values set %s; it must be absent unless a Secret is named", s)
 		}
+	}
+	if _, ok := def.env(t, def.deployment(t, "crm").Spec.Template.Spec.Containers[0])["ATRIUM_SMTP_PASSWORD"]; ok {
+		t.Error("default values give the crm ATRIUM_SMTP_PASSWORD; it must be absent unless a Secret and an SMTP server are named")
 	}
 	// The SEO data provider's settings: synthetic by default, with the
 	// cache's TTL; DataForSEO's account and limits in production, its
@@ -662,9 +668,9 @@ func TestRefusedValues(t *testing.T) {
 	}
 }
 
-// The media links the actions service writes and the assets' URLs the
-// collections service answers start with the public URL clients use:
-// given, or taken from the Ingress.
+// The media links the actions service writes, the assets' URLs the
+// collections service answers and the CRM's invitation and reset links
+// start with the public URL clients use: given, or taken from the Ingress.
 func TestPublicURL(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -676,7 +682,7 @@ func TestPublicURL(t *testing.T) {
 		{[]string{"--set", "ingress.enabled=true", "--set", "actions.publicURL=https://cdn.example.org"}, "https://cdn.example.org"},
 	} {
 		m := render(t, tc.args...)
-		for _, c := range []string{"actions", "collections"} {
+		for _, c := range []string{"actions", "collections", "crm"} {
 			if got := m.env(t, m.deployment(t, c).Spec.Template.Spec.Containers[0])["ATRIUM_PUBLIC_URL"]; got != tc.want {
 				t.Errorf("%v: %s's ATRIUM_PUBLIC_URL %q, want %q", tc.args, c, got, tc.want)
 			}

@@ -216,6 +216,18 @@ ATRIUM_NATS_STREAM_REPLICAS: {{ $root.Values.nats.streamReplicas | int64 | toStr
 {{- end }}
 {{- if eq .component "crm" }}
 ATRIUM_COLLECTIONS_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "collections") | quote }}
+{{- /* Invitation and password reset links start with the public URL; they are emailed through the actions service's SMTP server. */}}
+{{- with include "atrium.publicURL" $root }}
+ATRIUM_PUBLIC_URL: {{ . | quote }}
+{{- end }}
+{{- with $root.Values.actions.smtp.addr }}
+ATRIUM_SMTP_ADDR: {{ . | quote }}
+ATRIUM_SMTP_FROM: {{ $root.Values.actions.smtp.from | quote }}
+{{- with $root.Values.actions.smtp.username }}
+ATRIUM_SMTP_USERNAME: {{ . | quote }}
+{{- end }}
+ATRIUM_SMTP_TLS: {{ $root.Values.actions.smtp.tls | quote }}
+{{- end }}
 {{- end }}
 {{- if has .component (list "collections" "data" "actions" "webhooks") }}
 ATRIUM_CRM_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "crm") | quote }}
@@ -286,6 +298,9 @@ ATRIUM_WEBHOOK_LOG_RETENTION: {{ $values.logRetention | quote }}
 {{- if and .root.Values.objectStore.s3.bucket $creds.name (include "atrium.usesFiles" .component) }}
 {{ include "atrium.secretEnv" (dict "env" "AWS_ACCESS_KEY_ID" "ref" (dict "name" $creds.name "key" $creds.accessKeyIDKey)) }}
 {{ include "atrium.secretEnv" (dict "env" "AWS_SECRET_ACCESS_KEY" "ref" (dict "name" $creds.name "key" $creds.secretAccessKeyKey)) }}
+{{- end }}
+{{- if and (eq .component "crm") $s.smtpPassword.name .root.Values.actions.smtp.addr }}
+{{ include "atrium.secretEnv" (dict "env" "ATRIUM_SMTP_PASSWORD" "ref" $s.smtpPassword) }}
 {{- end }}
 {{- if eq .component "actions" }}
 {{- if $s.llmAPIKey.name }}

@@ -531,7 +531,7 @@ func (x *CreateMemberRequest) GetClientId() string {
 type CreateMemberResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Member *Member                `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
-	// Present when the member was given a role: the token is shown once;
+	// Present when the member was given a role (the token is shown once);
 	// null otherwise.
 	Invitation    *Invitation `protobuf:"bytes,2,opt,name=invitation,proto3" json:"invitation,omitempty"`
 	unknownFields protoimpl.UnknownFields

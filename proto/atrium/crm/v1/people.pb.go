@@ -748,8 +748,8 @@ func (x *UpdateMemberRequest) GetClientId() string {
 type UpdateMemberResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Member *Member                `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
-	// Present when the change gave the member a role they had not accepted;
-	// null otherwise.
+	// Present when the change gave a role to a member who had none; null
+	// otherwise.
 	Invitation    *Invitation `protobuf:"bytes,2,opt,name=invitation,proto3" json:"invitation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

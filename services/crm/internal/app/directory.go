@@ -13,7 +13,8 @@ import (
 )
 
 // Directory provisions the tenancy the other interfaces rest on: agencies,
-// their members, clients and the links that give agencies access to clients.
+// clients and the links that give agencies access to clients (members are
+// People's).
 type Directory struct {
 	store DirectoryStore
 	clock Clock
@@ -60,7 +61,6 @@ type DirectoryTx interface {
 	Client(ctx context.Context, id string) (Client, error)
 	Link(ctx context.Context, agencyID, clientID string) (ClientLink, error)
 	InsertAgency(ctx context.Context, a Agency) error
-	InsertMember(ctx context.Context, m Member) error
 	InsertClient(ctx context.Context, c Client) error
 	// UpdateClient stores c's status, auto_deploy and updated_at.
 	UpdateClient(ctx context.Context, c Client) error

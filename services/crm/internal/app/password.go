@@ -139,7 +139,7 @@ func (h *Hasher) Verify(ctx context.Context, encoded, pw string) (bool, error) {
 	if err := h.acquire(ctx); err != nil {
 		return false, err
 	}
-	key := argon2.IDKey([]byte(pw), p.salt, p.time, p.memory, p.threads, uint32(len(p.key)))
+	key := argon2.IDKey([]byte(pw), p.salt, p.time, p.memory, p.threads, uint32(len(p.key))) //nolint:gosec // parsePHC bounds the key to 1024 bytes
 	h.release()
 	return subtle.ConstantTimeCompare(key, p.key) == 1 && known, nil
 }
@@ -170,7 +170,7 @@ func parsePHC(s string) (phc, error) {
 	if p.salt, err = base64.RawStdEncoding.DecodeString(parts[4]); err != nil {
 		return phc{}, errBadHash
 	}
-	if p.key, err = base64.RawStdEncoding.DecodeString(parts[5]); err != nil || len(p.key) == 0 {
+	if p.key, err = base64.RawStdEncoding.DecodeString(parts[5]); err != nil || len(p.key) == 0 || len(p.key) > 1024 {
 		return phc{}, errBadHash
 	}
 	return p, nil

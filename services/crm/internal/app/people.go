@@ -102,6 +102,9 @@ type PeopleTx interface {
 	// DeleteSessions deletes every session of the user and returns their
 	// ids, sorted.
 	DeleteSessions(ctx context.Context, userID string) ([]string, error)
+	// DeleteExpiredSessions deletes the user's sessions that expired at
+	// or before now (no gateway can use them: nothing to announce).
+	DeleteExpiredSessions(ctx context.Context, userID string, now time.Time) error
 	InsertPasswordReset(ctx context.Context, r PasswordReset) error
 	// DeletePasswordResets deletes every password reset of the user.
 	DeletePasswordResets(ctx context.Context, userID string) error

@@ -24,11 +24,18 @@ type Sessions struct {
 	hasher *Hasher
 	clock  Clock
 	cfg    PeopleConfig
+	// resets bounds the password resets being looked up and emailed in
+	// the background, so that a flood of requests cannot pile up
+	// goroutines and mail.
+	resets chan struct{}
 }
+
+// maxResetsInFlight bounds the background work of RequestPasswordReset.
+const maxResetsInFlight = 16
 
 // NewSessions returns the session use cases.
 func NewSessions(store PeopleStore, hasher *Hasher, clock Clock, cfg PeopleConfig) *Sessions {
-	return &Sessions{store: store, hasher: hasher, clock: clock, cfg: cfg.withDefaults()}
+	return &Sessions{store: store, hasher: hasher, clock: clock, cfg: cfg.withDefaults(), resets: make(chan struct{}, maxResetsInFlight)}
 }
 
 // ErrWrongCredentials is the one answer to an unknown email and a wrong
@@ -108,6 +115,17 @@ func (s *Sessions) CreateSession(ctx context.Context, email, password string, or
 	return s.withMemberships(ctx, out)
 }
 
+// actingAs is ctx whose caller, for the audit trail, is the user: a
+// sign-in, an accepted invitation or a completed reset is called
+// anonymously (CALLER_ANYONE), but the trail names who it was, from the
+// client address and user agent of the call.
+func actingAs(ctx context.Context, userID, sessionID string) context.Context {
+	if p, ok := principal.FromContext(ctx); ok && p.Kind != principal.KindAnonymous && p.Kind != "" {
+		return ctx
+	}
+	return principal.NewContext(ctx, principal.Principal{Kind: principal.KindUser, Subject: userID, SessionID: sessionID})
+}
+
 // open inserts a new session of u in tx.
 func (s *Sessions) open(ctx context.Context, tx PeopleTx, u User, origin Origin, now time.Time) (SignedIn, error) {
 	origin = origin.bounded()
@@ -115,10 +133,15 @@ func (s *Sessions) open(ctx context.Context, tx PeopleTx, u User, origin Origin,
 	csrf, _ := newToken("")
 	sess := Session{ID: newID(), UserID: u.ID, SecretSHA256: digest, CSRFToken: csrf, ClientAddress: origin.ClientAddress,
 		UserAgent: origin.UserAgent, CreatedAt: now, ExpiresAt: now.Add(s.cfg.SessionTTL)}
+	// Each sign-in clears the user's expired sessions, so that the rows
+	// of a user are their live sessions and a few.
+	if err := tx.DeleteExpiredSessions(ctx, u.ID, now); err != nil {
+		return SignedIn{}, err
+	}
 	if err := tx.InsertSession(ctx, sess); err != nil {
 		return SignedIn{}, err
 	}
-	if err := audit.Record(ctx, tx, auditService, audit.Change{Action: "session.created", ResourceType: "session", ResourceID: sess.ID}, now); err != nil {
+	if err := audit.Record(actingAs(ctx, u.ID, sess.ID), tx, auditService, audit.Change{Action: "session.created", ResourceType: "session", ResourceID: sess.ID}, now); err != nil {
 		return SignedIn{}, err
 	}
 	return SignedIn{User: u, Session: sess, Secret: secret}, nil
@@ -280,7 +303,7 @@ func (s *Sessions) AcceptInvitation(ctx context.Context, token, password, name s
 				}
 				return err
 			}
-			if err := audit.Record(ctx, tx, auditService, audit.Change{Action: "user.created", ResourceType: "user", ResourceID: u.ID,
+			if err := audit.Record(actingAs(ctx, u.ID, ""), tx, auditService, audit.Change{Action: "user.created", ResourceType: "user", ResourceID: u.ID,
 				Fields: []string{"email", "name", "password"}, AgencyID: m.AgencyID}, now); err != nil {
 				return err
 			}
@@ -292,7 +315,7 @@ func (s *Sessions) AcceptInvitation(ctx context.Context, token, password, name s
 		if err := tx.DeleteInvitations(ctx, m.ID); err != nil {
 			return err
 		}
-		if err := audit.Record(ctx, tx, auditService, audit.Change{Action: "invitation.accepted", ResourceType: "member", ResourceID: m.ID,
+		if err := audit.Record(actingAs(ctx, u.ID, ""), tx, auditService, audit.Change{Action: "invitation.accepted", ResourceType: "member", ResourceID: m.ID,
 			Fields: []string{"user_id"}, AgencyID: m.AgencyID}, now); err != nil {
 			return err
 		}
@@ -358,7 +381,14 @@ func (s *Sessions) RequestPasswordReset(ctx context.Context, email string) error
 	if s.cfg.Mailer == nil {
 		return nil
 	}
+	select {
+	case s.resets <- struct{}{}:
+	default:
+		s.cfg.Logger.Warn("a password reset request was dropped: too many are being emailed at once", "in_flight", maxResetsInFlight)
+		return nil
+	}
 	go func() {
+		defer func() { <-s.resets }()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
 		u, r, err := s.issueReset(ctx, email)
@@ -422,7 +452,7 @@ func (s *Sessions) CompletePasswordReset(ctx context.Context, token, password st
 		if _, err := endSessions(ctx, tx, u.ID, now); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, auditService, audit.Change{Action: "password_reset.completed", ResourceType: "user", ResourceID: u.ID,
+		return audit.Record(actingAs(ctx, u.ID, ""), tx, auditService, audit.Change{Action: "password_reset.completed", ResourceType: "user", ResourceID: u.ID,
 			Fields: []string{"password"}}, now)
 	})
 }

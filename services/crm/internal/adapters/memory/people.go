@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/pagination"
@@ -344,6 +345,16 @@ func (t *tx) DeleteSessions(_ context.Context, userID string) ([]string, error) 
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+func (t *tx) DeleteExpiredSessions(_ context.Context, userID string, now time.Time) error {
+	for id, v := range t.s.sessions {
+		if v.UserID == userID && !now.Before(v.ExpiresAt) {
+			memdb.Delete(t.Tx, t.s.sessions, id)
+			memdb.Delete(t.Tx, t.s.sesDigests, string(v.SecretSHA256))
+		}
+	}
+	return nil
 }
 
 func (t *tx) InsertPasswordReset(_ context.Context, r app.PasswordReset) error {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -192,6 +193,10 @@ func (t *tx) DeleteSessions(ctx context.Context, userID string) ([]string, error
 	}
 	slices.Sort(ids)
 	return ids, storeErr(err, "delete sessions")
+}
+
+func (t *tx) DeleteExpiredSessions(ctx context.Context, userID string, now time.Time) error {
+	return t.exec(ctx, "delete expired sessions", `DELETE FROM sessions WHERE user_id = $1 AND expires_at <= $2`, userID, now)
 }
 
 func (t *tx) InsertPasswordReset(ctx context.Context, v app.PasswordReset) error {

@@ -45,6 +45,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"RollbackUndoesRowsAndListOrder", testRollback},
 		{"ConcurrentUpdatesAreSerialised", testConcurrentUpdates},
 	}
+	tests = append(tests, peopleTests()...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

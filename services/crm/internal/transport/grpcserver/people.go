@@ -3,6 +3,7 @@ package grpcserver
 import (
 	"context"
 	"crypto/sha256"
+	"math"
 	"time"
 
 	"google.golang.org/grpc"
@@ -97,7 +98,7 @@ func (s *peopleServer) EndMemberSessions(ctx context.Context, req *crmv1.EndMemb
 	if err != nil {
 		return nil, err
 	}
-	return &crmv1.EndMemberSessionsResponse{Ended: int32(n)}, nil
+	return &crmv1.EndMemberSessionsResponse{Ended: int32(min(n, math.MaxInt32))}, nil //nolint:gosec // bounded on the line
 }
 
 // ListAgencyKeys implements crmv1.PeopleServiceServer.
