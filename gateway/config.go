@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -46,10 +47,31 @@ type Config struct {
 	NATSURL string
 
 	// KeyCacheTTL is how long a key lookup is reused; a revocation takes
-	// effect within it.
+	// effect within it. Session cookies, and the owners of the sites named
+	// by Atrium-Site, are cached for as long.
 	KeyCacheTTL time.Duration
-	// KeyCacheSize bounds the number of cached lookups.
+	// KeyCacheSize bounds the number of cached lookups (of keys, and
+	// apart from them, of sessions).
 	KeyCacheSize int
+
+	// CookieSecure marks the session cookie Secure even when a request
+	// did not come over TLS: for a gateway behind a proxy that terminates
+	// TLS. Over TLS the cookie is always Secure.
+	CookieSecure bool
+	// LoginAttemptsPerEmail and LoginAttemptsPerAddress bound the sign-in
+	// attempts (and the password resets asked for) per email address and
+	// per client address in each LoginAttemptWindow, before the CRM is
+	// asked; over them the request is answered 429 with Retry-After.
+	LoginAttemptsPerEmail   int
+	LoginAttemptsPerAddress int
+	LoginAttemptWindow      time.Duration
+	// TrustedProxies are the addresses (comma-separated CIDRs) of the
+	// proxies in front of the gateway whose X-Forwarded-For it believes:
+	// a request from one of them comes from the last address of that
+	// header that is not itself a trusted proxy. Empty: the client is the
+	// TCP peer, and X-Forwarded-For is ignored.
+	TrustedProxies string
+	trusted        []netip.Prefix
 	// RequestTimeout bounds each request, from its first byte to its
 	// response, the body's arrival included. Transfers are bounded by
 	// progress instead: each read of an upload must bring bytes within it
@@ -125,6 +147,10 @@ const (
 	// poor mobile link still keeps: a 25 MiB file may take 30 s plus
 	// 800 s.
 	DefaultMinTransferRate = 32 << 10
+	// Sign-in attempts: see docs/authentication.md.
+	DefaultLoginAttemptsPerEmail   = 10
+	DefaultLoginAttemptsPerAddress = 50
+	DefaultLoginAttemptWindow      = 15 * time.Minute
 )
 
 // AdminTokenPrefix starts the admin tokens `atrium serve` generates; give
@@ -152,17 +178,22 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "public API listen address")
 	fs.StringVar(&c.AdminAddr, "admin-addr", c.AdminAddr, "admin API listen address (also /healthz, /readyz, /metrics and /debug/pprof/); keep it off public networks, never the public one")
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer token of the admin API, at least 16 characters")
-	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", c.KeyCacheTTL, "how long an API key lookup is reused (0 to 1m); a revocation takes effect within it if its event is missed")
-	fs.IntVar(&c.KeyCacheSize, "key-cache-size", c.KeyCacheSize, "maximum cached API key lookups")
+	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", c.KeyCacheTTL, "how long an API key or session cookie lookup (and a site's owner) is reused (0 to 1m); a revocation or sign-out takes effect within it if its event is missed")
+	fs.IntVar(&c.KeyCacheSize, "key-cache-size", c.KeyCacheSize, "maximum cached API key lookups, and apart from them, session cookie lookups")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", c.RequestTimeout, "deadline of each request, body included")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest accepted request body")
-	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests per second each API key may make (token bucket per key, answered 429 with Retry-After over it); 0 turns the limit off")
+	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests per second each API key, and each signed-in person, may make (token bucket per key or person, answered 429 with Retry-After over it); 0 turns the limit off")
 	fs.IntVar(&c.RateLimitBurst, "rate-limit-burst", c.RateLimitBurst, "requests an idle API key may make at once; 0 means twice --rate-limit, rounded up")
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", c.MaxInFlight, "requests each listener serves at once; more are answered 503 with Retry-After at once, never queued")
 	fs.IntVar(&c.MaxLongRequests, "max-long-requests", c.MaxLongRequests, "long requests (event streams, uploads, file downloads, Prefer: wait) each listener serves at once, apart from --max-in-flight; more are answered 503 with Retry-After at once")
 	fs.IntVar(&c.MaxStreamsPerKey, "max-streams-per-key", c.MaxStreamsPerKey, "long requests (event streams, uploads, Prefer: wait) one API key may hold open at once; more are answered 429 with Retry-After")
 	fs.IntVar(&c.MaxStreamsPerTenant, "max-streams-per-tenant", c.MaxStreamsPerTenant, "long requests all the API keys of one agency (or site) may hold open at once; more are answered 429 with Retry-After")
 	fs.Int64Var(&c.MinTransferRate, "min-transfer-rate", c.MinTransferRate, "slowest average, in bytes a second, an upload or a file download may keep once --request-timeout has passed; a slower upload is answered 408, a slower download cut")
+	fs.BoolVar(&c.CookieSecure, "cookie-secure", c.CookieSecure, "mark the session cookie Secure even on requests that did not come over TLS (behind a proxy that terminates TLS); over TLS it always is")
+	fs.IntVar(&c.LoginAttemptsPerEmail, "login-attempts-per-email", c.LoginAttemptsPerEmail, "sign-in attempts (and password resets asked for) per email address in each --login-attempt-window; more are answered 429 with Retry-After")
+	fs.IntVar(&c.LoginAttemptsPerAddress, "login-attempts-per-address", c.LoginAttemptsPerAddress, "sign-in attempts (and invitations accepted, password resets) per client address in each --login-attempt-window; more are answered 429 with Retry-After")
+	fs.DurationVar(&c.LoginAttemptWindow, "login-attempt-window", c.LoginAttemptWindow, "the window of --login-attempts-per-email and --login-attempts-per-address; spent attempts come back evenly over it")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", c.TrustedProxies, "comma-separated CIDRs of the proxies (load balancers, ingress) in front of the gateway whose X-Forwarded-For names the client; empty: the client is the TCP peer and X-Forwarded-For is ignored")
 	fs.BoolVar(&c.MCPReadOnly, "mcp-read-only", c.MCPReadOnly, "hide the MCP server's write tools (create_item, update_item, run_action) from every key at /mcp; read tools stay")
 }
 
@@ -204,6 +235,15 @@ func (c *Config) setDefaults() {
 	if c.MinTransferRate == 0 {
 		c.MinTransferRate = DefaultMinTransferRate
 	}
+	if c.LoginAttemptsPerEmail == 0 {
+		c.LoginAttemptsPerEmail = DefaultLoginAttemptsPerEmail
+	}
+	if c.LoginAttemptsPerAddress == 0 {
+		c.LoginAttemptsPerAddress = DefaultLoginAttemptsPerAddress
+	}
+	if c.LoginAttemptWindow == 0 {
+		c.LoginAttemptWindow = DefaultLoginAttemptWindow
+	}
 	if c.RateLimit > 0 && c.RateLimitBurst == 0 {
 		c.RateLimitBurst = max(1, int(math.Ceil(2*c.RateLimit)))
 	}
@@ -216,6 +256,26 @@ func (c *Config) setDefaults() {
 	if c.Version == "" {
 		c.Version = "dev"
 	}
+}
+
+// parseTrustedProxies reads TrustedProxies: CIDRs, or single addresses.
+func (c *Config) parseTrustedProxies() error {
+	c.trusted = nil
+	for _, f := range strings.Split(c.TrustedProxies, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return fmt.Errorf("--trusted-proxies must be comma-separated CIDRs (10.0.0.0/8) or addresses; %q is neither", f)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		c.trusted = append(c.trusted, p.Masked())
+	}
+	return nil
 }
 
 // Validate reports the first invalid setting.
@@ -259,6 +319,13 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--max-streams-per-tenant must be at least 1 (0: the default, %d); got %d", DefaultMaxStreamsPerTenant, c.MaxStreamsPerTenant)
 	case c.MinTransferRate < 0:
 		return fmt.Errorf("--min-transfer-rate must be at least 1 byte a second (0: the default, %d); got %d", DefaultMinTransferRate, c.MinTransferRate)
+	case c.LoginAttemptsPerEmail < 0 || c.LoginAttemptsPerAddress < 0:
+		return fmt.Errorf("--login-attempts-per-email and --login-attempts-per-address must be at least 1 (0: the defaults, %d and %d); got %d and %d",
+			DefaultLoginAttemptsPerEmail, DefaultLoginAttemptsPerAddress, c.LoginAttemptsPerEmail, c.LoginAttemptsPerAddress)
+	case c.LoginAttemptWindow < 0:
+		return fmt.Errorf("--login-attempt-window must be positive (0: the default, %s); got %s", DefaultLoginAttemptWindow, c.LoginAttemptWindow)
+	case c.parseTrustedProxies() != nil:
+		return c.parseTrustedProxies()
 	case c.Logger == nil:
 		return errors.New("logger is required")
 	}

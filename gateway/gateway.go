@@ -44,6 +44,8 @@ var upstreams = []upstream{
 	}},
 	{name: "crm", public: []registration{
 		{crmv1.CRMService_ServiceDesc.ServiceName, handlers(crmv1.RegisterCRMServiceHandlerClient, crmv1.NewCRMServiceClient)},
+		{crmv1.PeopleService_ServiceDesc.ServiceName, handlers(crmv1.RegisterPeopleServiceHandlerClient, crmv1.NewPeopleServiceClient)},
+		{crmv1.SessionService_ServiceDesc.ServiceName, handlers(crmv1.RegisterSessionServiceHandlerClient, crmv1.NewSessionServiceClient)},
 	}, admin: []registration{
 		{crmv1.CRMAdminService_ServiceDesc.ServiceName, handlers(crmv1.RegisterCRMAdminServiceHandlerClient, crmv1.NewCRMAdminServiceClient)},
 	}},
@@ -87,7 +89,12 @@ type Gateway struct {
 	signer *principal.Signer
 	keys   *auth.Keys
 	admin  *auth.AdminToken
-	conns  []namedConn // in upstreams' order
+	// sessions resolves session cookies, siteOwners the sites people name
+	// in Atrium-Site; logins bounds the sign-in attempts (sessions.go).
+	sessions   *auth.Sessions
+	siteOwners *auth.SiteOwners
+	logins     *loginLimiter
+	conns      []namedConn // in upstreams' order
 	// deps is the last view of the services (dependencies.go).
 	deps       dependencies
 	depsMetric metric.Registration
@@ -136,7 +143,7 @@ type listener struct {
 	name   string // the server name of its spans: atrium-gateway, atrium-admin
 	doc    openapi.Doc
 	routes routeTable
-	authn  func(*http.Request) (principal.Principal, error)
+	authn  func(*http.Request, *route) (principal.Principal, error)
 	// render asks services for rendered JSON bodies (platform/render).
 	render bool
 	// probes: the listener serves /healthz and /readyz, which the in-flight
@@ -184,7 +191,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
-	g.public = &listener{name: "atrium-gateway", doc: publicDoc, authn: g.authenticateKey, render: true, files: true, objects: cfg.Objects != nil}
+	g.public = &listener{name: "atrium-gateway", doc: publicDoc, authn: g.authenticatePublic, render: true, files: true, objects: cfg.Objects != nil}
 	g.adminL = &listener{name: "atrium-admin", doc: adminDoc, authn: g.authenticateAdmin, probes: true}
 	for _, l := range []*listener{g.public, g.adminL} {
 		l.routes.methods.Add(http.MethodGet, "/openapi.json")
@@ -195,6 +202,8 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		g.limiter = newRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, cfg.now)
 		go g.limiter.run(g.base) // until close
 	}
+	g.logins = newLoginLimiter(cfg.LoginAttemptsPerEmail, cfg.LoginAttemptsPerAddress, cfg.LoginAttemptWindow, cfg.now)
+	go g.logins.run(g.base) // until close
 	publicMux, adminMux := g.newMux(g.public), g.newMux(g.adminL)
 	for _, u := range upstreams {
 		addr := cfg.Upstreams[u.name]
@@ -250,6 +259,8 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	g.keys = auth.NewKeys(crmv1.NewAPIKeyServiceClient(g.conn("crm")), g.signer, cfg.KeyCacheTTL, cfg.KeyCacheSize, cfg.Telemetry.MeterProvider())
+	g.sessions = auth.NewSessions(crmv1.NewSessionAuthServiceClient(g.conn("crm")), g.signer, cfg.KeyCacheTTL, cfg.KeyCacheSize, cfg.Telemetry.MeterProvider())
+	g.siteOwners = auth.NewSiteOwners(collectionsv1.NewSiteOwnerServiceClient(g.conn("collections")), g.signer, cfg.KeyCacheTTL, cfg.KeyCacheSize)
 	if cfg.NATSURL != "" {
 		if err := g.listenForRevocations(); err != nil {
 			return nil, err
@@ -311,15 +322,57 @@ func (g *Gateway) listenForRevocations() error {
 		return fmt.Errorf("gateway: connect to NATS at %s: %w", g.cfg.NATSURL, err)
 	}
 	g.nats = nc
-	_, err = nc.Subscribe(events.KeyRevoked.Filter(), func(m *nats.Msg) {
-		ev, err := events.KeyRevoked.Parse(m.Subject, m.Data)
-		if err != nil || ev.KeyID == "" {
-			g.cfg.Logger.Warn("ignoring malformed key revocation event", "error", err)
+	subs := map[string]nats.MsgHandler{
+		events.KeyRevoked.Filter(): func(m *nats.Msg) {
+			ev, err := events.KeyRevoked.Parse(m.Subject, m.Data)
+			if err != nil || ev.KeyID == "" {
+				g.cfg.Logger.Warn("ignoring malformed key revocation event", "error", err)
+				return
+			}
+			g.keys.Evict(ev.KeyID)
+		},
+		// A member's role, sites or client changed, or they were removed:
+		// their user's next request is judged afresh.
+		events.MemberUpdated.Filter(): func(m *nats.Msg) {
+			ev, err := events.MemberUpdated.Parse(m.Subject, m.Data)
+			if err != nil {
+				g.cfg.Logger.Warn("ignoring malformed member event", "error", err)
+				return
+			}
+			if ev.UserID != "" {
+				g.sessions.EvictUser(ev.UserID)
+			}
+		},
+		events.SessionsEnded.Filter(): func(m *nats.Msg) {
+			ev, err := events.SessionsEnded.Parse(m.Subject, m.Data)
+			if err != nil {
+				g.cfg.Logger.Warn("ignoring malformed session event", "error", err)
+				return
+			}
+			g.sessions.EvictSessions(ev.SessionIDs...)
+		},
+		// A site created (an unknown id may have been cached) or given
+		// another owner.
+		events.SiteCreated.Filter(): g.evictSite(events.SiteCreated.Parse),
+		events.SiteUpdated.Filter(): g.evictSite(events.SiteUpdated.Parse),
+	}
+	for subject, h := range subs {
+		if _, err := nc.Subscribe(subject, h); err != nil {
+			return fmt.Errorf("gateway: subscribe to %s: %w", subject, err)
+		}
+	}
+	return nil
+}
+
+func (g *Gateway) evictSite(parse func(string, []byte) (events.SiteEvent, error)) nats.MsgHandler {
+	return func(m *nats.Msg) {
+		ev, err := parse(m.Subject, m.Data)
+		if err != nil || ev.ID == "" {
+			g.cfg.Logger.Warn("ignoring malformed site event", "error", err)
 			return
 		}
-		g.keys.Evict(ev.KeyID)
-	})
-	return err
+		g.siteOwners.Evict(ev.ID)
+	}
 }
 
 // HTTPAddr is the public listener's address.
@@ -403,6 +456,9 @@ func (g *Gateway) close() {
 	}
 	if g.keys != nil {
 		g.keys.Close()
+	}
+	if g.sessions != nil {
+		g.sessions.Close()
 	}
 	for _, c := range g.conns {
 		_ = c.conn.Close()

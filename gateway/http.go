@@ -51,6 +51,8 @@ func (g *Gateway) newMux(l *listener) *runtime.ServeMux {
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, rest.Marshaler()),
 		runtime.WithErrorHandler(refusedPrincipal(rest.ErrorHandler(g.cfg.Logger))),
 		runtime.WithRoutingErrorHandler(rest.RoutingErrorHandler(g.cfg.Logger, &l.routes.methods)),
+		// The cookie first: ResponseHeaders may write the status.
+		runtime.WithForwardResponseOption(g.sessionCookies),
 		runtime.WithForwardResponseOption(rest.ResponseHeaders),
 		runtime.WithDisablePathLengthFallback(),
 		runtime.WithDisableHTTPMethodOverride(),
@@ -99,8 +101,18 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 			p := principal.Principal{Kind: principal.KindAnonymous, Subject: "anonymous"}
 			if rt.access.Caller != accessv1.Caller_CALLER_ANYONE {
 				var err error
-				if p, err = l.authn(r); err != nil {
+				if p, err = l.authn(r, rt); err != nil {
 					rest.WriteError(ctx, g.cfg.Logger, w, r, err)
+					return
+				}
+			} else if l == g.public && strings.HasPrefix(rt.rpc, sessionServicePrefix) {
+				// Signing in from another origin's page would sign the
+				// browser in as someone else (login CSRF).
+				if err := checkSameOrigin(r); err != nil {
+					rest.WriteError(ctx, g.cfg.Logger, w, r, err)
+					return
+				}
+				if !g.limitSignIn(w, r, rt) {
 					return
 				}
 			}
@@ -114,8 +126,8 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 				rest.WriteError(ctx, g.cfg.Logger, w, r, apperr.ToStatus(err).Err())
 				return
 			}
-			if l == g.public && g.limiter != nil && p.Kind == principal.KindKey {
-				if ok, wait := g.limiter.allow(p.Subject); !ok {
+			if l == g.public && g.limiter != nil && (p.Kind == principal.KindKey || p.Kind == principal.KindUser) {
+				if ok, wait := g.limiter.allow(rateKey(p)); !ok {
 					g.limiter.writeRateLimited(w, wait)
 					return
 				}
@@ -123,7 +135,7 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 			// A long request of a key counts against its key's and its
 			// tenant's caps for as long as it runs (next returns when it
 			// ends).
-			if st, _ := ctx.Value(stateKey{}).(*requestState); st != nil && st.kind != ordinary && l == g.public && p.Kind == principal.KindKey {
+			if st, _ := ctx.Value(stateKey{}).(*requestState); st != nil && st.kind != ordinary && l == g.public && (p.Kind == principal.KindKey || p.Kind == principal.KindUser) {
 				tenant := tenantOf(p)
 				if limit := g.caps.acquire(p.Subject, tenant); limit != "" {
 					g.long.refuse(ctx, st.kind, limit)
@@ -182,7 +194,10 @@ type methodRoute struct {
 // 500 whose log line names the cause (and /readyz says the same).
 func refusedPrincipal(next runtime.ErrorHandlerFunc) runtime.ErrorHandlerFunc {
 	return func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
-		if st, ok := status.FromError(err); ok && st.Code() == codes.Unauthenticated {
+		// The sign-in routes' own Unauthenticated (a wrong password) is
+		// the caller's.
+		method, _ := runtime.RPCMethod(ctx)
+		if st, ok := status.FromError(err); ok && st.Code() == codes.Unauthenticated && !strings.HasPrefix(method, sessionServicePrefix) {
 			err = status.Errorf(codes.Internal, "the service refused the gateway's signed principal (%s): is --internal-secret the same in the gateway and the services?", st.Message())
 		}
 		next(ctx, mux, m, w, r, err)
@@ -214,7 +229,7 @@ func (g *Gateway) authenticateKey(r *http.Request) (principal.Principal, error) 
 	return g.keys.Authenticate(r.Context(), r.Header.Get("Authorization"))
 }
 
-func (g *Gateway) authenticateAdmin(r *http.Request) (principal.Principal, error) {
+func (g *Gateway) authenticateAdmin(r *http.Request, _ *route) (principal.Principal, error) {
 	return g.admin.Authenticate(r.Header.Get("Authorization"))
 }
 
@@ -226,6 +241,9 @@ type requestState struct {
 	// kind is the kind of long request it is (longreq.go), from its
 	// request line and headers; ordinary if none.
 	kind longKind
+	// tls: the request came over TLS, so a session cookie set in its
+	// answer is Secure.
+	tls bool
 }
 
 type stateKey struct{}
@@ -250,7 +268,7 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 		g.inflight.Add(1)
 		defer g.inflight.Done()
 		start := time.Now()
-		st := &requestState{route: "unmatched"}
+		st := &requestState{route: "unmatched", tls: r.TLS != nil}
 		sw := &statusWriter{ResponseWriter: w, http1: r.ProtoMajor == 1, draining: &g.draining}
 		// A shutdown that ran out of time closes the connections once the
 		// handlers return; net/http writes a response only after that, so
@@ -319,6 +337,13 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 				"the request target * is not supported; send requests to the routes listed at /openapi.json"))
 			return
 		}
+		// The address the services see (x-forwarded-for, which the audit
+		// trail records) is the TCP peer's, or the client a trusted proxy
+		// names: grpc-gateway would put a client's own X-Forwarded-For in
+		// front of it.
+		r.RemoteAddr = forwardedClient(r, g.cfg.trusted)
+		r.Header.Del("X-Forwarded-For")
+		r.Header.Del("X-Forwarded-Host")
 		// A client header Grpc-Metadata-X would otherwise become gRPC metadata x.
 		for k := range r.Header {
 			if len(k) >= len(runtime.MetadataHeaderPrefix) && strings.EqualFold(k[:len(runtime.MetadataHeaderPrefix)], runtime.MetadataHeaderPrefix) {

@@ -43,7 +43,7 @@ func (g *Gateway) withMCP(next http.Handler) http.Handler {
 			return
 		}
 		if g.limiter != nil {
-			if ok, wait := g.limiter.allow(p.Subject); !ok {
+			if ok, wait := g.limiter.allow(rateKey(p)); !ok {
 				g.limiter.writeRateLimited(w, wait)
 				return
 			}

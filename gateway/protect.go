@@ -14,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
+	"github.com/atrium-hq/atrium/platform/principal"
 )
 
 // inFlightLimit bounds the requests a listener serves at once. Over the bound a
@@ -143,6 +144,10 @@ func (l *rateLimiter) writeRateLimited(w http.ResponseWriter, wait time.Duration
 	secs := max(1, int(math.Ceil(wait.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	rest.WriteJSON(w, http.StatusTooManyRequests, rest.Body{Error: fmt.Sprintf(
-		"rate limit exceeded: this API key may make %s requests per second, in bursts of up to %d; retry after %d second(s)",
+		"rate limit exceeded: each API key (and each signed-in person) may make %s requests per second, in bursts of up to %d; retry after %d second(s)",
 		strconv.FormatFloat(float64(l.rate), 'f', -1, 64), l.burst, secs)})
 }
+
+// rateKey is the bucket of a caller: its key, or a person's user (all of
+// their sessions together).
+func rateKey(p principal.Principal) string { return string(p.Kind) + ":" + p.Subject }

@@ -117,6 +117,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CRMLimits", testCRMLimits},
 		{"CRMTenancy", testCRMTenancy},
 		{"Authentication", testAuthentication},
+		{"PeopleSessions", testPeopleSessions},
 		{"ErrorContract", testErrorContract},
 		{"RequestLimits", testRequestLimits},
 		{"AdminProvisioning", testAdminProvisioning},

@@ -2,9 +2,11 @@ package mcpserver
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/atrium-hq/atrium/platform/principal"
+	accessv1 "github.com/atrium-hq/atrium/proto/atrium/access/v1"
 )
 
 // The tools a key sees follow its scopes and its binding, by the access
@@ -54,4 +56,26 @@ func sorted(names []string) []string {
 	out := slices.Clone(names)
 	slices.Sort(out)
 	return out
+}
+
+// TestNoToolForPeopleOrSessions: MCP clients call with API keys, which can
+// never manage members or keys, read the audit trail, or use a person's
+// session; no tool calls such a route, so none is offered that could only
+// fail. The session routes open to anyone (sign in, invitations, password
+// resets) are a browser's, not a tool's.
+func TestNoToolForPeopleOrSessions(t *testing.T) {
+	tools, err := buildTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools {
+		a, ok := principal.AccessOf(tl.method)
+		if !ok {
+			continue // hidden: this build lacks its route
+		}
+		if principal.PeopleOnly(a.Resource) || a.Caller != accessv1.Caller_CALLER_TENANT ||
+			strings.HasPrefix(tl.method, "/atrium.crm.v1.SessionService/") || strings.HasPrefix(tl.method, "/atrium.crm.v1.PeopleService/") {
+			t.Errorf("tool %s calls %s (resource %q, caller %s), which no API key may call", tl.def.Name, tl.method, a.Resource, a.Caller)
+		}
+	}
 }

@@ -307,8 +307,14 @@ func describeAccess(op document, operationID string) error {
 		op["security"] = []any{document{"session": []any{}}}
 		who = "Needs a signed-in person: the session cookie (an API key is refused with 403)."
 	case accessv1.Caller_CALLER_TENANT:
-		op["security"] = []any{document{"bearer": []any{string(a.Scope)}}}
-		who = fmt.Sprintf("Needs an API key with the %s scope, bound to %s.", a.Scope, bindingWords[a.Binding])
+		// A key or a signed-in person's cookie; only the cookie for the
+		// people-only resources, which no key may touch.
+		op["security"] = []any{document{"bearer": []any{string(a.Scope)}}, document{"session": []any{}}}
+		who = fmt.Sprintf("Needs an API key with the %s scope, bound to %s, or a signed-in member's session cookie.", a.Scope, bindingWords[a.Binding])
+		if principal.PeopleOnly(a.Resource) {
+			op["security"] = []any{document{"session": []any{}}}
+			who = "Needs a signed-in member's session cookie."
+		}
 		op["x-atrium-resource"] = string(a.Resource)
 		who += " " + memberWords(a)
 		if a.OpenToPublishedOnly {

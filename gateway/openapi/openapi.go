@@ -43,7 +43,7 @@ func Admin(version string) (Doc, error) {
 const (
 	publicDescription = "The Atrium API: collections and assets (a headless CMS per site), the agency CRM lists, " +
 		"per-client data (GET /api/v1/data), actions that spend credits (POST /api/v1/data) and webhooks.\n\n" +
-		"Authenticate with `Authorization: Bearer <API key>`. A read key calls the GET routes, a write key every route; " +
+		"Authenticate with `Authorization: Bearer <API key>`, or, for people, with the session cookie of POST /api/v1/sessions (docs/authentication.md). A read key calls the GET routes, a write key every route; " +
 		"a site's key reaches its site's collections, an agency's key its agency's clients, lists, actions and webhooks. " +
 		"Files (/files/, /media/) are served without a key: their names are unguessable capabilities.\n\n" +
 		"Every answer carries `Atrium-Trace-Id`; every error is `{\"error\": \"<what was wrong and what is allowed>\"}`. " +
@@ -112,7 +112,10 @@ func build(l listener, version string) (Doc, error) {
 				// the cookie, with X-CSRF-Token on unsafe methods.
 				"session": document{
 					"type": "apiKey", "in": "cookie", "name": "atrium_session",
-					"description": "The session cookie set by POST /api/v1/sessions. Unsafe methods (POST, PUT, PATCH, DELETE) also need the session's csrf_token in the X-CSRF-Token header.",
+					"description": "The session cookie set by POST /api/v1/sessions (or by accepting an invitation), accepted only from the API's own origin. " +
+						"Unsafe methods (POST, PUT, PATCH, DELETE) also need the session's csrf_token in the X-CSRF-Token header. " +
+						"The Atrium-Agency header picks which of the person's agencies a request acts for (default: their first), " +
+						"and Atrium-Site the site of a collections route (default: an editor's only site). See docs/authentication.md.",
 				},
 			},
 			"schemas":   schemas,

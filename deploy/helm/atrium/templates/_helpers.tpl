@@ -202,6 +202,11 @@ ATRIUM_MAX_STREAMS_PER_KEY: {{ $values.maxStreamsPerKey | int64 | toString | quo
 ATRIUM_MAX_STREAMS_PER_TENANT: {{ $values.maxStreamsPerTenant | int64 | toString | quote }}
 ATRIUM_MIN_TRANSFER_RATE: {{ $values.minTransferRate | int64 | toString | quote }}
 ATRIUM_MCP_READ_ONLY: {{ $values.mcpReadOnly | toString | quote }}
+ATRIUM_COOKIE_SECURE: {{ $values.cookieSecure | toString | quote }}
+ATRIUM_LOGIN_ATTEMPTS_PER_EMAIL: {{ $values.loginAttemptsPerEmail | int64 | toString | quote }}
+ATRIUM_LOGIN_ATTEMPTS_PER_ADDRESS: {{ $values.loginAttemptsPerAddress | int64 | toString | quote }}
+ATRIUM_LOGIN_ATTEMPT_WINDOW: {{ $values.loginAttemptWindow | quote }}
+ATRIUM_TRUSTED_PROXIES: {{ $values.trustedProxies | quote }}
 {{- else }}
 ATRIUM_GRPC_ADDR: {{ printf ":%d" (int $values.grpcPort) | quote }}
 ATRIUM_METRICS_ADDR: {{ printf ":%d" (int $root.Values.metrics.port) | quote }}

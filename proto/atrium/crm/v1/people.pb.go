@@ -46,7 +46,8 @@ type Member struct {
 	// For the client role: the agency's client they belong to; null for the
 	// other roles.
 	ClientId *wrapperspb.StringValue `protobuf:"bytes,9,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
-	// One of: none (no role), invited (not yet accepted), active (signed up).
+	// One of: none, invited, active: none without a role, invited until the
+	// invitation is accepted, active once it is.
 	Status string `protobuf:"bytes,10,opt,name=status,proto3" json:"status,omitempty"`
 	// The user who accepted the invitation; null until then.
 	UserId        *wrapperspb.StringValue `protobuf:"bytes,11,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
