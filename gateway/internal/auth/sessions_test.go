@@ -36,6 +36,12 @@ type sessionCRM struct {
 	memberships []*crmv1.Membership
 }
 
+// CreateVerifiedSession is single sign-on's call, which the cache never
+// makes.
+func (c *sessionCRM) CreateVerifiedSession(context.Context, *crmv1.CreateVerifiedSessionRequest, ...grpc.CallOption) (*crmv1.CreateSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "not the cache's call")
+}
+
 func (c *sessionCRM) VerifySession(_ context.Context, in *crmv1.VerifySessionRequest, _ ...grpc.CallOption) (*crmv1.VerifySessionResponse, error) {
 	c.calls.Add(1)
 	time.Sleep(c.delay) // why sleep: the CRM takes time to answer; the tests that set a delay run on synctest's fake clock
