@@ -156,9 +156,9 @@ func (f *fakePeople) ListMembers(ctx context.Context, _ *crmv1.ListMembersReques
 	return &crmv1.ListMembersResponse{}, nil
 }
 
-func (f *fakePeople) CreateMember(ctx context.Context, _ *crmv1.CreateAgencyMemberRequest) (*crmv1.CreateAgencyMemberResponse, error) {
+func (f *fakePeople) CreateMember(ctx context.Context, _ *crmv1.PeopleServiceCreateMemberRequest) (*crmv1.PeopleServiceCreateMemberResponse, error) {
 	f.seen(ctx)
-	return &crmv1.CreateAgencyMemberResponse{}, nil
+	return &crmv1.PeopleServiceCreateMemberResponse{}, nil
 }
 
 func (f *fakePeople) ListCollections(ctx context.Context, _ *collectionsv1.ListCollectionsRequest) (*collectionsv1.ListCollectionsResponse, error) {

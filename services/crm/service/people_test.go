@@ -222,7 +222,7 @@ func testPeopleOverGRPC(t *testing.T, databaseURL string) {
 	if err != nil || cur.CsrfToken != acc.CsrfToken || cur.User.Email != "olga@example.com" {
 		t.Fatalf("GetCurrentSession: %v, %v", cur, err)
 	}
-	viewer, err := c.people.CreateMember(c.as(ctx, owner), &crmv1.CreateAgencyMemberRequest{Email: "vic@example.com", Role: "viewer"})
+	viewer, err := c.people.CreateMember(c.as(ctx, owner), &crmv1.PeopleServiceCreateMemberRequest{Email: "vic@example.com", Role: "viewer"})
 	if err != nil || viewer.Invitation.GetToken() == "" {
 		t.Fatalf("owner's CreateMember: %v, %v", viewer, err)
 	}

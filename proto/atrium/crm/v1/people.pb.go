@@ -515,7 +515,7 @@ func (x *ListMembersResponse) GetMembers() []*Member {
 	return nil
 }
 
-type CreateAgencyMemberRequest struct {
+type PeopleServiceCreateMemberRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// A valid address, unique within the agency (compared
 	// case-insensitively).
@@ -535,20 +535,20 @@ type CreateAgencyMemberRequest struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *CreateAgencyMemberRequest) Reset() {
-	*x = CreateAgencyMemberRequest{}
+func (x *PeopleServiceCreateMemberRequest) Reset() {
+	*x = PeopleServiceCreateMemberRequest{}
 	mi := &file_atrium_crm_v1_people_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *CreateAgencyMemberRequest) String() string {
+func (x *PeopleServiceCreateMemberRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*CreateAgencyMemberRequest) ProtoMessage() {}
+func (*PeopleServiceCreateMemberRequest) ProtoMessage() {}
 
-func (x *CreateAgencyMemberRequest) ProtoReflect() protoreflect.Message {
+func (x *PeopleServiceCreateMemberRequest) ProtoReflect() protoreflect.Message {
 	mi := &file_atrium_crm_v1_people_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -560,47 +560,47 @@ func (x *CreateAgencyMemberRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use CreateAgencyMemberRequest.ProtoReflect.Descriptor instead.
-func (*CreateAgencyMemberRequest) Descriptor() ([]byte, []int) {
+// Deprecated: Use PeopleServiceCreateMemberRequest.ProtoReflect.Descriptor instead.
+func (*PeopleServiceCreateMemberRequest) Descriptor() ([]byte, []int) {
 	return file_atrium_crm_v1_people_proto_rawDescGZIP(), []int{6}
 }
 
-func (x *CreateAgencyMemberRequest) GetEmail() string {
+func (x *PeopleServiceCreateMemberRequest) GetEmail() string {
 	if x != nil {
 		return x.Email
 	}
 	return ""
 }
 
-func (x *CreateAgencyMemberRequest) GetName() string {
+func (x *PeopleServiceCreateMemberRequest) GetName() string {
 	if x != nil {
 		return x.Name
 	}
 	return ""
 }
 
-func (x *CreateAgencyMemberRequest) GetRole() string {
+func (x *PeopleServiceCreateMemberRequest) GetRole() string {
 	if x != nil {
 		return x.Role
 	}
 	return ""
 }
 
-func (x *CreateAgencyMemberRequest) GetSiteIds() []string {
+func (x *PeopleServiceCreateMemberRequest) GetSiteIds() []string {
 	if x != nil {
 		return x.SiteIds
 	}
 	return nil
 }
 
-func (x *CreateAgencyMemberRequest) GetClientId() string {
+func (x *PeopleServiceCreateMemberRequest) GetClientId() string {
 	if x != nil {
 		return x.ClientId
 	}
 	return ""
 }
 
-type CreateAgencyMemberResponse struct {
+type PeopleServiceCreateMemberResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Member *Member                `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
 	// Present when the member was given a role; null otherwise.
@@ -609,20 +609,20 @@ type CreateAgencyMemberResponse struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *CreateAgencyMemberResponse) Reset() {
-	*x = CreateAgencyMemberResponse{}
+func (x *PeopleServiceCreateMemberResponse) Reset() {
+	*x = PeopleServiceCreateMemberResponse{}
 	mi := &file_atrium_crm_v1_people_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *CreateAgencyMemberResponse) String() string {
+func (x *PeopleServiceCreateMemberResponse) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*CreateAgencyMemberResponse) ProtoMessage() {}
+func (*PeopleServiceCreateMemberResponse) ProtoMessage() {}
 
-func (x *CreateAgencyMemberResponse) ProtoReflect() protoreflect.Message {
+func (x *PeopleServiceCreateMemberResponse) ProtoReflect() protoreflect.Message {
 	mi := &file_atrium_crm_v1_people_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -634,19 +634,19 @@ func (x *CreateAgencyMemberResponse) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use CreateAgencyMemberResponse.ProtoReflect.Descriptor instead.
-func (*CreateAgencyMemberResponse) Descriptor() ([]byte, []int) {
+// Deprecated: Use PeopleServiceCreateMemberResponse.ProtoReflect.Descriptor instead.
+func (*PeopleServiceCreateMemberResponse) Descriptor() ([]byte, []int) {
 	return file_atrium_crm_v1_people_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *CreateAgencyMemberResponse) GetMember() *Member {
+func (x *PeopleServiceCreateMemberResponse) GetMember() *Member {
 	if x != nil {
 		return x.Member
 	}
 	return nil
 }
 
-func (x *CreateAgencyMemberResponse) GetInvitation() *Invitation {
+func (x *PeopleServiceCreateMemberResponse) GetInvitation() *Invitation {
 	if x != nil {
 		return x.Invitation
 	}
@@ -1449,16 +1449,16 @@ const file_atrium_crm_v1_people_proto_rawDesc = "" +
 	"\x06_limitB\t\n" +
 	"\a_offset\"F\n" +
 	"\x13ListMembersResponse\x12/\n" +
-	"\amembers\x18\x01 \x03(\v2\x15.atrium.crm.v1.MemberR\amembers\"\xa6\x01\n" +
-	"\x19CreateAgencyMemberRequest\x12\x14\n" +
+	"\amembers\x18\x01 \x03(\v2\x15.atrium.crm.v1.MemberR\amembers\"\xad\x01\n" +
+	" PeopleServiceCreateMemberRequest\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\x12\x1f\n" +
 	"\bsite_ids\x18\x04 \x03(\tB\x04\xe8\xf9\x18dR\asiteIds\x12\x1b\n" +
 	"\tclient_id\x18\x05 \x01(\tR\bclientId:\r\x92A\n" +
 	"\n" +
-	"\b\xd2\x01\x05email\"\x86\x01\n" +
-	"\x1aCreateAgencyMemberResponse\x12-\n" +
+	"\b\xd2\x01\x05email\"\x8d\x01\n" +
+	"!PeopleServiceCreateMemberResponse\x12-\n" +
 	"\x06member\x18\x01 \x01(\v2\x15.atrium.crm.v1.MemberR\x06member\x129\n" +
 	"\n" +
 	"invitation\x18\x02 \x01(\v2\x19.atrium.crm.v1.InvitationR\n" +
@@ -1515,11 +1515,11 @@ const file_atrium_crm_v1_people_proto_rawDesc = "" +
 	"\x16RevokeAgencyKeyRequest\x12\x15\n" +
 	"\x06key_id\x18\x01 \x01(\tR\x05keyId\"B\n" +
 	"\x17RevokeAgencyKeyResponse\x12'\n" +
-	"\x03key\x18\x01 \x01(\v2\x15.atrium.crm.v1.APIKeyR\x03key2\x98\n" +
+	"\x03key\x18\x01 \x01(\v2\x15.atrium.crm.v1.APIKeyR\x03key2\xa6\n" +
 	"\n" +
 	"\rPeopleService\x12|\n" +
-	"\vListMembers\x12!.atrium.crm.v1.ListMembersRequest\x1a\".atrium.crm.v1.ListMembersResponse\"&\xca\xf3\x18\b\b\x01\x10\x01\x18\x01(\t\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/members\x90\x02\x01\x12\x8b\x01\n" +
-	"\fCreateMember\x12(.atrium.crm.v1.CreateAgencyMemberRequest\x1a).atrium.crm.v1.CreateAgencyMemberResponse\"&\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\t\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/api/v1/members\x12\x8b\x01\n" +
+	"\vListMembers\x12!.atrium.crm.v1.ListMembersRequest\x1a\".atrium.crm.v1.ListMembersResponse\"&\xca\xf3\x18\b\b\x01\x10\x01\x18\x01(\t\x82\xd3\xe4\x93\x02\x11\x12\x0f/api/v1/members\x90\x02\x01\x12\x99\x01\n" +
+	"\fCreateMember\x12/.atrium.crm.v1.PeopleServiceCreateMemberRequest\x1a0.atrium.crm.v1.PeopleServiceCreateMemberResponse\"&\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\t\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/api/v1/members\x12\x8b\x01\n" +
 	"\fUpdateMember\x12\".atrium.crm.v1.UpdateMemberRequest\x1a#.atrium.crm.v1.UpdateMemberResponse\"2\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\t\x82\xd3\xe4\x93\x02 :\x01*2\x1b/api/v1/members/{member_id}\x12\x88\x01\n" +
 	"\fDeleteMember\x12\".atrium.crm.v1.DeleteMemberRequest\x1a#.atrium.crm.v1.DeleteMemberResponse\"/\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\t\x82\xd3\xe4\x93\x02\x1d*\x1b/api/v1/members/{member_id}\x12\xa3\x01\n" +
 	"\x10CreateInvitation\x12&.atrium.crm.v1.CreateInvitationRequest\x1a'.atrium.crm.v1.CreateInvitationResponse\">\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\t\x82\xd3\xe4\x93\x02,:\x01*\"'/api/v1/members/{member_id}/invitations\x12\xa0\x01\n" +
@@ -1545,31 +1545,31 @@ func file_atrium_crm_v1_people_proto_rawDescGZIP() []byte {
 
 var file_atrium_crm_v1_people_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_atrium_crm_v1_people_proto_goTypes = []any{
-	(*Member)(nil),                     // 0: atrium.crm.v1.Member
-	(*Invitation)(nil),                 // 1: atrium.crm.v1.Invitation
-	(*User)(nil),                       // 2: atrium.crm.v1.User
-	(*Membership)(nil),                 // 3: atrium.crm.v1.Membership
-	(*ListMembersRequest)(nil),         // 4: atrium.crm.v1.ListMembersRequest
-	(*ListMembersResponse)(nil),        // 5: atrium.crm.v1.ListMembersResponse
-	(*CreateAgencyMemberRequest)(nil),  // 6: atrium.crm.v1.CreateAgencyMemberRequest
-	(*CreateAgencyMemberResponse)(nil), // 7: atrium.crm.v1.CreateAgencyMemberResponse
-	(*UpdateMemberRequest)(nil),        // 8: atrium.crm.v1.UpdateMemberRequest
-	(*UpdateMemberResponse)(nil),       // 9: atrium.crm.v1.UpdateMemberResponse
-	(*DeleteMemberRequest)(nil),        // 10: atrium.crm.v1.DeleteMemberRequest
-	(*DeleteMemberResponse)(nil),       // 11: atrium.crm.v1.DeleteMemberResponse
-	(*CreateInvitationRequest)(nil),    // 12: atrium.crm.v1.CreateInvitationRequest
-	(*CreateInvitationResponse)(nil),   // 13: atrium.crm.v1.CreateInvitationResponse
-	(*EndMemberSessionsRequest)(nil),   // 14: atrium.crm.v1.EndMemberSessionsRequest
-	(*EndMemberSessionsResponse)(nil),  // 15: atrium.crm.v1.EndMemberSessionsResponse
-	(*ListAgencyKeysRequest)(nil),      // 16: atrium.crm.v1.ListAgencyKeysRequest
-	(*ListAgencyKeysResponse)(nil),     // 17: atrium.crm.v1.ListAgencyKeysResponse
-	(*CreateAgencyKeyRequest)(nil),     // 18: atrium.crm.v1.CreateAgencyKeyRequest
-	(*CreateAgencyKeyResponse)(nil),    // 19: atrium.crm.v1.CreateAgencyKeyResponse
-	(*RevokeAgencyKeyRequest)(nil),     // 20: atrium.crm.v1.RevokeAgencyKeyRequest
-	(*RevokeAgencyKeyResponse)(nil),    // 21: atrium.crm.v1.RevokeAgencyKeyResponse
-	(*timestamppb.Timestamp)(nil),      // 22: google.protobuf.Timestamp
-	(*wrapperspb.StringValue)(nil),     // 23: google.protobuf.StringValue
-	(*APIKey)(nil),                     // 24: atrium.crm.v1.APIKey
+	(*Member)(nil),                            // 0: atrium.crm.v1.Member
+	(*Invitation)(nil),                        // 1: atrium.crm.v1.Invitation
+	(*User)(nil),                              // 2: atrium.crm.v1.User
+	(*Membership)(nil),                        // 3: atrium.crm.v1.Membership
+	(*ListMembersRequest)(nil),                // 4: atrium.crm.v1.ListMembersRequest
+	(*ListMembersResponse)(nil),               // 5: atrium.crm.v1.ListMembersResponse
+	(*PeopleServiceCreateMemberRequest)(nil),  // 6: atrium.crm.v1.PeopleServiceCreateMemberRequest
+	(*PeopleServiceCreateMemberResponse)(nil), // 7: atrium.crm.v1.PeopleServiceCreateMemberResponse
+	(*UpdateMemberRequest)(nil),               // 8: atrium.crm.v1.UpdateMemberRequest
+	(*UpdateMemberResponse)(nil),              // 9: atrium.crm.v1.UpdateMemberResponse
+	(*DeleteMemberRequest)(nil),               // 10: atrium.crm.v1.DeleteMemberRequest
+	(*DeleteMemberResponse)(nil),              // 11: atrium.crm.v1.DeleteMemberResponse
+	(*CreateInvitationRequest)(nil),           // 12: atrium.crm.v1.CreateInvitationRequest
+	(*CreateInvitationResponse)(nil),          // 13: atrium.crm.v1.CreateInvitationResponse
+	(*EndMemberSessionsRequest)(nil),          // 14: atrium.crm.v1.EndMemberSessionsRequest
+	(*EndMemberSessionsResponse)(nil),         // 15: atrium.crm.v1.EndMemberSessionsResponse
+	(*ListAgencyKeysRequest)(nil),             // 16: atrium.crm.v1.ListAgencyKeysRequest
+	(*ListAgencyKeysResponse)(nil),            // 17: atrium.crm.v1.ListAgencyKeysResponse
+	(*CreateAgencyKeyRequest)(nil),            // 18: atrium.crm.v1.CreateAgencyKeyRequest
+	(*CreateAgencyKeyResponse)(nil),           // 19: atrium.crm.v1.CreateAgencyKeyResponse
+	(*RevokeAgencyKeyRequest)(nil),            // 20: atrium.crm.v1.RevokeAgencyKeyRequest
+	(*RevokeAgencyKeyResponse)(nil),           // 21: atrium.crm.v1.RevokeAgencyKeyResponse
+	(*timestamppb.Timestamp)(nil),             // 22: google.protobuf.Timestamp
+	(*wrapperspb.StringValue)(nil),            // 23: google.protobuf.StringValue
+	(*APIKey)(nil),                            // 24: atrium.crm.v1.APIKey
 }
 var file_atrium_crm_v1_people_proto_depIdxs = []int32{
 	22, // 0: atrium.crm.v1.Member.created_at:type_name -> google.protobuf.Timestamp
@@ -1582,8 +1582,8 @@ var file_atrium_crm_v1_people_proto_depIdxs = []int32{
 	22, // 7: atrium.crm.v1.User.created_at:type_name -> google.protobuf.Timestamp
 	23, // 8: atrium.crm.v1.Membership.client_id:type_name -> google.protobuf.StringValue
 	0,  // 9: atrium.crm.v1.ListMembersResponse.members:type_name -> atrium.crm.v1.Member
-	0,  // 10: atrium.crm.v1.CreateAgencyMemberResponse.member:type_name -> atrium.crm.v1.Member
-	1,  // 11: atrium.crm.v1.CreateAgencyMemberResponse.invitation:type_name -> atrium.crm.v1.Invitation
+	0,  // 10: atrium.crm.v1.PeopleServiceCreateMemberResponse.member:type_name -> atrium.crm.v1.Member
+	1,  // 11: atrium.crm.v1.PeopleServiceCreateMemberResponse.invitation:type_name -> atrium.crm.v1.Invitation
 	0,  // 12: atrium.crm.v1.UpdateMemberResponse.member:type_name -> atrium.crm.v1.Member
 	1,  // 13: atrium.crm.v1.UpdateMemberResponse.invitation:type_name -> atrium.crm.v1.Invitation
 	0,  // 14: atrium.crm.v1.DeleteMemberResponse.member:type_name -> atrium.crm.v1.Member
@@ -1594,7 +1594,7 @@ var file_atrium_crm_v1_people_proto_depIdxs = []int32{
 	24, // 19: atrium.crm.v1.CreateAgencyKeyResponse.key:type_name -> atrium.crm.v1.APIKey
 	24, // 20: atrium.crm.v1.RevokeAgencyKeyResponse.key:type_name -> atrium.crm.v1.APIKey
 	4,  // 21: atrium.crm.v1.PeopleService.ListMembers:input_type -> atrium.crm.v1.ListMembersRequest
-	6,  // 22: atrium.crm.v1.PeopleService.CreateMember:input_type -> atrium.crm.v1.CreateAgencyMemberRequest
+	6,  // 22: atrium.crm.v1.PeopleService.CreateMember:input_type -> atrium.crm.v1.PeopleServiceCreateMemberRequest
 	8,  // 23: atrium.crm.v1.PeopleService.UpdateMember:input_type -> atrium.crm.v1.UpdateMemberRequest
 	10, // 24: atrium.crm.v1.PeopleService.DeleteMember:input_type -> atrium.crm.v1.DeleteMemberRequest
 	12, // 25: atrium.crm.v1.PeopleService.CreateInvitation:input_type -> atrium.crm.v1.CreateInvitationRequest
@@ -1603,7 +1603,7 @@ var file_atrium_crm_v1_people_proto_depIdxs = []int32{
 	18, // 28: atrium.crm.v1.PeopleService.CreateAgencyKey:input_type -> atrium.crm.v1.CreateAgencyKeyRequest
 	20, // 29: atrium.crm.v1.PeopleService.RevokeAgencyKey:input_type -> atrium.crm.v1.RevokeAgencyKeyRequest
 	5,  // 30: atrium.crm.v1.PeopleService.ListMembers:output_type -> atrium.crm.v1.ListMembersResponse
-	7,  // 31: atrium.crm.v1.PeopleService.CreateMember:output_type -> atrium.crm.v1.CreateAgencyMemberResponse
+	7,  // 31: atrium.crm.v1.PeopleService.CreateMember:output_type -> atrium.crm.v1.PeopleServiceCreateMemberResponse
 	9,  // 32: atrium.crm.v1.PeopleService.UpdateMember:output_type -> atrium.crm.v1.UpdateMemberResponse
 	11, // 33: atrium.crm.v1.PeopleService.DeleteMember:output_type -> atrium.crm.v1.DeleteMemberResponse
 	13, // 34: atrium.crm.v1.PeopleService.CreateInvitation:output_type -> atrium.crm.v1.CreateInvitationResponse

@@ -72,7 +72,7 @@ func local_request_PeopleService_ListMembers_0(ctx context.Context, marshaler ru
 
 func request_PeopleService_CreateMember_0(ctx context.Context, marshaler runtime.Marshaler, client PeopleServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq CreateAgencyMemberRequest
+		protoReq PeopleServiceCreateMemberRequest
 		metadata runtime.ServerMetadata
 	)
 	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
@@ -87,7 +87,7 @@ func request_PeopleService_CreateMember_0(ctx context.Context, marshaler runtime
 
 func local_request_PeopleService_CreateMember_0(ctx context.Context, marshaler runtime.Marshaler, server PeopleServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq CreateAgencyMemberRequest
+		protoReq PeopleServiceCreateMemberRequest
 		metadata runtime.ServerMetadata
 	)
 	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {

@@ -44,7 +44,7 @@ type PeopleServiceClient interface {
 	// CreateMember adds a member to the agency. A member given a role is
 	// invited: the answer carries the invitation (its token is shown once),
 	// and it is emailed when the deployment has SMTP.
-	CreateMember(ctx context.Context, in *CreateAgencyMemberRequest, opts ...grpc.CallOption) (*CreateAgencyMemberResponse, error)
+	CreateMember(ctx context.Context, in *PeopleServiceCreateMemberRequest, opts ...grpc.CallOption) (*PeopleServiceCreateMemberResponse, error)
 	// UpdateMember changes a member's name, role, sites or client. Giving a
 	// role to a member who had none invites them; taking it away ends their
 	// sessions and revokes the keys they issued.
@@ -88,9 +88,9 @@ func (c *peopleServiceClient) ListMembers(ctx context.Context, in *ListMembersRe
 	return out, nil
 }
 
-func (c *peopleServiceClient) CreateMember(ctx context.Context, in *CreateAgencyMemberRequest, opts ...grpc.CallOption) (*CreateAgencyMemberResponse, error) {
+func (c *peopleServiceClient) CreateMember(ctx context.Context, in *PeopleServiceCreateMemberRequest, opts ...grpc.CallOption) (*PeopleServiceCreateMemberResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(CreateAgencyMemberResponse)
+	out := new(PeopleServiceCreateMemberResponse)
 	err := c.cc.Invoke(ctx, PeopleService_CreateMember_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -182,7 +182,7 @@ type PeopleServiceServer interface {
 	// CreateMember adds a member to the agency. A member given a role is
 	// invited: the answer carries the invitation (its token is shown once),
 	// and it is emailed when the deployment has SMTP.
-	CreateMember(context.Context, *CreateAgencyMemberRequest) (*CreateAgencyMemberResponse, error)
+	CreateMember(context.Context, *PeopleServiceCreateMemberRequest) (*PeopleServiceCreateMemberResponse, error)
 	// UpdateMember changes a member's name, role, sites or client. Giving a
 	// role to a member who had none invites them; taking it away ends their
 	// sessions and revokes the keys they issued.
@@ -219,7 +219,7 @@ type UnimplementedPeopleServiceServer struct{}
 func (UnimplementedPeopleServiceServer) ListMembers(context.Context, *ListMembersRequest) (*ListMembersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListMembers not implemented")
 }
-func (UnimplementedPeopleServiceServer) CreateMember(context.Context, *CreateAgencyMemberRequest) (*CreateAgencyMemberResponse, error) {
+func (UnimplementedPeopleServiceServer) CreateMember(context.Context, *PeopleServiceCreateMemberRequest) (*PeopleServiceCreateMemberResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateMember not implemented")
 }
 func (UnimplementedPeopleServiceServer) UpdateMember(context.Context, *UpdateMemberRequest) (*UpdateMemberResponse, error) {
@@ -283,7 +283,7 @@ func _PeopleService_ListMembers_Handler(srv interface{}, ctx context.Context, de
 }
 
 func _PeopleService_CreateMember_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(CreateAgencyMemberRequest)
+	in := new(PeopleServiceCreateMemberRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -295,7 +295,7 @@ func _PeopleService_CreateMember_Handler(srv interface{}, ctx context.Context, d
 		FullMethod: PeopleService_CreateMember_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(PeopleServiceServer).CreateMember(ctx, req.(*CreateAgencyMemberRequest))
+		return srv.(PeopleServiceServer).CreateMember(ctx, req.(*PeopleServiceCreateMemberRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }

@@ -55,13 +55,13 @@ func (s *peopleServer) ListMembers(ctx context.Context, req *crmv1.ListMembersRe
 }
 
 // CreateMember implements crmv1.PeopleServiceServer.
-func (s *peopleServer) CreateMember(ctx context.Context, req *crmv1.CreateAgencyMemberRequest) (*crmv1.CreateAgencyMemberResponse, error) {
+func (s *peopleServer) CreateMember(ctx context.Context, req *crmv1.PeopleServiceCreateMemberRequest) (*crmv1.PeopleServiceCreateMemberResponse, error) {
 	m, inv, err := s.people.CreateMember(ctx, app.NewMember{AgencyID: principal.AgencyID(ctx), Name: req.Name, Email: req.Email,
 		Role: req.Role, SiteIDs: req.SiteIds, ClientID: req.ClientId})
 	if err != nil {
 		return nil, err
 	}
-	return &crmv1.CreateAgencyMemberResponse{Member: memberPB(m), Invitation: invitationPB(inv)}, nil
+	return &crmv1.PeopleServiceCreateMemberResponse{Member: memberPB(m), Invitation: invitationPB(inv)}, nil
 }
 
 // UpdateMember implements crmv1.PeopleServiceServer.
