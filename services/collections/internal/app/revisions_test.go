@@ -229,13 +229,13 @@ func TestRestoreADeletedItem(t *testing.T) {
 	later := func(d time.Duration) *app.Scheduler {
 		return app.NewScheduler(app.ScheduleStoreOf(c.store), func() time.Time { return time.Now().Add(d) }, 0, slog.New(slog.DiscardHandler))
 	}
-	if n, err := later(app.DefaultRevisionRetention-time.Hour).PurgeRevisions(ctx); err != nil || n != 0 {
+	if n, err := later(app.DefaultRevisionRetention - time.Hour).PurgeRevisions(ctx); err != nil || n != 0 {
 		t.Fatalf("a purge within the retention purged %d (%v)", n, err)
 	}
-	if n, err := later(app.DefaultRevisionRetention+time.Hour).WithRevisionRetention(0).PurgeRevisions(ctx); err != nil || n != 0 {
+	if n, err := later(app.DefaultRevisionRetention + time.Hour).WithRevisionRetention(0).PurgeRevisions(ctx); err != nil || n != 0 {
 		t.Fatalf("a purge with retention 0 (for ever) purged %d (%v)", n, err)
 	}
-	if n, err := later(app.DefaultRevisionRetention+time.Hour).PurgeRevisions(ctx); err != nil || n != 1 {
+	if n, err := later(app.DefaultRevisionRetention + time.Hour).PurgeRevisions(ctx); err != nil || n != 1 {
 		t.Fatalf("a purge after the retention purged %d (%v), want 1", n, err)
 	}
 	_, _, err = c.content.Revisions(ctx, c.site, "posts", it.ID, nil, "")

@@ -217,7 +217,11 @@ func testPurgesAreDisjoint(t *testing.T, s Store) {
 		wg.Go(func() {
 			for {
 				var n int
-				err := s.InTx(ctx, func(tx app.Tx) error { var err error; n, err = tx.PurgeRevisions(ctx, base.Add(time.Second), 2); return err })
+				err := s.InTx(ctx, func(tx app.Tx) error {
+					var err error
+					n, err = tx.PurgeRevisions(ctx, base.Add(time.Second), 2)
+					return err
+				})
 				if err != nil {
 					t.Error(err)
 					return

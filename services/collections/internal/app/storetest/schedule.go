@@ -87,7 +87,10 @@ func testSchedules(t *testing.T, s Store) {
 		t.Fatalf("due at the new unpublish_at: %v", got)
 	}
 	// A deleted item is due no more; neither is one that never was.
-	inTx(t, s, func(tx app.Tx) error { _, err := tx.DeleteItem(ctx, c.ID, it.ID, nil, deleted, base.Add(time.Hour)); return err })
+	inTx(t, s, func(tx app.Tx) error {
+		_, err := tx.DeleteItem(ctx, c.ID, it.ID, nil, deleted, base.Add(time.Hour))
+		return err
+	})
 	if got := due(late.Add(24 * time.Hour)); len(got) != 0 {
 		t.Fatalf("due after delete: %v (plain item %s)", got, plain.ID)
 	}

@@ -641,19 +641,29 @@ func testDelete(t *testing.T, s Store) {
 	it := newItem(t, s, c, base, nil)
 	keep := newItem(t, s, c, base.Add(time.Second), nil)
 	wrong := int64(7)
-	err := s.InTx(ctx, func(tx app.Tx) error { _, err := tx.DeleteItem(ctx, c.ID, it.ID, &wrong, deleted, base.Add(time.Hour)); return err })
+	err := s.InTx(ctx, func(tx app.Tx) error {
+		_, err := tx.DeleteItem(ctx, c.ID, it.ID, &wrong, deleted, base.Add(time.Hour))
+		return err
+	})
 	if !errors.Is(err, app.ErrVersionMismatch) {
 		t.Fatalf("delete with a wrong version: %v, want ErrVersionMismatch", err)
 	}
 	var gone app.Item
-	inTx(t, s, func(tx app.Tx) error { var err error; gone, err = tx.DeleteItem(ctx, c.ID, it.ID, nil, deleted, base.Add(time.Hour)); return err })
+	inTx(t, s, func(tx app.Tx) error {
+		var err error
+		gone, err = tx.DeleteItem(ctx, c.ID, it.ID, nil, deleted, base.Add(time.Hour))
+		return err
+	})
 	if gone.ID != it.ID {
 		t.Fatalf("deleted %+v", gone)
 	}
 	if _, _, err := s.Item(ctx, c.SiteID, c.Slug, it.ID); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("deleted item: %v, want ErrNotFound", err)
 	}
-	err = s.InTx(ctx, func(tx app.Tx) error { _, err := tx.DeleteItem(ctx, c.ID, it.ID, nil, deleted, base.Add(time.Hour)); return err })
+	err = s.InTx(ctx, func(tx app.Tx) error {
+		_, err := tx.DeleteItem(ctx, c.ID, it.ID, nil, deleted, base.Add(time.Hour))
+		return err
+	})
 	if !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("second delete: %v, want ErrNotFound", err)
 	}
@@ -663,7 +673,10 @@ func testDelete(t *testing.T, s Store) {
 	}
 	// A rolled-back delete leaves the item in the list.
 	abort := errors.New("abort")
-	_ = s.InTx(ctx, func(tx app.Tx) error { _, _ = tx.DeleteItem(ctx, c.ID, keep.ID, nil, deleted, base.Add(time.Hour)); return abort })
+	_ = s.InTx(ctx, func(tx app.Tx) error {
+		_, _ = tx.DeleteItem(ctx, c.ID, keep.ID, nil, deleted, base.Add(time.Hour))
+		return abort
+	})
 	if left, _ := s.Items(ctx, c, app.ItemQuery{Page: pagination.Page{Limit: 10}, OrderBy: "created_at"}); len(left) != 1 {
 		t.Fatalf("rolled-back delete: list = %v", ids(left))
 	}
