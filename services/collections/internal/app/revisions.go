@@ -96,7 +96,7 @@ type RevisionPage struct {
 }
 
 func revisionNotFound(id, slug, version string) error {
-	return apperr.NotFound("item %q of collection %q has no revision %q; its revisions are listed at …/%s/revisions", id, slug, version, id)
+	return apperr.NotFound("revision %q of item %q not found in collection %q: versions are whole numbers from 1, listed by GET …/%s/revisions", version, id, slug, id)
 }
 
 // revisionVersion reads a version from a path: one that is not a whole

@@ -131,9 +131,9 @@ func TestRestoreIsAnUpdate(t *testing.T) {
 	}
 	for _, v := range []string{"9", "0", "abc", "-1"} {
 		_, _, err := c.content.Revision(ctx, c.site, "posts", it.ID, v)
-		wantKindSays(t, err, apperr.KindNotFound, "no revision", v)
+		wantKindSays(t, err, apperr.KindNotFound, "revision", "not found", v)
 		_, _, err = c.content.RestoreRevision(ctx, c.site, "posts", it.ID, v, "")
-		wantKindSays(t, err, apperr.KindNotFound, "no revision", v)
+		wantKindSays(t, err, apperr.KindNotFound, "revision", "not found", v)
 	}
 }
 
@@ -241,7 +241,7 @@ func TestRestoreADeletedItem(t *testing.T) {
 	_, _, err = c.content.Revisions(ctx, c.site, "posts", it.ID, nil, "")
 	wantKindSays(t, err, apperr.KindNotFound, "not found")
 	_, _, err = c.content.RestoreRevision(ctx, c.site, "posts", it.ID, "1", "")
-	wantKindSays(t, err, apperr.KindNotFound, "no revision")
+	wantKindSays(t, err, apperr.KindNotFound, "revision", "not found")
 }
 
 // TestRestoreChecksTheCollectionAsItIsNow: a field since removed is left
