@@ -31,8 +31,8 @@ const (
 // RevisionActor is who made a revision's write.
 type RevisionActor struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// One of: key (an API key), user (a person signed in), admin (the
-	// operator, through the admin API), service (the scheduler).
+	// One of: key, user, admin, service. An API key, a person signed in,
+	// the operator (through the admin API), or the scheduler.
 	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
 	// The key's id, the user's id, admin, or the service's name.
 	Id string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
@@ -104,8 +104,8 @@ type ItemRevision struct {
 	// collection's fields that had a value.
 	Data        *structpb.Struct `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
 	IsPublished bool             `protobuf:"varint,3,opt,name=is_published,json=isPublished,proto3" json:"is_published,omitempty"`
-	// What the write did. One of: created, updated, scheduled, restored,
-	// deleted.
+	// What the write did (an update that publishes or unpublishes is an
+	// update). One of: created, updated, scheduled, restored, deleted.
 	Change        string                 `protobuf:"bytes,4,opt,name=change,proto3" json:"change,omitempty"`
 	Actor         *RevisionActor         `protobuf:"bytes,5,opt,name=actor,proto3" json:"actor,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
