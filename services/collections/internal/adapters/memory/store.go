@@ -312,16 +312,17 @@ func (s *Store) Revision(_ context.Context, collectionID, itemID string, version
 	return app.Revision{}, fmt.Errorf("revision %d of item %s: %w", version, itemID, app.ErrNotFound)
 }
 
-// keep appends an item's revision. The slice is replaced, never changed
-// in place, so that a reader holding the old one and a rollback both see
-// it as it was.
+// keep appends an item's revision. Appending leaves the elements of the
+// slice before it as they were, so that a rollback restores it by length
+// (as the items' order does) and every write does not copy the item's
+// history; readers copy what they return under the read lock.
 func (t *tx) keep(it app.Item, version int64, published bool, e app.Edit, at time.Time) {
 	r := app.Revision{ItemID: it.ID, CollectionID: it.CollectionID, Version: version, Values: maps.Clone(it.Values), IsPublished: published,
 		Change: e.Change, Actor: e.Actor, CreatedAt: at}
 	if r.Values == nil {
 		r.Values = app.Values{}
 	}
-	memdb.Put(t.Tx, t.s.revisions, it.ID, append(slices.Clip(t.s.revisions[it.ID]), r))
+	memdb.Put(t.Tx, t.s.revisions, it.ID, append(t.s.revisions[it.ID], r))
 	if e.Change == app.ChangeDeleted {
 		memdb.Put(t.Tx, t.s.deleted, it.ID, struct{}{})
 	} else {
