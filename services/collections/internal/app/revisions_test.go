@@ -290,3 +290,28 @@ func TestRestoreChecksTheCollectionAsItIsNow(t *testing.T) {
 		t.Fatalf("audit records %v: want the restore last, naming every field it wrote", got)
 	}
 }
+
+// TestScheduledChangeKeepsARevision: the scheduler's publish is a
+// revision of its own, by the scheduler, as audited.
+func TestScheduledChangeKeepsARevision(t *testing.T) {
+	c := newCMS(t)
+	ctx := c.asKey(t.Context())
+	at := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	_, it, err := c.content.CreateItem(ctx, c.site, "posts", app.NewItem{Data: map[string]any{"title": "Timed"}, PublishAt: &at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.audits(t)
+	later := app.NewScheduler(app.ScheduleStoreOf(c.store), func() time.Time { return time.Now().Add(2 * time.Hour) }, 0, slog.New(slog.DiscardHandler))
+	if n, err := later.ApplyDue(t.Context()); err != nil || n != 1 {
+		t.Fatalf("ApplyDue = %d, %v; want the one item", n, err)
+	}
+	revs := c.revisions(t, ctx, it.ID)
+	if len(revs) != 2 || revs[0].Change != app.ChangeScheduled || !revs[0].IsPublished || revs[0].Version != 2 ||
+		revs[0].Actor != (app.Actor{Kind: "service", ID: "collections-scheduler"}) {
+		t.Fatalf("revisions after the scheduled publish: %+v", revs)
+	}
+	if got := c.audits(t); !slices.Equal(got, []string{"item.updated is_published,publish_at"}) {
+		t.Fatalf("audit records of the scheduled publish: %v", got)
+	}
+}
