@@ -202,6 +202,8 @@ type PreviewTx interface {
 	// DeletePreviewLink deletes a site's link; ErrNotFound for none
 	// (another site's included).
 	DeletePreviewLink(ctx context.Context, siteID, id string) error
+	// Enqueue adds an event to the outbox, published after commit.
+	Enqueue(ctx context.Context, e outbox.Event) error
 }
 
 // ScheduleStore is the store as the scheduler uses it: transactions only.
