@@ -44,7 +44,7 @@ func testPublishedOnlyEveryRoute(t *testing.T, s *stack) {
 	params := map[string]string{
 		"collection_slug": "posts", "item_id": live["id"].(string), "asset_id": asset["id"].(string),
 		"id": hook["id"].(string), "preview_link_id": link["id"].(string),
-		"site_id": c.site, "agency_id": c.agency, "slug": "posts",
+		"site_id": c.site, "agency_id": c.agency, "slug": "posts", "version": "1",
 	}
 
 	walk := func(base string, refused int, word string) (allowed []string) {

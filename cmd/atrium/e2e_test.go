@@ -133,6 +133,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CollectionsPaging", testCollectionsPaging},
 		{"CollectionsConcurrentMerge", testCollectionsConcurrentMerge},
 		{"CollectionsEvents", testCollectionsEvents},
+		{"CollectionsRevisions", testCollectionsRevisions},
 		{"CollectionsAdmin", testCollectionsAdmin},
 		{"CollectionsSearch", testCollectionsSearch},
 		{"CollectionsExpand", testCollectionsExpand},

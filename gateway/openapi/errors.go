@@ -188,7 +188,11 @@ var operationExtras = map[string]extras{
 	"CollectionsService_UpdateItem": {
 		errors: []int{http.StatusPreconditionFailed}, requestHeaders: []document{ifMatchHeader}, responseHeaders: etagHeader,
 	},
-	"CollectionsService_DeleteItem":            {errors: []int{http.StatusPreconditionFailed}, requestHeaders: []document{ifMatchHeader}},
+	"CollectionsService_DeleteItem": {errors: []int{http.StatusPreconditionFailed}, requestHeaders: []document{ifMatchHeader}},
+	"CollectionsService_RestoreItemRevision": {
+		errors:         []int{http.StatusPreconditionFailed, http.StatusConflict, http.StatusUnprocessableEntity},
+		requestHeaders: []document{ifMatchHeader}, responseHeaders: etagHeader,
+	},
 	"CollectionsAdminService_CreateCollection": {errors: []int{http.StatusConflict}},
 	"CRMAdminService_CreateMember":             {errors: []int{http.StatusConflict}},
 	"ActionsAdminService_AddCredits":           {errors: []int{http.StatusConflict}},

@@ -38,15 +38,21 @@ type Settings struct {
 	// AllowSVGAssets admits SVG files, served with a Content-Security-Policy
 	// that blocks their scripts.
 	AllowSVGAssets bool
+	// RevisionRetention is how long a deleted item's revisions are kept
+	// (0: for ever).
+	RevisionRetention time.Duration
 }
 
 // DefaultSettings are the settings' defaults.
-func DefaultSettings() Settings { return Settings{MaxAssetBytes: app.DefaultMaxAssetBytes} }
+func DefaultSettings() Settings {
+	return Settings{MaxAssetBytes: app.DefaultMaxAssetBytes, RevisionRetention: app.DefaultRevisionRetention}
+}
 
 // BindFlags binds the settings to fs.
 func (s *Settings) BindFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&s.MaxAssetBytes, "max-asset-bytes", s.MaxAssetBytes, "largest file an asset upload may carry, in bytes (at most 2147483647); larger uploads are answered 413")
 	fs.BoolVar(&s.AllowSVGAssets, "allow-svg-assets", s.AllowSVGAssets, "accept SVG assets, which can carry scripts; they are served with a Content-Security-Policy that blocks them")
+	fs.DurationVar(&s.RevisionRetention, "revision-retention", s.RevisionRetention, "how long a deleted item's revisions are kept, during which it can be restored from them (2160h is 90 days); 0 keeps them for ever")
 }
 
 // Config configures the collections service.
@@ -96,6 +102,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err := assetCfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.RevisionRetention < 0 {
+		return nil, fmt.Errorf("collections service: --revision-retention must be 0 (keep for ever) or more; got %s", cfg.RevisionRetention)
+	}
 	if cfg.Objects == nil {
 		return nil, errors.New("collections service: an object store for the assets is required")
 	}
@@ -124,7 +133,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	grpcserver.NewServer(app.NewSites(app.SiteStoreOf(st), s.agencies, clock), content, assetServer).Register(rt.GRPC)
 	assetServer.Register(rt.GRPC)
 	grpcserver.NewPreviewServer(app.NewPreviews(app.PreviewStoreOf(st), content, clock), publicURL).Register(rt.GRPC)
-	scheduler := app.NewScheduler(app.ScheduleStoreOf(st), clock, cfg.ScheduleInterval, cfg.Logger.With("service", Name))
+	scheduler := app.NewScheduler(app.ScheduleStoreOf(st), clock, cfg.ScheduleInterval, cfg.Logger.With("service", Name)).
+		WithRevisionRetention(cfg.RevisionRetention)
 	rt.Go("scheduler", scheduler.Run)
 	return s, nil
 }

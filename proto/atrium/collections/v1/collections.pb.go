@@ -14,6 +14,8 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
+	wrapperspb "google.golang.org/protobuf/types/known/wrapperspb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -25,6 +27,496 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
+
+// RevisionActor is who made a revision's write.
+type RevisionActor struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One of: key, user, admin, service. An API key, a person signed in,
+	// the operator (through the admin API), or the scheduler.
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The key's id, the user's id, admin, or the service's name.
+	Id string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	// For a person: the membership of the agency they acted through; null
+	// otherwise.
+	MemberId      *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevisionActor) Reset() {
+	*x = RevisionActor{}
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevisionActor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevisionActor) ProtoMessage() {}
+
+func (x *RevisionActor) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevisionActor.ProtoReflect.Descriptor instead.
+func (*RevisionActor) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *RevisionActor) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *RevisionActor) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *RevisionActor) GetMemberId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.MemberId
+	}
+	return nil
+}
+
+// ItemRevision is an item as one write left it.
+type ItemRevision struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The item's version after the write (its ETag without the quotes); a
+	// delete's is one more than the item's last.
+	Version int32 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	// The item's whole data after the write (before it, for a delete): the
+	// collection's fields that had a value.
+	Data        *structpb.Struct `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	IsPublished bool             `protobuf:"varint,3,opt,name=is_published,json=isPublished,proto3" json:"is_published,omitempty"`
+	// What the write did (an update that publishes or unpublishes is an
+	// update). One of: created, updated, scheduled, restored, deleted.
+	Change        string                 `protobuf:"bytes,4,opt,name=change,proto3" json:"change,omitempty"`
+	Actor         *RevisionActor         `protobuf:"bytes,5,opt,name=actor,proto3" json:"actor,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ItemRevision) Reset() {
+	*x = ItemRevision{}
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ItemRevision) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ItemRevision) ProtoMessage() {}
+
+func (x *ItemRevision) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ItemRevision.ProtoReflect.Descriptor instead.
+func (*ItemRevision) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ItemRevision) GetVersion() int32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *ItemRevision) GetData() *structpb.Struct {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ItemRevision) GetIsPublished() bool {
+	if x != nil {
+		return x.IsPublished
+	}
+	return false
+}
+
+func (x *ItemRevision) GetChange() string {
+	if x != nil {
+		return x.Change
+	}
+	return ""
+}
+
+func (x *ItemRevision) GetActor() *RevisionActor {
+	if x != nil {
+		return x.Actor
+	}
+	return nil
+}
+
+func (x *ItemRevision) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+type ListItemRevisionsRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	CollectionSlug string                 `protobuf:"bytes,1,opt,name=collection_slug,json=collectionSlug,proto3" json:"collection_slug,omitempty"`
+	ItemId         string                 `protobuf:"bytes,2,opt,name=item_id,json=itemId,proto3" json:"item_id,omitempty"`
+	// Revisions to return: 1 to 100, default 20.
+	Limit *int32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// The next_cursor of the page before.
+	Cursor        string `protobuf:"bytes,4,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListItemRevisionsRequest) Reset() {
+	*x = ListItemRevisionsRequest{}
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListItemRevisionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListItemRevisionsRequest) ProtoMessage() {}
+
+func (x *ListItemRevisionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListItemRevisionsRequest.ProtoReflect.Descriptor instead.
+func (*ListItemRevisionsRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ListItemRevisionsRequest) GetCollectionSlug() string {
+	if x != nil {
+		return x.CollectionSlug
+	}
+	return ""
+}
+
+func (x *ListItemRevisionsRequest) GetItemId() string {
+	if x != nil {
+		return x.ItemId
+	}
+	return ""
+}
+
+func (x *ListItemRevisionsRequest) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ListItemRevisionsRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+type ListItemRevisionsResponse struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Revisions []*ItemRevision        `protobuf:"bytes,1,rep,name=revisions,proto3" json:"revisions,omitempty"`
+	// The cursor of the next page; absent on the last page.
+	NextCursor    *string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListItemRevisionsResponse) Reset() {
+	*x = ListItemRevisionsResponse{}
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListItemRevisionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListItemRevisionsResponse) ProtoMessage() {}
+
+func (x *ListItemRevisionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListItemRevisionsResponse.ProtoReflect.Descriptor instead.
+func (*ListItemRevisionsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ListItemRevisionsResponse) GetRevisions() []*ItemRevision {
+	if x != nil {
+		return x.Revisions
+	}
+	return nil
+}
+
+func (x *ListItemRevisionsResponse) GetNextCursor() string {
+	if x != nil && x.NextCursor != nil {
+		return *x.NextCursor
+	}
+	return ""
+}
+
+type GetItemRevisionRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	CollectionSlug string                 `protobuf:"bytes,1,opt,name=collection_slug,json=collectionSlug,proto3" json:"collection_slug,omitempty"`
+	ItemId         string                 `protobuf:"bytes,2,opt,name=item_id,json=itemId,proto3" json:"item_id,omitempty"`
+	// The revision's version: a whole number from 1.
+	Version       string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetItemRevisionRequest) Reset() {
+	*x = GetItemRevisionRequest{}
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetItemRevisionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetItemRevisionRequest) ProtoMessage() {}
+
+func (x *GetItemRevisionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetItemRevisionRequest.ProtoReflect.Descriptor instead.
+func (*GetItemRevisionRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *GetItemRevisionRequest) GetCollectionSlug() string {
+	if x != nil {
+		return x.CollectionSlug
+	}
+	return ""
+}
+
+func (x *GetItemRevisionRequest) GetItemId() string {
+	if x != nil {
+		return x.ItemId
+	}
+	return ""
+}
+
+func (x *GetItemRevisionRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+type GetItemRevisionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Revision      *ItemRevision          `protobuf:"bytes,1,opt,name=revision,proto3" json:"revision,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetItemRevisionResponse) Reset() {
+	*x = GetItemRevisionResponse{}
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetItemRevisionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetItemRevisionResponse) ProtoMessage() {}
+
+func (x *GetItemRevisionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetItemRevisionResponse.ProtoReflect.Descriptor instead.
+func (*GetItemRevisionResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *GetItemRevisionResponse) GetRevision() *ItemRevision {
+	if x != nil {
+		return x.Revision
+	}
+	return nil
+}
+
+type RestoreItemRevisionRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	CollectionSlug string                 `protobuf:"bytes,1,opt,name=collection_slug,json=collectionSlug,proto3" json:"collection_slug,omitempty"`
+	ItemId         string                 `protobuf:"bytes,2,opt,name=item_id,json=itemId,proto3" json:"item_id,omitempty"`
+	// The version whose data to restore.
+	Version       string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreItemRevisionRequest) Reset() {
+	*x = RestoreItemRevisionRequest{}
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreItemRevisionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreItemRevisionRequest) ProtoMessage() {}
+
+func (x *RestoreItemRevisionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreItemRevisionRequest.ProtoReflect.Descriptor instead.
+func (*RestoreItemRevisionRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RestoreItemRevisionRequest) GetCollectionSlug() string {
+	if x != nil {
+		return x.CollectionSlug
+	}
+	return ""
+}
+
+func (x *RestoreItemRevisionRequest) GetItemId() string {
+	if x != nil {
+		return x.ItemId
+	}
+	return ""
+}
+
+func (x *RestoreItemRevisionRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+type RestoreItemRevisionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Item          *structpb.Struct       `protobuf:"bytes,1,opt,name=item,proto3" json:"item,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreItemRevisionResponse) Reset() {
+	*x = RestoreItemRevisionResponse{}
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreItemRevisionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreItemRevisionResponse) ProtoMessage() {}
+
+func (x *RestoreItemRevisionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreItemRevisionResponse.ProtoReflect.Descriptor instead.
+func (*RestoreItemRevisionResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *RestoreItemRevisionResponse) GetItem() *structpb.Struct {
+	if x != nil {
+		return x.Item
+	}
+	return nil
+}
 
 // FieldDefinition is a field the items of a collection may carry.
 type FieldDefinition struct {
@@ -49,7 +541,7 @@ type FieldDefinition struct {
 
 func (x *FieldDefinition) Reset() {
 	*x = FieldDefinition{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[0]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -61,7 +553,7 @@ func (x *FieldDefinition) String() string {
 func (*FieldDefinition) ProtoMessage() {}
 
 func (x *FieldDefinition) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[0]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -74,7 +566,7 @@ func (x *FieldDefinition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldDefinition.ProtoReflect.Descriptor instead.
 func (*FieldDefinition) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{0}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *FieldDefinition) GetKey() string {
@@ -142,7 +634,7 @@ type Collection struct {
 
 func (x *Collection) Reset() {
 	*x = Collection{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[1]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -154,7 +646,7 @@ func (x *Collection) String() string {
 func (*Collection) ProtoMessage() {}
 
 func (x *Collection) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[1]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -167,7 +659,7 @@ func (x *Collection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Collection.ProtoReflect.Descriptor instead.
 func (*Collection) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{1}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Collection) GetName() string {
@@ -213,7 +705,7 @@ type ListCollectionsRequest struct {
 
 func (x *ListCollectionsRequest) Reset() {
 	*x = ListCollectionsRequest{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[2]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -225,7 +717,7 @@ func (x *ListCollectionsRequest) String() string {
 func (*ListCollectionsRequest) ProtoMessage() {}
 
 func (x *ListCollectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[2]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -238,7 +730,7 @@ func (x *ListCollectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollectionsRequest.ProtoReflect.Descriptor instead.
 func (*ListCollectionsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{2}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{10}
 }
 
 type ListCollectionsResponse struct {
@@ -254,7 +746,7 @@ type ListCollectionsResponse struct {
 
 func (x *ListCollectionsResponse) Reset() {
 	*x = ListCollectionsResponse{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[3]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -266,7 +758,7 @@ func (x *ListCollectionsResponse) String() string {
 func (*ListCollectionsResponse) ProtoMessage() {}
 
 func (x *ListCollectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[3]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -279,7 +771,7 @@ func (x *ListCollectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollectionsResponse.ProtoReflect.Descriptor instead.
 func (*ListCollectionsResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{3}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListCollectionsResponse) GetCollections() []*Collection {
@@ -328,7 +820,7 @@ type ListItemsRequest struct {
 
 func (x *ListItemsRequest) Reset() {
 	*x = ListItemsRequest{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[4]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -340,7 +832,7 @@ func (x *ListItemsRequest) String() string {
 func (*ListItemsRequest) ProtoMessage() {}
 
 func (x *ListItemsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[4]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -353,7 +845,7 @@ func (x *ListItemsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListItemsRequest.ProtoReflect.Descriptor instead.
 func (*ListItemsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{4}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListItemsRequest) GetCollectionSlug() string {
@@ -446,7 +938,7 @@ type ListItemsResponse struct {
 
 func (x *ListItemsResponse) Reset() {
 	*x = ListItemsResponse{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[5]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -458,7 +950,7 @@ func (x *ListItemsResponse) String() string {
 func (*ListItemsResponse) ProtoMessage() {}
 
 func (x *ListItemsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[5]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -471,7 +963,7 @@ func (x *ListItemsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListItemsResponse.ProtoReflect.Descriptor instead.
 func (*ListItemsResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{5}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListItemsResponse) GetCollection() *Collection {
@@ -523,7 +1015,7 @@ type GetItemRequest struct {
 
 func (x *GetItemRequest) Reset() {
 	*x = GetItemRequest{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[6]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -535,7 +1027,7 @@ func (x *GetItemRequest) String() string {
 func (*GetItemRequest) ProtoMessage() {}
 
 func (x *GetItemRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[6]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -548,7 +1040,7 @@ func (x *GetItemRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetItemRequest.ProtoReflect.Descriptor instead.
 func (*GetItemRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{6}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetItemRequest) GetCollectionSlug() string {
@@ -584,7 +1076,7 @@ type GetItemResponse struct {
 
 func (x *GetItemResponse) Reset() {
 	*x = GetItemResponse{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[7]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -596,7 +1088,7 @@ func (x *GetItemResponse) String() string {
 func (*GetItemResponse) ProtoMessage() {}
 
 func (x *GetItemResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[7]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -609,7 +1101,7 @@ func (x *GetItemResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetItemResponse.ProtoReflect.Descriptor instead.
 func (*GetItemResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{7}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetItemResponse) GetItem() *structpb.Struct {
@@ -645,7 +1137,7 @@ type CreateItemRequest struct {
 
 func (x *CreateItemRequest) Reset() {
 	*x = CreateItemRequest{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[8]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -657,7 +1149,7 @@ func (x *CreateItemRequest) String() string {
 func (*CreateItemRequest) ProtoMessage() {}
 
 func (x *CreateItemRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[8]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -670,7 +1162,7 @@ func (x *CreateItemRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateItemRequest.ProtoReflect.Descriptor instead.
 func (*CreateItemRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{8}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateItemRequest) GetCollectionSlug() string {
@@ -720,7 +1212,7 @@ type CreateItemResponse struct {
 
 func (x *CreateItemResponse) Reset() {
 	*x = CreateItemResponse{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[9]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -732,7 +1224,7 @@ func (x *CreateItemResponse) String() string {
 func (*CreateItemResponse) ProtoMessage() {}
 
 func (x *CreateItemResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[9]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -745,7 +1237,7 @@ func (x *CreateItemResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateItemResponse.ProtoReflect.Descriptor instead.
 func (*CreateItemResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{9}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateItemResponse) GetItem() *structpb.Struct {
@@ -784,7 +1276,7 @@ type UpdateItemRequest struct {
 
 func (x *UpdateItemRequest) Reset() {
 	*x = UpdateItemRequest{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[10]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -796,7 +1288,7 @@ func (x *UpdateItemRequest) String() string {
 func (*UpdateItemRequest) ProtoMessage() {}
 
 func (x *UpdateItemRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[10]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -809,7 +1301,7 @@ func (x *UpdateItemRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateItemRequest.ProtoReflect.Descriptor instead.
 func (*UpdateItemRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{10}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UpdateItemRequest) GetCollectionSlug() string {
@@ -866,7 +1358,7 @@ type UpdateItemResponse struct {
 
 func (x *UpdateItemResponse) Reset() {
 	*x = UpdateItemResponse{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[11]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -878,7 +1370,7 @@ func (x *UpdateItemResponse) String() string {
 func (*UpdateItemResponse) ProtoMessage() {}
 
 func (x *UpdateItemResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[11]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -891,7 +1383,7 @@ func (x *UpdateItemResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateItemResponse.ProtoReflect.Descriptor instead.
 func (*UpdateItemResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{11}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UpdateItemResponse) GetItem() *structpb.Struct {
@@ -918,7 +1410,7 @@ type DeleteItemRequest struct {
 
 func (x *DeleteItemRequest) Reset() {
 	*x = DeleteItemRequest{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[12]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -930,7 +1422,7 @@ func (x *DeleteItemRequest) String() string {
 func (*DeleteItemRequest) ProtoMessage() {}
 
 func (x *DeleteItemRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[12]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -943,7 +1435,7 @@ func (x *DeleteItemRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteItemRequest.ProtoReflect.Descriptor instead.
 func (*DeleteItemRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{12}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DeleteItemRequest) GetCollectionSlug() string {
@@ -969,7 +1461,7 @@ type DeleteItemResponse struct {
 
 func (x *DeleteItemResponse) Reset() {
 	*x = DeleteItemResponse{}
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[13]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -981,7 +1473,7 @@ func (x *DeleteItemResponse) String() string {
 func (*DeleteItemResponse) ProtoMessage() {}
 
 func (x *DeleteItemResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_proto_msgTypes[13]
+	mi := &file_atrium_collections_v1_collections_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -994,7 +1486,7 @@ func (x *DeleteItemResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteItemResponse.ProtoReflect.Descriptor instead.
 func (*DeleteItemResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{13}
+	return file_atrium_collections_v1_collections_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DeleteItemResponse) GetOk() bool {
@@ -1008,7 +1500,42 @@ var File_atrium_collections_v1_collections_proto protoreflect.FileDescriptor
 
 const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\n" +
-	"'atrium/collections/v1/collections.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xcf\x01\n" +
+	"'atrium/collections/v1/collections.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"n\n" +
+	"\rRevisionActor\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x129\n" +
+	"\tmember_id\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\bmemberId\"\x87\x02\n" +
+	"\fItemRevision\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\x05R\aversion\x12+\n" +
+	"\x04data\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04data\x12!\n" +
+	"\fis_published\x18\x03 \x01(\bR\visPublished\x12\x16\n" +
+	"\x06change\x18\x04 \x01(\tR\x06change\x12:\n" +
+	"\x05actor\x18\x05 \x01(\v2$.atrium.collections.v1.RevisionActorR\x05actor\x129\n" +
+	"\n" +
+	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x99\x01\n" +
+	"\x18ListItemRevisionsRequest\x12'\n" +
+	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
+	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x16\n" +
+	"\x06cursor\x18\x04 \x01(\tR\x06cursorB\b\n" +
+	"\x06_limit\"\x94\x01\n" +
+	"\x19ListItemRevisionsResponse\x12A\n" +
+	"\trevisions\x18\x01 \x03(\v2#.atrium.collections.v1.ItemRevisionR\trevisions\x12$\n" +
+	"\vnext_cursor\x18\x02 \x01(\tH\x00R\n" +
+	"nextCursor\x88\x01\x01B\x0e\n" +
+	"\f_next_cursor\"t\n" +
+	"\x16GetItemRevisionRequest\x12'\n" +
+	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
+	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\"Z\n" +
+	"\x17GetItemRevisionResponse\x12?\n" +
+	"\brevision\x18\x01 \x01(\v2#.atrium.collections.v1.ItemRevisionR\brevision\"x\n" +
+	"\x1aRestoreItemRevisionRequest\x12'\n" +
+	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
+	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\"J\n" +
+	"\x1bRestoreItemRevisionResponse\x12+\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\"\xcf\x01\n" +
 	"\x0fFieldDefinition\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1a\n" +
@@ -1092,7 +1619,7 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\"$\n" +
 	"\x12DeleteItemResponse\x12\x0e\n" +
-	"\x02ok\x18\x01 \x01(\bR\x02ok2\x9c\b\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok2\xab\r\n" +
 	"\x12CollectionsService\x12\xa5\x01\n" +
 	"\x0fListCollections\x12-.atrium.collections.v1.ListCollectionsRequest\x1a..atrium.collections.v1.ListCollectionsResponse\"3\xca\xf3\x18\n" +
 	"\b\x01\x10\x01\x18\x02 \x01(\x01\x82\xd3\xe4\x93\x02\x1c\x12\x1a/api/public/v1/collections\x90\x02\x01\x12\xa5\x01\n" +
@@ -1105,7 +1632,10 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\n" +
 	"UpdateItem\x12(.atrium.collections.v1.UpdateItemRequest\x1a).atrium.collections.v1.UpdateItemResponse\"M\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x02;:\x01*26/api/public/v1/collections/{collection_slug}/{item_id}\x12\xad\x01\n" +
 	"\n" +
-	"DeleteItem\x12(.atrium.collections.v1.DeleteItemRequest\x1a).atrium.collections.v1.DeleteItemResponse\"J\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x028*6/api/public/v1/collections/{collection_slug}/{item_id}BGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
+	"DeleteItem\x12(.atrium.collections.v1.DeleteItemRequest\x1a).atrium.collections.v1.DeleteItemResponse\"J\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x028*6/api/public/v1/collections/{collection_slug}/{item_id}\x12\xcf\x01\n" +
+	"\x11ListItemRevisions\x12/.atrium.collections.v1.ListItemRevisionsRequest\x1a0.atrium.collections.v1.ListItemRevisionsResponse\"W\xca\xf3\x18\b\b\x01\x10\x01\x18\x02(\x01\x82\xd3\xe4\x93\x02B\x12@/api/public/v1/collections/{collection_slug}/{item_id}/revisions\x90\x02\x01\x12\xd3\x01\n" +
+	"\x0fGetItemRevision\x12-.atrium.collections.v1.GetItemRevisionRequest\x1a..atrium.collections.v1.GetItemRevisionResponse\"a\xca\xf3\x18\b\b\x01\x10\x01\x18\x02(\x01\x82\xd3\xe4\x93\x02L\x12J/api/public/v1/collections/{collection_slug}/{item_id}/revisions/{version}\x90\x02\x01\x12\xe4\x01\n" +
+	"\x13RestoreItemRevision\x121.atrium.collections.v1.RestoreItemRevisionRequest\x1a2.atrium.collections.v1.RestoreItemRevisionResponse\"f\xca\xf3\x18\b\b\x01\x10\x02\x18\x02(\x01\x82\xd3\xe4\x93\x02T\"R/api/public/v1/collections/{collection_slug}/{item_id}/revisions/{version}/restoreBGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
 
 var (
 	file_atrium_collections_v1_collections_proto_rawDescOnce sync.Once
@@ -1119,54 +1649,77 @@ func file_atrium_collections_v1_collections_proto_rawDescGZIP() []byte {
 	return file_atrium_collections_v1_collections_proto_rawDescData
 }
 
-var file_atrium_collections_v1_collections_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_atrium_collections_v1_collections_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_atrium_collections_v1_collections_proto_goTypes = []any{
-	(*FieldDefinition)(nil),         // 0: atrium.collections.v1.FieldDefinition
-	(*Collection)(nil),              // 1: atrium.collections.v1.Collection
-	(*ListCollectionsRequest)(nil),  // 2: atrium.collections.v1.ListCollectionsRequest
-	(*ListCollectionsResponse)(nil), // 3: atrium.collections.v1.ListCollectionsResponse
-	(*ListItemsRequest)(nil),        // 4: atrium.collections.v1.ListItemsRequest
-	(*ListItemsResponse)(nil),       // 5: atrium.collections.v1.ListItemsResponse
-	(*GetItemRequest)(nil),          // 6: atrium.collections.v1.GetItemRequest
-	(*GetItemResponse)(nil),         // 7: atrium.collections.v1.GetItemResponse
-	(*CreateItemRequest)(nil),       // 8: atrium.collections.v1.CreateItemRequest
-	(*CreateItemResponse)(nil),      // 9: atrium.collections.v1.CreateItemResponse
-	(*UpdateItemRequest)(nil),       // 10: atrium.collections.v1.UpdateItemRequest
-	(*UpdateItemResponse)(nil),      // 11: atrium.collections.v1.UpdateItemResponse
-	(*DeleteItemRequest)(nil),       // 12: atrium.collections.v1.DeleteItemRequest
-	(*DeleteItemResponse)(nil),      // 13: atrium.collections.v1.DeleteItemResponse
-	(*structpb.Struct)(nil),         // 14: google.protobuf.Struct
-	(*structpb.Value)(nil),          // 15: google.protobuf.Value
+	(*RevisionActor)(nil),               // 0: atrium.collections.v1.RevisionActor
+	(*ItemRevision)(nil),                // 1: atrium.collections.v1.ItemRevision
+	(*ListItemRevisionsRequest)(nil),    // 2: atrium.collections.v1.ListItemRevisionsRequest
+	(*ListItemRevisionsResponse)(nil),   // 3: atrium.collections.v1.ListItemRevisionsResponse
+	(*GetItemRevisionRequest)(nil),      // 4: atrium.collections.v1.GetItemRevisionRequest
+	(*GetItemRevisionResponse)(nil),     // 5: atrium.collections.v1.GetItemRevisionResponse
+	(*RestoreItemRevisionRequest)(nil),  // 6: atrium.collections.v1.RestoreItemRevisionRequest
+	(*RestoreItemRevisionResponse)(nil), // 7: atrium.collections.v1.RestoreItemRevisionResponse
+	(*FieldDefinition)(nil),             // 8: atrium.collections.v1.FieldDefinition
+	(*Collection)(nil),                  // 9: atrium.collections.v1.Collection
+	(*ListCollectionsRequest)(nil),      // 10: atrium.collections.v1.ListCollectionsRequest
+	(*ListCollectionsResponse)(nil),     // 11: atrium.collections.v1.ListCollectionsResponse
+	(*ListItemsRequest)(nil),            // 12: atrium.collections.v1.ListItemsRequest
+	(*ListItemsResponse)(nil),           // 13: atrium.collections.v1.ListItemsResponse
+	(*GetItemRequest)(nil),              // 14: atrium.collections.v1.GetItemRequest
+	(*GetItemResponse)(nil),             // 15: atrium.collections.v1.GetItemResponse
+	(*CreateItemRequest)(nil),           // 16: atrium.collections.v1.CreateItemRequest
+	(*CreateItemResponse)(nil),          // 17: atrium.collections.v1.CreateItemResponse
+	(*UpdateItemRequest)(nil),           // 18: atrium.collections.v1.UpdateItemRequest
+	(*UpdateItemResponse)(nil),          // 19: atrium.collections.v1.UpdateItemResponse
+	(*DeleteItemRequest)(nil),           // 20: atrium.collections.v1.DeleteItemRequest
+	(*DeleteItemResponse)(nil),          // 21: atrium.collections.v1.DeleteItemResponse
+	(*wrapperspb.StringValue)(nil),      // 22: google.protobuf.StringValue
+	(*structpb.Struct)(nil),             // 23: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),       // 24: google.protobuf.Timestamp
+	(*structpb.Value)(nil),              // 25: google.protobuf.Value
 }
 var file_atrium_collections_v1_collections_proto_depIdxs = []int32{
-	0,  // 0: atrium.collections.v1.Collection.fields:type_name -> atrium.collections.v1.FieldDefinition
-	1,  // 1: atrium.collections.v1.ListCollectionsResponse.collections:type_name -> atrium.collections.v1.Collection
-	1,  // 2: atrium.collections.v1.ListItemsResponse.collection:type_name -> atrium.collections.v1.Collection
-	14, // 3: atrium.collections.v1.ListItemsResponse.items:type_name -> google.protobuf.Struct
-	14, // 4: atrium.collections.v1.GetItemResponse.item:type_name -> google.protobuf.Struct
-	14, // 5: atrium.collections.v1.CreateItemRequest.data:type_name -> google.protobuf.Struct
-	14, // 6: atrium.collections.v1.CreateItemResponse.item:type_name -> google.protobuf.Struct
-	14, // 7: atrium.collections.v1.UpdateItemRequest.data:type_name -> google.protobuf.Struct
-	15, // 8: atrium.collections.v1.UpdateItemRequest.publish_at:type_name -> google.protobuf.Value
-	15, // 9: atrium.collections.v1.UpdateItemRequest.unpublish_at:type_name -> google.protobuf.Value
-	14, // 10: atrium.collections.v1.UpdateItemResponse.item:type_name -> google.protobuf.Struct
-	2,  // 11: atrium.collections.v1.CollectionsService.ListCollections:input_type -> atrium.collections.v1.ListCollectionsRequest
-	4,  // 12: atrium.collections.v1.CollectionsService.ListItems:input_type -> atrium.collections.v1.ListItemsRequest
-	6,  // 13: atrium.collections.v1.CollectionsService.GetItem:input_type -> atrium.collections.v1.GetItemRequest
-	8,  // 14: atrium.collections.v1.CollectionsService.CreateItem:input_type -> atrium.collections.v1.CreateItemRequest
-	10, // 15: atrium.collections.v1.CollectionsService.UpdateItem:input_type -> atrium.collections.v1.UpdateItemRequest
-	12, // 16: atrium.collections.v1.CollectionsService.DeleteItem:input_type -> atrium.collections.v1.DeleteItemRequest
-	3,  // 17: atrium.collections.v1.CollectionsService.ListCollections:output_type -> atrium.collections.v1.ListCollectionsResponse
-	5,  // 18: atrium.collections.v1.CollectionsService.ListItems:output_type -> atrium.collections.v1.ListItemsResponse
-	7,  // 19: atrium.collections.v1.CollectionsService.GetItem:output_type -> atrium.collections.v1.GetItemResponse
-	9,  // 20: atrium.collections.v1.CollectionsService.CreateItem:output_type -> atrium.collections.v1.CreateItemResponse
-	11, // 21: atrium.collections.v1.CollectionsService.UpdateItem:output_type -> atrium.collections.v1.UpdateItemResponse
-	13, // 22: atrium.collections.v1.CollectionsService.DeleteItem:output_type -> atrium.collections.v1.DeleteItemResponse
-	17, // [17:23] is the sub-list for method output_type
-	11, // [11:17] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	22, // 0: atrium.collections.v1.RevisionActor.member_id:type_name -> google.protobuf.StringValue
+	23, // 1: atrium.collections.v1.ItemRevision.data:type_name -> google.protobuf.Struct
+	0,  // 2: atrium.collections.v1.ItemRevision.actor:type_name -> atrium.collections.v1.RevisionActor
+	24, // 3: atrium.collections.v1.ItemRevision.created_at:type_name -> google.protobuf.Timestamp
+	1,  // 4: atrium.collections.v1.ListItemRevisionsResponse.revisions:type_name -> atrium.collections.v1.ItemRevision
+	1,  // 5: atrium.collections.v1.GetItemRevisionResponse.revision:type_name -> atrium.collections.v1.ItemRevision
+	23, // 6: atrium.collections.v1.RestoreItemRevisionResponse.item:type_name -> google.protobuf.Struct
+	8,  // 7: atrium.collections.v1.Collection.fields:type_name -> atrium.collections.v1.FieldDefinition
+	9,  // 8: atrium.collections.v1.ListCollectionsResponse.collections:type_name -> atrium.collections.v1.Collection
+	9,  // 9: atrium.collections.v1.ListItemsResponse.collection:type_name -> atrium.collections.v1.Collection
+	23, // 10: atrium.collections.v1.ListItemsResponse.items:type_name -> google.protobuf.Struct
+	23, // 11: atrium.collections.v1.GetItemResponse.item:type_name -> google.protobuf.Struct
+	23, // 12: atrium.collections.v1.CreateItemRequest.data:type_name -> google.protobuf.Struct
+	23, // 13: atrium.collections.v1.CreateItemResponse.item:type_name -> google.protobuf.Struct
+	23, // 14: atrium.collections.v1.UpdateItemRequest.data:type_name -> google.protobuf.Struct
+	25, // 15: atrium.collections.v1.UpdateItemRequest.publish_at:type_name -> google.protobuf.Value
+	25, // 16: atrium.collections.v1.UpdateItemRequest.unpublish_at:type_name -> google.protobuf.Value
+	23, // 17: atrium.collections.v1.UpdateItemResponse.item:type_name -> google.protobuf.Struct
+	10, // 18: atrium.collections.v1.CollectionsService.ListCollections:input_type -> atrium.collections.v1.ListCollectionsRequest
+	12, // 19: atrium.collections.v1.CollectionsService.ListItems:input_type -> atrium.collections.v1.ListItemsRequest
+	14, // 20: atrium.collections.v1.CollectionsService.GetItem:input_type -> atrium.collections.v1.GetItemRequest
+	16, // 21: atrium.collections.v1.CollectionsService.CreateItem:input_type -> atrium.collections.v1.CreateItemRequest
+	18, // 22: atrium.collections.v1.CollectionsService.UpdateItem:input_type -> atrium.collections.v1.UpdateItemRequest
+	20, // 23: atrium.collections.v1.CollectionsService.DeleteItem:input_type -> atrium.collections.v1.DeleteItemRequest
+	2,  // 24: atrium.collections.v1.CollectionsService.ListItemRevisions:input_type -> atrium.collections.v1.ListItemRevisionsRequest
+	4,  // 25: atrium.collections.v1.CollectionsService.GetItemRevision:input_type -> atrium.collections.v1.GetItemRevisionRequest
+	6,  // 26: atrium.collections.v1.CollectionsService.RestoreItemRevision:input_type -> atrium.collections.v1.RestoreItemRevisionRequest
+	11, // 27: atrium.collections.v1.CollectionsService.ListCollections:output_type -> atrium.collections.v1.ListCollectionsResponse
+	13, // 28: atrium.collections.v1.CollectionsService.ListItems:output_type -> atrium.collections.v1.ListItemsResponse
+	15, // 29: atrium.collections.v1.CollectionsService.GetItem:output_type -> atrium.collections.v1.GetItemResponse
+	17, // 30: atrium.collections.v1.CollectionsService.CreateItem:output_type -> atrium.collections.v1.CreateItemResponse
+	19, // 31: atrium.collections.v1.CollectionsService.UpdateItem:output_type -> atrium.collections.v1.UpdateItemResponse
+	21, // 32: atrium.collections.v1.CollectionsService.DeleteItem:output_type -> atrium.collections.v1.DeleteItemResponse
+	3,  // 33: atrium.collections.v1.CollectionsService.ListItemRevisions:output_type -> atrium.collections.v1.ListItemRevisionsResponse
+	5,  // 34: atrium.collections.v1.CollectionsService.GetItemRevision:output_type -> atrium.collections.v1.GetItemRevisionResponse
+	7,  // 35: atrium.collections.v1.CollectionsService.RestoreItemRevision:output_type -> atrium.collections.v1.RestoreItemRevisionResponse
+	27, // [27:36] is the sub-list for method output_type
+	18, // [18:27] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_atrium_collections_v1_collections_proto_init() }
@@ -1174,18 +1727,20 @@ func file_atrium_collections_v1_collections_proto_init() {
 	if File_atrium_collections_v1_collections_proto != nil {
 		return
 	}
-	file_atrium_collections_v1_collections_proto_msgTypes[0].OneofWrappers = []any{}
-	file_atrium_collections_v1_collections_proto_msgTypes[1].OneofWrappers = []any{}
-	file_atrium_collections_v1_collections_proto_msgTypes[4].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_proto_msgTypes[2].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_proto_msgTypes[3].OneofWrappers = []any{}
 	file_atrium_collections_v1_collections_proto_msgTypes[8].OneofWrappers = []any{}
-	file_atrium_collections_v1_collections_proto_msgTypes[10].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_proto_msgTypes[9].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_proto_msgTypes[12].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_proto_msgTypes[16].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_proto_msgTypes[18].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_collections_v1_collections_proto_rawDesc), len(file_atrium_collections_v1_collections_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

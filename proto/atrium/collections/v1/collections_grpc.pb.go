@@ -19,12 +19,15 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CollectionsService_ListCollections_FullMethodName = "/atrium.collections.v1.CollectionsService/ListCollections"
-	CollectionsService_ListItems_FullMethodName       = "/atrium.collections.v1.CollectionsService/ListItems"
-	CollectionsService_GetItem_FullMethodName         = "/atrium.collections.v1.CollectionsService/GetItem"
-	CollectionsService_CreateItem_FullMethodName      = "/atrium.collections.v1.CollectionsService/CreateItem"
-	CollectionsService_UpdateItem_FullMethodName      = "/atrium.collections.v1.CollectionsService/UpdateItem"
-	CollectionsService_DeleteItem_FullMethodName      = "/atrium.collections.v1.CollectionsService/DeleteItem"
+	CollectionsService_ListCollections_FullMethodName     = "/atrium.collections.v1.CollectionsService/ListCollections"
+	CollectionsService_ListItems_FullMethodName           = "/atrium.collections.v1.CollectionsService/ListItems"
+	CollectionsService_GetItem_FullMethodName             = "/atrium.collections.v1.CollectionsService/GetItem"
+	CollectionsService_CreateItem_FullMethodName          = "/atrium.collections.v1.CollectionsService/CreateItem"
+	CollectionsService_UpdateItem_FullMethodName          = "/atrium.collections.v1.CollectionsService/UpdateItem"
+	CollectionsService_DeleteItem_FullMethodName          = "/atrium.collections.v1.CollectionsService/DeleteItem"
+	CollectionsService_ListItemRevisions_FullMethodName   = "/atrium.collections.v1.CollectionsService/ListItemRevisions"
+	CollectionsService_GetItemRevision_FullMethodName     = "/atrium.collections.v1.CollectionsService/GetItemRevision"
+	CollectionsService_RestoreItemRevision_FullMethodName = "/atrium.collections.v1.CollectionsService/RestoreItemRevision"
 )
 
 // CollectionsServiceClient is the client API for CollectionsService service.
@@ -53,6 +56,20 @@ type CollectionsServiceClient interface {
 	// DeleteItem deletes an item. With an If-Match header, it applies only if
 	// the item's ETag matches (412 otherwise).
 	DeleteItem(ctx context.Context, in *DeleteItemRequest, opts ...grpc.CallOption) (*DeleteItemResponse, error)
+	// ListItemRevisions returns an item's revisions, newest first: one per
+	// write (create, update, scheduled change, restore, delete), each with
+	// the item's whole data and is_published after it. A deleted item's
+	// revisions are listed until the retention purges them. Not open to
+	// published-only keys.
+	ListItemRevisions(ctx context.Context, in *ListItemRevisionsRequest, opts ...grpc.CallOption) (*ListItemRevisionsResponse, error)
+	// GetItemRevision returns one revision of an item.
+	GetItemRevision(ctx context.Context, in *GetItemRevisionRequest, opts ...grpc.CallOption) (*GetItemRevisionResponse, error)
+	// RestoreItemRevision writes a revision's data back as a new version of
+	// the item, as an update of every field would (If-Match honoured, the
+	// same events and webhooks); is_published and the schedule are kept. A
+	// deleted item is created again, with its id, as a draft. Its ETag is
+	// sent as the ETag response header.
+	RestoreItemRevision(ctx context.Context, in *RestoreItemRevisionRequest, opts ...grpc.CallOption) (*RestoreItemRevisionResponse, error)
 }
 
 type collectionsServiceClient struct {
@@ -123,6 +140,36 @@ func (c *collectionsServiceClient) DeleteItem(ctx context.Context, in *DeleteIte
 	return out, nil
 }
 
+func (c *collectionsServiceClient) ListItemRevisions(ctx context.Context, in *ListItemRevisionsRequest, opts ...grpc.CallOption) (*ListItemRevisionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListItemRevisionsResponse)
+	err := c.cc.Invoke(ctx, CollectionsService_ListItemRevisions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *collectionsServiceClient) GetItemRevision(ctx context.Context, in *GetItemRevisionRequest, opts ...grpc.CallOption) (*GetItemRevisionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetItemRevisionResponse)
+	err := c.cc.Invoke(ctx, CollectionsService_GetItemRevision_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *collectionsServiceClient) RestoreItemRevision(ctx context.Context, in *RestoreItemRevisionRequest, opts ...grpc.CallOption) (*RestoreItemRevisionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RestoreItemRevisionResponse)
+	err := c.cc.Invoke(ctx, CollectionsService_RestoreItemRevision_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CollectionsServiceServer is the server API for CollectionsService service.
 // All implementations must embed UnimplementedCollectionsServiceServer
 // for forward compatibility.
@@ -149,6 +196,20 @@ type CollectionsServiceServer interface {
 	// DeleteItem deletes an item. With an If-Match header, it applies only if
 	// the item's ETag matches (412 otherwise).
 	DeleteItem(context.Context, *DeleteItemRequest) (*DeleteItemResponse, error)
+	// ListItemRevisions returns an item's revisions, newest first: one per
+	// write (create, update, scheduled change, restore, delete), each with
+	// the item's whole data and is_published after it. A deleted item's
+	// revisions are listed until the retention purges them. Not open to
+	// published-only keys.
+	ListItemRevisions(context.Context, *ListItemRevisionsRequest) (*ListItemRevisionsResponse, error)
+	// GetItemRevision returns one revision of an item.
+	GetItemRevision(context.Context, *GetItemRevisionRequest) (*GetItemRevisionResponse, error)
+	// RestoreItemRevision writes a revision's data back as a new version of
+	// the item, as an update of every field would (If-Match honoured, the
+	// same events and webhooks); is_published and the schedule are kept. A
+	// deleted item is created again, with its id, as a draft. Its ETag is
+	// sent as the ETag response header.
+	RestoreItemRevision(context.Context, *RestoreItemRevisionRequest) (*RestoreItemRevisionResponse, error)
 	mustEmbedUnimplementedCollectionsServiceServer()
 }
 
@@ -176,6 +237,15 @@ func (UnimplementedCollectionsServiceServer) UpdateItem(context.Context, *Update
 }
 func (UnimplementedCollectionsServiceServer) DeleteItem(context.Context, *DeleteItemRequest) (*DeleteItemResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteItem not implemented")
+}
+func (UnimplementedCollectionsServiceServer) ListItemRevisions(context.Context, *ListItemRevisionsRequest) (*ListItemRevisionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListItemRevisions not implemented")
+}
+func (UnimplementedCollectionsServiceServer) GetItemRevision(context.Context, *GetItemRevisionRequest) (*GetItemRevisionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetItemRevision not implemented")
+}
+func (UnimplementedCollectionsServiceServer) RestoreItemRevision(context.Context, *RestoreItemRevisionRequest) (*RestoreItemRevisionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RestoreItemRevision not implemented")
 }
 func (UnimplementedCollectionsServiceServer) mustEmbedUnimplementedCollectionsServiceServer() {}
 func (UnimplementedCollectionsServiceServer) testEmbeddedByValue()                            {}
@@ -306,6 +376,60 @@ func _CollectionsService_DeleteItem_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CollectionsService_ListItemRevisions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListItemRevisionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CollectionsServiceServer).ListItemRevisions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CollectionsService_ListItemRevisions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CollectionsServiceServer).ListItemRevisions(ctx, req.(*ListItemRevisionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CollectionsService_GetItemRevision_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetItemRevisionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CollectionsServiceServer).GetItemRevision(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CollectionsService_GetItemRevision_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CollectionsServiceServer).GetItemRevision(ctx, req.(*GetItemRevisionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CollectionsService_RestoreItemRevision_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RestoreItemRevisionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CollectionsServiceServer).RestoreItemRevision(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CollectionsService_RestoreItemRevision_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CollectionsServiceServer).RestoreItemRevision(ctx, req.(*RestoreItemRevisionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CollectionsService_ServiceDesc is the grpc.ServiceDesc for CollectionsService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -336,6 +460,18 @@ var CollectionsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteItem",
 			Handler:    _CollectionsService_DeleteItem_Handler,
+		},
+		{
+			MethodName: "ListItemRevisions",
+			Handler:    _CollectionsService_ListItemRevisions_Handler,
+		},
+		{
+			MethodName: "GetItemRevision",
+			Handler:    _CollectionsService_GetItemRevision_Handler,
+		},
+		{
+			MethodName: "RestoreItemRevision",
+			Handler:    _CollectionsService_RestoreItemRevision_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

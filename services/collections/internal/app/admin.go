@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/store"
@@ -62,7 +63,11 @@ func (u *Content) CreateCollection(ctx context.Context, siteID string, in NewCol
 			}
 			return err
 		}
-		return outbox.Add(ctx, tx, events.CollectionCreated, events.CollectionEvent{ID: c.ID, SiteID: siteID, Slug: c.Slug, At: now}, now)
+		if err := outbox.Add(ctx, tx, events.CollectionCreated, events.CollectionEvent{ID: c.ID, SiteID: siteID, Slug: c.Slug, At: now}, now); err != nil {
+			return err
+		}
+		return record(ctx, tx, audit.Change{Action: "collection.created", ResourceType: "collection", ResourceID: c.ID,
+			Fields: []string{"name", "slug", "is_system", "fields", "search_language"}}, siteID, "", now)
 	})
 	return c, err
 }
@@ -173,7 +178,20 @@ func (u *Content) UpdateCollection(ctx context.Context, siteID, slug string, ch 
 		if err := tx.UpdateCollection(ctx, c, ch.Remove); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.CollectionUpdated, events.CollectionEvent{ID: c.ID, SiteID: siteID, Slug: c.Slug, At: c.UpdatedAt}, c.UpdatedAt)
+		if err := outbox.Add(ctx, tx, events.CollectionUpdated, events.CollectionEvent{ID: c.ID, SiteID: siteID, Slug: c.Slug, At: c.UpdatedAt}, c.UpdatedAt); err != nil {
+			return err
+		}
+		var fields []string
+		if ch.Name != nil {
+			fields = append(fields, "name")
+		}
+		if ch.SearchLanguage != nil {
+			fields = append(fields, "search_language")
+		}
+		if len(ch.Add)+len(ch.Remove)+len(ch.Update) > 0 {
+			fields = append(fields, "fields")
+		}
+		return record(ctx, tx, audit.Change{Action: "collection.updated", ResourceType: "collection", ResourceID: c.ID, Fields: fields}, siteID, "", c.UpdatedAt)
 	})
 	return c, err
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
@@ -96,7 +97,17 @@ func (u *Sites) Create(ctx context.Context, in NewSite) (Site, error) {
 		if err := tx.InsertSite(ctx, s); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.SiteCreated, siteEvent(s), now)
+		if err := outbox.Add(ctx, tx, events.SiteCreated, siteEvent(s), now); err != nil {
+			return err
+		}
+		fields := []string{"name"}
+		if agencyID != "" {
+			fields = append(fields, "agency_id")
+		}
+		if clientID != "" {
+			fields = append(fields, "client_id")
+		}
+		return recordSite(ctx, tx, s, "site.created", fields)
 	})
 	return s, err
 }
@@ -229,7 +240,20 @@ func (u *Sites) Update(ctx context.Context, id string, ch SiteChange) (Site, err
 		if err := tx.UpdateSite(ctx, s); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.SiteUpdated, siteEvent(s), s.UpdatedAt)
+		if err := outbox.Add(ctx, tx, events.SiteUpdated, siteEvent(s), s.UpdatedAt); err != nil {
+			return err
+		}
+		var fields []string
+		if ch.Name != nil {
+			fields = append(fields, "name")
+		}
+		if ch.AgencyID != nil {
+			fields = append(fields, "agency_id")
+		}
+		if ch.ClientID != nil || (ch.AgencyID != nil && *ch.AgencyID == "") {
+			fields = append(fields, "client_id")
+		}
+		return recordSite(ctx, tx, s, "site.updated", fields)
 	})
 	return s, err
 }
@@ -305,7 +329,16 @@ func (u *Sites) SetOrigins(ctx context.Context, id string, origins []string) (Si
 		if err := tx.UpdateSite(ctx, s); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.SiteUpdated, siteEvent(s), s.UpdatedAt)
+		if err := outbox.Add(ctx, tx, events.SiteUpdated, siteEvent(s), s.UpdatedAt); err != nil {
+			return err
+		}
+		return recordSite(ctx, tx, s, "site.updated", []string{"allowed_origins"})
 	})
 	return s, err
+}
+
+// recordSite adds the audit record of a site write to tx, naming the
+// site and its owner (operators are bound to neither).
+func recordSite(ctx context.Context, tx outbox.Enqueuer, s Site, action string, fields []string) error {
+	return record(ctx, tx, audit.Change{Action: action, ResourceType: "site", ResourceID: s.ID, Fields: fields, SiteID: s.ID, AgencyID: s.AgencyID}, s.ID, s.AgencyID, s.UpdatedAt)
 }

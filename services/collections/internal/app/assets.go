@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/objstore"
 	"github.com/atrium-hq/atrium/platform/outbox"
@@ -279,7 +280,14 @@ func (u *Assets) Upload(ctx context.Context, siteID string, in NewAsset) (Asset,
 		if err != nil {
 			return err
 		}
-		return tx.InsertAsset(ctx, a, e)
+		if err := tx.InsertAsset(ctx, a, e); err != nil {
+			return err
+		}
+		fields := []string{"filename", "content_type", "size"}
+		if a.Alt != "" {
+			fields = append(fields, "alt")
+		}
+		return record(ctx, tx, audit.Change{Action: "asset.created", ResourceType: "asset", ResourceID: a.ID, Fields: fields}, a.SiteID, "", a.UpdatedAt)
 	})
 	if err != nil {
 		u.forget(ctx, a)
@@ -405,7 +413,17 @@ func (u *Assets) Update(ctx context.Context, siteID, id string, ch AssetChange) 
 		if err != nil {
 			return err
 		}
-		return tx.Enqueue(ctx, e)
+		if err := tx.Enqueue(ctx, e); err != nil {
+			return err
+		}
+		var fields []string
+		if ch.Alt != nil {
+			fields = append(fields, "alt")
+		}
+		if ch.Filename != nil {
+			fields = append(fields, "filename")
+		}
+		return record(ctx, tx, audit.Change{Action: "asset.updated", ResourceType: "asset", ResourceID: a.ID, Fields: fields}, siteID, "", p.At)
 	})
 	return a, err
 }
@@ -432,7 +450,10 @@ func (u *Assets) Delete(ctx context.Context, siteID, id string) error {
 		if err != nil {
 			return err
 		}
-		return tx.Enqueue(ctx, e)
+		if err := tx.Enqueue(ctx, e); err != nil {
+			return err
+		}
+		return record(ctx, tx, audit.Change{Action: "asset.deleted", ResourceType: "asset", ResourceID: a.ID}, siteID, "", a.UpdatedAt)
 	})
 	if err != nil {
 		return err

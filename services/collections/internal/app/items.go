@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
@@ -71,6 +73,8 @@ type ItemPatch struct {
 	// IfVersion, when set, applies the patch only to that version.
 	IfVersion *int64
 	At        time.Time
+	// Edit is the revision's change and actor.
+	Edit Edit
 }
 
 // ErrVersionMismatch is returned by the store when an IfVersion does not
@@ -280,7 +284,7 @@ func (u *Content) CreateItem(ctx context.Context, siteID, slug string, in NewIte
 		} else if err != nil {
 			return Collection{}, Item{}, err
 		}
-		it, created, ch, verr := u.newItem(c, siteID, in)
+		it, created, ch, verr := u.newItem(ctx, c, siteID, in)
 		if verr != nil || len(ch.refs) > 0 {
 			fresh, ferr := u.collection(ctx, siteID, slug)
 			if ferr != nil {
@@ -295,7 +299,7 @@ func (u *Content) CreateItem(ctx context.Context, siteID, slug string, in NewIte
 			}
 			return u.createWithReferences(ctx, fresh, it, created, ch.refs)
 		}
-		err = u.store.InsertItem(ctx, c, it, created...)
+		err = u.store.InsertItem(ctx, c, it, editOf(ctx, ChangeCreated), created...)
 		if !errors.Is(err, ErrCollectionChanged) {
 			return c, it, err
 		}
@@ -306,9 +310,9 @@ func (u *Content) CreateItem(ctx context.Context, siteID, slug string, in NewIte
 	}
 }
 
-// newItem validates in against c and returns the item to write, the event
-// announcing it and the validated change.
-func (u *Content) newItem(c Collection, siteID string, in NewItem) (Item, []outbox.Event, change, error) {
+// newItem validates in against c and returns the item to write, the events
+// announcing it (its audit record last) and the validated change.
+func (u *Content) newItem(ctx context.Context, c Collection, siteID string, in NewItem) (Item, []outbox.Event, change, error) {
 	if c.IsSystem && !in.Admin {
 		return Item{}, nil, change{}, systemCollection(c)
 	}
@@ -333,7 +337,28 @@ func (u *Content) newItem(c Collection, siteID string, in NewItem) (Item, []outb
 		return Item{}, nil, change{}, err
 	}
 	announce, err := createdEvents(c, it)
-	return it, announce, ch, err
+	if err != nil {
+		return Item{}, nil, change{}, err
+	}
+	fields := slices.Collect(maps.Keys(ch.set))
+	if in.IsPublished != nil {
+		fields = append(fields, "is_published")
+	}
+	fields = append(fields, scheduleFields(ScheduleInput{PublishAt: optionalTime(in.PublishAt), UnpublishAt: optionalTime(in.UnpublishAt)})...)
+	rec, err := auditOf(ctx, audit.Change{Action: "item.created", ResourceType: "item", ResourceID: it.ID, Fields: fields}, c.SiteID, "", now)
+	return it, append(announce, rec), ch, err
+}
+
+// scheduleFields are the schedule fields a write gives, by name.
+func scheduleFields(in ScheduleInput) []string {
+	var out []string
+	if in.PublishAt.Given {
+		out = append(out, "publish_at")
+	}
+	if in.UnpublishAt.Given {
+		out = append(out, "unpublish_at")
+	}
+	return out
 }
 
 // createdEvents are the events announcing a new item: item.created, and
@@ -356,7 +381,7 @@ func (u *Content) createWithReferences(ctx context.Context, c Collection, it Ite
 		if err := u.checkReferences(ctx, tx, c, refs); err != nil {
 			return err
 		}
-		return tx.InsertItem(ctx, it, announce...)
+		return tx.InsertItem(ctx, it, editOf(ctx, ChangeCreated), announce...)
 	})
 	return c, it, err
 }
@@ -449,7 +474,12 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 	if err != nil {
 		return Collection{}, Item{}, err
 	}
-	patch := ItemPatch{Set: ch.set, Unset: ch.unset, IsPublished: in.IsPublished, IfVersion: v, At: now}
+	patch := ItemPatch{Set: ch.set, Unset: ch.unset, IsPublished: in.IsPublished, IfVersion: v, At: now, Edit: editOf(ctx, ChangeUpdated)}
+	fields := slices.Collect(maps.Keys(in.Data))
+	if in.IsPublished != nil {
+		fields = append(fields, "is_published")
+	}
+	fields = append(fields, scheduleFields(in.Schedule)...)
 	sch.apply(&patch)
 	var before, after Item
 	err = u.store.InTx(ctx, func(tx ContentTx) error {
@@ -468,7 +498,10 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 		if err := checkOrder(after); err != nil {
 			return err
 		}
-		return enqueuePatched(ctx, tx, c, before, after)
+		if err := enqueuePatched(ctx, tx, c, before, after); err != nil {
+			return err
+		}
+		return recordItem(ctx, tx, c, "item.updated", id, fields, now)
 	})
 	return c, after, err
 }
@@ -506,7 +539,7 @@ func (u *Content) DeleteItem(ctx context.Context, siteID, slug, id, ifMatch stri
 	v, _ := ifVersion(ifMatch)
 	now := u.clock.Now()
 	return u.store.InTx(ctx, func(tx ContentTx) error {
-		it, err := tx.DeleteItem(ctx, c.ID, id, v)
+		it, err := tx.DeleteItem(ctx, c.ID, id, v, editOf(ctx, ChangeDeleted), now)
 		switch {
 		case errors.Is(err, ErrNotFound):
 			return itemNotFound(id, slug)
@@ -516,7 +549,10 @@ func (u *Content) DeleteItem(ctx context.Context, siteID, slug, id, ifMatch stri
 			return err
 		}
 		it.UpdatedAt = now
-		return enqueueItem(ctx, tx, c, it, events.ItemDeleted)
+		if err := enqueueItem(ctx, tx, c, it, events.ItemDeleted); err != nil {
+			return err
+		}
+		return recordItem(ctx, tx, c, "item.deleted", id, nil, now)
 	})
 }
 

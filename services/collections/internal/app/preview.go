@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/store"
 	"github.com/atrium-hq/atrium/platform/value"
 )
@@ -109,7 +110,12 @@ func (u *Previews) Create(ctx context.Context, siteID, slug, itemID string, seco
 		if !ok {
 			return itemNotFound(itemID, slug)
 		}
-		return tx.InsertPreviewLink(ctx, l)
+		if err := tx.InsertPreviewLink(ctx, l); err != nil {
+			return err
+		}
+		// The token is a secret: the record names the link, never it.
+		return record(ctx, tx, audit.Change{Action: "preview_link.created", ResourceType: "preview_link", ResourceID: l.ID,
+			Fields: []string{"item_id", "expires_at"}}, siteID, "", now)
 	})
 	if err != nil {
 		return PreviewLink{}, "", err
@@ -146,8 +152,10 @@ func (u *Previews) Revoke(ctx context.Context, siteID, id string) error {
 		err := tx.DeletePreviewLink(ctx, siteID, canonical)
 		if errors.Is(err, ErrNotFound) {
 			return previewNotFound(id)
+		} else if err != nil {
+			return err
 		}
-		return err
+		return record(ctx, tx, audit.Change{Action: "preview_link.deleted", ResourceType: "preview_link", ResourceID: canonical}, siteID, "", u.clock.Now())
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/value"
 )
 
@@ -114,12 +115,16 @@ const (
 )
 
 // Scheduler applies due scheduled changes, and deletes the expired
-// preview links now and then.
+// preview links and the revisions of items deleted longer ago than the
+// retention now and then.
 type Scheduler struct {
 	store    ScheduleStore
 	clock    Clock
 	interval time.Duration
 	logger   *slog.Logger
+	// retention is how long a deleted item's revisions are kept; 0
+	// keeps them for ever.
+	retention time.Duration
 }
 
 // NewScheduler returns a scheduler that looks every interval (0: the
@@ -128,7 +133,14 @@ func NewScheduler(store ScheduleStore, clock Clock, interval time.Duration, logg
 	if interval <= 0 {
 		interval = DefaultScheduleInterval
 	}
-	return &Scheduler{store: store, clock: clock, interval: interval, logger: logger}
+	return &Scheduler{store: store, clock: clock, interval: interval, logger: logger, retention: DefaultRevisionRetention}
+}
+
+// WithRevisionRetention sets how long a deleted item's revisions are kept
+// (0: for ever) and returns u.
+func (u *Scheduler) WithRevisionRetention(d time.Duration) *Scheduler {
+	u.retention = d
+	return u
 }
 
 // Interval is how often the scheduler looks.
@@ -138,6 +150,7 @@ func (u *Scheduler) Interval() time.Duration { return u.interval }
 // database away) is logged and retried at the next tick: the changes wait
 // in the store.
 func (u *Scheduler) Run(ctx context.Context) error {
+	ctx = principal.NewContext(ctx, SchedulerPrincipal)
 	t := time.NewTicker(u.interval)
 	defer t.Stop()
 	for tick := 0; ; tick++ {
@@ -147,6 +160,9 @@ func (u *Scheduler) Run(ctx context.Context) error {
 		if tick%pruneEvery == 0 {
 			if _, err := u.PruneExpiredLinks(ctx); err != nil && ctx.Err() == nil {
 				u.logger.WarnContext(ctx, "expired preview links could not be deleted; retrying later", "error", err)
+			}
+			if _, err := u.PurgeRevisions(ctx); err != nil && ctx.Err() == nil {
+				u.logger.WarnContext(ctx, "the revisions of items deleted past the retention could not be purged; retrying later", "error", err)
 			}
 		}
 		select {
@@ -180,9 +196,37 @@ func (u *Scheduler) PruneExpiredLinks(ctx context.Context) (int, error) {
 	}
 }
 
+// PurgeRevisions deletes the revisions of the items deleted longer ago
+// than the retention, a batch of items per transaction, and returns how
+// many items' revisions it deleted. Replicas may purge at once: each
+// skips the items another holds, and a delete of what is gone deletes
+// nothing.
+func (u *Scheduler) PurgeRevisions(ctx context.Context) (int, error) {
+	if u.retention <= 0 {
+		return 0, nil
+	}
+	total := 0
+	for {
+		var n int
+		err := u.store.InTx(ctx, func(tx ScheduleTx) error {
+			var err error
+			n, err = tx.PurgeRevisions(ctx, u.clock.Now().Add(-u.retention), scheduleBatch)
+			return err
+		})
+		total += n
+		if err != nil || n < scheduleBatch {
+			return total, err
+		}
+	}
+}
+
 // ApplyDue applies every change due now, a batch per transaction, and
-// returns how many items it changed.
+// returns how many items it changed. The changes are the scheduler's
+// (SchedulerPrincipal) in their revisions and audit records.
 func (u *Scheduler) ApplyDue(ctx context.Context) (int, error) {
+	if _, ok := principal.FromContext(ctx); !ok {
+		ctx = principal.NewContext(ctx, SchedulerPrincipal)
+	}
 	total := 0
 	for {
 		n, err := u.applyBatch(ctx)
@@ -230,11 +274,14 @@ func applyDue(ctx context.Context, tx ScheduleTx, d DueItem, now time.Time) erro
 	slices.SortFunc(changes, func(a, b change) int { return a.at.Compare(b.at) })
 	c := Collection{ID: d.CollectionID, SiteID: d.SiteID, Slug: d.Slug}
 	for _, ch := range changes {
-		p := ItemPatch{IsPublished: &ch.publish, At: now}
+		p := ItemPatch{IsPublished: &ch.publish, At: now, Edit: editOf(ctx, ChangeScheduled)}
+		fields := []string{"is_published"}
 		if ch.publish {
 			p.SetPublishAt = true
+			fields = append(fields, "publish_at")
 		} else {
 			p.SetUnpublishAt = true
+			fields = append(fields, "unpublish_at")
 		}
 		before, after, err := tx.PatchItem(ctx, d.CollectionID, d.ID, p)
 		if errors.Is(err, ErrNotFound) {
@@ -243,6 +290,9 @@ func applyDue(ctx context.Context, tx ScheduleTx, d DueItem, now time.Time) erro
 			return err
 		}
 		if err := enqueuePatched(ctx, tx, c, before, after); err != nil {
+			return err
+		}
+		if err := recordItem(ctx, tx, c, "item.updated", d.ID, fields, now); err != nil {
 			return err
 		}
 	}

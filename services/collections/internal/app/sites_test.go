@@ -11,6 +11,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/services/collections/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/collections/internal/app"
 )
@@ -73,7 +74,8 @@ func TestSiteOwnerRules(t *testing.T) {
 	st := memory.New(db)
 	crm := &agencies{linked: map[string][]string{agencyA: {clientA}, agencyB: {clientB}}}
 	sites := app.NewSites(app.SiteStoreOf(st), crm, app.Clock(time.Now))
-	ctx := t.Context()
+	// An operator, as through the admin API.
+	ctx := principal.NewContext(t.Context(), principal.Principal{Kind: principal.KindAdmin, Subject: "admin"})
 
 	// Ids arrive in any case; the site keeps them canonical.
 	s, err := sites.Create(ctx, app.NewSite{Name: "Bakery", AgencyID: strings.ToUpper(agencyA), ClientID: clientA})
@@ -138,10 +140,24 @@ func TestSiteOwnerRules(t *testing.T) {
 	if err != nil || len(listed) != 0 {
 		t.Fatalf("sites of B after the clear: %+v %v", listed, err)
 	}
+	// Each write has its audit record beside its event, naming the site,
+	// its owner then and the fields written (an operator is bound to no
+	// tenant, so the record names them).
+	audit := func(agency, fields string) string {
+		owner := ""
+		if agency != "" {
+			owner = `"agency_id":"` + agency + `",`
+		}
+		return "atrium.audit.collections.recorded " + `{"action":"site.updated","actor_id":"admin","actor_kind":"admin",` + owner +
+			`"fields":[` + fields + `],"resource_id":"` + s.ID + `","resource_type":"site","service":"collections","site_id":"` + s.ID + `"}`
+	}
 	want := []string{
 		"atrium.collections.site.updated " + `{"agency_id":"` + agencyA + `","client_id":"` + clientA + `","id":"` + s.ID + `"}`,
+		audit(agencyA, `"name"`),
 		"atrium.collections.site.updated " + `{"agency_id":"` + agencyB + `","client_id":"` + clientB + `","id":"` + s.ID + `"}`,
+		audit(agencyB, `"agency_id","client_id"`),
 		"atrium.collections.site.updated " + `{"id":"` + s.ID + `"}`,
+		audit("", `"agency_id","client_id"`),
 	}
 	if got := drain(t, db); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -91,7 +91,14 @@ type ContentReader interface {
 	// item of c whose writing reads nothing first (on PostgreSQL one
 	// statement), made only if c's fields are still the collection's:
 	// ErrCollectionChanged, and nothing written, when they are not.
-	InsertItem(ctx context.Context, c Collection, it Item, announce ...outbox.Event) error
+	InsertItem(ctx context.Context, c Collection, it Item, e Edit, announce ...outbox.Event) error
+	// Revisions returns up to limit revisions of an item of the
+	// collection, by version descending, those before version before
+	// only when it is above 0: a deleted item's too, while they are kept.
+	Revisions(ctx context.Context, collectionID, itemID string, before int64, limit int) ([]Revision, error)
+	// Revision returns one revision of an item of the collection;
+	// ErrNotFound for none.
+	Revision(ctx context.Context, collectionID, itemID string, version int64) (Revision, error)
 	// ItemsByID returns those of ids that are items of the collection,
 	// in any order: one read, whatever the number of ids.
 	ItemsByID(ctx context.Context, collectionID string, ids []string) ([]Item, error)
@@ -109,19 +116,25 @@ type ContentTx interface {
 	// of the removed fields from every item of c.
 	UpdateCollection(ctx context.Context, c Collection, removed []string) error
 	ItemExists(ctx context.Context, collectionID, id string) (bool, error)
-	// InsertItem adds an item and enqueues the events that announce it
-	// (item.created, and item.published for an item created published),
-	// as one write (one round trip on PostgreSQL); ErrDuplicate when the
-	// id is taken.
-	InsertItem(ctx context.Context, it Item, announce ...outbox.Event) error
+	// InsertItem adds an item, its revision (e, at it.UpdatedAt) and
+	// enqueues the events that announce it (item.created, and
+	// item.published for an item created published), as one write (one
+	// round trip on PostgreSQL); ErrDuplicate when the id is taken.
+	InsertItem(ctx context.Context, it Item, e Edit, announce ...outbox.Event) error
 	// PatchItem applies p to the item in one atomic write (its schedule
-	// fields included) and returns the item before and after; ErrNotFound, or ErrVersionMismatch when
-	// p.IfVersion does not hold.
+	// fields included), with the revision it makes (p.Edit, at p.At), and
+	// returns the item before and after; ErrNotFound, or
+	// ErrVersionMismatch when p.IfVersion does not hold.
 	PatchItem(ctx context.Context, collectionID, id string, p ItemPatch) (before, after Item, err error)
-	// DeleteItem deletes the item, and its preview links, and returns it;
-	// ErrNotFound, or ErrVersionMismatch when ifVersion is set and does
-	// not hold.
-	DeleteItem(ctx context.Context, collectionID, id string, ifVersion *int64) (Item, error)
+	// DeleteItem deletes the item, and its preview links, keeps its
+	// revision of the delete (e at at, the item's data, version one
+	// more, not published) and returns the item as it was; ErrNotFound,
+	// or ErrVersionMismatch when ifVersion is set and does not hold.
+	DeleteItem(ctx context.Context, collectionID, id string, ifVersion *int64, e Edit, at time.Time) (Item, error)
+	// LatestRevision returns the item's newest revision, locked until the
+	// transaction ends (the retention purge skips it meanwhile);
+	// ErrNotFound for none.
+	LatestRevision(ctx context.Context, collectionID, itemID string) (Revision, error)
 	// AssetExists reports whether the site has the asset.
 	AssetExists(ctx context.Context, siteID, id string) (bool, error)
 	// Enqueue adds an event to the outbox, published after commit.
@@ -189,6 +202,8 @@ type PreviewTx interface {
 	// DeletePreviewLink deletes a site's link; ErrNotFound for none
 	// (another site's included).
 	DeletePreviewLink(ctx context.Context, siteID, id string) error
+	// Enqueue adds an event to the outbox, published after commit.
+	Enqueue(ctx context.Context, e outbox.Event) error
 }
 
 // ScheduleStore is the store as the scheduler uses it: transactions only.
@@ -207,6 +222,10 @@ type ScheduleTx interface {
 	// fields included) and returns the item before and after; ErrNotFound, or ErrVersionMismatch when
 	// p.IfVersion does not hold.
 	PatchItem(ctx context.Context, collectionID, id string, p ItemPatch) (before, after Item, err error)
+	// PurgeRevisions deletes every revision of up to limit items whose
+	// newest revision is a delete made before the time, skipping those
+	// another transaction holds, and returns how many items it purged.
+	PurgeRevisions(ctx context.Context, deletedBefore time.Time, limit int) (int, error)
 	// DeleteExpiredPreviewLinks deletes up to limit links that expired
 	// before the time, and returns how many it deleted.
 	DeleteExpiredPreviewLinks(ctx context.Context, before time.Time, limit int) (int, error)

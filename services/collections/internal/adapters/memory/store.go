@@ -39,6 +39,11 @@ type Store struct {
 	// scheduled are the ids of the items with a pending scheduled change,
 	// which is what ClaimDue reads.
 	scheduled map[string]struct{}
+	// revisions are each item's revisions by version ascending, kept
+	// after the item is deleted; deleted holds the ids of the items
+	// whose newest revision is a delete, which the purge reads.
+	revisions map[string][]app.Revision
+	deleted   map[string]struct{}
 	// previews by id, and their ids by token hash.
 	previews      map[string]app.PreviewLink
 	previewTokens map[string]string
@@ -123,6 +128,7 @@ func New(db *memdb.DB) *Store {
 		slugs: map[string]string{}, items: map[string]app.Item{}, order: map[string][]string{},
 		assets: map[string]app.Asset{}, assetOrder: map[string][]string{}, assetNames: map[string]string{},
 		previews: map[string]app.PreviewLink{}, previewTokens: map[string]string{}, scheduled: map[string]struct{}{},
+		revisions: map[string][]app.Revision{}, deleted: map[string]struct{}{},
 		searched: map[string]*searchIndex{}, generation: map[string]uint64{}}
 }
 
@@ -270,13 +276,85 @@ func (s *Store) CollectionForWrite(ctx context.Context, siteID, slug string) (ap
 }
 
 // InsertItem implements app.Store.
-func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, announce ...outbox.Event) error {
+func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, e app.Edit, announce ...outbox.Event) error {
 	return s.InTx(ctx, func(tx app.Tx) error {
 		if now, ok := s.collections[c.ID]; !ok || !reflect.DeepEqual(now.Fields, c.Fields) {
 			return app.ErrCollectionChanged
 		}
-		return tx.InsertItem(ctx, it, announce...)
+		return tx.InsertItem(ctx, it, e, announce...)
 	})
+}
+
+// Revisions implements app.Store.
+func (s *Store) Revisions(_ context.Context, collectionID, itemID string, before int64, limit int) ([]app.Revision, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	out := []app.Revision{}
+	revs := s.revisions[itemID]
+	for i := len(revs) - 1; i >= 0 && len(out) < limit; i-- {
+		r := revs[i]
+		if r.CollectionID == collectionID && (before <= 0 || r.Version < before) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Revision implements app.Store.
+func (s *Store) Revision(_ context.Context, collectionID, itemID string, version int64) (app.Revision, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	for _, r := range s.revisions[itemID] {
+		if r.Version == version && r.CollectionID == collectionID {
+			return r, nil
+		}
+	}
+	return app.Revision{}, fmt.Errorf("revision %d of item %s: %w", version, itemID, app.ErrNotFound)
+}
+
+// keep appends an item's revision. Appending leaves the elements of the
+// slice before it as they were, so that a rollback restores it by length
+// (as the items' order does) and every write does not copy the item's
+// history; readers copy what they return under the read lock.
+func (t *tx) keep(it app.Item, version int64, published bool, e app.Edit, at time.Time) {
+	r := app.Revision{ItemID: it.ID, CollectionID: it.CollectionID, Version: version, Values: maps.Clone(it.Values), IsPublished: published,
+		Change: e.Change, Actor: e.Actor, CreatedAt: at}
+	if r.Values == nil {
+		r.Values = app.Values{}
+	}
+	memdb.Put(t.Tx, t.s.revisions, it.ID, append(t.s.revisions[it.ID], r))
+	if e.Change == app.ChangeDeleted {
+		memdb.Put(t.Tx, t.s.deleted, it.ID, struct{}{})
+	} else {
+		memdb.Delete(t.Tx, t.s.deleted, it.ID)
+	}
+}
+
+func (t *tx) LatestRevision(_ context.Context, collectionID, itemID string) (app.Revision, error) {
+	revs := t.s.revisions[itemID]
+	if len(revs) == 0 || revs[len(revs)-1].CollectionID != collectionID {
+		return app.Revision{}, fmt.Errorf("revisions of item %s: %w", itemID, app.ErrNotFound)
+	}
+	return revs[len(revs)-1], nil
+}
+
+// PurgeRevisions implements app.Tx. The transaction holds the store's
+// write lock, which is the claim.
+func (t *tx) PurgeRevisions(_ context.Context, deletedBefore time.Time, limit int) (int, error) {
+	n := 0
+	for id := range t.s.deleted {
+		if n == limit {
+			break
+		}
+		revs := t.s.revisions[id]
+		if len(revs) == 0 || !revs[len(revs)-1].CreatedAt.Before(deletedBefore) {
+			continue
+		}
+		memdb.Delete(t.Tx, t.s.revisions, id)
+		memdb.Delete(t.Tx, t.s.deleted, id)
+		n++
+	}
+	return n, nil
 }
 
 // InTx implements app.Store.
@@ -369,7 +447,7 @@ func (t *tx) setOrder(collectionID string, ids []string) {
 	})
 }
 
-func (t *tx) InsertItem(ctx context.Context, it app.Item, announce ...outbox.Event) error {
+func (t *tx) InsertItem(ctx context.Context, it app.Item, e app.Edit, announce ...outbox.Event) error {
 	if _, ok := t.s.items[it.ID]; ok {
 		return fmt.Errorf("item %s: %w", it.ID, app.ErrDuplicate)
 	}
@@ -391,6 +469,7 @@ func (t *tx) InsertItem(ctx context.Context, it app.Item, announce ...outbox.Eve
 	t.s.touch(it.CollectionID)
 	t.setOrder(it.CollectionID, next)
 	t.track(it)
+	t.keep(it, it.Version, it.IsPublished, e, it.UpdatedAt)
 	for _, e := range announce {
 		if err := t.Enqueue(ctx, e); err != nil {
 			return err
@@ -429,11 +508,12 @@ func (t *tx) PatchItem(_ context.Context, collectionID, id string, p app.ItemPat
 	after.UpdatedAt = p.At
 	memdb.Put(t.Tx, t.s.items, id, after)
 	t.track(after)
+	t.keep(after, after.Version, after.IsPublished, p.Edit, p.At)
 	t.s.touch(collectionID)
 	return before, after, nil
 }
 
-func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *int64) (app.Item, error) {
+func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *int64, e app.Edit, at time.Time) (app.Item, error) {
 	it, err := t.s.item(collectionID, id)
 	if err != nil {
 		return app.Item{}, err
@@ -447,6 +527,7 @@ func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *i
 	}
 	memdb.Delete(t.Tx, t.s.items, id)
 	memdb.Delete(t.Tx, t.s.scheduled, id)
+	t.keep(it, it.Version+1, false, e, at)
 	// Its preview links go with it. A scan: links are few (people make
 	// them by hand) and deletes rare beside reads.
 	for _, l := range t.s.previews {

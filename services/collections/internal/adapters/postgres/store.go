@@ -63,18 +63,86 @@ func (s *Store) CollectionForWrite(ctx context.Context, siteID, slug string) (ap
 }
 
 // insertItemIfDefined inserts an item ($1 to $7, $15, $16) into its
-// collection ($2) only while the collection's fields are $8, and its event
-// ($9 to $14)
-// only with it: one statement, one round trip. The foreign key already
-// reads the collection's row; comparing its fields costs little more.
+// collection ($2) only while the collection's fields are $8, and its
+// revision (its edit $17 to $20) and events ($9 to $14) only with it: one
+// statement, one round trip. The foreign key already reads the
+// collection's row; comparing its fields costs little more.
 var insertItemIfDefined = `WITH c AS (SELECT id FROM collections WHERE id = $2 AND fields = $8::jsonb),
 	i AS (INSERT INTO items (` + itemCols + `)
 		SELECT $1::uuid, c.id, $3::jsonb, $4::boolean, $5::bigint, $6::timestamptz, $7::timestamptz, $15::timestamptz, $16::timestamptz
-		FROM c RETURNING id)
+		FROM c RETURNING id),
+	r AS (INSERT INTO item_revisions (` + revisionCols + `)
+		SELECT i.id, $5::bigint, $2::uuid, $3::jsonb, $4::boolean, $17::text, $18::text, $19::text, $20::text, $7::timestamptz FROM i)
 	` + outbox.InsertSelectEach("i", 9)
 
+const revisionCols = `item_id, version, collection_id, data, is_published, change, actor_kind, actor_id, actor_member_id, created_at`
+
+func scanRevision(row pgx.Row) (app.Revision, error) {
+	var (
+		r    app.Revision
+		data []byte
+	)
+	if err := row.Scan(&r.ItemID, &r.Version, &r.CollectionID, &data, &r.IsPublished, &r.Change, &r.Actor.Kind, &r.Actor.ID, &r.Actor.MemberID, &r.CreatedAt); err != nil {
+		return r, err
+	}
+	r.CreatedAt = r.CreatedAt.UTC()
+	if err := json.Unmarshal(data, &r.Values); err != nil {
+		return r, fmt.Errorf("revision %d of item %s: stored data: %w", r.Version, r.ItemID, err)
+	}
+	return r, nil
+}
+
+// Revisions implements app.Store: the primary key's index, backwards.
+func (r reader) Revisions(ctx context.Context, collectionID, itemID string, before int64, limit int) ([]app.Revision, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+revisionCols+` FROM item_revisions
+		WHERE item_id = $1 AND collection_id = $2 AND ($3 <= 0 OR version < $3)
+		ORDER BY version DESC LIMIT $4`, itemID, collectionID, before, limit)
+	if err != nil {
+		return nil, pgdb.Err(err, "revisions")
+	}
+	out, err := pgdb.Collect(rows, limit, scanRevision)
+	if out == nil {
+		out = []app.Revision{}
+	}
+	return out, pgdb.Err(err, "revisions")
+}
+
+// Revision implements app.Store.
+func (r reader) Revision(ctx context.Context, collectionID, itemID string, version int64) (app.Revision, error) {
+	rev, err := scanRevision(r.q.QueryRow(ctx, `SELECT `+revisionCols+` FROM item_revisions
+		WHERE item_id = $1 AND version = $2 AND collection_id = $3`, itemID, version, collectionID))
+	return rev, pgdb.Err(err, fmt.Sprintf("revision %d of item %s", version, itemID))
+}
+
+func (t tx) LatestRevision(ctx context.Context, collectionID, itemID string) (app.Revision, error) {
+	rev, err := scanRevision(t.QueryRow(ctx, `SELECT `+revisionCols+` FROM item_revisions
+		WHERE item_id = $1 AND collection_id = $2 ORDER BY version DESC LIMIT 1 FOR UPDATE`, itemID, collectionID))
+	return rev, pgdb.Err(err, "latest revision of item "+itemID)
+}
+
+// PurgeRevisions implements app.Tx: the deletes past the retention that
+// are still their item's newest revision (the item was not restored) are
+// locked, skipping those another transaction holds (another replica's
+// purge, or a restore), and their items' revisions deleted.
+func (t tx) PurgeRevisions(ctx context.Context, deletedBefore time.Time, limit int) (int, error) {
+	rows, err := t.Query(ctx, `WITH gone AS (
+			SELECT d.item_id FROM item_revisions d
+			WHERE d.change = 'deleted' AND d.created_at < $1
+				AND NOT EXISTS (SELECT 1 FROM item_revisions n WHERE n.item_id = d.item_id AND n.version > d.version)
+			LIMIT $2 FOR UPDATE SKIP LOCKED
+		), purged AS (
+			DELETE FROM item_revisions r USING gone WHERE r.item_id = gone.item_id RETURNING r.item_id
+		)
+		SELECT DISTINCT item_id FROM purged`, deletedBefore, limit)
+	if err != nil {
+		return 0, pgdb.Err(err, "purge revisions")
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return len(ids), pgdb.Err(err, "purge revisions")
+}
+
 // InsertItem implements app.Store.
-func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, announce ...outbox.Event) error {
+func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, e app.Edit, announce ...outbox.Event) error {
 	data, err := valuesJSON(it.Values)
 	if err != nil {
 		return err
@@ -85,7 +153,7 @@ func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, a
 	}
 	args := append([]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt, fields},
 		outbox.InsertArgsEach(ctx, announce)...)
-	args = append(args, it.PublishAt, it.UnpublishAt)
+	args = append(args, it.PublishAt, it.UnpublishAt, e.Change, e.Actor.Kind, e.Actor.ID, e.Actor.MemberID)
 	n, err := s.db.ExecEvents(ctx, insertItemIfDefined, args...)
 	if err != nil {
 		return pgdb.Err(err, "insert item")
@@ -608,14 +676,17 @@ func insertItem(it app.Item) (string, []any, error) {
 		[]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt, it.PublishAt, it.UnpublishAt}, nil
 }
 
-// InsertItem sends the item's row and its event's in one round trip.
-func (t tx) InsertItem(ctx context.Context, it app.Item, announce ...outbox.Event) error {
+// InsertItem sends the item's row, its revision and its events in one
+// round trip.
+func (t tx) InsertItem(ctx context.Context, it app.Item, e app.Edit, announce ...outbox.Event) error {
 	sql, args, err := insertItem(it)
 	if err != nil {
 		return err
 	}
 	b := &pgx.Batch{}
 	b.Queue(sql, args...)
+	b.Queue(`INSERT INTO item_revisions (`+revisionCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		it.ID, it.Version, it.CollectionID, args[2], it.IsPublished, e.Change, e.Actor.Kind, e.Actor.ID, e.Actor.MemberID, it.UpdatedAt)
 	for _, e := range announce {
 		t.EnqueueIn(ctx, b, e)
 	}
@@ -639,18 +710,26 @@ func (t tx) PatchItem(ctx context.Context, collectionID, id string, p app.ItemPa
 		after        app.Item
 		data         []byte
 	)
+	// The revision is written by the same statement, from the row the
+	// UPDATE returns.
 	err = t.QueryRow(ctx, `
 		WITH current AS (
 			SELECT id, is_published, version FROM items WHERE collection_id = $1 AND id = $2 FOR UPDATE
+		), u AS (
+			UPDATE items i SET data = (i.data - $3::text[]) || $4::jsonb,
+				is_published = COALESCE($5, i.is_published), version = i.version + 1, updated_at = $6,
+				publish_at = CASE WHEN $8 THEN $9::timestamptz ELSE i.publish_at END,
+				unpublish_at = CASE WHEN $10 THEN $11::timestamptz ELSE i.unpublish_at END
+			FROM current c
+			WHERE i.id = c.id AND ($7::bigint IS NULL OR c.version = $7)
+			RETURNING c.is_published AS was_published, i.id, i.collection_id, i.data, i.is_published, i.version, i.created_at, i.updated_at, i.publish_at, i.unpublish_at
+		), r AS (
+			INSERT INTO item_revisions (`+revisionCols+`)
+			SELECT id, version, collection_id, data, is_published, $12, $13, $14, $15, $6 FROM u
 		)
-		UPDATE items i SET data = (i.data - $3::text[]) || $4::jsonb,
-			is_published = COALESCE($5, i.is_published), version = i.version + 1, updated_at = $6,
-			publish_at = CASE WHEN $8 THEN $9::timestamptz ELSE i.publish_at END,
-			unpublish_at = CASE WHEN $10 THEN $11::timestamptz ELSE i.unpublish_at END
-		FROM current c
-		WHERE i.id = c.id AND ($7::bigint IS NULL OR c.version = $7)
-		RETURNING c.is_published, i.id, i.collection_id, i.data, i.is_published, i.version, i.created_at, i.updated_at, i.publish_at, i.unpublish_at`,
-		collectionID, id, unset, set, p.IsPublished, p.At, p.IfVersion, p.SetPublishAt, p.PublishAt, p.SetUnpublishAt, p.UnpublishAt).
+		SELECT was_published, id, collection_id, data, is_published, version, created_at, updated_at, publish_at, unpublish_at FROM u`,
+		collectionID, id, unset, set, p.IsPublished, p.At, p.IfVersion, p.SetPublishAt, p.PublishAt, p.SetUnpublishAt, p.UnpublishAt,
+		p.Edit.Change, p.Edit.Actor.Kind, p.Edit.Actor.ID, p.Edit.Actor.MemberID).
 		Scan(&wasPublished, &after.ID, &after.CollectionID, &data, &after.IsPublished, &after.Version, &after.CreatedAt, &after.UpdatedAt, &after.PublishAt, &after.UnpublishAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Either no such item, or a version that does not hold.
@@ -675,9 +754,14 @@ func (t tx) PatchItem(ctx context.Context, collectionID, id string, p app.ItemPa
 	return before, after, nil
 }
 
-func (t tx) DeleteItem(ctx context.Context, collectionID, id string, ifVersion *int64) (app.Item, error) {
-	it, err := scanItem(t.QueryRow(ctx, `DELETE FROM items WHERE collection_id = $1 AND id = $2 AND ($3::bigint IS NULL OR version = $3)
-		RETURNING `+itemCols, collectionID, id, ifVersion))
+func (t tx) DeleteItem(ctx context.Context, collectionID, id string, ifVersion *int64, e app.Edit, at time.Time) (app.Item, error) {
+	it, err := scanItem(t.QueryRow(ctx, `WITH d AS (
+			DELETE FROM items WHERE collection_id = $1 AND id = $2 AND ($3::bigint IS NULL OR version = $3) RETURNING `+itemCols+`
+		), r AS (
+			INSERT INTO item_revisions (`+revisionCols+`)
+			SELECT id, version + 1, collection_id, data, false, $4, $5, $6, $7, $8 FROM d
+		)
+		SELECT `+itemCols+` FROM d`, collectionID, id, ifVersion, e.Change, e.Actor.Kind, e.Actor.ID, e.Actor.MemberID, at))
 	if errors.Is(err, pgx.ErrNoRows) {
 		var v int64
 		if err := t.QueryRow(ctx, `SELECT version FROM items WHERE collection_id = $1 AND id = $2`, collectionID, id).Scan(&v); err == nil {

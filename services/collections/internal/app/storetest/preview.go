@@ -135,7 +135,10 @@ func testPreviewLinksRevokeAndTenancy(t *testing.T, s Store) {
 	if !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("second revoke: %v, want ErrNotFound", err)
 	}
-	inTx(t, s, func(tx app.Tx) error { _, err := tx.DeleteItem(ctx, c.ID, kept.ID, nil); return err })
+	inTx(t, s, func(tx app.Tx) error {
+		_, err := tx.DeleteItem(ctx, c.ID, kept.ID, nil, deleted, base.Add(time.Hour))
+		return err
+	})
 	if _, err := s.PreviewLink(ctx, k.TokenHash); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("link to a deleted item: %v, want ErrNotFound", err)
 	}

@@ -24,7 +24,7 @@ func testSchedules(t *testing.T, s Store) {
 	soon, late := base.Add(time.Minute), base.Add(time.Hour)
 	it := app.Item{ID: uuid.NewString(), SiteID: c.SiteID, CollectionID: c.ID, Version: 1, CreatedAt: base, UpdatedAt: base,
 		PublishAt: ptr(soon), UnpublishAt: ptr(late)}
-	inTx(t, s, func(tx app.Tx) error { return tx.InsertItem(ctx, it, announce(it)) })
+	inTx(t, s, func(tx app.Tx) error { return tx.InsertItem(ctx, it, created, announce(it)) })
 	plain := newItem(t, s, c, base, nil)
 	_, got, err := s.Item(ctx, c.SiteID, c.Slug, it.ID)
 	if err != nil {
@@ -87,7 +87,10 @@ func testSchedules(t *testing.T, s Store) {
 		t.Fatalf("due at the new unpublish_at: %v", got)
 	}
 	// A deleted item is due no more; neither is one that never was.
-	inTx(t, s, func(tx app.Tx) error { _, err := tx.DeleteItem(ctx, c.ID, it.ID, nil); return err })
+	inTx(t, s, func(tx app.Tx) error {
+		_, err := tx.DeleteItem(ctx, c.ID, it.ID, nil, deleted, base.Add(time.Hour))
+		return err
+	})
 	if got := due(late.Add(24 * time.Hour)); len(got) != 0 {
 		t.Fatalf("due after delete: %v (plain item %s)", got, plain.ID)
 	}
@@ -102,7 +105,7 @@ func testClaimsAreDisjoint(t *testing.T, s Store) {
 	const items, workers = 12, 6
 	for range items {
 		it := app.Item{ID: uuid.NewString(), SiteID: c.SiteID, CollectionID: c.ID, Version: 1, CreatedAt: base, UpdatedAt: base, PublishAt: ptr(base)}
-		inTx(t, s, func(tx app.Tx) error { return tx.InsertItem(ctx, it, announce(it)) })
+		inTx(t, s, func(tx app.Tx) error { return tx.InsertItem(ctx, it, created, announce(it)) })
 	}
 	var (
 		mu      sync.Mutex

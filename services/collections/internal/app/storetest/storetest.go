@@ -60,6 +60,9 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"PreviewLinksRevokeAndTenancy", testPreviewLinksRevokeAndTenancy},
 		{"Schedules", testSchedules},
 		{"ScheduleClaimsAreDisjoint", testClaimsAreDisjoint},
+		{"RevisionsOfEveryWrite", testRevisionsOfEveryWrite},
+		{"RevisionsOutliveTheItem", testRevisionsOutliveTheItem},
+		{"RevisionPurgesAreDisjoint", testPurgesAreDisjoint},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -252,7 +255,7 @@ func testItemRollback(t *testing.T, s Store) {
 	err := s.InTx(ctx, func(tx app.Tx) error {
 		for _, at := range []time.Time{base.Add(3 * time.Second), base.Add(4 * time.Second), base.Add(time.Second)} {
 			it := app.Item{ID: uuid.NewString(), SiteID: c.SiteID, CollectionID: c.ID, Version: 1, CreatedAt: at, UpdatedAt: at}
-			if err := tx.InsertItem(ctx, it, announce(it)); err != nil {
+			if err := tx.InsertItem(ctx, it, created, announce(it)); err != nil {
 				return err
 			}
 		}
@@ -319,7 +322,7 @@ func decoded(t *testing.T, v app.Values) map[string]any {
 
 func newItem(t *testing.T, s Store, c app.Collection, at time.Time, v app.Values) app.Item {
 	it := app.Item{ID: uuid.NewString(), SiteID: c.SiteID, CollectionID: c.ID, Values: v, Version: 1, CreatedAt: at, UpdatedAt: at}
-	inTx(t, s, func(tx app.Tx) error { return tx.InsertItem(t.Context(), it, announce(it)) })
+	inTx(t, s, func(tx app.Tx) error { return tx.InsertItem(t.Context(), it, created, announce(it)) })
 	return it
 }
 
@@ -408,13 +411,13 @@ func testInsertItemChecksTheDefinition(t *testing.T, s Store) {
 		t.Fatalf("CollectionForWrite = %+v, %v", c, err)
 	}
 	own := app.Item{ID: uuid.NewString(), SiteID: site.ID, CollectionID: c.ID, Values: values("title", "Own"), Version: 1, CreatedAt: base, UpdatedAt: base}
-	if err := s.InsertItem(ctx, c, own, announce(own)); err != nil {
+	if err := s.InsertItem(ctx, c, own, created, announce(own)); err != nil {
 		t.Fatal(err)
 	}
 	if _, got, err := s.Item(ctx, site.ID, "posts", own.ID); err != nil || !reflect.DeepEqual(decoded(t, got.Values), map[string]any{"title": "Own"}) {
 		t.Fatalf("item inserted on its own = %+v, %v", got, err)
 	}
-	if err := s.InsertItem(ctx, c, own, announce(own)); !errors.Is(err, app.ErrDuplicate) {
+	if err := s.InsertItem(ctx, c, own, created, announce(own)); !errors.Is(err, app.ErrDuplicate) {
 		t.Fatalf("the same id again: %v, want ErrDuplicate", err)
 	}
 	changed := c
@@ -422,7 +425,7 @@ func testInsertItemChecksTheDefinition(t *testing.T, s Store) {
 	changed.UpdatedAt = base.Add(time.Minute)
 	inTx(t, s, func(tx app.Tx) error { return tx.UpdateCollection(ctx, changed, nil) })
 	late := app.Item{ID: uuid.NewString(), SiteID: site.ID, CollectionID: c.ID, Values: values("title", "Late"), Version: 1, CreatedAt: base, UpdatedAt: base}
-	if err := s.InsertItem(ctx, c, late, announce(late)); !errors.Is(err, app.ErrCollectionChanged) {
+	if err := s.InsertItem(ctx, c, late, created, announce(late)); !errors.Is(err, app.ErrCollectionChanged) {
 		t.Fatalf("item checked against the old fields: %v, want ErrCollectionChanged", err)
 	}
 	if _, _, err := s.Item(ctx, site.ID, "posts", late.ID); !errors.Is(err, app.ErrNotFound) {
@@ -432,7 +435,7 @@ func testInsertItemChecksTheDefinition(t *testing.T, s Store) {
 	if err != nil || len(now.Fields) != 2 {
 		t.Fatalf("CollectionForWrite after the change = %+v, %v; want the new fields", now.Fields, err)
 	}
-	if err := s.InsertItem(ctx, now, late, announce(late)); err != nil {
+	if err := s.InsertItem(ctx, now, late, created, announce(late)); err != nil {
 		t.Fatalf("item checked against the new fields: %v", err)
 	}
 }
@@ -638,19 +641,29 @@ func testDelete(t *testing.T, s Store) {
 	it := newItem(t, s, c, base, nil)
 	keep := newItem(t, s, c, base.Add(time.Second), nil)
 	wrong := int64(7)
-	err := s.InTx(ctx, func(tx app.Tx) error { _, err := tx.DeleteItem(ctx, c.ID, it.ID, &wrong); return err })
+	err := s.InTx(ctx, func(tx app.Tx) error {
+		_, err := tx.DeleteItem(ctx, c.ID, it.ID, &wrong, deleted, base.Add(time.Hour))
+		return err
+	})
 	if !errors.Is(err, app.ErrVersionMismatch) {
 		t.Fatalf("delete with a wrong version: %v, want ErrVersionMismatch", err)
 	}
 	var gone app.Item
-	inTx(t, s, func(tx app.Tx) error { var err error; gone, err = tx.DeleteItem(ctx, c.ID, it.ID, nil); return err })
+	inTx(t, s, func(tx app.Tx) error {
+		var err error
+		gone, err = tx.DeleteItem(ctx, c.ID, it.ID, nil, deleted, base.Add(time.Hour))
+		return err
+	})
 	if gone.ID != it.ID {
 		t.Fatalf("deleted %+v", gone)
 	}
 	if _, _, err := s.Item(ctx, c.SiteID, c.Slug, it.ID); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("deleted item: %v, want ErrNotFound", err)
 	}
-	err = s.InTx(ctx, func(tx app.Tx) error { _, err := tx.DeleteItem(ctx, c.ID, it.ID, nil); return err })
+	err = s.InTx(ctx, func(tx app.Tx) error {
+		_, err := tx.DeleteItem(ctx, c.ID, it.ID, nil, deleted, base.Add(time.Hour))
+		return err
+	})
 	if !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("second delete: %v, want ErrNotFound", err)
 	}
@@ -660,7 +673,10 @@ func testDelete(t *testing.T, s Store) {
 	}
 	// A rolled-back delete leaves the item in the list.
 	abort := errors.New("abort")
-	_ = s.InTx(ctx, func(tx app.Tx) error { _, _ = tx.DeleteItem(ctx, c.ID, keep.ID, nil); return abort })
+	_ = s.InTx(ctx, func(tx app.Tx) error {
+		_, _ = tx.DeleteItem(ctx, c.ID, keep.ID, nil, deleted, base.Add(time.Hour))
+		return abort
+	})
 	if left, _ := s.Items(ctx, c, app.ItemQuery{Page: pagination.Page{Limit: 10}, OrderBy: "created_at"}); len(left) != 1 {
 		t.Fatalf("rolled-back delete: list = %v", ids(left))
 	}
