@@ -118,6 +118,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CRMTenancy", testCRMTenancy},
 		{"Authentication", testAuthentication},
 		{"PeopleSessions", testPeopleSessions},
+		{"RolesEveryRoute", testRolesEveryRoute},
 		{"ErrorContract", testErrorContract},
 		{"RequestLimits", testRequestLimits},
 		{"AdminProvisioning", testAdminProvisioning},
