@@ -19,6 +19,10 @@ import (
 type JetStream struct {
 	js     jetstream.JetStream
 	stream jetstream.StreamConfig
+	// shared are streams other services' events go to as well (the audit
+	// trail's): created when missing, never updated, since their owner
+	// sets their configuration.
+	shared []jetstream.StreamConfig
 
 	mu    sync.Mutex
 	ready bool
@@ -31,6 +35,16 @@ var ErrNotConnected = errors.New("NATS is not connected")
 // NewJetStream returns a publisher to stream on js.
 func NewJetStream(js jetstream.JetStream, stream jetstream.StreamConfig) *JetStream {
 	return &JetStream{js: js, stream: stream}
+}
+
+// AlsoEnsure makes the publisher create each of streams, when it does not
+// exist, beside its own: a stream the service publishes some of its
+// events to (the audit trail's, events.AuditStream), which the service
+// that consumes it may not have created yet. An existing one is left as
+// it is: its owner configures it.
+func (p *JetStream) AlsoEnsure(streams ...jetstream.StreamConfig) *JetStream {
+	p.shared = append(p.shared, streams...)
+	return p
 }
 
 // Publish implements Publisher. The event id becomes the Nats-Msg-Id, which
@@ -75,6 +89,11 @@ func (p *JetStream) ensure(ctx context.Context) error {
 	}
 	if _, err := p.js.CreateOrUpdateStream(ctx, p.stream); err != nil {
 		return fmt.Errorf("ensure JetStream stream %s: %w", p.stream.Name, err)
+	}
+	for _, s := range p.shared {
+		if _, err := p.js.CreateStream(ctx, s); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return fmt.Errorf("ensure JetStream stream %s: %w", s.Name, err)
+		}
 	}
 	p.ready = true
 	return nil

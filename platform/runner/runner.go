@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/atrium-hq/atrium/platform/cli"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
@@ -304,13 +305,22 @@ func (r *Runtime) startRelay(stream, subjects string) error {
 	if err != nil {
 		return err
 	}
-	pub := outbox.NewJetStream(js, jetstream.StreamConfig{
-		Name:     stream,
-		Subjects: []string{subjects},
-		Storage:  jetstream.FileStorage,
-		MaxAge:   7 * 24 * time.Hour,
-		Replicas: max(1, r.cfg.StreamReplicas),
-	})
+	config := func(name, subjects string) jetstream.StreamConfig {
+		return jetstream.StreamConfig{
+			Name:     name,
+			Subjects: []string{subjects},
+			Storage:  jetstream.FileStorage,
+			MaxAge:   7 * 24 * time.Hour,
+			Replicas: max(1, r.cfg.StreamReplicas),
+		}
+	}
+	pub := outbox.NewJetStream(js, config(stream, subjects))
+	if stream != events.AuditStream.Name {
+		// Every service's writes put their audit events in its outbox
+		// (platform/audit), for the audit trail's stream; the audit
+		// service owns that stream's configuration.
+		pub.AlsoEnsure(config(events.AuditStream.Name, events.AuditStream.Subjects))
+	}
 	r.stream = pub
 	tel := r.cfg.Telemetry
 	reg, err := outbox.ObserveBacklog(src, r.name, tel.MeterProvider())
