@@ -8,6 +8,7 @@ require (
 	github.com/atrium-hq/atrium/proto v0.0.0
 	github.com/atrium-hq/atrium/sdk/go v0.0.0
 	github.com/atrium-hq/atrium/services/actions v0.0.0
+	github.com/atrium-hq/atrium/services/audit v0.0.0
 	github.com/atrium-hq/atrium/services/collections v0.0.0
 	github.com/atrium-hq/atrium/services/crm v0.0.0
 	github.com/atrium-hq/atrium/services/data v0.0.0
@@ -112,6 +113,7 @@ replace (
 	github.com/atrium-hq/atrium/proto => ./proto
 	github.com/atrium-hq/atrium/sdk/go => ./sdk/go
 	github.com/atrium-hq/atrium/services/actions => ./services/actions
+	github.com/atrium-hq/atrium/services/audit => ./services/audit
 	github.com/atrium-hq/atrium/services/collections => ./services/collections
 	github.com/atrium-hq/atrium/services/crm => ./services/crm
 	github.com/atrium-hq/atrium/services/data => ./services/data

@@ -16,12 +16,13 @@ import (
 	collections "github.com/atrium-hq/atrium/services/collections/service"
 	crm "github.com/atrium-hq/atrium/services/crm/service"
 	data "github.com/atrium-hq/atrium/services/data/service"
+	audit "github.com/atrium-hq/atrium/services/audit/service"
 	webhooks "github.com/atrium-hq/atrium/services/webhooks/service"
 )
 
 // allMigrations are the schemas of every service, in dependency order.
 func allMigrations() []pgdb.Migrations {
-	return []pgdb.Migrations{collections.Migrations(), crm.Migrations(), data.Migrations(), actions.Migrations(), webhooks.Migrations()}
+	return []pgdb.Migrations{collections.Migrations(), crm.Migrations(), data.Migrations(), actions.Migrations(), webhooks.Migrations(), audit.Migrations()}
 }
 
 // migrate applies every service's pending migrations to one database. Each

@@ -16,8 +16,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/pgtest"
+	audit "github.com/atrium-hq/atrium/services/audit/service"
 	webhooks "github.com/atrium-hq/atrium/services/webhooks/service"
 )
 
@@ -261,6 +263,30 @@ func testConsumer(t testing.TB, natsURL string) string {
 		}
 		if err := webhooks.DeleteConsumers(context.Background(), js, name); err != nil {
 			t.Errorf("delete the test's webhooks consumers: %v", err)
+		}
+	})
+	return name
+}
+
+// testAuditConsumer is testConsumer for the audit service: its durable
+// consumer of ATRIUM_AUDIT, which every stack on the shared NATS server
+// writes to, is the test's own, so that each stack's trail gets every
+// event, and is deleted when the test ends.
+func testAuditConsumer(t testing.TB, natsURL string) string {
+	t.Helper()
+	name := "atrium-audit-test-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	t.Cleanup(func() {
+		nc, err := nats.Connect(natsURL)
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		js, err := jetstream.New(nc)
+		if err != nil {
+			return
+		}
+		if err := audit.DeleteConsumer(context.Background(), js, events.AuditStream.Name, name); err != nil {
+			t.Errorf("delete the test's audit consumer: %v", err)
 		}
 	})
 	return name

@@ -13,6 +13,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/value"
 	// The messages the documents describe, for their field presence.
 	_ "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
+	_ "github.com/atrium-hq/atrium/proto/atrium/audit/v1"
 	_ "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 	_ "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 	_ "github.com/atrium-hq/atrium/proto/atrium/data/v1"
