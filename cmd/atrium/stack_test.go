@@ -16,7 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/atrium-hq/atrium/platform/events"
+	eventdefs "github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/pgtest"
 	audit "github.com/atrium-hq/atrium/services/audit/service"
@@ -285,7 +285,7 @@ func testAuditConsumer(t testing.TB, natsURL string) string {
 		if err != nil {
 			return
 		}
-		if err := audit.DeleteConsumer(context.Background(), js, events.AuditStream.Name, name); err != nil {
+		if err := audit.DeleteConsumer(context.Background(), js, eventdefs.AuditStream.Name, name); err != nil {
 			t.Errorf("delete the test's audit consumer: %v", err)
 		}
 	})
