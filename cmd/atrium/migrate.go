@@ -13,10 +13,10 @@ import (
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/runner"
 	actions "github.com/atrium-hq/atrium/services/actions/service"
+	audit "github.com/atrium-hq/atrium/services/audit/service"
 	collections "github.com/atrium-hq/atrium/services/collections/service"
 	crm "github.com/atrium-hq/atrium/services/crm/service"
 	data "github.com/atrium-hq/atrium/services/data/service"
-	audit "github.com/atrium-hq/atrium/services/audit/service"
 	webhooks "github.com/atrium-hq/atrium/services/webhooks/service"
 )
 
