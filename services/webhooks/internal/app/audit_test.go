@@ -59,4 +59,3 @@ func TestWritesAreAudited(t *testing.T) {
 		t.Fatalf("audit trail %s, want %s", strings.Join(got, " "), want)
 	}
 }
-
