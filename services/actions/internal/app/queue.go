@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/value"
@@ -380,7 +381,10 @@ func (a *Actions) cancel(ctx context.Context, run Run) (Run, Balance, bool, erro
 	err = a.store.InTx(ctx, func(tx Tx) error {
 		var err error
 		ok, bal, err = tx.FinishRun(ctx, run, run.Cost, event)
-		return err
+		if err != nil || !ok {
+			return err
+		}
+		return audit.Record(ctx, tx, auditService, audit.Change{Action: "run.canceled", ResourceType: "run", ResourceID: run.ID, AgencyID: run.AgencyID}, run.FinishedAt)
 	})
 	if err != nil || !ok {
 		return Run{}, Balance{}, false, err
