@@ -66,6 +66,11 @@ func (g *Gateway) newMux(l *listener) *runtime.ServeMux {
 			if l.render {
 				md = metadata.Join(md, renderRequest)
 			}
+			if ua := auditUserAgent(r.Header.Get("User-Agent")); ua != "" {
+				// For the audit trail (platform/audit), under the name
+				// grpc-gateway's own matcher would have given it.
+				md = metadata.Join(md, metadata.Pairs("grpcgateway-user-agent", ua))
+			}
 			return md
 		}),
 		runtime.WithMiddlewares(g.routeMiddleware(l)),
@@ -430,4 +435,21 @@ func logRequest(ctx context.Context, logger *slog.Logger, method, route string, 
 	rec.AddAttrs(slog.String("method", method), slog.String("route", route), slog.Int("status", code),
 		slog.Float64("duration_ms", float64(took.Microseconds())/1000), slog.Int("bytes", bytes))
 	_ = h.Handle(ctx, rec)
+}
+
+// maxUserAgent bounds the User-Agent forwarded to the services, which
+// the audit trail keeps (at most 256 bytes there too).
+const maxUserAgent = 256
+
+// auditUserAgent is the client's User-Agent as the services receive it:
+// printable ASCII only (gRPC metadata refuses the rest, which would fail
+// the call), at most maxUserAgent bytes.
+func auditUserAgent(ua string) string {
+	b := make([]byte, 0, min(len(ua), maxUserAgent))
+	for i := 0; i < len(ua) && len(b) < maxUserAgent; i++ {
+		if c := ua[i]; c >= 0x20 && c <= 0x7e {
+			b = append(b, c)
+		}
+	}
+	return strings.TrimSpace(string(b))
 }

@@ -222,7 +222,7 @@ func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
 	listening := gw.waitLog(t, "gateway listening")
 	c.stack = &stack{
 		api: "http://" + listening["public"].(string), admin: "http://" + listening["admin"].(string),
-		natsURL: natsURL, dataAddr: c.addrs["data"], logs: &syncBuffer{},
+		natsURL: natsURL, dataAddr: c.addrs["data"], auditAddr: c.addrs["audit"], logs: &syncBuffer{},
 	}
 	c.waitReady(t)
 	return c

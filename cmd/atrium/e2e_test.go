@@ -191,6 +191,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"WebhooksScheduledPublish", testWebhooksScheduledPublish},
 		{"SDK", testSDK},
 		{"SDKRetriesNeverRunTwice", testSDKRetriesNeverRunTwice},
+		{"AuditTrail", testAuditTrail},
 	}
 }
 

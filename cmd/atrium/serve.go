@@ -141,6 +141,8 @@ type listening struct {
 	DataAddr string
 	// CRMAddr is the CRM service's gRPC address (the banner's grpcurl line).
 	CRMAddr string
+	// AuditAddr is the audit service's gRPC address.
+	AuditAddr string
 	// MetricsAddr is the --metrics-addr listener's address, empty without one.
 	MetricsAddr string
 }
@@ -334,7 +336,8 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		logger.Info("stopping: the gateway drains, then the services stop in reverse order of start; interrupt again to stop at once",
 			"drain_delay", c.common.DrainDelay)
 	})()
-	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr(), CRMAddr: crmSvc.Addr(), MetricsAddr: metricsAddr}
+	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr(), CRMAddr: crmSvc.Addr(),
+		AuditAddr: auditSvc.Addr(), MetricsAddr: metricsAddr}
 	waitReady(gctx, gw, logger)
 	var d *demo
 	if c.demo {

@@ -33,6 +33,9 @@ type stack struct {
 	api, admin string
 	natsURL    string
 	dataAddr   string
+	// auditAddr is the audit service's gRPC address: its owners' reads
+	// are made there until people can sign in (issue 25).
+	auditAddr string
 	// metrics is the --metrics-addr listener's base URL, empty without one.
 	metrics string
 	logs    *syncBuffer
@@ -106,6 +109,11 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 		// service must not take their events (see testConsumer).
 		cfg.webhooks.Consumer = testConsumer(t, cfg.backing.NATSURL)
 	}
+	if cfg.backing.NATSURL != "" && cfg.audit.Consumer == audit.DefaultConsumer {
+		// The same for the audit service: each stack's trail is kept by
+		// a consumer of its own.
+		cfg.audit.Consumer = testAuditConsumer(t, cfg.backing.NATSURL)
+	}
 	if tweak != nil {
 		tweak(cfg)
 	}
@@ -120,7 +128,7 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 	go func() { done <- serve(ctx, *cfg, logger, s.logs, func(l listening) { ready <- l }) }()
 	select {
 	case l := <-ready:
-		s.api, s.admin, s.natsURL, s.dataAddr = "http://"+l.HTTPAddr, "http://"+l.AdminAddr, l.NATSURL, l.DataAddr
+		s.api, s.admin, s.natsURL, s.dataAddr, s.auditAddr = "http://"+l.HTTPAddr, "http://"+l.AdminAddr, l.NATSURL, l.DataAddr, l.AuditAddr
 		if l.MetricsAddr != "" {
 			s.metrics = "http://" + l.MetricsAddr
 		}

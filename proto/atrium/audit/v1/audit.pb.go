@@ -32,31 +32,33 @@ type AuditEvent struct {
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// When the change was made (committed with its event).
 	At *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=at,proto3" json:"at,omitempty"`
-	// The service that made it. One of: collections, crm, data, actions,
-	// webhooks.
+	// The service that made it. One of: collections, crm, data, actions, webhooks.
 	Service string `protobuf:"bytes,3,opt,name=service,proto3" json:"service,omitempty"`
 	// What happened: webhook.created, deal.updated, run.started, …
 	Action string `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
-	// The RPC that made the change: /atrium.crm.v1.CRMAdminService/CreateDeal.
+	// The RPC that made the change: /atrium.crm.v1.CRMAdminService/UpdateDeal.
 	Method string `protobuf:"bytes,5,opt,name=method,proto3" json:"method,omitempty"`
-	// The kind of object changed (webhook, deal, run, …) and its id.
+	// The kind of object changed: webhook, deal, run, dataset, …
 	ResourceType string `protobuf:"bytes,6,opt,name=resource_type,json=resourceType,proto3" json:"resource_type,omitempty"`
-	ResourceId   string `protobuf:"bytes,7,opt,name=resource_id,json=resourceId,proto3" json:"resource_id,omitempty"`
+	// The object's id, not always a UUID: a dataset's is
+	// <client_id>/<dataset>.
+	ResourceId string `protobuf:"bytes,7,opt,name=resource_id,json=resourceId,proto3" json:"resource_id,omitempty"`
 	// The names of the fields the write set, sorted; never their values.
 	Fields []string `protobuf:"bytes,8,rep,name=fields,proto3" json:"fields,omitempty"`
-	// The agency whose object it is; "" for an object of no agency (a site
-	// no agency owns).
-	AgencyId string `protobuf:"bytes,9,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
-	// The site whose object it is; "" when the object is no site's.
-	SiteId string `protobuf:"bytes,10,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
-	Actor  *Actor `protobuf:"bytes,11,opt,name=actor,proto3" json:"actor,omitempty"`
-	// The caller's address, as the gateway received the request; "" for a
-	// call that did not come through the gateway.
-	ClientAddress string `protobuf:"bytes,12,opt,name=client_address,json=clientAddress,proto3" json:"client_address,omitempty"`
-	// The caller's User-Agent, at most 256 bytes.
-	UserAgent string `protobuf:"bytes,13,opt,name=user_agent,json=userAgent,proto3" json:"user_agent,omitempty"`
-	// The request's trace id (W3C trace context), to find its spans and logs.
-	TraceId       string `protobuf:"bytes,14,opt,name=trace_id,json=traceId,proto3" json:"trace_id,omitempty"`
+	// The agency whose object it is (a site's event names the agency that
+	// owned the site when it was kept); absent for an object of no agency.
+	AgencyId *string `protobuf:"bytes,9,opt,name=agency_id,json=agencyId,proto3,oneof" json:"agency_id,omitempty"`
+	// The site whose object it is; absent when the object is no site's.
+	SiteId *string `protobuf:"bytes,10,opt,name=site_id,json=siteId,proto3,oneof" json:"site_id,omitempty"`
+	Actor  *Actor  `protobuf:"bytes,11,opt,name=actor,proto3" json:"actor,omitempty"`
+	// The caller's address as the gateway received the request; absent for
+	// a call that did not come through the gateway.
+	ClientAddress *string `protobuf:"bytes,12,opt,name=client_address,json=clientAddress,proto3,oneof" json:"client_address,omitempty"`
+	// The caller's User-Agent, at most 256 bytes; absent when none was sent.
+	UserAgent *string `protobuf:"bytes,13,opt,name=user_agent,json=userAgent,proto3,oneof" json:"user_agent,omitempty"`
+	// The request's trace id (W3C trace context): 32 hexadecimal digits,
+	// not a UUID, to find its spans and logs; absent for an untraced call.
+	TraceId       *string `protobuf:"bytes,14,opt,name=trace_id,json=traceId,proto3,oneof" json:"trace_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -148,15 +150,15 @@ func (x *AuditEvent) GetFields() []string {
 }
 
 func (x *AuditEvent) GetAgencyId() string {
-	if x != nil {
-		return x.AgencyId
+	if x != nil && x.AgencyId != nil {
+		return *x.AgencyId
 	}
 	return ""
 }
 
 func (x *AuditEvent) GetSiteId() string {
-	if x != nil {
-		return x.SiteId
+	if x != nil && x.SiteId != nil {
+		return *x.SiteId
 	}
 	return ""
 }
@@ -169,22 +171,22 @@ func (x *AuditEvent) GetActor() *Actor {
 }
 
 func (x *AuditEvent) GetClientAddress() string {
-	if x != nil {
-		return x.ClientAddress
+	if x != nil && x.ClientAddress != nil {
+		return *x.ClientAddress
 	}
 	return ""
 }
 
 func (x *AuditEvent) GetUserAgent() string {
-	if x != nil {
-		return x.UserAgent
+	if x != nil && x.UserAgent != nil {
+		return *x.UserAgent
 	}
 	return ""
 }
 
 func (x *AuditEvent) GetTraceId() string {
-	if x != nil {
-		return x.TraceId
+	if x != nil && x.TraceId != nil {
+		return *x.TraceId
 	}
 	return ""
 }
@@ -192,16 +194,17 @@ func (x *AuditEvent) GetTraceId() string {
 // Actor is who made a change.
 type Actor struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// One of: user (a person signed in), key (an API key), admin (the
-	// operator), service (an Atrium service acting on its own, such as the
-	// scheduler), anonymous.
+	// One of: user, key, admin, service, anonymous. A user is a person
+	// signed in, a key an API key, admin the operator, service an Atrium
+	// service acting on its own (the scheduler).
 	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
-	// The user's id, the key's id, "admin", or the service's name.
+	// The user's id, the key's id, admin, or the service's name: not always
+	// a UUID.
 	Id string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
-	// For a user: their membership of the agency.
-	MemberId string `protobuf:"bytes,3,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
-	// For a user: the session the change was made in.
-	SessionId     string `protobuf:"bytes,4,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// For a user: their membership of the agency; absent otherwise.
+	MemberId *string `protobuf:"bytes,3,opt,name=member_id,json=memberId,proto3,oneof" json:"member_id,omitempty"`
+	// For a user: the session the change was made in; absent otherwise.
+	SessionId     *string `protobuf:"bytes,4,opt,name=session_id,json=sessionId,proto3,oneof" json:"session_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -251,15 +254,15 @@ func (x *Actor) GetId() string {
 }
 
 func (x *Actor) GetMemberId() string {
-	if x != nil {
-		return x.MemberId
+	if x != nil && x.MemberId != nil {
+		return *x.MemberId
 	}
 	return ""
 }
 
 func (x *Actor) GetSessionId() string {
-	if x != nil {
-		return x.SessionId
+	if x != nil && x.SessionId != nil {
+		return *x.SessionId
 	}
 	return ""
 }
@@ -270,7 +273,8 @@ type ListAuditEventsRequest struct {
 	Actor string `protobuf:"bytes,1,opt,name=actor,proto3" json:"actor,omitempty"`
 	// Only changes of this kind of object (webhook, deal, …).
 	ResourceType string `protobuf:"bytes,2,opt,name=resource_type,json=resourceType,proto3" json:"resource_type,omitempty"`
-	// Only changes of this object (with or without resource_type).
+	// Only changes of this object (with or without resource_type); not
+	// always a UUID: a dataset is <client_id>/<dataset>.
 	ResourceId string `protobuf:"bytes,3,opt,name=resource_id,json=resourceId,proto3" json:"resource_id,omitempty"`
 	// RFC 3339: only events at or after this time.
 	Since string `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
@@ -369,7 +373,8 @@ type AuditAdminServiceListAuditEventsRequest struct {
 	Actor string `protobuf:"bytes,1,opt,name=actor,proto3" json:"actor,omitempty"`
 	// Only changes of this kind of object (webhook, deal, …).
 	ResourceType string `protobuf:"bytes,2,opt,name=resource_type,json=resourceType,proto3" json:"resource_type,omitempty"`
-	// Only changes of this object (with or without resource_type).
+	// Only changes of this object (with or without resource_type); not
+	// always a UUID: a dataset is <client_id>/<dataset>.
 	ResourceId string `protobuf:"bytes,3,opt,name=resource_id,json=resourceId,proto3" json:"resource_id,omitempty"`
 	// RFC 3339: only events at or after this time.
 	Since string `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
@@ -592,7 +597,7 @@ var File_atrium_audit_v1_audit_proto protoreflect.FileDescriptor
 
 const file_atrium_audit_v1_audit_proto_rawDesc = "" +
 	"\n" +
-	"\x1batrium/audit/v1/audit.proto\x12\x0fatrium.audit.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbc\x03\n" +
+	"\x1batrium/audit/v1/audit.proto\x12\x0fatrium.audit.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9e\x04\n" +
 	"\n" +
 	"AuditEvent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12*\n" +
@@ -603,21 +608,31 @@ const file_atrium_audit_v1_audit_proto_rawDesc = "" +
 	"\rresource_type\x18\x06 \x01(\tR\fresourceType\x12\x1f\n" +
 	"\vresource_id\x18\a \x01(\tR\n" +
 	"resourceId\x12\x1d\n" +
-	"\x06fields\x18\b \x03(\tB\x05\xe8\xf9\x18\x80\x02R\x06fields\x12\x1b\n" +
-	"\tagency_id\x18\t \x01(\tR\bagencyId\x12\x17\n" +
+	"\x06fields\x18\b \x03(\tB\x05\xe8\xf9\x18\x80\x02R\x06fields\x12 \n" +
+	"\tagency_id\x18\t \x01(\tH\x00R\bagencyId\x88\x01\x01\x12\x1c\n" +
 	"\asite_id\x18\n" +
-	" \x01(\tR\x06siteId\x12,\n" +
-	"\x05actor\x18\v \x01(\v2\x16.atrium.audit.v1.ActorR\x05actor\x12%\n" +
-	"\x0eclient_address\x18\f \x01(\tR\rclientAddress\x12\x1d\n" +
+	" \x01(\tH\x01R\x06siteId\x88\x01\x01\x12,\n" +
+	"\x05actor\x18\v \x01(\v2\x16.atrium.audit.v1.ActorR\x05actor\x12*\n" +
+	"\x0eclient_address\x18\f \x01(\tH\x02R\rclientAddress\x88\x01\x01\x12\"\n" +
 	"\n" +
-	"user_agent\x18\r \x01(\tR\tuserAgent\x12\x19\n" +
-	"\btrace_id\x18\x0e \x01(\tR\atraceId\"g\n" +
+	"user_agent\x18\r \x01(\tH\x03R\tuserAgent\x88\x01\x01\x12\x1e\n" +
+	"\btrace_id\x18\x0e \x01(\tH\x04R\atraceId\x88\x01\x01B\f\n" +
+	"\n" +
+	"_agency_idB\n" +
+	"\n" +
+	"\b_site_idB\x11\n" +
+	"\x0f_client_addressB\r\n" +
+	"\v_user_agentB\v\n" +
+	"\t_trace_id\"\x8e\x01\n" +
 	"\x05Actor\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\tR\x02id\x12\x1b\n" +
-	"\tmember_id\x18\x03 \x01(\tR\bmemberId\x12\x1d\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12 \n" +
+	"\tmember_id\x18\x03 \x01(\tH\x00R\bmemberId\x88\x01\x01\x12\"\n" +
 	"\n" +
-	"session_id\x18\x04 \x01(\tR\tsessionId\"\xdd\x01\n" +
+	"session_id\x18\x04 \x01(\tH\x01R\tsessionId\x88\x01\x01B\f\n" +
+	"\n" +
+	"_member_idB\r\n" +
+	"\v_session_id\"\xdd\x01\n" +
 	"\x16ListAuditEventsRequest\x12\x14\n" +
 	"\x05actor\x18\x01 \x01(\tR\x05actor\x12#\n" +
 	"\rresource_type\x18\x02 \x01(\tR\fresourceType\x12\x1f\n" +
@@ -698,6 +713,8 @@ func file_atrium_audit_v1_audit_proto_init() {
 	if File_atrium_audit_v1_audit_proto != nil {
 		return
 	}
+	file_atrium_audit_v1_audit_proto_msgTypes[0].OneofWrappers = []any{}
+	file_atrium_audit_v1_audit_proto_msgTypes[1].OneofWrappers = []any{}
 	file_atrium_audit_v1_audit_proto_msgTypes[2].OneofWrappers = []any{}
 	file_atrium_audit_v1_audit_proto_msgTypes[3].OneofWrappers = []any{}
 	file_atrium_audit_v1_audit_proto_msgTypes[4].OneofWrappers = []any{}

@@ -78,10 +78,20 @@ func eventsPB(evs []app.Event) []*auditv1.AuditEvent {
 	for i, e := range evs {
 		out[i] = &auditv1.AuditEvent{
 			Id: e.ID, At: timestamppb.New(e.At), Service: e.Service, Action: e.Action, Method: e.Method,
-			ResourceType: e.ResourceType, ResourceId: e.ResourceID, Fields: e.Fields, AgencyId: e.AgencyID, SiteId: e.SiteID,
-			Actor:         &auditv1.Actor{Kind: e.ActorKind, Id: e.ActorID, MemberId: e.MemberID, SessionId: e.SessionID},
-			ClientAddress: e.ClientAddress, UserAgent: e.UserAgent, TraceId: e.TraceID,
+			ResourceType: e.ResourceType, ResourceId: e.ResourceID, Fields: e.Fields,
+			AgencyId: present(e.AgencyID), SiteId: present(e.SiteID),
+			Actor:         &auditv1.Actor{Kind: e.ActorKind, Id: e.ActorID, MemberId: present(e.MemberID), SessionId: present(e.SessionID)},
+			ClientAddress: present(e.ClientAddress), UserAgent: present(e.UserAgent), TraceId: present(e.TraceID),
 		}
 	}
 	return out
+}
+
+// present is s, absent when empty: what the event does not know is left
+// out of its JSON rather than shown as "".
+func present(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
