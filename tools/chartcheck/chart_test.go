@@ -212,8 +212,8 @@ func TestPodsAreLockedDown(t *testing.T) {
 			for n, j := range m.jobs {
 				pods[n] = j.Spec.Template.Spec
 			}
-			if len(pods) != 7 {
-				t.Errorf("%d pod templates, want 6 Deployments and the migration Job", len(pods))
+			if len(pods) != 8 {
+				t.Errorf("%d pod templates, want 7 Deployments and the migration Job", len(pods))
 			}
 			for n, pod := range pods {
 				psc := pod.SecurityContext
