@@ -30,7 +30,7 @@ func TestSettings(t *testing.T) {
 		s    service.Settings
 		want string
 	}{
-		"negative retention": {service.Settings{Retention: -time.Hour, Consumer: "a"}, "--audit-retention must not be negative"},
+		"negative retention":  {service.Settings{Retention: -time.Hour, Consumer: "a"}, "--audit-retention must not be negative"},
 		"consumer with a dot": {service.Settings{Consumer: "a.b"}, "--audit-consumer must be a NATS consumer name"},
 		"no consumer":         {service.Settings{}, "--audit-consumer must be a NATS consumer name"},
 	} {
