@@ -490,7 +490,13 @@ type ListAuditEventsResponse struct {
 	// Newest first.
 	AuditEvents []*AuditEvent `protobuf:"bytes,1,rep,name=audit_events,json=auditEvents,proto3" json:"audit_events,omitempty"`
 	// The cursor of the next page; absent on the last page.
-	NextCursor    *string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
+	NextCursor *string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
+	// The whole response as the JSON the HTTP API returns, set instead of
+	// the fields above when the caller sends the metadata x-atrium-render:
+	// json (the gateway does, so that a page's JSON is built once, by the
+	// service). Internal callers leave that metadata out and read the
+	// fields. See docs/grpc.md.
+	RenderedJson  []byte `protobuf:"bytes,1000,opt,name=rendered_json,json=renderedJson,proto3" json:"rendered_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -539,12 +545,25 @@ func (x *ListAuditEventsResponse) GetNextCursor() string {
 	return ""
 }
 
+func (x *ListAuditEventsResponse) GetRenderedJson() []byte {
+	if x != nil {
+		return x.RenderedJson
+	}
+	return nil
+}
+
 type AuditAdminServiceListAuditEventsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Newest first.
 	AuditEvents []*AuditEvent `protobuf:"bytes,1,rep,name=audit_events,json=auditEvents,proto3" json:"audit_events,omitempty"`
 	// The cursor of the next page; absent on the last page.
-	NextCursor    *string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
+	NextCursor *string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
+	// The whole response as the JSON the HTTP API returns, set instead of
+	// the fields above when the caller sends the metadata x-atrium-render:
+	// json (the gateway does, so that a page's JSON is built once, by the
+	// service). Internal callers leave that metadata out and read the
+	// fields. See docs/grpc.md.
+	RenderedJson  []byte `protobuf:"bytes,1000,opt,name=rendered_json,json=renderedJson,proto3" json:"rendered_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -591,6 +610,13 @@ func (x *AuditAdminServiceListAuditEventsResponse) GetNextCursor() string {
 		return *x.NextCursor
 	}
 	return ""
+}
+
+func (x *AuditAdminServiceListAuditEventsResponse) GetRenderedJson() []byte {
+	if x != nil {
+		return x.RenderedJson
+	}
+	return nil
 }
 
 var File_atrium_audit_v1_audit_proto protoreflect.FileDescriptor
@@ -654,16 +680,18 @@ const file_atrium_audit_v1_audit_proto_rawDesc = "" +
 	"\x05limit\x18\a \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
 	"\tagency_id\x18\b \x01(\tR\bagencyId\x12\x17\n" +
 	"\asite_id\x18\t \x01(\tR\x06siteIdB\b\n" +
-	"\x06_limit\"\x96\x01\n" +
+	"\x06_limit\"\xbc\x01\n" +
 	"\x17ListAuditEventsResponse\x12E\n" +
 	"\faudit_events\x18\x01 \x03(\v2\x1b.atrium.audit.v1.AuditEventB\x05\xe8\xf9\x18\xc8\x01R\vauditEvents\x12$\n" +
 	"\vnext_cursor\x18\x02 \x01(\tH\x00R\n" +
-	"nextCursor\x88\x01\x01B\x0e\n" +
-	"\f_next_cursor\"\xa7\x01\n" +
+	"nextCursor\x88\x01\x01\x12$\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJsonB\x0e\n" +
+	"\f_next_cursor\"\xcd\x01\n" +
 	"(AuditAdminServiceListAuditEventsResponse\x12E\n" +
 	"\faudit_events\x18\x01 \x03(\v2\x1b.atrium.audit.v1.AuditEventB\x05\xe8\xf9\x18\xc8\x01R\vauditEvents\x12$\n" +
 	"\vnext_cursor\x18\x02 \x01(\tH\x00R\n" +
-	"nextCursor\x88\x01\x01B\x0e\n" +
+	"nextCursor\x88\x01\x01\x12$\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJsonB\x0e\n" +
 	"\f_next_cursor2\xa2\x01\n" +
 	"\fAuditService\x12\x91\x01\n" +
 	"\x0fListAuditEvents\x12'.atrium.audit.v1.ListAuditEventsRequest\x1a(.atrium.audit.v1.ListAuditEventsResponse\"+\xca\xf3\x18\b\b\x01\x10\x01\x18\x01(\v\x82\xd3\xe4\x93\x02\x16\x12\x14/api/v1/audit-events\x90\x02\x012\xc5\x01\n" +

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/atrium-hq/atrium/platform/principal"
+	"github.com/atrium-hq/atrium/platform/render"
 	"github.com/atrium-hq/atrium/platform/value"
 	auditv1 "github.com/atrium-hq/atrium/proto/atrium/audit/v1"
 	"github.com/atrium-hq/atrium/services/audit/internal/app"
@@ -40,6 +41,9 @@ func (s *Server) ListAuditEvents(ctx context.Context, req *auditv1.ListAuditEven
 	if err != nil {
 		return nil, err
 	}
+	if render.Requested(ctx) {
+		return &auditv1.ListAuditEventsResponse{RenderedJson: renderEvents(page.Events, page.Next)}, nil
+	}
 	out := &auditv1.ListAuditEventsResponse{AuditEvents: eventsPB(page.Events)}
 	if page.Next != "" {
 		out.NextCursor = &page.Next
@@ -65,6 +69,9 @@ func (s *AdminServer) ListAuditEvents(ctx context.Context, req *auditv1.AuditAdm
 		ResourceID: req.ResourceId, Since: req.Since, Until: req.Until, Cursor: req.Cursor, Limit: req.Limit})
 	if err != nil {
 		return nil, err
+	}
+	if render.Requested(ctx) {
+		return &auditv1.AuditAdminServiceListAuditEventsResponse{RenderedJson: renderEvents(page.Events, page.Next)}, nil
 	}
 	out := &auditv1.AuditAdminServiceListAuditEventsResponse{AuditEvents: eventsPB(page.Events)}
 	if page.Next != "" {
