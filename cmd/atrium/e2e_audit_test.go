@@ -102,6 +102,10 @@ func testAuditTrail(t *testing.T, s *stack) {
 	r = call(t, "POST", s.api+"/api/v1/webhooks", siteKey["secret"].(string), map[string]any{"url": "https://hooks.example.com/site", "events": []string{"item.*"}})
 	wantStatus(t, r, http.StatusCreated)
 	siteHookID := r.json["webhook"].(map[string]any)["id"].(string)
+	// A User-Agent beyond ASCII: the write goes through, the trail keeps
+	// its printable ASCII.
+	wantStatus(t, call(t, "PATCH", s.api+"/api/v1/webhooks/"+siteHookID, siteKey["secret"].(string), map[string]any{"enabled": false},
+		"User-Agent", "Tést ☃ agent/2.0"), http.StatusOK)
 
 	// With the admin token: a prospect made and changed, credits, a client
 	// linked and its dataset written.
@@ -118,7 +122,7 @@ func testAuditTrail(t *testing.T, s *stack) {
 		return auditEvents(t, s.adminCall(t, "GET", "/admin/v1/audit-events?"+query, nil))
 	}
 	want := []string{"agency.created", "webhook.created", "webhook.updated", "webhook.secret_rotated", "webhook.deleted",
-		"webhook.created", "prospect.created", "prospect.updated", "credits.changed", "client.linked"}
+		"webhook.created", "webhook.updated", "prospect.created", "prospect.updated", "credits.changed", "client.linked"}
 	hasAll := func(got []string) bool {
 		for _, w := range want {
 			i := slices.Index(got, w)
@@ -171,10 +175,13 @@ func testAuditTrail(t *testing.T, s *stack) {
 
 	// The site key's write reached the agency's trail, with its site.
 	bySiteKey := trail("agency_id=" + a.agency + "&actor=" + siteKeyID)
-	if len(bySiteKey) != 1 || bySiteKey[0]["resource_id"] != siteHookID || bySiteKey[0]["site_id"] != a.site {
-		t.Fatalf("the site key's write in the agency's trail: %v", bySiteKey)
+	if len(bySiteKey) != 2 || bySiteKey[1]["resource_id"] != siteHookID || bySiteKey[1]["site_id"] != a.site || bySiteKey[1]["agency_id"] != a.agency {
+		t.Fatalf("the site key's writes in the agency's trail: %v", bySiteKey)
 	}
-	if got := trail("site_id=" + a.site + "&resource_type=webhook"); len(got) != 1 || got[0]["resource_id"] != siteHookID {
+	if ua := bySiteKey[0]["user_agent"]; ua != "Tst  agent/2.0" {
+		t.Fatalf("a User-Agent beyond ASCII recorded as %q, want its printable ASCII", ua)
+	}
+	if got := trail("site_id=" + a.site + "&resource_type=webhook"); len(got) != 2 || got[1]["resource_id"] != siteHookID {
 		t.Fatalf("the site's webhook writes: %v", auditActions(got))
 	}
 
