@@ -134,7 +134,9 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		rt.Signer.Credentials(principal.Principal{Kind: principal.KindService, Subject: Name}))); err != nil {
 		return nil, err
 	}
-	rt.DependsOn("collections", s.collections)
+	// Not a dependency the service's health reports (runner.DependsOn):
+	// the trail's reads need no other service, and an event whose site's
+	// owner cannot be asked now waits in the stream until it can.
 	st := runner.Store(rt,
 		func(db *memdb.DB) app.Store { return memory.New(db) },
 		func(db *pgdb.DB) app.Store { return postgres.New(db) })
