@@ -129,6 +129,12 @@ func timeParam(field, s string) (time.Time, error) {
 	return v.Time.UTC(), nil
 }
 
+// The range of a cursor's time, in microseconds since the epoch.
+var (
+	minPosition = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	maxPosition = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC).UnixMicro()
+)
+
 // position and readPosition write and read a page's end: the time in
 // microseconds since the epoch, a slash, the id.
 func position(p Position) string {
@@ -141,7 +147,9 @@ func readPosition(s string) (Position, bool) {
 		return Position{}, false
 	}
 	us, err := strconv.ParseInt(at, 10, 64)
-	if err != nil {
+	// A cursor is not signed: a time no event can have (before year 1 or
+	// after 9999, outside what the stores keep) is a malformed one.
+	if err != nil || us < minPosition || us > maxPosition {
 		return Position{}, false
 	}
 	return Position{At: time.UnixMicro(us).UTC(), ID: id}, true

@@ -13,6 +13,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/memdb"
+	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/services/audit/internal/adapters/memory"
 	"github.com/atrium-hq/atrium/services/audit/internal/app"
 )
@@ -102,6 +103,7 @@ func TestTrailQueries(t *testing.T) {
 		"resource type":     {app.Query{ResourceType: strings.Repeat("x", 65)}, "resource_type must be one line of at most 64"},
 		"cursor":            {app.Query{Cursor: "%%%"}, "cursor is malformed"},
 		"cursor of another": {app.Query{Cursor: first.Next, Actor: "key-1"}, "cursor belongs to another query"},
+		"cursor's time":     {app.Query{Cursor: pagination.Cursor("922337203685477580/x", agency, "", "", "", "", "", "")}, "cursor is malformed"},
 	} {
 		_, err := tr.List(t.Context(), scope, tc.q)
 		if apperr.KindOf(err) != apperr.KindInvalid || !strings.Contains(err.Error(), tc.want) {
