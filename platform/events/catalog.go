@@ -198,11 +198,11 @@ var (
 	MemberCreated = define[RecordEvent]("atrium.crm.member.created", nil)
 	ClientCreated = define[ClientEvent]("atrium.crm.client.created", nil)
 	// ClientUpdated is a change of a client's status or auto_deploy.
-	ClientUpdated   = define[ClientEvent]("atrium.crm.client.updated", nil)
-	ClientLinked    = linkEvent("linked", hookClientLinked)
-	ClientUnlinked  = linkEvent("unlinked", hookClientUnlinked)
-	KeyCreated      = define[KeyEvent]("atrium.crm.key.created", nil)
-	KeyRevoked      = define[KeyEvent]("atrium.crm.key.revoked", nil)
+	ClientUpdated  = define[ClientEvent]("atrium.crm.client.updated", nil)
+	ClientLinked   = linkEvent("linked", hookClientLinked)
+	ClientUnlinked = linkEvent("unlinked", hookClientUnlinked)
+	KeyCreated     = define[KeyEvent]("atrium.crm.key.created", nil)
+	KeyRevoked     = define[KeyEvent]("atrium.crm.key.revoked", nil)
 	// MemberUpdated is a change of a member's role, sites or client (or
 	// their removal, Removed set): every gateway forgets the sessions of
 	// its user, so that the next request is judged by the new role.
@@ -210,7 +210,7 @@ var (
 	// SessionsEnded is sessions that stopped working before their expiry
 	// (sign-out, a member removed or signed out by an owner, a password
 	// reset): every gateway forgets them at once.
-	SessionsEnded = define[SessionsEvent]("atrium.crm.session.ended", nil)
+	SessionsEnded   = define[SessionsEvent]("atrium.crm.session.ended", nil)
 	ProspectCreated = recordEvent("atrium.crm.prospect.created", hookProspectCreated)
 	ProspectUpdated = recordEvent("atrium.crm.prospect.updated", hookProspectUpdated)
 	DealCreated     = recordEvent("atrium.crm.deal.created", hookDealCreated)
