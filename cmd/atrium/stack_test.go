@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -279,10 +280,35 @@ func testConsumer(t testing.TB, natsURL string) string {
 // testAuditConsumer is testConsumer for the audit service: its durable
 // consumer of ATRIUM_AUDIT, which every stack on the shared NATS server
 // writes to, is the test's own, so that each stack's trail gets every
-// event, and is deleted when the test ends.
+// event, and is deleted when the test ends. When the stream exists
+// already, the consumer is made here, starting with the events to come:
+// a new one of the service's own starts with the stream's first event,
+// and on a shared server that is every earlier test's (a week of them),
+// which the stack would have to keep before its own.
 func testAuditConsumer(t testing.TB, natsURL string) string {
 	t.Helper()
 	name := "atrium-audit-test-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	nc, err := nats.Connect(natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Stream(t.Context(), eventdefs.AuditStream.Name); err == nil {
+		// The service resumes with a consumer that exists.
+		if _, err := js.CreateConsumer(t.Context(), eventdefs.AuditStream.Name, jetstream.ConsumerConfig{
+			Durable: name, AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverNewPolicy,
+			AckWait: 30 * time.Second, MaxDeliver: -1, InactiveThreshold: time.Hour,
+		}); err != nil {
+			t.Fatalf("create the test's audit consumer: %v", err)
+		}
+	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		// The service makes its consumer, from the stream's first event.
+		t.Logf("look up %s: %v", eventdefs.AuditStream.Name, err)
+	}
 	t.Cleanup(func() {
 		nc, err := nats.Connect(natsURL)
 		if err != nil {
