@@ -111,9 +111,12 @@ func testAuditTrail(t *testing.T, s *stack) {
 	// linked and its dataset written.
 	prospect := s.newProspect(t, a, "Audit Bakery")["id"].(string)
 	wantStatus(t, s.adminCall(t, "PATCH", "/admin/v1/agencies/"+a.agency+"/prospects/"+prospect, map[string]any{"industry": "bakery"}), http.StatusOK)
-	wantStatus(t, s.adminCall(t, "POST", "/admin/v1/agencies/"+a.agency+"/credits", map[string]any{"ai": 5}), http.StatusOK)
+	wantStatus(t, s.adminCall(t, "POST", "/admin/v1/agencies/"+a.agency+"/credits", map[string]any{"ai": 5, "data": 5}), http.StatusOK)
 	client := s.newClient(t, a, true)
 	s.loadRows(t, client, "keywords", map[string]any{"keyword": "rye", "position": 3})
+	// An action run with the agency's other key: the run and the records
+	// the actions service writes for it.
+	wantStatus(t, s.act(t, a.write, map[string]any{"action": "generate_keywords", "client_id": client, "seed": "rye bread"}), http.StatusOK)
 	// Agency b's own write, which a's trail must never show.
 	s.newProspect(t, b, "Other Bakery")
 
@@ -122,7 +125,7 @@ func testAuditTrail(t *testing.T, s *stack) {
 		return auditEvents(t, s.adminCall(t, "GET", "/admin/v1/audit-events?"+query, nil))
 	}
 	want := []string{"agency.created", "webhook.created", "webhook.updated", "webhook.secret_rotated", "webhook.deleted",
-		"webhook.created", "webhook.updated", "prospect.created", "prospect.updated", "credits.changed", "client.linked"}
+		"webhook.created", "webhook.updated", "prospect.created", "prospect.updated", "credits.changed", "client.linked", "run.started"}
 	hasAll := func(got []string) bool {
 		for _, w := range want {
 			i := slices.Index(got, w)
@@ -134,7 +137,7 @@ func testAuditTrail(t *testing.T, s *stack) {
 		return true
 	}
 	eventually(t, 30*time.Second, func() bool {
-		return len(trail("resource_id="+url.QueryEscape(client+"/keywords"))) == 1 && hasAll(auditActions(trail("agency_id="+a.agency)))
+		return len(trail("resource_id="+url.QueryEscape(client+"/keywords")+"&actor=admin")) == 1 && hasAll(auditActions(trail("agency_id="+a.agency)))
 	})
 
 	// The operator's view of agency a: every write of it, newest first.
@@ -189,9 +192,14 @@ func testAuditTrail(t *testing.T, s *stack) {
 	if got := auditActions(trail("agency_id=" + a.agency + "&actor=admin&resource_type=prospect")); !slices.Equal(got, []string{"prospect.updated", "prospect.created"}) {
 		t.Fatalf("the operator's prospect writes: %v", got)
 	}
-	rows := trail("resource_id=" + url.QueryEscape(client+"/keywords"))
+	rows := trail("resource_id=" + url.QueryEscape(client+"/keywords") + "&actor=admin")
 	if rows[0]["action"] != "rows.inserted" || rows[0]["service"] != "data" || rows[0]["actor"].(map[string]any)["kind"] != "admin" {
 		t.Fatalf("the dataset write: %v", rows[0])
+	}
+	runs := trail("agency_id=" + a.agency + "&resource_type=run")
+	if len(runs) != 1 || runs[0]["action"] != "run.started" || runs[0]["service"] != "actions" || runs[0]["actor"].(map[string]any)["kind"] != "key" ||
+		!slices.Equal(runs[0]["fields"].([]any), []any{"action", "client_id", "seed"}) {
+		t.Fatalf("the run: %v", runs)
 	}
 
 	// Paging: pages of 3 hold the whole trail once, in order.

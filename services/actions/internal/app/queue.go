@@ -73,7 +73,7 @@ func (a *Actions) Submit(ctx context.Context, agencyID string, body map[string]a
 	}
 	run := a.newRun(agencyID, client, req.Action, body, idempotencyKey)
 	run.Status, run.Async, run.Input = StatusQueued, true, body
-	replay, bal, err := a.reserve(ctx, run, req.Action)
+	replay, bal, err := a.reserve(ctx, run, req.Action, requestFields(body))
 	if err != nil {
 		return Outcome{Balance: bal}, err
 	}

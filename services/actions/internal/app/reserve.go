@@ -22,14 +22,14 @@ import (
 // repeated Idempotency-Key it reserves nothing: within the key's TTL it
 // returns the earlier run to replay (or refuses a different body, or a run
 // still in flight); after the TTL it frees the key for this run.
-func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (replay *Run, bal Balance, err error) {
+func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action, fields []string) (replay *Run, bal Balance, err error) {
 	var staged []outbox.Event
 	if run.Status == StatusQueued {
 		queued, err := stageEvent(events.RunQueued, run, run.CreatedAt)
 		if err != nil {
 			return nil, Balance{}, err
 		}
-		recorded, err := auditEvent(ctx, runChange(run, "run.queued"), run.CreatedAt)
+		recorded, err := auditEvent(ctx, runChange(run, "run.queued", fields), run.CreatedAt)
 		if err != nil {
 			return nil, Balance{}, err
 		}
@@ -97,7 +97,7 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 		if run.Status == StatusQueued {
 			return nil // its audit event is among staged
 		}
-		return audit.Record(ctx, tx, auditService, runChange(run, "run.started"), run.CreatedAt)
+		return audit.Record(ctx, tx, auditService, runChange(run, "run.started", fields), run.CreatedAt)
 	})
 	return replay, bal, err
 }
