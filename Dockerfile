@@ -6,7 +6,7 @@
 #   docker build --build-arg VERSION=$(git describe --tags --always) -t atrium .
 #       the default build: all seven binaries in /usr/local/bin (atrium,
 #       atrium-gateway, atrium-collections, atrium-crm, atrium-data,
-#       atrium-actions, atrium-webhooks); its entrypoint is the all-in-one atrium. The Helm
+#       atrium-actions, atrium-webhooks, atrium-audit); its entrypoint is the all-in-one atrium. The Helm
 #       chart runs every component and the migration Job from this image.
 #   docker build --build-arg BINARY=atrium-gateway -t atrium-gateway .
 #       one binary, which is also the entrypoint.
@@ -28,13 +28,13 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     case "$BINARY" in \
       all) pkgs="./cmd/atrium ./gateway/cmd/atrium-gateway ./services/collections/cmd/atrium-collections \
                  ./services/crm/cmd/atrium-crm ./services/data/cmd/atrium-data ./services/actions/cmd/atrium-actions \
-                 ./services/webhooks/cmd/atrium-webhooks"; \
+                 ./services/webhooks/cmd/atrium-webhooks ./services/audit/cmd/atrium-audit"; \
            entry=atrium ;; \
       atrium) pkgs=./cmd/atrium; entry=atrium ;; \
       atrium-gateway) pkgs=./gateway/cmd/atrium-gateway; entry=atrium-gateway ;; \
-      atrium-collections|atrium-crm|atrium-data|atrium-actions|atrium-webhooks) \
+      atrium-collections|atrium-crm|atrium-data|atrium-actions|atrium-webhooks|atrium-audit) \
            pkgs="./services/${BINARY#atrium-}/cmd/$BINARY"; entry=$BINARY ;; \
-      *) echo "BINARY must be all, atrium, atrium-gateway, atrium-collections, atrium-crm, atrium-data, atrium-actions or atrium-webhooks, not $BINARY" >&2; \
+      *) echo "BINARY must be all, atrium, atrium-gateway, atrium-collections, atrium-crm, atrium-data, atrium-actions, atrium-webhooks or atrium-audit, not $BINARY" >&2; \
          exit 1 ;; \
     esac; \
     mkdir -p /out/usr/local/bin; \

@@ -16,7 +16,7 @@ GOTOOLCHAIN := go1.27.3
 export GOTOOLCHAIN
 
 # Every Go module of the workspace (go.work), as package patterns.
-MODULES := . ./gateway ./platform ./proto ./services/collections ./services/crm ./services/data ./services/actions ./services/webhooks ./sdk/go
+MODULES := . ./gateway ./platform ./proto ./services/collections ./services/crm ./services/data ./services/actions ./services/webhooks ./services/audit ./sdk/go
 PACKAGES := $(addsuffix /...,$(MODULES))
 # The tool modules outside the workspace, each pinning its tools.
 TOOL_MODULES := ./tools ./tools/lint ./tools/vuln ./tools/s3
@@ -49,20 +49,21 @@ cluster: build ## Run the replicated topology locally: two replicas of every com
 .PHONY: build
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-# The seven binaries: the all-in-one atrium and one per component.
+# The eight binaries: the all-in-one atrium and one per component.
 COMMANDS := ./cmd/atrium ./gateway/cmd/atrium-gateway ./services/collections/cmd/atrium-collections \
-	./services/crm/cmd/atrium-crm ./services/data/cmd/atrium-data ./services/actions/cmd/atrium-actions ./services/webhooks/cmd/atrium-webhooks
+	./services/crm/cmd/atrium-crm ./services/data/cmd/atrium-data ./services/actions/cmd/atrium-actions ./services/webhooks/cmd/atrium-webhooks \
+	./services/audit/cmd/atrium-audit
 
 build: ## Build the atrium binary and the per-service binaries into .bin/, with VERSION from git describe
 	go build -ldflags "-X main.version=$(VERSION)" -o .bin/ $(COMMANDS)
 
 .PHONY: build-static
-build-static: ## Build the seven binaries as the Dockerfile does (CGO_ENABLED=0, static) into .bin/static/ and check their build info
+build-static: ## Build the eight binaries as the Dockerfile does (CGO_ENABLED=0, static) into .bin/static/ and check their build info
 	@mkdir -p .bin/static
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o .bin/static/ $(COMMANDS)
 	@for c in $(COMMANDS); do b=.bin/static/$$(basename $$c); \
 		go version -m $$b | grep -qE '^\s+build\s+CGO_ENABLED=0$$' || { echo "build-static: $$b was not built with CGO_ENABLED=0"; go version -m $$b; exit 1; }; \
-	done; echo "build-static: 7 binaries in .bin/static, all CGO_ENABLED=0"
+	done; echo "build-static: 8 binaries in .bin/static, all CGO_ENABLED=0"
 
 # ATRIUM_BIN is the binary malformed-check starts (.ci/run gives it the
 # static build it has just made).

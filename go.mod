@@ -8,6 +8,7 @@ require (
 	github.com/atrium-hq/atrium/proto v0.0.0
 	github.com/atrium-hq/atrium/sdk/go v0.0.0
 	github.com/atrium-hq/atrium/services/actions v0.0.0
+	github.com/atrium-hq/atrium/services/audit v0.0.0
 	github.com/atrium-hq/atrium/services/collections v0.0.0
 	github.com/atrium-hq/atrium/services/crm v0.0.0
 	github.com/atrium-hq/atrium/services/data v0.0.0
@@ -27,6 +28,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.47.0
 	golang.org/x/sync v0.24.0
 	google.golang.org/grpc v1.85.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -102,7 +104,6 @@ require (
 	golang.org/x/time v0.16.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20261012220534-4341edf3f941 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261005182115-fad411399dd8 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/ini.v1 v1.67.3 // indirect
 )
 
@@ -112,6 +113,7 @@ replace (
 	github.com/atrium-hq/atrium/proto => ./proto
 	github.com/atrium-hq/atrium/sdk/go => ./sdk/go
 	github.com/atrium-hq/atrium/services/actions => ./services/actions
+	github.com/atrium-hq/atrium/services/audit => ./services/audit
 	github.com/atrium-hq/atrium/services/collections => ./services/collections
 	github.com/atrium-hq/atrium/services/crm => ./services/crm
 	github.com/atrium-hq/atrium/services/data => ./services/data

@@ -86,7 +86,7 @@ func startInputStack(t *testing.T) (*running, *recordingActions) {
 	go func() { _ = srv.Serve() }()
 	t.Cleanup(srv.Stop)
 	other := closedAddr(t)
-	return startGatewayTo(t, map[string]string{"crm": srv.Addr(), "actions": srv.Addr(), "collections": other, "data": other, "webhooks": other}, nil), actions
+	return startGatewayTo(t, map[string]string{"crm": srv.Addr(), "actions": srv.Addr(), "collections": other, "data": other, "webhooks": other, "audit": other}, nil), actions
 }
 
 // sendRaw makes a request with a bearer token, a raw body and headers given

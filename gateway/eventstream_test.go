@@ -63,7 +63,7 @@ func TestEventStream(t *testing.T) {
 	t.Cleanup(srv.Stop)
 	crm := startFakeCRM(t, &fakeCRM{})
 	other := closedAddr(t)
-	r := startGatewayTo(t, map[string]string{"crm": crm, "collections": other, "data": other, "actions": other, "webhooks": srv.Addr()}, nil)
+	r := startGatewayTo(t, map[string]string{"crm": crm, "collections": other, "data": other, "actions": other, "webhooks": srv.Addr(), "audit": other}, nil)
 	base := "http://" + r.gw.HTTPAddr() + "/api/v1/event-stream"
 
 	code, body := get(t, base+"?events=nope.*")

@@ -25,6 +25,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/render"
 	"github.com/atrium-hq/atrium/platform/rpc"
 	actionsv1 "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
+	auditv1 "github.com/atrium-hq/atrium/proto/atrium/audit/v1"
 	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 	datav1 "github.com/atrium-hq/atrium/proto/atrium/data/v1"
@@ -61,6 +62,11 @@ var upstreams = []upstream{
 	}},
 	{name: "webhooks", public: []registration{
 		{webhooksv1.WebhooksService_ServiceDesc.ServiceName, handlers(webhooksv1.RegisterWebhooksServiceHandlerClient, webhooksv1.NewWebhooksServiceClient)},
+	}},
+	{name: "audit", public: []registration{
+		{auditv1.AuditService_ServiceDesc.ServiceName, handlers(auditv1.RegisterAuditServiceHandlerClient, auditv1.NewAuditServiceClient)},
+	}, admin: []registration{
+		{auditv1.AuditAdminService_ServiceDesc.ServiceName, handlers(auditv1.RegisterAuditAdminServiceHandlerClient, auditv1.NewAuditAdminServiceClient)},
 	}},
 }
 

@@ -95,7 +95,7 @@ type running struct {
 func startGateway(t *testing.T, crmAddr string, tweak func(*Config)) *running {
 	t.Helper()
 	other := closedAddr(t)
-	return startGatewayTo(t, map[string]string{"crm": crmAddr, "collections": other, "data": other, "actions": other, "webhooks": other}, tweak)
+	return startGatewayTo(t, map[string]string{"crm": crmAddr, "collections": other, "data": other, "actions": other, "webhooks": other, "audit": other}, tweak)
 }
 
 // startGatewayTo starts a gateway in front of the services at upstreams.
@@ -278,7 +278,7 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 
 func TestConfigValidation(t *testing.T) {
 	base := Config{HTTPAddr: "127.0.0.1:8080", AdminAddr: "127.0.0.1:8081", AdminToken: "admin-token-0123456789",
-		InternalSecret: secret, Upstreams: map[string]string{"crm": "a", "collections": "b", "data": "c", "actions": "d", "webhooks": "e"}, Logger: slog.Default()}
+		InternalSecret: secret, Upstreams: map[string]string{"crm": "a", "collections": "b", "data": "c", "actions": "d", "webhooks": "e", "audit": "f"}, Logger: slog.Default()}
 	for name, tc := range map[string]struct {
 		mut  func(*Config)
 		want string

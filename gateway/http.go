@@ -212,7 +212,7 @@ func (g *Gateway) requestMetadata(r *http.Request, render bool) metadata.MD {
 	if !ok && !render {
 		return nil
 	}
-	md := make(metadata.MD, 2)
+	md := make(metadata.MD, 3)
 	if ok {
 		md[principal.MetadataKey] = []string{g.signer.Token(p)}
 	}
@@ -220,6 +220,11 @@ func (g *Gateway) requestMetadata(r *http.Request, render bool) metadata.MD {
 		for k, v := range renderRequest {
 			md[k] = v[:len(v):len(v)]
 		}
+	}
+	if ua := auditUserAgent(r.Header.Get("User-Agent")); ua != "" {
+		// For the audit trail (platform/audit), under the name
+		// grpc-gateway's own matcher would have given it.
+		md["grpcgateway-user-agent"] = []string{ua}
 	}
 	return md
 }
@@ -490,4 +495,21 @@ func logRequest(ctx context.Context, logger *slog.Logger, method, route string, 
 	rec.AddAttrs(slog.String("method", method), slog.String("route", route), slog.Int("status", code),
 		slog.Float64("duration_ms", float64(took.Microseconds())/1000), slog.Int("bytes", bytes))
 	_ = h.Handle(ctx, rec)
+}
+
+// maxUserAgent bounds the User-Agent forwarded to the services, which
+// the audit trail keeps (at most 256 bytes there too).
+const maxUserAgent = 256
+
+// auditUserAgent is the client's User-Agent as the services receive it:
+// printable ASCII only (gRPC metadata refuses the rest, which would fail
+// the call), at most maxUserAgent bytes.
+func auditUserAgent(ua string) string {
+	b := make([]byte, 0, min(len(ua), maxUserAgent))
+	for i := 0; i < len(ua) && len(b) < maxUserAgent; i++ {
+		if c := ua[i]; c >= 0x20 && c <= 0x7e {
+			b = append(b, c)
+		}
+	}
+	return strings.TrimSpace(string(b))
 }

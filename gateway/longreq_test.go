@@ -125,7 +125,7 @@ func TestLongRequestsHaveTheirOwnBudgetAndCaps(t *testing.T) {
 	t.Cleanup(free) // a failing test's held requests end at once
 	addr := startCapsServices(t, f)
 	other := closedAddr(t)
-	r := startGatewayTo(t, map[string]string{"crm": addr, "webhooks": addr, "collections": other, "data": other, "actions": other}, func(c *Config) {
+	r := startGatewayTo(t, map[string]string{"crm": addr, "webhooks": addr, "collections": other, "data": other, "actions": other, "audit": other}, func(c *Config) {
 		c.MaxInFlight, c.MaxLongRequests, c.MaxStreamsPerKey, c.MaxStreamsPerTenant = 1, 4, 2, 3
 		c.Telemetry = newTelemetry(t, nil)
 	})
@@ -282,7 +282,7 @@ func TestLongRequestSettings(t *testing.T) {
 			c.MaxLongRequests, c.MaxStreamsPerKey, c.MaxStreamsPerTenant, c.MinTransferRate)
 	}
 	base := Config{HTTPAddr: "127.0.0.1:8080", AdminAddr: "127.0.0.1:8081", AdminToken: "admin-token-0123456789",
-		InternalSecret: secret, Upstreams: map[string]string{"crm": "a", "collections": "b", "data": "c", "actions": "d", "webhooks": "e"},
+		InternalSecret: secret, Upstreams: map[string]string{"crm": "a", "collections": "b", "data": "c", "actions": "d", "webhooks": "e", "audit": "f"},
 		Logger: slog.New(slog.DiscardHandler)}
 	for flag, mut := range map[string]func(*Config){
 		"--max-long-requests":      func(c *Config) { c.MaxLongRequests = -1 },

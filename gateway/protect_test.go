@@ -236,7 +236,7 @@ func TestMaxInFlightAnswers503WithoutQueueing(t *testing.T) {
 
 func TestProtectionSettingsAreValidated(t *testing.T) {
 	base := Config{HTTPAddr: "127.0.0.1:8080", AdminAddr: "127.0.0.1:8081", AdminToken: "admin-token-0123456789",
-		InternalSecret: secret, Upstreams: map[string]string{"crm": "a", "collections": "b", "data": "c", "actions": "d", "webhooks": "e"},
+		InternalSecret: secret, Upstreams: map[string]string{"crm": "a", "collections": "b", "data": "c", "actions": "d", "webhooks": "e", "audit": "f"},
 		Logger: slog.New(slog.DiscardHandler)}
 	for name, tc := range map[string]struct {
 		mut  func(*Config)

@@ -121,7 +121,7 @@ func TestHealthzShowsEveryServiceServing(t *testing.T) {
 	}
 	got := readyz(t, r)
 	want := map[string]any{"status": "ready", "checks": map[string]any{
-		"collections": "SERVING", "crm": "SERVING", "data": "SERVING", "actions": "SERVING", "webhooks": "SERVING"}}
+		"collections": "SERVING", "crm": "SERVING", "data": "SERVING", "actions": "SERVING", "webhooks": "SERVING", "audit": "SERVING"}}
 	if got.code != http.StatusOK || !reflect.DeepEqual(got.body, want) {
 		t.Fatalf("/readyz = %d %v, want 200 %v", got.code, got.body, want)
 	}
@@ -160,7 +160,7 @@ func TestReadyWhileAServiceIsDownWhichHealthzAndTheMetricShow(t *testing.T) {
 	if !strings.Contains(got, "the data service at "+addrs["data"]) {
 		t.Fatalf("/healthz shows data as %q, want it to name the service and its address", got)
 	}
-	for _, other := range []string{"crm", "collections", "actions", "webhooks"} {
+	for _, other := range []string{"crm", "collections", "actions", "webhooks", "audit"} {
 		eventuallyDependency(t, r, other, serving)
 	}
 	wantReady(t, r, "with the data service down")

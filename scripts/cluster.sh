@@ -50,7 +50,7 @@ wait_port() {
   exit 1
 }
 
-for b in atrium atrium-gateway atrium-collections atrium-crm atrium-data atrium-actions atrium-webhooks; do
+for b in atrium atrium-gateway atrium-collections atrium-crm atrium-data atrium-actions atrium-webhooks atrium-audit; do
   [ -x "$bin/$b" ] || { echo "cluster: $bin/$b is missing: run make build" >&2; exit 1; }
 done
 [ -x "$nats_server" ] || { echo "cluster: nats-server is missing (apt-get install nats-server)" >&2; exit 1; }
@@ -84,7 +84,7 @@ export ATRIUM_INTERNAL_SECRET=$secret ATRIUM_DATABASE_URL=$db ATRIUM_NATS_URL=$n
 # migrates its schema before the second starts.
 declare -A list
 n=0
-for svc in collections crm data actions webhooks; do
+for svc in collections crm data actions webhooks audit; do
   args=()
   case $svc in
     # Collections and the CRM call each other: the CRM's ports (n = 1)
@@ -93,6 +93,7 @@ for svc in collections crm data actions webhooks; do
     crm) args=(--collections-addr="${list[collections]}") ;;
     data | webhooks) args=(--crm-addr="${list[crm]}") ;;
     actions) args=(--crm-addr="${list[crm]}" --data-addr="${list[data]}") ;;
+    audit) args=(--collections-addr="${list[collections]}") ;;
   esac
   [ "$svc" = webhooks ] && args+=(--allow-private-fetch)
   for r in 0 1; do
@@ -110,7 +111,7 @@ done
 for g in 0 1; do
   ATRIUM_ADMIN_TOKEN=$admin_token "$bin/atrium-gateway" --http-addr="127.0.0.1:$((base + 40 + g))" --admin-addr="127.0.0.1:$((base + 50 + g))" \
     --collections-addr="${list[collections]}" --crm-addr="${list[crm]}" --data-addr="${list[data]}" \
-    --actions-addr="${list[actions]}" --webhooks-addr="${list[webhooks]}" >"$work/gateway-$g.log" 2>&1 &
+    --actions-addr="${list[actions]}" --webhooks-addr="${list[webhooks]}" --audit-addr="${list[audit]}" >"$work/gateway-$g.log" 2>&1 &
   pids+=($!)
   echo "$!" >"$work/gateway-$g.pid"
   wait_port "gateway-$g" $((base + 50 + g))

@@ -53,7 +53,7 @@ go build -o "$work/atrium" ./cmd/atrium
 "$work/atrium" serve --demo --log-level=warn --drain-delay=0s \
   --http-addr=127.0.0.1:0 --admin-addr=127.0.0.1:0 --nats-embedded-addr=127.0.0.1:0 \
   --collections-grpc-addr=127.0.0.1:0 --crm-grpc-addr=127.0.0.1:0 --data-grpc-addr=127.0.0.1:0 \
-  --actions-grpc-addr=127.0.0.1:0 --webhooks-grpc-addr=127.0.0.1:0 >"$work/serve.log" 2>&1 &
+  --actions-grpc-addr=127.0.0.1:0 --webhooks-grpc-addr=127.0.0.1:0 --audit-grpc-addr=127.0.0.1:0 >"$work/serve.log" 2>&1 &
 pid=$!
 # The banner, printed once everything is ready, gives the address and keys.
 for _ in $(seq 1 300); do

@@ -42,6 +42,7 @@ var binaryPackages = []string{
 	"github.com/atrium-hq/atrium/services/data/cmd/atrium-data",
 	"github.com/atrium-hq/atrium/services/actions/cmd/atrium-actions",
 	"github.com/atrium-hq/atrium/services/webhooks/cmd/atrium-webhooks",
+	"github.com/atrium-hq/atrium/services/audit/cmd/atrium-audit",
 }
 
 var built struct {
@@ -101,14 +102,14 @@ const (
 
 // process is one running binary of the cluster.
 type process struct {
-	name string // collections, crm, data, actions, webhooks, gateway
+	name string // collections, crm, data, actions, webhooks, audit, gateway
 	cmd  *exec.Cmd
 	logs *syncBuffer
 	done chan struct{}
 	err  error // the exit, once done is closed
 }
 
-// cluster is the six components' processes (two of webhooks) and what
+// cluster is the seven components' processes (two of webhooks) and what
 // they share.
 type cluster struct {
 	bins string
@@ -181,6 +182,7 @@ func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
 		}},
 		// The suite's receivers are on loopback.
 		{"webhooks", func() []string { return []string{"--crm-addr=" + c.addrs["crm"], "--allow-private-fetch"} }},
+		{"audit", func() []string { return []string{"--collections-addr=" + c.addrs["collections"]} }},
 	} {
 		p := c.start(t, svc.name, append([]string{"--grpc-addr=127.0.0.1:0"}, svc.args()...)...)
 		c.addrs[svc.name] = p.waitLog(t, "serving gRPC")["addr"].(string)
@@ -215,11 +217,12 @@ func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
 		"--http-addr=" + publicAddr, "--admin-addr=127.0.0.1:0",
 		"--collections-addr=" + c.addrs["collections"], "--crm-addr=" + c.addrs["crm"],
 		"--data-addr=" + c.addrs["data"], "--actions-addr=" + c.addrs["actions"], "--webhooks-addr=" + c.addrs["webhooks"],
+		"--audit-addr=" + c.addrs["audit"],
 	}, gatewayFlags...)...)
 	listening := gw.waitLog(t, "gateway listening")
 	c.stack = &stack{
 		api: "http://" + listening["public"].(string), admin: "http://" + listening["admin"].(string),
-		natsURL: natsURL, dataAddr: c.addrs["data"], logs: &syncBuffer{},
+		natsURL: natsURL, dataAddr: c.addrs["data"], auditAddr: c.addrs["audit"], logs: &syncBuffer{},
 	}
 	c.waitReady(t)
 	return c
@@ -293,7 +296,7 @@ func (c *cluster) strictActions(t *testing.T) *stack {
 	hooksAddr := hooks.waitLog(t, "serving gRPC")["addr"].(string)
 	gw := c.start(t, "gateway", "--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0",
 		"--collections-addr="+c.addrs["collections"], "--crm-addr="+c.addrs["crm"],
-		"--data-addr="+c.addrs["data"], "--actions-addr="+addr, "--webhooks-addr="+hooksAddr)
+		"--data-addr="+c.addrs["data"], "--actions-addr="+addr, "--webhooks-addr="+hooksAddr, "--audit-addr="+c.addrs["audit"])
 	listening := gw.waitLog(t, "gateway listening")
 	t.Cleanup(func() {
 		gw.stop(t)
@@ -346,7 +349,7 @@ func (c *cluster) waitReady(t *testing.T) {
 // SERVING.
 func allServing(r response) bool {
 	deps, _ := r.json["dependencies"].(map[string]any)
-	for _, name := range []string{"collections", "crm", "data", "actions", "webhooks"} {
+	for _, name := range []string{"collections", "crm", "data", "actions", "webhooks", "audit"} {
 		if deps[name] != "SERVING" {
 			return false
 		}
@@ -575,6 +578,7 @@ func clusterEnv(t *testing.T, db, natsURL string, extra ...string) []string {
 		// The suite's webhooks retry within seconds.
 		"ATRIUM_WEBHOOK_RETRY_SCHEDULE="+testRetrySchedule,
 		"ATRIUM_WEBHOOK_CONSUMER="+testConsumer(t, natsURL),
+		"ATRIUM_AUDIT_CONSUMER="+testAuditConsumer(t, natsURL),
 	)
 	return append(env, extra...)
 }

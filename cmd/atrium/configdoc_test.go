@@ -43,6 +43,7 @@ var documentedCommands = []struct {
 	{"atrium-data", []string{"atrium-data"}},
 	{"atrium-actions", []string{"atrium-actions"}},
 	{"atrium-webhooks", []string{"atrium-webhooks"}},
+	{"atrium-audit", []string{"atrium-audit"}},
 }
 
 // flagHelp is one flag as -h describes it.

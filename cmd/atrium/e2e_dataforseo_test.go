@@ -304,7 +304,7 @@ func serveRefusal(t *testing.T, flags ...string) error {
 	t.Helper()
 	args := append([]string{"--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0", "--admin-token=" + testAdminToken,
 		"--collections-grpc-addr=127.0.0.1:0", "--crm-grpc-addr=127.0.0.1:0", "--data-grpc-addr=127.0.0.1:0",
-		"--actions-grpc-addr=127.0.0.1:0", "--nats-embedded-addr=127.0.0.1:0", "--log-level=error",
+		"--actions-grpc-addr=127.0.0.1:0", "--audit-grpc-addr=127.0.0.1:0", "--nats-embedded-addr=127.0.0.1:0", "--log-level=error",
 		"--internal-secret=" + testInternalSecret, "--drain-delay=0s"}, flags...)
 	cfg, err := parseServe(args, func(string) (string, bool) { return "", false }, io.Discard, io.Discard)
 	if err != nil {

@@ -120,7 +120,8 @@ func TestServeMigratesOnlyWhenAsked(t *testing.T) {
 	cfg, err := parseServe([]string{"--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0",
 		"--collections-grpc-addr=127.0.0.1:0", "--crm-grpc-addr=127.0.0.1:0", "--data-grpc-addr=127.0.0.1:0",
 		"--actions-grpc-addr=127.0.0.1:0", "--webhooks-grpc-addr=127.0.0.1:0", "--database-url=" + url, "--nats-url=" + natsURL,
-		"--webhook-consumer=" + testConsumer(t, natsURL), "--data-dir=" + t.TempDir()},
+		"--webhook-consumer=" + testConsumer(t, natsURL), "--audit-grpc-addr=127.0.0.1:0",
+		"--audit-consumer=" + testAuditConsumer(t, natsURL), "--data-dir=" + t.TempDir()},
 		func(string) (string, bool) { return "", false }, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -194,6 +194,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"WebhooksScheduledPublish", testWebhooksScheduledPublish},
 		{"SDK", testSDK},
 		{"SDKRetriesNeverRunTwice", testSDKRetriesNeverRunTwice},
+		{"AuditTrail", testAuditTrail},
 	}
 }
 

@@ -1,6 +1,6 @@
 // Command atrium is Atrium in one binary.
 //
-//	atrium serve      run the gateway and all five services in one process
+//	atrium serve      run the gateway and all six services in one process
 //	atrium migrate    apply every service's PostgreSQL migrations
 //	atrium principal  sign a principal for an internal gRPC caller
 //	atrium openapi    print the OpenAPI 3.1 document (--admin: the admin API's)
@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, env atriumcli.Env) error {
 // each parses its own flags.
 func serverCommands(stdout, stderr io.Writer) []*atriumcli.Command {
 	return []*atriumcli.Command{
-		{Name: "serve", Summary: "run the gateway and all five services in one process", Server: true, Raw: func(ctx context.Context, args []string) error {
+		{Name: "serve", Summary: "run the gateway and all six services in one process", Server: true, Raw: func(ctx context.Context, args []string) error {
 			cfg, err := parseServe(args, os.LookupEnv, stdout, stderr)
 			if err != nil {
 				return err

@@ -13,6 +13,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/runner"
 	actions "github.com/atrium-hq/atrium/services/actions/service"
+	audit "github.com/atrium-hq/atrium/services/audit/service"
 	collections "github.com/atrium-hq/atrium/services/collections/service"
 	crm "github.com/atrium-hq/atrium/services/crm/service"
 	data "github.com/atrium-hq/atrium/services/data/service"
@@ -21,7 +22,7 @@ import (
 
 // allMigrations are the schemas of every service, in dependency order.
 func allMigrations() []pgdb.Migrations {
-	return []pgdb.Migrations{collections.Migrations(), crm.Migrations(), data.Migrations(), actions.Migrations(), webhooks.Migrations()}
+	return []pgdb.Migrations{collections.Migrations(), crm.Migrations(), data.Migrations(), actions.Migrations(), webhooks.Migrations(), audit.Migrations()}
 }
 
 // migrate applies every service's pending migrations to one database. Each

@@ -82,6 +82,7 @@ func startReplicaSet(t *testing.T, actionsFlags, webhooksFlags []string) *replic
 		{"webhooks", func() []string {
 			return append([]string{"--crm-addr=" + r.lists["crm"], "--allow-private-fetch"}, webhooksFlags...)
 		}},
+		{"audit", func() []string { return []string{"--collections-addr=" + r.lists["collections"]} }},
 	}
 	// The second replica of a service starts beside the first replica of
 	// the next: only the migrations need an order.
@@ -107,7 +108,7 @@ func startReplicaSet(t *testing.T, actionsFlags, webhooksFlags []string) *replic
 	for range 2 {
 		gw := r.start(t, "gateway", "--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0",
 			"--collections-addr="+r.lists["collections"], "--crm-addr="+r.lists["crm"], "--data-addr="+r.lists["data"],
-			"--actions-addr="+r.lists["actions"], "--webhooks-addr="+r.lists["webhooks"])
+			"--actions-addr="+r.lists["actions"], "--webhooks-addr="+r.lists["webhooks"], "--audit-addr="+r.lists["audit"])
 		r.gwProcs = append(r.gwProcs, gw)
 	}
 	for _, gw := range r.gwProcs {

@@ -22,6 +22,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/platform/telemetry"
 	actions "github.com/atrium-hq/atrium/services/actions/service"
+	audit "github.com/atrium-hq/atrium/services/audit/service"
 	collections "github.com/atrium-hq/atrium/services/collections/service"
 	crm "github.com/atrium-hq/atrium/services/crm/service"
 	data "github.com/atrium-hq/atrium/services/data/service"
@@ -43,6 +44,8 @@ type serveConfig struct {
 	// webhooks are the webhooks service's settings; its
 	// --allow-private-fetch is the actions service's.
 	webhooks webhooks.Settings
+	// audit are the audit service's settings.
+	audit audit.Settings
 	// objects is where the assets' files and the generated images are
 	// kept: one store for the process, shared by the collections and
 	// actions services and read by the gateway.
@@ -75,8 +78,9 @@ type serveConfig struct {
 }
 
 // serviceNames are the services serve starts, in start order: the CRM
-// calls collections; data, actions and webhooks call the CRM.
-var serviceNames = []string{"collections", "crm", "data", "actions", "webhooks"}
+// calls collections; data, actions and webhooks call the CRM; audit calls
+// collections.
+var serviceNames = []string{"collections", "crm", "data", "actions", "webhooks", "audit"}
 
 // parseServe reads flags, then ATRIUM_* variables, then defaults. It returns
 // cli.ErrDone when help or the version was asked for.
@@ -84,7 +88,7 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 	fs := flag.NewFlagSet("atrium serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &serveConfig{gateway: gateway.DefaultConfig(), actions: actions.DefaultSettings(), collections: collections.DefaultSettings(),
-		webhooks: webhooks.DefaultSettings(), crm: crm.DefaultSettings(), grpcAddrs: map[string]*string{}}
+		webhooks: webhooks.DefaultSettings(), crm: crm.DefaultSettings(), audit: audit.DefaultSettings(), grpcAddrs: map[string]*string{}}
 	c.objects.Env = lookup
 	c.gateway.HTTPAddr, c.gateway.AdminAddr = "127.0.0.1:8080", "127.0.0.1:8081"
 	c.gateway.BindFlags(fs)
@@ -96,6 +100,7 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 	c.actions.BindFlags(fs)
 	fs.Lookup("allow-private-fetch").Usage = "let seo_audit and optimize_page fetch, and webhooks be delivered to, plain http and private, loopback, link-local and CGNAT addresses (local testing only)"
 	c.webhooks.BindFlags(fs)
+	c.audit.BindFlags(fs)
 	c.collections.BindFlags(fs)
 	c.crm.BindFlags(fs)
 	c.objects.BindFlags(fs, "directory of the assets' files and the generated images (under objects/)")
@@ -146,6 +151,8 @@ type listening struct {
 	DataAddr string
 	// CRMAddr is the CRM service's gRPC address (the banner's grpcurl line).
 	CRMAddr string
+	// AuditAddr is the audit service's gRPC address.
+	AuditAddr string
 	// MetricsAddr is the --metrics-addr listener's address, empty without one.
 	MetricsAddr string
 }
@@ -158,10 +165,11 @@ type serveable interface {
 }
 
 // serve runs everything until ctx ends. Start order: NATS, collections,
-// CRM (which calls collections), data, actions, webhooks, gateway. Stop
-// order is the reverse: the gateway reports not ready for the drain delay
-// while still serving, then drains HTTP; then webhooks (its consumer and
-// deliverer stop first), actions, data, CRM and collections, one after the
+// CRM (which calls collections), data, actions, webhooks, audit, gateway.
+// Stop order is the reverse: the gateway reports not ready for the drain
+// delay while still serving, then drains HTTP; then audit (its consumer
+// stops first: what it has not kept stays in its stream), webhooks (its
+// consumer and deliverer stop first), actions, data, CRM and collections, one after the
 // other, each drains gRPC (no delay: they are reached through the
 // gateway, or on loopback) and publishes what is left in its outbox; then
 // NATS stops.
@@ -257,6 +265,11 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		return err
 	}
 	services = append(services, webhooksSvc)
+	auditSvc, err := audit.New(ctx, audit.Config{Config: with("audit"), Settings: c.audit, CollectionsAddr: collectionsSvc.Addr()})
+	if err != nil {
+		return err
+	}
+	services = append(services, auditSvc)
 
 	metricsAddr := ""
 	if c.metricsAddr != "" {
@@ -289,7 +302,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 	gcfg := c.gateway
 	gcfg.InternalSecret = []byte(c.common.InternalSecret)
 	gcfg.Upstreams = map[string]string{"collections": collectionsSvc.Addr(), "crm": crmSvc.Addr(), "data": dataSvc.Addr(), "actions": actionsSvc.Addr(),
-		"webhooks": webhooksSvc.Addr()}
+		"webhooks": webhooksSvc.Addr(), "audit": auditSvc.Addr()}
 	gcfg.NATSURL, gcfg.ShutdownTimeout, gcfg.DrainDelay, gcfg.Version, gcfg.Logger = natsURL, c.common.ShutdownTimeout, c.common.DrainDelay, version, logger
 	gcfg.Telemetry, gcfg.Local, gcfg.Objects = tel, local, objects
 	gw, err := gateway.New(ctx, gcfg)
@@ -335,7 +348,8 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		logger.Info("stopping: the gateway drains, then the services stop in reverse order of start; interrupt again to stop at once",
 			"drain_delay", c.common.DrainDelay)
 	})()
-	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr(), CRMAddr: crmSvc.Addr(), MetricsAddr: metricsAddr}
+	l := listening{HTTPAddr: gw.HTTPAddr(), AdminAddr: gw.AdminAddr(), AdminToken: c.gateway.AdminToken, NATSURL: natsURL, DataAddr: dataSvc.Addr(), CRMAddr: crmSvc.Addr(),
+		AuditAddr: auditSvc.Addr(), MetricsAddr: metricsAddr}
 	waitReady(gctx, gw, logger)
 	var d *demo
 	if c.demo {

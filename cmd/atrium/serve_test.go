@@ -39,7 +39,7 @@ func TestServeStopsInReverseOrderOfStart(t *testing.T) {
 			order = append(order, "nats")
 		}
 	}
-	if want := []string{"gateway", "webhooks", "actions", "data", "crm", "collections", "nats"}; !slices.Equal(order, want) {
+	if want := []string{"gateway", "audit", "webhooks", "actions", "data", "crm", "collections", "nats"}; !slices.Equal(order, want) {
 		t.Fatalf("stop order = %v, want %v (the reverse of start)", order, want)
 	}
 }

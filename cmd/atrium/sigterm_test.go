@@ -54,7 +54,7 @@ func startDrainProcess(t *testing.T, bin string, extra ...string) *drainProcess 
 		"--internal-secret=" + testInternalSecret,
 		"--collections-grpc-addr=127.0.0.1:0", "--crm-grpc-addr=127.0.0.1:0",
 		"--data-grpc-addr=127.0.0.1:0", "--actions-grpc-addr=127.0.0.1:0", "--webhooks-grpc-addr=127.0.0.1:0",
-		"--nats-embedded-addr=127.0.0.1:0", "--log-level=warn",
+		"--audit-grpc-addr=127.0.0.1:0", "--nats-embedded-addr=127.0.0.1:0", "--log-level=warn",
 	}, extra...)
 	args = withDataDir(t, args)
 	p := &drainProcess{cmd: exec.Command(bin, args...), output: &syncBuffer{}, exited: make(chan error, 1)}

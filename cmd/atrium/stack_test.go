@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,8 +17,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	eventdefs "github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/platform/pgtest"
+	audit "github.com/atrium-hq/atrium/services/audit/service"
 	webhooks "github.com/atrium-hq/atrium/services/webhooks/service"
 )
 
@@ -31,6 +34,9 @@ type stack struct {
 	api, admin string
 	natsURL    string
 	dataAddr   string
+	// auditAddr is the audit service's gRPC address: its owners' reads
+	// are made there until people can sign in (issue 25).
+	auditAddr string
 	// metrics is the --metrics-addr listener's base URL, empty without one.
 	metrics string
 	logs    *syncBuffer
@@ -89,7 +95,7 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 		"--http-addr=127.0.0.1:0", "--admin-addr=127.0.0.1:0", "--admin-token=" + testAdminToken,
 		"--collections-grpc-addr=127.0.0.1:0", "--crm-grpc-addr=127.0.0.1:0",
 		"--data-grpc-addr=127.0.0.1:0", "--actions-grpc-addr=127.0.0.1:0", "--webhooks-grpc-addr=127.0.0.1:0",
-		"--nats-embedded-addr=127.0.0.1:0", "--log-level=warn", "--internal-secret=" + testInternalSecret,
+		"--audit-grpc-addr=127.0.0.1:0", "--nats-embedded-addr=127.0.0.1:0", "--log-level=warn", "--internal-secret=" + testInternalSecret,
 		// No drain delay whatever the default: each of the tests' stacks
 		// would wait it out when it stops. The tests of the drain set one.
 		"--drain-delay=0s",
@@ -103,6 +109,11 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 		// A NATS server other stacks use too: this stack's webhooks
 		// service must not take their events (see testConsumer).
 		cfg.webhooks.Consumer = testConsumer(t, cfg.backing.NATSURL)
+	}
+	if cfg.backing.NATSURL != "" && cfg.audit.Consumer == audit.DefaultConsumer {
+		// The same for the audit service: each stack's trail is kept by
+		// a consumer of its own.
+		cfg.audit.Consumer = testAuditConsumer(t, cfg.backing.NATSURL)
 	}
 	if tweak != nil {
 		tweak(cfg)
@@ -118,7 +129,7 @@ func startStackWith(t testing.TB, tweak func(*serveConfig), extra ...string) *st
 	go func() { done <- serve(ctx, *cfg, logger, s.logs, func(l listening) { ready <- l }) }()
 	select {
 	case l := <-ready:
-		s.api, s.admin, s.natsURL, s.dataAddr = "http://"+l.HTTPAddr, "http://"+l.AdminAddr, l.NATSURL, l.DataAddr
+		s.api, s.admin, s.natsURL, s.dataAddr, s.auditAddr = "http://"+l.HTTPAddr, "http://"+l.AdminAddr, l.NATSURL, l.DataAddr, l.AuditAddr
 		if l.MetricsAddr != "" {
 			s.metrics = "http://" + l.MetricsAddr
 		}
@@ -261,6 +272,55 @@ func testConsumer(t testing.TB, natsURL string) string {
 		}
 		if err := webhooks.DeleteConsumers(context.Background(), js, name); err != nil {
 			t.Errorf("delete the test's webhooks consumers: %v", err)
+		}
+	})
+	return name
+}
+
+// testAuditConsumer is testConsumer for the audit service: its durable
+// consumer of ATRIUM_AUDIT, which every stack on the shared NATS server
+// writes to, is the test's own, so that each stack's trail gets every
+// event, and is deleted when the test ends. When the stream exists
+// already, the consumer is made here, starting with the events to come:
+// a new one of the service's own starts with the stream's first event,
+// and on a shared server that is every earlier test's (a week of them),
+// which the stack would have to keep before its own.
+func testAuditConsumer(t testing.TB, natsURL string) string {
+	t.Helper()
+	name := "atrium-audit-test-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	nc, err := nats.Connect(natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Stream(t.Context(), eventdefs.AuditStream.Name); err == nil {
+		// The service resumes with a consumer that exists.
+		if _, err := js.CreateConsumer(t.Context(), eventdefs.AuditStream.Name, jetstream.ConsumerConfig{
+			Durable: name, AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverNewPolicy,
+			AckWait: 30 * time.Second, MaxDeliver: -1, InactiveThreshold: time.Hour,
+		}); err != nil {
+			t.Fatalf("create the test's audit consumer: %v", err)
+		}
+	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		// The service makes its consumer, from the stream's first event.
+		t.Logf("look up %s: %v", eventdefs.AuditStream.Name, err)
+	}
+	t.Cleanup(func() {
+		nc, err := nats.Connect(natsURL)
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		js, err := jetstream.New(nc)
+		if err != nil {
+			return
+		}
+		if err := audit.DeleteConsumer(context.Background(), js, eventdefs.AuditStream.Name, name); err != nil {
+			t.Errorf("delete the test's audit consumer: %v", err)
 		}
 	})
 	return name

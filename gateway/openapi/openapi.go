@@ -246,10 +246,12 @@ var tagDescriptions = map[string]string{
 	"DataService":             "Per-client datasets: GET /api/v1/data. Agency keys.",
 	"ActionsService":          "Actions that spend credits (POST /api/v1/data), their discovery and the credit balance. Agency keys.",
 	"WebhooksService":         "Webhook endpoints, their deliveries and the event types. Site or agency keys.",
+	"AuditService":            "The agency's audit trail: who changed what, when and from where. Owners signed in; no API key.",
 	"CRMAdminService":         "Agencies, members, clients, API keys, prospects and deals.",
 	"CollectionsAdminService": "Sites and their collections.",
 	"DataAdminService":        "Dataset rows, written by an administrator.",
 	"ActionsAdminService":     "Agencies' credits.",
+	"AuditAdminService":       "Every tenant's audit trail.",
 }
 
 // prune drops the components no route refers to, directly or through

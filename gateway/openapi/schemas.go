@@ -13,6 +13,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/value"
 	// The messages the documents describe, for their field presence.
 	_ "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
+	_ "github.com/atrium-hq/atrium/proto/atrium/audit/v1"
 	_ "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 	_ "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 	_ "github.com/atrium-hq/atrium/proto/atrium/data/v1"
@@ -27,6 +28,10 @@ var (
 	// mayBeNull is how a comment says that the JSON may show null (and
 	// "non-null" is not).
 	mayBeNull = regexp.MustCompile(`(?i)(?:^|[^-\w])null\b`)
+	// notUUID is how a comment says that a field named like an id is not
+	// always a UUID (an audit event's actor may be "admin", its resource
+	// a dataset, its trace id 32 hexadecimal digits).
+	notUUID = regexp.MustCompile(`\bnot\s+(?:always\s+)?a\s+UUID\b`)
 )
 
 // isIDName tells the ids, which are UUIDs; a webhook event's id is one
@@ -117,7 +122,7 @@ func describeValue(name string, prop document) {
 	if dateOnly.MatchString(desc) {
 		target["format"] = "date"
 	}
-	if isIDName(name) {
+	if isIDName(name) && !notUUID.MatchString(desc) {
 		target["format"] = "uuid"
 	}
 }

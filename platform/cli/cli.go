@@ -152,6 +152,7 @@ var defaultGRPCAddrs = map[string]string{
 	"data":        "127.0.0.1:9093",
 	"actions":     "127.0.0.1:9094",
 	"webhooks":    "127.0.0.1:9095",
+	"audit":       "127.0.0.1:9096",
 }
 
 // DefaultGRPCAddr is service's default gRPC address.

@@ -109,7 +109,7 @@ func start(ctx context.Context, bin string, base int) (demo, func(), error) {
 	cmd := exec.CommandContext(ctx, bin, "serve", "--demo", "--http-addr", addr(0), "--admin-addr", addr(1), "--metrics-addr", addr(2),
 		"--nats-embedded-addr", addr(3), "--drain-delay", "0s", "--request-timeout", "10s",
 		"--collections-grpc-addr", "127.0.0.1:0", "--crm-grpc-addr", "127.0.0.1:0", "--data-grpc-addr", "127.0.0.1:0",
-		"--actions-grpc-addr", "127.0.0.1:0", "--webhooks-grpc-addr", "127.0.0.1:0")
+		"--actions-grpc-addr", "127.0.0.1:0", "--webhooks-grpc-addr", "127.0.0.1:0", "--audit-grpc-addr", "127.0.0.1:0")
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.StdoutPipe()

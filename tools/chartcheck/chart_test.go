@@ -89,7 +89,7 @@ func TestSecretsComeOnlyFromExistingSecrets(t *testing.T) {
 			"ATRIUM_DATAFORSEO_PASSWORD": "secret:atrium-providers/dataforseo-password",
 		},
 	}
-	for _, c := range []string{"collections", "crm", "data", "webhooks"} {
+	for _, c := range []string{"collections", "crm", "data", "webhooks", "audit"} {
 		want[c] = map[string]string{
 			"ATRIUM_DATABASE_URL": "secret:atrium-postgres/database-url", "ATRIUM_INTERNAL_SECRET": "secret:atrium-internal/principal-secret",
 			"ATRIUM_NATS_URL": "secret:atrium-nats/url",
@@ -218,8 +218,8 @@ func TestPodsAreLockedDown(t *testing.T) {
 			for n, j := range m.jobs {
 				pods[n] = j.Spec.Template.Spec
 			}
-			if len(pods) != 7 {
-				t.Errorf("%d pod templates, want 6 Deployments and the migration Job", len(pods))
+			if len(pods) != 8 {
+				t.Errorf("%d pod templates, want 7 Deployments and the migration Job", len(pods))
 			}
 			for n, pod := range pods {
 				psc := pod.SecurityContext
@@ -341,12 +341,13 @@ func TestNetworkPoliciesAdmitOnlyDeclaredCallers(t *testing.T) {
 		t.Fatal("the production values must declare metricsFrom, adminFrom and extra callers for this test to mean something")
 	}
 	callers := map[string][]networkingv1.NetworkPolicyPeer{
-		"collections": {componentPeer("gateway"), componentPeer("crm")},
+		"collections": {componentPeer("gateway"), componentPeer("crm"), componentPeer("audit")},
 		"crm": append([]networkingv1.NetworkPolicyPeer{componentPeer("gateway"), componentPeer("collections"), componentPeer("data"), componentPeer("actions"), componentPeer("webhooks")},
 			values.CRM.ExtraCallers...),
 		"data":     append([]networkingv1.NetworkPolicyPeer{componentPeer("gateway"), componentPeer("actions")}, values.Data.ExtraCallers...),
 		"actions":  {componentPeer("gateway")},
 		"webhooks": {componentPeer("gateway")},
+		"audit":    {componentPeer("gateway")},
 	}
 	for s, want := range callers {
 		np := m.policies["atrium-"+s]
@@ -465,12 +466,13 @@ func TestUpstreamsAreTheServicesDNSNames(t *testing.T) {
 	}
 	want := map[string]map[string]string{
 		"gateway": {"ATRIUM_COLLECTIONS_ADDR": addr("collections"), "ATRIUM_CRM_ADDR": addr("crm"), "ATRIUM_DATA_ADDR": addr("data"), "ATRIUM_ACTIONS_ADDR": addr("actions"),
-			"ATRIUM_WEBHOOKS_ADDR": addr("webhooks")},
+			"ATRIUM_WEBHOOKS_ADDR": addr("webhooks"), "ATRIUM_AUDIT_ADDR": addr("audit")},
 		"collections": {"ATRIUM_CRM_ADDR": addr("crm")},
 		"crm":         {"ATRIUM_COLLECTIONS_ADDR": addr("collections")},
 		"data":        {"ATRIUM_CRM_ADDR": addr("crm")},
 		"actions":     {"ATRIUM_CRM_ADDR": addr("crm"), "ATRIUM_DATA_ADDR": addr("data")},
 		"webhooks":    {"ATRIUM_CRM_ADDR": addr("crm")},
+		"audit":       {"ATRIUM_COLLECTIONS_ADDR": addr("collections")},
 	}
 	for c, addrs := range want {
 		env := m.env(t, m.deployment(t, c).Spec.Template.Spec.Containers[0])
@@ -752,7 +754,7 @@ func TestNATSStreamReplicas(t *testing.T) {
 		want string
 	}{{nil, "1"}, {[]string{"-f", productionFile}, "3"}} {
 		m := render(t, tc.args...)
-		for _, c := range []string{"collections", "crm", "data", "actions", "webhooks"} {
+		for _, c := range []string{"collections", "crm", "data", "actions", "webhooks", "audit"} {
 			if got := m.env(t, m.deployment(t, c).Spec.Template.Spec.Containers[0])["ATRIUM_NATS_STREAM_REPLICAS"]; got != tc.want {
 				t.Errorf("%v: %s has ATRIUM_NATS_STREAM_REPLICAS %q, want %q", tc.args, c, got, tc.want)
 			}

@@ -31,10 +31,10 @@ const (
 )
 
 // components are the chart's Deployments, each running atrium-<component>.
-var components = []string{"gateway", "collections", "crm", "data", "actions", "webhooks"}
+var components = []string{"gateway", "collections", "crm", "data", "actions", "webhooks", "audit"}
 
 // services are the five gRPC services.
-var services = []string{"collections", "crm", "data", "actions", "webhooks"}
+var services = []string{"collections", "crm", "data", "actions", "webhooks", "audit"}
 
 // manifests is one rendering of the chart, by kind and name.
 type manifests struct {

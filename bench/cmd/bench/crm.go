@@ -532,7 +532,8 @@ func startAtrium(ctx context.Context, f crmFlags, db, cpu, logPath string) (*atr
 		// drain delay: without this flag each stop waited its 5 s default.
 		"--drain-delay", "0",
 		"--collections-grpc-addr", "127.0.0.1:0", "--crm-grpc-addr", "127.0.0.1:0",
-		"--data-grpc-addr", "127.0.0.1:0", "--actions-grpc-addr", "127.0.0.1:0", "--webhooks-grpc-addr", "127.0.0.1:0"}
+		"--data-grpc-addr", "127.0.0.1:0", "--actions-grpc-addr", "127.0.0.1:0", "--webhooks-grpc-addr", "127.0.0.1:0",
+		"--audit-grpc-addr", "127.0.0.1:0"}
 	if f.store == "postgres" {
 		args = append(args, "--database-url", db)
 		// With a database atrium serve needs a directory for the assets'

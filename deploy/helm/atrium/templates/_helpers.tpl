@@ -1,6 +1,6 @@
 {{/*
 Helpers of the Atrium chart. A component is one of gateway, collections,
-crm, data, actions, webhooks; most helpers take (dict "root" $ "component" $c).
+crm, data, actions, webhooks, audit; most helpers take (dict "root" $ "component" $c).
 */}}
 
 {{- define "atrium.name" -}}
@@ -21,21 +21,21 @@ crm, data, actions, webhooks; most helpers take (dict "root" $ "component" $c).
 {{- end }}
 {{- end }}
 
-{{/* The five gRPC services, in the order they start. */}}
+{{/* The six gRPC services, in the order they start. */}}
 {{- define "atrium.services" -}}
-collections crm data actions webhooks
+collections crm data actions webhooks audit
 {{- end }}
 
 {{/*
 The chart's own components that call a service over gRPC, besides the
-gateway, which calls all five: crm asks collections whether a site exists
+gateway, which calls all six: crm asks collections whether a site exists
 and which agency owns it, collections asks crm whether a site's agency and
 client exist, data and actions ask crm which clients an agency may reach, actions writes
 records through data, webhooks asks crm which agencies a client is linked
-to.
+to, audit asks collections which agency owns a site.
 */}}
 {{- define "atrium.internalCallers" -}}
-{{- $callers := dict "collections" (list "crm") "crm" (list "collections" "data" "actions" "webhooks") "data" (list "actions") "actions" (list) "webhooks" (list) -}}
+{{- $callers := dict "collections" (list "crm" "audit") "crm" (list "collections" "data" "actions" "webhooks") "data" (list "actions") "actions" (list) "webhooks" (list) "audit" (list) -}}
 {{- get $callers . | join " " -}}
 {{- end }}
 
@@ -214,7 +214,7 @@ ATRIUM_METRICS_ADDR: {{ printf ":%d" (int $root.Values.metrics.port) | quote }}
 ATRIUM_MIGRATE: "false"
 ATRIUM_NATS_STREAM_REPLICAS: {{ $root.Values.nats.streamReplicas | int64 | toString | quote }}
 {{- end }}
-{{- if eq .component "crm" }}
+{{- if has .component (list "crm" "audit") }}
 ATRIUM_COLLECTIONS_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "collections") | quote }}
 {{- /* Invitation and password reset links start with the public URL; they are emailed through the actions service's SMTP server. */}}
 {{- with include "atrium.publicURL" $root }}
@@ -281,6 +281,9 @@ ATRIUM_WEBHOOK_DISABLE_AFTER: {{ $values.disableAfter | quote }}
 ATRIUM_WEBHOOK_WORKERS: {{ $values.workers | int64 | toString | quote }}
 ATRIUM_WEBHOOK_ENDPOINT_CONCURRENCY: {{ $values.endpointConcurrency | int64 | toString | quote }}
 ATRIUM_WEBHOOK_LOG_RETENTION: {{ $values.logRetention | quote }}
+{{- end }}
+{{- if eq .component "audit" }}
+ATRIUM_AUDIT_RETENTION: {{ $values.retention | quote }}
 {{- end }}
 {{- end }}
 
@@ -381,7 +384,7 @@ Settings the schema cannot check, refused with a message naming the value.
 */}}
 {{- define "atrium.validate" -}}
 {{- $v := .Values }}
-{{- range $c := list "gateway" "collections" "crm" "data" "actions" "webhooks" }}
+{{- range $c := list "gateway" "collections" "crm" "data" "actions" "webhooks" "audit" }}
 {{- $values := index $v $c }}
 {{- if and $values.autoscaling.enabled (not (dig "requests" "cpu" "" $values.resources)) }}
 {{- fail (printf "%s.autoscaling.enabled needs %s.resources.requests.cpu: the autoscaler scales on CPU use relative to the request" $c $c) }}

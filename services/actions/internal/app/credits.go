@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 )
@@ -39,7 +40,17 @@ func (a *Actions) AddCredits(ctx context.Context, agencyID string, ai, data int6
 		}
 		bal = b
 		now := a.clock.Now()
-		return outbox.Add(ctx, tx, events.CreditsChanged, events.CreditsChangedEvent{AgencyID: id, Added: events.CreditsDelta{AI: ai, Data: data}, Balance: events.Credits(b), At: now}, now)
+		if err := outbox.Add(ctx, tx, events.CreditsChanged, events.CreditsChangedEvent{AgencyID: id, Added: events.CreditsDelta{AI: ai, Data: data}, Balance: events.Credits(b), At: now}, now); err != nil {
+			return err
+		}
+		var fields []string
+		if ai != 0 {
+			fields = append(fields, "ai")
+		}
+		if data != 0 {
+			fields = append(fields, "data")
+		}
+		return audit.Record(ctx, tx, auditService, audit.Change{Action: "credits.changed", ResourceType: "credits", ResourceID: id, Fields: fields, AgencyID: id}, now)
 	})
 	return bal, err
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/value"
@@ -72,7 +73,7 @@ func (a *Actions) Submit(ctx context.Context, agencyID string, body map[string]a
 	}
 	run := a.newRun(agencyID, client, req.Action, body, idempotencyKey)
 	run.Status, run.Async, run.Input = StatusQueued, true, body
-	replay, bal, err := a.reserve(ctx, run, req.Action)
+	replay, bal, err := a.reserve(ctx, run, req.Action, requestFields(body))
 	if err != nil {
 		return Outcome{Balance: bal}, err
 	}
@@ -380,7 +381,10 @@ func (a *Actions) cancel(ctx context.Context, run Run) (Run, Balance, bool, erro
 	err = a.store.InTx(ctx, func(tx Tx) error {
 		var err error
 		ok, bal, err = tx.FinishRun(ctx, run, run.Cost, event)
-		return err
+		if err != nil || !ok {
+			return err
+		}
+		return audit.Record(ctx, tx, auditService, audit.Change{Action: "run.canceled", ResourceType: "run", ResourceID: run.ID, AgencyID: run.AgencyID}, run.FinishedAt)
 	})
 	if err != nil || !ok {
 		return Run{}, Balance{}, false, err

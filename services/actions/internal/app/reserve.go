@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
@@ -21,24 +22,28 @@ import (
 // repeated Idempotency-Key it reserves nothing: within the key's TTL it
 // returns the earlier run to replay (or refuses a different body, or a run
 // still in flight); after the TTL it frees the key for this run.
-func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (replay *Run, bal Balance, err error) {
+func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action, fields []string) (replay *Run, bal Balance, err error) {
 	var staged []outbox.Event
 	if run.Status == StatusQueued {
 		queued, err := stageEvent(events.RunQueued, run, run.CreatedAt)
 		if err != nil {
 			return nil, Balance{}, err
 		}
+		recorded, err := auditEvent(ctx, runChange(run, "run.queued", fields), run.CreatedAt)
+		if err != nil {
+			return nil, Balance{}, err
+		}
 		// The common submission, a new run of an agency with room and
 		// credits, in one step; a refusal, or a key seen before, goes
 		// through the transaction below, which says why or replays.
-		b, ok, err := a.store.SubmitRun(ctx, run, a.cfg.AgencyMaxQueued, queued)
+		b, ok, err := a.store.SubmitRun(ctx, run, a.cfg.AgencyMaxQueued, queued, recorded)
 		switch {
 		case err == nil && ok:
 			return nil, b, nil
 		case err != nil && !errors.Is(err, ErrDuplicate):
 			return nil, Balance{}, err
 		}
-		staged = append(staged, queued)
+		staged = append(staged, queued, recorded)
 	}
 	err = a.store.InTx(ctx, func(tx Tx) error {
 		replay = nil
@@ -89,7 +94,10 @@ func (a *Actions) reserve(ctx context.Context, run Run, act *action.Action) (rep
 		if !ok {
 			return insufficient(act, b)
 		}
-		return nil
+		if run.Status == StatusQueued {
+			return nil // its audit event is among staged
+		}
+		return audit.Record(ctx, tx, auditService, runChange(run, "run.started", fields), run.CreatedAt)
 	})
 	return replay, bal, err
 }

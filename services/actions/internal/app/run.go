@@ -31,7 +31,7 @@ func (a *Actions) Run(ctx context.Context, agencyID string, body map[string]any,
 		return Outcome{}, err
 	}
 	run := a.newRun(agencyID, client, req.Action, body, idempotencyKey)
-	replay, bal, err := a.reserve(ctx, run, req.Action)
+	replay, bal, err := a.reserve(ctx, run, req.Action, requestFields(body))
 	if err != nil {
 		return Outcome{Balance: bal}, err
 	}

@@ -93,13 +93,14 @@ type Store interface {
 	// Run returns a run by id.
 	Run(ctx context.Context, id string) (Run, error)
 	// SubmitRun stores a queued run with its cost reserved and its queued
-	// event, as a transaction of its own, when the agency has fewer than
+	// event (and its audit event: events, in order), as a transaction of
+	// its own, when the agency has fewer than
 	// maxQueued runs queued and the credits; otherwise ok is false and
 	// nothing is stored (a Tx then finds out why, as reserve does).
 	// ErrDuplicate if the agency has a run with its idempotency key. It
 	// is the common submission in one step: an adapter may send it in one
 	// round trip, and commit concurrent ones together.
-	SubmitRun(ctx context.Context, r Run, maxQueued int, event outbox.Event) (b Balance, ok bool, err error)
+	SubmitRun(ctx context.Context, r Run, maxQueued int, events ...outbox.Event) (b Balance, ok bool, err error)
 	// QueuedTotal counts the queued runs of every agency: the depth of the
 	// deployment's queue, for its metric.
 	QueuedTotal(ctx context.Context) (int64, error)

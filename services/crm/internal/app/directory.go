@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
@@ -88,7 +89,11 @@ func (d *Directory) CreateAgency(ctx context.Context, name string) (Agency, erro
 		if err := tx.InsertAgency(ctx, a); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.AgencyCreated, events.RecordEvent{ID: a.ID, AgencyID: a.ID, At: now}, now)
+		if err := outbox.Add(ctx, tx, events.AgencyCreated, events.RecordEvent{ID: a.ID, AgencyID: a.ID, At: now}, now); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, "crm", audit.Change{Action: "agency.created", ResourceType: "agency", ResourceID: a.ID,
+			Fields: []string{"name"}, AgencyID: a.ID}, now)
 	})
 	return a, err
 }
@@ -158,7 +163,11 @@ func (d *Directory) CreateClient(ctx context.Context, in NewClient) (Client, err
 		if err := tx.InsertClient(ctx, c); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.ClientCreated, events.ClientEvent{ID: c.ID, At: now}, now)
+		if err := outbox.Add(ctx, tx, events.ClientCreated, events.ClientEvent{ID: c.ID, At: now}, now); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, "crm", audit.Change{Action: "client.created", ResourceType: "client", ResourceID: c.ID,
+			Fields: []string{"name", "domain", "status"}}, now)
 	})
 	return c, err
 }
@@ -195,7 +204,10 @@ func (d *Directory) LinkClient(ctx context.Context, agencyID, clientID string) (
 		if err := tx.InsertLink(ctx, link); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.ClientLinked, events.LinkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
+		if err := outbox.Add(ctx, tx, events.ClientLinked, events.LinkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, "crm", audit.Change{Action: "client.linked", ResourceType: "client", ResourceID: clientID, AgencyID: agencyID}, now)
 	})
 	return link, err
 }
@@ -215,7 +227,10 @@ func (d *Directory) UnlinkClient(ctx context.Context, agencyID, clientID string)
 			return notFound(err, "client %q is not linked to agency %q", clientID, agencyID)
 		}
 		now := d.clock.Now()
-		return outbox.Add(ctx, tx, events.ClientUnlinked, events.LinkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now)
+		if err := outbox.Add(ctx, tx, events.ClientUnlinked, events.LinkEvent{AgencyID: agencyID, ClientID: clientID, At: now}, now); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, "crm", audit.Change{Action: "client.unlinked", ResourceType: "client", ResourceID: clientID, AgencyID: agencyID}, now)
 	})
 }
 
@@ -332,7 +347,17 @@ func (d *Directory) UpdateClient(ctx context.Context, clientID string, in Client
 		if err := tx.UpdateClient(ctx, c); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.ClientUpdated, events.ClientEvent{ID: c.ID, At: c.UpdatedAt}, c.UpdatedAt)
+		if err := outbox.Add(ctx, tx, events.ClientUpdated, events.ClientEvent{ID: c.ID, At: c.UpdatedAt}, c.UpdatedAt); err != nil {
+			return err
+		}
+		var fields []string
+		if in.Status != nil {
+			fields = append(fields, "status")
+		}
+		if in.AutoDeploy != nil {
+			fields = append(fields, "auto_deploy")
+		}
+		return audit.Record(ctx, tx, "crm", audit.Change{Action: "client.updated", ResourceType: "client", ResourceID: c.ID, Fields: fields}, c.UpdatedAt)
 	})
 	return c, err
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
@@ -78,6 +79,36 @@ func (p *Pipeline) ListDeals(ctx context.Context, agencyID string, limit, offset
 		return nil, err
 	}
 	return p.store.Deals(ctx, agencyID, page)
+}
+
+// names are the names of the fields f gives, for the audit trail.
+func (f ProspectFields) names() []string {
+	var out []string
+	for _, n := range []struct {
+		name  string
+		given bool
+	}{{"business_name", f.BusinessName != nil}, {"website_url", f.WebsiteURL != nil}, {"domain", f.Domain != nil}, {"industry", f.Industry != nil},
+		{"health_score", f.HealthScore != nil}, {"lead_score", f.LeadScore != nil}, {"pipeline_stage", f.PipelineStage != nil}} {
+		if n.given {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
+
+// names are the names of the fields f gives, for the audit trail.
+func (f DealFields) names() []string {
+	var out []string
+	for _, n := range []struct {
+		name  string
+		given bool
+	}{{"owner_member_id", f.OwnerMemberID != nil}, {"title", f.Title != nil}, {"stage", f.Stage != nil}, {"value", f.Value != nil},
+		{"currency", f.Currency != nil}, {"expected_close_date", f.ExpectedCloseDate != nil}, {"closed_at", f.ClosedAt != nil}} {
+		if n.given {
+			out = append(out, n.name)
+		}
+	}
+	return out
 }
 
 // ProspectFields are the writable fields of a prospect. On update, nil
@@ -170,7 +201,11 @@ func (p *Pipeline) CreateProspect(ctx context.Context, agencyID string, f Prospe
 		if err := tx.InsertProspect(ctx, pr); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.ProspectCreated, events.RecordEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt)
+		if err := outbox.Add(ctx, tx, events.ProspectCreated, events.RecordEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, "crm", audit.Change{Action: "prospect.created", ResourceType: "prospect", ResourceID: pr.ID,
+			Fields: f.names(), AgencyID: agencyID}, pr.UpdatedAt)
 	})
 	return pr, err
 }
@@ -196,7 +231,11 @@ func (p *Pipeline) UpdateProspect(ctx context.Context, agencyID, id string, f Pr
 		if err := tx.UpdateProspect(ctx, pr); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.ProspectUpdated, events.RecordEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt)
+		if err := outbox.Add(ctx, tx, events.ProspectUpdated, events.RecordEvent{ID: pr.ID, AgencyID: agencyID, At: pr.UpdatedAt}, pr.UpdatedAt); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, "crm", audit.Change{Action: "prospect.updated", ResourceType: "prospect", ResourceID: pr.ID,
+			Fields: f.names(), AgencyID: agencyID}, pr.UpdatedAt)
 	})
 	return pr, err
 }
@@ -297,7 +336,11 @@ func (p *Pipeline) CreateDeal(ctx context.Context, agencyID string, f DealFields
 		if err := tx.InsertDeal(ctx, d); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.DealCreated, events.RecordEvent{ID: d.ID, AgencyID: agencyID, At: now}, now)
+		if err := outbox.Add(ctx, tx, events.DealCreated, events.RecordEvent{ID: d.ID, AgencyID: agencyID, At: now}, now); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, "crm", audit.Change{Action: "deal.created", ResourceType: "deal", ResourceID: d.ID,
+			Fields: f.names(), AgencyID: agencyID}, now)
 	})
 	return d, err
 }
@@ -350,7 +393,11 @@ func (p *Pipeline) UpdateDeal(ctx context.Context, agencyID, id string, f DealFi
 		if err := tx.UpdateDeal(ctx, d); err != nil {
 			return err
 		}
-		return outbox.Add(ctx, tx, events.DealUpdated, events.RecordEvent{ID: d.ID, AgencyID: agencyID, At: now}, now)
+		if err := outbox.Add(ctx, tx, events.DealUpdated, events.RecordEvent{ID: d.ID, AgencyID: agencyID, At: now}, now); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, "crm", audit.Change{Action: "deal.updated", ResourceType: "deal", ResourceID: d.ID,
+			Fields: f.names(), AgencyID: agencyID}, now)
 	})
 	return d, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pagination"
@@ -264,9 +265,22 @@ func (d *Datasets) Insert(ctx context.Context, clientID, resource string, objs [
 			}
 			return err
 		}
-		return enqueueInserted(ctx, tx, id, r.Name, len(rows), now)
+		if err := enqueueInserted(ctx, tx, id, r.Name, len(rows), now); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, auditService, datasetChange("rows.inserted", id, r.Name), now)
 	})
 	return len(rows), err
+}
+
+// auditService is the service the audit trail names for these writes.
+const auditService = "data"
+
+// datasetChange is the audit trail's record of a write to a client's
+// dataset: the dataset is the resource, client_id/resource its id. The
+// rows' values are never recorded.
+func datasetChange(action, clientID, resource string) audit.Change {
+	return audit.Change{Action: action, ResourceType: "dataset", ResourceID: clientID + "/" + resource}
 }
 
 func enqueueInserted(ctx context.Context, tx Tx, clientID, resource string, n int, at time.Time) error {

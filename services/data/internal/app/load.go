@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/tenancy"
 )
 
@@ -139,7 +140,11 @@ func (l *Loader) commit(ctx context.Context, batch []Row, line, loaded int64) er
 			}
 			return err
 		}
-		return enqueueInserted(ctx, tx, l.clientID, l.resource.Name, len(batch), l.d.clock.Now())
+		now := l.d.clock.Now()
+		if err := enqueueInserted(ctx, tx, l.clientID, l.resource.Name, len(batch), now); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, auditService, datasetChange("rows.loaded", l.clientID, l.resource.Name), now)
 	})
 }
 

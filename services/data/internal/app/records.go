@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/value"
@@ -230,6 +231,11 @@ func (d *Datasets) applyWrites(ctx context.Context, client string, pending []pen
 			}
 			if n := replaced[name]; n > 0 {
 				if err := outbox.Add(ctx, tx, events.RowsUpdated, events.RowsEvent{ClientID: client, Resource: name, Count: n, At: now}, now); err != nil {
+					return err
+				}
+			}
+			if inserted[name]+replaced[name] > 0 {
+				if err := audit.Record(ctx, tx, auditService, datasetChange("records.written", client, name), now); err != nil {
 					return err
 				}
 			}

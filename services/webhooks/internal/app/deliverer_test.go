@@ -115,6 +115,9 @@ type world struct {
 	fan   *app.Fanout
 	del   *app.Deliverer
 	now   time.Time
+	// audit are the audit events claimed from the outbox so far
+	// (published leaves them here).
+	audit []events.AuditEvent
 }
 
 func newWorld(t *testing.T, l links) *world {
@@ -274,11 +277,23 @@ func TestLastAttemptFailsTheDelivery(t *testing.T) {
 
 // published takes the events the service's outbox holds, as the relay
 // would publish them.
+// published claims the outbox: the events it returns, and the audit
+// trail's, which it keeps in w.audit.
 func (w *world) published() []outbox.Event {
 	w.t.Helper()
 	var out []outbox.Event
 	err := w.db.Outbox().Claim(w.t.Context(), 100, func(_ context.Context, es []outbox.Event) int {
-		out = append(out, es...)
+		for _, e := range es {
+			if !events.AuditRecorded.Matches(e.Subject) {
+				out = append(out, e)
+				continue
+			}
+			a, err := events.AuditRecorded.Parse(e.Subject, e.Payload)
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			w.audit = append(w.audit, a)
+		}
 		return len(es)
 	})
 	if err != nil {

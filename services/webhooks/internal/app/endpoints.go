@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/netguard"
 	"github.com/atrium-hq/atrium/platform/store"
 	"github.com/atrium-hq/atrium/platform/value"
@@ -130,7 +131,11 @@ func (u *Endpoints) Create(ctx context.Context, t Tenant, in NewEndpoint) (Endpo
 		if n >= MaxEndpoints {
 			return apperr.Conflict("this %s has %d webhooks, the most it may have; delete one it no longer needs", t.Kind, n)
 		}
-		return tx.InsertEndpoint(ctx, e)
+		if err := tx.InsertEndpoint(ctx, e); err != nil {
+			return err
+		}
+		fields := []string{"url", "events", "description", "enabled", "secret"}
+		return audit.Record(ctx, tx, auditService, change(t, "webhook.created", "webhook", e.ID, fields...), now)
 	})
 	if err != nil {
 		return Endpoint{}, err
@@ -199,7 +204,10 @@ func (u *Endpoints) Update(ctx context.Context, t Tenant, id string, c EndpointC
 		}
 		e.UpdatedAt = u.now()
 		out = e
-		return tx.UpdateEndpoint(ctx, e)
+		if err := tx.UpdateEndpoint(ctx, e); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, auditService, change(t, "webhook.updated", "webhook", e.ID, changedFields(c)...), e.UpdatedAt)
 	})
 	return out, notFound(err, id)
 }
@@ -210,7 +218,12 @@ func (u *Endpoints) Delete(ctx context.Context, t Tenant, id string) error {
 	if err != nil {
 		return err
 	}
-	err = u.Store.InTx(ctx, func(tx EndpointTx) error { return tx.DeleteEndpoint(ctx, t, id) })
+	err = u.Store.InTx(ctx, func(tx EndpointTx) error {
+		if err := tx.DeleteEndpoint(ctx, t, id); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, auditService, change(t, "webhook.deleted", "webhook", id), u.now())
+	})
 	return notFound(err, id)
 }
 
@@ -242,7 +255,11 @@ func (u *Endpoints) RotateSecret(ctx context.Context, t Tenant, id string, previ
 		}
 		e.Secret, e.UpdatedAt = secret, now
 		out = e
-		return tx.UpdateEndpoint(ctx, e)
+		if err := tx.UpdateEndpoint(ctx, e); err != nil {
+			return err
+		}
+		// The secret's name, never its value.
+		return audit.Record(ctx, tx, auditService, change(t, "webhook.secret_rotated", "webhook", e.ID, "secret"), now)
 	})
 	return out, notFound(err, id)
 }

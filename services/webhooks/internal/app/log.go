@@ -108,6 +108,9 @@ func (l *Log) Retry(ctx context.Context, t Tenant, endpointID, deliveryID string
 	if err != nil {
 		return Delivery{}, err
 	}
+	if err := recordAfter(ctx, l.Store, change(t, "delivery.retried", "delivery", did), l.now()); err != nil {
+		return Delivery{}, err
+	}
 	if err := l.Deliverer.attemptNow(ctx, del); err != nil {
 		return Delivery{}, err
 	}
@@ -147,6 +150,9 @@ func (l *Log) Recover(ctx context.Context, t Tenant, endpointID, since, until st
 	}
 	n, err := l.Store.Recover(ctx, t, id, from.Time, to, now)
 	if err != nil {
+		return 0, err
+	}
+	if err := recordAfter(ctx, l.Store, change(t, "deliveries.recovered", "webhook", id, "since", "until"), now); err != nil {
 		return 0, err
 	}
 	if n > 0 {

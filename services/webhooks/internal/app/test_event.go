@@ -40,6 +40,9 @@ func (d *Deliverer) Test(ctx context.Context, t Tenant, id string) (Delivery, er
 	if err := d.Store.AddDeliveries(ctx, []Delivery{del}); err != nil {
 		return Delivery{}, err
 	}
+	if err := recordAfter(ctx, d.Store, change(t, "webhook.tested", "webhook", ep.ID), now); err != nil {
+		return Delivery{}, err
+	}
 	if err := d.attempt(ctx, Due{Delivery: del, Endpoint: ep}, true); err != nil {
 		return Delivery{}, err
 	}

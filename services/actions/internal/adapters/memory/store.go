@@ -104,14 +104,14 @@ func (s *Store) Balance(_ context.Context, agencyID string) (app.Balance, error)
 }
 
 // SubmitRun implements app.Store.
-func (s *Store) SubmitRun(ctx context.Context, r app.Run, maxQueued int, event outbox.Event) (app.Balance, bool, error) {
+func (s *Store) SubmitRun(ctx context.Context, r app.Run, maxQueued int, events ...outbox.Event) (app.Balance, bool, error) {
 	var (
 		b  app.Balance
 		ok bool
 	)
 	err := s.InTx(ctx, func(tx app.Tx) error {
 		var err error
-		if b, _, ok, err = tx.QueueRun(ctx, r, maxQueued, event); err == nil && !ok {
+		if b, _, ok, err = tx.QueueRun(ctx, r, maxQueued, events...); err == nil && !ok {
 			return errRefused
 		}
 		return err

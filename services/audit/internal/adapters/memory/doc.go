@@ -1,0 +1,3 @@
+// Package memory is the audit store in memory (atrium serve without a
+// database), held to the same contract (app/storetest) as PostgreSQL.
+package memory
