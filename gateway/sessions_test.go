@@ -200,7 +200,7 @@ func startPeople(t *testing.T, f *fakePeople, tweak func(*Config)) (string, *run
 	go func() { _ = srv.Serve() }()
 	t.Cleanup(srv.Stop)
 	other := closedAddr(t)
-	r := startGatewayTo(t, map[string]string{"crm": srv.Addr(), "collections": srv.Addr(), "data": other, "actions": other, "webhooks": other}, tweak)
+	r := startGatewayTo(t, map[string]string{"crm": srv.Addr(), "collections": srv.Addr(), "data": other, "actions": other, "webhooks": other, "audit": other}, tweak)
 	return "http://" + r.gw.HTTPAddr(), r
 }
 
