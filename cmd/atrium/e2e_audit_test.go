@@ -7,37 +7,21 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
-
-	"github.com/atrium-hq/atrium/platform/principal"
-	auditv1 "github.com/atrium-hq/atrium/proto/atrium/audit/v1"
 )
 
-// ownerTrail reads an agency's audit trail as its owner would: a person
-// with the owner role. People cannot sign in through the gateway yet
-// (sessions land with the rest of issue 25), so the read goes to the audit
-// service's gRPC port with the principal the gateway will sign for them;
-// the service judges it by the same access rule.
-func (s *stack) ownerTrail(t *testing.T, agency string, req *auditv1.ListAuditEventsRequest) (*auditv1.ListAuditEventsResponse, error) {
+// signedInOwner invites an owner of the agency through the admin API and
+// signs them in by accepting the invitation.
+func (s *stack) signedInOwner(t *testing.T, agency string) person {
 	t.Helper()
-	signer, err := principal.NewSigner([]byte(testInternalSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := grpc.NewClient(s.auditAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ctx := signer.OutgoingContext(t.Context(), principal.Principal{Kind: principal.KindUser, Subject: "user-" + agency,
-		AgencyID: agency, Role: principal.RoleOwner, MemberID: uuid.NewString(), SessionID: uuid.NewString()})
-	return auditv1.NewAuditServiceClient(conn).ListAuditEvents(ctx, req)
+	r := s.adminCall(t, "POST", "/admin/v1/agencies/"+agency+"/members", map[string]any{"email": "owner-" + agency + "@audit.example", "name": "Owner", "role": "owner"})
+	wantStatus(t, r, http.StatusCreated)
+	return s.accept(t, invitationToken(t, r), "Owner")
+}
+
+// trail is the person's GET /api/v1/audit-events?query.
+func (p person) trail(t *testing.T, query string) response {
+	t.Helper()
+	return p.do(t, "GET", "/api/v1/audit-events?"+query, nil)
 }
 
 // auditTenant is newTenant without a member: an agency, its site and its
@@ -231,40 +215,47 @@ func testAuditTrail(t *testing.T, s *stack) {
 		t.Fatalf("since the rotation until the deletion: %v", got)
 	}
 
-	// The owner of a reads the same trail; b's owner sees none of it.
-	resp, err := s.ownerTrail(t, a.agency, &auditv1.ListAuditEventsRequest{Actor: keyID, Limit: new(int32(2))})
-	if err != nil {
-		t.Fatal(err)
+	// The owner of a, signed in, reads the same trail; b's owner sees none
+	// of it.
+	ownerA, ownerB := s.signedInOwner(t, a.agency), s.signedInOwner(t, b.agency)
+	r = ownerA.trail(t, "actor="+keyID+"&limit=2")
+	page := auditEvents(t, r)
+	if len(page) != 2 || page[0]["action"] != "webhook.deleted" || r.json["next_cursor"] == nil {
+		t.Fatalf("the owner's first page of the key's writes: %s", r.body)
 	}
-	if len(resp.AuditEvents) != 2 || resp.AuditEvents[0].Action != "webhook.deleted" || resp.NextCursor == nil {
-		t.Fatalf("the owner's first page of the key's writes: %v", protojson.Format(resp))
+	r = ownerA.trail(t, "actor="+keyID+"&limit=2&cursor="+url.QueryEscape(r.json["next_cursor"].(string)))
+	if page := auditEvents(t, r); len(page) != 2 || page[1]["action"] != "webhook.created" || r.json["next_cursor"] != nil {
+		t.Fatalf("the owner's second page: %s", r.body)
 	}
-	resp, err = s.ownerTrail(t, a.agency, &auditv1.ListAuditEventsRequest{Actor: keyID, Limit: new(int32(2)), Cursor: *resp.NextCursor})
-	if err != nil || len(resp.AuditEvents) != 2 || resp.AuditEvents[1].Action != "webhook.created" || resp.NextCursor != nil {
-		t.Fatalf("the owner's second page: %v, %v", resp, err)
-	}
-	resp, err = s.ownerTrail(t, b.agency, &auditv1.ListAuditEventsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range resp.AuditEvents {
-		if e.GetAgencyId() != b.agency || e.ResourceId == hookID || e.ResourceId == prospect {
-			t.Fatalf("agency b's owner sees %v", protojson.Format(e))
+	for _, e := range auditEvents(t, ownerB.trail(t, "limit=200")) {
+		if e["agency_id"] != b.agency || e["resource_id"] == hookID || e["resource_id"] == prospect {
+			t.Fatalf("agency b's (%s) owner sees %v", b.agency, e)
 		}
 	}
-	if _, err := s.ownerTrail(t, b.agency, &auditv1.ListAuditEventsRequest{ResourceId: hookID}); err != nil {
-		t.Fatal(err)
-	} else if r, _ := s.ownerTrail(t, b.agency, &auditv1.ListAuditEventsRequest{ResourceId: hookID}); len(r.AuditEvents) != 0 {
-		t.Fatalf("agency b's owner finds a's webhook by its id: %v", protojson.Format(r))
+	if got := auditEvents(t, ownerB.trail(t, "resource_id="+hookID)); len(got) != 0 {
+		t.Fatalf("agency b's owner finds a's webhook by its id: %v", got)
 	}
 	if got := trail("agency_id=" + b.agency); slices.ContainsFunc(got, func(e map[string]any) bool { return e["agency_id"] != b.agency }) {
 		t.Fatalf("agency b's trail holds another's events: %v", got)
 	}
 	// A cursor of a's trail is refused for b's.
 	all2 := s.adminCall(t, "GET", "/admin/v1/audit-events?limit=1&agency_id="+a.agency, nil)
-	cursor := all2.json["next_cursor"].(string)
-	if _, err := s.ownerTrail(t, b.agency, &auditv1.ListAuditEventsRequest{Cursor: cursor}); status.Code(err) != codes.InvalidArgument {
-		t.Fatalf("a's cursor read by b's owner: %v, want InvalidArgument", err)
+	wantError(t, ownerB.trail(t, "cursor="+url.QueryEscape(all2.json["next_cursor"].(string))), http.StatusBadRequest, "cursor")
+	// A person's write names the person, their membership and session.
+	r = ownerA.do(t, "POST", "/api/v1/webhooks", map[string]any{"url": "https://hooks.example.com/by-a-person", "events": []string{"deal.*"}})
+	wantStatus(t, r, http.StatusCreated)
+	personHook := r.json["webhook"].(map[string]any)["id"].(string)
+	var byPerson map[string]any
+	eventually(t, 10*time.Second, func() bool {
+		got := auditEvents(t, ownerA.trail(t, "resource_id="+personHook))
+		if len(got) == 1 {
+			byPerson = got[0]
+		}
+		return byPerson != nil
+	})
+	actor, _ = byPerson["actor"].(map[string]any)
+	if actor["kind"] != "user" || actor["id"] == nil || actor["id"] == "" || actor["member_id"] == nil || actor["session_id"] == nil {
+		t.Fatalf("a person's write is recorded as %v", byPerson)
 	}
 
 	// No key reads the trail, whatever its scopes and bindings.

@@ -68,7 +68,7 @@ func testRolesEveryRoute(t *testing.T, s *stack) {
 	c := s.newCMS(t)
 	item := c.createItem(t, "posts", map[string]any{"data": map[string]any{"title": "Walked"}})
 	client := s.newClient(t, c.tenant, true)
-	tag := c.agency[:8]
+	tag := c.agency
 
 	// The owner is invited by the operator; the others by the owner. The
 	// editor's membership names the site, so that "its sites" is this one.

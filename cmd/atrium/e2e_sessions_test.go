@@ -89,7 +89,7 @@ func testPeopleSessions(t *testing.T, s *stack) {
 	s.loadRows(t, clientA, "keywords", map[string]any{"keyword": "ours", "position": 1, "status": "active"})
 	s.loadRows(t, otherA, "keywords", map[string]any{"keyword": "theirs", "position": 2, "status": "active"})
 	clientB := s.newClient(t, b.tenant, true)
-	tag := a.agency[:8]
+	tag := a.agency
 	email := func(who string) string { return who + "-" + tag + "@example.com" }
 
 	// The operator invites the owner; the owner accepts and is signed in.
