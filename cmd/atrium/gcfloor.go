@@ -69,7 +69,7 @@ func startHeapFloor(floorMiB int) (stop func()) {
 	if gogc[0].Value.Kind() != metrics.KindUint64 || gogc[0].Value.Uint64() == 0 {
 		return func() {}
 	}
-	base := int(gogc[0].Value.Uint64())
+	base := int(min(gogc[0].Value.Uint64(), 1e6)) //nolint:gosec // G115: bounded to 1e6 just before
 	h := &heapFloor{floor: uint64(floorMiB) << 20, base: base, set: debug.SetGCPercent, last: base,
 		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
 	h.adjust()
