@@ -100,6 +100,11 @@ func ssoSignIn(t *testing.T, c *http.Client, api, issuer, username, returnTo str
 	return r
 }
 
+// TestSingleSignOn: the operator invites Ada, who signs in at the provider
+// and comes back an active owner with the session cookie (no password of
+// her own), and again later as the same user; a verified email nobody
+// invited and an invited email the provider has not verified are refused;
+// the callback counts against the sign-in attempts.
 func TestSingleSignOn(t *testing.T) {
 	// The callback's URL is registered at the provider before the stack
 	// starts: the gateway listens at an address chosen here.
@@ -107,7 +112,10 @@ func TestSingleSignOn(t *testing.T) {
 	api := "http://" + addr
 	issuer := startOpenIDProvider(t, api+"/api/v1/sessions/oidc/callback")
 	s := startStack(t, "--http-addr="+addr, "--oidc-issuer="+issuer, "--oidc-client-id="+ssoClientID,
-		"--oidc-client-secret="+ssoClientSecret, "--oidc-redirect-url="+api+"/api/v1/sessions/oidc/callback")
+		"--oidc-client-secret="+ssoClientSecret, "--oidc-redirect-url="+api+"/api/v1/sessions/oidc/callback",
+		// The test's five sign-ins (four callbacks and a password), no
+		// more, from its one address.
+		"--login-attempts-per-address=5")
 	agency := s.create(t, "/admin/v1/agencies", "agency", map[string]any{"name": "Acme"})["id"].(string)
 	// The operator invites Ada as the owner, and Eve, whose email the
 	// provider has not verified.
@@ -179,12 +187,25 @@ func TestSingleSignOn(t *testing.T) {
 
 	// The start refuses to send a browser to another site afterwards.
 	wantError(t, call(t, "GET", api+"/api/v1/sessions/oidc/start?return_to=https://evil.example/", "", nil), http.StatusBadRequest, "return_to")
+	// The callback counts against the address's sign-in attempts, which
+	// the five above have spent.
+	r = call(t, "GET", api+"/api/v1/sessions/oidc/callback?code=x&state=y", "", nil)
+	wantError(t, r, http.StatusTooManyRequests, "too many sign-in attempts from your address")
+	if r.header.Get("Retry-After") == "" {
+		t.Fatal("429 without Retry-After")
+	}
 }
 
-// TestSingleSignOnNotConfigured: without --oidc-issuer the routes say so.
+// TestSingleSignOnNotConfigured: without --oidc-issuer the routes say so;
+// they answer only GET.
 func TestSingleSignOnNotConfigured(t *testing.T) {
 	s := startStack(t)
 	for _, p := range []string{"/api/v1/sessions/oidc/start", "/api/v1/sessions/oidc/callback?code=x&state=y"} {
 		wantError(t, call(t, "GET", s.api+p, "", nil), http.StatusNotFound, "single sign-on is not configured", "--oidc-issuer")
+	}
+	r := call(t, "POST", s.api+"/api/v1/sessions/oidc/callback", "", nil)
+	wantError(t, r, http.StatusMethodNotAllowed, "allowed: GET")
+	if r.header.Get("Allow") != "GET" {
+		t.Fatalf("Allow: %q, want GET", r.header.Get("Allow"))
 	}
 }
