@@ -213,7 +213,7 @@ func (g *Gateway) sessionCookies(ctx context.Context, w http.ResponseWriter, _ p
 			// the CRM's event.
 			g.sessions.EvictSessions(p.SessionID)
 		}
-		c := &http.Cookie{Name: auth.CookieName, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		c := &http.Cookie{Name: auth.CookieName, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, //nolint:gosec // G124: Secure over TLS or with --cookie-secure (secureCookies)
 			Secure: g.secureCookies(ctx), MaxAge: -1}
 		w.Header().Add("Set-Cookie", c.String())
 	}
@@ -223,7 +223,7 @@ func (g *Gateway) sessionCookies(ctx context.Context, w http.ResponseWriter, _ p
 // sessionCookie is the session cookie of a session just opened, by a
 // password (sessionCookies) or by single sign-on (oidc.go) alike.
 func (g *Gateway) sessionCookie(ctx context.Context, o auth.Opened) *http.Cookie {
-	return &http.Cookie{Name: auth.CookieName, Value: o.Secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
+	return &http.Cookie{Name: auth.CookieName, Value: o.Secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, //nolint:gosec // G124: Secure over TLS or with --cookie-secure (secureCookies)
 		Secure: g.secureCookies(ctx), Expires: o.Expires}
 }
 
