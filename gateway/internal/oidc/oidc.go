@@ -140,7 +140,6 @@ func (rp *RelyingParty) Finish(w http.ResponseWriter, r *http.Request) (Identity
 	q := r.URL.Query()
 	// The flow's cookie is used once, whatever happens next.
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: CallbackPath, MaxAge: -1, HttpOnly: true, //nolint:gosec // G124: Secure as the start's cookie
-
 		Secure: rp.cfg.Secure || r.TLS != nil, SameSite: http.SameSiteLaxMode})
 	if e := q.Get("error"); e != "" {
 		return Identity{}, "", status.Errorf(codes.Unauthenticated, "the single sign-on provider refused the sign-in (%s: %s); start again, or sign in with your password", clip(e), clip(q.Get("error_description")))
