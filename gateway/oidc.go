@@ -32,6 +32,10 @@ import (
 // is a cross-site navigation by design, and the flow's cookie (its state)
 // is what ties the callback to the browser that started it (login CSRF).
 
+// OIDCCallbackPath is the callback of single sign-on on the public
+// listener: --oidc-redirect-url is its URL as browsers reach it.
+const OIDCCallbackPath = oidc.CallbackPath
+
 // providerTimeout bounds each call to the provider (discovery, the code's
 // exchange, its keys), within the request's own deadline.
 const providerTimeout = 10 * time.Second
