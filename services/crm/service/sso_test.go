@@ -18,7 +18,8 @@ import (
 // TestVerifiedSessionOverGRPC: the gateway signs in a person whose email
 // a single sign-on provider verified. An invited email becomes a member
 // with a session whose secret is in the response header, as a
-// password sign-in's; an uninvited email is refused; only the gateway (an
+// password sign-in's; two at once make one user; an uninvited email is
+// refused; only the gateway (an
 // internal caller) may ask; on the memory store and on PostgreSQL.
 func TestVerifiedSessionOverGRPC(t *testing.T) {
 	t.Run("Memory", func(t *testing.T) { testVerifiedSessionOverGRPC(t, "") })
@@ -67,6 +68,27 @@ func testVerifiedSessionOverGRPC(t *testing.T, databaseURL string) {
 	if err != nil || again.User.Id != in.User.Id || again.Session.Id == in.Session.Id {
 		t.Fatalf("second single sign-on: %v, %v", again, err)
 	}
+	// Two sign-ins of a newly invited email at once (two tabs): both are
+	// signed in, as one user.
+	if _, err := c.admin.CreateMember(c.as(ctx, admin), &crmv1.CreateMemberRequest{AgencyId: a.Agency.Id, Email: "grace@example.com", Role: "viewer"}); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		userID string
+		err    error
+	}
+	results := make(chan result, 2)
+	for range 2 {
+		go func() {
+			in, err := c.auth.CreateVerifiedSession(from, &crmv1.CreateVerifiedSessionRequest{Email: "grace@example.com"})
+			results <- result{in.GetUser().GetId(), err}
+		}()
+	}
+	r1, r2 := <-results, <-results
+	if r1.err != nil || r2.err != nil || r1.userID == "" || r1.userID != r2.userID {
+		t.Fatalf("two single sign-ons at once: %+v and %+v; want both signed in as one user", r1, r2)
+	}
+
 	_, err = c.auth.CreateVerifiedSession(from, &crmv1.CreateVerifiedSessionRequest{Email: "eve@example.com"})
 	wantCode(t, err, codes.PermissionDenied, "no member of any agency has the email eve@example.com")
 }

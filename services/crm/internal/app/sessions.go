@@ -500,6 +500,16 @@ func (s *Sessions) CreateVerifiedSession(ctx context.Context, id VerifiedIdentit
 		if err != nil {
 			return err
 		}
+		if !exists && len(members) == 0 {
+			// A sign-in of the same email at once (a second tab) may have
+			// accepted the invitations while this one waited on their
+			// locks: its user is there now.
+			if u, err = tx.UserByEmail(ctx, email); err == nil {
+				exists = true
+			} else if !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
 		if !exists {
 			if len(members) == 0 {
 				return apperr.PermissionDenied("no member of any agency has the email %s (or their invitation expired): ask an owner to invite you", email)
