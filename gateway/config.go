@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"math"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/atrium-hq/atrium/gateway/internal/auth"
+	"github.com/atrium-hq/atrium/gateway/internal/oidc"
 	"github.com/atrium-hq/atrium/platform/objstore"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/rpc"
@@ -58,6 +60,16 @@ type Config struct {
 	// did not come over TLS: for a gateway behind a proxy that terminates
 	// TLS. Over TLS the cookie is always Secure.
 	CookieSecure bool
+	// OIDCIssuer, when set, turns single sign-on on: the public listener
+	// serves oidc.StartPath and oidc.CallbackPath, running the
+	// authorization code flow with PKCE against this OpenID provider,
+	// where Atrium is registered as OIDCClientID (with OIDCClientSecret,
+	// unless a public client) redirecting to OIDCRedirectURL, the
+	// callback's URL as browsers reach it (docs/authentication.md).
+	OIDCIssuer       string
+	OIDCClientID     string
+	OIDCClientSecret string
+	OIDCRedirectURL  string
 	// LoginAttemptsPerEmail and LoginAttemptsPerAddress bound the sign-in
 	// attempts (and the password resets asked for) per email address and
 	// per client address in each LoginAttemptWindow, before the CRM is
@@ -190,6 +202,10 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxStreamsPerTenant, "max-streams-per-tenant", c.MaxStreamsPerTenant, "long requests all the API keys of one agency (or site) may hold open at once; more are answered 429 with Retry-After")
 	fs.Int64Var(&c.MinTransferRate, "min-transfer-rate", c.MinTransferRate, "slowest average, in bytes a second, an upload or a file download may keep once --request-timeout has passed; a slower upload is answered 408, a slower download cut")
 	fs.BoolVar(&c.CookieSecure, "cookie-secure", c.CookieSecure, "mark the session cookie Secure even on requests that did not come over TLS (behind a proxy that terminates TLS); over TLS it always is")
+	fs.StringVar(&c.OIDCIssuer, "oidc-issuer", c.OIDCIssuer, "issuer URL of an OpenID Connect provider to sign people in with (single sign-on, matched by verified email); empty: sign-in by password only")
+	fs.StringVar(&c.OIDCClientID, "oidc-client-id", c.OIDCClientID, "client id Atrium is registered with at --oidc-issuer")
+	fs.StringVar(&c.OIDCClientSecret, "oidc-client-secret", c.OIDCClientSecret, "client secret of --oidc-client-id; empty for a public client (PKCE only)")
+	fs.StringVar(&c.OIDCRedirectURL, "oidc-redirect-url", c.OIDCRedirectURL, "the callback URL registered at --oidc-issuer, as browsers reach it: https://<public host>"+oidc.CallbackPath)
 	fs.IntVar(&c.LoginAttemptsPerEmail, "login-attempts-per-email", c.LoginAttemptsPerEmail, "sign-in attempts (and password resets asked for) per email address in each --login-attempt-window; more are answered 429 with Retry-After")
 	fs.IntVar(&c.LoginAttemptsPerAddress, "login-attempts-per-address", c.LoginAttemptsPerAddress, "sign-in attempts (and invitations accepted, password resets) per client address in each --login-attempt-window; more are answered 429 with Retry-After")
 	fs.DurationVar(&c.LoginAttemptWindow, "login-attempt-window", c.LoginAttemptWindow, "the window of --login-attempts-per-email and --login-attempts-per-address; spent attempts come back evenly over it")
@@ -258,6 +274,28 @@ func (c *Config) setDefaults() {
 	}
 }
 
+// checkOIDC checks the single sign-on settings: none, or an issuer with a
+// client id and the callback's URL.
+func (c *Config) checkOIDC() error {
+	if c.OIDCIssuer == "" {
+		if c.OIDCClientID != "" || c.OIDCClientSecret != "" || c.OIDCRedirectURL != "" {
+			return errors.New("--oidc-client-id, --oidc-client-secret and --oidc-redirect-url need --oidc-issuer, the provider's issuer URL")
+		}
+		return nil
+	}
+	if u, err := url.Parse(c.OIDCIssuer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("--oidc-issuer must be the provider's issuer URL (https://id.example.com/…); got %q", c.OIDCIssuer)
+	}
+	if c.OIDCClientID == "" {
+		return errors.New("--oidc-issuer needs --oidc-client-id, the client id Atrium is registered with at the provider")
+	}
+	if u, err := url.Parse(c.OIDCRedirectURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != oidc.CallbackPath {
+		return fmt.Errorf("--oidc-redirect-url must be the absolute URL of %s as browsers reach the gateway (https://atrium.example.com%s), registered at the provider; got %q",
+			oidc.CallbackPath, oidc.CallbackPath, c.OIDCRedirectURL)
+	}
+	return nil
+}
+
 // parseTrustedProxies reads TrustedProxies: CIDRs, or single addresses.
 func (c *Config) parseTrustedProxies() error {
 	c.trusted = nil
@@ -324,6 +362,8 @@ func (c *Config) Validate() error {
 			DefaultLoginAttemptsPerEmail, DefaultLoginAttemptsPerAddress, c.LoginAttemptsPerEmail, c.LoginAttemptsPerAddress)
 	case c.LoginAttemptWindow < 0:
 		return fmt.Errorf("--login-attempt-window must be positive (0: the default, %s); got %s", DefaultLoginAttemptWindow, c.LoginAttemptWindow)
+	case c.checkOIDC() != nil:
+		return c.checkOIDC()
 	case c.parseTrustedProxies() != nil:
 		return c.parseTrustedProxies()
 	case c.Logger == nil:

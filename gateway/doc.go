@@ -4,7 +4,8 @@
 //     route proxied by grpc-gateway to the owning service over gRPC, behind
 //     API-key authentication or a signed-in person's session cookie (with
 //     CSRF and same-origin checks, and Atrium-Agency and Atrium-Site
-//     choosing whom the person acts for: sessions.go);
+//     choosing whom the person acts for: sessions.go), and, with
+//     --oidc-issuer, single sign-on's two browser routes (oidc.go);
 //   - the admin listener: the provisioning API, behind the admin token, plus
 //     /healthz (with the state of each service, checked in the background:
 //     dependencies.go) and /readyz (the gateway itself can serve).

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/atrium-hq/atrium/gateway/internal/auth"
+	"github.com/atrium-hq/atrium/gateway/internal/oidc"
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
 	"github.com/atrium-hq/atrium/gateway/mcpserver"
 	"github.com/atrium-hq/atrium/gateway/openapi"
@@ -110,6 +111,8 @@ type Gateway struct {
 	nats           *nats.Conn
 	// limiter is the per-key rate limit of the public listener, nil when off.
 	limiter *rateLimiter
+	// rp runs single sign-on's flow (oidc.go); nil without --oidc-issuer.
+	rp *oidc.RelyingParty
 	// mcpHandler serves /mcp on the public listener (mcp.go).
 	mcpHandler http.Handler
 	// draining is set once the gateway is asked to stop: /readyz answers
@@ -208,6 +211,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		g.limiter = newRateLimiter(cfg.RateLimit, cfg.RateLimitBurst, cfg.now)
 		go g.limiter.run(g.base) // until close
 	}
+	g.rp = newRelyingParty(cfg)
 	g.logins = newLoginLimiter(cfg.LoginAttemptsPerEmail, cfg.LoginAttemptsPerAddress, cfg.LoginAttemptWindow, cfg.now)
 	go g.logins.run(g.base) // until close
 	publicMux, adminMux := g.newMux(g.public), g.newMux(g.adminL)
@@ -276,7 +280,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		addr := cfg.HTTPAddr
 		mux := http.Handler(publicMux)
 		if l.files {
-			mux = g.withMCP(g.withFiles(publicMux))
+			mux = g.withOIDC(g.withMCP(g.withFiles(publicMux)))
 		}
 		if l == g.adminL {
 			addr, mux = cfg.AdminAddr, g.withProbes(adminMux)

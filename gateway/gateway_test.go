@@ -283,11 +283,17 @@ func TestConfigValidation(t *testing.T) {
 		mut  func(*Config)
 		want string
 	}{
-		"same listener":  {func(c *Config) { c.AdminAddr = c.HTTPAddr }, "must not share"},
-		"short token":    {func(c *Config) { c.AdminToken = "short" }, "admin token"},
-		"short secret":   {func(c *Config) { c.InternalSecret = []byte("x") }, "internal secret"},
-		"no upstream":    {func(c *Config) { delete(c.Upstreams, "data") }, "--data-addr"},
-		"long cache TTL": {func(c *Config) { c.KeyCacheTTL = time.Hour }, "TTL"},
+		"same listener":         {func(c *Config) { c.AdminAddr = c.HTTPAddr }, "must not share"},
+		"short token":           {func(c *Config) { c.AdminToken = "short" }, "admin token"},
+		"short secret":          {func(c *Config) { c.InternalSecret = []byte("x") }, "internal secret"},
+		"no upstream":           {func(c *Config) { delete(c.Upstreams, "data") }, "--data-addr"},
+		"long cache TTL":        {func(c *Config) { c.KeyCacheTTL = time.Hour }, "TTL"},
+		"oidc without issuer":   {func(c *Config) { c.OIDCClientID = "atrium" }, "need --oidc-issuer"},
+		"oidc issuer not a URL": {func(c *Config) { c.OIDCIssuer, c.OIDCClientID = "id.example.com", "atrium" }, "--oidc-issuer must be"},
+		"oidc without client":   {func(c *Config) { c.OIDCIssuer = "https://id.example.com/" }, "--oidc-client-id"},
+		"oidc redirect elsewhere": {func(c *Config) {
+			c.OIDCIssuer, c.OIDCClientID, c.OIDCRedirectURL = "https://id.example.com/", "atrium", "https://atrium.example.com/callback"
+		}, "/api/v1/sessions/oidc/callback"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := base
@@ -303,6 +309,10 @@ func TestConfigValidation(t *testing.T) {
 	c.setDefaults()
 	if err := c.Validate(); err != nil {
 		t.Fatalf("valid config: %v", err)
+	}
+	c.OIDCIssuer, c.OIDCClientID, c.OIDCRedirectURL = "https://id.example.com/", "atrium", "https://atrium.example.com/api/v1/sessions/oidc/callback"
+	if err := c.Validate(); err != nil {
+		t.Fatalf("valid single sign-on config: %v", err)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/atrium-hq/atrium/gateway/internal/oidc"
 )
 
 // httpMetrics records http.server.request.duration, the OpenTelemetry
@@ -55,7 +57,7 @@ var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.Me
 // fixedRoutes are the routes served beside the route table, with the
 // methods they are asked with.
 var fixedRoutes = map[string][]string{
-	"/openapi.json": methods, "/mcp": methods, "/healthz": methods, "/readyz": methods, "/metrics": methods, "/debug/pprof/": methods,
+	"/openapi.json": methods, "/mcp": methods, oidc.StartPath: methods, oidc.CallbackPath: methods, "/healthz": methods, "/readyz": methods, "/metrics": methods, "/debug/pprof/": methods,
 }
 
 func newHTTPMetrics(mp metric.MeterProvider) *httpMetrics {

@@ -41,8 +41,8 @@ import (
 // The response metadata in which the CRM gives a new session's secret and
 // expiry (the contract of crmv1.SessionService).
 const (
-	sessionMetadata        = "atrium-session"
-	sessionExpiresMetadata = "atrium-session-expires"
+	sessionMetadata        = auth.SessionMetadata
+	sessionExpiresMetadata = auth.SessionExpiresMetadata
 )
 
 // The RPCs whose answers set or clear the cookie, and those limited by the
@@ -202,24 +202,29 @@ func (g *Gateway) sessionCookies(ctx context.Context, w http.ResponseWriter, _ p
 		if len(secret) != 1 || secret[0] == "" {
 			return status.Error(codes.Internal, "the CRM signed the person in but gave no session secret (metadata "+sessionMetadata+")")
 		}
-		c := &http.Cookie{Name: auth.CookieName, Value: secret[0], Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: g.secureCookies(ctx)}
+		o := auth.Opened{Secret: secret[0]}
 		if len(exp) == 1 {
-			if t, err := time.Parse(time.RFC3339, exp[0]); err == nil {
-				c.Expires = t
-			}
+			o.Expires, _ = time.Parse(time.RFC3339, exp[0])
 		}
-		w.Header().Add("Set-Cookie", c.String())
+		w.Header().Add("Set-Cookie", g.sessionCookie(ctx, o).String())
 	case deleteCurrentSession:
 		if p, ok := principal.FromContext(ctx); ok && p.SessionID != "" {
 			// This gateway forgets the session at once; the others on
 			// the CRM's event.
 			g.sessions.EvictSessions(p.SessionID)
 		}
-		c := &http.Cookie{Name: auth.CookieName, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		c := &http.Cookie{Name: auth.CookieName, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, //nolint:gosec // G124: Secure over TLS or with --cookie-secure (secureCookies)
 			Secure: g.secureCookies(ctx), MaxAge: -1}
 		w.Header().Add("Set-Cookie", c.String())
 	}
 	return nil
+}
+
+// sessionCookie is the session cookie of a session just opened, by a
+// password (sessionCookies) or by single sign-on (oidc.go) alike.
+func (g *Gateway) sessionCookie(ctx context.Context, o auth.Opened) *http.Cookie {
+	return &http.Cookie{Name: auth.CookieName, Value: o.Secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, //nolint:gosec // G124: Secure over TLS or with --cookie-secure (secureCookies)
+		Secure: g.secureCookies(ctx), Expires: o.Expires}
 }
 
 // secureCookies reports whether the request of ctx came over TLS or the

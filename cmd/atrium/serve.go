@@ -118,6 +118,11 @@ func parseServe(args []string, lookup func(string) (string, bool), stdout, stder
 		return nil, err
 	}
 	c.webhooks.AllowPrivate = c.actions.AllowPrivateFetch
+	if c.gateway.OIDCIssuer != "" && c.gateway.OIDCRedirectURL == "" && c.publicURL != "" {
+		// One process answers at --public-url: single sign-on's callback
+		// is there too.
+		c.gateway.OIDCRedirectURL = strings.TrimSuffix(c.publicURL, "/") + gateway.OIDCCallbackPath
+	}
 	if c.gcMinHeapMiB < 0 {
 		return nil, fmt.Errorf("--gc-min-heap-mib must be 0 (off) or more; got %d", c.gcMinHeapMiB)
 	}

@@ -70,3 +70,17 @@ func TestServeWithADatabaseNeedsAPlaceForFiles(t *testing.T) {
 		t.Fatalf("--database-url with --data-dir: %v", err)
 	}
 }
+
+// TestServeSingleSignOnCallbackFromPublicURL: `atrium serve` with
+// --oidc-issuer and --public-url needs no --oidc-redirect-url: the
+// callback is at the public URL.
+func TestServeSingleSignOnCallbackFromPublicURL(t *testing.T) {
+	none := func(string) (string, bool) { return "", false }
+	cfg, err := parseServe([]string{"--oidc-issuer=https://id.example.com/", "--oidc-client-id=atrium", "--public-url=https://atrium.example.com/"}, none, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "https://atrium.example.com/api/v1/sessions/oidc/callback"; cfg.gateway.OIDCRedirectURL != want {
+		t.Fatalf("--oidc-redirect-url = %q, want %q", cfg.gateway.OIDCRedirectURL, want)
+	}
+}

@@ -18,7 +18,7 @@ import (
 var secretSettings = []string{
 	"ATRIUM_DATABASE_URL", "ATRIUM_ADMIN_TOKEN", "ATRIUM_INTERNAL_SECRET",
 	"ATRIUM_LLM_API_KEY", "ATRIUM_SMTP_PASSWORD", "ATRIUM_INDEXNOW_KEY", "ATRIUM_DATAFORSEO_PASSWORD",
-	"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+	"ATRIUM_OIDC_CLIENT_SECRET", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
 }
 
 // awsCredentials are the standard AWS variables the object store's users
@@ -80,7 +80,7 @@ func TestSecretsComeOnlyFromExistingSecrets(t *testing.T) {
 	want := map[string]map[string]string{
 		"gateway": {
 			"ATRIUM_ADMIN_TOKEN": "secret:atrium-admin/token", "ATRIUM_INTERNAL_SECRET": "secret:atrium-internal/principal-secret",
-			"ATRIUM_NATS_URL": "secret:atrium-nats/url",
+			"ATRIUM_NATS_URL": "secret:atrium-nats/url", "ATRIUM_OIDC_CLIENT_SECRET": "secret:atrium-sso/client-secret",
 		},
 		"actions": {
 			"ATRIUM_DATABASE_URL": "secret:atrium-postgres/database-url", "ATRIUM_INTERNAL_SECRET": "secret:atrium-internal/principal-secret",
@@ -658,6 +658,9 @@ func TestRefusedValues(t *testing.T) {
 		{[]string{"--set", "ingress.enabled=true", "--set-json", "ingress.hosts=[]"}, "ingress.enabled needs at least one entry in ingress.hosts"},
 		{[]string{"--set", "webhooks.retrySchedule=5s;5m"}, "/webhooks/retrySchedule"},
 		{[]string{"--set", "webhooks.workers=0"}, "/webhooks/workers"},
+		{[]string{"--set", "gateway.oidc.issuer=https://id.example.com/"}, "gateway.oidc.clientID is required with gateway.oidc.issuer"},
+		{[]string{"--set", "gateway.oidc.issuer=https://id.example.com/", "--set", "gateway.oidc.clientID=atrium"}, "gateway.oidc.redirectURL is required"},
+		{[]string{"--set", "gateway.oidc.issuer=id.example.com"}, "/gateway/oidc/issuer"},
 	} {
 		_, stderr, err := helmTemplate(t, tc.args...)
 		if err == nil {
@@ -688,6 +691,34 @@ func TestPublicURL(t *testing.T) {
 			if got := m.env(t, m.deployment(t, c).Spec.Template.Spec.Containers[0])["ATRIUM_PUBLIC_URL"]; got != tc.want {
 				t.Errorf("%v: %s's ATRIUM_PUBLIC_URL %q, want %q", tc.args, c, got, tc.want)
 			}
+		}
+	}
+}
+
+// Single sign-on's settings reach the gateway only when an issuer is set;
+// the callback to register defaults to the public URL's.
+func TestSingleSignOn(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want map[string]string
+	}{
+		{nil, map[string]string{}},
+		{[]string{"-f", productionFile}, map[string]string{"ATRIUM_OIDC_ISSUER": "https://id.example.com/", "ATRIUM_OIDC_CLIENT_ID": "atrium",
+			"ATRIUM_OIDC_REDIRECT_URL": "https://api.atrium.example.com/api/v1/sessions/oidc/callback", "ATRIUM_OIDC_CLIENT_SECRET": "secret:atrium-sso/client-secret"}},
+		{[]string{"--set", "gateway.oidc.issuer=https://id.example.com/", "--set", "gateway.oidc.clientID=atrium",
+			"--set", "gateway.oidc.redirectURL=https://atrium.example.org/api/v1/sessions/oidc/callback"},
+			map[string]string{"ATRIUM_OIDC_ISSUER": "https://id.example.com/", "ATRIUM_OIDC_CLIENT_ID": "atrium",
+				"ATRIUM_OIDC_REDIRECT_URL": "https://atrium.example.org/api/v1/sessions/oidc/callback"}},
+	} {
+		m := render(t, tc.args...)
+		got := map[string]string{}
+		for k, v := range m.env(t, m.deployment(t, "gateway").Spec.Template.Spec.Containers[0]) {
+			if strings.HasPrefix(k, "ATRIUM_OIDC_") {
+				got[k] = v
+			}
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%v: the gateway's single sign-on settings\n got  %v\n want %v", tc.args, got, tc.want)
 		}
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"golang.org/x/sync/singleflight"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/atrium-hq/atrium/platform/principal"
@@ -261,3 +263,44 @@ func (s *Sessions) Len() int {
 	defer s.mu.Unlock()
 	return len(s.entries)
 }
+
+// Opened is a session the CRM just opened: the cookie's secret and when
+// it expires.
+type Opened struct {
+	Secret  string
+	Expires time.Time
+}
+
+// CreateVerified asks the CRM to sign in the person whose email a single
+// sign-on provider verified (the caller checked the ID token), as the
+// gateway. The client's address and user agent are recorded with the
+// session, as a password sign-in's are. The CRM's refusal
+// (PERMISSION_DENIED for an email nobody invited) comes back as it is.
+func (s *Sessions) CreateVerified(ctx context.Context, req *crmv1.CreateVerifiedSessionRequest, clientAddress, userAgent string) (Opened, error) {
+	ctx = metadata.AppendToOutgoingContext(ctx, "x-forwarded-for", clientAddress, "grpcgateway-user-agent", userAgent)
+	var header metadata.MD
+	_, err := s.client.CreateVerifiedSession(s.signer.OutgoingContext(ctx, gatewayPrincipal), req, grpc.Header(&header))
+	switch status.Code(err) {
+	case codes.OK:
+	case codes.Unauthenticated:
+		return Opened{}, status.Errorf(codes.Internal, "the CRM refused the gateway's signed principal (%s): is --internal-secret the same in the gateway and the CRM?", status.Convert(err).Message())
+	default:
+		return Opened{}, err
+	}
+	secret, exp := header.Get(SessionMetadata), header.Get(SessionExpiresMetadata)
+	if len(secret) != 1 || secret[0] == "" {
+		return Opened{}, status.Error(codes.Internal, "the CRM signed the person in but gave no session secret (metadata "+SessionMetadata+")")
+	}
+	o := Opened{Secret: secret[0]}
+	if len(exp) == 1 {
+		o.Expires, _ = time.Parse(time.RFC3339, exp[0])
+	}
+	return o, nil
+}
+
+// The response metadata in which the CRM gives a new session's secret and
+// expiry (the contract of crmv1.SessionService and SessionAuthService).
+const (
+	SessionMetadata        = "atrium-session"
+	SessionExpiresMetadata = "atrium-session-expires"
+)

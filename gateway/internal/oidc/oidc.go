@@ -120,8 +120,8 @@ func (rp *RelyingParty) Start(w http.ResponseWriter, r *http.Request) error {
 	}
 	f := flow{State: random(), Nonce: random(), Verifier: oauth2.GenerateVerifier(), ReturnTo: returnTo,
 		Expires: time.Now().Add(flowTTL).Unix()}
-	raw, _ := json.Marshal(f) // a struct of strings and a number
-	http.SetCookie(w, &http.Cookie{
+	raw, _ := json.Marshal(f)       // a struct of strings and a number
+	http.SetCookie(w, &http.Cookie{ //nolint:gosec // G124: Secure over TLS or with Config.Secure (--cookie-secure)
 		Name: cookieName, Value: base64.RawURLEncoding.EncodeToString(raw), Path: CallbackPath,
 		MaxAge: int(flowTTL / time.Second), HttpOnly: true, Secure: rp.cfg.Secure || r.TLS != nil,
 		// Lax: the provider's redirect back is a top-level GET
@@ -139,7 +139,7 @@ func (rp *RelyingParty) Start(w http.ResponseWriter, r *http.Request) error {
 func (rp *RelyingParty) Finish(w http.ResponseWriter, r *http.Request) (Identity, string, error) {
 	q := r.URL.Query()
 	// The flow's cookie is used once, whatever happens next.
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: CallbackPath, MaxAge: -1, HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: CallbackPath, MaxAge: -1, HttpOnly: true, //nolint:gosec // G124: Secure as the start's cookie
 		Secure: rp.cfg.Secure || r.TLS != nil, SameSite: http.SameSiteLaxMode})
 	if e := q.Get("error"); e != "" {
 		return Identity{}, "", status.Errorf(codes.Unauthenticated, "the single sign-on provider refused the sign-in (%s: %s); start again, or sign in with your password", clip(e), clip(q.Get("error_description")))

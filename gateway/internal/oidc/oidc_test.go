@@ -27,7 +27,6 @@ const (
 	password               = "verysecure"
 )
 
-
 // startProvider starts the provider with a verified and an unverified
 // user, and registers Atrium as a web client redirecting to redirectURL.
 func startProvider(t *testing.T, redirectURL string) (issuer string) {

@@ -203,6 +203,15 @@ ATRIUM_MAX_STREAMS_PER_TENANT: {{ $values.maxStreamsPerTenant | int64 | toString
 ATRIUM_MIN_TRANSFER_RATE: {{ $values.minTransferRate | int64 | toString | quote }}
 ATRIUM_MCP_READ_ONLY: {{ $values.mcpReadOnly | toString | quote }}
 ATRIUM_COOKIE_SECURE: {{ $values.cookieSecure | toString | quote }}
+{{- with $values.oidc.issuer }}
+ATRIUM_OIDC_ISSUER: {{ . | quote }}
+ATRIUM_OIDC_CLIENT_ID: {{ required "gateway.oidc.clientID is required with gateway.oidc.issuer" $values.oidc.clientID | quote }}
+{{- $public := include "atrium.publicURL" $root }}
+{{- if not (or $values.oidc.redirectURL $public) }}
+{{- fail "gateway.oidc.redirectURL is required with gateway.oidc.issuer when the chart knows no public URL (actions.publicURL, or an ingress host)" }}
+{{- end }}
+ATRIUM_OIDC_REDIRECT_URL: {{ $values.oidc.redirectURL | default (printf "%s/api/v1/sessions/oidc/callback" (trimSuffix "/" $public)) | quote }}
+{{- end }}
 ATRIUM_LOGIN_ATTEMPTS_PER_EMAIL: {{ $values.loginAttemptsPerEmail | int64 | toString | quote }}
 ATRIUM_LOGIN_ATTEMPTS_PER_ADDRESS: {{ $values.loginAttemptsPerAddress | int64 | toString | quote }}
 ATRIUM_LOGIN_ATTEMPT_WINDOW: {{ $values.loginAttemptWindow | quote }}
@@ -293,6 +302,9 @@ ATRIUM_AUDIT_RETENTION: {{ $values.retention | quote }}
 {{- include "atrium.secretEnv" (dict "env" "ATRIUM_INTERNAL_SECRET" "ref" $s.internalSecret) }}
 {{- if eq .component "gateway" }}
 {{ include "atrium.secretEnv" (dict "env" "ATRIUM_ADMIN_TOKEN" "ref" $s.adminToken) }}
+{{- if and $s.oidcClientSecret.name .root.Values.gateway.oidc.issuer }}
+{{ include "atrium.secretEnv" (dict "env" "ATRIUM_OIDC_CLIENT_SECRET" "ref" $s.oidcClientSecret) }}
+{{- end }}
 {{- else }}
 {{ include "atrium.secretEnv" (dict "env" "ATRIUM_DATABASE_URL" "ref" $s.databaseURL) }}
 {{- end }}

@@ -370,9 +370,10 @@ type SessionAuthServiceClient interface {
 	// CreateVerifiedSession signs in the person whose email a single sign-on
 	// provider has verified (the gateway checked the ID token): their user,
 	// or, for an email with a pending invitation, a new user (without a
-	// password) who accepts every pending invitation of that email. The
-	// answer is CreateSession's, with the secret in the same metadata.
-	// PERMISSION_DENIED when the email is no member's of any agency.
+	// password); either way the user accepts every pending invitation of
+	// that email. The answer is CreateSession's, with the secret in the same
+	// metadata. PERMISSION_DENIED when the email is no member's of any
+	// agency.
 	CreateVerifiedSession(ctx context.Context, in *CreateVerifiedSessionRequest, opts ...grpc.CallOption) (*CreateSessionResponse, error)
 }
 
@@ -417,9 +418,10 @@ type SessionAuthServiceServer interface {
 	// CreateVerifiedSession signs in the person whose email a single sign-on
 	// provider has verified (the gateway checked the ID token): their user,
 	// or, for an email with a pending invitation, a new user (without a
-	// password) who accepts every pending invitation of that email. The
-	// answer is CreateSession's, with the secret in the same metadata.
-	// PERMISSION_DENIED when the email is no member's of any agency.
+	// password); either way the user accepts every pending invitation of
+	// that email. The answer is CreateSession's, with the secret in the same
+	// metadata. PERMISSION_DENIED when the email is no member's of any
+	// agency.
 	CreateVerifiedSession(context.Context, *CreateVerifiedSessionRequest) (*CreateSessionResponse, error)
 	mustEmbedUnimplementedSessionAuthServiceServer()
 }

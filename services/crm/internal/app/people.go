@@ -27,6 +27,11 @@ const auditService = "crm"
 // maxMemberSites bounds an editor's list of sites.
 const maxMemberSites = 100
 
+// MaxInvitationsByEmail bounds the invitations a single sign-on accepts at
+// once: one per agency that invited the email, and no person is invited by
+// more agencies than this.
+const MaxInvitationsByEmail = 100
+
 // Token prefixes: a secret found in a log or a repository says what it
 // is, and secret scanners can match it.
 const (
@@ -64,6 +69,10 @@ type PeopleReader interface {
 	Session(ctx context.Context, id string) (Session, error)
 	SessionBySecretSHA256(ctx context.Context, digest []byte) (Session, error)
 	InvitationByTokenSHA256(ctx context.Context, digest []byte) (Invitation, error)
+	// InvitationsByEmail lists the invitations to the (lower-case) email,
+	// expired ones included, oldest first (then by id), at most
+	// MaxInvitationsByEmail.
+	InvitationsByEmail(ctx context.Context, email string) ([]Invitation, error)
 	PasswordResetByTokenSHA256(ctx context.Context, digest []byte) (PasswordReset, error)
 }
 

@@ -456,3 +456,135 @@ func (s *Sessions) CompletePasswordReset(ctx context.Context, token, password st
 			Fields: []string{"password"}}, now)
 	})
 }
+
+// VerifiedIdentity is a person whose email a single sign-on provider has
+// verified: the gateway checked the provider's ID token.
+type VerifiedIdentity struct {
+	Email, Name string
+	// Issuer and Subject name the person at the provider, for the log.
+	Issuer, Subject string
+}
+
+// CreateVerifiedSession signs in the person of a verified email, matched
+// to Atrium by that email alone:
+//
+//   - a user with the email is signed in, with their memberships;
+//   - else, when the email has live invitations, a user is created for it
+//     without a password (an empty hash, which no password verifies; a
+//     password reset can set one later);
+//   - else the email is no member's: PERMISSION_DENIED.
+//
+// Either way every live invitation of the email is accepted: the provider
+// proved the email, which is what an invitation's emailed link proves
+// (and a user without a password could not accept one otherwise).
+func (s *Sessions) CreateVerifiedSession(ctx context.Context, id VerifiedIdentity, origin Origin) (SignedIn, error) {
+	email, err := emailAddress(id.Email)
+	if err != nil {
+		return SignedIn{}, err
+	}
+	// The provider's name is the person's own account's: kept if it is a
+	// name Atrium accepts, else the member's name is used.
+	name, err := value.Line("name", id.Name, maxName, false)
+	if err != nil {
+		name = ""
+	}
+	var out SignedIn
+	err = s.store.InTx(ctx, func(tx PeopleTx) error {
+		now := s.clock.Now()
+		u, err := tx.UserByEmail(ctx, email)
+		exists := err == nil
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		members, err := s.invitedMembers(ctx, tx, email, u.ID, now)
+		if err != nil {
+			return err
+		}
+		if !exists && len(members) == 0 {
+			// A sign-in of the same email at once (a second tab) may have
+			// accepted the invitations while this one waited on their
+			// locks: its user is there now.
+			if u, err = tx.UserByEmail(ctx, email); err == nil {
+				exists = true
+			} else if !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
+		if !exists {
+			if len(members) == 0 {
+				return apperr.PermissionDenied("no member of any agency has the email %s (or their invitation expired): ask an owner to invite you", email)
+			}
+			if name == "" {
+				name = members[0].Name
+			}
+			u = User{ID: newID(), Email: email, Name: name, CreatedAt: now, UpdatedAt: now}
+			if err := tx.InsertUser(ctx, u); err != nil {
+				if errors.Is(err, ErrDuplicate) {
+					return apperr.Aborted(err, "a sign-in for %s was created meanwhile; sign in again", email)
+				}
+				return err
+			}
+			if err := audit.Record(actingAs(ctx, u.ID, ""), tx, auditService, audit.Change{Action: "user.created", ResourceType: "user", ResourceID: u.ID,
+				Fields: []string{"email", "name"}, AgencyID: members[0].AgencyID}, now); err != nil {
+				return err
+			}
+		}
+		for _, m := range members {
+			m.UserID, m.UpdatedAt = u.ID, now
+			if err := tx.UpdateMember(ctx, m); err != nil {
+				return err
+			}
+			if err := tx.DeleteInvitations(ctx, m.ID); err != nil {
+				return err
+			}
+			if err := audit.Record(actingAs(ctx, u.ID, ""), tx, auditService, audit.Change{Action: "invitation.accepted", ResourceType: "member", ResourceID: m.ID,
+				Fields: []string{"user_id"}, AgencyID: m.AgencyID}, now); err != nil {
+				return err
+			}
+		}
+		out, err = s.open(ctx, tx, u, origin, now)
+		return err
+	})
+	if err != nil {
+		return SignedIn{}, err
+	}
+	// The provider's names of the person go to the log, never its tokens.
+	s.cfg.Logger.Info("signed in with single sign-on", "user_id", out.User.ID, "session_id", out.Session.ID,
+		"issuer", truncateRunes(id.Issuer, maxOriginField), "subject", truncateRunes(id.Subject, maxOriginField))
+	return s.withMemberships(ctx, out)
+}
+
+// invitedMembers are the members with a role that live invitations of the
+// email invite, one per agency, leaving out the agencies where the user
+// (if any) is a member already.
+func (s *Sessions) invitedMembers(ctx context.Context, tx PeopleTx, email, userID string, now time.Time) ([]Member, error) {
+	invs, err := tx.InvitationsByEmail(ctx, email)
+	if err != nil || len(invs) == 0 {
+		return nil, err
+	}
+	agencies := map[string]bool{}
+	if userID != "" {
+		ms, err := tx.Memberships(ctx, userID)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			agencies[m.Member.AgencyID] = true
+		}
+	}
+	var out []Member
+	for _, inv := range invs {
+		if !now.Before(inv.ExpiresAt) || agencies[inv.AgencyID] {
+			continue
+		}
+		m, err := tx.Member(ctx, inv.AgencyID, inv.MemberID)
+		if errors.Is(err, ErrNotFound) || (err == nil && (m.Role == "" || m.UserID != "")) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		agencies[m.AgencyID] = true
+		out = append(out, m)
+	}
+	return out, nil
+}

@@ -135,6 +135,27 @@ func (s *Store) invitationByDigest(digest []byte) (app.Invitation, error) {
 	return s.invitations[id], nil
 }
 
+// InvitationsByEmail implements app.PeopleReader. It scans the
+// invitations, which are only the pending ones: few.
+func (s *Store) InvitationsByEmail(_ context.Context, email string) ([]app.Invitation, error) {
+	s.db.RLock()
+	defer s.db.RUnlock()
+	return s.invitationsByEmail(email), nil
+}
+
+func (s *Store) invitationsByEmail(email string) []app.Invitation {
+	out := []app.Invitation{}
+	for _, inv := range s.invitations {
+		if inv.Email == email {
+			out = append(out, inv)
+		}
+	}
+	slices.SortFunc(out, func(a, b app.Invitation) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	return out[:min(len(out), app.MaxInvitationsByEmail)]
+}
+
 // PasswordResetByTokenSHA256 implements app.PeopleReader.
 func (s *Store) PasswordResetByTokenSHA256(_ context.Context, digest []byte) (app.PasswordReset, error) {
 	s.db.RLock()
@@ -181,6 +202,10 @@ func (t *tx) SessionBySecretSHA256(_ context.Context, digest []byte) (app.Sessio
 
 func (t *tx) InvitationByTokenSHA256(_ context.Context, digest []byte) (app.Invitation, error) {
 	return t.s.invitationByDigest(digest)
+}
+
+func (t *tx) InvitationsByEmail(_ context.Context, email string) ([]app.Invitation, error) {
+	return t.s.invitationsByEmail(email), nil
 }
 
 func (t *tx) PasswordResetByTokenSHA256(_ context.Context, digest []byte) (app.PasswordReset, error) {

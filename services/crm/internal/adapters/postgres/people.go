@@ -105,6 +105,26 @@ func (r reader) InvitationByTokenSHA256(ctx context.Context, digest []byte) (app
 	return v, storeErr(err, "invitation by digest")
 }
 
+// InvitationsByEmail scans the invitations, which are only the pending
+// ones: few, so the email needs no index.
+func (r reader) InvitationsByEmail(ctx context.Context, email string) ([]app.Invitation, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+invitationCols+` FROM invitations WHERE email = $1
+		ORDER BY created_at, id LIMIT $2`+r.lock, email, app.MaxInvitationsByEmail)
+	if err != nil {
+		return nil, storeErr(err, "invitations by email")
+	}
+	out, err := pgdb.Collect(rows, app.MaxInvitationsByEmail, func(row pgx.Row) (app.Invitation, error) {
+		var v app.Invitation
+		err := row.Scan(&v.ID, &v.AgencyID, &v.MemberID, &v.Email, &v.TokenSHA256, &v.ExpiresAt, &v.CreatedAt)
+		v.ExpiresAt, v.CreatedAt = v.ExpiresAt.UTC(), v.CreatedAt.UTC()
+		return v, err
+	})
+	if out == nil {
+		out = []app.Invitation{}
+	}
+	return out, storeErr(err, "invitations by email")
+}
+
 func (r reader) PasswordResetByTokenSHA256(ctx context.Context, digest []byte) (app.PasswordReset, error) {
 	var v app.PasswordReset
 	err := r.q.QueryRow(ctx, `SELECT id, user_id, token_sha256, expires_at, created_at FROM password_resets WHERE token_sha256 = $1`+r.lock, digest).

@@ -25,6 +25,7 @@ func peopleTests() []struct {
 		{"MemberRolesRoundTripListAndDelete", testMemberRoles},
 		{"UsersAndMemberships", testUsersAndMemberships},
 		{"InvitationsByDigestAndVoided", testInvitations},
+		{"InvitationsByEmail", testInvitationsByEmail},
 		{"SessionsByDigestAndEnded", testSessions},
 		{"PasswordResets", testPasswordResets},
 		{"OwnersDealsAndIssuedKeys", testOwnersDealsAndIssuedKeys},
@@ -210,6 +211,42 @@ func testInvitations(t *testing.T, s Store) {
 	mustTx(t, s, func(tx app.Tx) error { return tx.DeleteMember(ctx(t), a.ID, m.ID) })
 	_, err = s.InvitationByTokenSHA256(ctx(t), digest("inv-3"))
 	wantErr(t, err, app.ErrNotFound)
+}
+
+// testInvitationsByEmail: the invitations of one email, across agencies,
+// oldest first, in a transaction too; another email's are not listed.
+func testInvitationsByEmail(t *testing.T, s Store) {
+	email := "sso-" + id()[:8] + "@example.com"
+	var want []app.Invitation
+	for i, tok := range []string{"by-email-2", "by-email-1"} {
+		a := newAgency(t, s)
+		m := app.Member{ID: id(), AgencyID: a.ID, Name: "Ana", Email: email, CreatedAt: base, UpdatedAt: base}
+		mustTx(t, s, func(tx app.Tx) error { return tx.InsertMember(ctx(t), m) })
+		inv := app.Invitation{ID: id(), AgencyID: a.ID, MemberID: m.ID, Email: email, TokenSHA256: digest(tok + email),
+			ExpiresAt: base.Add(time.Hour), CreatedAt: base.Add(time.Duration(1-i) * time.Minute)}
+		mustTx(t, s, func(tx app.Tx) error { return tx.InsertInvitation(ctx(t), inv) })
+		want = append([]app.Invitation{inv}, want...)
+	}
+	other := newMember(t, s, newAgency(t, s).ID)
+	mustTx(t, s, func(tx app.Tx) error {
+		return tx.InsertInvitation(ctx(t), app.Invitation{ID: id(), AgencyID: other.AgencyID, MemberID: other.ID, Email: other.Email,
+			TokenSHA256: digest("by-email-other" + email), ExpiresAt: base.Add(time.Hour), CreatedAt: base})
+	})
+	got, err := s.InvitationsByEmail(ctx(t), email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, got, want)
+	mustTx(t, s, func(tx app.Tx) error {
+		got, err := tx.InvitationsByEmail(ctx(t), email)
+		wantEqual(t, got, want)
+		return err
+	})
+	got, err = s.InvitationsByEmail(ctx(t), "nobody-"+email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, got, []app.Invitation{})
 }
 
 func testSessions(t *testing.T, s Store) {

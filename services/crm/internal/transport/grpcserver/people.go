@@ -264,3 +264,18 @@ func (s *sessionServer) VerifySession(ctx context.Context, req *crmv1.VerifySess
 	return &crmv1.VerifySessionResponse{Session: sessionPB(in.Session), User: userPB(in.User), Memberships: membershipsPB(in.Memberships),
 		CsrfSha256: csrf[:], CsrfToken: in.Session.CSRFToken}, nil
 }
+
+// CreateVerifiedSession implements crmv1.SessionAuthServiceServer: the
+// gateway's call once a single sign-on provider verified the email. The
+// secret goes back as CreateSession's does.
+func (s *sessionServer) CreateVerifiedSession(ctx context.Context, req *crmv1.CreateVerifiedSessionRequest) (*crmv1.CreateSessionResponse, error) {
+	in, err := s.sessions.CreateVerifiedSession(ctx, app.VerifiedIdentity{Email: req.Email, Name: req.Name, Issuer: req.Issuer, Subject: req.Subject}, origin(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if err := handOver(ctx, in); err != nil {
+		return nil, err
+	}
+	return &crmv1.CreateSessionResponse{User: userPB(in.User), Memberships: membershipsPB(in.Memberships), CsrfToken: in.Session.CSRFToken,
+		Session: sessionPB(in.Session)}, nil
+}
