@@ -38,7 +38,7 @@ type sessionCRM struct {
 
 // CreateVerifiedSession is single sign-on's call, which the cache never
 // makes.
-func (c *sessionCRM) CreateVerifiedSession(context.Context, *crmv1.CreateVerifiedSessionRequest, ...grpc.CallOption) (*crmv1.CreateSessionResponse, error) {
+func (c *sessionCRM) CreateVerifiedSession(context.Context, *crmv1.CreateVerifiedSessionRequest, ...grpc.CallOption) (*crmv1.CreateVerifiedSessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "not the cache's call")
 }
 

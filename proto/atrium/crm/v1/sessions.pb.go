@@ -906,6 +906,76 @@ func (x *CreateVerifiedSessionRequest) GetSubject() string {
 	return ""
 }
 
+// CreateVerifiedSessionResponse is CreateSessionResponse's, for single
+// sign-on.
+type CreateVerifiedSessionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	User          *User                  `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
+	Memberships   []*Membership          `protobuf:"bytes,2,rep,name=memberships,proto3" json:"memberships,omitempty"`
+	CsrfToken     string                 `protobuf:"bytes,3,opt,name=csrf_token,json=csrfToken,proto3" json:"csrf_token,omitempty"`
+	Session       *Session               `protobuf:"bytes,4,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateVerifiedSessionResponse) Reset() {
+	*x = CreateVerifiedSessionResponse{}
+	mi := &file_atrium_crm_v1_sessions_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateVerifiedSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateVerifiedSessionResponse) ProtoMessage() {}
+
+func (x *CreateVerifiedSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_crm_v1_sessions_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateVerifiedSessionResponse.ProtoReflect.Descriptor instead.
+func (*CreateVerifiedSessionResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_crm_v1_sessions_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *CreateVerifiedSessionResponse) GetUser() *User {
+	if x != nil {
+		return x.User
+	}
+	return nil
+}
+
+func (x *CreateVerifiedSessionResponse) GetMemberships() []*Membership {
+	if x != nil {
+		return x.Memberships
+	}
+	return nil
+}
+
+func (x *CreateVerifiedSessionResponse) GetCsrfToken() string {
+	if x != nil {
+		return x.CsrfToken
+	}
+	return ""
+}
+
+func (x *CreateVerifiedSessionResponse) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
 var File_atrium_crm_v1_sessions_proto protoreflect.FileDescriptor
 
 const file_atrium_crm_v1_sessions_proto_rawDesc = "" +
@@ -975,17 +1045,23 @@ const file_atrium_crm_v1_sessions_proto_rawDesc = "" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
 	"\x06issuer\x18\x03 \x01(\tR\x06issuer\x12\x18\n" +
-	"\asubject\x18\x04 \x01(\tR\asubject2\xa4\a\n" +
+	"\asubject\x18\x04 \x01(\tR\asubject\"\xd6\x01\n" +
+	"\x1dCreateVerifiedSessionResponse\x12'\n" +
+	"\x04user\x18\x01 \x01(\v2\x13.atrium.crm.v1.UserR\x04user\x12;\n" +
+	"\vmemberships\x18\x02 \x03(\v2\x19.atrium.crm.v1.MembershipR\vmemberships\x12\x1d\n" +
+	"\n" +
+	"csrf_token\x18\x03 \x01(\tR\tcsrfToken\x120\n" +
+	"\asession\x18\x04 \x01(\v2\x16.atrium.crm.v1.SessionR\asession2\xa4\a\n" +
 	"\x0eSessionService\x12}\n" +
 	"\rCreateSession\x12#.atrium.crm.v1.CreateSessionRequest\x1a$.atrium.crm.v1.CreateSessionResponse\"!\xca\xf3\x18\x02\b\x04\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/api/v1/sessions\x12\x91\x01\n" +
 	"\x11GetCurrentSession\x12'.atrium.crm.v1.GetCurrentSessionRequest\x1a(.atrium.crm.v1.GetCurrentSessionResponse\")\xca\xf3\x18\x02\b\x05\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v1/sessions/current\x90\x02\x01\x12\x97\x01\n" +
 	"\x14DeleteCurrentSession\x12*.atrium.crm.v1.DeleteCurrentSessionRequest\x1a+.atrium.crm.v1.DeleteCurrentSessionResponse\"&\xca\xf3\x18\x02\b\x05\x82\xd3\xe4\x93\x02\x1a*\x18/api/v1/sessions/current\x12\x98\x01\n" +
 	"\x10AcceptInvitation\x12&.atrium.crm.v1.AcceptInvitationRequest\x1a'.atrium.crm.v1.AcceptInvitationResponse\"3\xca\xf3\x18\x02\b\x04\x82\xd3\xe4\x93\x02':\x01*\"\"/api/v1/invitations/{token}/accept\x12\x99\x01\n" +
 	"\x14RequestPasswordReset\x12*.atrium.crm.v1.RequestPasswordResetRequest\x1a+.atrium.crm.v1.RequestPasswordResetResponse\"(\xca\xf3\x18\x02\b\x04\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/api/v1/password-resets\x12\xad\x01\n" +
-	"\x15CompletePasswordReset\x12+.atrium.crm.v1.CompletePasswordResetRequest\x1a,.atrium.crm.v1.CompletePasswordResetResponse\"9\xca\xf3\x18\x02\b\x04\x82\xd3\xe4\x93\x02-:\x01*\"(/api/v1/password-resets/{token}/complete2\xef\x01\n" +
+	"\x15CompletePasswordReset\x12+.atrium.crm.v1.CompletePasswordResetRequest\x1a,.atrium.crm.v1.CompletePasswordResetResponse\"9\xca\xf3\x18\x02\b\x04\x82\xd3\xe4\x93\x02-:\x01*\"(/api/v1/password-resets/{token}/complete2\xf7\x01\n" +
 	"\x12SessionAuthService\x12e\n" +
-	"\rVerifySession\x12#.atrium.crm.v1.VerifySessionRequest\x1a$.atrium.crm.v1.VerifySessionResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12r\n" +
-	"\x15CreateVerifiedSession\x12+.atrium.crm.v1.CreateVerifiedSessionRequest\x1a$.atrium.crm.v1.CreateSessionResponse\"\x06\xca\xf3\x18\x02\b\x03B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
+	"\rVerifySession\x12#.atrium.crm.v1.VerifySessionRequest\x1a$.atrium.crm.v1.VerifySessionResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12z\n" +
+	"\x15CreateVerifiedSession\x12+.atrium.crm.v1.CreateVerifiedSessionRequest\x1a,.atrium.crm.v1.CreateVerifiedSessionResponse\"\x06\xca\xf3\x18\x02\b\x03B7Z5github.com/atrium-hq/atrium/proto/atrium/crm/v1;crmv1b\x06proto3"
 
 var (
 	file_atrium_crm_v1_sessions_proto_rawDescOnce sync.Once
@@ -999,7 +1075,7 @@ func file_atrium_crm_v1_sessions_proto_rawDescGZIP() []byte {
 	return file_atrium_crm_v1_sessions_proto_rawDescData
 }
 
-var file_atrium_crm_v1_sessions_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_atrium_crm_v1_sessions_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_atrium_crm_v1_sessions_proto_goTypes = []any{
 	(*Session)(nil),                       // 0: atrium.crm.v1.Session
 	(*CreateSessionRequest)(nil),          // 1: atrium.crm.v1.CreateSessionRequest
@@ -1017,46 +1093,50 @@ var file_atrium_crm_v1_sessions_proto_goTypes = []any{
 	(*VerifySessionRequest)(nil),          // 13: atrium.crm.v1.VerifySessionRequest
 	(*VerifySessionResponse)(nil),         // 14: atrium.crm.v1.VerifySessionResponse
 	(*CreateVerifiedSessionRequest)(nil),  // 15: atrium.crm.v1.CreateVerifiedSessionRequest
-	(*timestamppb.Timestamp)(nil),         // 16: google.protobuf.Timestamp
-	(*User)(nil),                          // 17: atrium.crm.v1.User
-	(*Membership)(nil),                    // 18: atrium.crm.v1.Membership
+	(*CreateVerifiedSessionResponse)(nil), // 16: atrium.crm.v1.CreateVerifiedSessionResponse
+	(*timestamppb.Timestamp)(nil),         // 17: google.protobuf.Timestamp
+	(*User)(nil),                          // 18: atrium.crm.v1.User
+	(*Membership)(nil),                    // 19: atrium.crm.v1.Membership
 }
 var file_atrium_crm_v1_sessions_proto_depIdxs = []int32{
-	16, // 0: atrium.crm.v1.Session.created_at:type_name -> google.protobuf.Timestamp
-	16, // 1: atrium.crm.v1.Session.expires_at:type_name -> google.protobuf.Timestamp
-	17, // 2: atrium.crm.v1.CreateSessionResponse.user:type_name -> atrium.crm.v1.User
-	18, // 3: atrium.crm.v1.CreateSessionResponse.memberships:type_name -> atrium.crm.v1.Membership
+	17, // 0: atrium.crm.v1.Session.created_at:type_name -> google.protobuf.Timestamp
+	17, // 1: atrium.crm.v1.Session.expires_at:type_name -> google.protobuf.Timestamp
+	18, // 2: atrium.crm.v1.CreateSessionResponse.user:type_name -> atrium.crm.v1.User
+	19, // 3: atrium.crm.v1.CreateSessionResponse.memberships:type_name -> atrium.crm.v1.Membership
 	0,  // 4: atrium.crm.v1.CreateSessionResponse.session:type_name -> atrium.crm.v1.Session
-	17, // 5: atrium.crm.v1.GetCurrentSessionResponse.user:type_name -> atrium.crm.v1.User
-	18, // 6: atrium.crm.v1.GetCurrentSessionResponse.memberships:type_name -> atrium.crm.v1.Membership
+	18, // 5: atrium.crm.v1.GetCurrentSessionResponse.user:type_name -> atrium.crm.v1.User
+	19, // 6: atrium.crm.v1.GetCurrentSessionResponse.memberships:type_name -> atrium.crm.v1.Membership
 	0,  // 7: atrium.crm.v1.GetCurrentSessionResponse.session:type_name -> atrium.crm.v1.Session
-	17, // 8: atrium.crm.v1.AcceptInvitationResponse.user:type_name -> atrium.crm.v1.User
-	18, // 9: atrium.crm.v1.AcceptInvitationResponse.memberships:type_name -> atrium.crm.v1.Membership
+	18, // 8: atrium.crm.v1.AcceptInvitationResponse.user:type_name -> atrium.crm.v1.User
+	19, // 9: atrium.crm.v1.AcceptInvitationResponse.memberships:type_name -> atrium.crm.v1.Membership
 	0,  // 10: atrium.crm.v1.AcceptInvitationResponse.session:type_name -> atrium.crm.v1.Session
 	0,  // 11: atrium.crm.v1.VerifySessionResponse.session:type_name -> atrium.crm.v1.Session
-	17, // 12: atrium.crm.v1.VerifySessionResponse.user:type_name -> atrium.crm.v1.User
-	18, // 13: atrium.crm.v1.VerifySessionResponse.memberships:type_name -> atrium.crm.v1.Membership
-	1,  // 14: atrium.crm.v1.SessionService.CreateSession:input_type -> atrium.crm.v1.CreateSessionRequest
-	3,  // 15: atrium.crm.v1.SessionService.GetCurrentSession:input_type -> atrium.crm.v1.GetCurrentSessionRequest
-	5,  // 16: atrium.crm.v1.SessionService.DeleteCurrentSession:input_type -> atrium.crm.v1.DeleteCurrentSessionRequest
-	7,  // 17: atrium.crm.v1.SessionService.AcceptInvitation:input_type -> atrium.crm.v1.AcceptInvitationRequest
-	9,  // 18: atrium.crm.v1.SessionService.RequestPasswordReset:input_type -> atrium.crm.v1.RequestPasswordResetRequest
-	11, // 19: atrium.crm.v1.SessionService.CompletePasswordReset:input_type -> atrium.crm.v1.CompletePasswordResetRequest
-	13, // 20: atrium.crm.v1.SessionAuthService.VerifySession:input_type -> atrium.crm.v1.VerifySessionRequest
-	15, // 21: atrium.crm.v1.SessionAuthService.CreateVerifiedSession:input_type -> atrium.crm.v1.CreateVerifiedSessionRequest
-	2,  // 22: atrium.crm.v1.SessionService.CreateSession:output_type -> atrium.crm.v1.CreateSessionResponse
-	4,  // 23: atrium.crm.v1.SessionService.GetCurrentSession:output_type -> atrium.crm.v1.GetCurrentSessionResponse
-	6,  // 24: atrium.crm.v1.SessionService.DeleteCurrentSession:output_type -> atrium.crm.v1.DeleteCurrentSessionResponse
-	8,  // 25: atrium.crm.v1.SessionService.AcceptInvitation:output_type -> atrium.crm.v1.AcceptInvitationResponse
-	10, // 26: atrium.crm.v1.SessionService.RequestPasswordReset:output_type -> atrium.crm.v1.RequestPasswordResetResponse
-	12, // 27: atrium.crm.v1.SessionService.CompletePasswordReset:output_type -> atrium.crm.v1.CompletePasswordResetResponse
-	14, // 28: atrium.crm.v1.SessionAuthService.VerifySession:output_type -> atrium.crm.v1.VerifySessionResponse
-	2,  // 29: atrium.crm.v1.SessionAuthService.CreateVerifiedSession:output_type -> atrium.crm.v1.CreateSessionResponse
-	22, // [22:30] is the sub-list for method output_type
-	14, // [14:22] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	18, // 12: atrium.crm.v1.VerifySessionResponse.user:type_name -> atrium.crm.v1.User
+	19, // 13: atrium.crm.v1.VerifySessionResponse.memberships:type_name -> atrium.crm.v1.Membership
+	18, // 14: atrium.crm.v1.CreateVerifiedSessionResponse.user:type_name -> atrium.crm.v1.User
+	19, // 15: atrium.crm.v1.CreateVerifiedSessionResponse.memberships:type_name -> atrium.crm.v1.Membership
+	0,  // 16: atrium.crm.v1.CreateVerifiedSessionResponse.session:type_name -> atrium.crm.v1.Session
+	1,  // 17: atrium.crm.v1.SessionService.CreateSession:input_type -> atrium.crm.v1.CreateSessionRequest
+	3,  // 18: atrium.crm.v1.SessionService.GetCurrentSession:input_type -> atrium.crm.v1.GetCurrentSessionRequest
+	5,  // 19: atrium.crm.v1.SessionService.DeleteCurrentSession:input_type -> atrium.crm.v1.DeleteCurrentSessionRequest
+	7,  // 20: atrium.crm.v1.SessionService.AcceptInvitation:input_type -> atrium.crm.v1.AcceptInvitationRequest
+	9,  // 21: atrium.crm.v1.SessionService.RequestPasswordReset:input_type -> atrium.crm.v1.RequestPasswordResetRequest
+	11, // 22: atrium.crm.v1.SessionService.CompletePasswordReset:input_type -> atrium.crm.v1.CompletePasswordResetRequest
+	13, // 23: atrium.crm.v1.SessionAuthService.VerifySession:input_type -> atrium.crm.v1.VerifySessionRequest
+	15, // 24: atrium.crm.v1.SessionAuthService.CreateVerifiedSession:input_type -> atrium.crm.v1.CreateVerifiedSessionRequest
+	2,  // 25: atrium.crm.v1.SessionService.CreateSession:output_type -> atrium.crm.v1.CreateSessionResponse
+	4,  // 26: atrium.crm.v1.SessionService.GetCurrentSession:output_type -> atrium.crm.v1.GetCurrentSessionResponse
+	6,  // 27: atrium.crm.v1.SessionService.DeleteCurrentSession:output_type -> atrium.crm.v1.DeleteCurrentSessionResponse
+	8,  // 28: atrium.crm.v1.SessionService.AcceptInvitation:output_type -> atrium.crm.v1.AcceptInvitationResponse
+	10, // 29: atrium.crm.v1.SessionService.RequestPasswordReset:output_type -> atrium.crm.v1.RequestPasswordResetResponse
+	12, // 30: atrium.crm.v1.SessionService.CompletePasswordReset:output_type -> atrium.crm.v1.CompletePasswordResetResponse
+	14, // 31: atrium.crm.v1.SessionAuthService.VerifySession:output_type -> atrium.crm.v1.VerifySessionResponse
+	16, // 32: atrium.crm.v1.SessionAuthService.CreateVerifiedSession:output_type -> atrium.crm.v1.CreateVerifiedSessionResponse
+	25, // [25:33] is the sub-list for method output_type
+	17, // [17:25] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_atrium_crm_v1_sessions_proto_init() }
@@ -1071,7 +1151,7 @@ func file_atrium_crm_v1_sessions_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_crm_v1_sessions_proto_rawDesc), len(file_atrium_crm_v1_sessions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

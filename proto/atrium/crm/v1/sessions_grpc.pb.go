@@ -374,7 +374,7 @@ type SessionAuthServiceClient interface {
 	// that email. The answer is CreateSession's, with the secret in the same
 	// metadata. PERMISSION_DENIED when the email is no member's of any
 	// agency.
-	CreateVerifiedSession(ctx context.Context, in *CreateVerifiedSessionRequest, opts ...grpc.CallOption) (*CreateSessionResponse, error)
+	CreateVerifiedSession(ctx context.Context, in *CreateVerifiedSessionRequest, opts ...grpc.CallOption) (*CreateVerifiedSessionResponse, error)
 }
 
 type sessionAuthServiceClient struct {
@@ -395,9 +395,9 @@ func (c *sessionAuthServiceClient) VerifySession(ctx context.Context, in *Verify
 	return out, nil
 }
 
-func (c *sessionAuthServiceClient) CreateVerifiedSession(ctx context.Context, in *CreateVerifiedSessionRequest, opts ...grpc.CallOption) (*CreateSessionResponse, error) {
+func (c *sessionAuthServiceClient) CreateVerifiedSession(ctx context.Context, in *CreateVerifiedSessionRequest, opts ...grpc.CallOption) (*CreateVerifiedSessionResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(CreateSessionResponse)
+	out := new(CreateVerifiedSessionResponse)
 	err := c.cc.Invoke(ctx, SessionAuthService_CreateVerifiedSession_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -422,7 +422,7 @@ type SessionAuthServiceServer interface {
 	// that email. The answer is CreateSession's, with the secret in the same
 	// metadata. PERMISSION_DENIED when the email is no member's of any
 	// agency.
-	CreateVerifiedSession(context.Context, *CreateVerifiedSessionRequest) (*CreateSessionResponse, error)
+	CreateVerifiedSession(context.Context, *CreateVerifiedSessionRequest) (*CreateVerifiedSessionResponse, error)
 	mustEmbedUnimplementedSessionAuthServiceServer()
 }
 
@@ -436,7 +436,7 @@ type UnimplementedSessionAuthServiceServer struct{}
 func (UnimplementedSessionAuthServiceServer) VerifySession(context.Context, *VerifySessionRequest) (*VerifySessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method VerifySession not implemented")
 }
-func (UnimplementedSessionAuthServiceServer) CreateVerifiedSession(context.Context, *CreateVerifiedSessionRequest) (*CreateSessionResponse, error) {
+func (UnimplementedSessionAuthServiceServer) CreateVerifiedSession(context.Context, *CreateVerifiedSessionRequest) (*CreateVerifiedSessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateVerifiedSession not implemented")
 }
 func (UnimplementedSessionAuthServiceServer) mustEmbedUnimplementedSessionAuthServiceServer() {}

@@ -268,7 +268,7 @@ func (s *sessionServer) VerifySession(ctx context.Context, req *crmv1.VerifySess
 // CreateVerifiedSession implements crmv1.SessionAuthServiceServer: the
 // gateway's call once a single sign-on provider verified the email. The
 // secret goes back as CreateSession's does.
-func (s *sessionServer) CreateVerifiedSession(ctx context.Context, req *crmv1.CreateVerifiedSessionRequest) (*crmv1.CreateSessionResponse, error) {
+func (s *sessionServer) CreateVerifiedSession(ctx context.Context, req *crmv1.CreateVerifiedSessionRequest) (*crmv1.CreateVerifiedSessionResponse, error) {
 	in, err := s.sessions.CreateVerifiedSession(ctx, app.VerifiedIdentity{Email: req.Email, Name: req.Name, Issuer: req.Issuer, Subject: req.Subject}, origin(ctx))
 	if err != nil {
 		return nil, err
@@ -276,6 +276,6 @@ func (s *sessionServer) CreateVerifiedSession(ctx context.Context, req *crmv1.Cr
 	if err := handOver(ctx, in); err != nil {
 		return nil, err
 	}
-	return &crmv1.CreateSessionResponse{User: userPB(in.User), Memberships: membershipsPB(in.Memberships), CsrfToken: in.Session.CSRFToken,
+	return &crmv1.CreateVerifiedSessionResponse{User: userPB(in.User), Memberships: membershipsPB(in.Memberships), CsrfToken: in.Session.CSRFToken,
 		Session: sessionPB(in.Session)}, nil
 }
