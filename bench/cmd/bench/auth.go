@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // authFlags are bench auth's flags.
@@ -41,6 +43,7 @@ func runAuth(ctx context.Context, args []string) error {
 	bindCommon(fs, &f.crmFlags)
 	fs.IntVar(&f.loginConns, "login-conns", 8, "concurrent logins in the login round")
 	fs.IntVar(&f.wrongConns, "wrong-conns", 100, "clients sending wrong passwords in the attacked rounds")
+	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during its first login round to this file")
 	var serveFlags multiFlag
 	fs.Var(&serveFlags, "serve-flag", "a flag for atrium serve (repeatable), e.g. --serve-flag=--login-limit-per-email=0")
 	if err := fs.Parse(args); err != nil {
@@ -118,18 +121,39 @@ func runAuth(ctx context.Context, args []string) error {
 	fmt.Printf("\n2. POST /api/v1/sessions (argon2id) at %d concurrent logins, %d rounds of %s\n", f.loginConns, f.rounds, f.duration)
 	var loginP99 []float64
 	for round := range f.rounds {
+		prof := make(chan error, 1)
+		if round == 0 && f.profile != "" {
+			go func() { prof <- atrium.profile(ctx, "profile", f.profile, f.duration-time.Second) }()
+		} else {
+			prof <- nil
+		}
 		r, err := loadRoute(ctx, loadCPU, target{name: "atrium", addr: atrium.api, pid: atrium.cmd.Process.Pid, db: db}, login, f.loginConns, f.duration)
 		if err != nil {
 			return fmt.Errorf("logins (raise the login limits with --serve-flag): %w", err)
+		}
+		if err := <-prof; err != nil {
+			return err
 		}
 		fmt.Printf("  round %d: %.0f logins/s, p50 %.1f ms, p99 %.1f ms\n", round+1, r.RPS, r.P50, r.P99)
 		loginP99 = append(loginP99, r.P99)
 	}
 	fmt.Printf("  login p99: %s ms (target < 100)\n", spreadOf(loginP99).text("%.1f"))
 
-	// 3. Wrong passwords beside the API.
-	fmt.Printf("\n3. GET %s with a key, quiet and while %d clients send wrong passwords\n", path, f.wrongConns)
-	keyTarget := targets[1]
+	// 3. Wrong passwords beside the API, on Atrium as it ships: the
+	// sign-in limits are its defaults, whatever --serve-flag lifted for
+	// the logins above.
+	env.stopAtrium()
+	shipped := f.crmFlags
+	shipped.extraArgs = nil
+	if env.atrium, err = startAtrium(ctx, shipped, db, serverCPU, filepath.Join(env.tmp, "atrium-shipped.log")); err != nil {
+		return err
+	}
+	atrium = env.atrium
+	fmt.Printf("\n3. GET %s with a key, quiet and while %d clients send wrong passwords (Atrium restarted with its default sign-in limits)\n", path, f.wrongConns)
+	keyTarget := target{name: "key", addr: atrium.api, auth: "Bearer " + key, pid: atrium.cmd.Process.Pid, db: db}
+	if _, err := load(ctx, loadCPU, keyTarget, path, f.conns, f.warmup); err != nil {
+		return err
+	}
 	var quiet, attacked []loadResult
 	var answers []map[int]int64
 	for range f.rounds {
@@ -194,8 +218,8 @@ func signUpOwner(ctx context.Context, p *atriumProc, agency, email string) (stri
 }
 
 // wrongPasswords starts n clients sending wrong passwords for existing and
-// unknown emails without pause; stop ends them, counts says what they were
-// answered (status → count).
+// unknown emails without pause, each until it is answered 429; stop ends
+// them, counts says what they were answered (status → count).
 func wrongPasswords(ctx context.Context, api string, n int) (stop func(), counts func() map[int]int64) {
 	ctx, cancel := context.WithCancel(ctx)
 	var mu sync.Mutex
@@ -222,6 +246,14 @@ func wrongPasswords(ctx context.Context, api string, n int) (stop func(), counts
 				mu.Lock()
 				got[resp.StatusCode]++
 				mu.Unlock()
+				if resp.StatusCode == http.StatusTooManyRequests {
+					// Told to come back later (Retry-After is minutes):
+					// this client's wrong passwords are over for the
+					// round. One that ignored it would be a flood of
+					// requests, which the per-key and in-flight limits
+					// judge, not a guess at passwords.
+					<-ctx.Done()
+				}
 			}
 		})
 	}
