@@ -51,6 +51,9 @@ type Config struct {
 type Settings struct {
 	InvitationTTL time.Duration
 	SessionTTL    time.Duration
+	// HashConcurrency bounds the argon2id hashes running at once; 0 is
+	// app.DefaultHashConcurrency (half the cores).
+	HashConcurrency int
 }
 
 // DefaultSettings are the settings' defaults.
@@ -62,6 +65,7 @@ func DefaultSettings() Settings {
 func (s *Settings) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&s.InvitationTTL, "invitation-ttl", s.InvitationTTL, "how long an invitation to sign in as an agency's member works (once) after it is issued")
 	fs.DurationVar(&s.SessionTTL, "session-ttl", s.SessionTTL, "how long a person's session lasts after they sign in; signing out, a password reset or the member's removal ends it sooner")
+	fs.IntVar(&s.HashConcurrency, "password-hash-concurrency", s.HashConcurrency, "most password hashes (argon2id, about 20 ms of a core and 19 MiB each) computed at once, by sign-ins, invitations and resets; more wait their turn; 0: half the cores (at least 1), which leaves the other half to the API whatever the sign-ins; the cores: sign-ins at once finish sooner")
 }
 
 // Mail is an SMTP server's settings, the actions service's flags.
@@ -99,6 +103,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	if cfg.InvitationTTL < 0 || cfg.SessionTTL < 0 {
 		return nil, errors.New("crm service: --invitation-ttl and --session-ttl must be positive (0 means the default, 168h)")
+	}
+	if cfg.HashConcurrency < 0 || cfg.HashConcurrency > 1024 {
+		return nil, fmt.Errorf("crm service: --password-hash-concurrency must be 0 (half the cores) to 1024; got %d", cfg.HashConcurrency)
 	}
 	var mailer app.Mailer
 	if cfg.Mail.Addr != "" {
@@ -138,7 +145,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		keys,
 		app.NewPipeline(app.PipelineStoreOf(st), clock),
 		app.NewPeople(app.PeopleStoreOf(st), keys, sites, clock, people),
-		app.NewSessions(app.PeopleStoreOf(st), app.NewHasher(), clock, people),
+		app.NewSessions(app.PeopleStoreOf(st), app.NewHasher(cfg.HashConcurrency), clock, people),
 	).Register(rt.GRPC)
 	return s, nil
 }

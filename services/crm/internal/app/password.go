@@ -71,18 +71,25 @@ func CheckNewPassword(field, pw string) error {
 	return nil
 }
 
-// Hasher hashes and verifies passwords with argon2id. At most
-// max(1, GOMAXPROCS/2) hashes run at once: each takes a core and 19 MiB, so
-// a flood of sign-ins waits its turn rather than taking every core from
-// the rest of the API.
+// Hasher hashes and verifies passwords with argon2id. At most a set
+// number of hashes run at once (by default DefaultHashConcurrency, half the
+// cores): each takes a core and 19 MiB, so a flood of sign-ins waits its
+// turn rather than taking every core from the rest of the API.
 type Hasher struct {
 	sem   chan struct{}
 	dummy func() string
 }
 
-// NewHasher returns a hasher.
-func NewHasher() *Hasher {
-	h := &Hasher{sem: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
+// DefaultHashConcurrency is half the cores, at least one.
+func DefaultHashConcurrency() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
+// NewHasher returns a hasher running at most concurrency hashes at once
+// (0: DefaultHashConcurrency).
+func NewHasher(concurrency int) *Hasher {
+	if concurrency <= 0 {
+		concurrency = DefaultHashConcurrency()
+	}
+	h := &Hasher{sem: make(chan struct{}, concurrency)}
 	h.dummy = sync.OnceValue(func() string {
 		s, err := h.hash(rand.Text())
 		if err != nil {

@@ -64,7 +64,7 @@ func newPeople(t *testing.T) *peopleFixture {
 	cfg := app.PeopleConfig{PublicURL: func() string { return "https://atrium.example/" }, InvitationTTL: 48 * time.Hour, SessionTTL: 24 * time.Hour}
 	f.dir = app.NewDirectory(app.DirectoryStoreOf(st), clock)
 	f.people = app.NewPeople(app.PeopleStoreOf(st), keys, f.sites, clock, cfg)
-	f.sessions = app.NewSessions(app.PeopleStoreOf(st), app.NewHasher(), clock, cfg)
+	f.sessions = app.NewSessions(app.PeopleStoreOf(st), app.NewHasher(0), clock, cfg)
 	f.pipeline = app.NewPipeline(app.PipelineStoreOf(st), clock)
 	var err error
 	if f.agency, err = f.dir.CreateAgency(t.Context(), "Acme"); err != nil {
@@ -210,7 +210,7 @@ func TestPasswordRule(t *testing.T) {
 }
 
 func TestHashIsArgon2idWithItsParameters(t *testing.T) {
-	h := app.NewHasher()
+	h := app.NewHasher(0)
 	enc, err := h.Hash(t.Context(), goodPassword)
 	if err != nil {
 		t.Fatal(err)
