@@ -225,6 +225,8 @@ ATRIUM_NATS_STREAM_REPLICAS: {{ $root.Values.nats.streamReplicas | int64 | toStr
 {{- end }}
 {{- if has .component (list "crm" "audit") }}
 ATRIUM_COLLECTIONS_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "collections") | quote }}
+{{- end }}
+{{- if eq .component "crm" }}
 {{- /* Invitation and password reset links start with the public URL; they are emailed through the actions service's SMTP server. */}}
 {{- with include "atrium.publicURL" $root }}
 ATRIUM_PUBLIC_URL: {{ . | quote }}
