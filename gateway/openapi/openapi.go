@@ -108,20 +108,23 @@ func build(l listener, version string) (Doc, error) {
 					"type": "http", "scheme": "bearer",
 					"description": bearerDescription(l.tenant),
 				},
-				// A signed-in person's session (docs/authentication.md):
-				// the cookie, with X-CSRF-Token on unsafe methods.
-				"session": document{
-					"type": "apiKey", "in": "cookie", "name": "atrium_session",
-					"description": "The session cookie set by POST /api/v1/sessions (or by accepting an invitation), accepted only from the API's own origin. " +
-						"Unsafe methods (POST, PUT, PATCH, DELETE) also need the session's csrf_token in the X-CSRF-Token header. " +
-						"The Atrium-Agency header picks which of the person's agencies a request acts for (default: their first), " +
-						"and Atrium-Site the site of a collections route (default: an editor's only site). See docs/authentication.md.",
-				},
 			},
 			"schemas":   schemas,
 			"responses": document{},
 			"headers":   document{},
 		},
+	}
+	if l.tenant {
+		// A signed-in person's session (docs/authentication.md): the
+		// cookie, with X-CSRF-Token on unsafe methods. The admin
+		// listener takes no session.
+		asDoc(asDoc(doc["components"])["securitySchemes"])["session"] = document{
+			"type": "apiKey", "in": "cookie", "name": "atrium_session",
+			"description": "The session cookie set by POST /api/v1/sessions (or by accepting an invitation), accepted only from the API's own origin. " +
+				"Unsafe methods (POST, PUT, PATCH, DELETE) also need the session's csrf_token in the X-CSRF-Token header. " +
+				"The Atrium-Agency header picks which of the person's agencies a request acts for (default: their first), " +
+				"and Atrium-Site the site of a collections route (default: an editor's only site). See docs/authentication.md.",
+		}
 	}
 	if err := completeDocument(doc, l); err != nil {
 		return Doc{}, err
@@ -247,6 +250,8 @@ var tagDescriptions = map[string]string{
 	"ActionsService":          "Actions that spend credits (POST /api/v1/data), their discovery and the credit balance. Agency keys.",
 	"WebhooksService":         "Webhook endpoints, their deliveries and the event types. Site or agency keys.",
 	"AuditService":            "The agency's audit trail: who changed what, when and from where. Owners signed in; no API key.",
+	"PeopleService":           "The agency's members, their invitations and the agency's API keys. Owners signed in; no API key.",
+	"SessionService":          "Signing in and out (the session cookie), accepting an invitation, resetting a password.",
 	"CRMAdminService":         "Agencies, members, clients, API keys, prospects and deals.",
 	"CollectionsAdminService": "Sites and their collections.",
 	"DataAdminService":        "Dataset rows, written by an administrator.",
