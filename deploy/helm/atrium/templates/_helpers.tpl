@@ -227,6 +227,7 @@ ATRIUM_NATS_STREAM_REPLICAS: {{ $root.Values.nats.streamReplicas | int64 | toStr
 ATRIUM_COLLECTIONS_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "collections") | quote }}
 {{- end }}
 {{- if eq .component "crm" }}
+ATRIUM_PASSWORD_HASH_CONCURRENCY: {{ $values.passwordHashConcurrency | int64 | toString | quote }}
 {{- /* Invitation and password reset links start with the public URL; they are emailed through the actions service's SMTP server. */}}
 {{- with include "atrium.publicURL" $root }}
 ATRIUM_PUBLIC_URL: {{ . | quote }}
@@ -246,6 +247,7 @@ ATRIUM_CRM_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" 
 {{- if eq .component "collections" }}
 ATRIUM_MAX_ASSET_BYTES: {{ $values.maxAssetBytes | int64 | toString | quote }}
 ATRIUM_ALLOW_SVG_ASSETS: {{ $values.allowSVGAssets | toString | quote }}
+ATRIUM_REVISION_RETENTION: {{ $values.revisionRetention | quote }}
 {{- with include "atrium.publicURL" $root }}
 ATRIUM_PUBLIC_URL: {{ . | quote }}
 {{- end }}
