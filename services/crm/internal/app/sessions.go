@@ -308,15 +308,7 @@ func (s *Sessions) AcceptInvitation(ctx context.Context, token, password, name s
 				return err
 			}
 		}
-		m.UserID, m.UpdatedAt = u.ID, now
-		if err := tx.UpdateMember(ctx, m); err != nil {
-			return err
-		}
-		if err := tx.DeleteInvitations(ctx, m.ID); err != nil {
-			return err
-		}
-		if err := audit.Record(actingAs(ctx, u.ID, ""), tx, auditService, audit.Change{Action: "invitation.accepted", ResourceType: "member", ResourceID: m.ID,
-			Fields: []string{"user_id"}, AgencyID: m.AgencyID}, now); err != nil {
+		if err := acceptAs(ctx, tx, m, u, now); err != nil {
 			return err
 		}
 		out, err = s.open(ctx, tx, u, origin, now)
@@ -326,6 +318,22 @@ func (s *Sessions) AcceptInvitation(ctx context.Context, token, password, name s
 		return SignedIn{}, err
 	}
 	return s.withMemberships(ctx, out)
+}
+
+// acceptAs makes member m user u's membership in tx: the member is linked
+// to the user, its invitations are spent, and the trail says so. An
+// invitation accepted with a password and one accepted through single
+// sign-on end the same way.
+func acceptAs(ctx context.Context, tx PeopleTx, m Member, u User, now time.Time) error {
+	m.UserID, m.UpdatedAt = u.ID, now
+	if err := tx.UpdateMember(ctx, m); err != nil {
+		return err
+	}
+	if err := tx.DeleteInvitations(ctx, m.ID); err != nil {
+		return err
+	}
+	return audit.Record(actingAs(ctx, u.ID, ""), tx, auditService, audit.Change{Action: "invitation.accepted", ResourceType: "member", ResourceID: m.ID,
+		Fields: []string{"user_id"}, AgencyID: m.AgencyID}, now)
 }
 
 // IssuedReset is a password reset with its token, shown once.
@@ -530,15 +538,7 @@ func (s *Sessions) CreateVerifiedSession(ctx context.Context, id VerifiedIdentit
 			}
 		}
 		for _, m := range members {
-			m.UserID, m.UpdatedAt = u.ID, now
-			if err := tx.UpdateMember(ctx, m); err != nil {
-				return err
-			}
-			if err := tx.DeleteInvitations(ctx, m.ID); err != nil {
-				return err
-			}
-			if err := audit.Record(actingAs(ctx, u.ID, ""), tx, auditService, audit.Change{Action: "invitation.accepted", ResourceType: "member", ResourceID: m.ID,
-				Fields: []string{"user_id"}, AgencyID: m.AgencyID}, now); err != nil {
+			if err := acceptAs(ctx, tx, m, u, now); err != nil {
 				return err
 			}
 		}
