@@ -88,7 +88,7 @@ func site(t *testing.T) *httptest.Server {
 		page(w, http.StatusOK, "Later", `<p id="later">Saving…</p>`)
 	})
 	mux.HandleFunc("GET /set", func(w http.ResponseWriter, r *http.Request) {
-		http.SetCookie(w, &http.Cookie{Name: "who", Value: r.FormValue("v"), Path: "/", HttpOnly: true})
+		http.SetCookie(w, &http.Cookie{Name: "who", Value: r.FormValue("v"), Path: "/", HttpOnly: true, Secure: true, SameSite: http.SameSiteLaxMode})
 		page(w, http.StatusOK, "Set", "")
 	})
 	mux.HandleFunc("GET /who", func(w http.ResponseWriter, r *http.Request) {
@@ -307,6 +307,14 @@ func TestHarness(t *testing.T) {
 		})
 		if !strings.Contains(rec.text(), `its text was "Saved"`) {
 			t.Fatalf("the failure of WaitText says %q, want the text it last saw", rec.text())
+		}
+		rec = record(t, func(tb testing.TB) {
+			p := b.NewPage(tb)
+			p.Go(srv.URL + "/later")
+			p.WaitText("#nothing", "Saved", 300*time.Millisecond)
+		})
+		if !strings.Contains(rec.text(), `waiting for #nothing to contain "Saved": not within 300ms; no element matched`) {
+			t.Fatalf("the failure of WaitText on a missing element says %q", rec.text())
 		}
 	})
 

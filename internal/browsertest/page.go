@@ -125,6 +125,7 @@ func (p *Page) WaitVisible(selector string) {
 func (p *Page) WaitText(selector, substring string, timeout time.Duration) string {
 	p.t.Helper()
 	var last string
+	var found bool
 	var mu sync.Mutex
 	// chromedp's query retries the wait func until it returns nodes, on the
 	// page the tab shows at that moment. innerText is read through
@@ -148,7 +149,7 @@ func (p *Page) WaitText(selector, substring string, timeout time.Duration) strin
 			return nil, err
 		}
 		mu.Lock()
-		last = text
+		last, found = text, true
 		mu.Unlock()
 		if !strings.Contains(text, substring) {
 			return nil, nil
@@ -160,7 +161,10 @@ func (p *Page) WaitText(selector, substring string, timeout time.Duration) strin
 	err := chromedp.Do(ctx, chromedp.Query(chromedp.CSS(selector), chromedp.WaitFunc(wait)))
 	mu.Lock()
 	defer mu.Unlock()
-	if errors.Is(err, context.DeadlineExceeded) {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) && !found:
+		err = fmt.Errorf("not within %s; no element matched", timeout)
+	case errors.Is(err, context.DeadlineExceeded):
 		err = fmt.Errorf("not within %s; its text was %q", timeout, excerpt(last, 300))
 	}
 	if err != nil {
@@ -236,7 +240,7 @@ func (p *Page) Keyboard(keys string) {
 func (p *Page) Screenshot(path string) {
 	p.t.Helper()
 	png := run(p, "taking a screenshot", fullScreenshot)
-	if err := os.WriteFile(path, png, 0o644); err != nil {
+	if err := os.WriteFile(path, png, 0o600); err != nil {
 		p.t.Fatalf("writing the screenshot: %v", err)
 	}
 }
@@ -421,12 +425,15 @@ func (p *Page) writeArtifact(t testing.TB, png []byte) (string, error) {
 	dir := os.Getenv("ATRIUM_BROWSER_ARTIFACTS")
 	if dir == "" {
 		dir = t.TempDir()
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	} else if err := os.MkdirAll(dir, 0o750); err != nil { //nolint:gosec // G703: the directory the person running the tests chose
 		return "", err
 	}
 	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+	if len(name) > 100 { // a file name has at most 255 bytes
+		name = name[:100]
+	}
 	path := filepath.Join(dir, fmt.Sprintf("%s-failure-%d.png", name, n))
-	if err := os.WriteFile(path, png, 0o644); err != nil {
+	if err := os.WriteFile(path, png, 0o600); err != nil { //nolint:gosec // G703: under the directory the person running the tests chose
 		return "", err
 	}
 	return path, nil
