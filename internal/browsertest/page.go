@@ -321,7 +321,10 @@ func (p *Page) DropFile(selector, name, mediaType string, content []byte) {
 // ConsoleErrors returns what the page reported as an error since it was
 // opened: console.error and console.assert calls, uncaught exceptions and
 // unhandled rejections, the browser's own error log (a failed load, a
-// refused resource) and each Content-Security-Policy violation. A
+// refused resource) and each Content-Security-Policy violation. A failed
+// load includes /favicon.ico, which Chromium asks for when a page names no
+// icon: a page that wants no such error serves one, or names one with
+// <link rel="icon"> (a data: URL needs img-src to allow data:). A
 // violation is there twice: as the browser's log line, present when the
 // step that caused it returns, and as the page's securitypolicyviolation
 // event ("CSP violation: <directive> refused <what> (<where>)"), which the
