@@ -303,7 +303,8 @@ func TestHarness(t *testing.T) {
 		rec = record(t, func(tb testing.TB) {
 			p := b.NewPage(tb)
 			p.Go(srv.URL + "/later")
-			p.WaitText("#later", "Never", 400*time.Millisecond)
+			p.WaitText("#later", "Saved", 5*time.Second)
+			p.WaitText("#later", "Never", 300*time.Millisecond)
 		})
 		if !strings.Contains(rec.text(), `its text was "Saved"`) {
 			t.Fatalf("the failure of WaitText says %q, want the text it last saw", rec.text())
