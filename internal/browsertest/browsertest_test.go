@@ -255,7 +255,6 @@ func TestHarness(t *testing.T) {
 		if !slices.Equal(order, []string{"a", "b", "button"}) {
 			t.Fatalf("Tab moved the focus through %q, want a, b, button", order)
 		}
-		p.Keyboard(kb.Shift + kb.Tab) // not a chord: Shift is pressed and released
 		p.Fill("#a", "kim@example.com")
 		p.Keyboard(kb.Enter)
 		got := p.WaitText("#who", "kim@example.com", 5*time.Second)
