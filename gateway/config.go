@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -128,6 +129,9 @@ type Config struct {
 	// MCPReadOnly hides the MCP server's write tools from every key
 	// (/mcp; docs/mcp.md).
 	MCPReadOnly bool
+	// StudioOff turns Atrium Studio, the console at /studio/, off
+	// (--studio=false); it is on by default.
+	StudioOff bool
 
 	Version string
 	Logger  *slog.Logger
@@ -210,6 +214,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.LoginAttemptsPerAddress, "login-attempts-per-address", c.LoginAttemptsPerAddress, "sign-in attempts (and invitations accepted, password resets) per client address in each --login-attempt-window; more are answered 429 with Retry-After")
 	fs.DurationVar(&c.LoginAttemptWindow, "login-attempt-window", c.LoginAttemptWindow, "the window of --login-attempts-per-email and --login-attempts-per-address; spent attempts come back evenly over it")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", c.TrustedProxies, "comma-separated CIDRs of the proxies (load balancers, ingress) in front of the gateway whose X-Forwarded-For names the client; empty: the client is the TCP peer and X-Forwarded-For is ignored")
+	fs.Var(invertedBool{&c.StudioOff}, "studio", "serve Atrium Studio, the web console, at /studio/ of the public listener (--studio=false turns it off)")
 	fs.BoolVar(&c.MCPReadOnly, "mcp-read-only", c.MCPReadOnly, "hide the MCP server's write tools (create_item, update_item, run_action) from every key at /mcp; read tools stay")
 }
 
@@ -371,3 +376,26 @@ func (c *Config) Validate() error {
 	}
 	return nil
 }
+
+// invertedBool is a boolean flag whose field holds its negation, so that a
+// zero Config has the feature on: --studio (default true) sets StudioOff.
+type invertedBool struct{ off *bool }
+
+func (b invertedBool) String() string {
+	if b.off == nil {
+		return "true"
+	}
+	return strconv.FormatBool(!*b.off)
+}
+
+func (b invertedBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("want true or false, not %q", s)
+	}
+	*b.off = !v
+	return nil
+}
+
+// IsBoolFlag lets --studio stand alone, as a boolean flag.
+func (b invertedBool) IsBoolFlag() bool { return true }

@@ -21,6 +21,7 @@ import (
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
 	"github.com/atrium-hq/atrium/gateway/mcpserver"
 	"github.com/atrium-hq/atrium/gateway/openapi"
+	"github.com/atrium-hq/atrium/gateway/studio"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/render"
@@ -113,6 +114,8 @@ type Gateway struct {
 	limiter *rateLimiter
 	// rp runs single sign-on's flow (oidc.go); nil without --oidc-issuer.
 	rp *oidc.RelyingParty
+	// studio is the console at /studio/ (studio.go); nil with --studio=false.
+	studio *studio.Studio
 	// mcpHandler serves /mcp on the public listener (mcp.go).
 	mcpHandler http.Handler
 	// draining is set once the gateway is asked to stop: /readyz answers
@@ -271,6 +274,11 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	g.keys = auth.NewKeys(crmv1.NewAPIKeyServiceClient(g.conn("crm")), g.signer, cfg.KeyCacheTTL, cfg.KeyCacheSize, cfg.Telemetry.MeterProvider())
 	g.sessions = auth.NewSessions(crmv1.NewSessionAuthServiceClient(g.conn("crm")), g.signer, cfg.KeyCacheTTL, cfg.KeyCacheSize, cfg.Telemetry.MeterProvider())
 	g.siteOwners = auth.NewSiteOwners(collectionsv1.NewSiteOwnerServiceClient(g.conn("collections")), g.signer, cfg.KeyCacheTTL, cfg.KeyCacheSize)
+	if !cfg.StudioOff {
+		if g.studio, err = g.newStudio(); err != nil {
+			return nil, fmt.Errorf("gateway: %w", err)
+		}
+	}
 	if cfg.NATSURL != "" {
 		if err := g.listenForRevocations(); err != nil {
 			return nil, err
@@ -280,7 +288,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		addr := cfg.HTTPAddr
 		mux := http.Handler(publicMux)
 		if l.files {
-			mux = g.withOIDC(g.withMCP(g.withFiles(publicMux)))
+			mux = g.withStudio(g.withOIDC(g.withMCP(g.withFiles(publicMux))))
 		}
 		if l == g.adminL {
 			addr, mux = cfg.AdminAddr, g.withProbes(adminMux)

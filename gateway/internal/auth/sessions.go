@@ -37,8 +37,17 @@ type Session struct {
 	UserID      string
 	ExpiresAt   time.Time
 	Memberships []*crmv1.Membership
+	// Name and Email are the user's, for the console's pages.
+	Name, Email string
 	csrf        [sha256.Size]byte
+	// csrfToken is the token itself, which the console puts in its forms
+	// (the JSON API's pages get it from GET /api/v1/sessions/current).
+	csrfToken string
 }
+
+// CSRFToken is the session's CSRF token, for a form the console renders:
+// only a page read with the session cookie ever holds it.
+func (s *Session) CSRFToken() string { return s.csrfToken }
 
 // CheckCSRF compares a request's X-CSRF-Token with the session's token,
 // through their SHA-256 digests so that the comparison takes the same time
@@ -175,6 +184,8 @@ func (s *Sessions) lookup(ctx context.Context, digest [sha256.Size]byte) (sessio
 				sess.ExpiresAt = exp.AsTime()
 			}
 			copy(sess.csrf[:], resp.GetCsrfSha256())
+			sess.csrfToken = resp.GetCsrfToken()
+			sess.Name, sess.Email = resp.GetUser().GetName(), resp.GetUser().GetEmail()
 			if sess.ID == "" || sess.UserID == "" || len(resp.GetCsrfSha256()) != sha256.Size {
 				return nil, status.Error(codes.Unavailable, "cannot verify the session right now: the CRM's answer lacks the session, its user or its CSRF digest")
 			}

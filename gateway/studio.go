@@ -1,0 +1,112 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/atrium-hq/atrium/gateway/internal/auth"
+	"github.com/atrium-hq/atrium/gateway/internal/oidc"
+	"github.com/atrium-hq/atrium/gateway/studio"
+	"github.com/atrium-hq/atrium/platform/principal"
+)
+
+// Atrium Studio, the console (gateway/studio), is served at /studio/ of
+// the public listener unless --studio=false. The gateway gives it the JSON
+// API's own authentication (studioGate): the session cookie, the choice of
+// membership and site, the signed principal, the sign-in limits.
+
+// StudioPath is where the console is served.
+const StudioPath = studio.Prefix
+
+// newStudio builds the console over the gateway's connections.
+func (g *Gateway) newStudio() (*studio.Studio, error) {
+	conns := studio.Conns{}
+	for _, c := range g.conns {
+		conns[c.name] = c.conn
+	}
+	return studio.New(studio.Config{Gate: studioGate{g}, Conns: conns, Version: g.cfg.Version, Logger: g.cfg.Logger, Now: g.cfg.now})
+}
+
+// withStudio serves /studio/ (and /studio, redirected) with the console.
+func (g *Gateway) withStudio(next http.Handler) http.Handler {
+	if g.studio == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/studio" {
+			http.Redirect(w, r, StudioPath, http.StatusMovedPermanently)
+			return
+		}
+		if !strings.HasPrefix(r.URL.Path, StudioPath) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		nameRequest(r.Context(), r.Method+" "+StudioPath, g.metrics.named(r.Method, StudioPath))
+		g.studio.ServeHTTP(w, r)
+	})
+}
+
+// studioGate is the Studio's Gate: the gateway's own authentication.
+type studioGate struct{ g *Gateway }
+
+func (s studioGate) Session(r *http.Request) (*auth.Session, error) {
+	c, err := r.Cookie(auth.CookieName)
+	if err != nil {
+		return nil, status.Error(codes.Unauthenticated, "not signed in")
+	}
+	return s.g.sessions.Authenticate(r.Context(), c.Value)
+}
+
+func (s studioGate) Principal(ctx context.Context, sess *auth.Session, agency, site, fullMethod string) (principal.Principal, error) {
+	a, ok := principal.AccessOf(fullMethod)
+	if !ok {
+		return principal.Principal{}, status.Errorf(codes.PermissionDenied, "%s declares no access rule, so nobody may call it", fullMethod)
+	}
+	return sess.Principal(ctx, auth.Choice{Agency: agency, Site: site, Access: a}, s.g.siteOwners)
+}
+
+func (s studioGate) Outgoing(ctx context.Context, r *http.Request, p principal.Principal) context.Context {
+	md := metadata.MD{principal.MetadataKey: []string{s.g.signer.Token(p)}}
+	if ua := auditUserAgent(r.Header.Get("User-Agent")); ua != "" {
+		md["grpcgateway-user-agent"] = []string{ua}
+	}
+	md["x-forwarded-for"] = []string{clientAddress(r)}
+	return metadata.NewOutgoingContext(ctx, md)
+}
+
+func (s studioGate) OpenedCookie(r *http.Request, header metadata.MD) (*http.Cookie, error) {
+	secret, exp := header.Get(sessionMetadata), header.Get(sessionExpiresMetadata)
+	if len(secret) != 1 || secret[0] == "" {
+		return nil, status.Error(codes.Internal, "the CRM signed the person in but gave no session secret (metadata "+sessionMetadata+")")
+	}
+	o := auth.Opened{Secret: secret[0]}
+	if len(exp) == 1 {
+		o.Expires, _ = time.Parse(time.RFC3339, exp[0])
+	}
+	return s.g.sessionCookie(r.Context(), o), nil
+}
+
+func (s studioGate) ClearedCookie(r *http.Request) *http.Cookie {
+	return &http.Cookie{Name: auth.CookieName, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, //nolint:gosec // G124: Secure over TLS or with --cookie-secure (secureCookies)
+		Secure: s.g.secureCookies(r.Context()), MaxAge: -1}
+}
+
+func (s studioGate) EvictSession(id string) { s.g.sessions.EvictSessions(id) }
+
+func (s studioGate) AllowSignIn(r *http.Request, email string) (bool, time.Duration) {
+	if ref := s.g.logins.allow(email, clientAddress(r)); ref != nil {
+		return false, ref.wait
+	}
+	return true, 0
+}
+
+func (s studioGate) SameOrigin(r *http.Request) error { return checkSameOrigin(r) }
+
+func (s studioGate) SingleSignOn() (string, bool) { return oidc.StartPath, s.g.rp != nil }
+

@@ -1,0 +1,50 @@
+package studio
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/atrium-hq/atrium/gateway/internal/auth"
+	"github.com/atrium-hq/atrium/platform/principal"
+)
+
+// Gate is what the Studio asks of the gateway it is mounted in. The
+// gateway's implementation is the JSON API's own authentication, so that a
+// person is the same person, with the same rights, on both.
+type Gate interface {
+	// Session is the session of the request's cookie, or a status error:
+	// Unauthenticated when there is none or it has ended.
+	Session(r *http.Request) (*auth.Session, error)
+	// Principal is the principal session s acts as when it calls the RPC
+	// fullMethod for agency and site (either may be ""), as the JSON API
+	// would make it for the RPC's route; the refusal (PermissionDenied)
+	// when the membership or site cannot be used.
+	Principal(ctx context.Context, s *auth.Session, agency, site, fullMethod string) (principal.Principal, error)
+	// Outgoing is ctx carrying p, signed, and what the audit trail records
+	// of r (its user agent), for a call to a service.
+	Outgoing(ctx context.Context, r *http.Request, p principal.Principal) context.Context
+	// OpenedCookie is the session cookie of a session the CRM has just
+	// opened, from its response header metadata.
+	OpenedCookie(r *http.Request, header metadata.MD) (*http.Cookie, error)
+	// ClearedCookie clears the session cookie; EvictSession forgets the
+	// session in this gateway at once (the others hear the CRM's event).
+	ClearedCookie(r *http.Request) *http.Cookie
+	EvictSession(id string)
+	// AllowSignIn applies the sign-in attempt limits of the JSON API's
+	// sign-in routes (per client address and per email); ok false with how
+	// long to wait when the attempt is refused.
+	AllowSignIn(r *http.Request, email string) (ok bool, wait time.Duration)
+	// SameOrigin refuses a request made from another origin's page.
+	SameOrigin(r *http.Request) error
+	// SingleSignOn is the path that starts single sign-on, and whether it
+	// is configured (--oidc-issuer).
+	SingleSignOn() (start string, ok bool)
+}
+
+// Conns are the services' connections, by the gateway's names for them
+// (collections, crm, data, actions, webhooks, audit).
+type Conns map[string]grpc.ClientConnInterface

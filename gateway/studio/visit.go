@@ -1,0 +1,174 @@
+package studio
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/atrium-hq/atrium/gateway/internal/auth"
+	"github.com/atrium-hq/atrium/platform/principal"
+	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
+)
+
+// visit is one request of a signed-in person: who they are, the agency
+// they act for (the path's), and, on the pages of a site, the site.
+type visit struct {
+	s    *Studio
+	w    http.ResponseWriter
+	r    *http.Request
+	sess *auth.Session
+	// m is the membership of the path's agency; nil outside an agency.
+	m *crmv1.Membership
+	// site is the site the page works on ("" outside a site's pages).
+	site string
+	// flash is a one-line confirmation shown at the top of the page.
+	flash string
+}
+
+// begin resolves the request's session and the path's agency. It answers
+// the request itself and returns false when there is no session (a GET
+// goes to the sign-in page and comes back; a POST keeps what it posted:
+// signin.go) or the path's agency is not one of the person's.
+func (s *Studio) begin(w http.ResponseWriter, r *http.Request) (*visit, bool) {
+	v := &visit{s: s, w: w, r: r}
+	sess, err := s.cfg.Gate.Session(r)
+	if err != nil {
+		if status.Code(err) == codes.Unauthenticated {
+			s.signInFirst(v, err)
+			return nil, false
+		}
+		s.fail(v, err)
+		return nil, false
+	}
+	v.sess = sess
+	if a := r.PathValue("agency"); a != "" {
+		i := slices.IndexFunc(sess.Memberships, func(m *crmv1.Membership) bool { return m.GetAgencyId() == a })
+		if i < 0 {
+			// Another agency's page and a page that does not exist look
+			// alike: an agency learns nothing of the others.
+			s.problem(v, http.StatusNotFound, "There is no page at this address among your agencies.",
+				"Check the link, or switch to one of your agencies from the start page.")
+			return nil, false
+		}
+		v.m = sess.Memberships[i]
+	}
+	if r.Method == http.MethodPost {
+		if err := v.checkForm(); err != nil {
+			s.fail(v, err)
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// checkForm refuses a POST from another origin's page or without the
+// session's CSRF token in its csrf_token field.
+func (v *visit) checkForm() error {
+	if err := v.s.cfg.Gate.SameOrigin(v.r); err != nil {
+		return err
+	}
+	if err := v.r.ParseMultipartForm(32 << 20); err != nil && err != http.ErrNotMultipart {
+		return status.Errorf(codes.InvalidArgument, "the form could not be read: %v", err)
+	}
+	if err := v.sess.CheckCSRF(v.r.PostFormValue("csrf_token")); err != nil {
+		return status.Error(codes.PermissionDenied, "this form is out of date or was not sent by the Studio (its security token is missing or wrong): reload the page and send it again")
+	}
+	return nil
+}
+
+// agency is the id of the agency the visit acts for.
+func (v *visit) agency() string { return v.m.GetAgencyId() }
+
+// role is the person's role in the visit's agency.
+func (v *visit) role() principal.Role {
+	r, _ := principal.ParseRole(v.m.GetRole())
+	return r
+}
+
+// ctx is the visit's context for a call of fullMethod, carrying the
+// principal the gateway makes for it.
+func (v *visit) ctx(fullMethod string) (context.Context, error) {
+	p, err := v.s.cfg.Gate.Principal(v.r.Context(), v.sess, v.agency(), v.site, fullMethod)
+	if err != nil {
+		return nil, err
+	}
+	return v.s.cfg.Gate.Outgoing(v.r.Context(), v.r, p), nil
+}
+
+// may reports whether the person may call fullMethod in this visit, as the
+// judge decides it before the service does: pages show only the controls
+// that would work.
+func (v *visit) may(fullMethod string) bool {
+	a, ok := principal.AccessOf(fullMethod)
+	if !ok {
+		return false
+	}
+	p, err := v.s.cfg.Gate.Principal(v.r.Context(), v.sess, v.agency(), v.site, fullMethod)
+	if err != nil {
+		return false
+	}
+	return principal.Authorize(p, a) == nil
+}
+
+// call calls one RPC as the visit's person: fn is the generated client's
+// method and fullMethod its name (the generated _FullMethodName constant),
+// which picks the principal the gateway makes for it.
+func call[Req, Resp any](v *visit, fullMethod string, fn func(context.Context, Req, ...grpc.CallOption) (Resp, error), req Req, opts ...grpc.CallOption) (Resp, error) {
+	ctx, err := v.ctx(fullMethod)
+	if err != nil {
+		var zero Resp
+		return zero, err
+	}
+	return fn(ctx, req, opts...)
+}
+
+// callIfMatch is call with the If-Match precondition (an item's ETag): the
+// service refuses the write when someone else saved first.
+func callIfMatch[Req, Resp any](v *visit, fullMethod, etag string, fn func(context.Context, Req, ...grpc.CallOption) (Resp, error), req Req, opts ...grpc.CallOption) (Resp, error) {
+	ctx, err := v.ctx(fullMethod)
+	if err != nil {
+		var zero Resp
+		return zero, err
+	}
+	if etag != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "if-match", etag)
+	}
+	return fn(ctx, req, opts...)
+}
+
+// path is a path of the visit's agency: v.path("sites", id) is
+// /studio/a/{agency}/sites/{id}, each part escaped.
+func (v *visit) path(parts ...string) string {
+	var b strings.Builder
+	b.WriteString(Prefix + "a/" + url.PathEscape(v.agency()) + "/")
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(url.PathEscape(p))
+	}
+	return b.String()
+}
+
+// redirect answers a POST with 303 to the page that shows its result, with
+// a confirmation to show there.
+func (v *visit) redirect(to, flash string) error {
+	if flash != "" {
+		u, err := url.Parse(to)
+		if err == nil {
+			q := u.Query()
+			q.Set("done", flash)
+			u.RawQuery = q.Encode()
+			to = u.String()
+		}
+	}
+	http.Redirect(v.w, v.r, to, http.StatusSeeOther)
+	return nil
+}
