@@ -45,7 +45,9 @@ type Options struct {
 	// Width and Height are the size of the drawing in SVG units (the
 	// viewBox); the SVG itself takes its container's width. Defaults:
 	// 640×280 for Line, 640 wide and as tall as the bars need for Bars,
-	// 120×32 for Sparkline. A Line legend adds its rows below Height.
+	// 120×32 for Sparkline. A Line legend takes its rows from Height,
+	// unless the plot would be left shorter than half of it: then the
+	// chart grows taller.
 	Width, Height int
 	// Unit follows every value: "%" is written right after the number
 	// ("42%"), any other unit after a space ("12 credits").

@@ -8,9 +8,16 @@ import (
 	"time"
 )
 
-// Above this many points a series' markers are invisible hover targets:
-// drawn, hundreds of them would hide the line they sit on.
-const visibleMarkers = 60
+// Above visibleMarkers points a series' markers are invisible hover
+// targets: drawn, hundreds of them would hide the line they sit on. And
+// such a series keeps at most maxHoverMarkers of them (each bucket's
+// minimum and maximum, as for the line): points closer than a marker's
+// width cannot be hovered apart anyway, each marker's tooltip costs about
+// 90 bytes of page, and Table has every number.
+const (
+	visibleMarkers  = 60
+	maxHoverMarkers = 120
+)
 
 // strokeWidth is the width of series lines, in SVG units.
 const strokeWidth = "2.5"
@@ -82,7 +89,9 @@ func drawLine(ds []drawnSeries, hidden, w, h int, o Options) string {
 
 	top := fs * 0.75
 	xLabelH := fs * 1.7
-	plotH := math.Max(float64(h)-top-xLabelH-pad, fs*2)
+	// The legend takes its rows from the plot, down to a plot of half the
+	// height; beyond that the chart grows taller than Height.
+	plotH := math.Max(float64(h)-top-xLabelH-legendH-pad, math.Max(float64(h)*0.5, fs*3))
 	totalH := top + plotH + xLabelH + legendH + pad
 
 	// The y axis.
@@ -212,7 +221,7 @@ func drawLine(ds []drawnSeries, hidden, w, h int, o Options) string {
 			b.WriteString(`<g class="chart-points" stroke="#ffffff" stroke-width="1">`)
 		}
 		name := esc(s.name)
-		for _, p := range s.pts {
+		for _, p := range downsample(s.pts, maxHoverMarkers) {
 			b.WriteString(`<circle cx="` + num(xOf(p.X)) + `" cy="` + num(yOf(p.Y)) + `" r="4"><title>` + name + `: ` +
 				esc(formatValue(p.Y, o.Unit)) + ` on ` + esc(formatDate(p.X, dateLayout)) + `</title></circle>`)
 		}
