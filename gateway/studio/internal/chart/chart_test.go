@@ -516,17 +516,29 @@ func TestTicksAreNiceNumbers(t *testing.T) {
 	}{
 		{0, 97, "", "0 20 40 60 80 100"},
 		{0, 100, "%", "0% 20% 40% 60% 80% 100%"},
-		{1200, 48000, "", "0k 10k 20k 30k 40k 50k"},
+		{1200, 48000, "", "0 10k 20k 30k 40k 50k"},
 		{0.1, 0.37, "", "0.10 0.15 0.20 0.25 0.30 0.35 0.40"},
+		{37.8, 46.2, "", "36 38 40 42 44 46 48"},
+		{0, 230, "", "0 50 100 150 200 250"},
+		{0, 120000, "", "0 25k 50k 75k 100k 125k"},
 		{-3, 3, "", "-3 -2 -1 0 1 2 3"},
 	}
 	for _, c := range cases {
-		a := niceAxis(c.lo, c.hi, 6, false, false)
+		a := niceAxis(c.lo, c.hi, 6, false, false, false)
 		if got := strings.Join(a.tickLabels(c.unit), " "); got != c.want {
 			t.Errorf("ticks of %v..%v = %q, want %q", c.lo, c.hi, got, c.want)
 		}
 	}
-	fixed := niceAxis(0, 100, 6, true, true)
+	// Positions and counts are whole numbers: no tick between them.
+	if got := strings.Join(niceAxis(5, 5, 6, false, false, true).tickLabels(""), " "); got != "4 5 6" {
+		t.Errorf("ticks around a lone position 5 = %q, want \"4 5 6\"", got)
+	}
+	for label := range tickYs(t, parse(t, Line([]Series{daily("kw", 3, 4)}, Options{InvertY: true}))) {
+		if strings.Contains(label, ".") {
+			t.Errorf("a chart of whole positions has the tick %q", label)
+		}
+	}
+	fixed := niceAxis(0, 100, 6, true, true, false)
 	if fixed.lo != 0 || fixed.hi != 100 {
 		t.Errorf("fixed axis moved to %v..%v", fixed.lo, fixed.hi)
 	}

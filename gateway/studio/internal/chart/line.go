@@ -71,6 +71,7 @@ func drawLine(ds []drawnSeries, hidden, w, h int, o Options) string {
 	// The data's extent.
 	tLo, tHi := ds[0].pts[0].X, ds[0].pts[0].X
 	vLo, vHi := math.Inf(1), math.Inf(-1)
+	integer := true
 	for _, s := range ds {
 		for _, p := range s.pts {
 			if p.X.Before(tLo) {
@@ -81,6 +82,7 @@ func drawLine(ds []drawnSeries, hidden, w, h int, o Options) string {
 			}
 			v := clampAbs(p.Y)
 			vLo, vHi = math.Min(vLo, v), math.Max(vHi, v)
+			integer = integer && v == math.Trunc(v)
 		}
 	}
 
@@ -104,7 +106,7 @@ func drawLine(ds []drawnSeries, hidden, w, h int, o Options) string {
 		hi, fixHi = *o.YMax, true
 	}
 	target := min(max(int(plotH/(fs*2)), 2), 10)
-	ax := niceAxis(lo, hi, target, fixLo, fixHi)
+	ax := niceAxis(lo, hi, target, fixLo, fixHi, integer)
 	if o.InvertY && !fixLo && vLo >= 1 {
 		ax.startAtOne()
 	}

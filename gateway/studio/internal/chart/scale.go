@@ -31,7 +31,9 @@ func niceNum(x float64) float64 {
 		nf = 1
 	case f < 2.25:
 		nf = 2
-	case f < 3.5:
+	case f < 3.5 && exp >= 1:
+		// 25, 250: but never 2.5 or 0.25, which need a decimal more than
+		// their neighbours and read badly as positions or counts.
 		nf = 2.5
 	case f < 7.5:
 		nf = 5
@@ -45,7 +47,10 @@ func niceNum(x float64) float64 {
 // given by the caller (fixLo, fixHi) stays where it is; a free end moves
 // out to the next tick. A flat range is widened so that the line sits in
 // the middle instead of on an edge.
-func niceAxis(lo, hi float64, target int, fixLo, fixHi bool) axis {
+//
+// integer says the data are whole numbers (positions, counts): then the
+// step is at least 1, so no tick reads "4.5" between positions 4 and 5.
+func niceAxis(lo, hi float64, target int, fixLo, fixHi, integer bool) axis {
 	lo, hi = clampAbs(lo), clampAbs(hi)
 	if lo > hi {
 		lo, hi = hi, lo
@@ -65,6 +70,9 @@ func niceAxis(lo, hi float64, target int, fixLo, fixHi bool) axis {
 	}
 	target = max(target, 2)
 	step := niceNum((hi - lo) / float64(target-1))
+	if integer {
+		step = math.Max(step, 1)
+	}
 	if !fixLo {
 		lo = math.Floor(lo/step) * step
 	}
@@ -119,16 +127,20 @@ func (a axis) tickLabels(unit string) []string {
 	case big >= 1e4:
 		div, suffix = 1e3, "k"
 	}
+	// As many decimals as the step has (0.05 needs two, 25k none), the
+	// same for every tick so that they line up.
 	decimals := 0
-	if s := a.step / div; s > 0 && s < 1 {
-		decimals = min(int(math.Ceil(-math.Log10(s)-1e-9)), 6)
-		// 2.5 steps need one decimal more than their power of ten.
-		if r := s * math.Pow(10, float64(decimals)); math.Abs(r-math.Round(r)) > 1e-6 {
-			decimals = min(decimals+1, 6)
+	for s := a.step / div; decimals < 6; decimals++ {
+		if r := s * math.Pow(10, float64(decimals)); math.Abs(r-math.Round(r)) <= 1e-6*math.Max(1, r) {
+			break
 		}
 	}
 	out := make([]string, len(a.ticks))
 	for i, t := range a.ticks {
+		if t == 0 {
+			out[i] = withUnit("0", unit)
+			continue
+		}
 		s := strconv.FormatFloat(t/div, 'f', decimals, 64)
 		out[i] = withUnit(group(s)+suffix, unit)
 	}
