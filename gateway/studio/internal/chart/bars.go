@@ -73,7 +73,7 @@ func Bars(labels []string, values []float64, o Options) template.HTML {
 	labelW, valueW := 0.0, 0.0
 	for i := 0; i < n; i++ {
 		if i < len(labels) {
-			names[i] = labels[i]
+			names[i] = truncate(labels[i], maxName)
 		}
 		labelW = math.Max(labelW, textWidth(names[i], fs))
 		v := math.NaN()

@@ -71,6 +71,10 @@ const (
 	// edge (it would only make the axis unreadable, and it keeps the scale
 	// arithmetic finite). Tooltips and tables still show the value.
 	maxAbs = 1e12
+	// maxName bounds a name or label as the charts repeat it (in every
+	// tooltip of a series): a pasted paragraph must not weigh megabytes.
+	// Tables show names whole.
+	maxName = 120
 	// minFontPx is the smallest text height on a phone, in CSS pixels, and
 	// phoneWidth the width of the phone's screen it is measured on.
 	minFontPx  = 11

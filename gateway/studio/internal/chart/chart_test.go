@@ -379,6 +379,11 @@ func TestLongSeriesAreReducedKeepingPeaks(t *testing.T) {
 	if size := len(out); size > 30_000 {
 		t.Errorf("10,000 points made %d bytes of SVG; the page must stay small", size)
 	}
+	// A pasted paragraph as a name does not weigh on every tooltip.
+	s.Name = strings.Repeat("very long keyword ", 1000)
+	if size := len(Line([]Series{s}, Options{})); size > 60_000 {
+		t.Errorf("a long name made %d bytes of SVG", size)
+	}
 	tips := root.text()
 	last := "on " + s.Points[len(s.Points)-1].X.Format("2 Jan 2006 15:04")
 	for _, want := range []string{"backlinks: 99,999 on", "backlinks: 3 on", "on 1 Mar 2026 00:00", last} {

@@ -55,7 +55,7 @@ func Line(series []Series, o Options) template.HTML {
 			hidden++
 			continue
 		}
-		ds = append(ds, drawnSeries{name: seriesName(s.Name, i), pts: pts})
+		ds = append(ds, drawnSeries{name: truncate(seriesName(s.Name, i), maxName), pts: pts})
 	}
 	if len(ds) == 0 {
 		return template.HTML(emptyChart("line", w, h, o)) //nolint:gosec // G203: built by this package, every user string escaped by esc
