@@ -1,6 +1,7 @@
 package richtext
 
 import (
+	"fmt"
 	"html/template"
 	"strings"
 	"unicode/utf8"
@@ -16,7 +17,7 @@ import (
 const MaxInput = 1 << 20
 
 // TruncatedNote is the paragraph Sanitize appends when it cut its input.
-const TruncatedNote = `<p class="richtext-truncated">Preview truncated: only the first 1 MiB of this value is shown.</p>`
+const TruncatedNote = `<p><em>Preview truncated: only the first 1 MiB of this value is shown.</em></p>`
 
 // maxDepth is how deeply kept elements may nest. Deeper elements are
 // unwrapped (their text stays): no toolbar makes such markup, and the
@@ -78,7 +79,16 @@ func Sanitize(s string) template.HTML {
 	s, cut := truncate(s)
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/8)
-	for _, n := range parseFragment(s) {
+	nodes, err := parseFragment(s)
+	if err != nil {
+		// The parser refuses markup nested more than 512 elements deep
+		// (no editor makes it; it is how one would make a parser slow):
+		// show its text, so that nothing of the value is hidden.
+		b.WriteString("<p>")
+		b.WriteString(html.EscapeString(PlainText(s, 0)))
+		b.WriteString("</p>")
+	}
+	for _, n := range nodes {
 		writeTree(&b, n)
 	}
 	if cut {
@@ -102,16 +112,15 @@ func truncate(s string) (string, bool) {
 }
 
 // parseFragment parses s as the content of a <body>, as a browser would
-// when the console puts it inside one. The parser recovers from any input;
-// an error (there is none for in-memory input in practice) yields nothing
-// rather than something unchecked.
-func parseFragment(s string) []*html.Node {
+// when the console puts it inside one. The parser recovers from any
+// malformed markup; it fails only on nesting deeper than it allows.
+func parseFragment(s string) ([]*html.Node, error) {
 	body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
 	nodes, err := html.ParseFragment(strings.NewReader(s), body)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("parse rich text as HTML: %w", err)
 	}
-	return nodes
+	return nodes, nil
 }
 
 // classify says what to do with element n.
