@@ -32,9 +32,8 @@ import (
 const (
 	maxBlockDepth  = 16
 	maxInlineDepth = 8
-	// maxLinkScan is how far a '[' or '(' looks for its closing bracket:
-	// link text and addresses are short, and an unclosed bracket must not
-	// make every later one scan to the end.
+	// maxLinkScan is the longest link text or address read as one: longer
+	// bracketed text is just text.
 	maxLinkScan = 2048
 )
 
@@ -42,7 +41,7 @@ var (
 	htmlTag = regexp.MustCompile(`(?i)<(/?[a-z][a-z0-9-]*)(\s[^<>]*)?/?>`)
 	// mdCode is Markdown's code (fenced blocks, spans), where a tag is an
 	// example rather than markup.
-	mdCode = regexp.MustCompile("(?ms)^ {0,3}(```|~~~).*?^ {0,3}(```|~~~)|`[^`\n]+`")
+	mdCode  = regexp.MustCompile("(?ms)^ {0,3}(```|~~~).*?^ {0,3}(```|~~~)|`[^`\n]+`")
 	mdBlock = regexp.MustCompile("(?m)^ {0,3}(#{1,6}[ \t]|[-*+][ \t]+\\S|\\d{1,9}[.)][ \t]+\\S|>|```|~~~)")
 	mdSpan  = regexp.MustCompile("\\*\\*[^*\\n]+\\*\\*|__[^_\\n]+__|\\[[^\\]\\n]+\\]\\([^)\\n]+\\)|`[^`\\n]+`|(^|\\s)\\*[^*\\s][^*\\n]*\\*")
 )
@@ -441,6 +440,45 @@ type inline struct {
 	noTicks   map[int]bool
 	inLink    bool
 	textStart int
+	// closeOf[i] is the index of the ']' or ')' matching the '[' or '('
+	// at i, or -1; computed once per run, on the first bracket.
+	closeOf []int32
+}
+
+// matchBrackets fills closeOf in one pass, brackets and parentheses
+// nesting separately and backslash escapes skipped, so that finding a
+// link's end costs nothing however many brackets never close.
+func (in *inline) matchBrackets() {
+	if in.closeOf != nil {
+		return
+	}
+	s := in.s
+	in.closeOf = make([]int32, len(s))
+	var squares, rounds []int32
+	for i := 0; i < len(s); i++ {
+		in.closeOf[i] = -1
+		switch s[i] {
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				in.closeOf[i] = -1
+			}
+		case '[':
+			squares = append(squares, int32(i))
+		case ']':
+			if n := len(squares); n > 0 {
+				in.closeOf[squares[n-1]] = int32(i)
+				squares = squares[:n-1]
+			}
+		case '(':
+			rounds = append(rounds, int32(i))
+		case ')':
+			if n := len(rounds); n > 0 {
+				in.closeOf[rounds[n-1]] = int32(i)
+				rounds = rounds[:n-1]
+			}
+		}
+	}
 }
 
 func renderInline(b *strings.Builder, s string, depth int) {
@@ -563,58 +601,13 @@ func (in *inline) codeSpan(i int) int {
 // '[' is at i, and returns the index after it, or 0 when it is not one.
 func (in *inline) link(i int, image bool) int {
 	s := in.s
-	if in.noClose["]"] {
+	in.matchBrackets()
+	close := int(in.closeOf[i])
+	if close < 0 || close-i > maxLinkScan || close+1 >= len(s) || s[close+1] != '(' {
 		return 0
 	}
-	// The matching ']', brackets nesting.
-	depth, close := 0, -1
-	limit := min(len(s), i+maxLinkScan)
-	for k := i; k < limit; k++ {
-		switch s[k] {
-		case '\\':
-			k++
-		case '[':
-			depth++
-		case ']':
-			depth--
-			if depth == 0 {
-				close = k
-			}
-		}
-		if close >= 0 {
-			break
-		}
-	}
-	if close < 0 {
-		if limit == len(s) && !strings.Contains(s[i:], "]") {
-			in.noClose["]"] = true
-		}
-		return 0
-	}
-	if close+1 >= len(s) || s[close+1] != '(' {
-		return 0
-	}
-	// The destination and optional title, up to the matching ')'.
-	pdepth, end := 0, -1
-	limit = min(len(s), close+1+maxLinkScan)
-	for k := close + 1; k < limit && end < 0; k++ {
-		switch s[k] {
-		case '\\':
-			k++
-		case '(':
-			pdepth++
-		case ')':
-			pdepth--
-			if pdepth == 0 {
-				end = k
-			}
-		case '\n':
-			if pdepth > 0 && k+1 < len(s) && s[k+1] == '\n' {
-				return 0
-			}
-		}
-	}
-	if end < 0 {
+	end := int(in.closeOf[close+1])
+	if end < 0 || end-close > maxLinkScan {
 		return 0
 	}
 	dest, title, ok := linkTarget(s[close+2 : end])
