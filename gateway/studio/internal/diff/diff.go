@@ -161,6 +161,11 @@ func Format(v any) string {
 // sameValue compares two values as JSON, so that 1 and "1" differ but two
 // objects with their keys in another order do not.
 func sameValue(a, b any) bool {
+	// Strings as they are: JSON would make all invalid UTF-8 alike.
+	if sa, ok := a.(string); ok {
+		sb, ok := b.(string)
+		return ok && sa == sb
+	}
 	ja, errA := json.Marshal(a)
 	jb, errB := json.Marshal(b)
 	if errA != nil || errB != nil {

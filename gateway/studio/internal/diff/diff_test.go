@@ -324,3 +324,46 @@ func BenchmarkFieldsRichText(b *testing.B) {
 		Fields(bm, am, nil)
 	}
 }
+
+// FuzzFields checks, for any two texts, that each side's lines are that
+// side's value in order, that the kept lines are the same on both sides,
+// and that the table renders.
+func FuzzFields(f *testing.F) {
+	f.Add("one\ntwo", "one\nthree")
+	f.Add("<p>A sentence. Another, with a clause.</p>", "<p>A sentence. Another, without.</p>")
+	f.Add("", "x")
+	f.Fuzz(func(t *testing.T, before, after string) {
+		d := Fields(map[string]any{"f": before}, map[string]any{"f": after}, []string{"f"})
+		if len(d) != 1 {
+			t.Fatalf("%d fields", len(d))
+		}
+		fd := d[0]
+		if fd.Changed != (before != after) {
+			t.Fatalf("Changed = %v for %q -> %q", fd.Changed, before, after)
+		}
+		join := func(ls []Line, skip Op) (all, kept []string) {
+			for _, l := range ls {
+				all = append(all, l.Text)
+				if l.Op == Same {
+					kept = append(kept, l.Text)
+				}
+				if l.Op == skip {
+					t.Fatalf("a line marked %s on the wrong side", skip)
+				}
+			}
+			return all, kept
+		}
+		ball, bkept := join(fd.Before, Added)
+		aall, akept := join(fd.After, Removed)
+		if !slices.Equal(bkept, akept) {
+			t.Fatalf("kept lines differ: %q vs %q", bkept, akept)
+		}
+		if !fd.TooLong {
+			if !slices.Equal(ball, split(Format(before))) || !slices.Equal(aall, split(Format(after))) {
+				t.Fatalf("lines are not the values'")
+			}
+		}
+		_ = fd.HTML()
+		Words(before, after)
+	})
+}

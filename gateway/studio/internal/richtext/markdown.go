@@ -293,11 +293,7 @@ func quoteLine(l string) (string, bool) {
 	if !strings.HasPrefix(t, ">") {
 		return "", false
 	}
-	t = t[1:]
-	if strings.HasPrefix(t, " ") {
-		t = t[1:]
-	}
-	return t, true
+	return strings.TrimPrefix(t[1:], " "), true
 }
 
 // marker is a list item's marker: which kind of list, and the column where
