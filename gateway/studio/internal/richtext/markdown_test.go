@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestMarkdownToHTML(t *testing.T) {
@@ -157,4 +158,19 @@ func TestPlainTextReadsOnlyWhatTheExcerptNeeds(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("a 20-character excerpt of %d bytes took %v", len(in), d)
 	}
+}
+
+func FuzzPlainText(f *testing.F) {
+	f.Add("<p>Fish &amp; <b>chips</b></p><script>x</script>", 10)
+	f.Add("<input><embed>text<svg><p>a</svg>", 3)
+	f.Fuzz(func(t *testing.T, in string, max int) {
+		max %= 500
+		got := PlainText(in, max)
+		if n := utf8.RuneCountInString(got); max > 0 && n > max+1 {
+			t.Fatalf("PlainText(%q, %d) = %q: %d characters", in, max, got, n)
+		}
+		if strings.Contains(got, "  ") || got != strings.TrimSpace(got) {
+			t.Fatalf("PlainText(%q, %d) = %q: white space not collapsed", in, max, got)
+		}
+	})
 }

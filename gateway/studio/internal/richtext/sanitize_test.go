@@ -202,6 +202,12 @@ func TestSanitizeDropsDangerousURLsButKeepsTheText(t *testing.T) {
 		{`<img src="javascript:alert(1)" alt="cat">`, `<img alt="cat">`},
 		{`<img src="mailto:a@b.example" alt="cat">`, `<img alt="cat">`},
 		{`<p onclick="x()" style="color:red" class="x" id="y">text</p>`, `<p>text</p>`},
+		{`<a href="java&#0;script:alert(1)">nul</a>`, `<a rel="noopener noreferrer nofollow">nul</a>`},
+		{`<a href="&#14;javascript:alert(1)">so</a>`, `<a rel="noopener noreferrer nofollow">so</a>`},
+		{`<a href="  /files/ab/doc.pdf  ">pdf</a>`, `<a href="/files/ab/doc.pdf" rel="noopener noreferrer nofollow">pdf</a>`},
+		{`<a href="http:javascript:alert(1)">http first</a>`, `<a href="http:javascript:alert(1)" rel="noopener noreferrer nofollow">http first</a>`},
+		{`<img src="/files/x.png" srcset="javascript:alert(1) 2x" alt="&lt;script&gt;">`, `<img src="/files/x.png" alt="&lt;script&gt;">`},
+		{`<base href="javascript:/"><a href="x">x</a>`, `<a href="x" rel="noopener noreferrer nofollow">x</a>`},
 		{`<script>alert(1)</script>after`, `after`},
 		{`<svg onload=alert(1)><circle/></svg>after`, `after`},
 	}
