@@ -8,11 +8,13 @@
 //
 //   - Sanitize keeps the elements a rich text toolbar can produce (headings,
 //     paragraphs, lists, links, images, emphasis, code, quotes, tables,
-//     figures) with a few checked attributes, and drops everything else:
-//     scripts, styles, frames, forms, SVG and MathML with their content,
-//     every event handler and style attribute, and URLs whose scheme is not
-//     http, https or mailto (images: http and https), however they are
-//     spelled. Its output is well-formed and safe to put in a template.
+//     figures) with a few checked attributes. Scripts, styles, frames,
+//     forms, SVG and MathML go with their content; other tags go and their
+//     text stays (a <div> of text becomes a <p>, so lines do not run
+//     together); every event handler and style attribute goes, and so do
+//     URLs whose scheme is not http, https or mailto (images: http and
+//     https), however they are spelled. Its output is well-formed and safe
+//     to put in a template.
 //   - LooksLikeMarkdown and MarkdownToHTML give Markdown content a preview
 //     too: a small CommonMark subset, whose output goes through Sanitize
 //     (Preview does both).

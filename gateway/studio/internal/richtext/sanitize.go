@@ -33,10 +33,38 @@ const RelLink = "noopener noreferrer nofollow"
 type action int
 
 const (
-	unwrap action = iota // drop the tag, keep what it holds (div, span, font, unknown tags)
-	keep                 // keep the tag with its allowed attributes
-	drop                 // drop the tag and everything in it
+	unwrap    action = iota // drop the tag, keep what it holds (span, font, unknown tags)
+	keep                    // keep the tag with its allowed attributes
+	drop                    // drop the tag and everything in it
+	paragraph               // write a <p> for it: a block of text in a tag not kept (div)
 )
+
+// blockText are the block elements not kept that often hold a line or
+// paragraph of text (editors write a <div> per line): written as <p> when
+// they hold no block themselves, so that their lines do not run together.
+var blockText = map[atom.Atom]bool{
+	atom.Div: true, atom.Section: true, atom.Article: true, atom.Header: true, atom.Footer: true,
+	atom.Main: true, atom.Aside: true, atom.Nav: true, atom.Address: true, atom.Details: true,
+	atom.Summary: true, atom.Center: true, atom.Dt: true, atom.Dd: true, atom.Hgroup: true,
+}
+
+// block are the elements that set the text around them apart themselves.
+var block = map[atom.Atom]bool{
+	atom.P: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true,
+	atom.H6: true, atom.Ul: true, atom.Ol: true, atom.Li: true, atom.Pre: true, atom.Blockquote: true,
+	atom.Hr: true, atom.Table: true, atom.Figure: true, atom.Dl: true,
+}
+
+// holdsBlock reports whether n has a child that is a block, or is written
+// as one.
+func holdsBlock(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Namespace == "" && (block[c.DataAtom] || blockText[c.DataAtom]) {
+			return true
+		}
+	}
+	return false
+}
 
 // allowed are the elements kept, with the attributes each may carry
 // (beyond those every element may not carry at all: no style, class, id or
@@ -134,14 +162,17 @@ func classify(n *html.Node) action {
 	if _, ok := allowed[n.DataAtom]; ok && n.DataAtom != 0 {
 		return keep
 	}
+	if blockText[n.DataAtom] && !holdsBlock(n) {
+		return paragraph
+	}
 	return unwrap
 }
 
 // writeTree writes root and its descendants. It walks the tree without
 // recursion so that deeply nested input cannot grow the stack.
 func writeTree(b *strings.Builder, root *html.Node) {
-	var open []bool // for each element entered: whether its tag was written
-	depth := 0      // tags written and not yet closed
+	var open []string // for each element entered: its end tag, or "" when none was written
+	depth := 0        // tags written and not yet closed
 
 	// enter writes n's start (and for a childless node its end) and
 	// reports whether the walk should go into its children.
@@ -158,16 +189,26 @@ func writeTree(b *strings.Builder, root *html.Node) {
 		if act == drop {
 			return false
 		}
-		if act == keep && depth >= maxDepth {
+		if act != unwrap && depth >= maxDepth {
 			act = unwrap
 		}
-		if act == keep {
+		end := ""
+		switch act {
+		case paragraph:
+			if n.FirstChild == nil {
+				return false // an empty block shows nothing
+			}
+			b.WriteString("<p>")
+			end = "</p>"
+			depth++
+		case keep:
 			writeStart(b, n)
 			if voidElement(n.DataAtom) {
 				return false
 			}
+			end = "</" + n.Data + ">"
 			if n.FirstChild == nil {
-				writeEnd(b, n)
+				b.WriteString(end)
 				return false
 			}
 			// The parser drops a newline right after <pre>: write one
@@ -180,14 +221,14 @@ func writeTree(b *strings.Builder, root *html.Node) {
 		if n.FirstChild == nil {
 			return false
 		}
-		open = append(open, act == keep)
+		open = append(open, end)
 		return true
 	}
-	leave := func(n *html.Node) {
-		wrote := open[len(open)-1]
+	leave := func() {
+		end := open[len(open)-1]
 		open = open[:len(open)-1]
-		if wrote {
-			writeEnd(b, n)
+		if end != "" {
+			b.WriteString(end)
 			depth--
 		}
 	}
@@ -210,7 +251,7 @@ func writeTree(b *strings.Builder, root *html.Node) {
 				break
 			}
 			n = n.Parent
-			leave(n)
+			leave()
 			if n == root {
 				n = nil
 			}
@@ -247,12 +288,6 @@ func writeStart(b *strings.Builder, n *html.Node) {
 	if n.DataAtom == atom.A {
 		b.WriteString(` rel="` + RelLink + `"`)
 	}
-	b.WriteByte('>')
-}
-
-func writeEnd(b *strings.Builder, n *html.Node) {
-	b.WriteString("</")
-	b.WriteString(n.Data)
 	b.WriteByte('>')
 }
 
