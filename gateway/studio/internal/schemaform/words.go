@@ -136,13 +136,19 @@ func allowed(p *prop) string {
 	default:
 		s = "one line of text"
 	}
+	// "one line of text of at most 100 characters"; after the address
+	// and its example, ", at most 2048 characters".
+	of := " of "
+	if p.kind == KindURL || p.kind == KindEmail {
+		of = ", "
+	}
 	switch {
 	case p.minLength != nil && *p.minLength > 1 && p.maxLength != nil:
-		s += fmt.Sprintf(" of %d to %d characters", *p.minLength, *p.maxLength)
+		s += fmt.Sprintf("%s%d to %d characters", of, *p.minLength, *p.maxLength)
 	case p.maxLength != nil:
-		s += " of at most " + plural(*p.maxLength, "character", "characters")
+		s += of + "at most " + plural(*p.maxLength, "character", "characters")
 	case p.minLength != nil && *p.minLength > 1:
-		s += " of at least " + plural(*p.minLength, "character", "characters")
+		s += of + "at least " + plural(*p.minLength, "character", "characters")
 	}
 	return s
 }
