@@ -67,7 +67,7 @@ func TestCatalogFieldsAsControls(t *testing.T) {
 			return f.Kind == KindURL && f.InputType == "url" && f.Required && f.MaxLength == "2048" && f.Label == "URL"
 		}},
 		{"run_llm_visibility", "competitors", func(f Field) bool {
-			return f.Kind == KindList && !f.Required && f.Hint == "One per line, at most 10 lines, each one line of text of at most 100 characters."
+			return f.Kind == KindList && !f.Required && f.Hint == "One per line, at most 10 lines, each at most 100 characters."
 		}},
 		{"run_llm_visibility", "prompt", func(f Field) bool { return f.Kind == KindTextarea && f.MaxLength == "2000" }},
 		{"run_llm_visibility", "brand_name", func(f Field) bool { return f.Kind == KindText && f.Label == "Brand name" }},

@@ -218,22 +218,29 @@ func parseList(p *prop, raw string) (any, string) {
 	if len(all) > MaxLines {
 		return nil, fmt.Sprintf("at most %d lines of text; you gave %d", MaxLines, len(all))
 	}
+	// The count first: a list too long is the first thing to fix.
+	var given []string
+	var at []int
+	for i, line := range all {
+		if line = strings.TrimSpace(line); line != "" {
+			given, at = append(given, line), append(at, i+1)
+		}
+	}
+	if p.maxItems != nil && len(given) > *p.maxItems {
+		return nil, fmt.Sprintf("at most %s; you gave %d", plural(*p.maxItems, "line", "lines"), len(given))
+	}
 	items := []any{}
 	first := map[string]int{}
-	for i, line := range all {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
+	for i, line := range given {
 		v, msg := scalarValue(p.item, line)
 		if msg != "" {
-			return nil, fmt.Sprintf("line %d: %s", i+1, msg)
+			return nil, fmt.Sprintf("line %d: %s", at[i], msg)
 		}
 		if p.unique {
 			if j, ok := first[line]; ok {
-				return nil, fmt.Sprintf("line %d repeats line %d; each line must differ", i+1, j)
+				return nil, fmt.Sprintf("line %d repeats line %d; each line must differ", at[i], j)
 			}
-			first[line] = i + 1
+			first[line] = at[i]
 		}
 		items = append(items, v)
 	}

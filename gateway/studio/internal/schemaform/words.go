@@ -89,7 +89,10 @@ func allowed(p *prop) string {
 		if p.unique {
 			parts = append(parts, "no line twice")
 		}
-		if item := allowed(p.item); item != "text" {
+		// A line is one line of text already: "each at most 100
+		// characters" says the rest.
+		item := strings.TrimPrefix(strings.TrimPrefix(allowed(p.item), "one line of text"), "text")
+		if item = strings.TrimPrefix(item, " of "); item != "" {
 			parts = append(parts, "each "+item)
 		}
 		return strings.Join(parts, ", ")
