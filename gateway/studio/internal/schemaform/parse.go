@@ -78,7 +78,7 @@ func limit(p *prop) int {
 func parseProp(p *prop, posted []string) (any, string) {
 	for _, s := range posted {
 		if len(s) > limit(p) {
-			return nil, fmt.Sprintf("at most %s of text; you gave %s", size(limit(p)), size(len(s)))
+			return nil, fmt.Sprintf("at most %s of text; you gave %s", size(limit(p), false), size(len(s), true))
 		}
 	}
 	if len(posted) > 1 && p.kind != KindChoices {
@@ -306,10 +306,15 @@ func jsonProblem(err error) string {
 	return err.Error()
 }
 
-// size is a byte count in the units a person reads.
-func size(n int) string {
+// size is a byte count in the units a person reads; up rounds a part of a
+// KiB up (what was given), else down (the bound), so that the two never
+// read the same.
+func size(n int, up bool) string {
 	if n < 1<<10 {
 		return plural(n, "byte", "bytes")
 	}
-	return fmt.Sprintf("%d KiB", (n+(1<<10)-1)>>10)
+	if up {
+		n += 1<<10 - 1
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
 }
