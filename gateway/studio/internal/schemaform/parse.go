@@ -99,7 +99,12 @@ func parseProp(p *prop, posted []string) (any, string) {
 	if !utf8.ValidString(raw) {
 		return nil, "this holds bytes that are not text; type or paste it again"
 	}
-	raw = strings.ReplaceAll(raw, "\r\n", "\n")
+	if strings.ContainsRune(raw, 0) {
+		// No store holds NUL, and the actions refuse it.
+		return nil, "this holds a NUL character, which no field takes; type or paste it again"
+	}
+	// A browser posts a line break as CRLF; a lone CR is a break too.
+	raw = strings.ReplaceAll(strings.ReplaceAll(raw, "\r\n", "\n"), "\r", "\n")
 	switch p.kind {
 	case KindList:
 		return parseList(p, raw)
