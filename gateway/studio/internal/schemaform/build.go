@@ -187,6 +187,9 @@ func Build(schema []byte, values map[string]any, errs map[string]string) (Form, 
 			f.Value = jsonText(v)
 			f.Rows = 6
 		}
+		// A posted textarea's CRLF line breaks shown as LF (the page is
+		// the same to a browser, and plainer to read).
+		f.Value = strings.ReplaceAll(f.Value, "\r\n", "\n")
 		form.Fields = append(form.Fields, f)
 	}
 	return form, nil

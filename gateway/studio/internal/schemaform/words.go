@@ -172,8 +172,9 @@ func hint(p *prop) string {
 	case KindCheckbox, KindSelect, KindChoices:
 		return ""
 	}
-	a := allowed(p)
-	if a == "text" || a == "one line of text" {
+	// Under a one-line input, "one line of text of" goes without saying.
+	a := strings.TrimPrefix(strings.TrimPrefix(allowed(p), "one line of text"), "text")
+	if a = strings.TrimPrefix(a, " of "); a == "" {
 		return ""
 	}
 	r, n := utf8.DecodeRuneInString(a)
