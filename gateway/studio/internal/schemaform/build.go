@@ -177,7 +177,7 @@ func Build(schema []byte, values map[string]any, errs map[string]string) (Form, 
 		case KindCheckbox:
 			f.Checked = checked(v)
 		case KindSelect:
-			f.Options = selectOptions(p, text(v), given)
+			f.Options = selectOptions(p, text(v))
 		case KindChoices:
 			f.Options = choiceOptions(p, f.ID, v)
 		case KindList:
@@ -289,13 +289,18 @@ func ticked(s string) bool {
 	return false
 }
 
-// selectOptions are a select's choices, current selected; an empty choice
-// comes first unless a value must be chosen and one is: an optional field
-// may be left out, and a required one without a default must be chosen
-// on purpose.
-func selectOptions(p *prop, current string, given bool) []Option {
+// selectOptions are a select's choices, current selected. An empty choice
+// comes first unless the field is required and one of its values is
+// current: an optional field may be left out, and a required one must be
+// chosen on purpose (a browser would otherwise post the first value as
+// if it had been chosen).
+func selectOptions(p *prop, current string) []Option {
 	var out []Option
-	if !p.required || !given {
+	chosen := false
+	for _, e := range p.enum {
+		chosen = chosen || scalar(e) == current
+	}
+	if !p.required || !chosen {
 		lbl := "(none)"
 		if p.required {
 			lbl = "Choose one…"

@@ -113,21 +113,28 @@ func readSchema(raw []byte) (*schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the input schema's properties: %w", err)
 	}
+	index := make(map[string]int, len(names))
+	for i, n := range names {
+		index[n] = i
+	}
+	isRequired := make(map[string]bool, len(required))
 	order := make([]int, 0, len(names))
+	placed := make(map[int]bool, len(names))
 	for _, r := range required {
-		if i := slices.Index(names, r); i >= 0 && !slices.Contains(order, i) {
-			order = append(order, i)
+		isRequired[r] = true
+		if i, ok := index[r]; ok && !placed[i] {
+			order, placed[i] = append(order, i), true
 		}
 	}
 	for i := range names {
-		if !slices.Contains(order, i) {
+		if !placed[i] {
 			order = append(order, i)
 		}
 	}
 	for _, i := range order {
 		p := readProp(raws[i])
 		p.name = names[i]
-		p.required = slices.Contains(required, names[i])
+		p.required = isRequired[names[i]]
 		s.props = append(s.props, p)
 	}
 	return s, nil
@@ -146,6 +153,7 @@ func orderedObject(raw json.RawMessage) ([]string, []json.RawMessage, error) {
 	}
 	var names []string
 	var raws []json.RawMessage
+	seen := map[string]bool{}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -156,9 +164,10 @@ func orderedObject(raw json.RawMessage) ([]string, []json.RawMessage, error) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, nil, err
 		}
-		if slices.Contains(names, name) {
+		if seen[name] {
 			continue
 		}
+		seen[name] = true
 		names = append(names, name)
 		raws = append(raws, v)
 	}

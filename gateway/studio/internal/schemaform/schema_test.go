@@ -184,3 +184,27 @@ func TestNumbers(t *testing.T) {
 		t.Errorf("3.0 as an integer: %v %v", in, errs)
 	}
 }
+
+// A required select left on its empty choice is refused, and shows again
+// on the empty choice: a browser posts a select's first option when none
+// is selected, which would choose for the person.
+func TestRequiredSelectIsChosenOnPurpose(t *testing.T) {
+	schema := []byte(`{"type":"object","required":["style"],"properties":{"style":{"type":"string","enum":["gradient","solid"]}}}`)
+	f, _ := Build(schema, nil, nil)
+	posted := submit(t, render(t, f))
+	_, errs := Parse(schema, posted)
+	if errs["style"] != "Style: required: one of: gradient, solid" {
+		t.Fatalf("the empty choice posted: %q", errs["style"])
+	}
+	f, _ = Build(schema, Posted(posted), errs)
+	if o := f.Fields[0].Options; len(o) != 3 || o[0].Value != "" || !o[0].Selected || o[0].Label != "Choose one…" {
+		t.Errorf("shown again as %+v", o)
+	}
+	if again := submit(t, render(t, f)); again.Get("style") != "" {
+		t.Errorf("the form shown again posts %q", again.Get("style"))
+	}
+	f, _ = Build(schema, map[string]any{"style": "solid"}, nil)
+	if o := f.Fields[0].Options; len(o) != 2 || !o[1].Selected {
+		t.Errorf("with a value chosen: %+v", o)
+	}
+}
