@@ -5,14 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/mail"
 	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/atrium-hq/atrium/platform/value"
 )
 
 // The bounds of one posted field. A field is refused past them before
@@ -186,13 +188,20 @@ func scalarValue(p *prop, raw string) (any, string) {
 	switch p.format {
 	case "uri", "url":
 		u, err := url.Parse(raw)
-		if err != nil || u.Scheme == "" || strings.ContainsAny(raw, " \t\n") ||
-			(u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
+		if err != nil || u.Scheme == "" || strings.ContainsFunc(raw, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
 			return bad()
 		}
+		// A web address by the actions' own rule, which says what is
+		// wrong with it (no host, a password in it).
+		if u.Scheme == "http" || u.Scheme == "https" {
+			if _, why := value.ParseURL(raw, n); why != "" {
+				// why never repeats a password; neither does this.
+				return nil, allowed(p) + "; " + why
+			}
+		}
 	case "email":
-		a, err := mail.ParseAddress(raw)
-		if err != nil || a.Address != raw {
+		// The actions' rule: ASCII, at a domain name, no display name.
+		if !value.EmailAddress(raw, n) {
 			return bad()
 		}
 	case "uuid":

@@ -129,7 +129,7 @@ func allowed(p *prop) string {
 	case p.kind == KindURL:
 		s = "a full web address starting with http:// or https://"
 	case p.kind == KindEmail:
-		s = "one email address, such as name@example.com"
+		s = "one email address, such as name@example.com (no name around it)"
 	case p.format == "uuid":
 		return "an ID such as 123e4567-e89b-12d3-a456-426614174000"
 	case p.format == "date":
