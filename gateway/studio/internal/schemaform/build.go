@@ -157,7 +157,7 @@ func Build(schema []byte, values map[string]any, errs map[string]string) (Form, 
 		}
 		v, given := values[p.name]
 		if !given && !posted && p.hasDefault {
-			v, given = p.def, true
+			v = p.def
 		}
 		f := Field{Name: p.name, ID: uniqueID(ids, p.name), Label: label(p), Help: strings.TrimSpace(p.description),
 			Hint: hint(p), Kind: p.kind, Required: p.required, Error: errs[p.name], Fallback: p.fallback}
