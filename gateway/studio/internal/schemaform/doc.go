@@ -10,7 +10,8 @@
 //
 // Build reads the schema into a Form: one Field per property with what a
 // template needs to render a labelled control, its help text and its
-// error (the "schemaform" template of form.html, Template). Parse reads a
+// error (the "schemaform" template of form.html, Template, styled by
+// schemaform.css, CSS). Parse reads a
 // posted form back into the JSON the action expects and checks it against
 // the same schema, with messages written for the person at the form
 // ("Competitors: at most 10 lines; you gave 12"). The service validates

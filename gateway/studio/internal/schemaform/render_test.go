@@ -203,3 +203,34 @@ func TestEscaping(t *testing.T) {
 func jsonEsc(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
 }
+
+// Every class the template uses is styled by CSS, and CSS styles no class
+// the template does not use: the two change together.
+func TestCSSMatchesTheTemplate(t *testing.T) {
+	classes := func(s string) map[string]bool {
+		out := map[string]bool{}
+		for _, w := range strings.FieldsFunc(s, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+		}) {
+			if strings.HasPrefix(w, "sf-") && !strings.HasSuffix(w, "-") {
+				out[w] = true
+			}
+		}
+		return out
+	}
+	tpl, css := classes(Template()), classes(CSS)
+	// sf-{{.Kind}}: the kinds styled on their own.
+	for _, k := range []string{KindList, KindJSON} {
+		tpl["sf-"+k] = true
+	}
+	for c := range tpl {
+		if !css[c] {
+			t.Errorf("the template's class %s has no style", c)
+		}
+	}
+	for c := range css {
+		if !tpl[c] {
+			t.Errorf("CSS styles %s, which the template does not use", c)
+		}
+	}
+}
