@@ -290,17 +290,18 @@ func ticked(s string) bool {
 }
 
 // selectOptions are a select's choices, current selected. An empty choice
-// comes first unless the field is required and one of its values is
-// current: an optional field may be left out, and a required one must be
-// chosen on purpose (a browser would otherwise post the first value as
-// if it had been chosen).
+// comes first when none of the values is current (a required field must
+// be chosen on purpose: a browser would otherwise post the first value as
+// if it had been chosen), and for an optional field without a default,
+// which may be left out; one with a default is that default when left
+// out, so choosing it says it.
 func selectOptions(p *prop, current string) []Option {
 	var out []Option
 	chosen := false
 	for _, e := range p.enum {
 		chosen = chosen || scalar(e) == current
 	}
-	if !p.required || !chosen {
+	if !p.required && !p.hasDefault || !chosen {
 		lbl := "(none)"
 		if p.required {
 			lbl = "Choose one…"

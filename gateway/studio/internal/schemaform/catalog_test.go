@@ -80,8 +80,8 @@ func TestCatalogFieldsAsControls(t *testing.T) {
 		{"run_grid_search", "radius", func(f Field) bool { return f.Value == "5" && f.Min == "0.5" }},
 		{"generate_blog", "tone", func(f Field) bool {
 			// Optional with a default: the default is chosen, and no
-			// empty choice is needed (it would mean the default).
-			return f.Kind == KindSelect && len(f.Options) == 6 && f.Options[0].Value == "" && f.Options[1].Selected && f.Options[1].Value == "professional"
+			// empty choice is offered (it would mean the default).
+			return f.Kind == KindSelect && len(f.Options) == 5 && f.Options[0].Selected && f.Options[0].Value == "professional"
 		}},
 		{"generate_gbp_post", "cta", func(f Field) bool {
 			return f.Kind == KindSelect && f.Options[0].Value == "" && f.Options[0].Selected && f.Label == "CTA"
@@ -208,7 +208,7 @@ func TestParseRefusesWhatTheSchemaRefuses(t *testing.T) {
 		{"generate_topical_map", map[string]string{"depth": "1.5"}, "depth",
 			"Depth: a whole number from 1 to 3; you gave \"1.5\"", 1.5},
 		{"run_grid_search", map[string]string{"lat": "north"}, "lat",
-			"Lat: a number from -85 to 85; you gave \"north\"", nil},
+			"Latitude: a number from -85 to 85; you gave \"north\"", nil},
 		{"run_grid_search", map[string]string{"radius": "0.1"}, "radius",
 			"Radius: a number from 0.5 to 50; you gave \"0.1\"", 0.1},
 		{"seo_audit", map[string]string{"url": "example.com/page"}, "url",

@@ -147,7 +147,7 @@ func TestBounds(t *testing.T) {
 // Labels are the title, or the name in words.
 func TestLabels(t *testing.T) {
 	for name, want := range map[string]string{"brand_name": "Brand name", "prospectUrl": "Prospect URL", "client_id": "Client ID",
-		"body_points": "Body points", "HTMLBody": "Htmlbody", "x": "X", "__": "__", "seo-score": "SEO score"} {
+		"body_points": "Body points", "HTMLBody": "Htmlbody", "x": "X", "__": "__", "lat": "Latitude", "center_lng": "Center longitude", "seo-score": "SEO score"} {
 		if got := label(&prop{name: name}); got != want {
 			t.Errorf("label(%q) = %q, want %q", name, got, want)
 		}

@@ -16,6 +16,9 @@ import (
 var acronyms = map[string]string{"url": "URL", "id": "ID", "uuid": "UUID", "html": "HTML", "cta": "CTA",
 	"gbp": "GBP", "seo": "SEO", "llm": "LLM", "api": "API", "ai": "AI", "ip": "IP"}
 
+// abbreviations are the words a label writes out.
+var abbreviations = map[string]string{"lat": "latitude", "lng": "longitude", "lon": "longitude", "qty": "quantity", "desc": "description"}
+
 // label is a property's title, or its name in words: brand_name is
 // "Brand name", prospectUrl "Prospect URL".
 func label(p *prop) string {
@@ -48,6 +51,10 @@ func label(p *prop) string {
 		return p.name
 	}
 	for i, wd := range words {
+		if full, ok := abbreviations[wd]; ok {
+			wd = full
+			words[i] = full
+		}
 		if a, ok := acronyms[wd]; ok {
 			words[i] = a
 		} else if i == 0 {
