@@ -195,6 +195,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"SDK", testSDK},
 		{"SDKRetriesNeverRunTwice", testSDKRetriesNeverRunTwice},
 		{"AuditTrail", testAuditTrail},
+		{"StudioSignIn", testStudioSignIn},
 	}
 }
 

@@ -9,10 +9,25 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/atrium-hq/atrium/gateway/studio/internal/chart"
+	"github.com/atrium-hq/atrium/gateway/studio/internal/diff"
 )
 
 //go:embed static
 var staticFiles embed.FS
+
+// generated are the stylesheets the console's other rooms own (charts,
+// differences), served beside the static files.
+var generated = map[string]string{"chart.css": chart.CSS, "diff.css": diff.CSS}
+
+// readStatic reads a static file by name.
+func readStatic(name string) ([]byte, error) {
+	if css, ok := generated[name]; ok {
+		return []byte(css), nil
+	}
+	return staticFiles.ReadFile("static/" + name)
+}
 
 // staticHashes are the static files' content hashes, which their paths
 // carry (?v=): a file is then cached for a year, and a new version of
@@ -20,11 +35,14 @@ var staticFiles embed.FS
 var staticHashes = func() map[string]string {
 	out := map[string]string{}
 	entries, _ := fs.ReadDir(staticFiles, "static")
+	names := []string{"chart.css", "diff.css"}
 	for _, e := range entries {
-		b, err := staticFiles.ReadFile("static/" + e.Name())
-		if err == nil {
+		names = append(names, e.Name())
+	}
+	for _, name := range names {
+		if b, err := readStatic(name); err == nil {
 			h := sha256.Sum256(b)
-			out[e.Name()] = hex.EncodeToString(h[:6])
+			out[name] = hex.EncodeToString(h[:6])
 		}
 	}
 	return out
@@ -38,7 +56,7 @@ func staticPath(name string) string {
 // static serves a file of static/.
 func (s *Studio) static(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("file")
-	b, err := staticFiles.ReadFile("static/" + path.Base(name))
+	b, err := readStatic(path.Base(name))
 	if err != nil || strings.HasPrefix(name, ".") {
 		http.NotFound(w, r)
 		return

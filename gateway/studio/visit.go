@@ -58,6 +58,9 @@ func (s *Studio) begin(w http.ResponseWriter, r *http.Request) (*visit, bool) {
 			return nil, false
 		}
 		v.m = sess.Memberships[i]
+		// A site's pages act for the path's site; the gateway refuses a
+		// site the agency does not own, or one an editor may not edit.
+		v.site = r.PathValue("site")
 	}
 	if r.Method == http.MethodPost {
 		if err := v.checkForm(); err != nil {

@@ -1,0 +1,222 @@
+package main
+
+// Atrium Studio, the console, in a real browser: Debian's Chromium driven
+// through internal/browsertest, with axe-core judging every page. The
+// journeys are the people's own: each signs in through the sign-in form
+// and works only with what the pages show.
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atrium-hq/atrium/internal/browsertest"
+)
+
+// studioWorld is an agency ready for the console: a site with authors,
+// posts and pages (newCMS), a client with keyword rows, and its owner
+// signed in over the API (for setting things up quickly); people are
+// invited by the owner and sign in through the console.
+type studioWorld struct {
+	s          *stack
+	cms        cmsTenant
+	client     string
+	owner      person
+	ownerEmail string
+	b          *browsertest.Browser
+}
+
+func newStudioWorld(t *testing.T, s *stack) *studioWorld {
+	t.Helper()
+	w := &studioWorld{s: s, cms: s.newCMS(t)}
+	w.client = s.newClient(t, w.cms.tenant, true)
+	w.ownerEmail = w.email("owner")
+	r := s.adminCall(t, "POST", "/admin/v1/agencies/"+w.cms.agency+"/members", map[string]any{"email": w.ownerEmail, "name": "Olive Owner", "role": "owner"})
+	wantStatus(t, r, http.StatusCreated)
+	w.owner = s.accept(t, invitationToken(t, r), "Olive Owner")
+	// At most two browsers at once: the suite runs its tests in parallel,
+	// on two cores.
+	studioBrowsers <- struct{}{}
+	t.Cleanup(func() { <-studioBrowsers })
+	w.b = browsertest.Start(t)
+	return w
+}
+
+// studioBrowsers bounds the Chromiums the suite runs at once.
+var studioBrowsers = make(chan struct{}, 2)
+
+// email is a unique address for who in this world's agency.
+func (w *studioWorld) email(who string) string { return who + "-" + w.cms.agency + "@example.com" }
+
+// invite makes a member of the agency with role (and body's other
+// settings) who has accepted with sessionPassword; it returns their email.
+func (w *studioWorld) invite(t *testing.T, role string, body map[string]any) string {
+	t.Helper()
+	email := w.email(role + "-" + strings.ReplaceAll(t.Name(), "/", "-"))
+	if body == nil {
+		body = map[string]any{}
+	}
+	body["email"], body["role"], body["name"] = email, role, strings.ToUpper(role[:1])+role[1:]+" Person"
+	r := w.owner.do(t, "POST", "/api/v1/members", body)
+	wantStatus(t, r, http.StatusCreated)
+	w.s.accept(t, invitationToken(t, r), body["name"].(string))
+	return email
+}
+
+// studio is the console's address on the stack.
+func (w *studioWorld) studio(path string) string { return w.s.api + "/studio/" + strings.TrimPrefix(path, "/") }
+
+// agencyPath is a page of the world's agency.
+func (w *studioWorld) agencyPath(path string) string {
+	return w.studio("a/" + w.cms.agency + "/" + strings.TrimPrefix(path, "/"))
+}
+
+// signIn opens a browser tab of its own (its own cookies) and signs email
+// in through the sign-in form; the tab is then on the agency's start page.
+func (w *studioWorld) signIn(t *testing.T, email string) *browsertest.Page {
+	t.Helper()
+	p := w.b.NewPage(t, browsertest.OwnCookies())
+	p.Go(w.studio("sign-in"))
+	p.Fill("#email", email)
+	p.Fill("#password", sessionPassword)
+	p.Submit("form[action='/studio/sign-in']")
+	p.WaitVisible("nav.sections")
+	if !strings.Contains(p.URL(), "/studio/a/") {
+		t.Fatalf("signing in %s ended at %s: %s", email, p.URL(), p.Text("main"))
+	}
+	return p
+}
+
+// checkPage holds a page to the console's quality bar: no serious or
+// critical axe-core violation, no console error (a CSP violation is one).
+func checkPage(t *testing.T, p *browsertest.Page) {
+	t.Helper()
+	p.AssertAccessible(t)
+	if errs := p.ConsoleErrors(); len(errs) > 0 {
+		t.Errorf("the page %s logged errors: %s", p.URL(), strings.Join(errs, "; "))
+	}
+}
+
+// screenshot writes the page's picture into docs/studio/ for
+// docs/studio.md, when the run is asked to (ATRIUM_UPDATE_DOCS=1): a
+// normal run leaves the checkout as it was.
+func screenshot(t *testing.T, p *browsertest.Page, name string) {
+	t.Helper()
+	if os.Getenv("ATRIUM_UPDATE_DOCS") != "1" {
+		return
+	}
+	dir := filepath.Join("..", "..", "docs", "studio")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.Screenshot(filepath.Join(dir, name+".png"))
+}
+
+// studioCall makes a request of the console as a browser's form would:
+// form is sent urlencoded when not nil; headers are name, value pairs. It
+// does not follow redirects.
+func studioCall(t *testing.T, method, u string, form url.Values, headers ...string) response {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, u, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: 30 * time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, u, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading the page: %v", method, u, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// testStudioSignIn: the sign-in page, a wrong password, the start page of
+// the agency with its clients and credits, the security headers, a form
+// posted without its token, and signing out.
+func testStudioSignIn(t *testing.T, s *stack) {
+	w := newStudioWorld(t, s)
+
+	// The console's headers: a strict CSP without inline script.
+	r := studioCall(t, "GET", w.studio("sign-in"), nil)
+	if r.status != http.StatusOK {
+		t.Fatalf("the sign-in page answered %d", r.status)
+	}
+	if csp := r.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") ||
+		!strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Fatalf("Content-Security-Policy = %q", csp)
+	}
+	// Signed out, an agency's page leads to the sign-in form and back.
+	p := w.b.NewPage(t, browsertest.OwnCookies())
+	p.Go(w.agencyPath(""))
+	if !strings.Contains(p.URL(), "/studio/sign-in?next=") {
+		t.Fatalf("signed out, the start page went to %s", p.URL())
+	}
+	checkPage(t, p)
+	screenshot(t, p, "sign-in")
+	p.Fill("#email", w.ownerEmail)
+	p.Fill("#password", "not the password at all")
+	p.Submit("form[action='/studio/sign-in']")
+	p.WaitText("[role=alert]", "do not match", 10*time.Second)
+	if p.Status() != http.StatusUnauthorized {
+		t.Fatalf("a wrong password answered %d", p.Status())
+	}
+	p.Fill("#password", sessionPassword)
+	p.Submit("form[action='/studio/sign-in']")
+	p.WaitVisible("nav.sections")
+	if got := strings.TrimSuffix(p.URL(), "/"); got != strings.TrimSuffix(w.agencyPath(""), "/") {
+		t.Fatalf("after signing in: %s, want the agency's start page", got)
+	}
+	if txt := p.Text("main"); !strings.Contains(txt, "Credits") || !strings.Contains(txt, "Clients") {
+		t.Fatalf("the owner's start page lacks credits or clients: %s", txt)
+	}
+	checkPage(t, p)
+	screenshot(t, p, "home")
+	// On a phone, the page still has no horizontal scrolling.
+	p.SetViewport(360, 740)
+	if wide := browsertest.Eval[bool](p, "document.documentElement.scrollWidth > 362"); wide {
+		t.Errorf("the start page scrolls sideways at 360 px")
+	}
+	p.SetViewport(1280, 800)
+
+	// A form posted without the session's token changes nothing.
+	cookie := "atrium_session=" + w.owner.cookie
+	r = studioCall(t, "POST", w.studio("sign-out"), url.Values{}, "Cookie", cookie)
+	if r.status != http.StatusForbidden || !strings.Contains(string(r.body), "security token") {
+		t.Fatalf("sign-out without the CSRF token: %d %s", r.status, r.body)
+	}
+	wantStatus(t, w.owner.do(t, "GET", "/api/v1/sessions/current", nil), http.StatusOK)
+	// Another agency's pages are not there, by link either.
+	other := s.newTenant(t)
+	p.Go(w.studio("a/" + other.agency + "/"))
+	if p.Status() != http.StatusNotFound {
+		t.Fatalf("another agency's start page answered %d", p.Status())
+	}
+
+	// Signing out ends the session: the start page asks to sign in again.
+	p.Go(w.agencyPath(""))
+	p.Submit("form.signout")
+	p.WaitVisible("#email")
+	p.Go(w.agencyPath(""))
+	if !strings.Contains(p.URL(), "/studio/sign-in") {
+		t.Fatalf("after signing out the start page is at %s", p.URL())
+	}
+}
