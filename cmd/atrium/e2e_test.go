@@ -196,6 +196,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"SDKRetriesNeverRunTwice", testSDKRetriesNeverRunTwice},
 		{"AuditTrail", testAuditTrail},
 		{"StudioSignIn", testStudioSignIn},
+		{"StudioOperator", testStudioOperator},
 	}
 }
 
