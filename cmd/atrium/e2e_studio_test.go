@@ -119,6 +119,19 @@ func checkPage(t *testing.T, p *browsertest.Page) {
 	}
 }
 
+// widestElement names the elements wider than the viewport when the page
+// scrolls sideways ("" when it does not).
+const widestElement = `(() => {
+  const vw = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth <= vw + 2) return "";
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const r = el.getBoundingClientRect();
+    if (r.right > vw + 2 || r.left + el.scrollWidth > vw + 2) out.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className ? "." + el.className : "") + " right=" + Math.round(r.right));
+  }
+  return "scrollWidth " + document.documentElement.scrollWidth + " > " + vw + ": " + out.slice(0, 8).join(", ");
+})()`
+
 // checked is how many of each page's console errors were already judged.
 var (
 	checkedMu sync.Mutex
@@ -215,8 +228,8 @@ func testStudioSignIn(t *testing.T, s *stack) {
 	screenshot(t, p, "home")
 	// On a phone, the page still has no horizontal scrolling.
 	p.SetViewport(360, 740)
-	if wide := browsertest.Eval[bool](p, "document.documentElement.scrollWidth > 362"); wide {
-		t.Errorf("the start page scrolls sideways at 360 px")
+	if wide := browsertest.Eval[string](p, widestElement); wide != "" {
+		t.Errorf("the start page scrolls sideways at 360 px: %s", wide)
 	}
 	p.SetViewport(1280, 800)
 
