@@ -144,7 +144,7 @@ func (s studioGate) OperatorSignIn(r *http.Request, token string) (*http.Cookie,
 	if err != nil {
 		return nil, err
 	}
-	return &http.Cookie{Name: operatorCookie, Value: s.g.signer.SignFor(p, operatorTTL), Path: StudioPath, HttpOnly: true,
+	return &http.Cookie{Name: operatorCookie, Value: s.g.signer.SignFor(p, operatorTTL), Path: StudioPath, HttpOnly: true, //nolint:gosec // G124: Secure over TLS or with --cookie-secure (secureCookies)
 		SameSite: http.SameSiteStrictMode, Secure: s.g.secureCookies(r.Context()), MaxAge: int(operatorTTL.Seconds())}, nil
 }
 
@@ -164,7 +164,7 @@ func (s studioGate) Operator(r *http.Request) (principal.Principal, string, erro
 }
 
 func (s studioGate) OperatorSignOut(r *http.Request) *http.Cookie {
-	return &http.Cookie{Name: operatorCookie, Value: "", Path: StudioPath, HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	return &http.Cookie{Name: operatorCookie, Value: "", Path: StudioPath, HttpOnly: true, SameSite: http.SameSiteStrictMode, //nolint:gosec // G124: Secure over TLS or with --cookie-secure (secureCookies)
 		Secure: s.g.secureCookies(r.Context()), MaxAge: -1}
 }
 

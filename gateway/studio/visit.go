@@ -2,6 +2,7 @@ package studio
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -80,7 +81,7 @@ func (v *visit) checkForm() error {
 	if err := v.s.cfg.Gate.SameOrigin(v.r); err != nil {
 		return err
 	}
-	if err := v.r.ParseMultipartForm(32 << 20); err != nil && err != http.ErrNotMultipart {
+	if err := v.r.ParseMultipartForm(32 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 		return status.Errorf(codes.InvalidArgument, "the form could not be read: %v", err)
 	}
 	if err := v.sess.CheckCSRF(v.r.PostFormValue("csrf_token")); err != nil {
