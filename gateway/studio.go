@@ -131,6 +131,13 @@ func (s studioGate) AllowSignIn(r *http.Request, email string) (bool, time.Durat
 
 func (s studioGate) SameOrigin(r *http.Request) error { return checkSameOrigin(r) }
 
+func (s studioGate) RateLimit(sess *auth.Session) (bool, time.Duration) {
+	if s.g.limiter == nil {
+		return true, 0
+	}
+	return s.g.limiter.allow(rateKey(principal.Principal{Kind: principal.KindUser, Subject: sess.UserID}))
+}
+
 // operatorCookie is the operator console's cookie: the admin principal,
 // signed by the gateway for operatorTTL, so that the admin token itself is
 // typed once and never stored in the browser.

@@ -3,10 +3,13 @@ package studio
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -52,6 +55,12 @@ func (s *Studio) begin(w http.ResponseWriter, r *http.Request) (*visit, bool) {
 		return nil, false
 	}
 	v.sess = sess
+	if ok, wait := s.cfg.Gate.RateLimit(sess); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+		s.problem(v, http.StatusTooManyRequests, "You are making requests faster than this Atrium allows.",
+			"Wait "+wait.Round(time.Second).String()+" and reload the page.")
+		return nil, false
+	}
 	if a := r.PathValue("agency"); a != "" {
 		i := slices.IndexFunc(sess.Memberships, func(m *crmv1.Membership) bool { return m.GetAgencyId() == a })
 		if i < 0 {
