@@ -197,6 +197,8 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"SDKRetriesNeverRunTwice", testSDKRetriesNeverRunTwice},
 		{"AuditTrail", testAuditTrail},
 		{"StudioSignIn", testStudioSignIn},
+		{"StudioOwner", testStudioOwner},
+		{"StudioClientResults", testStudioClientResults},
 	}
 }
 

@@ -27,7 +27,7 @@ type auditData struct {
 	// Next is the next page's address; "" on the last. First is the
 	// first page's, with the same filter, when this is not the first.
 	Next, First string
-	Error string
+	Error       string
 }
 
 func (s *Studio) auditPage(v *visit) error {

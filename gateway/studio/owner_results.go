@@ -147,7 +147,9 @@ func positionSeries(rows []*structpb.Struct) []chart.Series {
 		out = append(out, *sr)
 	}
 	latest := func(s chart.Series) float64 { return s.Points[len(s.Points)-1].Y }
-	slices.SortFunc(out, func(a, b chart.Series) int { return cmp.Or(cmp.Compare(latest(a), latest(b)), cmp.Compare(a.Name, b.Name)) })
+	slices.SortFunc(out, func(a, b chart.Series) int {
+		return cmp.Or(cmp.Compare(latest(a), latest(b)), cmp.Compare(a.Name, b.Name))
+	})
 	return out
 }
 
