@@ -75,6 +75,7 @@ func (s *Studio) auditPage(v *visit) error {
 		}
 	}
 	d.Actors = append(d.Actors, auditActor{ID: "admin", Label: "Atrium's operator"})
+	d.Name["admin"] = "Atrium's operator"
 	s.render(v, http.StatusOK, "owner/audit", View{Title: "Audit trail"}, d)
 	return nil
 }
