@@ -41,12 +41,6 @@ func (s *Studio) ownerRoutes() {
 // one member (there is no RPC that reads one): 2,000 members.
 const maxMemberPages = 10
 
-// memberOption is a choice of the member forms: a site or a client.
-type memberOption struct {
-	ID, Name string
-	Checked  bool
-}
-
 // memberChoices are the sites and clients the member forms offer, with
 // their names for the lists.
 type memberChoices struct {
