@@ -42,6 +42,9 @@ type creditsData struct {
 	ShowTopUps bool
 }
 
+// RunsText is "1 run" or "12 runs".
+func (d creditsData) RunsText() string { return plural(d.RunsRead, "run", "runs") }
+
 func (s *Studio) creditsPage(v *visit) error {
 	bal, err := call(v, actionsv1.ActionsService_GetCreditBalance_FullMethodName, s.actions.GetCreditBalance, &actionsv1.GetCreditBalanceRequest{})
 	if err != nil {

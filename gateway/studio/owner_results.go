@@ -59,6 +59,9 @@ type datasetCount struct {
 	Rows        int32
 }
 
+// RowsText is "1 row" or "4 rows".
+func (d datasetCount) RowsText() string { return plural(int(d.Rows), "row", "rows") }
+
 // resultsData is the client member's results page.
 type resultsData struct {
 	Datasets []datasetCount
