@@ -271,6 +271,50 @@ func testStudioOwner(t *testing.T, s *stack) {
 		t.Fatalf("a bad date answered %d: %s", owner.Status(), owner.Text("main"))
 	}
 
+	// A pending invitation is sent again: the new link works, the old
+	// one does not.
+	owner.Go(w.agencyPath("members"))
+	patEmail := w.email("pat")
+	owner.Fill("#invite-email", patEmail)
+	owner.Fill("#invite-role", "viewer")
+	owner.Submit("#invite-form")
+	owner.WaitVisible("#invitation-url")
+	oldLink := strings.TrimSpace(owner.Text("#invitation-url"))
+	owner.Go(w.agencyPath("members/" + w.memberID(t, patEmail)))
+	if txt := owner.Text("main"); !strings.Contains(txt, "pending") || strings.Contains(txt, "Sign them out everywhere") {
+		t.Fatalf("a pending member's page: %s", txt)
+	}
+	owner.Submit("form[action$='/invitation'] button")
+	owner.WaitVisible("#invitation-url")
+	newLink := strings.TrimSpace(owner.Text("#invitation-url"))
+	if newLink == oldLink || !strings.Contains(owner.Text("main"), "replaces the earlier ones") {
+		t.Fatalf("the new invitation link %q (old %q): %s", newLink, oldLink, owner.Text("main"))
+	}
+	pat := w.b.NewPage(t, browsertest.OwnCookies())
+	pat.Go(oldLink)
+	pat.Fill("#password", sessionPassword)
+	pat.Fill("#confirm", sessionPassword)
+	pat.Submit("#password")
+	pat.WaitText("main", "not valid any more", 10*time.Second)
+
+	// The owner signs the viewer out everywhere, then removes them.
+	owner.Go(w.agencyPath("members/" + editorID))
+	confirmAll(owner)
+	owner.Submit("form[action$='/end-sessions'] button")
+	owner.WaitText(".flash", "signed out everywhere", 10*time.Second)
+	checkPage(t, owner)
+	ed.Go(w.agencyPath(""))
+	if !strings.Contains(ed.URL(), "/studio/sign-in") {
+		t.Fatalf("after their sessions ended, the viewer is at %s", ed.URL())
+	}
+	confirmAll(owner)
+	owner.Submit("form[action$='/delete'] button")
+	owner.WaitText(".flash", "Removed Eddie Editor", 10*time.Second)
+	if strings.Contains(owner.Text("main"), editorEmail) || !strings.HasSuffix(owner.URL(), "/members") {
+		t.Fatalf("after removing the viewer, %s shows: %s", owner.URL(), owner.Text("main"))
+	}
+	checkPage(t, owner)
+
 	// Another agency's member, by link, is not there.
 	other := s.newTenant(t)
 	owner.Go(w.agencyPath("members/" + other.member))
