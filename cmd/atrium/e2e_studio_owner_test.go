@@ -209,6 +209,18 @@ func testStudioOwner(t *testing.T, s *stack) {
 	// The owner makes a key: its secret is shown once, and it works.
 	owner.Go(w.agencyPath("keys"))
 	checkPage(t, owner)
+	// A key the CRM refuses (published only, without a site) comes back
+	// with its reason and what was typed.
+	owner.Fill("#key-name", "Web page")
+	owner.Click("#key-published")
+	owner.Submit("#key-form")
+	owner.WaitVisible("#key-error")
+	if owner.Status() != http.StatusBadRequest || !strings.Contains(owner.Text("#key-error"), "site") ||
+		!browsertest.Eval[bool](owner, `document.querySelector("#key-name").value === "Web page" && document.querySelector("#key-published").checked`) {
+		t.Fatalf("a refused key answered %d: %s", owner.Status(), owner.Text("main"))
+	}
+	checkPage(t, owner)
+	owner.Click("#key-published")
 	owner.Fill("#key-name", "Reporting script")
 	owner.Submit("#key-form")
 	owner.WaitVisible("#key-secret")
