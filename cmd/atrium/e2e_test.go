@@ -198,6 +198,8 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"AuditTrail", testAuditTrail},
 		{"StudioSignIn", testStudioSignIn},
 		{"StudioOperator", testStudioOperator},
+		{"StudioOwner", testStudioOwner},
+		{"StudioClientResults", testStudioClientResults},
 	}
 }
 
