@@ -70,7 +70,9 @@ func (w *studioWorld) invite(t *testing.T, role string, body map[string]any) str
 }
 
 // studio is the console's address on the stack.
-func (w *studioWorld) studio(path string) string { return w.s.api + "/studio/" + strings.TrimPrefix(path, "/") }
+func (w *studioWorld) studio(path string) string {
+	return w.s.api + "/studio/" + strings.TrimPrefix(path, "/")
+}
 
 // agencyPath is a page of the world's agency.
 func (w *studioWorld) agencyPath(path string) string {
