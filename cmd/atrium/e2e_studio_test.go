@@ -344,8 +344,7 @@ func testStudioOperator(t *testing.T, s *stack) {
 		if time.Now().After(deadline) {
 			t.Fatal("the revoked key still works after 10 s")
 		}
-		// why sleep: the revocation reaches the gateway's key cache by an event; polled briefly.
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // why sleep: polls the API, which the revocation reaches by an event
 	}
 
 	// The public listener has no operator's console.
