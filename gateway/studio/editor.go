@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/principal"
 	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 )
@@ -79,7 +80,11 @@ func (v *visit) judge(fullMethod string) error {
 	if err != nil {
 		return err
 	}
-	return principal.Authorize(p, a)
+	if err := principal.Authorize(p, a); err != nil {
+		// The judge's refusal, as the service would send it (403).
+		return apperr.ToStatus(err).Err()
+	}
+	return nil
 }
 
 // ---- sites and collections
