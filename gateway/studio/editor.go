@@ -1,6 +1,7 @@
 package studio
 
 import (
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -50,9 +51,11 @@ func (s *Studio) editorRoutes() {
 	item := col + "items/{item}"
 	s.handle("GET /studio/a/{agency}/sites", s.sitesPage)
 	s.handle("GET /studio/a/{agency}/sites/{site}/{$}", s.collectionsPage)
-	s.handle("GET /studio/a/{agency}/sites/{site}", s.redirectSlash)
+	s.handle("GET /studio/a/{agency}/sites/{site}", func(v *visit) error { return v.moved(v.path("sites", v.site) + "/") })
 	s.handle("GET "+col+"{$}", s.itemsPage)
-	s.handle("GET /studio/a/{agency}/sites/{site}/collections/{slug}", s.redirectSlash)
+	s.handle("GET /studio/a/{agency}/sites/{site}/collections/{slug}", func(v *visit) error {
+		return v.moved(v.path("sites", v.site, "collections", v.r.PathValue("slug")) + "/")
+	})
 	s.handle("GET "+col+"choices", s.referenceChoicesPage)
 	s.handle("GET "+col+"new", s.newItemPage)
 	s.handle("POST "+col+"new", s.createItem)
@@ -64,8 +67,10 @@ func (s *Studio) editorRoutes() {
 	s.handle("POST "+item+"/preview-link", s.createPreviewLink)
 }
 
-func (s *Studio) redirectSlash(v *visit) error {
-	http.Redirect(v.w, v.r, v.r.URL.Path+"/", http.StatusMovedPermanently)
+// moved sends a page's address without its slash to the page.
+func (v *visit) moved(to string) error {
+	http.Redirect(v.w, v.r, to, http.StatusMovedPermanently) //nolint:gosec // to is built by visit.path: a path of the Studio, each part escaped
+
 	return nil
 }
 
@@ -183,7 +188,8 @@ func (s *Studio) itemsPage(v *visit) error {
 		Order: q.Get("order"), Dir: q.Get("dir"), FilterField: q.Get("filter_field"), FilterValue: q.Get("filter_value"),
 		CanCreate: !c.GetIsSystem() && v.may(mCreateItem)}
 	d.Page, _ = strconv.Atoi(q.Get("page"))
-	d.Page = max(d.Page, 1)
+	// The offset is an int32: a page beyond it is the last one it reaches.
+	d.Page = min(max(d.Page, 1), math.MaxInt32/itemsPerPage)
 	tf := titleField(c.GetFields())
 	d.TitleLabel = "Item"
 	if tf != "" {
@@ -205,7 +211,8 @@ func (s *Studio) itemsPage(v *visit) error {
 		d.Orders[i].Selected = d.Orders[i].Value == d.Order
 	}
 	req := &collectionsv1.ListItemsRequest{CollectionSlug: c.GetSlug(), Limit: new(int32(itemsPerPage + 1)),
-		Offset: new(int32((d.Page - 1) * itemsPerPage)), Q: d.Q, Order: d.Order, Direction: d.Dir}
+		Offset: new(int32((d.Page - 1) * itemsPerPage)), //nolint:gosec // d.Page is at most MaxInt32/itemsPerPage (above)
+		Q:      d.Q, Order: d.Order, Direction: d.Dir}
 	if d.FilterField != "" && d.FilterValue != "" {
 		req.FilterField, req.FilterValue = d.FilterField, d.FilterValue
 	}
@@ -595,14 +602,26 @@ func fieldErrors(c *collectionsv1.Collection, errs map[string]string, msg string
 	if errs == nil {
 		errs = map[string]string{}
 	}
-	low := strings.ToLower(msg)
 	for _, f := range c.GetFields() {
 		k := f.GetKey()
-		if errs[k] == "" && (strings.Contains(low, "field "+strconv.Quote(k)) || strings.Contains(low, `"`+k+`"`) || strings.HasPrefix(low, k+":")) {
+		// The service names a field as data.<key> ("data.rating must be a
+		// number").
+		i := strings.Index(msg, "data."+k)
+		if errs[k] == "" && i >= 0 && !isWordByte(msg, i+len("data."+k)) {
 			errs[k] = msg
 		}
 	}
 	return errs
+}
+
+// isWordByte reports whether s has a key's letter, digit or underscore at
+// i (data.tag is not data.tags).
+func isWordByte(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c == '_' || ('a' <= c && c <= 'z') || ('0' <= c && c <= '9')
 }
 
 // saveItem saves the editor's form; op publish or unpublish also changes

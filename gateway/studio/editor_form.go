@@ -278,7 +278,7 @@ func fieldValue(f *collectionsv1.FieldDefinition, raw string) (any, error) {
 	case "json":
 		var v any
 		if err := json.Unmarshal([]byte(raw), &v); err != nil {
-			return nil, fmt.Errorf("this is not JSON (%v): write an object like {\"a\": 1}, a list, a number or a quoted string", err)
+			return nil, fmt.Errorf("this is not JSON (%w): write an object like {\"a\": 1}, a list, a number or a quoted string", err)
 		}
 		return v, nil
 	}
