@@ -126,6 +126,26 @@ func testStudioEditor(t *testing.T, s *stack) {
 	}
 	checkEditorPage(t, p)
 	screenshot(t, p, "items-list")
+	// On a phone neither the list nor the editor scrolls sideways.
+	for _, u := range []string{p.URL(), itemURL} {
+		p.Go(u)
+		p.SetViewport(360, 740)
+		if wide := browsertest.Eval[bool](p, "document.documentElement.scrollWidth > 362"); wide {
+			t.Errorf("%s scrolls sideways at 360 px", u)
+		}
+		p.SetViewport(1280, 800)
+	}
+	// A reference's search (the select the editor's search box swaps in
+	// when the target has more items than the select lists).
+	p.Go(w.agencyPath("sites/" + site + "/collections/posts/choices?field=author&q=Ana"))
+	if opts := p.Text("#f-author"); !strings.Contains(opts, "Ana Author") {
+		t.Fatalf("searching the authors for Ana offers: %s", opts)
+	}
+	checkEditorPage(t, p)
+	p.Go(w.agencyPath("sites/" + site + "/collections/posts/choices?field=author&q=Zebedee"))
+	if n := browsertest.Eval[int](p, "document.querySelectorAll('#f-author option').length"); n != 1 {
+		t.Fatalf("searching the authors for nobody offers %d choices, want only none", n)
+	}
 
 	// Someone else saves while the editor edits: the editor's version is
 	// kept, with when they saved; saving again replaces theirs.

@@ -79,22 +79,24 @@
       var body = new FormData();
       body.append("csrf_token", token ? token.value : "");
       body.append("file", file, file.name);
+      // The library sends the upload back here with ?asset=<its id>.
+      body.append("return_to", window.location.pathname);
       status.textContent = "Uploading " + file.name + "…";
       fetch(box.getAttribute("data-drop-url"), { method: "POST", body: body, credentials: "same-origin" })
         .then(function (r) {
           if (!r.ok) throw new Error("the upload answered " + r.status);
-          return fetch(window.location.pathname, { credentials: "same-origin" });
+          var id = new URL(r.url).searchParams.get("asset");
+          return r.text().then(function (html) { return { html: html, id: id }; });
         })
-        .then(function (r) { return r.text(); })
-        .then(function (html) {
-          var doc = new DOMParser().parseFromString(html, "text/html");
+        .then(function (got) {
+          var doc = new DOMParser().parseFromString(got.html, "text/html");
           var fresh = doc.getElementById(box.id);
           var list = fresh && fresh.querySelector(".assets");
           if (!list) throw new Error("the page did not list the assets");
           box.querySelector(".assets").replaceWith(list);
           var chosen = null;
-          list.querySelectorAll("label").forEach(function (l) {
-            if (!chosen && l.textContent.indexOf(file.name) >= 0) chosen = document.getElementById(l.getAttribute("for"));
+          list.querySelectorAll("input[type=radio]").forEach(function (r) {
+            if (got.id ? r.value === got.id : (!chosen && r.labels[0] && r.labels[0].textContent.indexOf(file.name) >= 0)) chosen = r;
           });
           if (chosen) chosen.checked = true;
           status.textContent = file.name + " is uploaded" + (chosen ? " and chosen." : ".") + " Save the item to keep it.";
