@@ -306,3 +306,38 @@ func itemTitleOf(t *testing.T, w *studioWorld, id string) string {
 	title, _ := r.json["item"].(map[string]any)["title"].(string)
 	return title
 }
+
+// testStudioEditorDrop: a file dropped on an item's asset field is
+// uploaded to the site's asset library (the content tools' page, POST
+// sites/{site}/assets with return_to), chosen in the field, and saved with
+// the item. It needs that page: add it to suiteTests with the content
+// tools' journeys.
+func testStudioEditorDrop(t *testing.T, s *stack) {
+	w := newStudioWorld(t, s)
+	site := w.cms.site
+	wantStatus(t, w.owner.do(t, "PATCH", "/api/public/v1/schema/collections/posts",
+		map[string]any{"add_fields": []map[string]any{{"key": "cover", "type": "asset"}}}, "Atrium-Site", site), http.StatusOK)
+	editor, _ := editorInvite(t, w, "ed", "editor", []string{site})
+	p := w.signIn(t, editor)
+	p.Go(w.agencyPath("sites/" + site + "/collections/posts/new"))
+	p.Fill("#f-title", "With a dropped cover")
+	p.DropFile("#f-cover", "dropped.png", "image/png", pngBytes(t, 20, 10))
+	p.WaitText("#f-cover .drop-status", "uploaded and chosen", 15*time.Second)
+	if got := browsertest.Eval[string](p, "document.getElementById('f-title').value"); got != "With a dropped cover" {
+		t.Fatalf("the drop lost the title: %q", got)
+	}
+	if n := browsertest.Eval[int](p, "document.querySelectorAll('#f-cover img').length"); n != 1 {
+		t.Fatalf("after the drop the picker shows %d thumbnails", n)
+	}
+	checkEditorPage(t, p)
+	clickAndWait(p, "#save", "Created")
+	itemURL := p.URL()
+	r := call(t, "GET", w.cms.base+"/posts/"+itemURL[strings.LastIndexByte(itemURL, '/')+1:], w.cms.write, nil)
+	wantStatus(t, r, http.StatusOK)
+	cover, _ := r.json["item"].(map[string]any)["cover"].(string)
+	a := call(t, "GET", s.assetsURL()+"/"+cover, w.cms.write, nil)
+	wantStatus(t, a, http.StatusOK)
+	if a.json["asset"].(map[string]any)["filename"] != "dropped.png" {
+		t.Fatalf("the item's cover is %v", a.json["asset"])
+	}
+}

@@ -198,6 +198,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"AuditTrail", testAuditTrail},
 		{"StudioSignIn", testStudioSignIn},
 		{"StudioEditor", testStudioEditor},
+		{"StudioEditorDrop", testStudioEditorDrop},
 	}
 }
 

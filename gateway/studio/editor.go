@@ -140,8 +140,8 @@ func (v *visit) siteCrumbs(withSite bool) []Link {
 	return out
 }
 
-// collection is the path's collection of the visit's site.
-func (s *Studio) collection(v *visit) (*collectionsv1.Collection, error) {
+// pathCollection is the path's collection of the visit's site.
+func (s *Studio) pathCollection(v *visit) (*collectionsv1.Collection, error) {
 	resp, err := call(v, mListCollections, s.collections.ListCollections, &collectionsv1.ListCollectionsRequest{})
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ type itemRow struct {
 }
 
 func (s *Studio) itemsPage(v *visit) error {
-	c, err := s.collection(v)
+	c, err := s.pathCollection(v)
 	if err != nil {
 		return err
 	}
@@ -193,15 +193,15 @@ func (s *Studio) itemsPage(v *visit) error {
 	tf := titleField(c.GetFields())
 	d.TitleLabel = "Item"
 	if tf != "" {
-		d.TitleLabel = fieldLabel(tf)
+		d.TitleLabel = keyLabel(tf)
 	}
 	d.Orders = []choice{{Value: "created_at", Label: "Created"}, {Value: "updated_at", Label: "Last changed"}}
 	for _, f := range c.GetFields() {
 		if slices.Contains(sortableTypes, f.GetType()) {
-			d.Orders = append(d.Orders, choice{Value: f.GetKey(), Label: fieldLabel(f.GetKey())})
+			d.Orders = append(d.Orders, choice{Value: f.GetKey(), Label: keyLabel(f.GetKey())})
 		}
 		if f.GetType() == "select" || f.GetType() == "boolean" {
-			d.SelectFields = append(d.SelectFields, choice{Value: f.GetKey(), Label: fieldLabel(f.GetKey()), Selected: f.GetKey() == d.FilterField})
+			d.SelectFields = append(d.SelectFields, choice{Value: f.GetKey(), Label: keyLabel(f.GetKey()), Selected: f.GetKey() == d.FilterField})
 		}
 	}
 	if d.Q != "" && q.Get("order") == "" {
@@ -337,7 +337,7 @@ func first(s []string) string {
 }
 
 func (s *Studio) itemPage(v *visit) error {
-	c, err := s.collection(v)
+	c, err := s.pathCollection(v)
 	if err != nil {
 		return err
 	}
@@ -496,7 +496,7 @@ type choicesData struct {
 // referenceChoicesPage is a reference field's select for the items
 // matching ?q=: the editor's search box swaps it in (hx-select).
 func (s *Studio) referenceChoicesPage(v *visit) error {
-	c, err := s.collection(v)
+	c, err := s.pathCollection(v)
 	if err != nil {
 		return err
 	}
@@ -513,12 +513,12 @@ func (s *Studio) referenceChoicesPage(v *visit) error {
 	if err != nil {
 		return err
 	}
-	s.render(v, http.StatusOK, "editor/choices", View{Title: fieldLabel(key) + " choices", Crumbs: v.siteCrumbs(true)}, choicesData{Field: f, Q: q})
+	s.render(v, http.StatusOK, "editor/choices", View{Title: keyLabel(key) + " choices", Crumbs: v.siteCrumbs(true)}, choicesData{Field: f, Q: q})
 	return nil
 }
 
 func (s *Studio) newItemPage(v *visit) error {
-	c, err := s.collection(v)
+	c, err := s.pathCollection(v)
 	if err != nil {
 		return err
 	}
@@ -534,7 +534,7 @@ func (s *Studio) createItem(v *visit) error {
 	if err := v.judge(mCreateItem); err != nil {
 		return err
 	}
-	c, err := s.collection(v)
+	c, err := s.pathCollection(v)
 	if err != nil {
 		return err
 	}
@@ -630,7 +630,7 @@ func (s *Studio) saveItem(v *visit, op string) error {
 	if err := v.judge(mUpdateItem); err != nil {
 		return err
 	}
-	c, err := s.collection(v)
+	c, err := s.pathCollection(v)
 	if err != nil {
 		return err
 	}
@@ -731,7 +731,7 @@ func (s *Studio) createPreviewLink(v *visit) error {
 	if err := v.judge(mCreatePreview); err != nil {
 		return err
 	}
-	c, err := s.collection(v)
+	c, err := s.pathCollection(v)
 	if err != nil {
 		return err
 	}

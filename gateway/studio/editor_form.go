@@ -77,9 +77,9 @@ type assetChoice struct {
 func (f fieldControl) ErrorID() string { return f.ID + "-error" }
 func (f fieldControl) HelpID() string  { return f.ID + "-help" }
 
-// fieldLabel is the label a field key reads as: "publish_on" is "Publish
+// keyLabel is the label a field key reads as: "publish_on" is "Publish
 // on".
-func fieldLabel(key string) string {
+func keyLabel(key string) string {
 	s := strings.ReplaceAll(key, "_", " ")
 	if s == "" {
 		return s
@@ -93,7 +93,7 @@ func controls(fields []*collectionsv1.FieldDefinition, form url.Values, errs map
 	out := make([]fieldControl, 0, len(fields))
 	for _, f := range fields {
 		name := fieldPrefix + f.GetKey()
-		c := fieldControl{Key: f.GetKey(), Type: f.GetType(), Label: fieldLabel(f.GetKey()), Name: name,
+		c := fieldControl{Key: f.GetKey(), Type: f.GetType(), Label: keyLabel(f.GetKey()), Name: name,
 			ID: "f-" + f.GetKey(), Required: f.GetRequired(), MaxLength: f.GetMaxLength(),
 			Value: form.Get(name), Values: form[name], Target: f.GetTarget(), Error: errs[f.GetKey()]}
 		switch f.GetType() {
@@ -224,7 +224,7 @@ func parseFields(fields []*collectionsv1.FieldDefinition, form url.Values, creat
 		}
 		if empty {
 			if f.GetRequired() {
-				errs[key] = fieldLabel(key) + " is required"
+				errs[key] = keyLabel(key) + " is required"
 			} else if !creating {
 				data[key] = nil
 			}
