@@ -39,7 +39,7 @@ func testStudioEditor(t *testing.T, s *stack) {
 	p.WaitText("main", site, 10*time.Second)
 	checkEditorPage(t, p)
 	p.Click("a[href$='/sites/" + site + "/']")
-	p.WaitText("h1", "Collections of site", 10*time.Second)
+	p.WaitText("h1", "Collections of", 10*time.Second)
 	checkEditorPage(t, p)
 	p.Click("a[href$='/collections/posts/']")
 	p.WaitText("h1", "Posts", 10*time.Second)

@@ -1,6 +1,7 @@
 package studio
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"net/url"
@@ -117,7 +118,7 @@ func (s *Studio) sitesPage(v *visit) error {
 }
 
 type collectionsData struct {
-	Site        string
+	Site, Name  string
 	Collections []*collectionsv1.Collection
 }
 
@@ -126,8 +127,15 @@ func (s *Studio) collectionsPage(v *visit) error {
 	if err != nil {
 		return err
 	}
-	s.render(v, http.StatusOK, "editor/collections", View{Title: "Collections of site " + v.site, Crumbs: v.siteCrumbs(false)},
-		collectionsData{Site: v.site, Collections: resp.GetCollections()})
+	d := collectionsData{Site: v.site, Name: v.site, Collections: resp.GetCollections()}
+	if sites, err := call(v, mListSites, s.schema.ListAgencySites, &collectionsv1.ListAgencySitesRequest{}); err == nil {
+		for _, site := range sites.GetSites() {
+			if site.GetId() == v.site && site.GetName() != "" {
+				d.Name = site.GetName()
+			}
+		}
+	}
+	s.render(v, http.StatusOK, "editor/collections", View{Title: "Collections of " + d.Name, Crumbs: v.siteCrumbs(false)}, d)
 	return nil
 }
 
@@ -149,11 +157,17 @@ func (s *Studio) pathCollection(v *visit) (*collectionsv1.Collection, error) {
 	slug := v.r.PathValue("slug")
 	for _, c := range resp.GetCollections() {
 		if c.GetSlug() == slug {
+			// The references' targets are read from the same answer.
+			v.r = v.r.WithContext(context.WithValue(v.r.Context(), siteCollectionsKey{}, resp.GetCollections()))
 			return c, nil
 		}
 	}
 	return nil, status.Errorf(codes.NotFound, "the site has no collection %q", slug)
 }
+
+// siteCollectionsKey holds, in a request's context, the site's collections
+// pathCollection read, so that a page reads them once.
+type siteCollectionsKey struct{}
 
 // ---- the items list
 
@@ -447,12 +461,16 @@ func (s *Studio) fillChoices(v *visit, c *collectionsv1.Collection, d *itemData)
 // referenceOptions are the first items of collection target matching q,
 // by their title field, and current (the field's value) among them.
 func (s *Studio) referenceOptions(v *visit, target, q, current string) ([]choice, bool, error) {
-	cols, err := call(v, mListCollections, s.collections.ListCollections, &collectionsv1.ListCollectionsRequest{})
-	if err != nil {
-		return nil, false, err
+	cols, _ := v.r.Context().Value(siteCollectionsKey{}).([]*collectionsv1.Collection)
+	if cols == nil {
+		resp, err := call(v, mListCollections, s.collections.ListCollections, &collectionsv1.ListCollectionsRequest{})
+		if err != nil {
+			return nil, false, err
+		}
+		cols = resp.GetCollections()
 	}
 	tf := ""
-	for _, c := range cols.GetCollections() {
+	for _, c := range cols {
 		if c.GetSlug() == target {
 			tf = titleField(c.GetFields())
 		}
