@@ -399,6 +399,9 @@ func (s *Studio) itemForm(v *visit, c *collectionsv1.Collection, item map[string
 	}
 	if !d.CanSave {
 		d.ReadOnly = "You can read this item but not change it."
+		if item == nil {
+			d.ReadOnly = "You may not add items to this collection."
+		}
 		if c.GetIsSystem() {
 			d.ReadOnly = "This is a system collection: its items are read-only here."
 		}
