@@ -199,6 +199,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"StudioSignIn", testStudioSignIn},
 		{"StudioEditor", testStudioEditor},
 		{"StudioEditorDrop", testStudioEditorDrop},
+		{"StudioOperator", testStudioOperator},
 	}
 }
 
