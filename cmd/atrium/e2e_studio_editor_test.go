@@ -104,6 +104,27 @@ func testStudioEditor(t *testing.T, s *stack) {
 	checkEditorPage(t, p)
 	screenshot(t, p, "item-editor")
 
+	// Unpublished and published again by hand; a preview link shown once,
+	// which shows the item without a key.
+	clickAndWait(p, "#unpublish", "unpublished")
+	if state := p.Text("#item-state"); !strings.Contains(state, "draft") {
+		t.Fatalf("after unpublishing the state is %q", state)
+	}
+	clickAndWait(p, "#publish", "published")
+	if state := p.Text("#item-state"); !strings.HasPrefix(strings.TrimSpace(state), "published") {
+		t.Fatalf("after publishing the state is %q", state)
+	}
+	clickAndWait(p, "#make-preview", "Preview link made")
+	previewURL := strings.TrimSpace(p.Text("#preview-url"))
+	if !strings.HasPrefix(previewURL, "http") {
+		t.Fatalf("the preview link reads %q", previewURL)
+	}
+	checkEditorPage(t, p)
+	if pr := fetch(t, previewURL); pr.status != http.StatusOK || !strings.Contains(string(pr.body), "third take") {
+		t.Fatalf("the preview link answered %d: %.300s", pr.status, pr.body)
+	}
+	p.Go(itemURL)
+
 	// The list finds items by search, as one types.
 	w.cms.createItem(t, "posts", map[string]any{"data": map[string]any{"title": "Rye crackers"}})
 	p.Go(w.agencyPath("sites/" + site + "/collections/posts/"))
