@@ -48,6 +48,21 @@ func testStudioEditor(t *testing.T, s *stack) {
 	p.WaitVisible("#f-title")
 	checkEditorPage(t, p)
 
+	// A value the form cannot take is shown next to its field, with the
+	// rest of the input kept.
+	p.Fill("#f-title", "Sourdough at home")
+	p.Fill("#f-extra", "{not json")
+	p.Click("#save")
+	p.WaitVisible("#f-extra-error")
+	if p.Status() != http.StatusBadRequest || !strings.Contains(p.Text("#f-extra-error"), "not JSON") {
+		t.Fatalf("a wrong JSON answered %d: %s", p.Status(), p.Text("#f-extra-error"))
+	}
+	if got := browsertest.Eval[string](p, "document.getElementById('f-title').value + '|' + document.getElementById('f-extra').getAttribute('aria-invalid')"); got != "Sourdough at home|true" {
+		t.Fatalf("after the refusal the form holds %q", got)
+	}
+	checkEditorPage(t, p)
+	p.Fill("#f-extra", "")
+
 	// A post with a body (a heading from the toolbar), the image and the
 	// author, scheduled a few seconds ahead.
 	p.Fill("#f-title", "Sourdough at home")
@@ -292,7 +307,8 @@ func clickAndWait(p *browsertest.Page, button, flash string) {
 }
 
 // checkEditorPage is checkPage, except that the journey's own refusals
-// (the conflict's 412, the ended session's 401, another agency's 404),
+// (a refused form's 400, the conflict's 412, the ended session's 401,
+// another agency's 404),
 // which Chromium logs as failed loads of the page itself and which the
 // journey asserts with Page.Status, are not errors of the page.
 func checkEditorPage(t *testing.T, p *browsertest.Page) {
@@ -310,7 +326,7 @@ func checkEditorPage(t *testing.T, p *browsertest.Page) {
 	}
 }
 
-var documentRefusal = regexp.MustCompile(`^network error: Failed to load resource: the server responded with a status of (401|403|404|412) \([^)]*\) \(http://[^ ]+/studio/a/[^ ]+\)$`)
+var documentRefusal = regexp.MustCompile(`^network error: Failed to load resource: the server responded with a status of (400|401|403|404|412) \([^)]*\) \(http://[^ ]+/studio/a/[^ ]+\)$`)
 
 // setValue sets an input's value as a picker would (a datetime-local takes
 // no typed text reliably).
