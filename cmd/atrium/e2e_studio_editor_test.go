@@ -227,6 +227,30 @@ func testStudioEditor(t *testing.T, s *stack) {
 		t.Fatalf("after the replay the title is %q", got)
 	}
 
+	// With more authors than the select lists, a search box finds the
+	// others, as one types.
+	for i := range referenceChoicesInTest {
+		w.cms.createItem(t, "authors", map[string]any{"data": map[string]any{"name": fmt.Sprintf("Writer %03d", i)}})
+	}
+	p.Go(itemURL)
+	p.WaitVisible("#f-author-search")
+	if n := browsertest.Eval[int](p, "document.querySelectorAll('#f-author option').length"); n != referenceChoicesInTest+1 {
+		// Ana Author, the current one, is among the first by name.
+		t.Fatalf("the author select lists %d choices, want none and the first %d by name", n, referenceChoicesInTest)
+	}
+	p.Fill("#f-author-search", "Writer 150")
+	if !browsertest.Eval[bool](p, `new Promise(done => { const t0 = Date.now(); (function check() {
+		const opts = [...document.querySelectorAll("#f-author option")].map(o => o.textContent);
+		if (opts.length === 3 && opts.includes("Writer 150") && opts.includes("Ana Author")) return done(true);
+		if (Date.now() - t0 > 10000) return done(false);
+		setTimeout(check, 100); })(); })`) {
+		t.Fatalf("searching the authors offers: %s", p.Text("#f-author"))
+	}
+	if got := browsertest.Eval[string](p, "document.getElementById('f-author').selectedOptions[0].textContent"); got != "Ana Author" {
+		t.Fatalf("after the search the chosen author is %q", got)
+	}
+	checkEditorPage(t, p)
+
 	// Another agency's item is not there: by its id under this site, nor
 	// under its own site.
 	other := s.newCMS(t)
@@ -280,6 +304,11 @@ func testStudioEditor(t *testing.T, s *stack) {
 	clickAndWait(p, "#delete", "Deleted")
 	wantStatus(t, call(t, "GET", w.cms.base+"/posts/"+itemID, w.cms.read, nil), http.StatusNotFound)
 }
+
+// referenceChoicesInTest is how many items a reference's select lists
+// (the Studio's referenceChoices): one more author than these needs the
+// search box.
+const referenceChoicesInTest = 200
 
 // editorInvite makes a member of the world's agency with role (an
 // editor limited to sites when given) who has accepted; it returns their
