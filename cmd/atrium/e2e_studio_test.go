@@ -149,7 +149,7 @@ func screenshot(t *testing.T, p *browsertest.Page, name string) {
 		return
 	}
 	dir := filepath.Join("..", "..", "docs", "studio")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
 		t.Fatal(err)
 	}
 	p.Screenshot(filepath.Join(dir, name+".png"))

@@ -197,6 +197,8 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"SDKRetriesNeverRunTwice", testSDKRetriesNeverRunTwice},
 		{"AuditTrail", testAuditTrail},
 		{"StudioSignIn", testStudioSignIn},
+		{"StudioEditor", testStudioEditor},
+		{"StudioEditorDrop", testStudioEditorDrop},
 		{"StudioOperator", testStudioOperator},
 		{"StudioOwner", testStudioOwner},
 		{"StudioClientResults", testStudioClientResults},
