@@ -3,8 +3,8 @@ package studio
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -147,10 +147,10 @@ type webhookData struct {
 	Deliveries []*webhooksv1.Delivery
 	Next       string
 	// Secret is a new signing secret, shown once (after create or rotate).
-	Secret     string
-	Error      string
+	Secret      string
+	Error       string
 	RecoverFrom string
-	MayWrite   bool
+	MayWrite    bool
 }
 
 func (s *Studio) webhookPage(v *visit) error {
