@@ -197,6 +197,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"SDKRetriesNeverRunTwice", testSDKRetriesNeverRunTwice},
 		{"AuditTrail", testAuditTrail},
 		{"StudioSignIn", testStudioSignIn},
+		{"StudioOperator", testStudioOperator},
 	}
 }
 

@@ -40,6 +40,14 @@ type Gate interface {
 	AllowSignIn(r *http.Request, email string) (ok bool, wait time.Duration)
 	// SameOrigin refuses a request made from another origin's page.
 	SameOrigin(r *http.Request) error
+	// OperatorSignIn checks the admin token an operator typed and returns
+	// the cookie of their console's session; Operator is the admin
+	// principal of the request's operator cookie with the CSRF token its
+	// forms carry; OperatorSignOut clears the cookie. The operator's
+	// console is served on the admin listener only.
+	OperatorSignIn(r *http.Request, token string) (*http.Cookie, error)
+	Operator(r *http.Request) (p principal.Principal, csrf string, err error)
+	OperatorSignOut(r *http.Request) *http.Cookie
 	// SingleSignOn is the path that starts single sign-on, and whether it
 	// is configured (--oidc-issuer).
 	SingleSignOn() (start string, ok bool)

@@ -124,8 +124,14 @@ func (x View) Email() string {
 	return x.v.sess.Email
 }
 
+// Operator reports whether the page is the operator's console's.
+func (x View) Operator() bool { return x.v != nil && x.v.operator }
+
 // CSRF is the token every form that changes something carries.
 func (x View) CSRF() string {
+	if x.Operator() {
+		return x.v.opCSRF
+	}
 	if !x.SignedIn() {
 		return ""
 	}

@@ -28,8 +28,11 @@ type visit struct {
 	m *crmv1.Membership
 	// site is the site the page works on ("" outside a site's pages).
 	site string
-	// flash is a one-line confirmation shown at the top of the page.
-	flash string
+	// operator: a page of the operator's console (operator.go), acting
+	// with admin, its forms carrying opCSRF.
+	operator bool
+	admin    principal.Principal
+	opCSRF   string
 }
 
 // begin resolves the request's session and the path's agency. It answers
