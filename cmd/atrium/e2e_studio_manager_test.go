@@ -74,6 +74,13 @@ func testStudioManager(t *testing.T, s *stack, aw *actionWorld) {
 	p.WaitVisible("#seo_reports svg[role=img]")
 	checkPage(t, p)
 	screenshot(t, p, "client-charts")
+	// On a phone the charts shrink and the tables scroll inside their
+	// boxes: the page itself does not scroll sideways.
+	p.SetViewport(360, 740)
+	if wide := browsertest.Eval[bool](p, "document.documentElement.scrollWidth > 362"); wide {
+		t.Errorf("the client's page scrolls sideways at 360 px")
+	}
+	p.SetViewport(1280, 800)
 
 	// The actions, and an audit's form with its cost.
 	p.Go(w.agencyPath("actions?client=" + w.client))
@@ -137,6 +144,11 @@ func testStudioManager(t *testing.T, s *stack, aw *actionWorld) {
 	}
 	checkPage(t, p)
 	screenshot(t, p, "run-live")
+	p.SetViewport(360, 740)
+	if wide := browsertest.Eval[bool](p, "document.documentElement.scrollWidth > 362"); wide {
+		t.Errorf("the run's page scrolls sideways at 360 px")
+	}
+	p.SetViewport(1280, 800)
 	// The run's event stream ends once the run has finished.
 	rs := studioCall(t, "GET", runURL+"/events", nil, "Cookie", "atrium_session="+w.owner.cookie, "Accept", "text/event-stream")
 	if rs.status != http.StatusOK || !strings.Contains(string(rs.body), "event: run") || !strings.Contains(string(rs.body), "event: done") {

@@ -182,10 +182,11 @@ func (s *Studio) clientPage(v *visit) error {
 // (?<resource>=offset).
 func (s *Studio) readDataset(v *visit, client string, d dataset) (datasetView, error) {
 	dv := datasetView{dataset: d}
-	offset, _ := strconv.Atoi(v.r.URL.Query().Get(d.Resource))
-	offset = max(offset, 0)
+	// An offset that is not a number of rows is the first page.
+	off64, _ := strconv.ParseInt(v.r.URL.Query().Get(d.Resource), 10, 32)
+	offset := int32(max(off64, 0))
 	page, err := call(v, datav1.DataService_ReadDataset_FullMethodName, s.data.ReadDataset, &datav1.ReadDatasetRequest{
-		Resource: d.Resource, ClientId: client, Limit: new(int32(datasetPageSize)), Offset: new(int32(offset)), Order: d.Order, Direction: "desc"})
+		Resource: d.Resource, ClientId: client, Limit: new(int32(datasetPageSize)), Offset: new(offset), Order: d.Order, Direction: "desc"})
 	if err != nil {
 		return dv, err
 	}
@@ -201,10 +202,10 @@ func (s *Studio) readDataset(v *visit, client string, d dataset) (datasetView, e
 		}
 		dv.Rows = append(dv.Rows, cells)
 	}
-	dv.From, dv.To = offset+1, offset+len(dv.Rows)
-	link := func(off int) string {
+	dv.From, dv.To = int(offset)+1, int(offset)+len(dv.Rows)
+	link := func(off int32) string {
 		q := v.r.URL.Query()
-		q.Set(d.Resource, strconv.Itoa(off))
+		q.Set(d.Resource, strconv.Itoa(int(off)))
 		return v.path("clients", client) + "?" + q.Encode() + "#" + url.PathEscape(d.Resource)
 	}
 	if offset > 0 {

@@ -3,6 +3,7 @@ package studio
 import (
 	"cmp"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -151,7 +152,39 @@ func auditScores(rows []map[string]any) (labels []string, values []float64) {
 		labels = append(labels, s.url)
 		values = append(values, s.v)
 	}
-	return labels, values
+	return pageLabels(labels), values
+}
+
+// pageLabels shortens URLs for a chart's labels, which have little room:
+// without the scheme, and without the host when every URL shares it.
+func pageLabels(urls []string) []string {
+	out := make([]string, len(urls))
+	host := ""
+	same := true
+	for i, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" {
+			out[i], same = raw, false
+			continue
+		}
+		if i == 0 {
+			host = u.Host
+		}
+		same = same && u.Host == host
+		out[i] = u.Host + u.EscapedPath()
+		if u.RawQuery != "" {
+			out[i] += "?" + u.RawQuery
+		}
+	}
+	if same && host != "" {
+		for i := range out {
+			out[i] = strings.TrimPrefix(out[i], host)
+			if out[i] == "" {
+				out[i] = "/"
+			}
+		}
+	}
+	return out
 }
 
 // backlinkGrowth is the number of backlinks known on each day one was

@@ -66,7 +66,7 @@ func TestAuditScoresLatestPerPageWorstFirst(t *testing.T) {
 		{"url": "https://b.example/", "score": 55.0, "fetched_at": "2026-11-02T00:00:00Z"},
 		{"url": "https://c.example/", "score": nil},
 	})
-	if strings.Join(labels, " ") != "https://b.example/ https://a.example/" || values[0] != 55 || values[1] != 90 {
+	if strings.Join(labels, " ") != "b.example/ a.example/" || values[0] != 55 || values[1] != 90 {
 		t.Fatalf("got %v %v", labels, values)
 	}
 }
@@ -146,6 +146,14 @@ func TestEventChoices(t *testing.T) {
 		ids[e.ID] = true
 	}
 	if strings.Join(got, " ") != "action_run.* +item.* +action_run.failed item.deleted item.published" || len(ids) != 5 {
+		t.Fatalf("got %v", got)
+	}
+}
+
+// Chart labels: the pages of one site by their paths.
+func TestPageLabels(t *testing.T) {
+	got := pageLabels([]string{"https://client.example/", "https://client.example/menu?x=1"})
+	if strings.Join(got, " ") != "/ /menu?x=1" {
 		t.Fatalf("got %v", got)
 	}
 }
