@@ -47,7 +47,7 @@ func testStudioManager(t *testing.T, s *stack, aw *actionWorld) {
 	s.loadRows(t, w.client, "seo_reports", map[string]any{"url": "https://client.example/", "score": 72, "issues_found": 3},
 		map[string]any{"url": "https://client.example/menu", "score": 41, "issues_found": 9})
 
-	manager, _ := w.invitePerson(t, "manager", nil)
+	manager, mgr := w.invitePerson(t, "manager", nil)
 	p := w.signIn(t, manager)
 
 	// The clients, and the client's results as charts with their numbers.
@@ -193,6 +193,22 @@ func testStudioManager(t *testing.T, s *stack, aw *actionWorld) {
 	checkPage(t, p)
 	screenshot(t, p, "webhooks")
 	hookURL := p.URL()
+	// Disabled and enabled again; a bad address is said by the form.
+	p.Submit("form[action$='/disable']")
+	p.WaitText("#webhook-state", "disabled", 10*time.Second)
+	p.Submit("form[action$='/enable']")
+	p.WaitText("#webhook-state", "enabled", 10*time.Second)
+	browsertest.Eval[bool](p, `document.querySelector("section[aria-labelledby=settings-h] form").noValidate = true; true`)
+	p.Fill("#wh-url", "ftp://files.example/in")
+	p.Submit("section[aria-labelledby=settings-h] form")
+	p.WaitVisible("#settings-error")
+	if p.Status() != http.StatusBadRequest || browsertest.Eval[string](p, `document.querySelector("#wh-url").value`) != "ftp://files.example/in" {
+		t.Fatalf("a bad address answered %d, the form showing %q", p.Status(), browsertest.Eval[string](p, `document.querySelector("#wh-url").value`))
+	}
+	checkPage(t, p)
+	if got := w.owner.do(t, "GET", "/api/v1/webhooks", nil); strings.Contains(string(got.body), "ftp://") {
+		t.Fatalf("the refused address was saved: %s", got.body)
+	}
 
 	// A viewer reads it all, without the controls; a forced POST is 403.
 	viewerEmail, viewer := w.invitePerson(t, "viewer", nil)
@@ -231,6 +247,19 @@ func testStudioManager(t *testing.T, s *stack, aw *actionWorld) {
 	}
 	if hooks := w.owner.do(t, "GET", "/api/v1/webhooks", nil); strings.Contains(string(hooks.body), "/viewer") {
 		t.Fatalf("the viewer's forced webhook was made: %s", hooks.body)
+	}
+
+	// A form sent twice (a double click, a resend after a lost answer)
+	// runs the action once: both answers lead to the same run.
+	twice := url.Values{"csrf_token": {mgr.csrf}, "client_id": {w.client}, "url": {aw.site.URL + "/home"}, "idempotency_key": {"studio-double-submit"}}
+	first := studioCall(t, "POST", w.agencyPath("actions/seo_audit"), twice, "Cookie", "atrium_session="+mgr.cookie, "Origin", s.api)
+	second := studioCall(t, "POST", w.agencyPath("actions/seo_audit"), twice, "Cookie", "atrium_session="+mgr.cookie, "Origin", s.api)
+	if first.status != http.StatusSeeOther || second.status != http.StatusSeeOther || first.header.Get("Location") != second.header.Get("Location") ||
+		!strings.Contains(first.header.Get("Location"), "/runs/") {
+		t.Fatalf("a form sent twice: %d %s, then %d %s", first.status, first.header.Get("Location"), second.status, second.header.Get("Location"))
+	}
+	if runs := mgr.do(t, "GET", "/api/v1/runs?client_id="+w.client+"&action=seo_audit", nil); strings.Count(string(runs.body), "studio-double-submit") != 1 {
+		t.Fatalf("a form sent twice made runs: %s", runs.body)
 	}
 
 	// A client member reaches their client's run, not the manager's pages.

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	webhooksv1 "github.com/atrium-hq/atrium/proto/atrium/webhooks/v1"
@@ -162,7 +163,17 @@ func (s *Studio) webhookPage(v *visit) error {
 }
 
 func (s *Studio) renderWebhook(v *visit, code int, w *webhooksv1.Webhook, flash, secret string) error {
-	d := webhookData{Webhook: w, Secret: secret, MayWrite: v.may(webhooksUpdate),
+	return s.renderWebhookPage(v, code, w, flash, secret, "")
+}
+
+// renderWebhookForm shows the webhook's page with its settings form as
+// posted and the error that refused it.
+func (s *Studio) renderWebhookForm(v *visit, code int, w *webhooksv1.Webhook, msg string) error {
+	return s.renderWebhookPage(v, code, w, "", "", msg)
+}
+
+func (s *Studio) renderWebhookPage(v *visit, code int, w *webhooksv1.Webhook, flash, secret, msg string) error {
+	d := webhookData{Webhook: w, Secret: secret, Error: msg, MayWrite: v.may(webhooksUpdate),
 		RecoverFrom: s.cfg.Now().Add(-72 * time.Hour).UTC().Format("2006-01-02")}
 	if d.MayWrite {
 		var err error
@@ -197,6 +208,16 @@ func (s *Studio) webhookUpdate(v *visit) error {
 	}
 	addr, desc := strings.TrimSpace(f.Get("url")), strings.TrimSpace(f.Get("description"))
 	_, err = call(v, webhooksUpdate, s.webhooks.UpdateWebhook, &webhooksv1.UpdateWebhookRequest{Id: id, Url: &addr, Description: &desc, Events: lv})
+	if msg, ok := errForm(err); ok {
+		// The settings are shown again as posted, with what was wrong.
+		got, gerr := call(v, webhooksGet, s.webhooks.GetWebhook, &webhooksv1.GetWebhookRequest{Id: id})
+		if gerr != nil {
+			return gerr
+		}
+		posted := proto.Clone(got.GetWebhook()).(*webhooksv1.Webhook)
+		posted.Url, posted.Description, posted.Events = addr, desc, f["events"]
+		return s.renderWebhookForm(v, http.StatusBadRequest, posted, msg)
+	}
 	if err != nil {
 		return err
 	}
