@@ -131,6 +131,13 @@ func (s studioGate) AllowSignIn(r *http.Request, email string) (bool, time.Durat
 
 func (s studioGate) SameOrigin(r *http.Request) error { return checkSameOrigin(r) }
 
+func (s studioGate) RateLimit(sess *auth.Session) (bool, time.Duration) {
+	if s.g.limiter == nil {
+		return true, 0
+	}
+	return s.g.limiter.allow(rateKey(principal.Principal{Kind: principal.KindUser, Subject: sess.UserID}))
+}
+
 // operatorCookie is the operator console's cookie: the admin principal,
 // signed by the gateway for operatorTTL, so that the admin token itself is
 // typed once and never stored in the browser.
@@ -144,7 +151,7 @@ func (s studioGate) OperatorSignIn(r *http.Request, token string) (*http.Cookie,
 	if err != nil {
 		return nil, err
 	}
-	return &http.Cookie{Name: operatorCookie, Value: s.g.signer.SignFor(p, operatorTTL), Path: StudioPath, HttpOnly: true,
+	return &http.Cookie{Name: operatorCookie, Value: s.g.signer.SignFor(p, operatorTTL), Path: StudioPath, HttpOnly: true, //nolint:gosec // G124: Secure over TLS or with --cookie-secure (secureCookies)
 		SameSite: http.SameSiteStrictMode, Secure: s.g.secureCookies(r.Context()), MaxAge: int(operatorTTL.Seconds())}, nil
 }
 
@@ -164,7 +171,7 @@ func (s studioGate) Operator(r *http.Request) (principal.Principal, string, erro
 }
 
 func (s studioGate) OperatorSignOut(r *http.Request) *http.Cookie {
-	return &http.Cookie{Name: operatorCookie, Value: "", Path: StudioPath, HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	return &http.Cookie{Name: operatorCookie, Value: "", Path: StudioPath, HttpOnly: true, SameSite: http.SameSiteStrictMode, //nolint:gosec // G124: Secure over TLS or with --cookie-secure (secureCookies)
 		Secure: s.g.secureCookies(r.Context()), MaxAge: -1}
 }
 

@@ -119,6 +119,19 @@ func checkPage(t *testing.T, p *browsertest.Page) {
 	}
 }
 
+// widestElement names the elements wider than the viewport when the page
+// scrolls sideways ("" when it does not).
+const widestElement = `(() => {
+  const vw = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth <= vw + 2) return "";
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const r = el.getBoundingClientRect();
+    if (r.right > vw + 2 || r.left + el.scrollWidth > vw + 2) out.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className ? "." + el.className : "") + " right=" + Math.round(r.right));
+  }
+  return "scrollWidth " + document.documentElement.scrollWidth + " > " + vw + ": " + out.slice(0, 8).join(", ");
+})()`
+
 // checked is how many of each page's console errors were already judged.
 var (
 	checkedMu sync.Mutex
@@ -202,12 +215,28 @@ func testStudioSignIn(t *testing.T, s *stack) {
 	if p.Status() != http.StatusUnauthorized {
 		t.Fatalf("a wrong password answered %d", p.Status())
 	}
+	// The owner is also a viewer of a second agency: the header offers
+	// to switch.
+	second := s.newTenant(t)
+	r = s.adminCall(t, "POST", "/admin/v1/agencies/"+second.agency+"/members", map[string]any{"email": w.ownerEmail, "name": "Olive Owner", "role": "viewer"})
+	wantStatus(t, r, http.StatusCreated)
+	s.accept(t, invitationToken(t, r), "Olive Owner")
 	p.Fill("#password", sessionPassword)
 	p.Submit("form[action='/studio/sign-in']")
 	p.WaitVisible("nav.sections")
-	if got := strings.TrimSuffix(p.URL(), "/"); got != strings.TrimSuffix(w.agencyPath(""), "/") {
-		t.Fatalf("after signing in: %s, want the agency's start page", got)
+	if got := p.URL(); !strings.Contains(got, "/studio/a/"+w.cms.agency+"/") && !strings.Contains(got, "/studio/a/"+second.agency+"/") {
+		t.Fatalf("after signing in: %s, want one of the person's agencies' start page", got)
 	}
+	p.Go(w.agencyPath(""))
+	p.Click(".switcher summary")
+	p.Click(".switcher a[href*='" + second.agency + "']")
+	p.WaitText(".role", "viewer", 10*time.Second)
+	if txt := p.Text("nav.sections"); strings.Contains(txt, "Members") || strings.Contains(txt, "API keys") {
+		t.Fatalf("as a viewer of the second agency the menu offers %q", txt)
+	}
+	checkPage(t, p)
+	p.Go(w.agencyPath(""))
+	p.WaitText(".role", "owner", 10*time.Second)
 	if txt := p.Text("main"); !strings.Contains(txt, "Credits") || !strings.Contains(txt, "Clients") {
 		t.Fatalf("the owner's start page lacks credits or clients: %s", txt)
 	}
@@ -215,8 +244,8 @@ func testStudioSignIn(t *testing.T, s *stack) {
 	screenshot(t, p, "home")
 	// On a phone, the page still has no horizontal scrolling.
 	p.SetViewport(360, 740)
-	if wide := browsertest.Eval[bool](p, "document.documentElement.scrollWidth > 362"); wide {
-		t.Errorf("the start page scrolls sideways at 360 px")
+	if wide := browsertest.Eval[string](p, widestElement); wide != "" {
+		t.Errorf("the start page scrolls sideways at 360 px: %s", wide)
 	}
 	p.SetViewport(1280, 800)
 
@@ -229,6 +258,9 @@ func testStudioSignIn(t *testing.T, s *stack) {
 	wantStatus(t, w.owner.do(t, "GET", "/api/v1/sessions/current", nil), http.StatusOK)
 	// Another agency's pages are not there, by link either.
 	other := s.newTenant(t)
+	if other.agency == second.agency {
+		t.Fatal("newTenant made the same agency twice")
+	}
 	p.Go(w.studio("a/" + other.agency + "/"))
 	if p.Status() != http.StatusNotFound {
 		t.Fatalf("another agency's start page answered %d", p.Status())

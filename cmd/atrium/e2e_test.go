@@ -199,6 +199,8 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"StudioSignIn", testStudioSignIn},
 		{"StudioManager", func(t *testing.T, s *stack) { testStudioManager(t, s, w) }},
 		{"StudioOperator", testStudioOperator},
+		{"StudioOwner", testStudioOwner},
+		{"StudioClientResults", testStudioClientResults},
 	}
 }
 

@@ -38,6 +38,9 @@ type Gate interface {
 	// sign-in routes (per client address and per email); ok false with how
 	// long to wait when the attempt is refused.
 	AllowSignIn(r *http.Request, email string) (ok bool, wait time.Duration)
+	// RateLimit charges the person's bucket of --rate-limit, which their
+	// JSON API requests share (ok false, with how long to wait, over it).
+	RateLimit(s *auth.Session) (ok bool, wait time.Duration)
 	// SameOrigin refuses a request made from another origin's page.
 	SameOrigin(r *http.Request) error
 	// OperatorSignIn checks the admin token an operator typed and returns

@@ -82,8 +82,8 @@ type dataset struct {
 	draw func(rows []map[string]any) (svg, table template.HTML, note string)
 }
 
-// datasetPageSize is how many rows a dataset's table shows per page.
-const datasetPageSize = 20
+// clientRowsPerPage is how many rows a dataset's table shows per page.
+const clientRowsPerPage = 20
 
 // chartRows is how many of the latest rows a chart is drawn from.
 const chartRows = 1000
@@ -186,7 +186,7 @@ func (s *Studio) readDataset(v *visit, client string, d dataset) (datasetView, e
 	off64, _ := strconv.ParseInt(v.r.URL.Query().Get(d.Resource), 10, 32)
 	offset := int32(max(off64, 0))
 	page, err := call(v, datav1.DataService_ReadDataset_FullMethodName, s.data.ReadDataset, &datav1.ReadDatasetRequest{
-		Resource: d.Resource, ClientId: client, Limit: new(int32(datasetPageSize)), Offset: new(offset), Order: d.Order, Direction: "desc"})
+		Resource: d.Resource, ClientId: client, Limit: new(int32(clientRowsPerPage)), Offset: new(offset), Order: d.Order, Direction: "desc"})
 	if err != nil {
 		return dv, err
 	}
@@ -209,10 +209,10 @@ func (s *Studio) readDataset(v *visit, client string, d dataset) (datasetView, e
 		return v.path("clients", client) + "?" + q.Encode() + "#" + url.PathEscape(d.Resource)
 	}
 	if offset > 0 {
-		dv.Prev = link(max(offset-datasetPageSize, 0))
+		dv.Prev = link(max(offset-clientRowsPerPage, 0))
 	}
 	if page.GetPagination().GetHasMore() {
-		dv.Next = link(offset + datasetPageSize)
+		dv.Next = link(offset + clientRowsPerPage)
 	}
 	all, err := call(v, datav1.DataService_ReadDataset_FullMethodName, s.data.ReadDataset, &datav1.ReadDatasetRequest{
 		Resource: d.Resource, ClientId: client, Limit: new(int32(chartRows)), Order: d.Order, Direction: "desc"})

@@ -128,8 +128,8 @@ const opPageSize = 50
 
 func (s *Studio) opAgencies(v *visit) error {
 	page, _ := strconv.Atoi(v.r.URL.Query().Get("page"))
-	page = max(page, 1)
-	resp, err := opCall(v, s.crmAdmin.ListAgencies, &crmv1.ListAgenciesRequest{Limit: new(int32(opPageSize + 1)), Offset: new(int32((page - 1) * opPageSize))})
+	page = min(max(page, 1), 100_000)
+	resp, err := opCall(v, s.crmAdmin.ListAgencies, &crmv1.ListAgenciesRequest{Limit: new(int32(opPageSize + 1)), Offset: new(int32((page - 1) * opPageSize))}) //nolint:gosec // G115: page is at most 100,000
 	if err != nil {
 		return err
 	}

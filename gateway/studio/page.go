@@ -322,7 +322,7 @@ func (v *visit) setFlash(msg string) {
 	if len(msg) > 300 {
 		msg = msg[:300]
 	}
-	http.SetCookie(v.w, &http.Cookie{Name: flashCookie, Value: url.QueryEscape(msg), Path: Prefix, MaxAge: 60, HttpOnly: true,
+	http.SetCookie(v.w, &http.Cookie{Name: flashCookie, Value: url.QueryEscape(msg), Path: Prefix, MaxAge: 60, HttpOnly: true, //nolint:gosec // G124: Secure when the request came over TLS; a confirmation, no secret
 		SameSite: http.SameSiteStrictMode, Secure: v.r.TLS != nil})
 }
 
@@ -331,7 +331,7 @@ func (v *visit) takeFlash() string {
 	if err != nil || c.Value == "" {
 		return ""
 	}
-	http.SetCookie(v.w, &http.Cookie{Name: flashCookie, Value: "", Path: Prefix, MaxAge: -1, HttpOnly: true,
+	http.SetCookie(v.w, &http.Cookie{Name: flashCookie, Value: "", Path: Prefix, MaxAge: -1, HttpOnly: true, //nolint:gosec // G124: Secure when the request came over TLS; a confirmation, no secret
 		SameSite: http.SameSiteStrictMode, Secure: v.r.TLS != nil})
 	msg, err := url.QueryUnescape(c.Value)
 	if err != nil {

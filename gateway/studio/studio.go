@@ -117,6 +117,7 @@ func (s *Studio) routes() {
 	s.signInRoutes()
 	s.handle("GET /studio/a/{agency}/{$}", s.home)
 	s.managerRoutes()
+	s.ownerRoutes()
 }
 
 // handle registers a page of an agency: the request is a visit of a

@@ -2,10 +2,14 @@ package studio
 
 import (
 	"context"
+	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -51,6 +55,12 @@ func (s *Studio) begin(w http.ResponseWriter, r *http.Request) (*visit, bool) {
 		return nil, false
 	}
 	v.sess = sess
+	if ok, wait := s.cfg.Gate.RateLimit(sess); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+		s.problem(v, http.StatusTooManyRequests, "You are making requests faster than this Atrium allows.",
+			"Wait "+wait.Round(time.Second).String()+" and reload the page.")
+		return nil, false
+	}
 	if a := r.PathValue("agency"); a != "" {
 		i := slices.IndexFunc(sess.Memberships, func(m *crmv1.Membership) bool { return m.GetAgencyId() == a })
 		if i < 0 {
@@ -80,7 +90,7 @@ func (v *visit) checkForm() error {
 	if err := v.s.cfg.Gate.SameOrigin(v.r); err != nil {
 		return err
 	}
-	if err := v.r.ParseMultipartForm(32 << 20); err != nil && err != http.ErrNotMultipart {
+	if err := v.r.ParseMultipartForm(32 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 		return status.Errorf(codes.InvalidArgument, "the form could not be read: %v", err)
 	}
 	if err := v.sess.CheckCSRF(v.r.PostFormValue("csrf_token")); err != nil {
