@@ -280,6 +280,17 @@ func testStudioManager(t *testing.T, s *stack, aw *actionWorld) {
 	pc.Go(runURL)
 	pc.WaitText("#run-state-text", "success", 10*time.Second)
 	checkPage(t, pc)
+	// Their runs list is their client's, whatever the address asks.
+	otherOfOurs := s.newClient(t, w.cms.tenant, true)
+	s.grant(t, w.cms.agency, 0, 1)
+	wantAccepted(t, s.act(t, w.cms.write, map[string]any{"action": "seo_audit", "client_id": otherOfOurs, "url": aw.site.URL + "/home"},
+		"Prefer", "respond-async"), "seo_audit", otherOfOurs)
+	pc.Go(w.agencyPath("runs?client=" + otherOfOurs))
+	pc.WaitText("main", "seo_audit", 10*time.Second)
+	if n := browsertest.Eval[int](pc, `document.querySelectorAll("main tbody tr").length`); n != 2 {
+		t.Fatalf("the client member's runs list has %d runs, want their client's 2: %s", n, pc.Text("main"))
+	}
+	checkPage(t, pc)
 
 	// Another agency's client and run by link: not found, nothing shown.
 	other := s.newTenant(t)
