@@ -135,6 +135,7 @@ func testStudioManager(t *testing.T, s *stack, aw *actionWorld) {
 	if st := p.Text("#run-state-text"); st != "queued" && st != "running" {
 		t.Fatalf("the run's state before the page is released: %q", st)
 	}
+	p.WaitVisible("#cancel-run")
 	browsertest.Eval[bool](p, `window.studioMarker = "same page"; true`)
 	release()
 	p.WaitText("#run-state-text", "success", 60*time.Second)
@@ -142,6 +143,9 @@ func testStudioManager(t *testing.T, s *stack, aw *actionWorld) {
 		t.Fatalf("the page was reloaded to show the outcome (at %s)", p.URL())
 	}
 	p.WaitVisible("#balance-after")
+	if browsertest.Eval[bool](p, `!!document.querySelector("#cancel-run")`) {
+		t.Fatal("the finished run still offers to cancel it")
+	}
 	if txt := p.Text("#balance-after"); !strings.Contains(txt, "49 data") {
 		t.Fatalf("the balance after the run: %q, want 49 data credits", txt)
 	}
@@ -245,6 +249,9 @@ func testStudioManager(t *testing.T, s *stack, aw *actionWorld) {
 	}
 	if _, data := s.credits(t, w.cms.agency); data != 49 {
 		t.Fatalf("data credits after the viewer's forced run: %v, want 49", data)
+	}
+	if forced = studioCall(t, "POST", runURL+"/cancel", url.Values{"csrf_token": {viewer.csrf}}, "Cookie", cookie, "Origin", s.api); forced.status != http.StatusForbidden {
+		t.Fatalf("a viewer's forced cancel answered %d", forced.status)
 	}
 	forced = studioCall(t, "POST", w.agencyPath("webhooks"), url.Values{"csrf_token": {viewer.csrf}, "url": {rcv.URL + "/viewer"},
 		"events": {"*"}}, "Cookie", cookie, "Origin", s.api)

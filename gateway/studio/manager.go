@@ -32,6 +32,7 @@ func (s *Studio) managerRoutes() {
 	s.handle("GET /studio/a/{agency}/runs", s.runsPage)
 	s.handle("GET /studio/a/{agency}/runs/{run}", s.runPage)
 	s.handle("GET /studio/a/{agency}/runs/{run}/events", s.runEvents)
+	s.handle("POST /studio/a/{agency}/runs/{run}/cancel", s.runCancel)
 	s.webhookRoutes()
 }
 

@@ -180,6 +180,17 @@ func (s *Studio) runPage(v *visit) error {
 	return nil
 }
 
+// runCancel cancels a queued or running run: its credits are released
+// and nothing of its work is written (docs/actions.md).
+func (s *Studio) runCancel(v *visit) error {
+	id := v.r.PathValue("run")
+	if _, err := call(v, actionsv1.ActionsService_CancelRun_FullMethodName, s.actions.CancelRun, &actionsv1.CancelRunRequest{RunId: id}); err != nil {
+		return err
+	}
+	v.setFlash("Run canceled: its credits were released.")
+	return v.redirect(v.path("runs", id), "")
+}
+
 // Event streams of runs: how long one may stay open (the page opens it
 // again if the run is still going), and how long a write may take before
 // the client is taken to be gone.
