@@ -31,9 +31,7 @@ func reloadUntil(t *testing.T, p *browsertest.Page, u, want string) string {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s never showed %q; it shows: %s", u, want, txt)
 		}
-		// why sleep: the change reaches this page through an event the
-		// service consumes asynchronously; there is nothing to wait on.
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // why sleep: polls the page, which the change reaches through an event the service consumes asynchronously
 	}
 }
 
@@ -246,8 +244,7 @@ func testStudioOwner(t *testing.T, s *stack) {
 		if time.Now().After(deadline) {
 			t.Fatal("the revoked key still works")
 		}
-		// why sleep: revocation reaches the gateway's key cache by event.
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // why sleep: polls the API, which the revocation reaches by an event
 	}
 
 	// Credits: the balance and the run's spending by action and client.

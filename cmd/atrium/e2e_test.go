@@ -198,6 +198,8 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"AuditTrail", testAuditTrail},
 		{"StudioSignIn", testStudioSignIn},
 		{"StudioManager", func(t *testing.T, s *stack) { testStudioManager(t, s, w) }},
+		{"StudioEditor", testStudioEditor},
+		{"StudioEditorDrop", testStudioEditorDrop},
 		{"StudioOperator", testStudioOperator},
 		{"StudioOwner", testStudioOwner},
 		{"StudioClientResults", testStudioClientResults},

@@ -118,6 +118,7 @@ func (s *Studio) routes() {
 	s.handle("GET /studio/a/{agency}/{$}", s.home)
 	s.managerRoutes()
 	s.ownerRoutes()
+	s.editorRoutes()
 }
 
 // handle registers a page of an agency: the request is a visit of a

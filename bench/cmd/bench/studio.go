@@ -94,7 +94,7 @@ func runStudio(ctx context.Context, args []string) error {
 			}
 			var sites struct{ Sites []struct{ ID string } }
 			if err := atrium.adminCall(ctx, "GET", "/admin/v1/sites?limit=1", nil, &sites); err != nil || len(sites.Sites) == 0 {
-				return fmt.Errorf("finding the memory store's site: %v", err)
+				return fmt.Errorf("finding the memory store's site (%d found): %w", len(sites.Sites), err)
 			}
 			site = sites.Sites[0].ID
 			fmt.Printf("seeded in %s\n", time.Since(start).Round(time.Second))
