@@ -380,10 +380,11 @@ func testStudioClientResults(t *testing.T, s *stack) {
 	}
 	checkPage(t, p)
 
-	// Nothing else of the agency's, by link or by a forced form.
+	// Nothing else of the agency's, by link or by a forced form. (The
+	// runs are open to them, their client's only: StudioManager.)
 	item := w.cms.createItem(t, "posts", map[string]any{"data": map[string]any{"title": "A post"}})["id"].(string)
 	for _, page := range []string{"sites", "sites/" + w.cms.site + "/", "members", "clients", "clients/" + w.client, "keys", "credits", "audit",
-		"runs", "webhooks", "sites/" + w.cms.site + "/collections/posts/items/" + item, "results/clients", "results/nonsense"} {
+		"webhooks", "sites/" + w.cms.site + "/collections/posts/items/" + item, "results/clients", "results/nonsense"} {
 		p.Go(w.agencyPath(page))
 		if p.Status() < 400 {
 			t.Fatalf("the client member opened %s: %d %s", page, p.Status(), p.Text("main"))

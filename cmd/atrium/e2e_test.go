@@ -197,6 +197,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"SDKRetriesNeverRunTwice", testSDKRetriesNeverRunTwice},
 		{"AuditTrail", testAuditTrail},
 		{"StudioSignIn", testStudioSignIn},
+		{"StudioManager", func(t *testing.T, s *stack) { testStudioManager(t, s, w) }},
 		{"StudioEditor", testStudioEditor},
 		{"StudioEditorDrop", testStudioEditorDrop},
 		{"StudioOperator", testStudioOperator},

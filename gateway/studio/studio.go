@@ -116,6 +116,7 @@ func (s *Studio) routes() {
 	s.mux.HandleFunc("/studio/", s.notFound)
 	s.signInRoutes()
 	s.handle("GET /studio/a/{agency}/{$}", s.home)
+	s.managerRoutes()
 	s.ownerRoutes()
 	s.editorRoutes()
 }
