@@ -42,6 +42,7 @@ var upstreams = []upstream{
 		{collectionsv1.CollectionsService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterCollectionsServiceHandlerClient, collectionsv1.NewCollectionsServiceClient)},
 		{collectionsv1.AssetsService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterAssetsServiceHandlerClient, collectionsv1.NewAssetsServiceClient)},
 		{collectionsv1.PreviewLinksService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterPreviewLinksServiceHandlerClient, collectionsv1.NewPreviewLinksServiceClient)},
+		{collectionsv1.SchemaService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterSchemaServiceHandlerClient, collectionsv1.NewSchemaServiceClient)},
 	}, admin: []registration{
 		{collectionsv1.CollectionsAdminService_ServiceDesc.ServiceName, handlers(collectionsv1.RegisterCollectionsAdminServiceHandlerClient, collectionsv1.NewCollectionsAdminServiceClient)},
 	}},
@@ -49,6 +50,7 @@ var upstreams = []upstream{
 		{crmv1.CRMService_ServiceDesc.ServiceName, handlers(crmv1.RegisterCRMServiceHandlerClient, crmv1.NewCRMServiceClient)},
 		{crmv1.PeopleService_ServiceDesc.ServiceName, handlers(crmv1.RegisterPeopleServiceHandlerClient, crmv1.NewPeopleServiceClient)},
 		{crmv1.SessionService_ServiceDesc.ServiceName, handlers(crmv1.RegisterSessionServiceHandlerClient, crmv1.NewSessionServiceClient)},
+		{crmv1.AgencyClientsService_ServiceDesc.ServiceName, handlers(crmv1.RegisterAgencyClientsServiceHandlerClient, crmv1.NewAgencyClientsServiceClient)},
 	}, admin: []registration{
 		{crmv1.CRMAdminService_ServiceDesc.ServiceName, handlers(crmv1.RegisterCRMAdminServiceHandlerClient, crmv1.NewCRMAdminServiceClient)},
 	}},

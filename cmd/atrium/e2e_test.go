@@ -119,6 +119,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"Authentication", testAuthentication},
 		{"PeopleSessions", testPeopleSessions},
 		{"RolesEveryRoute", testRolesEveryRoute},
+		{"TenantSchemaRoutes", testTenantSchemaRoutes},
 		{"ErrorContract", testErrorContract},
 		{"RequestLimits", testRequestLimits},
 		{"AdminProvisioning", testAdminProvisioning},

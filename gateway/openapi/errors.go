@@ -194,6 +194,7 @@ var operationExtras = map[string]extras{
 		requestHeaders: []document{ifMatchHeader}, responseHeaders: etagHeader,
 	},
 	"CollectionsAdminService_CreateCollection": {errors: []int{http.StatusConflict}},
+	"SchemaService_CreateSchemaCollection":     {errors: []int{http.StatusConflict}},
 	"CRMAdminService_CreateMember":             {errors: []int{http.StatusConflict}},
 	"ActionsAdminService_AddCredits":           {errors: []int{http.StatusConflict}},
 	"DataAdminService_CreateRows":              {errors: []int{http.StatusConflict}},

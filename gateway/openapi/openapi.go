@@ -246,6 +246,8 @@ var tagDescriptions = map[string]string{
 	"AssetsService":           "A site's files: upload, list, describe, delete. Site keys.",
 	"PreviewLinksService":     "Links that show one item, drafts included, without a key until they expire or are revoked. Site write keys; the link itself needs none.",
 	"CRMService":              "The agency's prospects and deals. Agency keys.",
+	"AgencyClientsService":    "The clients linked to the agency, by name. Agency keys.",
+	"SchemaService":           "The agency's sites (agency keys), and a site's collection definitions: fields, types, search language (site keys; of the people, owners only).",
 	"DataService":             "Per-client datasets: GET /api/v1/data. Agency keys.",
 	"ActionsService":          "Actions that spend credits (POST /api/v1/data), their discovery and the credit balance. Agency keys.",
 	"WebhooksService":         "Webhook endpoints, their deliveries and the event types. Site or agency keys.",

@@ -177,6 +177,17 @@ func (u *Sites) List(ctx context.Context, filter SiteFilter, limit, offset *int3
 	return u.store.Sites(ctx, filter, page)
 }
 
+// OfAgency lists the sites agencyID owns, by name: an agency's own view
+// of its sites (the caller's agency, never a request's). An id that is not
+// a UUID names no agency, so no site.
+func (u *Sites) OfAgency(ctx context.Context, agencyID string) ([]Site, error) {
+	id, ok := value.ParseID(agencyID)
+	if !ok {
+		return []Site{}, nil
+	}
+	return u.store.AgencySites(ctx, id)
+}
+
 // SiteChange is the input of Update: nil fields are kept.
 type SiteChange struct {
 	Name *string

@@ -49,6 +49,10 @@ type SiteReader interface {
 	// Sites lists the sites filter matches by created_at descending,
 	// then id descending.
 	Sites(ctx context.Context, filter SiteFilter, page pagination.Page) ([]Site, error)
+	// AgencySites lists every site agencyID (a canonical id) owns, by
+	// name, then id: names compare byte by byte, so that every adapter
+	// answers in the same order whatever the database's collation.
+	AgencySites(ctx context.Context, agencyID string) ([]Site, error)
 }
 
 // SiteTx is a transaction as the site use cases use it.

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
@@ -261,6 +262,20 @@ func (d *Directory) LinkedClients(ctx context.Context, agencyID string) ([]Clien
 		return []Client{}, nil
 	}
 	return d.store.LinkedClients(ctx, a)
+}
+
+// AgencyClients lists the clients linked to an agency by name (byte by
+// byte), then id: the agency's own list of whom it works for, read with
+// the caller's agency, never a request's. The store's LinkedClients reads
+// them (by id, the order the internal callers rely on); an agency links
+// tens of clients, so sorting them here costs nothing.
+func (d *Directory) AgencyClients(ctx context.Context, agencyID string) ([]Client, error) {
+	cs, err := d.LinkedClients(ctx, agencyID)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(cs, func(a, b Client) int { return strings.Compare(a.Name, b.Name) })
+	return cs, nil
 }
 
 // ClientAgencies lists the ids of the agencies a client is linked to; an

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -154,6 +155,21 @@ func (s *Store) Sites(_ context.Context, filter app.SiteFilter, page pagination.
 	})
 	start := min(int(page.Offset), len(rows))
 	return slices.Clone(rows[start:min(start+int(page.Limit), len(rows))]), nil
+}
+
+// AgencySites implements app.Store. It scans the sites: an agency's list
+// is read when a console opens, never on a content request's path.
+func (s *Store) AgencySites(_ context.Context, agencyID string) ([]app.Site, error) {
+	s.db.RLock()
+	out := []app.Site{}
+	for _, site := range s.sites {
+		if site.AgencyID == agencyID {
+			out = append(out, site)
+		}
+	}
+	s.db.RUnlock()
+	slices.SortFunc(out, func(a, b app.Site) int { return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.ID, b.ID)) })
+	return out, nil
 }
 
 func (s *Store) site(id string) (app.Site, error) {

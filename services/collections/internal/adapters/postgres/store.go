@@ -239,6 +239,18 @@ func (r reader) Sites(ctx context.Context, filter app.SiteFilter, page paginatio
 	return out, pgdb.Err(err, "list sites")
 }
 
+// AgencySites implements app.Store. COLLATE "C" orders names byte by
+// byte, as the memory store does, whatever the database's collation; the
+// agency's rows are found through sites_agency_recent_idx.
+func (r reader) AgencySites(ctx context.Context, agencyID string) ([]app.Site, error) {
+	rows, err := r.q.Query(ctx, siteSelect+` WHERE agency_id = $1 ORDER BY name COLLATE "C", id`, agencyID)
+	if err != nil {
+		return nil, pgdb.Err(err, "list the sites of agency "+agencyID)
+	}
+	out, err := pgdb.Collect(rows, 8, scanSite)
+	return out, pgdb.Err(err, "list the sites of agency "+agencyID)
+}
+
 const collectionCols = `id, site_id, slug, name, is_system, fields, search_language, created_at, updated_at`
 
 func scanCollection(row pgx.Row) (app.Collection, error) {

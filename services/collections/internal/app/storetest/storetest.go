@@ -36,6 +36,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"SiteRoundTrip", testSiteRoundTrip},
 		{"SiteListOrderAndPaging", testSiteList},
 		{"SiteOwner", testSiteOwner},
+		{"AgencySitesByName", testAgencySites},
 		{"RollbackLeavesNoTrace", testRollback},
 		{"RolledBackItemsLeaveTheOrder", testItemRollback},
 		{"CollectionsRoundTrip", testCollections},
@@ -223,6 +224,53 @@ func testSiteOwner(t *testing.T, s Store) {
 	}
 	if got, want := list(agencyB), []string{owned.ID}; !slices.Equal(got, want) {
 		t.Fatalf("sites of agency B after the clear = %v, want %v", got, want)
+	}
+}
+
+// testAgencySites: an agency's sites are listed by name (byte order, so
+// "Zeta" before "alpha"), ties by id, and neither another agency's nor an
+// unowned site ever appears; a site moved away leaves the list.
+func testAgencySites(t *testing.T, s Store) {
+	agencyA, agencyB := uuid.NewString(), uuid.NewString()
+	site := func(name, agency string) app.Site {
+		return app.Site{ID: uuid.NewString(), Name: name, CreatedAt: base, UpdatedAt: base, AllowedOrigins: []string{}, AgencyID: agency}
+	}
+	lower, upper, twinA, twinB := site("alpha", agencyA), site("Zeta", agencyA), site("Twin", agencyA), site("Twin", agencyA)
+	if twinB.ID < twinA.ID {
+		twinA, twinB = twinB, twinA
+	}
+	other, unowned := site("Another agency's", agencyB), site("Unowned", "")
+	for _, site := range []app.Site{lower, upper, twinB, other, unowned, twinA} {
+		inTx(t, s, func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })
+	}
+	list := func(agency string) []app.Site {
+		t.Helper()
+		sites, err := s.AgencySites(t.Context(), agency)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sites == nil {
+			t.Fatalf("sites of agency %s = nil, want a list (JSON [] rather than null)", agency)
+		}
+		return sites
+	}
+	if got, want := list(agencyA), []app.Site{twinA, twinB, upper, lower}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("sites of agency A = %+v\nwant %+v (by name byte by byte, then id)", got, want)
+	}
+	if got, want := list(agencyB), []app.Site{other}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("sites of agency B = %+v, want only its own %+v", got, want)
+	}
+	if got := list(uuid.NewString()); len(got) != 0 {
+		t.Fatalf("sites of an agency with none = %+v", got)
+	}
+	moved := upper
+	moved.AgencyID, moved.UpdatedAt = agencyB, base.Add(time.Hour)
+	inTx(t, s, func(tx app.Tx) error { return tx.UpdateSite(t.Context(), moved) })
+	if got, want := list(agencyA), []app.Site{twinA, twinB, lower}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("sites of agency A after a move = %+v\nwant %+v", got, want)
+	}
+	if got, want := list(agencyB), []app.Site{other, moved}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("sites of agency B after a move = %+v\nwant %+v", got, want)
 	}
 }
 

@@ -24,6 +24,10 @@ func TestProtoMaximaAreTheCollectionRules(t *testing.T) {
 		{&collectionsv1.UpdateCollectionRequest{}, "add_fields", app.MaxFields},
 		{&collectionsv1.UpdateCollectionRequest{}, "update_fields", app.MaxFields},
 		{&collectionsv1.UpdateCollectionRequest{}, "remove_fields", app.MaxFields},
+		{&collectionsv1.CreateSchemaCollectionRequest{}, "fields", app.MaxFields},
+		{&collectionsv1.UpdateSchemaCollectionRequest{}, "add_fields", app.MaxFields},
+		{&collectionsv1.UpdateSchemaCollectionRequest{}, "update_fields", app.MaxFields},
+		{&collectionsv1.UpdateSchemaCollectionRequest{}, "remove_fields", app.MaxFields},
 		// An item's data holds at most one key per field.
 		{&collectionsv1.CreateItemRequest{}, "data", app.MaxFields},
 		{&collectionsv1.UpdateItemRequest{}, "data", app.MaxFields},

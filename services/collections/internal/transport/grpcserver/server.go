@@ -40,6 +40,7 @@ func (s *Server) Register(r grpc.ServiceRegistrar) {
 	collectionsv1.RegisterCollectionsAdminServiceServer(r, s)
 	collectionsv1.RegisterCollectionsServiceServer(r, s)
 	collectionsv1.RegisterSiteOwnerServiceServer(r, s)
+	collectionsv1.RegisterSchemaServiceServer(r, &schemaServer{Server: s})
 }
 
 // ETag and If-Match travel as metadata; the gateway maps them to and from

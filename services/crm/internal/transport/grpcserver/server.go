@@ -30,9 +30,10 @@ func NewServer(directory *app.Directory, keys *app.Keys, pipeline *app.Pipeline,
 	return &Server{directory: directory, keys: keys, pipeline: pipeline, people: people, sessions: sessions}
 }
 
-// Register registers every CRM service on s. PeopleService and the
-// session services are types of their own: PeopleService's CreateMember
-// is not the admin API's.
+// Register registers every CRM service on s. PeopleService, the session
+// services and AgencyClientsService are types of their own:
+// PeopleService's CreateMember is not the admin API's, nor is
+// AgencyClientsService's ListClients.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	crmv1.RegisterCRMServiceServer(r, s)
 	crmv1.RegisterCRMAdminServiceServer(r, s)
@@ -41,6 +42,7 @@ func (s *Server) Register(r grpc.ServiceRegistrar) {
 	crmv1.RegisterPeopleServiceServer(r, &peopleServer{Server: s})
 	crmv1.RegisterSessionServiceServer(r, &sessionServer{Server: s})
 	crmv1.RegisterSessionAuthServiceServer(r, &sessionServer{Server: s})
+	crmv1.RegisterAgencyClientsServiceServer(r, &agencyClientsServer{Server: s})
 }
 
 func ts(t time.Time) *timestamppb.Timestamp { return timestamppb.New(t) }
