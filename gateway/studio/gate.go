@@ -2,6 +2,7 @@ package studio
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/atrium-hq/atrium/gateway/internal/auth"
 	"github.com/atrium-hq/atrium/platform/principal"
+	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 )
 
 // Gate is what the Studio asks of the gateway it is mounted in. The
@@ -40,6 +42,14 @@ type Gate interface {
 	AllowSignIn(r *http.Request, email string) (ok bool, wait time.Duration)
 	// SameOrigin refuses a request made from another origin's page.
 	SameOrigin(r *http.Request) error
+	// Upload creates an asset of the site p acts for from file, through the
+	// JSON API's own upload path (POST /api/public/v1/assets): the file is
+	// streamed to AssetsService.CreateAsset in chunks as it is read, under
+	// the same bounds, and refused for the same reasons (a kind not
+	// allowed, too large, a bad file name), as a status error. head is what
+	// the form said of the file: its name, declared type, size (-1 when
+	// unknown) and alt text.
+	Upload(ctx context.Context, r *http.Request, p principal.Principal, head *collectionsv1.AssetUpload, file io.Reader) (*collectionsv1.Asset, error)
 	// SingleSignOn is the path that starts single sign-on, and whether it
 	// is configured (--oidc-issuer).
 	SingleSignOn() (start string, ok bool)
