@@ -109,6 +109,7 @@ func (s *Studio) routes() {
 	s.mux.HandleFunc("/studio/", s.notFound)
 	s.signInRoutes()
 	s.handle("GET /studio/a/{agency}/{$}", s.home)
+	s.contenttoolsRoutes()
 }
 
 // handle registers a page of an agency: the request is a visit of a
