@@ -37,6 +37,8 @@ type assetsData struct {
 	MayUpload  bool
 	MaySchema  bool
 	Base       string
+	// Schema is the site's schema builder, linked for those who may open it.
+	Schema string
 }
 
 // assetsPage is the site's asset library: a page of thumbnails, newest
@@ -55,7 +57,7 @@ func (s *Studio) renderAssets(v *visit, code int, form uploadForm) error {
 	if err != nil {
 		return err
 	}
-	d := assetsData{Page: page, Upload: form, Base: v.path("sites", v.site, "assets"),
+	d := assetsData{Page: page, Upload: form, Base: v.path("sites", v.site, "assets"), Schema: v.path("sites", v.site, "schema"),
 		MayUpload: v.may(collectionsv1.AssetsService_CreateAsset_FullMethodName),
 		MaySchema: v.may(collectionsv1.SchemaService_ListSchemaCollections_FullMethodName)}
 	list := resp.GetAssets()

@@ -34,6 +34,7 @@ type revisionsData struct {
 	Rows              []revisionRow
 	// Next is the address of the next (older) page; "" on the last.
 	Next, Base string
+	ItemHref   string
 }
 
 // revisionsPage lists an item's revisions, newest first.
@@ -49,7 +50,8 @@ func (s *Studio) revisionsPage(v *visit) error {
 	if err != nil {
 		return err
 	}
-	d := revisionsData{Slug: slug, Item: id, Base: v.path("sites", v.site, "collections", slug, "items", id, "revisions")}
+	d := revisionsData{Slug: slug, Item: id, Base: v.path("sites", v.site, "collections", slug, "items", id, "revisions"),
+		ItemHref: v.path("sites", v.site, "collections", slug, "items", id)}
 	for i, r := range resp.GetRevisions() {
 		d.Rows = append(d.Rows, revisionRow{Version: r.GetVersion(), Change: r.GetChange(), When: r.GetCreatedAt().AsTime(),
 			Who: actorLabel(r.GetActor()), Public: r.GetIsPublished(), Current: i == 0 && req.Cursor == "" && r.GetChange() != "deleted"})
@@ -83,6 +85,7 @@ type revisionData struct {
 	Labels        map[string]string
 	MayRestore    bool
 	Base          string
+	ItemHref      string
 }
 
 // revisionPage compares a revision with the item as it is now, field by
@@ -101,6 +104,7 @@ func (s *Studio) revisionPage(v *visit) error {
 	d := revisionData{Slug: slug, Item: id, Version: rev.GetRevision().GetVersion(), Change: rev.GetRevision().GetChange(),
 		Who: actorLabel(rev.GetRevision().GetActor()), When: rev.GetRevision().GetCreatedAt().AsTime(), Labels: map[string]string{},
 		Base:       v.path("sites", v.site, "collections", slug, "items", id, "revisions"),
+		ItemHref:   v.path("sites", v.site, "collections", slug, "items", id),
 		MayRestore: v.may(collectionsv1.CollectionsService_RestoreItemRevision_FullMethodName)}
 	var header metadata.MD
 	now := map[string]any{}

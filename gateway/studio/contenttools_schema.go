@@ -128,6 +128,8 @@ type schemaCollectionData struct {
 	Add       fieldForm
 	MayUpdate bool
 	Base      string
+	// List is the schema page of the site.
+	List string
 }
 
 // schemaCollectionPage is one collection's builder: rename it, add a
@@ -154,7 +156,7 @@ func (s *Studio) renderSchemaCollection(v *visit, code int, edit func(*schemaCol
 		Rename:    collectionForm{Name: c.GetName(), Language: c.GetSearchLanguage()},
 		Add:       fieldForm{Type: "text"},
 		MayUpdate: v.may(collectionsv1.SchemaService_UpdateSchemaCollection_FullMethodName),
-		Base:      v.path("sites", v.site, "schema", slug)}
+		Base:      v.path("sites", v.site, "schema", slug), List: v.path("sites", v.site, "schema")}
 	if d.Rename.Language == "" {
 		d.Rename.Language = "simple"
 	}
@@ -245,4 +247,19 @@ func (s *Studio) removeField(v *visit) error {
 			}
 		}
 	})
+}
+
+// fieldInputsData is what the field-inputs template draws: a field's
+// inputs, their ids prefixed with ID; New for the add form, which also
+// asks the key and the type.
+type fieldInputsData struct {
+	Form    fieldForm
+	ID      string
+	Targets []*collectionsv1.Collection
+	Types   []string
+	New     bool
+}
+
+func fieldInputs(f fieldForm, id string, targets []*collectionsv1.Collection, isNew bool) fieldInputsData {
+	return fieldInputsData{Form: f, ID: id, Targets: targets, Types: fieldTypes, New: isNew}
 }
