@@ -197,6 +197,9 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"SDKRetriesNeverRunTwice", testSDKRetriesNeverRunTwice},
 		{"AuditTrail", testAuditTrail},
 		{"StudioSignIn", testStudioSignIn},
+		{"StudioRevisions", testStudioRevisions},
+		{"StudioAssets", testStudioAssets},
+		{"StudioSchema", testStudioSchema},
 	}
 }
 
