@@ -113,12 +113,13 @@ func (s studioGate) SameOrigin(r *http.Request) error { return checkSameOrigin(r
 
 func (s studioGate) SingleSignOn() (string, bool) { return oidc.StartPath, s.g.rp != nil }
 
-
 // Upload is the Studio's upload form on the JSON API's path (upload.go):
 // the same checks of the header's text, the same stream of chunks with the
-// same waits on the service, so that an asset has one way in. The form's
-// file has been read by the Studio (its CSRF token comes first), so the
-// body's own bounds are the server's; progress here only counts the bytes.
+// same waits on the service, so that an asset has one way in. The form
+// has been received whole by then (the Studio parses it to check its CSRF
+// token before anything else), so the body's own bounds are the server's
+// (ReadTimeout); head.Size is then known, and a file over the service's
+// limit is refused before a byte of it is sent.
 func (s studioGate) Upload(ctx context.Context, r *http.Request, p principal.Principal, head *collectionsv1.AssetUpload, file io.Reader) (*collectionsv1.Asset, error) {
 	if err := checkText(head, "the file's name", "the file's type", "the alt text"); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/atrium-hq/atrium/gateway/studio/internal/diff"
 	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
+	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 )
 
 // revisionsPerPage is how many revisions the list shows at once.
@@ -50,11 +51,12 @@ func (s *Studio) revisionsPage(v *visit) error {
 	if err != nil {
 		return err
 	}
+	names := s.memberNames(v)
 	d := revisionsData{Slug: slug, Item: id, Base: v.path("sites", v.site, "collections", slug, "items", id, "revisions"),
 		ItemHref: v.path("sites", v.site, "collections", slug, "items", id)}
 	for i, r := range resp.GetRevisions() {
 		d.Rows = append(d.Rows, revisionRow{Version: r.GetVersion(), Change: r.GetChange(), When: r.GetCreatedAt().AsTime(),
-			Who: actorLabel(r.GetActor()), Public: r.GetIsPublished(), Current: i == 0 && req.Cursor == "" && r.GetChange() != "deleted"})
+			Who: actorLabel(r.GetActor(), names), Public: r.GetIsPublished(), Current: i == 0 && req.Cursor == "" && r.GetChange() != "deleted"})
 		if d.Label == "" {
 			d.Label = itemLabel(coll, r.GetData(), id)
 		}
@@ -102,7 +104,7 @@ func (s *Studio) revisionPage(v *visit) error {
 		return err
 	}
 	d := revisionData{Slug: slug, Item: id, Version: rev.GetRevision().GetVersion(), Change: rev.GetRevision().GetChange(),
-		Who: actorLabel(rev.GetRevision().GetActor()), When: rev.GetRevision().GetCreatedAt().AsTime(), Labels: map[string]string{},
+		Who: actorLabel(rev.GetRevision().GetActor(), s.memberNames(v)), When: rev.GetRevision().GetCreatedAt().AsTime(), Labels: map[string]string{},
 		Base:       v.path("sites", v.site, "collections", slug, "items", id, "revisions"),
 		ItemHref:   v.path("sites", v.site, "collections", slug, "items", id),
 		MayRestore: v.may(collectionsv1.CollectionsService_RestoreItemRevision_FullMethodName)}
@@ -112,7 +114,7 @@ func (s *Studio) revisionPage(v *visit) error {
 		&collectionsv1.GetItemRequest{CollectionSlug: slug, ItemId: id}, grpc.Header(&header))
 	switch {
 	case err == nil:
-		now = cur.GetItem().AsMap()
+		now = withValues(cur.GetItem().AsMap())
 		for _, k := range itemKeys {
 			delete(now, k)
 		}
@@ -131,7 +133,7 @@ func (s *Studio) revisionPage(v *visit) error {
 		order = append(order, f.GetKey())
 		d.Labels[f.GetKey()] = fieldLabel(f.GetKey())
 	}
-	for _, f := range diff.Fields(rev.GetRevision().GetData().AsMap(), now, order) {
+	for _, f := range diff.Fields(withValues(rev.GetRevision().GetData().AsMap()), now, order) {
 		if f.Changed {
 			d.Changed = append(d.Changed, f)
 		} else {
@@ -160,11 +162,35 @@ func (s *Studio) restoreRevision(v *visit) error {
 	return v.redirect(v.path("sites", v.site, "collections", slug, "items", id), "")
 }
 
-// actorLabel says who made a revision's write.
-func actorLabel(a *collectionsv1.RevisionActor) string {
+// memberNames names the agency's members for the revisions' "who": the signed-in
+// person is "you"; the others by name when the person may list the
+// members (an owner), else by their member id.
+func (s *Studio) memberNames(v *visit) map[string]string {
+	names := map[string]string{v.m.GetMemberId(): "you"}
+	if !v.may(crmv1.PeopleService_ListMembers_FullMethodName) {
+		return names
+	}
+	resp, err := call(v, crmv1.PeopleService_ListMembers_FullMethodName, s.people.ListMembers, &crmv1.ListMembersRequest{Limit: new(int32(200))})
+	if err != nil {
+		return names // the names are a courtesy: the page stands without them
+	}
+	for _, m := range resp.GetMembers() {
+		if _, ok := names[m.GetId()]; !ok && m.GetName() != "" {
+			names[m.GetId()] = m.GetName()
+		}
+	}
+	return names
+}
+
+// actorLabel says who made a revision's write; names are the members
+// (memberNames).
+func actorLabel(a *collectionsv1.RevisionActor, names map[string]string) string {
 	switch a.GetKind() {
 	case "user":
 		if m := a.GetMemberId(); m != nil {
+			if n := names[m.GetValue()]; n != "" {
+				return n
+			}
 			return "A person (member " + m.GetValue() + ")"
 		}
 		return "A person (" + a.GetId() + ")"
@@ -178,6 +204,17 @@ func actorLabel(a *collectionsv1.RevisionActor) string {
 		return "Unknown"
 	}
 	return a.GetKind() + " " + a.GetId()
+}
+
+// withValues drops the fields that are null: an item lists every field,
+// a revision only those with a value, and "not set" is the same as null.
+func withValues(m map[string]any) map[string]any {
+	for k, val := range m {
+		if val == nil {
+			delete(m, k)
+		}
+	}
+	return m
 }
 
 // itemLabel names an item by its first text field with a value, else its id.
