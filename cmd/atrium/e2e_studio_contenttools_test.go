@@ -335,15 +335,15 @@ func testStudioSchema(t *testing.T, s *stack) {
 	p.Fill("#add-target", "authors")
 	p.Submit("#add-field")
 	p.WaitText(".flash", "Added the field speaker", 10*time.Second)
+	screenshot(t, p, "schema")
 	// A field the service refuses: the error by the form, the input kept.
 	p.Fill("#add-key", "Bad Key")
 	p.Submit("#add-field")
-	p.WaitText("#add-error", "", 10*time.Second)
+	p.WaitText("#add-error", "Key must be", 10*time.Second)
 	if got := browsertest.Eval[string](p, "document.querySelector('#add-key').value"); got != "Bad Key" {
 		t.Fatalf("a refused field kept the key %q", got)
 	}
 	checkTool(t, p)
-	screenshot(t, p, "schema")
 	// Change a field's options, then remove a field.
 	p.Fill("#f-kind-options", "talk\nworkshop\npanel")
 	p.Submit("#f-kind-options")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -206,7 +207,7 @@ func (s *Studio) addField(v *visit) error {
 	}
 	req := &collectionsv1.UpdateSchemaCollectionRequest{AddFields: []*collectionsv1.FieldDefinition{def}}
 	return s.updateCollection(v, req, "Added the field "+def.GetKey()+".", func(d *schemaCollectionData, msg string) {
-		ff.Error = msg
+		ff.Error = fieldMessage(msg)
 		d.Add = ff
 	})
 }
@@ -221,7 +222,7 @@ func (s *Studio) changeField(v *visit) error {
 	form.Set("key", key)
 	ff, def, err := readFieldForm(form)
 	keep := func(d *schemaCollectionData, msg string) {
-		ff.Error = msg
+		ff.Error = fieldMessage(msg)
 		for i := range d.Fields {
 			if d.Fields[i].Def.GetKey() == key {
 				ff.Type = d.Fields[i].Def.GetType()
@@ -262,4 +263,14 @@ type fieldInputsData struct {
 
 func fieldInputs(f fieldForm, id string, targets []*collectionsv1.Collection, isNew bool) fieldInputsData {
 	return fieldInputsData{Form: f, ID: id, Targets: targets, Types: fieldTypes, New: isNew}
+}
+
+// fieldPath is how the service names the field of a request it refuses
+// (fields[3].key: the collection's fields with the new one merged in);
+// the page shows the message by the field's own form, where "Key" says it.
+var fieldPath = regexp.MustCompile(`^(?i:add_fields|update_fields|fields)\[\d+\]\.`)
+
+// fieldMessage is a refusal of one field's form, worded for that form.
+func fieldMessage(msg string) string {
+	return sentence(fieldPath.ReplaceAllString(msg, ""))
 }

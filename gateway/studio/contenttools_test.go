@@ -118,3 +118,15 @@ func TestContentToolsTemplatesParse(t *testing.T) {
 		t.Errorf("assets.js or contenttools.css is not served")
 	}
 }
+
+func TestFieldMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		`Fields[3].key must be 1 to 64 lower case letters; got "Bad Key".`: `Key must be 1 to 64 lower case letters; got "Bad Key".`,
+		"add_fields[0].options must not be empty":                          "Options must not be empty.",
+		"a field key is used twice":                                        "A field key is used twice.",
+	} {
+		if got := fieldMessage(in); got != want {
+			t.Errorf("fieldMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
