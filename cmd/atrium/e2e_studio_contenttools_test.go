@@ -44,6 +44,21 @@ func checkTool(t *testing.T, p *browsertest.Page) {
 // answered with a status the journeys provoke.
 var refusedPage = regexp.MustCompile(`status of (400|403|404|412|413) \([^)]*\) \(https?://[^)]*/studio/a/[^)]*\)$`)
 
+// narrow checks the page's content on a 360 px phone: nothing in <main>
+// reaches past the screen (the tables scroll in their own box). The
+// layout's header is the layout's to check (a long agency name, as the
+// tests' are, does not wrap there).
+func narrow(t *testing.T, p *browsertest.Page) {
+	t.Helper()
+	p.SetViewport(360, 740)
+	defer p.SetViewport(1280, 800)
+	past := browsertest.Eval[string](p, `[...document.querySelectorAll("main *")].filter(e => e.getBoundingClientRect().right > 362 && !(e.parentElement && e.parentElement.closest(".table-wrap")))
+		.slice(0, 5).map(e => e.localName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right)).join(", ")`)
+	if past != "" {
+		t.Errorf("the page %s is wider than a 360 px phone: %s", p.URL(), past)
+	}
+}
+
 // acceptConfirm makes the page's confirm() dialogs answer yes, as a person
 // pressing OK would (the harness has no dialog handling).
 func acceptConfirm(p *browsertest.Page) {
@@ -126,6 +141,7 @@ func testStudioRevisions(t *testing.T, s *stack) {
 	}
 	checkTool(t, p)
 	screenshot(t, p, "revisions-diff")
+	narrow(t, p)
 	acceptConfirm(p)
 	p.Submit("form[action$='/revisions/1/restore'] button")
 	p.WaitText(".flash", "Version 1 restored", 10*time.Second)
@@ -248,6 +264,7 @@ func testStudioAssets(t *testing.T, s *stack) {
 	}
 	checkTool(t, p)
 	screenshot(t, p, "assets")
+	narrow(t, p)
 
 	// The asset's page: alt text changed, then the asset deleted.
 	p.Click(".asset-grid a[href*='/assets/']")
