@@ -149,3 +149,12 @@ func (s studioGate) Upload(ctx context.Context, r *http.Request, p principal.Pri
 	}
 	return resp.GetAsset(), nil
 }
+
+func (s studioGate) UploadBody(w http.ResponseWriter, r *http.Request, limit int64) io.ReadCloser {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	p := newProgress(body, http.NewResponseController(w), s.g.cfg.RequestTimeout, s.g.cfg.MinTransferRate)
+	return struct {
+		io.Reader
+		io.Closer
+	}{p, body}
+}

@@ -215,7 +215,10 @@ func testStudioAssets(t *testing.T, s *stack) {
 	w := newStudioWorld(t, s)
 	dir := t.TempDir()
 	hero := filepath.Join(dir, "hero.png")
-	if err := os.WriteFile(hero, testPNG(t, 8, 6), 0o600); err != nil {
+	// Over 2 MiB (the pixels then padding): more than --max-body-bytes,
+	// which bounds the bodies the gateway reads whole, so this upload
+	// passes only as the transfer it is (studio.IsUpload).
+	if err := os.WriteFile(hero, append(testPNG(t, 8, 6), make([]byte, 2<<20)...), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	notes := filepath.Join(dir, "notes.html")
@@ -242,6 +245,19 @@ func testStudioAssets(t *testing.T, s *stack) {
 		t.Fatalf("an HTML file answered %d", p.Status())
 	}
 	checkTool(t, p)
+
+	// A file over the deployment's limit (--max-asset-bytes, 25 MiB by
+	// default): refused by its size before it is sent on, by the form.
+	big := filepath.Join(dir, "big.png")
+	if err := os.WriteFile(big, append(testPNG(t, 2, 2), make([]byte, 25<<20)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.Upload("#upload-file", big)
+	p.Submit("#upload-form")
+	p.WaitText("#upload-error", "larger than", 20*time.Second)
+	if p.Status() != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a file over the limit answered %d", p.Status())
+	}
 
 	// The form, with alt text.
 	p.Upload("#upload-file", hero)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -27,7 +28,7 @@ func (s *Studio) contenttoolsRoutes() {
 	s.handle("POST "+item+"/{version}/restore", s.restoreRevision)
 
 	s.handle("GET "+site+"assets", s.assetsPage)
-	s.handle("POST "+site+"assets", s.uploadAsset)
+	s.handleUpload("POST "+site+"assets", s.uploadAsset)
 	s.handle("GET "+site+"assets/{asset}", s.assetPage)
 	s.handle("POST "+site+"assets/{asset}", s.updateAsset)
 	s.handle("POST "+site+"assets/{asset}/delete", s.deleteAsset)
@@ -39,6 +40,44 @@ func (s *Studio) contenttoolsRoutes() {
 	s.handle("POST "+site+"schema/{slug}/fields", s.addField)
 	s.handle("POST "+site+"schema/{slug}/fields/{key}", s.changeField)
 	s.handle("POST "+site+"schema/{slug}/fields/{key}/remove", s.removeField)
+}
+
+// maxUploadForm bounds the upload form's body: the largest file any
+// deployment takes (--max-asset-bytes is at most 2 GiB − 1, as sizes are
+// 32-bit in the API) and room for the form's other fields. The service's
+// own limit, usually far lower, is applied to the file (Gate.Upload).
+const maxUploadForm = 2<<30 + 1<<20
+
+// handleUpload is handle for the upload form. The gateway passes its body
+// on unread (IsUpload), as it does the API's upload, rather than reading
+// it whole under --max-body-bytes: the body is bounded here, by the
+// gateway's measure of an upload (Gate.UploadBody), before the visit reads
+// it (visit.checkForm parses the whole form, to check its CSRF token).
+func (s *Studio) handleUpload(pattern string, page func(*visit) error) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		r.Body = s.cfg.Gate.UploadBody(w, r, maxUploadForm)
+		// The body's read deadlines end with it: the connection's next
+		// request is the server's again.
+		defer func() { _ = http.NewResponseController(w).SetReadDeadline(time.Time{}) }()
+		v, ok := s.begin(w, r)
+		if !ok {
+			return
+		}
+		if err := page(v); err != nil {
+			s.fail(v, err)
+		}
+	})
+}
+
+// IsUpload reports whether a request is the Studio's upload form (POST
+// /studio/a/{agency}/sites/{site}/assets): a transfer, which the gateway
+// hands over with its body unread and no deadline, as the API's upload.
+func IsUpload(method, path string) bool {
+	if method != http.MethodPost || !strings.HasPrefix(path, Prefix+"a/") {
+		return false
+	}
+	parts := strings.Split(strings.TrimPrefix(path, Prefix+"a/"), "/")
+	return len(parts) == 4 && parts[0] != "" && parts[1] == "sites" && parts[2] != "" && parts[3] == "assets"
 }
 
 // siteCrumbs are the crumbs down to the visit's site: the sites, then the

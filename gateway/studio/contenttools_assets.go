@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/atrium-hq/atrium/platform/apperr"
 	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 )
 
@@ -148,9 +149,9 @@ func (s *Studio) uploadAsset(v *visit) error {
 	if err != nil {
 		msg, ok := errForm(err)
 		code := formStatus(msg)
-		if status.Code(err) == codes.ResourceExhausted {
-			// Too large: a refusal the person fixes with another file.
-			msg, ok, code = sentence(status.Convert(err).Message()), true, http.StatusRequestEntityTooLarge
+		if apperr.ReasonOf(status.Convert(err)) == apperr.ReasonTooLarge {
+			// Too large: answered 413 as the API does, by the form.
+			code = http.StatusRequestEntityTooLarge
 		}
 		if !ok {
 			return err

@@ -130,3 +130,24 @@ func TestFieldMessage(t *testing.T) {
 		}
 	}
 }
+
+func TestIsUpload(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/studio/a/ag/sites/s1/assets":        true,
+		"/studio/a/ag/sites/s1/assets/":       false,
+		"/studio/a/ag/sites/s1/assets/x":      false,
+		"/studio/a/ag/sites//assets":          false,
+		"/studio/a//sites/s1/assets":          false,
+		"/studio/a/ag/clients/s1/assets":      false,
+		"/api/public/v1/assets":               false,
+		"/studio/a/ag/sites/s1/schema":        false,
+		"/studio/a/ag/sites/s1/assets/delete": false,
+	} {
+		if got := IsUpload("POST", path); got != want {
+			t.Errorf("IsUpload(POST %s) = %v, want %v", path, got, want)
+		}
+	}
+	if IsUpload("GET", "/studio/a/ag/sites/s1/assets") {
+		t.Error("the library's GET is an upload")
+	}
+}

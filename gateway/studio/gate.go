@@ -50,6 +50,11 @@ type Gate interface {
 	// the form said of the file: its name, declared type, size (-1 when
 	// unknown) and alt text.
 	Upload(ctx context.Context, r *http.Request, p principal.Principal, head *collectionsv1.AssetUpload, file io.Reader) (*collectionsv1.Asset, error)
+	// UploadBody is the body of an upload form (IsUpload), which the
+	// gateway passes on unread, as it does the JSON API's upload: bounded
+	// as that upload's is (each read within --request-timeout, then at
+	// least --min-transfer-rate on average) and to at most limit bytes.
+	UploadBody(w http.ResponseWriter, r *http.Request, limit int64) io.ReadCloser
 	// SingleSignOn is the path that starts single sign-on, and whether it
 	// is configured (--oidc-issuer).
 	SingleSignOn() (start string, ok bool)
