@@ -299,6 +299,30 @@ func testStudioAssets(t *testing.T, s *stack) {
 		t.Fatalf("after deleting one of two, the library shows %d", got)
 	}
 
+	// A viewer sees the library without its forms; a forced delete is
+	// refused and deletes nothing.
+	left := browsertest.Eval[string](p, "document.querySelector('.asset-grid a').getAttribute('href')")
+	viewer := w.signIn(t, w.member(t, "viewer"))
+	viewer.Go(w.agencyPath(library))
+	if viewer.Status() != http.StatusOK {
+		t.Fatalf("a viewer's library answered %d", viewer.Status())
+	}
+	if n := browsertest.Eval[int](viewer, "document.querySelectorAll('#upload-form').length"); n != 0 {
+		t.Fatalf("a viewer sees the upload form")
+	}
+	viewer.Go(w.s.api + left)
+	if n := browsertest.Eval[int](viewer, "document.querySelectorAll('#asset-alt, form[action$=\"/delete\"]').length"); n != 0 {
+		t.Fatalf("a viewer sees %d of the alt and delete forms", n)
+	}
+	checkTool(t, viewer)
+	if code := formPost(viewer, left+"/delete", nil); code != http.StatusForbidden {
+		t.Fatalf("a viewer's forced delete answered %d", code)
+	}
+	p.Go(w.agencyPath(library))
+	if got := browsertest.Eval[int](p, "document.querySelectorAll('.asset-grid .asset').length"); got != 1 {
+		t.Fatalf("after a viewer's refused delete the library shows %d assets", got)
+	}
+
 	// The editor's drop on an item's asset field posts here with return_to:
 	// the answer goes back there with the new asset's id; a return_to
 	// elsewhere is not followed.
