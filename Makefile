@@ -225,7 +225,12 @@ bench-webhooks: services-up build ## Webhook deliveries on PostgreSQL from item 
 	go build -o .bin/bench ./bench/cmd/bench
 	.bin/bench webhooks --atrium .bin/atrium $(BENCHFLAGS)
 
+.PHONY: bench-studio
 .PHONY: bench-auth
+bench-studio: services-up build ## Atrium Studio: the items list and item editor pages at 20,000 items, memory and PostgreSQL, against the JSON API's same request (and the floor): pages/s, p99, the console's overhead
+	go build -o .bin/bench ./bench/cmd/bench
+	.bin/bench studio --atrium .bin/atrium $(BENCHFLAGS)
+
 bench-auth: services-up build ## Authentication: a session cookie against a cached key (req/s, p99) and the floor, argon2id logins at 8 concurrent (p99), the API's p99 beside 100 clients sending wrong passwords; then the micro-benchmarks (cache hits, principal signing)
 	go build -o .bin/bench ./bench/cmd/bench
 	.bin/bench auth --atrium .bin/atrium $(BENCHFLAGS)

@@ -214,7 +214,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.LoginAttemptsPerAddress, "login-attempts-per-address", c.LoginAttemptsPerAddress, "sign-in attempts (and invitations accepted, password resets) per client address in each --login-attempt-window; more are answered 429 with Retry-After")
 	fs.DurationVar(&c.LoginAttemptWindow, "login-attempt-window", c.LoginAttemptWindow, "the window of --login-attempts-per-email and --login-attempts-per-address; spent attempts come back evenly over it")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", c.TrustedProxies, "comma-separated CIDRs of the proxies (load balancers, ingress) in front of the gateway whose X-Forwarded-For names the client; empty: the client is the TCP peer and X-Forwarded-For is ignored")
-	fs.Var(invertedBool{&c.StudioOff}, "studio", "serve Atrium Studio, the web console, at /studio/ of the public listener (--studio=false turns it off)")
+	fs.Var(invertedBool{&c.StudioOff}, "studio", "serve Atrium Studio, the web console, at /studio/ of the public listener, and the operator's console at /studio/ of the admin listener (--studio=false turns both off)")
 	fs.BoolVar(&c.MCPReadOnly, "mcp-read-only", c.MCPReadOnly, "hide the MCP server's write tools (create_item, update_item, run_action) from every key at /mcp; read tools stay")
 }
 

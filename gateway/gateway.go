@@ -293,7 +293,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 			mux = g.withStudio(g.withOIDC(g.withMCP(g.withFiles(publicMux))))
 		}
 		if l == g.adminL {
-			addr, mux = cfg.AdminAddr, g.withProbes(adminMux)
+			addr, mux = cfg.AdminAddr, g.withOperatorStudio(g.withProbes(adminMux))
 		}
 		lis, err := net.Listen("tcp", addr)
 		if err != nil {

@@ -57,7 +57,7 @@ var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.Me
 // fixedRoutes are the routes served beside the route table, with the
 // methods they are asked with.
 var fixedRoutes = map[string][]string{
-	"/openapi.json": methods, "/mcp": methods, oidc.StartPath: methods, oidc.CallbackPath: methods, "/healthz": methods, "/readyz": methods, "/metrics": methods, "/debug/pprof/": methods,
+	"/openapi.json": methods, "/mcp": methods, StudioPath: methods, oidc.StartPath: methods, oidc.CallbackPath: methods, "/healthz": methods, "/readyz": methods, "/metrics": methods, "/debug/pprof/": methods,
 }
 
 func newHTTPMetrics(mp metric.MeterProvider) *httpMetrics {

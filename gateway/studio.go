@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
@@ -52,6 +54,27 @@ func (g *Gateway) withStudio(next http.Handler) http.Handler {
 		}
 		nameRequest(r.Context(), r.Method+" "+StudioPath, g.metrics.named(r.Method, StudioPath))
 		g.studio.ServeHTTP(w, r)
+	})
+}
+
+// withOperatorStudio serves the operator's console at /studio/ of the
+// admin listener.
+func (g *Gateway) withOperatorStudio(next http.Handler) http.Handler {
+	if g.studio == nil {
+		return next
+	}
+	op := g.studio.OperatorHandler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/studio" {
+			http.Redirect(w, r, StudioPath, http.StatusMovedPermanently)
+			return
+		}
+		if !strings.HasPrefix(r.URL.Path, StudioPath) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		nameRequest(r.Context(), r.Method+" "+StudioPath, g.metrics.named(r.Method, StudioPath))
+		op.ServeHTTP(w, r)
 	})
 }
 
@@ -111,7 +134,12 @@ func (s studioGate) AllowSignIn(r *http.Request, email string) (bool, time.Durat
 
 func (s studioGate) SameOrigin(r *http.Request) error { return checkSameOrigin(r) }
 
-func (s studioGate) SingleSignOn() (string, bool) { return oidc.StartPath, s.g.rp != nil }
+func (s studioGate) RateLimit(sess *auth.Session) (bool, time.Duration) {
+	if s.g.limiter == nil {
+		return true, 0
+	}
+	return s.g.limiter.allow(rateKey(principal.Principal{Kind: principal.KindUser, Subject: sess.UserID}))
+}
 
 // Upload is the Studio's upload form on the JSON API's path (upload.go):
 // the same checks of the header's text, the same stream of chunks with the
@@ -158,3 +186,42 @@ func (s studioGate) UploadBody(w http.ResponseWriter, r *http.Request, limit int
 		io.Closer
 	}{p, body}
 }
+
+// operatorCookie is the operator console's cookie: the admin principal,
+// signed by the gateway for operatorTTL, so that the admin token itself is
+// typed once and never stored in the browser.
+const (
+	operatorCookie = "atrium_operator"
+	operatorTTL    = 8 * time.Hour
+)
+
+func (s studioGate) OperatorSignIn(r *http.Request, token string) (*http.Cookie, error) {
+	p, err := s.g.admin.Authenticate("Bearer " + token)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Cookie{Name: operatorCookie, Value: s.g.signer.SignFor(p, operatorTTL), Path: StudioPath, HttpOnly: true, //nolint:gosec // G124: Secure over TLS or with --cookie-secure (secureCookies)
+		SameSite: http.SameSiteStrictMode, Secure: s.g.secureCookies(r.Context()), MaxAge: int(operatorTTL.Seconds())}, nil
+}
+
+func (s studioGate) Operator(r *http.Request) (principal.Principal, string, error) {
+	c, err := r.Cookie(operatorCookie)
+	if err != nil || len(c.Value) > 4096 {
+		return principal.Principal{}, "", status.Error(codes.Unauthenticated, "not signed in as the operator")
+	}
+	p, err := s.g.signer.Verify(c.Value)
+	if err != nil || p.Kind != principal.KindAdmin {
+		return principal.Principal{}, "", status.Error(codes.Unauthenticated, "the operator's session has ended")
+	}
+	// The forms' token: bound to this cookie, which another site's page
+	// can neither read nor make.
+	d := sha256.Sum256([]byte("atrium operator csrf\x00" + c.Value))
+	return p, hex.EncodeToString(d[:16]), nil
+}
+
+func (s studioGate) OperatorSignOut(r *http.Request) *http.Cookie {
+	return &http.Cookie{Name: operatorCookie, Value: "", Path: StudioPath, HttpOnly: true, SameSite: http.SameSiteStrictMode, //nolint:gosec // G124: Secure over TLS or with --cookie-secure (secureCookies)
+		Secure: s.g.secureCookies(r.Context()), MaxAge: -1}
+}
+
+func (s studioGate) SingleSignOn() (string, bool) { return oidc.StartPath, s.g.rp != nil }

@@ -37,7 +37,15 @@ type demo struct {
 	// read and write are keys issued for this run: a key's secret is shown
 	// only when it is issued.
 	read, write string
+	// signIn is the link with which the demo's owner sets a password and
+	// signs in to Atrium Studio: the invitation when the owner is new, a
+	// password reset at a later start; "" if neither could be made.
+	signIn string
 }
+
+// demoOwnerEmail is the demo agency's owner, whose sign-in link the banner
+// prints.
+const demoOwnerEmail = "ana@northwind.example"
 
 // seedDemo provisions a demo tenant through the admin API, exactly as an
 // operator would, unless an earlier start already did (the store is
@@ -51,6 +59,14 @@ func seedDemo(ctx context.Context, l listening) (demo, error) {
 	if !d.found {
 		if d, err = seedDemoData(ctx, admin); err != nil {
 			return demo{}, err
+		}
+	} else {
+		// The owner accepted the invitation at an earlier start: a reset
+		// link signs them in again. If they never did, the invitation
+		// printed then still works until it expires.
+		var reset struct{ URL string }
+		if admin.do(ctx, "POST", "/admin/v1/password-resets", map[string]any{"email": demoOwnerEmail}, &reset) == nil {
+			d.signIn = reset.URL
 		}
 	}
 	var out struct {
@@ -115,10 +131,11 @@ func findByName(ctx context.Context, admin adminClient, list, field, name string
 // credits, prospects and deals.
 func seedDemoData(ctx context.Context, admin adminClient) (demo, error) {
 	var out struct {
-		Site   struct{ ID string } `json:"site"`
-		Agency struct{ ID string } `json:"agency"`
-		Member struct{ ID string } `json:"member"`
-		Client struct{ ID string } `json:"client"`
+		Site       struct{ ID string }  `json:"site"`
+		Agency     struct{ ID string }  `json:"agency"`
+		Member     struct{ ID string }  `json:"member"`
+		Client     struct{ ID string }  `json:"client"`
+		Invitation struct{ URL string } `json:"invitation"`
 	}
 	if err := admin.do(ctx, "POST", "/admin/v1/sites", map[string]any{"name": demoSiteName}, &out); err != nil {
 		return demo{}, err
@@ -163,10 +180,10 @@ func seedDemoData(ctx context.Context, admin adminClient) (demo, error) {
 		return demo{}, err
 	}
 	agency := out.Agency.ID
-	if err := admin.do(ctx, "POST", "/admin/v1/agencies/"+agency+"/members", map[string]any{"name": "Ana Lima", "email": "ana@northwind.example"}, &out); err != nil {
+	if err := admin.do(ctx, "POST", "/admin/v1/agencies/"+agency+"/members", map[string]any{"name": "Ana Lima", "email": demoOwnerEmail, "role": "owner"}, &out); err != nil {
 		return demo{}, err
 	}
-	member := out.Member.ID
+	member, signIn := out.Member.ID, out.Invitation.URL
 	var clients []string
 	for _, c := range []map[string]any{
 		{"name": demoClientName, "domain": "sunrise-bakery.example"},
@@ -213,7 +230,7 @@ func seedDemoData(ctx context.Context, admin adminClient) (demo, error) {
 			return demo{}, err
 		}
 	}
-	return demo{agency: agency, site: site, bakery: bakery}, nil
+	return demo{agency: agency, site: site, bakery: bakery, signIn: signIn}, nil
 }
 
 type adminClient struct {

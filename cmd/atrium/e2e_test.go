@@ -200,6 +200,11 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"StudioRevisions", testStudioRevisions},
 		{"StudioAssets", testStudioAssets},
 		{"StudioSchema", testStudioSchema},
+		{"StudioEditor", testStudioEditor},
+		{"StudioEditorDrop", testStudioEditorDrop},
+		{"StudioOperator", testStudioOperator},
+		{"StudioOwner", testStudioOwner},
+		{"StudioClientResults", testStudioClientResults},
 	}
 }
 

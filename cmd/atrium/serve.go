@@ -407,6 +407,9 @@ func printBanner(w io.Writer, l listening, c serveConfig, d *demo) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nAtrium is running.\n  public API:  http://%s   (routes: http://%s/openapi.json)\n  admin API:   http://%s   (probes: /healthz, /readyz)\n",
 		l.HTTPAddr, l.HTTPAddr, l.AdminAddr)
+	if !c.gateway.StudioOff {
+		fmt.Fprintf(&b, "  Studio:      http://%s/studio/   (the console; operators: http://%s/studio/ with the admin token)\n", l.HTTPAddr, l.AdminAddr)
+	}
 	if c.generatedAdminToken {
 		fmt.Fprintf(&b, "  admin token: %s   (generated for this run; set --admin-token or ATRIUM_ADMIN_TOKEN to choose one)\n", l.AdminToken)
 	}
@@ -430,6 +433,11 @@ func printDemo(b *strings.Builder, l listening, c serveConfig, d demo) {
 			d.agency, demoAgencyName, demoClientName, d.bakery, d.site)
 	}
 	fmt.Fprintf(b, "  read key:    %s   (scopes: read)\n  write key:   %s   (scopes: read, write)\n", d.read, d.write)
+	if d.signIn != "" {
+		fmt.Fprintf(b, "  Studio:      the agency's owner %s sets a password and signs in at\n               %s\n", demoOwnerEmail, d.signIn)
+	} else {
+		fmt.Fprintf(b, "  Studio:      the agency's owner %s signs in with the invitation link printed at the first start\n", demoOwnerEmail)
+	}
 	if d.found {
 		b.WriteString("  (new keys for this run: a key's secret is shown only when it is issued; the keys printed at earlier starts still work)\n")
 	}

@@ -112,8 +112,8 @@ func (s *Studio) collection(v *visit, slug string) (*collectionsv1.Collection, [
 	return nil, resp.GetCollections(), errNotFound("the site has no collection " + quote(slug))
 }
 
-// formStatus is the status of a page re-drawn with a form's error.
-func formStatus(msg string) int {
+// formCode is the status of a page re-drawn with a form's error.
+func formCode(msg string) int {
 	if strings.Contains(msg, "already") {
 		return http.StatusConflict
 	}

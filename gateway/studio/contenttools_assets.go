@@ -148,7 +148,7 @@ func (s *Studio) uploadAsset(v *visit) error {
 	a, err := s.cfg.Gate.Upload(v.r.Context(), v.r, p, head, f)
 	if err != nil {
 		msg, ok := errForm(err)
-		code := formStatus(msg)
+		code := formCode(msg)
 		if apperr.ReasonOf(status.Convert(err)) == apperr.ReasonTooLarge {
 			// Too large: answered 413 as the API does, by the form.
 			code = http.StatusRequestEntityTooLarge

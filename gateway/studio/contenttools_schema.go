@@ -108,7 +108,7 @@ func (s *Studio) createCollection(v *visit) error {
 			return err
 		}
 		form.Error = msg
-		return s.renderSchema(v, formStatus(msg), form)
+		return s.renderSchema(v, formCode(msg), form)
 	}
 	v.setFlash("Created the collection " + resp.GetCollection().GetName() + ". Add its fields.")
 	return v.redirect(v.path("sites", v.site, "schema", resp.GetCollection().GetSlug()), "")
@@ -182,7 +182,7 @@ func (s *Studio) updateCollection(v *visit, req *collectionsv1.UpdateSchemaColle
 		if !ok {
 			return err
 		}
-		return s.renderSchemaCollection(v, formStatus(msg), func(d *schemaCollectionData) { edit(d, msg) })
+		return s.renderSchemaCollection(v, formCode(msg), func(d *schemaCollectionData) { edit(d, msg) })
 	}
 	v.setFlash(done)
 	return v.redirect(v.path("sites", v.site, "schema", req.Slug), "")

@@ -1,7 +1,6 @@
 package studio
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
@@ -82,5 +81,3 @@ func errForm(err error) (string, bool) {
 	}
 	return "", false
 }
-
-var errNoSession = errors.New("not signed in")

@@ -40,6 +40,9 @@ type Gate interface {
 	// sign-in routes (per client address and per email); ok false with how
 	// long to wait when the attempt is refused.
 	AllowSignIn(r *http.Request, email string) (ok bool, wait time.Duration)
+	// RateLimit charges the person's bucket of --rate-limit, which their
+	// JSON API requests share (ok false, with how long to wait, over it).
+	RateLimit(s *auth.Session) (ok bool, wait time.Duration)
 	// SameOrigin refuses a request made from another origin's page.
 	SameOrigin(r *http.Request) error
 	// Upload creates an asset of the site p acts for from file, through the
@@ -55,6 +58,14 @@ type Gate interface {
 	// as that upload's is (each read within --request-timeout, then at
 	// least --min-transfer-rate on average) and to at most limit bytes.
 	UploadBody(w http.ResponseWriter, r *http.Request, limit int64) io.ReadCloser
+	// OperatorSignIn checks the admin token an operator typed and returns
+	// the cookie of their console's session; Operator is the admin
+	// principal of the request's operator cookie with the CSRF token its
+	// forms carry; OperatorSignOut clears the cookie. The operator's
+	// console is served on the admin listener only.
+	OperatorSignIn(r *http.Request, token string) (*http.Cookie, error)
+	Operator(r *http.Request) (p principal.Principal, csrf string, err error)
+	OperatorSignOut(r *http.Request) *http.Cookie
 	// SingleSignOn is the path that starts single sign-on, and whether it
 	// is configured (--oidc-issuer).
 	SingleSignOn() (start string, ok bool)

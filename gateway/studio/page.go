@@ -124,8 +124,14 @@ func (x View) Email() string {
 	return x.v.sess.Email
 }
 
+// Operator reports whether the page is the operator's console's.
+func (x View) Operator() bool { return x.v != nil && x.v.operator }
+
 // CSRF is the token every form that changes something carries.
 func (x View) CSRF() string {
+	if x.Operator() {
+		return x.v.opCSRF
+	}
 	if !x.SignedIn() {
 		return ""
 	}
@@ -317,7 +323,7 @@ func (v *visit) setFlash(msg string) {
 	if len(msg) > 300 {
 		msg = msg[:300]
 	}
-	http.SetCookie(v.w, &http.Cookie{Name: flashCookie, Value: url.QueryEscape(msg), Path: Prefix, MaxAge: 60, HttpOnly: true,
+	http.SetCookie(v.w, &http.Cookie{Name: flashCookie, Value: url.QueryEscape(msg), Path: Prefix, MaxAge: 60, HttpOnly: true, //nolint:gosec // G124: Secure when the request came over TLS; a confirmation, no secret
 		SameSite: http.SameSiteStrictMode, Secure: v.r.TLS != nil})
 }
 
@@ -326,7 +332,7 @@ func (v *visit) takeFlash() string {
 	if err != nil || c.Value == "" {
 		return ""
 	}
-	http.SetCookie(v.w, &http.Cookie{Name: flashCookie, Value: "", Path: Prefix, MaxAge: -1, HttpOnly: true,
+	http.SetCookie(v.w, &http.Cookie{Name: flashCookie, Value: "", Path: Prefix, MaxAge: -1, HttpOnly: true, //nolint:gosec // G124: Secure when the request came over TLS; a confirmation, no secret
 		SameSite: http.SameSiteStrictMode, Secure: v.r.TLS != nil})
 	msg, err := url.QueryUnescape(c.Value)
 	if err != nil {

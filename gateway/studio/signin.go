@@ -89,7 +89,7 @@ func (s *Studio) signInFirst(v *visit, cause error) {
 		http.Redirect(v.w, v.r, Prefix+"sign-in?next="+url.QueryEscape(d.Next), http.StatusSeeOther)
 		return
 	}
-	_ = v.r.ParseMultipartForm(32 << 20)
+	_ = v.r.ParseMultipartForm(32 << 20) //nolint:gosec // G120: the gateway read the body whole under --max-body-bytes before the console runs
 	rp := &replay{To: localPath(v.r.URL.Path)}
 	for name, values := range v.r.PostForm {
 		if name == "csrf_token" || strings.HasPrefix(name, replayPrefix) {
@@ -115,7 +115,7 @@ func (s *Studio) signInPage(w http.ResponseWriter, r *http.Request) {
 	v := &visit{s: s, w: w, r: r}
 	next := localPath(r.URL.Query().Get("next"))
 	if sess, err := s.cfg.Gate.Session(r); err == nil && len(sess.Memberships) > 0 && r.URL.Query().Get("next") != "" {
-		http.Redirect(w, r, next, http.StatusSeeOther)
+		http.Redirect(w, r, next, http.StatusSeeOther) //nolint:gosec // G710: next is a path of the Studio (localPath)
 		return
 	}
 	s.render(v, http.StatusOK, "sign-in", View{Title: "Sign in"}, signInData{Next: next, SSO: s.ssoLink(next)})

@@ -71,5 +71,5 @@ func (s *Studio) static(w http.ResponseWriter, r *http.Request) {
 	} else {
 		w.Header().Set("Cache-Control", "no-cache")
 	}
-	_, _ = w.Write(b)
+	_, _ = w.Write(b) //nolint:gosec // G705: an embedded file of the Studio's own, with its type
 }

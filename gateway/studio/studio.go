@@ -50,6 +50,10 @@ type Studio struct {
 	actions       actionsv1.ActionsServiceClient
 	webhooks      webhooksv1.WebhooksServiceClient
 	audit         auditv1.AuditServiceClient
+	// The admin services, for the operator's console (operator.go).
+	crmAdmin         crmv1.CRMAdminServiceClient
+	actionsAdmin     actionsv1.ActionsAdminServiceClient
+	collectionsAdmin collectionsv1.CollectionsAdminServiceClient
 }
 
 // New builds the Studio: it parses every page's template once.
@@ -74,18 +78,21 @@ func New(cfg Config) (*Studio, error) {
 	}
 	c := cfg.Conns
 	s := &Studio{cfg: cfg, mux: http.NewServeMux(), pages: p,
-		collections:   collectionsv1.NewCollectionsServiceClient(c["collections"]),
-		assets:        collectionsv1.NewAssetsServiceClient(c["collections"]),
-		previews:      collectionsv1.NewPreviewLinksServiceClient(c["collections"]),
-		crm:           crmv1.NewCRMServiceClient(c["crm"]),
-		agencyClients: crmv1.NewAgencyClientsServiceClient(c["crm"]),
-		schema:        collectionsv1.NewSchemaServiceClient(c["collections"]),
-		people:        crmv1.NewPeopleServiceClient(c["crm"]),
-		sessions:      crmv1.NewSessionServiceClient(c["crm"]),
-		data:          datav1.NewDataServiceClient(c["data"]),
-		actions:       actionsv1.NewActionsServiceClient(c["actions"]),
-		webhooks:      webhooksv1.NewWebhooksServiceClient(c["webhooks"]),
-		audit:         auditv1.NewAuditServiceClient(c["audit"]),
+		collections:      collectionsv1.NewCollectionsServiceClient(c["collections"]),
+		assets:           collectionsv1.NewAssetsServiceClient(c["collections"]),
+		previews:         collectionsv1.NewPreviewLinksServiceClient(c["collections"]),
+		crm:              crmv1.NewCRMServiceClient(c["crm"]),
+		agencyClients:    crmv1.NewAgencyClientsServiceClient(c["crm"]),
+		schema:           collectionsv1.NewSchemaServiceClient(c["collections"]),
+		people:           crmv1.NewPeopleServiceClient(c["crm"]),
+		sessions:         crmv1.NewSessionServiceClient(c["crm"]),
+		data:             datav1.NewDataServiceClient(c["data"]),
+		actions:          actionsv1.NewActionsServiceClient(c["actions"]),
+		webhooks:         webhooksv1.NewWebhooksServiceClient(c["webhooks"]),
+		audit:            auditv1.NewAuditServiceClient(c["audit"]),
+		crmAdmin:         crmv1.NewCRMAdminServiceClient(c["crm"]),
+		actionsAdmin:     actionsv1.NewActionsAdminServiceClient(c["actions"]),
+		collectionsAdmin: collectionsv1.NewCollectionsAdminServiceClient(c["collections"]),
 	}
 	s.routes()
 	return s, nil
@@ -110,6 +117,8 @@ func (s *Studio) routes() {
 	s.signInRoutes()
 	s.handle("GET /studio/a/{agency}/{$}", s.home)
 	s.contenttoolsRoutes()
+	s.ownerRoutes()
+	s.editorRoutes()
 }
 
 // handle registers a page of an agency: the request is a visit of a

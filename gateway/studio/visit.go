@@ -2,10 +2,14 @@ package studio
 
 import (
 	"context"
+	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -28,8 +32,11 @@ type visit struct {
 	m *crmv1.Membership
 	// site is the site the page works on ("" outside a site's pages).
 	site string
-	// flash is a one-line confirmation shown at the top of the page.
-	flash string
+	// operator: a page of the operator's console (operator.go), acting
+	// with admin, its forms carrying opCSRF.
+	operator bool
+	admin    principal.Principal
+	opCSRF   string
 }
 
 // begin resolves the request's session and the path's agency. It answers
@@ -48,6 +55,12 @@ func (s *Studio) begin(w http.ResponseWriter, r *http.Request) (*visit, bool) {
 		return nil, false
 	}
 	v.sess = sess
+	if ok, wait := s.cfg.Gate.RateLimit(sess); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+		s.problem(v, http.StatusTooManyRequests, "You are making requests faster than this Atrium allows.",
+			"Wait "+wait.Round(time.Second).String()+" and reload the page.")
+		return nil, false
+	}
 	if a := r.PathValue("agency"); a != "" {
 		i := slices.IndexFunc(sess.Memberships, func(m *crmv1.Membership) bool { return m.GetAgencyId() == a })
 		if i < 0 {
@@ -77,7 +90,7 @@ func (v *visit) checkForm() error {
 	if err := v.s.cfg.Gate.SameOrigin(v.r); err != nil {
 		return err
 	}
-	if err := v.r.ParseMultipartForm(32 << 20); err != nil && err != http.ErrNotMultipart {
+	if err := v.r.ParseMultipartForm(32 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 		return status.Errorf(codes.InvalidArgument, "the form could not be read: %v", err)
 	}
 	if err := v.sess.CheckCSRF(v.r.PostFormValue("csrf_token")); err != nil {
@@ -172,6 +185,6 @@ func (v *visit) redirect(to, flash string) error {
 			to = u.String()
 		}
 	}
-	http.Redirect(v.w, v.r, to, http.StatusSeeOther)
+	http.Redirect(v.w, v.r, to, http.StatusSeeOther) //nolint:gosec // G710: to is a path the console built (visit.path), never the request's word
 	return nil
 }

@@ -226,10 +226,11 @@ func (e *env) tearDown() {
 type target struct {
 	name, addr, auth string
 	// header is one more request header, "Name: value" (a session's
-	// Cookie).
-	header string
-	pid    int
-	db     string
+	// Cookie); headers more of them.
+	header  string
+	headers []string
+	pid     int
+	db      string
 }
 
 func load(ctx context.Context, cpu string, t target, path string, conns int, d time.Duration) (loadResult, error) {
@@ -264,6 +265,9 @@ func loadRoute(ctx context.Context, cpu string, t target, rt route, conns int, d
 	}
 	if t.header != "" {
 		argv = append(argv, "--header", t.header)
+	}
+	for _, h := range t.headers {
+		argv = append(argv, "--header", h)
 	}
 	used := serverCPU(ctx, t)
 	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()

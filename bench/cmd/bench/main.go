@@ -32,7 +32,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench crm|collections|data|actions|webhooks|auth [flags] | bench floor [flags] | bench load [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench crm|collections|data|actions|webhooks|auth|studio [flags] | bench floor [flags] | bench load [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -49,6 +49,8 @@ func main() {
 		err = runWebhooks(ctx, os.Args[2:])
 	case "auth":
 		err = runAuth(ctx, os.Args[2:])
+	case "studio":
+		err = runStudio(ctx, os.Args[2:])
 	case "floor":
 		err = runFloor(ctx, os.Args[2:])
 	case "load":

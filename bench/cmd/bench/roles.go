@@ -122,7 +122,8 @@ func runLoad(ctx context.Context, args []string) error {
 	addr := fs.String("addr", "", "server host:port")
 	path := fs.String("path", "", "request path with query")
 	auth := fs.String("authorization", "", "Authorization header value")
-	header := fs.String("header", "", `one more request header, "Name: value"`)
+	var headers multiFlag
+	fs.Var(&headers, "header", `one more request header, "Name: value" (repeatable)`)
 	method := fs.String("method", "GET", "request method")
 	body := fs.String("body", "", "request body (JSON), sent when not empty")
 	bodyFile := fs.String("body-file", "", "file whose bytes are the request body (an upload)")
@@ -147,10 +148,10 @@ func runLoad(ctx context.Context, args []string) error {
 	if *auth != "" {
 		req.Header["Authorization"] = *auth
 	}
-	if *header != "" {
-		name, value, ok := strings.Cut(*header, ":")
+	for _, header := range headers {
+		name, value, ok := strings.Cut(header, ":")
 		if !ok {
-			return fmt.Errorf(`--header must be "Name: value"; got %q`, *header)
+			return fmt.Errorf(`--header must be "Name: value"; got %q`, header)
 		}
 		req.Header[strings.TrimSpace(name)] = strings.TrimSpace(value)
 	}

@@ -202,6 +202,7 @@ ATRIUM_MAX_STREAMS_PER_KEY: {{ $values.maxStreamsPerKey | int64 | toString | quo
 ATRIUM_MAX_STREAMS_PER_TENANT: {{ $values.maxStreamsPerTenant | int64 | toString | quote }}
 ATRIUM_MIN_TRANSFER_RATE: {{ $values.minTransferRate | int64 | toString | quote }}
 ATRIUM_MCP_READ_ONLY: {{ $values.mcpReadOnly | toString | quote }}
+ATRIUM_STUDIO: {{ $values.studio | toString | quote }}
 ATRIUM_COOKIE_SECURE: {{ $values.cookieSecure | toString | quote }}
 {{- with $values.oidc.issuer }}
 ATRIUM_OIDC_ISSUER: {{ . | quote }}
