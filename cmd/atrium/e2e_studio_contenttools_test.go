@@ -356,7 +356,8 @@ func testStudioSchema(t *testing.T, s *stack) {
 	w := newStudioWorld(t, s)
 	schema := "sites/" + w.cms.site + "/schema"
 	p := w.signIn(t, w.ownerEmail)
-	p.Go(w.agencyPath("sites/" + w.cms.site + "/assets"))
+	// From the site's page (the editor's), by its link to the schema.
+	p.Go(w.agencyPath("sites/" + w.cms.site + "/"))
 	p.Click("a[href$='/schema']")
 	p.WaitText("h1", "Schema", 10*time.Second)
 	if txt := p.Text("main"); !strings.Contains(txt, "Posts") || !strings.Contains(txt, "publish_on") {
@@ -429,9 +430,11 @@ func testStudioSchema(t *testing.T, s *stack) {
 	// Editors and managers: no link, 403 by link, a forced create refused.
 	for _, role := range []string{"editor", "manager"} {
 		q := w.signIn(t, w.member(t, role))
-		q.Go(w.agencyPath("sites/" + w.cms.site + "/assets"))
-		if n := browsertest.Eval[int](q, "document.querySelectorAll(\"a[href$='/schema']\").length"); n != 0 {
-			t.Fatalf("a %s sees a link to the schema", role)
+		for _, page := range []string{"/", "/assets"} {
+			q.Go(w.agencyPath("sites/" + w.cms.site + page))
+			if n := browsertest.Eval[int](q, "document.querySelectorAll(\"a[href$='/schema']\").length"); n != 0 {
+				t.Fatalf("a %s sees a link to the schema on %s", role, q.URL())
+			}
 		}
 		q.Go(w.agencyPath(schema))
 		if q.Status() != http.StatusForbidden {
