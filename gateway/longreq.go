@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
+	"github.com/atrium-hq/atrium/gateway/studio"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/publicfile"
 )
@@ -67,6 +68,11 @@ func (l *listener) longKindOf(r *http.Request) longKind {
 	}
 	if studioStream(r) {
 		return kindStream
+	}
+	if l.files && studio.IsUpload(r.Method, r.URL.Path) {
+		// The Studio's upload form: a transfer like the API's upload
+		// (studioGate.UploadBody bounds it), not a body read whole.
+		return kindUpload
 	}
 	if l.files && (strings.HasPrefix(r.URL.Path, publicfile.AssetsPath) || strings.HasPrefix(r.URL.Path, publicfile.MediaPath) && l.objects) {
 		return kindDownload

@@ -117,6 +117,7 @@ func (s *Studio) routes() {
 	s.signInRoutes()
 	s.handle("GET /studio/a/{agency}/{$}", s.home)
 	s.managerRoutes()
+	s.contenttoolsRoutes()
 	s.ownerRoutes()
 	s.editorRoutes()
 }
