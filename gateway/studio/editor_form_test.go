@@ -179,3 +179,29 @@ func TestItemRowsHTMLEscapes(t *testing.T) {
 		}
 	}
 }
+
+// A list's rows read from the rendered page: the usual title fields by
+// the fast path, another title field by the whole item; the rest of each
+// item is not needed.
+func TestItemRowsFromRenderedPage(t *testing.T) {
+	page := []byte(`{"collection":{"slug":"posts"},"items":[
+		{"id":"a","is_published":true,"unpublish_at":"2026-12-01T00:00:00Z","updated_at":"2026-11-29T10:00:00Z","title":"First","body":"<p>long</p>"},
+		{"id":"b","is_published":false,"publish_at":"2026-12-02T00:00:00Z","updated_at":"2026-11-29T11:00:00Z","title":null,"heading":"H"}],"limit":50,"offset":0}`)
+	rows, err := itemRows(page, "title")
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("itemRows = %v, %v", rows, err)
+	}
+	if rows[0]["title"] != "First" || rows[0]["unpublish_at"] != "2026-12-01T00:00:00Z" || rows[0]["is_published"] != true || rows[0]["body"] != nil {
+		t.Errorf("first row = %v", rows[0])
+	}
+	if _, ok := rows[1]["title"]; ok || rows[1]["publish_at"] != "2026-12-02T00:00:00Z" || itemState(rows[1]) == "draft" {
+		t.Errorf("second row = %v (state %q)", rows[1], itemState(rows[1]))
+	}
+	rows, err = itemRows(page, "heading")
+	if err != nil || rows[1]["heading"] != "H" {
+		t.Errorf("a collection titled by heading: %v, %v", rows, err)
+	}
+	if _, err := itemRows([]byte(`{"items":"no"}`), "title"); err == nil {
+		t.Error("a page whose items are not a list was read")
+	}
+}

@@ -170,6 +170,26 @@ func callJSON[Req any, Resp interface{ GetRenderedJson() []byte }](v *visit, ful
 	return nil
 }
 
+// callJSONWith is callJSON with the caller's reader of the body.
+func callJSONWith[Req any, Resp interface{ GetRenderedJson() []byte }](v *visit, fullMethod string, fn func(context.Context, Req, ...grpc.CallOption) (Resp, error), req Req, read func([]byte) error) error {
+	ctx, err := v.ctx(fullMethod)
+	if err != nil {
+		return err
+	}
+	resp, err := fn(metadata.AppendToOutgoingContext(ctx, render.MetadataKey, render.JSON), req)
+	if err != nil {
+		return err
+	}
+	b := resp.GetRenderedJson()
+	if len(b) == 0 {
+		return status.Errorf(codes.Internal, "%s answered no rendered body", fullMethod)
+	}
+	if err := read(b); err != nil {
+		return status.Errorf(codes.Internal, "%s's rendered body: %v", fullMethod, err)
+	}
+	return nil
+}
+
 // callIfMatch is call with the If-Match precondition (an item's ETag): the
 // service refuses the write when someone else saved first.
 func callIfMatch[Req, Resp any](v *visit, fullMethod, etag string, fn func(context.Context, Req, ...grpc.CallOption) (Resp, error), req Req, opts ...grpc.CallOption) (Resp, error) {
