@@ -94,9 +94,7 @@ func testStudioEditor(t *testing.T, s *stack) {
 		if time.Now().After(deadline) {
 			t.Fatalf("20 s after its publish time the post is still %q", state)
 		}
-		// why sleep: the scheduler publishes on its own clock; reloading
-		// in a tight loop would only load the two cores the suite shares.
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // why sleep: polls the page (reloading as a person would) until the scheduler, on its own clock, has published
 	}
 	live := call(t, "GET", w.cms.base+"/posts/"+itemID, w.cms.read, nil)
 	wantStatus(t, live, http.StatusOK)

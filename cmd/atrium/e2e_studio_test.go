@@ -54,21 +54,6 @@ var studioBrowsers = make(chan struct{}, 2)
 // email is a unique address for who in this world's agency.
 func (w *studioWorld) email(who string) string { return who + "-" + w.cms.agency + "@example.com" }
 
-// invite makes a member of the agency with role (and body's other
-// settings) who has accepted with sessionPassword; it returns their email.
-func (w *studioWorld) invite(t *testing.T, role string, body map[string]any) string {
-	t.Helper()
-	email := w.email(role + "-" + strings.ReplaceAll(t.Name(), "/", "-"))
-	if body == nil {
-		body = map[string]any{}
-	}
-	body["email"], body["role"], body["name"] = email, role, strings.ToUpper(role[:1])+role[1:]+" Person"
-	r := w.owner.do(t, "POST", "/api/v1/members", body)
-	wantStatus(t, r, http.StatusCreated)
-	w.s.accept(t, invitationToken(t, r), body["name"].(string))
-	return email
-}
-
 // studio is the console's address on the stack.
 func (w *studioWorld) studio(path string) string {
 	return w.s.api + "/studio/" + strings.TrimPrefix(path, "/")

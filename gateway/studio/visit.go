@@ -2,7 +2,6 @@ package studio
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
@@ -147,30 +146,10 @@ func call[Req, Resp any](v *visit, fullMethod string, fn func(context.Context, R
 	return fn(ctx, req, opts...)
 }
 
-// callJSON is call asking the service for the JSON body the API answers
-// (rendered once, by the service, as for the JSON API's route), decoded
-// into out: for the pages that list many records, cheaper than the typed
-// answer, whose values are protobuf Structs.
-func callJSON[Req any, Resp interface{ GetRenderedJson() []byte }](v *visit, fullMethod string, fn func(context.Context, Req, ...grpc.CallOption) (Resp, error), req Req, out any) error {
-	ctx, err := v.ctx(fullMethod)
-	if err != nil {
-		return err
-	}
-	resp, err := fn(metadata.AppendToOutgoingContext(ctx, render.MetadataKey, render.JSON), req)
-	if err != nil {
-		return err
-	}
-	b := resp.GetRenderedJson()
-	if len(b) == 0 {
-		return status.Errorf(codes.Internal, "%s answered no rendered body", fullMethod)
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		return status.Errorf(codes.Internal, "%s's rendered body: %v", fullMethod, err)
-	}
-	return nil
-}
-
-// callJSONWith is callJSON with the caller's reader of the body.
+// callJSONWith is call asking the service for the JSON body the API
+// answers (rendered once, by the service, as for the JSON API's route),
+// which read reads: for the pages that list many records, cheaper than the
+// typed answer, whose values are protobuf Structs.
 func callJSONWith[Req any, Resp interface{ GetRenderedJson() []byte }](v *visit, fullMethod string, fn func(context.Context, Req, ...grpc.CallOption) (Resp, error), req Req, read func([]byte) error) error {
 	ctx, err := v.ctx(fullMethod)
 	if err != nil {
