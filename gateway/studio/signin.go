@@ -228,8 +228,15 @@ func (s *Studio) ssoLink(next string) string {
 func localPath(p string) string {
 	u, err := url.Parse(p)
 	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, Prefix) ||
-		strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n\t") {
+		strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n\t\x00") {
 		return Prefix
+	}
+	// A dot segment (also escaped, %2e%2e, which browsers resolve too)
+	// would lead out of /studio/ once the browser resolves it.
+	for seg := range strings.SplitSeq(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return Prefix
+		}
 	}
 	return u.RequestURI()
 }
