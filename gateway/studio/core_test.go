@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"html"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -76,8 +77,10 @@ func (fakeGate) OperatorSignIn(*http.Request, string) (*http.Cookie, error) {
 func (fakeGate) Operator(*http.Request) (principal.Principal, string, error) {
 	return principal.Principal{}, "", status.Error(codes.Unauthenticated, "not signed in as the operator")
 }
-func (fakeGate) OperatorSignOut(*http.Request) *http.Cookie { return &http.Cookie{Name: "op", MaxAge: -1} }
-func (fakeGate) SingleSignOn() (string, bool)               { return "", false }
+func (fakeGate) OperatorSignOut(*http.Request) *http.Cookie {
+	return &http.Cookie{Name: "op", MaxAge: -1}
+}
+func (fakeGate) SingleSignOn() (string, bool) { return "", false }
 
 // fakeConn answers every RPC: CreateSession opens a session with the CSRF
 // token "new-csrf"; every other RPC is Unavailable.
@@ -106,7 +109,7 @@ func newTestStudio(t *testing.T, g Gate) *Studio {
 	for _, n := range []string{"collections", "crm", "data", "actions", "webhooks", "audit"} {
 		conns[n] = fakeConn{}
 	}
-	s, err := New(Config{Gate: g, Conns: conns, Version: "test"})
+	s, err := New(Config{Gate: g, Conns: conns, Version: "test", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
