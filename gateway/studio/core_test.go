@@ -491,3 +491,25 @@ func TestRoutesListsEveryPage(t *testing.T) {
 		}
 	}
 }
+
+// An address, a query or a form that is not UTF-8 text is refused with a
+// 400 that says so, before any service is called (a service's message
+// cannot carry it: the call would fail as a fault of Atrium's).
+func TestTextThatIsNotUTF8IsRefused(t *testing.T) {
+	s := newTestStudio(t, fakeGate{sess: &auth.Session{ID: "s1", UserID: "u1",
+		Memberships: []*crmv1.Membership{{AgencyId: "ag1", Role: "owner"}}}})
+	for _, c := range []struct{ method, target, body string }{
+		{"GET", "/studio/a/ag1/members/%ff%fe", ""},
+		{"GET", "/studio/a/ag1/members?q=%ff", ""},
+		{"GET", "/studio/invitations/%c3%28", ""},
+		{"POST", "/studio/sign-in", "email=%ff%fe&password=x"},
+		{"POST", "/studio/password-resets", "email=a%80b"},
+		{"POST", "/studio/invitations/tok", "name=%ff&password=a&confirm=a"},
+	} {
+		w := serve(s, c.method, c.target, c.body, "Cookie", "fake=1")
+		if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "not UTF-8 text") {
+			t.Errorf("%s %s: %d %.300s", c.method, c.target, w.Code, w.Body)
+		}
+		checkHeaders(t, c.method+" "+c.target, w.Header())
+	}
+}

@@ -128,6 +128,10 @@ func (s *Studio) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = r.ParseForm()
+	if err := checkText("", r.PostForm); err != nil {
+		s.fail(v, err)
+		return
+	}
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	d := signInData{Email: email, Next: localPath(r.PostFormValue("next")), SSO: s.ssoLink(r.PostFormValue("next"))}
 	if to := r.PostFormValue(replayPrefix + "to"); to != "" {
@@ -258,6 +262,10 @@ func (s *Studio) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = r.ParseForm()
+	if err := checkText("", r.PostForm); err != nil {
+		s.fail(v, err)
+		return
+	}
 	d := invitationData{Token: r.PathValue("token"), Name: strings.TrimSpace(r.PostFormValue("name"))}
 	if ok, wait := s.cfg.Gate.AllowSignIn(r, ""); !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))
@@ -310,6 +318,10 @@ func (s *Studio) requestReset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = r.ParseForm()
+	if err := checkText("", r.PostForm); err != nil {
+		s.fail(v, err)
+		return
+	}
 	d := resetData{Email: strings.TrimSpace(r.PostFormValue("email"))}
 	if ok, wait := s.cfg.Gate.AllowSignIn(r, strings.ToLower(d.Email)); !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))
@@ -342,6 +354,10 @@ func (s *Studio) completeReset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = r.ParseForm()
+	if err := checkText("", r.PostForm); err != nil {
+		s.fail(v, err)
+		return
+	}
 	d := resetData{Token: r.PathValue("token")}
 	if ok, wait := s.cfg.Gate.AllowSignIn(r, ""); !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))

@@ -105,6 +105,10 @@ func (s *Studio) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(r.URL.Path, Prefix) {
 		r.URL.Path = Prefix
 	}
+	if err := checkText(r.URL.Path, r.URL.Query()); err != nil {
+		s.fail(&visit{s: s, w: w, r: r}, err)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
