@@ -54,11 +54,11 @@ func (fakeGate) Outgoing(ctx context.Context, _ *http.Request, _ principal.Princ
 }
 
 func (fakeGate) OpenedCookie(*http.Request, metadata.MD) (*http.Cookie, error) {
-	return &http.Cookie{Name: "fake", Value: "opened"}, nil
+	return &http.Cookie{Name: "fake", Value: "opened", HttpOnly: true, Secure: true, SameSite: http.SameSiteLaxMode}, nil
 }
 
 func (fakeGate) ClearedCookie(*http.Request) *http.Cookie {
-	return &http.Cookie{Name: "fake", MaxAge: -1}
+	return &http.Cookie{Name: "fake", MaxAge: -1, HttpOnly: true, Secure: true, SameSite: http.SameSiteLaxMode}
 }
 func (fakeGate) EvictSession(string) {}
 func (fakeGate) AllowSignIn(*http.Request, string) (bool, time.Duration) {
@@ -78,7 +78,7 @@ func (fakeGate) Operator(*http.Request) (principal.Principal, string, error) {
 	return principal.Principal{}, "", status.Error(codes.Unauthenticated, "not signed in as the operator")
 }
 func (fakeGate) OperatorSignOut(*http.Request) *http.Cookie {
-	return &http.Cookie{Name: "op", MaxAge: -1}
+	return &http.Cookie{Name: "op", MaxAge: -1, HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode}
 }
 func (fakeGate) SingleSignOn() (string, bool) { return "", false }
 
@@ -218,7 +218,7 @@ func TestSignInReplayRoundTrip(t *testing.T) {
 		}
 	}
 	signIn := url.Values{"email": {"ed@example.com"}, "password": {"pw"}}
-	var carried url.Values = url.Values{}
+	carried := url.Values{}
 	for _, kv := range hidden(page) {
 		signIn.Add(kv[0], kv[1])
 		if n, ok := strings.CutPrefix(kv[0], replayPrefix+"f."); ok {
