@@ -244,8 +244,29 @@ func testStudioHostileInput(t *testing.T, s *stack) {
 			check(fmt.Sprintf("%s signed out: POST %.120s %s", route, u, b.name), studioRaw(t, "POST", u, b.ct, b.body, b.headers...))
 		}
 	}
+	// Headers no browser of the console sends: a forged, a huge or a
+	// broken session cookie, a broken confirmation cookie, htmx's header
+	// on a page that does not expect it, a huge user agent.
+	home := s.api + "/studio/a/" + cms.agency + "/"
+	for _, h := range [][]string{
+		{"Cookie", "atrium_session=" + strings.Repeat("A", 43)},
+		{"Cookie", "atrium_session=" + long},
+		{"Cookie", "atrium_session=%00%FF; atrium_session=" + owner.cookie},
+		{"Cookie", "atrium_session=" + owner.cookie + "; atrium_studio_flash=%ZZ%FF"},
+		{"Cookie", "atrium_session=" + owner.cookie + "; atrium_studio_flash=" + url.QueryEscape(`<script>alert(1)</script>`)},
+		{"Cookie", "atrium_session=" + owner.cookie, "HX-Request", "true", "HX-Target", `"><script>`, "HX-Current-URL", "javascript:alert(1)"},
+		{"Cookie", "atrium_session=" + owner.cookie, "User-Agent", long, "Accept-Language", long, "X-Forwarded-For", "not an address, " + long},
+		{"Cookie", "atrium_session=" + owner.cookie, "Atrium-Agency", other.agency},
+	} {
+		for _, u := range []string{home, home + "members", s.api + "/studio/"} {
+			check(fmt.Sprintf("GET %s with %.120v", u, h), studioRaw(t, "GET", u, "", nil, h...))
+		}
+		check(fmt.Sprintf("POST members with %.120v", h), studioRaw(t, "POST", home+"members", "application/x-www-form-urlencoded",
+			[]byte("email=x%40example.com&role=owner"), h...))
+	}
+
 	// Methods no page takes, and addresses nobody registered.
-	for _, m := range []string{"PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"} {
+	for _, m := range []string{"HEAD", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "PROPFIND"} {
 		check(m+" a page", studioRaw(t, m, s.api+"/studio/a/"+cms.agency+"/members", "", nil, headers(&owner)...))
 	}
 	for _, p := range []string{"/studio/%2e%2e/%2e%2e/admin", "/studio/a/", "/studio/a/" + cms.agency + "/" + long,
