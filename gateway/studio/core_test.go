@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -511,5 +512,42 @@ func TestTextThatIsNotUTF8IsRefused(t *testing.T) {
 			t.Errorf("%s %s: %d %.300s", c.method, c.target, w.Code, w.Body)
 		}
 		checkHeaders(t, c.method+" "+c.target, w.Header())
+	}
+}
+
+// A service's message becomes a sentence: its first letter capitalised
+// (also one written in more than one byte), a full stop at the end.
+func TestSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                       "",
+		"  name is required ":    "Name is required.",
+		"done.":                  "Done.",
+		"ünknown field „x“":      "Ünknown field „x“.",
+		"élan is not a role":     "Élan is not a role.",
+		`"x" is not a slug`:      `"x" is not a slug.`,
+		"\xff broken":            "\uFFFD broken.",
+		"日本 is not allowed here": "日本 is not allowed here.",
+	} {
+		if got := sentence(in); got != want {
+			t.Errorf("sentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A confirmation longer than the cookie keeps is cut between letters.
+func TestFlashIsCutBetweenLetters(t *testing.T) {
+	s := newTestStudio(t, fakeGate{})
+	w := httptest.NewRecorder()
+	v := &visit{s: s, w: w, r: httptest.NewRequest("POST", "/studio/a/ag1/keys", nil)}
+	v.setFlash("Key " + strings.Repeat("é", 300) + " created.")
+	c := w.Result().Cookies()
+	if len(c) != 1 {
+		t.Fatalf("cookies %v", c)
+	}
+	r := httptest.NewRequest("GET", "/studio/a/ag1/keys", nil)
+	r.AddCookie(c[0])
+	got := (&visit{s: s, w: httptest.NewRecorder(), r: r}).takeFlash()
+	if !strings.HasPrefix(got, "Key éé") || !utf8.ValidString(got) || len(got) > 300 {
+		t.Fatalf("the confirmation came back as %q", got)
 	}
 }
