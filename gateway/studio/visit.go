@@ -214,6 +214,6 @@ func (v *visit) redirect(to, flash string) error {
 			to = u.String()
 		}
 	}
-	http.Redirect(v.w, v.r, to, http.StatusSeeOther)
+	http.Redirect(v.w, v.r, to, http.StatusSeeOther) //nolint:gosec // G710: to is a path the handlers build (v.path, Prefix+…) or one localPath kept under /studio/
 	return nil
 }
