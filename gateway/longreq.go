@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/atrium-hq/atrium/gateway/internal/rest"
+	"github.com/atrium-hq/atrium/gateway/studio"
 	"github.com/atrium-hq/atrium/platform/principal"
 	"github.com/atrium-hq/atrium/platform/publicfile"
 )
@@ -65,6 +66,14 @@ func (l *listener) longKindOf(r *http.Request) longKind {
 	if k := l.routes.streamed[r.Method+" "+r.URL.Path]; k != ordinary {
 		return k
 	}
+	if studioStream(r) {
+		return kindStream
+	}
+	if l.files && studio.IsUpload(r.Method, r.URL.Path) {
+		// The Studio's upload form: a transfer like the API's upload
+		// (studioGate.UploadBody bounds it), not a body read whole.
+		return kindUpload
+	}
 	if l.files && (strings.HasPrefix(r.URL.Path, publicfile.AssetsPath) || strings.HasPrefix(r.URL.Path, publicfile.MediaPath) && l.objects) {
 		return kindDownload
 	}
@@ -72,6 +81,14 @@ func (l *listener) longKindOf(r *http.Request) longKind {
 		return kindWait
 	}
 	return ordinary
+}
+
+// studioStream reports whether r opens one of the Studio's event streams
+// (a run's page following the run: GET /studio/…/events, Accept:
+// text/event-stream), which lives as long as the page is open.
+func studioStream(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/studio/") && strings.HasSuffix(r.URL.Path, "/events") &&
+		strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 }
 
 // asksToWait reports whether a Prefer header names the wait preference,

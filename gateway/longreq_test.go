@@ -271,6 +271,23 @@ func TestLongKindOf(t *testing.T) {
 	if got := l.longKindOf(r); got != ordinary {
 		t.Errorf("/media/ without an object store is %q, want ordinary", got)
 	}
+	// A Studio page's event stream (a run followed live) is a stream; the
+	// same path without Accept: text/event-stream, or a page, is not.
+	for _, tc := range []struct {
+		method, path, accept string
+		want                 longKind
+	}{
+		{"GET", "/studio/a/ag1/runs/r1/events", "text/event-stream", kindStream},
+		{"GET", "/studio/a/ag1/runs/r1/events", "text/html", ordinary},
+		{"POST", "/studio/a/ag1/runs/r1/events", "text/event-stream", ordinary},
+		{"GET", "/studio/a/ag1/runs/r1", "text/event-stream", ordinary},
+	} {
+		r, _ := http.NewRequest(tc.method, "http://x"+tc.path, nil)
+		r.Header.Set("Accept", tc.accept)
+		if got := l.longKindOf(r); got != tc.want {
+			t.Errorf("%s %s (Accept: %s) is %q, want %q", tc.method, tc.path, tc.accept, got, tc.want)
+		}
+	}
 }
 
 // The long-request settings default to what docs/configuration.md says,

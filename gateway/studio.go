@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/atrium-hq/atrium/gateway/internal/oidc"
 	"github.com/atrium-hq/atrium/gateway/studio"
 	"github.com/atrium-hq/atrium/platform/principal"
+	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 )
 
 // Atrium Studio, the console (gateway/studio), is served at /studio/ of
@@ -136,6 +139,52 @@ func (s studioGate) RateLimit(sess *auth.Session) (bool, time.Duration) {
 		return true, 0
 	}
 	return s.g.limiter.allow(rateKey(principal.Principal{Kind: principal.KindUser, Subject: sess.UserID}))
+}
+
+// Upload is the Studio's upload form on the JSON API's path (upload.go):
+// the same checks of the header's text, the same stream of chunks with the
+// same waits on the service, so that an asset has one way in. The form
+// has been received whole by then (the Studio parses it to check its CSRF
+// token before anything else), so the body's own bounds are the server's
+// (ReadTimeout); head.Size is then known, and a file over the service's
+// limit is refused before a byte of it is sent.
+func (s studioGate) Upload(ctx context.Context, r *http.Request, p principal.Principal, head *collectionsv1.AssetUpload, file io.Reader) (*collectionsv1.Asset, error) {
+	if err := checkText(head, "the file's name", "the file's type", "the alt text"); err != nil {
+		return nil, err
+	}
+	conn := s.g.conn("collections")
+	if conn == nil {
+		return nil, status.Error(codes.Unavailable, "the gateway has no connection to the collections service")
+	}
+	sctx, cancel := context.WithCancel(s.Outgoing(ctx, r, p))
+	defer cancel()
+	stream, err := collectionsv1.NewAssetsServiceClient(conn).CreateAsset(sctx)
+	if err != nil {
+		return nil, err
+	}
+	// No ResponseWriter: the progress's read deadlines are not supported
+	// (the server's ReadTimeout bounds the form instead), and it reports
+	// the file's read errors as the API's upload would.
+	u := &upload{g: s.g, r: r}
+	u.body = newProgress(file, http.NewResponseController(nil), s.g.cfg.RequestTimeout, s.g.cfg.MinTransferRate)
+	resp, err := u.send(stream, cancel, head, u.body, func() (*string, error) { return nil, nil }, u.body)
+	var aborted *abortedError
+	if errors.As(err, &aborted) {
+		err = aborted.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetAsset(), nil
+}
+
+func (s studioGate) UploadBody(w http.ResponseWriter, r *http.Request, limit int64) io.ReadCloser {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	p := newProgress(body, http.NewResponseController(w), s.g.cfg.RequestTimeout, s.g.cfg.MinTransferRate)
+	return struct {
+		io.Reader
+		io.Closer
+	}{p, body}
 }
 
 // operatorCookie is the operator console's cookie: the admin principal,

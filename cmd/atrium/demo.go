@@ -131,10 +131,10 @@ func findByName(ctx context.Context, admin adminClient, list, field, name string
 // credits, prospects and deals.
 func seedDemoData(ctx context.Context, admin adminClient) (demo, error) {
 	var out struct {
-		Site       struct{ ID string } `json:"site"`
-		Agency     struct{ ID string } `json:"agency"`
-		Member     struct{ ID string } `json:"member"`
-		Client     struct{ ID string } `json:"client"`
+		Site       struct{ ID string }  `json:"site"`
+		Agency     struct{ ID string }  `json:"agency"`
+		Member     struct{ ID string }  `json:"member"`
+		Client     struct{ ID string }  `json:"client"`
 		Invitation struct{ URL string } `json:"invitation"`
 	}
 	if err := admin.do(ctx, "POST", "/admin/v1/sites", map[string]any{"name": demoSiteName}, &out); err != nil {

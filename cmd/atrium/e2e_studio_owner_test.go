@@ -31,9 +31,7 @@ func reloadUntil(t *testing.T, p *browsertest.Page, u, want string) string {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s never showed %q; it shows: %s", u, want, txt)
 		}
-		// why sleep: the change reaches this page through an event the
-		// service consumes asynchronously; there is nothing to wait on.
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // why sleep: polls the page, which the change reaches through an event the service consumes asynchronously
 	}
 }
 
@@ -246,8 +244,7 @@ func testStudioOwner(t *testing.T, s *stack) {
 		if time.Now().After(deadline) {
 			t.Fatal("the revoked key still works")
 		}
-		// why sleep: revocation reaches the gateway's key cache by event.
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // why sleep: polls the API, which the revocation reaches by an event
 	}
 
 	// Credits: the balance and the run's spending by action and client.
@@ -383,10 +380,11 @@ func testStudioClientResults(t *testing.T, s *stack) {
 	}
 	checkPage(t, p)
 
-	// Nothing else of the agency's, by link or by a forced form.
+	// Nothing else of the agency's, by link or by a forced form. (The
+	// runs are open to them, their client's only: StudioManager.)
 	item := w.cms.createItem(t, "posts", map[string]any{"data": map[string]any{"title": "A post"}})["id"].(string)
 	for _, page := range []string{"sites", "sites/" + w.cms.site + "/", "members", "clients", "clients/" + w.client, "keys", "credits", "audit",
-		"runs", "webhooks", "sites/" + w.cms.site + "/collections/posts/items/" + item, "results/clients", "results/nonsense"} {
+		"webhooks", "sites/" + w.cms.site + "/collections/posts/items/" + item, "results/clients", "results/nonsense"} {
 		p.Go(w.agencyPath(page))
 		if p.Status() < 400 {
 			t.Fatalf("the client member opened %s: %d %s", page, p.Status(), p.Text("main"))

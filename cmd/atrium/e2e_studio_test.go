@@ -70,7 +70,9 @@ func (w *studioWorld) invite(t *testing.T, role string, body map[string]any) str
 }
 
 // studio is the console's address on the stack.
-func (w *studioWorld) studio(path string) string { return w.s.api + "/studio/" + strings.TrimPrefix(path, "/") }
+func (w *studioWorld) studio(path string) string {
+	return w.s.api + "/studio/" + strings.TrimPrefix(path, "/")
+}
 
 // agencyPath is a page of the world's agency.
 func (w *studioWorld) agencyPath(path string) string {
@@ -147,7 +149,7 @@ func screenshot(t *testing.T, p *browsertest.Page, name string) {
 		return
 	}
 	dir := filepath.Join("..", "..", "docs", "studio")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
 		t.Fatal(err)
 	}
 	p.Screenshot(filepath.Join(dir, name+".png"))
@@ -342,8 +344,7 @@ func testStudioOperator(t *testing.T, s *stack) {
 		if time.Now().After(deadline) {
 			t.Fatal("the revoked key still works after 10 s")
 		}
-		// why sleep: the revocation reaches the gateway's key cache by an event; polled briefly.
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // why sleep: polls the API, which the revocation reaches by an event
 	}
 
 	// The public listener has no operator's console.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"html"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/atrium-hq/atrium/gateway/internal/auth"
 	"github.com/atrium-hq/atrium/platform/principal"
+	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 )
 
@@ -71,6 +73,12 @@ func (fakeGate) SameOrigin(r *http.Request) error {
 		return status.Errorf(codes.PermissionDenied, "the session cookie is not accepted from another origin (Origin %s)", o)
 	}
 	return nil
+}
+func (fakeGate) Upload(context.Context, *http.Request, principal.Principal, *collectionsv1.AssetUpload, io.Reader) (*collectionsv1.Asset, error) {
+	return nil, status.Error(codes.Unavailable, "the fake gate keeps no files")
+}
+func (fakeGate) UploadBody(_ http.ResponseWriter, r *http.Request, limit int64) io.ReadCloser {
+	return http.MaxBytesReader(nil, r.Body, limit)
 }
 func (fakeGate) OperatorSignIn(*http.Request, string) (*http.Cookie, error) {
 	return nil, status.Error(codes.Unauthenticated, "wrong token")

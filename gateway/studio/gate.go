@@ -2,6 +2,7 @@ package studio
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/atrium-hq/atrium/gateway/internal/auth"
 	"github.com/atrium-hq/atrium/platform/principal"
+	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 )
 
 // Gate is what the Studio asks of the gateway it is mounted in. The
@@ -43,6 +45,19 @@ type Gate interface {
 	RateLimit(s *auth.Session) (ok bool, wait time.Duration)
 	// SameOrigin refuses a request made from another origin's page.
 	SameOrigin(r *http.Request) error
+	// Upload creates an asset of the site p acts for from file, through the
+	// JSON API's own upload path (POST /api/public/v1/assets): the file is
+	// streamed to AssetsService.CreateAsset in chunks as it is read, under
+	// the same bounds, and refused for the same reasons (a kind not
+	// allowed, too large, a bad file name), as a status error. head is what
+	// the form said of the file: its name, declared type, size (-1 when
+	// unknown) and alt text.
+	Upload(ctx context.Context, r *http.Request, p principal.Principal, head *collectionsv1.AssetUpload, file io.Reader) (*collectionsv1.Asset, error)
+	// UploadBody is the body of an upload form (IsUpload), which the
+	// gateway passes on unread, as it does the JSON API's upload: bounded
+	// as that upload's is (each read within --request-timeout, then at
+	// least --min-transfer-rate on average) and to at most limit bytes.
+	UploadBody(w http.ResponseWriter, r *http.Request, limit int64) io.ReadCloser
 	// OperatorSignIn checks the admin token an operator typed and returns
 	// the cookie of their console's session; Operator is the admin
 	// principal of the request's operator cookie with the CSRF token its

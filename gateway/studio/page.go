@@ -264,6 +264,7 @@ var funcs = template.FuncMap{
 	"add":         func(a, b int) int { return a + b },
 	"int64":       func(n int32) int64 { return int64(n) },
 	"sub":         func(a, b int) int { return a - b },
+	"fieldInputs": fieldInputs,
 	"credits": func(n int64) string {
 		s := fmt.Sprint(n)
 		neg := strings.HasPrefix(s, "-")

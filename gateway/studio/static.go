@@ -12,6 +12,7 @@ import (
 
 	"github.com/atrium-hq/atrium/gateway/studio/internal/chart"
 	"github.com/atrium-hq/atrium/gateway/studio/internal/diff"
+	"github.com/atrium-hq/atrium/gateway/studio/internal/schemaform"
 )
 
 //go:embed static
@@ -19,7 +20,7 @@ var staticFiles embed.FS
 
 // generated are the stylesheets the console's other rooms own (charts,
 // differences), served beside the static files.
-var generated = map[string]string{"chart.css": chart.CSS, "diff.css": diff.CSS}
+var generated = map[string]string{"chart.css": chart.CSS, "diff.css": diff.CSS, "schemaform.css": schemaform.CSS}
 
 // readStatic reads a static file by name.
 func readStatic(name string) ([]byte, error) {
@@ -35,7 +36,7 @@ func readStatic(name string) ([]byte, error) {
 var staticHashes = func() map[string]string {
 	out := map[string]string{}
 	entries, _ := fs.ReadDir(staticFiles, "static")
-	names := []string{"chart.css", "diff.css"}
+	names := []string{"chart.css", "diff.css", "schemaform.css"}
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}

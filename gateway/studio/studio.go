@@ -121,7 +121,10 @@ func (s *Studio) routes() {
 	s.mux.HandleFunc("/studio/", s.notFound)
 	s.signInRoutes()
 	s.handle("GET /studio/a/{agency}/{$}", s.home)
+	s.managerRoutes()
+	s.contenttoolsRoutes()
 	s.ownerRoutes()
+	s.editorRoutes()
 }
 
 // routeMux is the console's mux, which remembers the patterns registered

@@ -229,8 +229,8 @@ type target struct {
 	// Cookie); headers more of them.
 	header  string
 	headers []string
-	pid    int
-	db     string
+	pid     int
+	db      string
 }
 
 func load(ctx context.Context, cpu string, t target, path string, conns int, d time.Duration) (loadResult, error) {

@@ -36,7 +36,8 @@ func runStudio(ctx context.Context, args []string) error {
 	bindCommon(fs, &f.crmFlags)
 	fs.IntVar(&f.items, "items", 20_000, "items in the posts collection (the issue's figure is at 20,000)")
 	store := fs.String("store", "both", "Atrium's store: memory, postgres, or both (PostgreSQL first, then memory)")
-	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during its first round of the editor page to this file (store appended), and print its top entries")
+	fs.StringVar(&f.profile, "cpuprofile", "", "write a CPU profile of Atrium during its first round of --profile-page to this file (the store appended)")
+	profilePage := fs.String("profile-page", "editor", "the page --cpuprofile covers: list or editor")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -94,7 +95,7 @@ func runStudio(ctx context.Context, args []string) error {
 			}
 			var sites struct{ Sites []struct{ ID string } }
 			if err := atrium.adminCall(ctx, "GET", "/admin/v1/sites?limit=1", nil, &sites); err != nil || len(sites.Sites) == 0 {
-				return fmt.Errorf("finding the memory store's site: %v", err)
+				return fmt.Errorf("finding the memory store's site (%d found): %w", len(sites.Sites), err)
 			}
 			site = sites.Sites[0].ID
 			fmt.Printf("seeded in %s\n", time.Since(start).Round(time.Second))
@@ -119,8 +120,8 @@ func runStudio(ctx context.Context, args []string) error {
 			floor        string
 			profileRound bool
 		}{
-			{"items list", studioBase, "/api/public/v1/collections/posts?limit=50", "/api/public/v1/collections/posts?limit=50", false},
-			{"item editor", studioBase + "items/" + item, "/api/public/v1/collections/posts/" + item, "", true},
+			{"items list", studioBase, "/api/public/v1/collections/posts?limit=50", "/api/public/v1/collections/posts?limit=50", *profilePage == "list"},
+			{"item editor", studioBase + "items/" + item, "/api/public/v1/collections/posts/" + item, "", *profilePage == "editor"},
 		}
 		for _, pg := range pages {
 			targets := []target{
