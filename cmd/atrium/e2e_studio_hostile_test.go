@@ -42,6 +42,10 @@ func testStudioHostileInput(t *testing.T, s *stack) {
 	viewer := s.accept(t, invitationToken(t, r), "Vic Viewer")
 	item := cms.createItem(t, "posts", map[string]any{"data": map[string]any{"title": "Kept as it was"}})["id"].(string)
 	members := memberIDs(t, owner)
+	client := s.newClient(t, cms.tenant, true)
+	// Real ids of the agency's for the wildcards (on even tries; odd ones
+	// are garbage, and the forms with a right token are sent only there).
+	realID := map[string]string{"client": client, "action": "generate_blog", "dataset": "blogs", "version": "1"}
 
 	snapshot := func() map[string]any {
 		out := map[string]any{}
@@ -156,6 +160,10 @@ func testStudioHostileInput(t *testing.T, s *stack) {
 				case "member":
 					if k%2 == 0 {
 						return members[(k/2)%len(members)]
+					}
+				case "client", "action", "dataset", "version":
+					if k%2 == 0 {
+						return realID[name]
 					}
 				case "file":
 					return pathGarbage[(k+n)%len(pathGarbage)]
