@@ -251,6 +251,14 @@ func testStudioHostileInput(t *testing.T, s *stack) {
 		for _, b := range hostileBodies(owner)[:3] {
 			check(fmt.Sprintf("%s signed out: POST %.120s %s", route, u, b.name), studioRaw(t, "POST", u, b.ct, b.body, b.headers...))
 		}
+		// Signed out, another site's form is refused, not kept for after
+		// signing in.
+		b := refusedBodies(owner)[2]
+		resp := studioRaw(t, "POST", real, b.ct, b.body, b.headers...)
+		check(fmt.Sprintf("%s signed out: POST %.120s %s", route, real, b.name), resp)
+		if resp.status < 400 || strings.Contains(string(resp.body), "replay.f.") {
+			t.Errorf("%s signed out, another site's form: %d, kept for after signing in: %t", route, resp.status, strings.Contains(string(resp.body), "replay.f."))
+		}
 	}
 	// Headers no browser of the console sends: a forged, a huge or a
 	// broken session cookie, a broken confirmation cookie, htmx's header

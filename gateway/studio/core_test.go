@@ -559,3 +559,15 @@ func TestFlashIsCutBetweenLetters(t *testing.T) {
 		t.Fatalf("the confirmation came back as %q", got)
 	}
 }
+
+// A form posted from another site's page while signed out is refused,
+// not kept: the sign-in page would otherwise offer to send it, with the
+// person's new token, once they sign in.
+func TestAnotherSitesFormIsNotKeptForSignIn(t *testing.T) {
+	s := newTestStudio(t, fakeGate{})
+	w := serve(s, "POST", "/studio/a/ag1/members", "email=evil%40example.com&role=owner", "Origin", "https://evil.example")
+	if w.Code != http.StatusForbidden || strings.Contains(w.Body.String(), "replay.f.") || strings.Contains(w.Body.String(), "evil@example.com") {
+		t.Fatalf("another site's form while signed out: %d %.500s", w.Code, w.Body)
+	}
+	checkHeaders(t, "another site's form", w.Header())
+}

@@ -89,6 +89,12 @@ func (s *Studio) signInFirst(v *visit, cause error) {
 		http.Redirect(v.w, v.r, Prefix+"sign-in?next="+url.QueryEscape(d.Next), http.StatusSeeOther)
 		return
 	}
+	// Only a form of the Studio's own pages is kept: another site's page
+	// must not have a person sign in and then send what it wrote.
+	if err := s.cfg.Gate.SameOrigin(v.r); err != nil {
+		s.fail(v, err)
+		return
+	}
 	_ = v.r.ParseMultipartForm(32 << 20) //nolint:gosec // G120: the gateway read the body whole under --max-body-bytes before the console runs
 	rp := &replay{To: localPath(v.r.URL.Path)}
 	for name, values := range v.r.PostForm {
