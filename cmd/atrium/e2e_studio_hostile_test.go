@@ -291,6 +291,42 @@ func testStudioHostileInput(t *testing.T, s *stack) {
 		check("GET "+p, studioRaw(t, "GET", s.api+p, "", nil, headers(&owner)...))
 	}
 
+	// The operator's console on the admin listener (its routes, from
+	// OperatorHandler, listed here): signed in with the admin token, and
+	// signed out.
+	opCookie, opCSRF := operatorSignIn(t, s)
+	for i, route := range []string{"GET /studio/", "GET /studio/agencies/{agency}", "POST /studio/agencies",
+		"POST /studio/agencies/{agency}/credits", "POST /studio/keys/{key}/revoke", "GET /studio/sign-in", "POST /studio/sign-out"} {
+		method, pattern, _ := strings.Cut(route, " ")
+		u := s.admin + studioWildcard.ReplaceAllStringFunc(pattern, func(string) string { return pathGarbage[i%len(pathGarbage)] })
+		asOp := []string{"Cookie", "atrium_operator=" + opCookie}
+		if method == http.MethodGet {
+			for k, q := range queries[:4] {
+				check(fmt.Sprintf("operator %s: GET %.200s", route, u+"?"+q), studioRaw(t, "GET", u+"?"+q, "", nil, asOp...))
+				v := s.admin + studioWildcard.ReplaceAllStringFunc(pattern, func(string) string { return pathGarbage[(i+k+1)%len(pathGarbage)] })
+				check(fmt.Sprintf("operator %s: GET %.200s", route, v), studioRaw(t, "GET", v, "", nil, asOp...))
+			}
+			check(fmt.Sprintf("operator %s signed out: GET %.200s", route, u), studioRaw(t, "GET", u, "", nil))
+			continue
+		}
+		op := person{cookie: opCookie, csrf: opCSRF}
+		bodies := refusedBodies(op)
+		if pattern != "/studio/sign-out" {
+			bodies = append(bodies, hostileBodies(op)...)
+		}
+		for _, b := range bodies {
+			what := fmt.Sprintf("operator %s: POST %.120s %s", route, u, b.name)
+			resp := studioRaw(t, "POST", u, b.ct, b.body, append(append([]string{}, asOp...), b.headers...)...)
+			check(what, resp)
+			if resp.status < 400 {
+				// Nothing here is a form the console would send: an
+				// agency made, credits added or a key revoked would be.
+				t.Errorf("%s: %d, acted on", what, resp.status)
+			}
+		}
+		check(fmt.Sprintf("operator %s signed out: POST %.120s", route, u), studioRaw(t, "POST", u, "application/x-www-form-urlencoded", []byte("csrf_token="+opCSRF+"&name=x"), nil...))
+	}
+
 	if after := snapshot(); !reflect.DeepEqual(before, after) {
 		t.Errorf("the owner's data changed:\nbefore %v\nafter  %v", before, after)
 	}
@@ -332,6 +368,27 @@ func studioRoutes(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	return st.Routes()
+}
+
+// operatorSignIn signs in to the operator's console with the admin token
+// and returns its cookie and the CSRF token of its forms.
+func operatorSignIn(t *testing.T, s *stack) (cookie, csrf string) {
+	t.Helper()
+	r := studioRaw(t, "POST", s.admin+"/studio/sign-in", "application/x-www-form-urlencoded", []byte("token="+url.QueryEscape(testAdminToken)))
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == "atrium_operator" {
+			cookie = c.Value
+		}
+	}
+	if r.status != http.StatusSeeOther || cookie == "" {
+		t.Fatalf("the operator's sign-in: %d %s", r.status, r.body)
+	}
+	page := studioRaw(t, "GET", s.admin+"/studio/", "", nil, "Cookie", "atrium_operator="+cookie)
+	m := regexp.MustCompile(`name="csrf_token" value="([^"]+)"`).FindSubmatch(page.body)
+	if m == nil {
+		t.Fatalf("the operator's page has no form token: %d %s", page.status, page.body)
+	}
+	return cookie, string(m[1])
 }
 
 // memberIDs are the ids of the agency's members, as the owner lists them.
