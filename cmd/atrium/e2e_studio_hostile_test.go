@@ -220,10 +220,11 @@ func testStudioHostileInput(t *testing.T, s *stack) {
 			continue
 		}
 		if signInForm {
-			// These count against the sign-in attempts of 127.0.0.1,
-			// which the whole suite shares: one attempt each, and the
-			// rest from another site's page (refused before counting).
-			check(route+": a broken multipart body", studioRaw(t, "POST", u, "multipart/form-data; boundary=xyz", []byte("--xyz\r\nContent-Disposition: form-data; name=\"email\"\r\n\r\n%FF")))
+			// Each attempt of these counts against the sign-in attempts
+			// of 127.0.0.1, which the whole suite shares (the other
+			// tests' people sign in through them): they are sent from
+			// another site's page, refused before counting. What they
+			// do with a body of the Studio's own is core_test.go's.
 			for _, b := range hostileBodies(owner) {
 				check(fmt.Sprintf("%s signed out: %s from another site", route, b.name),
 					studioRaw(t, "POST", u, b.ct, b.body, append([]string{"Origin", "https://evil.example"}, b.headers...)...))
