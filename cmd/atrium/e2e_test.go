@@ -206,6 +206,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"StudioOperator", testStudioOperator},
 		{"StudioOwner", testStudioOwner},
 		{"StudioClientResults", testStudioClientResults},
+		{"StudioHostileInput", testStudioHostileInput},
 	}
 }
 

@@ -3,6 +3,8 @@ package studio
 import (
 	"net/http"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -61,7 +63,10 @@ func sentence(msg string) string {
 	if msg == "" {
 		return ""
 	}
-	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	// The first letter, not the first byte: a message may start with
+	// one written in more than one byte (a name, a quoted value).
+	r, n := utf8.DecodeRuneInString(msg)
+	msg = string(unicode.ToUpper(r)) + msg[n:]
 	if !strings.HasSuffix(msg, ".") {
 		msg += "."
 	}

@@ -60,6 +60,10 @@ func (s *Studio) opHandle(m *http.ServeMux, pattern string, page func(*visit) er
 			return
 		}
 		v.admin, v.opCSRF = p, csrf
+		if err := checkText(r.URL.Path, r.URL.Query()); err != nil {
+			s.fail(v, err)
+			return
+		}
 		if r.Method == http.MethodPost {
 			if err := s.cfg.Gate.SameOrigin(r); err != nil {
 				s.fail(v, err)
@@ -68,6 +72,10 @@ func (s *Studio) opHandle(m *http.ServeMux, pattern string, page func(*visit) er
 			_ = r.ParseForm()
 			if r.PostFormValue("csrf_token") != csrf {
 				s.fail(v, status.Error(codes.PermissionDenied, "this form is out of date or was not sent by the Studio (its security token is missing or wrong): reload the page and send it again"))
+				return
+			}
+			if err := checkText("", r.PostForm); err != nil {
+				s.fail(v, err)
 				return
 			}
 		}

@@ -321,7 +321,8 @@ const flashCookie = "atrium_studio_flash"
 
 func (v *visit) setFlash(msg string) {
 	if len(msg) > 300 {
-		msg = msg[:300]
+		// Cut between letters, not inside one.
+		msg = strings.ToValidUTF8(msg[:300], "")
 	}
 	http.SetCookie(v.w, &http.Cookie{Name: flashCookie, Value: url.QueryEscape(msg), Path: Prefix, MaxAge: 60, HttpOnly: true, //nolint:gosec // G124: Secure when the request came over TLS; a confirmation, no secret
 		SameSite: http.SameSiteStrictMode, Secure: v.r.TLS != nil})

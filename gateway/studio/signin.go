@@ -89,6 +89,12 @@ func (s *Studio) signInFirst(v *visit, cause error) {
 		http.Redirect(v.w, v.r, Prefix+"sign-in?next="+url.QueryEscape(d.Next), http.StatusSeeOther)
 		return
 	}
+	// Only a form of the Studio's own pages is kept: another site's page
+	// must not have a person sign in and then send what it wrote.
+	if err := s.cfg.Gate.SameOrigin(v.r); err != nil {
+		s.fail(v, err)
+		return
+	}
 	_ = v.r.ParseMultipartForm(32 << 20) //nolint:gosec // G120: the gateway read the body whole under --max-body-bytes before the console runs
 	rp := &replay{To: localPath(v.r.URL.Path)}
 	for name, values := range v.r.PostForm {
@@ -128,6 +134,10 @@ func (s *Studio) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = r.ParseForm()
+	if err := checkText("", r.PostForm); err != nil {
+		s.fail(v, err)
+		return
+	}
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	d := signInData{Email: email, Next: localPath(r.PostFormValue("next")), SSO: s.ssoLink(r.PostFormValue("next"))}
 	if to := r.PostFormValue(replayPrefix + "to"); to != "" {
@@ -228,8 +238,15 @@ func (s *Studio) ssoLink(next string) string {
 func localPath(p string) string {
 	u, err := url.Parse(p)
 	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, Prefix) ||
-		strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n\t") {
+		strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n\t\x00") {
 		return Prefix
+	}
+	// A dot segment (also escaped, %2e%2e, which browsers resolve too)
+	// would lead out of /studio/ once the browser resolves it.
+	for seg := range strings.SplitSeq(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return Prefix
+		}
 	}
 	return u.RequestURI()
 }
@@ -251,6 +268,10 @@ func (s *Studio) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = r.ParseForm()
+	if err := checkText("", r.PostForm); err != nil {
+		s.fail(v, err)
+		return
+	}
 	d := invitationData{Token: r.PathValue("token"), Name: strings.TrimSpace(r.PostFormValue("name"))}
 	if ok, wait := s.cfg.Gate.AllowSignIn(r, ""); !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))
@@ -303,6 +324,10 @@ func (s *Studio) requestReset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = r.ParseForm()
+	if err := checkText("", r.PostForm); err != nil {
+		s.fail(v, err)
+		return
+	}
 	d := resetData{Email: strings.TrimSpace(r.PostFormValue("email"))}
 	if ok, wait := s.cfg.Gate.AllowSignIn(r, strings.ToLower(d.Email)); !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))
@@ -335,6 +360,10 @@ func (s *Studio) completeReset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = r.ParseForm()
+	if err := checkText("", r.PostForm); err != nil {
+		s.fail(v, err)
+		return
+	}
 	d := resetData{Token: r.PathValue("token")}
 	if ok, wait := s.cfg.Gate.AllowSignIn(r, ""); !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))

@@ -57,9 +57,18 @@ func staticPath(name string) string {
 // static serves a file of static/.
 func (s *Studio) static(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("file")
-	b, err := readStatic(path.Base(name))
-	if err != nil || strings.HasPrefix(name, ".") {
-		http.NotFound(w, r)
+	// Only a file of static/ itself: a name with a separator (an escaped
+	// slash, a backslash) or a hidden one is no file of the console's.
+	var b []byte
+	err := fs.ErrNotExist
+	if name != "" && !strings.HasPrefix(name, ".") && !strings.ContainsAny(name, "/\\\x00") {
+		b, err = readStatic(name)
+	}
+	if err != nil {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte("There is no static file of Atrium Studio by this name: the pages link to their own files (/studio/static/studio.css and the like).\n"))
 		return
 	}
 	ct := mime.TypeByExtension(path.Ext(name))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,7 +35,7 @@ type Config struct {
 // Prefix.
 type Studio struct {
 	cfg   Config
-	mux   *http.ServeMux
+	mux   *routeMux
 	pages *pages
 	// The services' clients: the same generated clients, over the same
 	// connections, as the JSON API's routes.
@@ -77,7 +78,7 @@ func New(cfg Config) (*Studio, error) {
 		return nil, err
 	}
 	c := cfg.Conns
-	s := &Studio{cfg: cfg, mux: http.NewServeMux(), pages: p,
+	s := &Studio{cfg: cfg, mux: &routeMux{ServeMux: http.NewServeMux()}, pages: p,
 		collections:      collectionsv1.NewCollectionsServiceClient(c["collections"]),
 		assets:           collectionsv1.NewAssetsServiceClient(c["collections"]),
 		previews:         collectionsv1.NewPreviewLinksServiceClient(c["collections"]),
@@ -104,6 +105,10 @@ func (s *Studio) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(r.URL.Path, Prefix) {
 		r.URL.Path = Prefix
 	}
+	if err := checkText(r.URL.Path, r.URL.Query()); err != nil {
+		s.fail(&visit{s: s, w: w, r: r}, err)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -121,6 +126,28 @@ func (s *Studio) routes() {
 	s.ownerRoutes()
 	s.editorRoutes()
 }
+
+// routeMux is the console's mux, which remembers the patterns registered
+// on it: Routes lists them, for the tests that walk every page.
+type routeMux struct {
+	*http.ServeMux
+	patterns []string
+}
+
+func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.HandleFunc(pattern, h)
+}
+
+func (m *routeMux) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
+}
+
+// Routes are the patterns of every page of the public console ("GET
+// /studio/a/{agency}/members", …), in the order they were registered: what
+// a test walks to try every page with bad input.
+func (s *Studio) Routes() []string { return slices.Clone(s.mux.patterns) }
 
 // handle registers a page of an agency: the request is a visit of a
 // signed-in person acting for the path's agency (visit.go).

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -97,7 +98,35 @@ func (v *visit) checkForm() error {
 	if err := v.sess.CheckCSRF(v.r.PostFormValue("csrf_token")); err != nil {
 		return status.Error(codes.PermissionDenied, "this form is out of date or was not sent by the Studio (its security token is missing or wrong): reload the page and send it again")
 	}
+	return checkText("", v.r.PostForm)
+}
+
+// checkText refuses an address or a form that is not UTF-8 text: the
+// services' messages carry only UTF-8 strings, so a page would otherwise
+// fail to send it (a 500) rather than say what is wrong with it.
+func checkText(path string, form url.Values) error {
+	if !utf8.ValidString(path) {
+		return status.Error(codes.InvalidArgument, "the address holds bytes that are not UTF-8 text: follow the Studio's own links rather than typing an address")
+	}
+	for name, values := range form {
+		if !utf8.ValidString(name) {
+			return status.Error(codes.InvalidArgument, "a field's name is not UTF-8 text: fields must be UTF-8 text")
+		}
+		for _, val := range values {
+			if !utf8.ValidString(val) {
+				return status.Errorf(codes.InvalidArgument, "the field %q is not UTF-8 text: fields must be UTF-8 text", clip(name, 60))
+			}
+		}
+	}
 	return nil
+}
+
+// clip shortens what a client sent for a message that quotes it.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 // agency is the id of the agency the visit acts for.
@@ -209,6 +238,6 @@ func (v *visit) redirect(to, flash string) error {
 			to = u.String()
 		}
 	}
-	http.Redirect(v.w, v.r, to, http.StatusSeeOther) //nolint:gosec // G710: to is a path the console built (visit.path), never the request's word
+	http.Redirect(v.w, v.r, to, http.StatusSeeOther) //nolint:gosec // G710: to is a path the handlers build (v.path, Prefix+…) or one localPath kept under /studio/
 	return nil
 }
