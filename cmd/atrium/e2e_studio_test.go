@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp/kb"
+
 	"github.com/atrium-hq/atrium/internal/browsertest"
 )
 
@@ -251,6 +253,35 @@ func testStudioSignIn(t *testing.T, s *stack) {
 	p.Go(w.studio("a/" + other.agency + "/"))
 	if p.Status() != http.StatusNotFound {
 		t.Fatalf("another agency's start page answered %d", p.Status())
+	}
+
+	// With the keyboard alone: the first Tab stop is the skip link, which
+	// moves the focus to the content; Tab and typing sign a person in.
+	kp := w.b.NewPage(t, browsertest.OwnCookies())
+	kp.Go(w.studio("sign-in"))
+	kp.Keyboard(kb.Tab)
+	if got := browsertest.Eval[string](kp, "document.activeElement.className"); got != "skip" {
+		t.Fatalf("the first Tab stop is %q, want the skip link", got)
+	}
+	kp.Keyboard(kb.Enter)
+	for range 10 {
+		if browsertest.Eval[string](kp, "document.activeElement.id") == "email" {
+			break
+		}
+		kp.Keyboard(kb.Tab)
+	}
+	if got := browsertest.Eval[string](kp, "document.activeElement.id"); got != "email" {
+		t.Fatalf("Tab from the content never reached the email field (focus on %q)", got)
+	}
+	kp.Keyboard(w.ownerEmail)
+	kp.Keyboard(kb.Tab)
+	kp.Keyboard(sessionPassword)
+	kp.Keyboard(kb.Enter)
+	kp.WaitVisible("nav.sections")
+	// Every link and button of the start page can be reached by Tab.
+	reached := browsertest.Eval[bool](kp, `[...document.querySelectorAll("a[href], button, input, select, textarea, summary")].every(el => el.tabIndex >= 0)`)
+	if !reached {
+		t.Error("a control of the start page is out of the Tab order")
 	}
 
 	// Signing out ends the session: the start page asks to sign in again.
