@@ -84,7 +84,7 @@ func testStudioManager(t *testing.T, s *stack, aw *actionWorld) {
 	// the test's, widens it by a few pixels.)
 	p.SetViewport(360, 740)
 	if wide := browsertest.Eval[bool](p, mainScrollsSideways); wide {
-		t.Errorf("the client's page scrolls sideways at 360 px")
+		t.Errorf("the client's page scrolls sideways at 360 px: %s", browsertest.Eval[string](p, widestElement))
 	}
 	p.SetViewport(1280, 800)
 
