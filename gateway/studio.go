@@ -38,23 +38,13 @@ func (g *Gateway) newStudio() (*studio.Studio, error) {
 	return studio.New(studio.Config{Gate: studioGate{g}, Conns: conns, Version: g.cfg.Version, Logger: g.cfg.Logger, Now: g.cfg.now})
 }
 
-// withStudio serves /studio/ (and /studio, redirected) with the console.
+// withStudio serves /studio/ (and /studio, redirected) of the public
+// listener with the console.
 func (g *Gateway) withStudio(next http.Handler) http.Handler {
 	if g.studio == nil {
 		return next
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/studio" {
-			http.Redirect(w, r, StudioPath, http.StatusMovedPermanently)
-			return
-		}
-		if !strings.HasPrefix(r.URL.Path, StudioPath) {
-			next.ServeHTTP(w, r)
-			return
-		}
-		nameRequest(r.Context(), r.Method+" "+StudioPath, g.metrics.named(r.Method, StudioPath))
-		g.studio.ServeHTTP(w, r)
-	})
+	return g.mountStudio(next, g.studio)
 }
 
 // withOperatorStudio serves the operator's console at /studio/ of the
@@ -63,7 +53,12 @@ func (g *Gateway) withOperatorStudio(next http.Handler) http.Handler {
 	if g.studio == nil {
 		return next
 	}
-	op := g.studio.OperatorHandler()
+	return g.mountStudio(next, g.studio.OperatorHandler())
+}
+
+// mountStudio serves the paths under StudioPath with console (and
+// /studio, redirected there), the others with next.
+func (g *Gateway) mountStudio(next, console http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/studio" {
 			http.Redirect(w, r, StudioPath, http.StatusMovedPermanently)
@@ -74,7 +69,7 @@ func (g *Gateway) withOperatorStudio(next http.Handler) http.Handler {
 			return
 		}
 		nameRequest(r.Context(), r.Method+" "+StudioPath, g.metrics.named(r.Method, StudioPath))
-		op.ServeHTTP(w, r)
+		console.ServeHTTP(w, r)
 	})
 }
 

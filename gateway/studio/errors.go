@@ -1,8 +1,12 @@
 package studio
 
 import (
+	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -85,4 +89,18 @@ func errForm(err error) (string, bool) {
 		return sentence(st.Message()), true
 	}
 	return "", false
+}
+
+// setRetryAfter says, on a refused request, in how many whole seconds to
+// try again (at least one).
+func setRetryAfter(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+}
+
+// refuseAttempts answers a sign-in form the attempt limits refused: it
+// sets Retry-After and returns the form's message ("Too many attempts.
+// Wait 12s and try again."), what naming the attempts.
+func refuseAttempts(w http.ResponseWriter, wait time.Duration, what string) string {
+	setRetryAfter(w, wait)
+	return fmt.Sprintf("Too many %s. Wait %s and try again.", what, wait.Round(time.Second))
 }

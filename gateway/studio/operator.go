@@ -97,9 +97,8 @@ func (s *Studio) opSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = r.ParseForm()
 	if ok, wait := s.cfg.Gate.AllowSignIn(r, ""); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 		s.render(v, http.StatusTooManyRequests, "operator/sign-in", View{Title: "Operator sign-in"},
-			struct{ Error string }{"Too many attempts. Wait " + wait.Round(1e9).String() + " and try again."})
+			struct{ Error string }{refuseAttempts(w, wait, "attempts")})
 		return
 	}
 	c, err := s.cfg.Gate.OperatorSignIn(r, strings.TrimSpace(r.PostFormValue("token")))

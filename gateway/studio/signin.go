@@ -2,12 +2,10 @@ package studio
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -154,8 +152,7 @@ func (s *Studio) signIn(w http.ResponseWriter, r *http.Request) {
 		slices.SortStableFunc(d.Replay.Fields, func(a, b field) int { return strings.Compare(a.Name, b.Name) })
 	}
 	if ok, wait := s.cfg.Gate.AllowSignIn(r, strings.ToLower(email)); !ok {
-		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))
-		d.Error = fmt.Sprintf("Too many sign-in attempts. Wait %s and try again.", wait.Round(time.Second))
+		d.Error = refuseAttempts(w, wait, "sign-in attempts")
 		s.render(v, http.StatusTooManyRequests, "sign-in", View{Title: "Sign in"}, d)
 		return
 	}
@@ -274,8 +271,7 @@ func (s *Studio) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 	}
 	d := invitationData{Token: r.PathValue("token"), Name: strings.TrimSpace(r.PostFormValue("name"))}
 	if ok, wait := s.cfg.Gate.AllowSignIn(r, ""); !ok {
-		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))
-		d.Error = fmt.Sprintf("Too many attempts. Wait %s and try again.", wait.Round(time.Second))
+		d.Error = refuseAttempts(w, wait, "attempts")
 		s.render(v, http.StatusTooManyRequests, "invitation", View{Title: "Join your agency"}, d)
 		return
 	}
@@ -330,8 +326,7 @@ func (s *Studio) requestReset(w http.ResponseWriter, r *http.Request) {
 	}
 	d := resetData{Email: strings.TrimSpace(r.PostFormValue("email"))}
 	if ok, wait := s.cfg.Gate.AllowSignIn(r, strings.ToLower(d.Email)); !ok {
-		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))
-		d.Error = fmt.Sprintf("Too many attempts. Wait %s and try again.", wait.Round(time.Second))
+		d.Error = refuseAttempts(w, wait, "attempts")
 		s.render(v, http.StatusTooManyRequests, "password-reset", View{Title: "Reset your password"}, d)
 		return
 	}
@@ -366,8 +361,7 @@ func (s *Studio) completeReset(w http.ResponseWriter, r *http.Request) {
 	}
 	d := resetData{Token: r.PathValue("token")}
 	if ok, wait := s.cfg.Gate.AllowSignIn(r, ""); !ok {
-		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds()+0.999)))
-		d.Error = fmt.Sprintf("Too many attempts. Wait %s and try again.", wait.Round(time.Second))
+		d.Error = refuseAttempts(w, wait, "attempts")
 		s.render(v, http.StatusTooManyRequests, "password-reset", View{Title: "Choose a new password"}, d)
 		return
 	}

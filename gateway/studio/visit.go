@@ -3,11 +3,9 @@ package studio
 import (
 	"context"
 	"errors"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -58,7 +56,7 @@ func (s *Studio) begin(w http.ResponseWriter, r *http.Request) (*visit, bool) {
 	}
 	v.sess = sess
 	if ok, wait := s.cfg.Gate.RateLimit(sess); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+		setRetryAfter(w, wait)
 		s.problem(v, http.StatusTooManyRequests, "You are making requests faster than this Atrium allows.",
 			"Wait "+wait.Round(time.Second).String()+" and reload the page.")
 		return nil, false
