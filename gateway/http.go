@@ -309,7 +309,13 @@ func (g *Gateway) serve(l *listener, next http.Handler) http.Handler {
 				if err, _ := v.(error); errors.Is(err, http.ErrAbortHandler) {
 					panic(v)
 				}
-				rest.WriteError(ctx, g.cfg.Logger, sw, r, status.Errorf(codes.Internal, "panic: %v", v))
+				if g.forStudio(r) {
+					g.cfg.Logger.ErrorContext(ctx, "studio: a page panicked", "path", r.URL.Path, "panic", fmt.Sprint(v))
+					g.studio.Refuse(sw, r, http.StatusInternalServerError, "Something went wrong on Atrium's side.",
+						"Try again; if it happens again, tell your agency's operator what you were doing.")
+				} else {
+					rest.WriteError(ctx, g.cfg.Logger, sw, r, status.Errorf(codes.Internal, "panic: %v", v))
+				}
 			}
 			took := time.Since(start)
 			g.metrics.record(ctx, st.stats, r.Method, sw.code(), took)
@@ -378,7 +384,7 @@ func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) bool {
 	}
 	limit := g.cfg.MaxBodyBytes
 	if r.ContentLength > limit {
-		rest.WriteJSON(w, http.StatusRequestEntityTooLarge, rest.Body{Error: fmt.Sprintf("request body too large: the limit is %d bytes", limit)})
+		g.refuseBody(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: the limit is %d bytes", limit))
 		return false
 	}
 	deadline, _ := r.Context().Deadline()
@@ -393,17 +399,52 @@ func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) bool {
 		r.ContentLength = int64(len(body))
 		return true
 	case errors.As(err, &tooLarge):
-		rest.WriteJSON(w, http.StatusRequestEntityTooLarge, rest.Body{Error: fmt.Sprintf("request body too large: the limit is %d bytes", limit)})
+		g.refuseBody(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: the limit is %d bytes", limit))
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
-		rest.WriteJSON(w, http.StatusRequestTimeout, rest.Body{Error: fmt.Sprintf(
-			"the request body did not arrive within the request deadline of %s (%d of %s bytes received)", g.cfg.RequestTimeout, len(body), declared(r))})
+		g.refuseBody(w, r, http.StatusRequestTimeout, fmt.Sprintf(
+			"the request body did not arrive within the request deadline of %s (%d of %s bytes received)", g.cfg.RequestTimeout, len(body), declared(r)))
 	default:
 		w.Header().Set("Connection", "close")
-		rest.WriteJSON(w, http.StatusBadRequest, rest.Body{Error: fmt.Sprintf(
-			"the request body ended before it was complete (%d of %s bytes received)", len(body), declared(r))})
+		g.refuseBody(w, r, http.StatusBadRequest, fmt.Sprintf(
+			"the request body ended before it was complete (%d of %s bytes received)", len(body), declared(r)))
 	}
 	return false
+}
+
+// refuseBody answers a request whose body the gateway would not take: the
+// JSON API's {"error": msg}, or for the console's pages the Studio's
+// problem page with the same message and what to do about it.
+func (g *Gateway) refuseBody(w http.ResponseWriter, r *http.Request, code int, msg string) {
+	if !g.forStudio(r) {
+		rest.WriteJSON(w, code, rest.Body{Error: msg})
+		return
+	}
+	do := "Send the form again."
+	if code == http.StatusRequestEntityTooLarge {
+		do = "Choose a smaller file, or ask your agency's operator to raise --max-body-bytes."
+	}
+	g.studio.Refuse(w, r, code, sentenceOf(msg), do)
+}
+
+// forStudio reports whether r is one of the console's pages on the public
+// listener (the operator's console on the admin listener answers the same
+// way: both are under StudioPath).
+func (g *Gateway) forStudio(r *http.Request) bool {
+	return g.studio != nil && strings.HasPrefix(r.URL.Path, StudioPath)
+}
+
+// sentenceOf makes msg a sentence a page shows: a capital first letter and
+// a full stop.
+func sentenceOf(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
 }
 
 func declared(r *http.Request) string {

@@ -1,8 +1,12 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -136,4 +140,74 @@ func TestStudioOff(t *testing.T) {
 	if code, body := get(t, "http://"+r.gw.HTTPAddr()+"/api/v1/prospects"); code != http.StatusOK {
 		t.Fatalf("the API with --studio=false: %d %v", code, body)
 	}
+}
+
+// A form posted to the console that the gateway refuses before the Studio
+// sees it (too large, too slow, cut short) is answered with the console's
+// problem page, saying what happened and what to do, under the console's
+// Content-Security-Policy.
+func TestStudioRefusalsArePages(t *testing.T) {
+	r := startGateway(t, closedAddr(t), func(c *Config) {
+		c.MaxBodyBytes = 1024
+		c.RequestTimeout = 500 * time.Millisecond
+	})
+	exchange := func(t *testing.T, req string, halfClose bool) (*http.Response, string) {
+		t.Helper()
+		c, err := net.Dial("tcp", r.gw.HTTPAddr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+		if _, err := io.WriteString(c, req); err != nil {
+			t.Fatal(err)
+		}
+		if halfClose {
+			_ = c.(*net.TCPConn).CloseWrite()
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("no response: %v", err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	form := func(length int, body string) string {
+		return fmt.Sprintf("POST /studio/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", length, body)
+	}
+	for _, tc := range []struct {
+		name      string
+		req       string
+		halfClose bool
+		code      int
+		says      []string
+	}{
+		{"declared over the limit", form(4096, strings.Repeat("x", 4096)), false, http.StatusRequestEntityTooLarge, []string{"1024 bytes", "Choose a smaller file"}},
+		{"chunked over the limit", "POST /studio/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n" +
+			fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", 2000, strings.Repeat("x", 2000)), false, http.StatusRequestEntityTooLarge, []string{"1024 bytes"}},
+		{"stalled", form(100, "email="), false, http.StatusRequestTimeout, []string{"did not arrive", "Send the form again"}},
+		{"cut short", form(100, "email="), true, http.StatusBadRequest, []string{"ended before it was complete"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := exchange(t, tc.req, tc.halfClose)
+			if resp.StatusCode != tc.code {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.code, body)
+			}
+			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+				t.Fatalf("Content-Type %q, want the console's page: %s", ct, body)
+			}
+			if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+				t.Errorf("Content-Security-Policy %q, want the console's", csp)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(body, s) {
+					t.Errorf("the page does not say %q:\n%s", s, body)
+				}
+			}
+		})
+	}
+	// The API's own routes keep their JSON errors:
+	// TestChunkedBodyOverTheLimitIs413 and
+	// TestBodyShorterThanDeclaredIsAnsweredWithinTheDeadline.
 }

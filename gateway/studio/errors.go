@@ -104,3 +104,13 @@ func refuseAttempts(w http.ResponseWriter, wait time.Duration, what string) stri
 	setRetryAfter(w, wait)
 	return fmt.Sprintf("Too many %s. Wait %s and try again.", what, wait.Round(time.Second))
 }
+
+// Refuse answers, as a page, a request the gateway refused before the
+// Studio saw it: a body over the size limit, one that did not arrive in
+// time, a handler that panicked. A person who posted a form from the
+// console reads what happened and what to do, not the JSON API's
+// {"error": …} body.
+func (s *Studio) Refuse(w http.ResponseWriter, r *http.Request, code int, what, do string) {
+	securityHeaders(w.Header())
+	s.problem(&visit{s: s, w: w, r: r}, code, what, do)
+}
