@@ -120,7 +120,7 @@ func (k keyForm) request() (*crmv1.CreateAgencyKeyRequest, error) {
 
 // auditFilter is the audit page's filter, from its query string.
 type auditFilter struct {
-	Actor, ResourceType, ResourceID string
+	Actor, ResourceType, ResourceID, Action string
 	// Since and Until are dates (2006-01-02), both days included.
 	Since, Until string
 	Cursor       string
@@ -131,6 +131,7 @@ func readAuditFilter(q url.Values) auditFilter {
 		Actor:        strings.TrimSpace(q.Get("actor")),
 		ResourceType: strings.TrimSpace(q.Get("resource_type")),
 		ResourceID:   strings.TrimSpace(q.Get("resource_id")),
+		Action:       strings.TrimSpace(q.Get("action")),
 		Since:        strings.TrimSpace(q.Get("since")),
 		Until:        strings.TrimSpace(q.Get("until")),
 		Cursor:       q.Get("cursor"),
@@ -141,7 +142,7 @@ func readAuditFilter(q url.Values) auditFilter {
 // 3339 times, until the end of the Until day.
 func (f auditFilter) request(limit int32) (*auditv1.ListAuditEventsRequest, error) {
 	req := &auditv1.ListAuditEventsRequest{Actor: f.Actor, ResourceType: f.ResourceType, ResourceId: f.ResourceID,
-		Cursor: f.Cursor, Limit: new(limit)}
+		Action: f.Action, Cursor: f.Cursor, Limit: new(limit)}
 	if f.Since != "" {
 		d, err := time.Parse(time.DateOnly, f.Since)
 		if err != nil {
@@ -164,7 +165,7 @@ func (f auditFilter) request(limit int32) (*auditv1.ListAuditEventsRequest, erro
 func (f auditFilter) Query() url.Values {
 	q := url.Values{}
 	for k, v := range map[string]string{"actor": f.Actor, "resource_type": f.ResourceType, "resource_id": f.ResourceID,
-		"since": f.Since, "until": f.Until} {
+		"action": f.Action, "since": f.Since, "until": f.Until} {
 		if v != "" {
 			q.Set(k, v)
 		}

@@ -283,7 +283,10 @@ type ListAuditEventsRequest struct {
 	// The next_cursor of the page before; the filters must be the same.
 	Cursor string `protobuf:"bytes,6,opt,name=cursor,proto3" json:"cursor,omitempty"`
 	// Events to return: 1 to 200, default 50.
-	Limit         *int32 `protobuf:"varint,7,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	Limit *int32 `protobuf:"varint,7,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// Only changes of this kind: an action such as item.updated, or every
+	// action of a kind of object with its prefix and a dot (item.).
+	Action        string `protobuf:"bytes,8,opt,name=action,proto3" json:"action,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -367,6 +370,13 @@ func (x *ListAuditEventsRequest) GetLimit() int32 {
 	return 0
 }
 
+func (x *ListAuditEventsRequest) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
 type AuditAdminServiceListAuditEventsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only the changes of this actor: a user's id, a key's id, or "admin".
@@ -387,7 +397,10 @@ type AuditAdminServiceListAuditEventsRequest struct {
 	// Only the events of this agency (its own objects and its sites').
 	AgencyId string `protobuf:"bytes,8,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
 	// Only the events of this site.
-	SiteId        string `protobuf:"bytes,9,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
+	SiteId string `protobuf:"bytes,9,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
+	// Only changes of this kind: an action such as item.updated, or every
+	// action of a kind of object with its prefix and a dot (item.).
+	Action        string `protobuf:"bytes,10,opt,name=action,proto3" json:"action,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -481,6 +494,13 @@ func (x *AuditAdminServiceListAuditEventsRequest) GetAgencyId() string {
 func (x *AuditAdminServiceListAuditEventsRequest) GetSiteId() string {
 	if x != nil {
 		return x.SiteId
+	}
+	return ""
+}
+
+func (x *AuditAdminServiceListAuditEventsRequest) GetAction() string {
+	if x != nil {
+		return x.Action
 	}
 	return ""
 }
@@ -658,7 +678,7 @@ const file_atrium_audit_v1_audit_proto_rawDesc = "" +
 	"session_id\x18\x04 \x01(\tH\x01R\tsessionId\x88\x01\x01B\f\n" +
 	"\n" +
 	"_member_idB\r\n" +
-	"\v_session_id\"\xdd\x01\n" +
+	"\v_session_id\"\xf5\x01\n" +
 	"\x16ListAuditEventsRequest\x12\x14\n" +
 	"\x05actor\x18\x01 \x01(\tR\x05actor\x12#\n" +
 	"\rresource_type\x18\x02 \x01(\tR\fresourceType\x12\x1f\n" +
@@ -667,8 +687,9 @@ const file_atrium_audit_v1_audit_proto_rawDesc = "" +
 	"\x05since\x18\x04 \x01(\tR\x05since\x12\x14\n" +
 	"\x05until\x18\x05 \x01(\tR\x05until\x12\x16\n" +
 	"\x06cursor\x18\x06 \x01(\tR\x06cursor\x12\x19\n" +
-	"\x05limit\x18\a \x01(\x05H\x00R\x05limit\x88\x01\x01B\b\n" +
-	"\x06_limit\"\xa4\x02\n" +
+	"\x05limit\x18\a \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x16\n" +
+	"\x06action\x18\b \x01(\tR\x06actionB\b\n" +
+	"\x06_limit\"\xbc\x02\n" +
 	"'AuditAdminServiceListAuditEventsRequest\x12\x14\n" +
 	"\x05actor\x18\x01 \x01(\tR\x05actor\x12#\n" +
 	"\rresource_type\x18\x02 \x01(\tR\fresourceType\x12\x1f\n" +
@@ -679,7 +700,9 @@ const file_atrium_audit_v1_audit_proto_rawDesc = "" +
 	"\x06cursor\x18\x06 \x01(\tR\x06cursor\x12\x19\n" +
 	"\x05limit\x18\a \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
 	"\tagency_id\x18\b \x01(\tR\bagencyId\x12\x17\n" +
-	"\asite_id\x18\t \x01(\tR\x06siteIdB\b\n" +
+	"\asite_id\x18\t \x01(\tR\x06siteId\x12\x16\n" +
+	"\x06action\x18\n" +
+	" \x01(\tR\x06actionB\b\n" +
 	"\x06_limit\"\xbc\x01\n" +
 	"\x17ListAuditEventsResponse\x12E\n" +
 	"\faudit_events\x18\x01 \x03(\v2\x1b.atrium.audit.v1.AuditEventB\x05\xe8\xf9\x18\xc8\x01R\vauditEvents\x12$\n" +

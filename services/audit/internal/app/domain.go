@@ -1,6 +1,7 @@
 package app
 
 import (
+	"strings"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/events"
@@ -29,6 +30,9 @@ type Filter struct {
 	// Actor is the actor's id (a user's, a key's, "admin").
 	Actor                    string
 	ResourceType, ResourceID string
+	// Action is an action, or a prefix of actions when it ends in a dot
+	// (ActionMatches).
+	Action string
 	// Since is inclusive, Until exclusive.
 	Since, Until time.Time
 	// After, when set, is the position the page before ended at.
@@ -46,11 +50,25 @@ func (f Filter) Matches(e Event) bool {
 		f.Actor != "" && e.ActorID != f.Actor,
 		f.ResourceType != "" && e.ResourceType != f.ResourceType,
 		f.ResourceID != "" && e.ResourceID != f.ResourceID,
+		!ActionMatches(f.Action, e.Action),
 		!f.Since.IsZero() && e.At.Before(f.Since),
 		!f.Until.IsZero() && !e.At.Before(f.Until):
 		return false
 	}
 	return true
+}
+
+// ActionMatches reports whether action is selected by filter: every
+// action when filter is "", the actions it begins when it ends in a dot
+// ("item." selects item.created and item.updated), else that action only.
+func ActionMatches(filter, action string) bool {
+	if filter == "" {
+		return true
+	}
+	if strings.HasSuffix(filter, ".") {
+		return strings.HasPrefix(action, filter)
+	}
+	return action == filter
 }
 
 // Before reports whether e comes after p in the trail's order (newest

@@ -28,6 +28,9 @@ type Scope struct {
 // Query is a read of the trail as the caller sent it.
 type Query struct {
 	Actor, ResourceType, ResourceID string
+	// Action is an action (item.updated) or an action prefix ending in a
+	// dot (item.), "" for every action.
+	Action string
 	// Since and Until are RFC 3339 times, "" for no bound.
 	Since, Until string
 	Cursor       string
@@ -50,6 +53,7 @@ const (
 	maxActor        = 200
 	maxResourceType = 64
 	maxResourceID   = 200
+	maxAction       = 64
 )
 
 // List returns a page of the events scope may see that q selects, newest
@@ -64,6 +68,9 @@ func (tr *Trail) List(ctx context.Context, scope Scope, q Query) (Page, error) {
 		return Page{}, err
 	}
 	if f.ResourceID, err = filterText("resource_id", q.ResourceID, maxResourceID); err != nil {
+		return Page{}, err
+	}
+	if f.Action, err = filterText("action", q.Action, maxAction); err != nil {
 		return Page{}, err
 	}
 	if f.Since, err = timeParam("since", q.Since); err != nil {
@@ -82,6 +89,11 @@ func (tr *Trail) List(ctx context.Context, scope Scope, q Query) (Page, error) {
 	}
 	f.Limit = int(pg.Limit) + 1 // one more says whether a next page exists
 	params := []string{scope.AgencyID, scope.SiteID, f.Actor, f.ResourceType, f.ResourceID, q.Since, q.Until}
+	if f.Action != "" {
+		// Only when set: the cursors of reads without it, made before the
+		// filter existed, stay good.
+		params = append(params, f.Action)
+	}
 	if q.Cursor != "" {
 		pos, err := pagination.ReadCursor(q.Cursor, "the filters", params...)
 		if err != nil {

@@ -94,16 +94,18 @@ func TestTrailQueries(t *testing.T) {
 		q    app.Query
 		want string
 	}{
-		"since":             {app.Query{Since: "yesterday"}, "since must be"},
-		"until":             {app.Query{Until: "2026-13-01T00:00:00Z"}, "until must be"},
-		"since after until": {app.Query{Since: "2026-11-29T10:00:00Z", Until: "2026-11-29T09:00:00Z"}, "since must be before until"},
-		"limit zero":        {app.Query{Limit: &zero}, "limit must be an integer from 1 to 200"},
-		"limit too big":     {app.Query{Limit: &big}, "limit must be an integer from 1 to 200"},
-		"actor":             {app.Query{Actor: "a\nb"}, "actor must be one line"},
-		"resource type":     {app.Query{ResourceType: strings.Repeat("x", 65)}, "resource_type must be one line of at most 64"},
-		"cursor":            {app.Query{Cursor: "%%%"}, "cursor is malformed"},
-		"cursor of another": {app.Query{Cursor: first.Next, Actor: "key-1"}, "cursor belongs to another query"},
-		"cursor's time":     {app.Query{Cursor: pagination.Cursor("922337203685477580/x", agency, "", "", "", "", "", "")}, "cursor is malformed"},
+		"since":                    {app.Query{Since: "yesterday"}, "since must be"},
+		"until":                    {app.Query{Until: "2026-13-01T00:00:00Z"}, "until must be"},
+		"since after until":        {app.Query{Since: "2026-11-29T10:00:00Z", Until: "2026-11-29T09:00:00Z"}, "since must be before until"},
+		"limit zero":               {app.Query{Limit: &zero}, "limit must be an integer from 1 to 200"},
+		"limit too big":            {app.Query{Limit: &big}, "limit must be an integer from 1 to 200"},
+		"actor":                    {app.Query{Actor: "a\nb"}, "actor must be one line"},
+		"resource type":            {app.Query{ResourceType: strings.Repeat("x", 65)}, "resource_type must be one line of at most 64"},
+		"action":                   {app.Query{Action: strings.Repeat("x", 65)}, "action must be one line of at most 64"},
+		"cursor of another action": {app.Query{Cursor: first.Next, Action: "item."}, "cursor belongs to another query"},
+		"cursor":                   {app.Query{Cursor: "%%%"}, "cursor is malformed"},
+		"cursor of another":        {app.Query{Cursor: first.Next, Actor: "key-1"}, "cursor belongs to another query"},
+		"cursor's time":            {app.Query{Cursor: pagination.Cursor("922337203685477580/x", agency, "", "", "", "", "", "")}, "cursor is malformed"},
 	} {
 		_, err := tr.List(t.Context(), scope, tc.q)
 		if apperr.KindOf(err) != apperr.KindInvalid || !strings.Contains(err.Error(), tc.want) {

@@ -70,6 +70,13 @@ func (s *Store) Events(ctx context.Context, f app.Filter) ([]app.Event, error) {
 			where = append(where, c.col+" = "+arg(c.v))
 		}
 	}
+	switch {
+	case strings.HasSuffix(f.Action, "."):
+		// A prefix: its LIKE pattern escapes the wildcards a filter may hold.
+		where = append(where, "action LIKE "+arg(likePrefix(f.Action))+` ESCAPE '\'`)
+	case f.Action != "":
+		where = append(where, "action = "+arg(f.Action))
+	}
 	if !f.Since.IsZero() {
 		where = append(where, "at >= "+arg(f.Since))
 	}
@@ -112,4 +119,9 @@ func (s *Store) DeleteBefore(ctx context.Context, cutoff time.Time, limit int) (
 		return 0, pgdb.Err(err, "prune audit events")
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// likePrefix is the LIKE pattern of the values that begin with prefix.
+func likePrefix(prefix string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(prefix) + "%"
 }

@@ -184,7 +184,7 @@ func find(evs []app.Event, id string) app.Event {
 func filters(t *testing.T, s app.Store) {
 	agencyA, agencyB, site := uuid.NewString(), uuid.NewString(), uuid.NewString()
 	a0, a1, a2 := event(0, agencyA), event(10, agencyA), event(20, agencyA)
-	a1.ActorKind, a1.ActorID, a1.ResourceType = "admin", "admin", "deal"
+	a1.ActorKind, a1.ActorID, a1.ResourceType, a1.Action = "admin", "admin", "deal", "deal.updated"
 	a2.SiteID = site
 	b := event(10, agencyB)
 	b.ResourceID = a0.ResourceID // the same id elsewhere is still elsewhere
@@ -198,17 +198,21 @@ func filters(t *testing.T, s app.Store) {
 		f    app.Filter
 		want []app.Event
 	}{
-		"agency":            {app.Filter{AgencyID: agencyA}, []app.Event{a2, a1, a0}},
-		"another agency":    {app.Filter{AgencyID: agencyB}, []app.Event{b}},
-		"site":              {app.Filter{SiteID: site}, []app.Event{a2}},
-		"actor":             {app.Filter{AgencyID: agencyA, Actor: "admin"}, []app.Event{a1}},
-		"resource type":     {app.Filter{AgencyID: agencyA, ResourceType: "webhook"}, []app.Event{a2, a0}},
-		"resource id":       {app.Filter{AgencyID: agencyA, ResourceID: a0.ResourceID}, []app.Event{a0}},
-		"resource id alone": {app.Filter{ResourceID: a0.ResourceID}, []app.Event{b, a0}},
-		"since inclusive":   {app.Filter{AgencyID: agencyA, Since: a1.At}, []app.Event{a2, a1}},
-		"until exclusive":   {app.Filter{AgencyID: agencyA, Until: a1.At}, []app.Event{a0}},
-		"window":            {app.Filter{Since: a1.At, Until: a2.At}, sameTime},
-		"nothing":           {app.Filter{AgencyID: agencyA, Actor: "key-2"}, nil},
+		"agency":                         {app.Filter{AgencyID: agencyA}, []app.Event{a2, a1, a0}},
+		"another agency":                 {app.Filter{AgencyID: agencyB}, []app.Event{b}},
+		"site":                           {app.Filter{SiteID: site}, []app.Event{a2}},
+		"actor":                          {app.Filter{AgencyID: agencyA, Actor: "admin"}, []app.Event{a1}},
+		"resource type":                  {app.Filter{AgencyID: agencyA, ResourceType: "webhook"}, []app.Event{a2, a0}},
+		"resource id":                    {app.Filter{AgencyID: agencyA, ResourceID: a0.ResourceID}, []app.Event{a0}},
+		"resource id alone":              {app.Filter{ResourceID: a0.ResourceID}, []app.Event{b, a0}},
+		"since inclusive":                {app.Filter{AgencyID: agencyA, Since: a1.At}, []app.Event{a2, a1}},
+		"until exclusive":                {app.Filter{AgencyID: agencyA, Until: a1.At}, []app.Event{a0}},
+		"window":                         {app.Filter{Since: a1.At, Until: a2.At}, sameTime},
+		"nothing":                        {app.Filter{AgencyID: agencyA, Actor: "key-2"}, nil},
+		"action":                         {app.Filter{AgencyID: agencyA, Action: a1.Action}, []app.Event{a1}},
+		"action prefix":                  {app.Filter{AgencyID: agencyA, Action: "webhook."}, []app.Event{a2, a0}},
+		"action prefix is not a pattern": {app.Filter{AgencyID: agencyA, Action: "%."}, nil},
+		"action is whole":                {app.Filter{AgencyID: agencyA, Action: "webhook"}, nil},
 	} {
 		got := list(t, s, tc.f)
 		if w := ids(tc.want); !reflect.DeepEqual(ids(got), w) {

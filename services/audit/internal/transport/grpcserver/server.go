@@ -36,7 +36,7 @@ func Register(r grpc.ServiceRegistrar, trail *app.Trail) {
 // caller is bound to an agency).
 func (s *Server) ListAuditEvents(ctx context.Context, req *auditv1.ListAuditEventsRequest) (*auditv1.ListAuditEventsResponse, error) {
 	p, _ := principal.FromContext(ctx)
-	page, err := s.trail.List(ctx, app.Scope{AgencyID: p.AgencyID}, app.Query{Actor: req.Actor, ResourceType: req.ResourceType,
+	page, err := s.trail.List(ctx, app.Scope{AgencyID: p.AgencyID}, app.Query{Actor: req.Actor, ResourceType: req.ResourceType, Action: req.Action,
 		ResourceID: req.ResourceId, Since: req.Since, Until: req.Until, Cursor: req.Cursor, Limit: req.Limit})
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (s *AdminServer) ListAuditEvents(ctx context.Context, req *auditv1.AuditAdm
 			return nil, err
 		}
 	}
-	page, err := s.trail.List(ctx, scope, app.Query{Actor: req.Actor, ResourceType: req.ResourceType,
+	page, err := s.trail.List(ctx, scope, app.Query{Actor: req.Actor, ResourceType: req.ResourceType, Action: req.Action,
 		ResourceID: req.ResourceId, Since: req.Since, Until: req.Until, Cursor: req.Cursor, Limit: req.Limit})
 	if err != nil {
 		return nil, err
