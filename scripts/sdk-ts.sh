@@ -75,7 +75,16 @@ build)
   ;;
 test)
   "$0" build
-  (cd "$dir" && NODE_NO_WARNINGS=1 node --test --test-concurrency=1 test/)
+  # The atrium binary the live tests start, built once for every file
+  # (ATRIUM_BIN set: a binary built already, e.g. by make build-static).
+  bin=${ATRIUM_BIN:-}
+  if [ -z "$bin" ]; then
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    go build -o "$tmp/atrium" ./cmd/atrium
+    bin=$tmp/atrium
+  fi
+  (cd "$dir" && ATRIUM_BIN=$(realpath "$bin") NODE_NO_WARNINGS=1 node --test --test-concurrency=1 test/)
   ;;
 *)
   echo "usage: scripts/sdk-ts.sh install|generate|check|build|test" >&2
