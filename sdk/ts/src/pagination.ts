@@ -31,6 +31,14 @@ export class PageRequest<P, T> implements PromiseLike<P>, AsyncIterable<T> {
     return this.start().then((p) => p.answer).then(onfulfilled, onrejected);
   }
 
+  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<P | R> {
+    return this.then(undefined, onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<P> {
+    return this.then().finally(onfinally);
+  }
+
   /** Every row of every page, in order. */
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     let page: Page<T> | undefined = await this.start();

@@ -76,7 +76,7 @@ for (const [name, base, postgres] of [
       await assert.rejects(reader.items.create("posts", { data: { title: "no" } }), (e) => e instanceof PermissionDeniedError && e.status === 403);
       const stranger = new Atrium({ baseURL: stack.api, apiKey: "atr_nope" });
       await assert.rejects(stranger.collections.list(), (e) => e instanceof AuthenticationError && e.status === 401);
-      await assert.rejects(sdk.items.list("posts", { limit: 100000 }), (e) => e instanceof BadRequestError && /limit/.test(e.error));
+      await assert.rejects(Promise.resolve(sdk.items.list("posts", { limit: 100000 })), (e) => e instanceof BadRequestError && /limit/.test(e.error));
       await assert.rejects(sdk.items.get("no-such-collection", "x"), (e) => e instanceof APIError && e.status === 404);
     });
 

@@ -108,7 +108,7 @@ test("reads retry a reset connection, 408 and 5xx; a 4xx is never retried", asyn
 
   fresh();
   script = [{ status: 400, body: { error: "limit must be 1 to 1000, got 0" } }];
-  await assert.rejects(sdk.items.list("posts", { limit: 0 }), (e) => e instanceof BadRequestError && e.error === "limit must be 1 to 1000, got 0");
+  await assert.rejects(Promise.resolve(sdk.items.list("posts", { limit: 0 })), (e) => e instanceof BadRequestError && e.error === "limit must be 1 to 1000, got 0");
   assert.equal(seen.length, 1);
 });
 
