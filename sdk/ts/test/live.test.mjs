@@ -76,7 +76,7 @@ for (const [name, base, postgres] of [
       await assert.rejects(reader.items.create("posts", { data: { title: "no" } }), (e) => e instanceof PermissionDeniedError && e.status === 403);
       const stranger = new Atrium({ baseURL: stack.api, apiKey: "atr_nope" });
       await assert.rejects(stranger.collections.list(), (e) => e instanceof AuthenticationError && e.status === 401);
-      await assert.rejects(Promise.resolve(sdk.items.list("posts", { limit: 100000 })), (e) => e instanceof BadRequestError && /limit/.test(e.error));
+      await assert.rejects(Promise.resolve(sdk.items.list("posts", { order: "no_such_field" })), (e) => e instanceof BadRequestError && /Allowed: /.test(e.error) && e.attempts === 1);
       await assert.rejects(sdk.items.get("no-such-collection", "x"), (e) => e instanceof APIError && e.status === 404);
     });
 
@@ -95,6 +95,11 @@ for (const [name, base, postgres] of [
       await assert.rejects(other.items.get("posts", mine.id), (e) => e instanceof NotFoundError);
       await assert.rejects(other.items.delete("posts", mine.id), (e) => e instanceof NotFoundError);
       assert.equal((await sdk.items.get("posts", mine.id)).title, "mine", "the other tenant changed nothing");
+      const sub = await sdk.actions.submit("generate_gbp_post", stack.client, { topic: "ours" });
+      await assert.rejects(other.runs.get(sub.runId), (e) => e instanceof NotFoundError);
+      await assert.rejects(other.actions.run("generate_gbp_post", stack.client, { topic: "theirs" }), (e) => e.status === 404 || e.status === 403);
+      await assert.rejects(Promise.resolve(other.data.read({ resource: "keywords", client_id: stack.client })), (e) => e.status === 404 || e.status === 403);
+      assert.equal((await other.runs.list().toArray()).length, 0, "the other agency sees none of our runs");
     });
 
     test("actions: run with one idempotency key answers the first run again; submit and runs.wait", async () => {
