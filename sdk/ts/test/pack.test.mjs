@@ -57,6 +57,26 @@ console.log(JSON.stringify({ post: post.id, titles, run: run.state }));
       env: { ...process.env, ATRIUM_URL: stack.api, ATRIUM_API_KEY: stack.write, CLIENT_ID: stack.client },
     }),
   );
+  // A TypeScript project resolves the package's types through its exports.
+  writeFileSync(
+    join(app, "check.ts"),
+    `import { Atrium, NotFoundError, type Item } from "@atrium-hq/sdk";
+const sdk = new Atrium({ baseURL: "http://127.0.0.1:8080", apiKey: "k" });
+export const first: Promise<Item[]> = sdk.items.list("posts").then((p) => p.items);
+export const isNotFound = (e: unknown): boolean => e instanceof NotFoundError;
+// @ts-expect-error: items.create needs the item's data
+sdk.items.create("posts", {});
+`,
+  );
+  writeFileSync(
+    join(app, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { noEmit: true, strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: [] },
+      files: ["check.ts"],
+    }),
+  );
+  execFileSync(join(pkgDir, "node_modules", ".bin", "tsc"), ["-p", "."], { cwd: app, encoding: "utf8" });
+
   assert.ok(result.post);
   assert.ok(result.titles.includes("From the tarball"), JSON.stringify(result.titles));
   assert.equal(result.run, "success");
