@@ -165,7 +165,7 @@ export class Transport {
       const { retry, waitMs } = retryable(failure, idempotent);
       if (!retry || attempt >= maxAttempts) throw failure;
       await sleep(Math.max(waitMs, jittered(this.backoffMs, attempt)), opts.signal).catch(() => {
-        throw failure;
+        throw new APIUserAbortError(`atrium: ${method} ${path}: aborted by the caller after ${attempt} attempts`, { cause: failure });
       });
     }
   }

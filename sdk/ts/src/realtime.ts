@@ -251,7 +251,16 @@ class Connection implements RealtimeSubscription {
         const res = await this.t.fetch(this.t.url(REALTIME_PATH), { headers, signal: ctl.signal, cache: "no-store" });
         if (!res.ok || !res.body) {
           const text = await res.text().catch(() => "");
-          throw new Error(`atrium: GET ${REALTIME_PATH} answered ${res.status}: ${text.slice(0, 300)}`);
+          const err = new Error(`atrium: GET ${REALTIME_PATH} answered ${res.status}: ${text.slice(0, 300)}`);
+          // A 4xx other than 408 and 429 does not change on a retry (a
+          // malformed Last-Event-ID, a route this server does not have).
+          if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) {
+            this.closed = true;
+            this.opts.onError?.(err);
+            this.rejectReady(err);
+            return;
+          }
+          throw err;
         }
         opened = true;
         const server = await this.read(res.body, (ms) => (retryMs = ms));

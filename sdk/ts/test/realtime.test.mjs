@@ -102,3 +102,13 @@ test("too many subscriptions is refused before anything is sent", () => {
   assert.throws(() => sdk.realtime.connect({ subscriptions: Array.from({ length: 101 }, (_, i) => `posts/${i}`), eventSource: false }), /at most 100/);
   assert.throws(() => sdk.realtime.connect({ subscriptions: [""], eventSource: false }), /subscriptions are strings/);
 });
+
+test("a server without the route (404) ends the subscription: ready rejects instead of reconnecting forever", async () => {
+  const before = streams.length;
+  const sdk = new Atrium({ baseURL: `http://127.0.0.1:${PORT}/elsewhere`, apiKey: "k" });
+  const errors = [];
+  const sub = sdk.realtime.connect({ subscriptions: ["posts"], eventSource: false, reconnectMs: 10, onError: (e) => errors.push(e) });
+  await assert.rejects(sub.ready, /answered 404/);
+  assert.equal(errors.length, 1);
+  assert.equal(streams.length, before);
+});

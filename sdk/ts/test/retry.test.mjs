@@ -185,3 +185,16 @@ test("runs.wait asks the server to hold each request and returns the finished ru
   assert.equal(seen.length, 2);
   assert.equal(seen[0].headers.prefer, "wait=5");
 });
+
+test("an abort while waiting to retry ends the call at once, with the last failure as its cause", async () => {
+  const sdk = fresh({ backoffMs: 60_000 });
+  script = [{ status: 503, body: { error: "down" } }];
+  const ctl = new AbortController();
+  const p = sdk.collections.list({ signal: ctl.signal });
+  while (seen.length === 0) await new Promise((r) => setTimeout(r, 5)); // why sleep: waits for the request to reach the server
+  const t0 = Date.now();
+  ctl.abort();
+  await assert.rejects(p, (e) => e instanceof APIUserAbortError && e.cause instanceof InternalServerError);
+  assert.ok(Date.now() - t0 < 5_000, "did not wait out the backoff");
+  assert.equal(seen.length, 1);
+});
