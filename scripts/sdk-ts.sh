@@ -88,7 +88,7 @@ test)
     go build -o "$tmp/atrium" ./cmd/atrium
     bin=$tmp/atrium
   fi
-  (cd "$dir" && ATRIUM_BIN=$(realpath "$bin") NODE_NO_WARNINGS=1 node --test --test-concurrency=1 test/)
+  (cd "$dir" && ATRIUM_BIN=$(realpath "$bin") NODE_NO_WARNINGS=1 node --test --test-concurrency=1 test/*.test.mjs)
   ;;
 *)
   echo "usage: scripts/sdk-ts.sh install|generate|check|build|test" >&2
