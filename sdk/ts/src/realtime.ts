@@ -254,6 +254,14 @@ class Connection implements RealtimeSubscription {
           const err = new Error(`atrium: GET ${REALTIME_PATH} answered ${res.status}: ${text.slice(0, 300)}`);
           // A 4xx other than 408 and 429 does not change on a retry (a
           // malformed Last-Event-ID, a route this server does not have).
+          if (res.status === 400 && headers["Last-Event-ID"]) {
+            // The server would not resume from this id (too old, or one it
+            // does not take): start afresh, and have the caller refetch.
+            this.lastEventId = undefined;
+            this.needsReset = true;
+            this.opts.onError?.(err);
+            continue;
+          }
           if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) {
             this.closed = true;
             this.opts.onError?.(err);

@@ -12,6 +12,7 @@ const PORT = 19431;
 const streams = []; // {res, lastEventId}
 const posts = []; // {auth, body}
 let nextClient = 1;
+let connectId = ""; // the id the connect event carries, if any
 let waiters = [];
 const changed = () => {
   for (const w of waiters) w();
@@ -27,8 +28,13 @@ const server = createServer((req, res) => {
     return;
   }
   if (req.method === "GET") {
+    if (req.headers["last-event-id"] === "0") {
+      // As the gateway: ids are positive; 0 is not one it resumes from.
+      res.writeHead(400, { "Content-Type": "application/json" }).end('{"error":"Last-Event-ID \\"0\\" is not an id this stream sent"}');
+      return;
+    }
     res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-store" });
-    res.write(`event: connect\ndata: {"client_id":"c${nextClient++}"}\n\n`);
+    res.write(`event: connect\n${connectId ? `id: ${connectId}\n` : ""}data: {"client_id":"c${nextClient++}"}\n\n`);
     streams.push({ res, lastEventId: req.headers["last-event-id"] });
     changed();
     return;
@@ -111,4 +117,19 @@ test("a server without the route (404) ends the subscription: ready rejects inst
   await assert.rejects(sub.ready, /answered 404/);
   assert.equal(errors.length, 1);
   assert.equal(streams.length, before);
+});
+
+test("a resume the server refuses (400) starts afresh without Last-Event-ID and tells the caller to refetch", async () => {
+  connectId = "0";
+  const sdk = new Atrium({ baseURL: `http://127.0.0.1:${PORT}`, apiKey: "k" });
+  let resets = 0;
+  const sub = sdk.realtime.connect({ subscriptions: ["posts"], eventSource: false, reconnectMs: 10, onReset: () => (resets++, changed()) });
+  await sub.ready;
+  const n = streams.length;
+  streams[n - 1].res.destroy();
+  await until(() => resets === 1 && streams.length === n + 1);
+  assert.equal(streams[n].lastEventId, undefined);
+  sub.close();
+  streams[n].res.end();
+  connectId = "";
 });
