@@ -1,6 +1,6 @@
 // The client: one API key, the API's interfaces as fields, and request(),
 // typed by the generated OpenAPI paths, for every route the interfaces do
-// not cover (revisions, preview links, event-types...).
+// not cover.
 
 import type { APIResponse, ClientOptions, RequestOptions } from "./core.js";
 import { Transport } from "./core.js";
@@ -13,7 +13,9 @@ import {
   DataResource,
   DealsResource,
   ItemsResource,
+  PreviewLinksResource,
   ProspectsResource,
+  RevisionsResource,
   RunsResource,
   WebhooksResource,
 } from "./resources.js";
@@ -61,6 +63,10 @@ export type TypedRequest<Op> = Omit<RequestOptions, "query" | "body"> & {
 export class Atrium {
   readonly collections: CollectionsResource;
   readonly items: ItemsResource;
+  /** Items' revisions (list, get, restore). */
+  readonly revisions: RevisionsResource;
+  /** Items' preview links (create, list, revoke). */
+  readonly previews: PreviewLinksResource;
   readonly assets: AssetsResource;
   readonly actions: ActionsResource;
   readonly runs: RunsResource;
@@ -77,6 +83,8 @@ export class Atrium {
     this.transport = t;
     this.collections = new CollectionsResource(t);
     this.items = new ItemsResource(t);
+    this.revisions = new RevisionsResource(t);
+    this.previews = new PreviewLinksResource(t);
     this.assets = new AssetsResource(t);
     this.actions = new ActionsResource(t);
     this.runs = new RunsResource(t);

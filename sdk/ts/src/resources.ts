@@ -5,6 +5,7 @@
 import type { APIResponse, RequestOptions, Transport } from "./core.js";
 import { newIdempotencyKey, path } from "./core.js";
 import { NotFoundError } from "./errors.js";
+import type { components } from "./generated/public.js";
 import type { PageRequest } from "./pagination.js";
 import { cursorPages, offsetPages } from "./pagination.js";
 
@@ -176,6 +177,75 @@ export class ItemsResource {
         headers: { ...headers, ...(etag ? { "If-Match": ifMatch(etag) } : {}) },
       }),
     );
+  }
+}
+
+/** A revision of an item (the generated document's ItemRevision). */
+export type ItemRevision = components["schemas"]["ItemRevision"];
+/** A preview link of an item (the generated document's PreviewLink). */
+export type PreviewLink = components["schemas"]["PreviewLink"];
+
+export interface RevisionPage {
+  revisions: ItemRevision[];
+  next_cursor?: string;
+}
+
+export class RevisionsResource {
+  constructor(private readonly t: Transport) {}
+
+  /** An item's revisions, newest first: `await` for a page, `for await` for all (by cursor). */
+  list(collection: string, id: string, query: { limit?: number; cursor?: string } = {}, opts?: CallOptions): PageRequest<RevisionPage, ItemRevision> {
+    return cursorPages(
+      query.cursor,
+      async (c) =>
+        (await this.t.request<RevisionPage>("GET", COLLECTIONS + path(collection, id, "revisions"), { ...opts, query: { limit: query.limit, cursor: c } })).data,
+      (p) => p.revisions ?? [],
+      (p) => p.next_cursor,
+    );
+  }
+
+  /** One revision. */
+  async get(collection: string, id: string, version: number, opts?: CallOptions): Promise<ItemRevision> {
+    return (await this.t.request<{ revision: ItemRevision }>("GET", COLLECTIONS + path(collection, id, "revisions", String(version)), { ...opts })).data
+      .revision;
+  }
+
+  /** Writes a revision's data back as a new version of the item. With ifMatch it is retried safely. */
+  async restore(collection: string, id: string, version: number, opts: WriteOptions = {}): Promise<ItemWithETag> {
+    const { ifMatch: etag, locale: _locale, headers, ...call } = opts;
+    const r = await this.t.request<{ item: Item }>("POST", COLLECTIONS + path(collection, id, "revisions", String(version), "restore"), {
+      ...call,
+      headers: { ...headers, ...(etag ? { "If-Match": ifMatch(etag) } : {}) },
+      body: {},
+    });
+    return { ...r.data.item, etag: etagOf(r.headers) };
+  }
+}
+
+export class PreviewLinksResource {
+  constructor(private readonly t: Transport) {}
+
+  /** A link that shows the item's draft to whoever has it, until it expires. */
+  async create(collection: string, itemId: string, opts: CallOptions & { expiresInSeconds?: number } = {}): Promise<PreviewLink> {
+    const { expiresInSeconds, ...call } = opts;
+    const body = expiresInSeconds ? { expires_in_seconds: expiresInSeconds } : {};
+    return (
+      await this.t.request<{ preview_link: PreviewLink }>("POST", COLLECTIONS + path(collection, itemId, "preview-links"), { ...call, body })
+    ).data.preview_link;
+  }
+
+  /** The live links of a collection, or of one item. */
+  async list(collection: string, itemId?: string, opts?: CallOptions): Promise<PreviewLink[]> {
+    const r = await this.t.request<{ preview_links: PreviewLink[] }>("GET", "/api/public/v1/preview-links", {
+      ...opts,
+      query: { collection, item_id: itemId },
+    });
+    return r.data.preview_links ?? [];
+  }
+
+  /** Revokes a link at once. */
+  async revoke(id: string, opts?: CallOptions): Promise<void> {
+    await goneOnRetry(this.t.request("DELETE", "/api/public/v1/preview-links" + path(id), { ...opts }));
   }
 }
 

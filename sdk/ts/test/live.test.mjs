@@ -72,6 +72,24 @@ for (const [name, base, postgres] of [
       });
     });
 
+    test("revisions and preview links: every revision by cursor, restore, a link made, listed and revoked", async () => {
+      const it = await sdk.items.create("posts", { data: { title: "v1" } });
+      await sdk.items.update("posts", it.id, { data: { title: "v2" } });
+      await sdk.items.update("posts", it.id, { data: { title: "v3" } });
+      const revs = await sdk.revisions.list("posts", it.id, { limit: 1 }).toArray();
+      assert.deepEqual(revs.map((r) => r.change), ["updated", "updated", "created"]);
+      const first = revs.at(-1);
+      assert.equal((await sdk.revisions.get("posts", it.id, first.version)).data.title, "v1");
+      const restored = await sdk.revisions.restore("posts", it.id, first.version);
+      assert.equal(restored.title, "v1");
+      const link = await sdk.previews.create("posts", it.id, { expiresInSeconds: 600 });
+      assert.ok(link.url, JSON.stringify(link));
+      assert.ok((await sdk.previews.list("posts", it.id)).some((l) => l.id === link.id));
+      await sdk.previews.revoke(link.id);
+      assert.ok(!(await sdk.previews.list("posts", it.id)).some((l) => l.id === link.id));
+      await assert.rejects(reader.previews.create("posts", it.id), (e) => e instanceof PermissionDeniedError);
+    });
+
     test("errors: a read key cannot write, a wrong key is refused, bad input names what is allowed", async () => {
       await assert.rejects(reader.items.create("posts", { data: { title: "no" } }), (e) => e instanceof PermissionDeniedError && e.status === 403);
       const stranger = new Atrium({ baseURL: stack.api, apiKey: "atr_nope" });
