@@ -40,7 +40,6 @@ install() {
 generate_to() {
   local out=$1 tmp
   tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' RETURN
   if [ -n "${ATRIUM_BIN:-}" ]; then
     "$ATRIUM_BIN" openapi >"$tmp/public.json"
   else
@@ -53,6 +52,7 @@ generate_to() {
     echo
     cat "$tmp/public.ts"
   } >"$out"
+  rm -rf "$tmp"
 }
 
 case "${1:-}" in
