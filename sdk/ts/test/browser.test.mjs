@@ -153,6 +153,8 @@ test("realtime with the browser's EventSource: subscribes, receives, resumes wit
   await p.waitForFunction(() => window.got.length === 1);
   rt.streams[0].res.destroy(); // EventSource reconnects by itself, with Last-Event-ID
   await p.waitForFunction(() => window.sub.clientId === "b2", null, { timeout: 10_000 });
+  // The client names the new stream before its subscription POST arrives.
+  for (const t0 = Date.now(); rt.posts.length < 2 && Date.now() - t0 < 10_000; ) await new Promise((r) => setTimeout(r, 20)); // why sleep: a poll of the fake server's record of POSTs
   assert.equal(rt.streams[1].lastEventId, "41");
   assert.deepEqual(rt.posts.at(-1).body, { client_id: "b2", subscriptions: ["posts"] });
   rt.streams[1].res.write(`id: 42\nevent: posts\ndata: {"action":"delete","collection":"posts","item":{"id":"p9"}}\n\n`);
