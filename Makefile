@@ -138,6 +138,19 @@ openapi-lint: ## Lint the OpenAPI 3.1 documents with Redocly CLI (installed from
 mcp-inspector-check: ## List and call the MCP tools of atrium serve --demo with the MCP Inspector's CLI (installed from npm into tools/mcp-inspector on first use)
 	bash scripts/mcp-inspector-check.sh
 
+.PHONY: sdk-ts
+sdk-ts: ## TypeScript SDK (sdk/ts): npm ci (pinned), generate its types from the public OpenAPI document, typecheck and build
+	bash scripts/sdk-ts.sh generate
+	bash scripts/sdk-ts.sh build
+
+.PHONY: test-ts
+test-ts: services-up ## TypeScript SDK tests (node --test): a live atrium serve (memory and PostgreSQL), retries against a fake server, Chromium, the npm tarball
+	bash scripts/sdk-ts.sh test
+
+.PHONY: check-ts-generated
+check-ts-generated: ## Fail if sdk/ts/src/generated differs from the types of the current public OpenAPI document
+	bash scripts/sdk-ts.sh check
+
 .PHONY: check-generated
 check-generated: generate ## Fail if the committed generated code differs from a fresh generation
 	@if [ -n "$$(git status --porcelain -- proto gateway/openapi services/actions/internal/app/datasets)" ]; then \
