@@ -577,7 +577,7 @@ func (h *realtimeHub) subscribe(c *rtClient, p principal.Principal, subs []strin
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.bound && c.p.Subject != p.Subject {
-		return false, apperr.PermissionDenied("this realtime stream is bound to another API key (the key of its first subscription); open a stream of your own with GET %s", realtimePath)
+		return false, errBoundToAnother
 	}
 	if !c.bound {
 		if h.perKey[p.Subject] >= h.g.cfg.RealtimeMaxStreamsPerKey {
@@ -610,6 +610,10 @@ func (h *realtimeHub) subscribe(c *rtClient, p principal.Principal, subs []strin
 	}
 	return false, nil
 }
+
+// errBoundToAnother refuses a key the subscriptions of another key's
+// stream.
+var errBoundToAnother = apperr.PermissionDenied("this realtime stream is bound to another API key (the key of its first subscription); open a stream of your own with GET %s", realtimePath)
 
 // errRealtimeCap is a refusal over a realtime cap: 429.
 type errRealtimeCap struct{ msg string }
@@ -908,11 +912,6 @@ func (g *Gateway) realtimeSubscribe(w http.ResponseWriter, r *http.Request) {
 		fail(status.Errorf(codes.InvalidArgument, "subscriptions has %d entries; at most %d are allowed", len(req.Subscriptions), realtimeMaxSubscriptions))
 		return
 	}
-	subs, err := g.checkSubscriptions(ctx, p, req.Subscriptions)
-	if err != nil {
-		fail(err)
-		return
-	}
 	g.realtime.mu.Lock()
 	c := g.realtime.clients[*req.ClientID]
 	g.realtime.mu.Unlock()
@@ -922,6 +921,20 @@ func (g *Gateway) realtimeSubscribe(w http.ResponseWriter, r *http.Request) {
 	}
 	if origin := r.Header.Get("Origin"); c.origin != "" && origin != c.origin {
 		fail(status.Errorf(codes.PermissionDenied, "the realtime stream %q was opened by a page of %s; only that origin may set its subscriptions", *req.ClientID, c.origin))
+		return
+	}
+	// Another key's stream is refused before its subscriptions are read:
+	// they are not this key's to judge (subscribe checks again, atomically).
+	c.mu.Lock()
+	other := c.bound && c.p.Subject != p.Subject
+	c.mu.Unlock()
+	if other {
+		fail(apperr.ToStatus(errBoundToAnother).Err())
+		return
+	}
+	subs, err := g.checkSubscriptions(ctx, p, req.Subscriptions)
+	if err != nil {
+		fail(err)
 		return
 	}
 	resume, err := g.realtime.subscribe(c, p, subs)

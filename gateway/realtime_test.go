@@ -339,10 +339,10 @@ func TestRealtimeFansOutOneReadPerClass(t *testing.T) {
 	if ev := spy.next(t); !strings.Contains(ev.data, `"title":"theirs"`) {
 		t.Fatalf("site B's stream got %+v, want only its own site's item", ev)
 	}
-	// draft-1 for the full keys, live-1 for each class: three reads for
-	// eight frames.
-	if n := s.r.gw.realtime.fetches.Load(); n != 3 {
-		t.Fatalf("%d reads of items, want 3 (one per event and class of key)", n)
+	// draft-1 for the full keys, live-1 for each class, theirs for site
+	// B: four reads for nine frames.
+	if n := s.r.gw.realtime.fetches.Load(); n != 4 {
+		t.Fatalf("%d reads of items, want 4 (one per event, site and class of key)", n)
 	}
 	// Unpublished: a delete with the id only, for the published-only keys.
 	s.publish(t, events.ItemUpdated, "A", "posts", "live-1", false)

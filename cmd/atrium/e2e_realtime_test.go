@@ -196,7 +196,7 @@ func testRealtime(t *testing.T, s *stack) {
 	pub.nextItem("posts", "update", "Live, edited")
 	full.nextItem("posts", "update", "Live, edited")
 	// Unpublished: it disappears, without its data.
-	wantStatus(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, map[string]any{"is_published": false}), http.StatusOK)
+	wantStatus(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, map[string]any{"data": map[string]any{}, "is_published": false}), http.StatusOK)
 	ev = pub.next()
 	if ev.event != "posts" || ev.data["action"] != "delete" || ev.data["item"].(map[string]any)["id"] != id || ev.data["item"].(map[string]any)["title"] != nil {
 		t.Fatalf("unpublish event = %+v, want a delete of %s carrying only its id", ev, id)
@@ -243,7 +243,7 @@ func testRealtime(t *testing.T, s *stack) {
 	wantStatus(t, subscribe(t, s, page, back.clientID), http.StatusNoContent)
 	c.createItem(t, "posts", map[string]any{"data": map[string]any{"title": "Unheard"}, "is_published": true})
 	wantStatus(t, subscribe(t, s, page, back.clientID, fmt.Sprintf("posts/%s", id)), http.StatusNoContent)
-	wantStatus(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, map[string]any{"is_published": true}), http.StatusOK)
+	wantStatus(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, map[string]any{"data": map[string]any{}, "is_published": true}), http.StatusOK)
 	back.nextItem("posts", "create", "Secret")
 }
 
