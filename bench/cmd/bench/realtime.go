@@ -41,7 +41,7 @@ func runRealtime(ctx context.Context, args []string) error {
 	if *subscribers > *streams {
 		return fmt.Errorf("--subscribers (%d) must not exceed --streams (%d)", *subscribers, *streams)
 	}
-	// Each stream is a connection at both ends: raise the open files'
+	// Each stream is a connection in this process and one in atrium serve: raise the open files'
 	// limit of this process, which atrium serve inherits.
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && lim.Cur < lim.Max {
@@ -49,7 +49,7 @@ func runRealtime(ctx context.Context, args []string) error {
 		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
 	}
 	_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
-	if need := uint64(2*(*streams) + 1000); lim.Cur < need {
+	if need := uint64(*streams + 1000); lim.Cur < need {
 		return fmt.Errorf("the open files' limit is %d, and %d streams need about %d (ulimit -n)", lim.Cur, *streams, need)
 	}
 	n := strconv.Itoa(*streams * 2)
