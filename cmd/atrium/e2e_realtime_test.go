@@ -130,6 +130,26 @@ func (st *sseStream) nextItem(collection, action, title string) sseEvent {
 	return ev
 }
 
+// appears reads a published-only key's events of an item published by a
+// PATCH: a create; or, when the gateway did not see the write's
+// item.published within its pairing window (a loaded machine), an update
+// and then the create (docs/realtime.md). It returns the create.
+func (st *sseStream) appears(collection, title string) sseEvent {
+	st.t.Helper()
+	ev := st.next()
+	if ev.data["action"] == "update" {
+		if item, _ := ev.data["item"].(map[string]any); item["title"] != title {
+			st.t.Fatalf("event = %+v, want %s appearing", ev, title)
+		}
+		ev = st.next()
+	}
+	item, _ := ev.data["item"].(map[string]any)
+	if ev.event != collection || ev.data["action"] != "create" || item["title"] != title {
+		st.t.Fatalf("event = %+v, want the create of %s", ev, title)
+	}
+	return ev
+}
+
 func subscribe(t *testing.T, s *stack, key, clientID string, subs ...string) response {
 	t.Helper()
 	if subs == nil {
@@ -187,7 +207,7 @@ func testRealtime(t *testing.T, s *stack) {
 	full.nextItem("posts", "update", "Still a draft")
 	// Published: it appears for the page, once, as a create.
 	wantStatus(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, map[string]any{"data": map[string]any{"title": "Live"}, "is_published": true}), http.StatusOK)
-	ev := pub.nextItem("posts", "create", "Live")
+	ev := pub.appears("posts", "Live")
 	if ev.data["item"].(map[string]any)["id"] != id {
 		t.Fatalf("create event = %+v, want item %s", ev, id)
 	}
@@ -244,7 +264,7 @@ func testRealtime(t *testing.T, s *stack) {
 	c.createItem(t, "posts", map[string]any{"data": map[string]any{"title": "Unheard"}, "is_published": true})
 	wantStatus(t, subscribe(t, s, page, back.clientID, fmt.Sprintf("posts/%s", id)), http.StatusNoContent)
 	wantStatus(t, call(t, "PATCH", c.base+"/posts/"+id, c.write, map[string]any{"data": map[string]any{}, "is_published": true}), http.StatusOK)
-	back.nextItem("posts", "create", "Secret")
+	back.appears("posts", "Secret")
 }
 
 func mustUint(t *testing.T, s string) uint64 {
