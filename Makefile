@@ -238,6 +238,11 @@ bench-webhooks: services-up build ## Webhook deliveries on PostgreSQL from item 
 	go build -o .bin/bench ./bench/cmd/bench
 	.bin/bench webhooks --atrium .bin/atrium $(BENCHFLAGS)
 
+.PHONY: bench-realtime
+bench-realtime: services-up build ## Live updates: 10,000 open realtime streams on one gateway, a published write fanned out to 1,000 of them (p50/p99 from the 201 to the last subscriber's event), memory per stream
+	go build -o .bin/bench ./bench/cmd/bench
+	.bin/bench realtime --atrium .bin/atrium $(BENCHFLAGS)
+
 .PHONY: bench-studio
 .PHONY: bench-auth
 bench-studio: services-up build ## Atrium Studio: the items list and item editor pages at 20,000 items, memory and PostgreSQL, against the JSON API's same request (and the floor): pages/s, p99, the console's overhead

@@ -126,6 +126,18 @@ type Config struct {
 	MaxStreamsPerKey    int
 	MaxStreamsPerTenant int
 
+	// RealtimeHeartbeat spaces the comment lines (": ping") of an idle
+	// realtime stream (GET /api/public/v1/realtime), so that proxies and
+	// browsers do not take it for dead.
+	RealtimeHeartbeat time.Duration
+	// RealtimeMaxStreamsPerKey and RealtimeMaxStreamsPerSite bound the
+	// realtime streams one API key, and all the keys of one site, bind on
+	// this gateway (docs/realtime.md). They are apart from
+	// MaxStreamsPerKey: every visitor of a site shares its published-only
+	// key, so thousands of browsers hold one key's streams.
+	RealtimeMaxStreamsPerKey  int
+	RealtimeMaxStreamsPerSite int
+
 	// MCPReadOnly hides the MCP server's write tools from every key
 	// (/mcp; docs/mcp.md).
 	MCPReadOnly bool
@@ -142,6 +154,9 @@ type Config struct {
 
 	// now is the rate limiter's clock; tests set it.
 	now func() time.Time
+	// realtimeIdle is how long a realtime stream without subscriptions
+	// stays open (5 minutes, as PocketBase's); tests shorten it.
+	realtimeIdle time.Duration
 	// dependencyInterval spaces the checks of the services
 	// (DependencyCheckInterval); tests shorten it.
 	dependencyInterval time.Duration
@@ -159,6 +174,13 @@ const (
 	DefaultMaxLongRequests     = 1000
 	DefaultMaxStreamsPerKey    = 16
 	DefaultMaxStreamsPerTenant = 64
+	// Realtime streams: see docs/realtime.md.
+	DefaultRealtimeHeartbeat         = 25 * time.Second
+	DefaultRealtimeMaxStreamsPerKey  = 5000
+	DefaultRealtimeMaxStreamsPerSite = 10000
+	// DefaultRealtimeIdle is how long a realtime stream without
+	// subscriptions stays open.
+	DefaultRealtimeIdle = 5 * time.Minute
 	// DefaultMinTransferRate is 32 KiB a second (256 kbit/s), what a
 	// poor mobile link still keeps: a 25 MiB file may take 30 s plus
 	// 800 s.
@@ -204,6 +226,9 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxLongRequests, "max-long-requests", c.MaxLongRequests, "long requests (event streams, uploads, file downloads, Prefer: wait) each listener serves at once, apart from --max-in-flight; more are answered 503 with Retry-After at once")
 	fs.IntVar(&c.MaxStreamsPerKey, "max-streams-per-key", c.MaxStreamsPerKey, "long requests (event streams, uploads, Prefer: wait) one API key may hold open at once; more are answered 429 with Retry-After")
 	fs.IntVar(&c.MaxStreamsPerTenant, "max-streams-per-tenant", c.MaxStreamsPerTenant, "long requests all the API keys of one agency (or site) may hold open at once; more are answered 429 with Retry-After")
+	fs.DurationVar(&c.RealtimeHeartbeat, "realtime-heartbeat", c.RealtimeHeartbeat, "how often an open realtime stream (GET /api/public/v1/realtime) gets a heartbeat comment line")
+	fs.IntVar(&c.RealtimeMaxStreamsPerKey, "realtime-max-streams-per-key", c.RealtimeMaxStreamsPerKey, "realtime streams one API key may bind on this gateway (every visitor of a site shares its published-only key); more are answered 429")
+	fs.IntVar(&c.RealtimeMaxStreamsPerSite, "realtime-max-streams-per-site", c.RealtimeMaxStreamsPerSite, "realtime streams all the API keys of one site may bind on this gateway; more are answered 429")
 	fs.Int64Var(&c.MinTransferRate, "min-transfer-rate", c.MinTransferRate, "slowest average, in bytes a second, an upload or a file download may keep once --request-timeout has passed; a slower upload is answered 408, a slower download cut")
 	fs.BoolVar(&c.CookieSecure, "cookie-secure", c.CookieSecure, "mark the session cookie Secure even on requests that did not come over TLS (behind a proxy that terminates TLS); over TLS it always is")
 	fs.StringVar(&c.OIDCIssuer, "oidc-issuer", c.OIDCIssuer, "issuer URL of an OpenID Connect provider to sign people in with (single sign-on, matched by verified email); empty: sign-in by password only")
@@ -253,6 +278,15 @@ func (c *Config) setDefaults() {
 	if c.MaxStreamsPerTenant == 0 {
 		c.MaxStreamsPerTenant = DefaultMaxStreamsPerTenant
 	}
+	if c.RealtimeHeartbeat == 0 {
+		c.RealtimeHeartbeat = DefaultRealtimeHeartbeat
+	}
+	if c.RealtimeMaxStreamsPerKey == 0 {
+		c.RealtimeMaxStreamsPerKey = DefaultRealtimeMaxStreamsPerKey
+	}
+	if c.RealtimeMaxStreamsPerSite == 0 {
+		c.RealtimeMaxStreamsPerSite = DefaultRealtimeMaxStreamsPerSite
+	}
 	if c.MinTransferRate == 0 {
 		c.MinTransferRate = DefaultMinTransferRate
 	}
@@ -270,6 +304,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.now == nil {
 		c.now = time.Now
+	}
+	if c.realtimeIdle == 0 {
+		c.realtimeIdle = DefaultRealtimeIdle
 	}
 	if c.dependencyInterval == 0 {
 		c.dependencyInterval = DependencyCheckInterval
@@ -360,6 +397,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--max-streams-per-key must be at least 1 (0: the default, %d); got %d", DefaultMaxStreamsPerKey, c.MaxStreamsPerKey)
 	case c.MaxStreamsPerTenant < 0:
 		return fmt.Errorf("--max-streams-per-tenant must be at least 1 (0: the default, %d); got %d", DefaultMaxStreamsPerTenant, c.MaxStreamsPerTenant)
+	case c.RealtimeHeartbeat < 0:
+		return fmt.Errorf("--realtime-heartbeat must be positive (0: the default, %s); got %s", DefaultRealtimeHeartbeat, c.RealtimeHeartbeat)
+	case c.RealtimeMaxStreamsPerKey < 0 || c.RealtimeMaxStreamsPerSite < 0:
+		return fmt.Errorf("--realtime-max-streams-per-key and --realtime-max-streams-per-site must be at least 1 (0: the defaults, %d and %d); got %d and %d",
+			DefaultRealtimeMaxStreamsPerKey, DefaultRealtimeMaxStreamsPerSite, c.RealtimeMaxStreamsPerKey, c.RealtimeMaxStreamsPerSite)
 	case c.MinTransferRate < 0:
 		return fmt.Errorf("--min-transfer-rate must be at least 1 byte a second (0: the default, %d); got %d", DefaultMinTransferRate, c.MinTransferRate)
 	case c.LoginAttemptsPerEmail < 0 || c.LoginAttemptsPerAddress < 0:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/metric"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
@@ -109,6 +110,8 @@ type Gateway struct {
 	deps       dependencies
 	depsMetric metric.Registration
 	depsWatch  sync.WaitGroup
+	// realtimeRun is the realtime hub's feed (realtime.go).
+	realtimeRun sync.WaitGroup
 
 	public, adminL *listener
 	nats           *nats.Conn
@@ -118,6 +121,9 @@ type Gateway struct {
 	rp *oidc.RelyingParty
 	// studio is the console at /studio/ (studio.go); nil with --studio=false.
 	studio *studio.Studio
+	// realtime holds the live update streams (realtime.go); nil without
+	// NATS.
+	realtime *realtimeHub
 	// mcpHandler serves /mcp on the public listener (mcp.go).
 	mcpHandler http.Handler
 	// draining is set once the gateway is asked to stop: /readyz answers
@@ -285,12 +291,21 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		if err := g.listenForRevocations(); err != nil {
 			return nil, err
 		}
+		js, err := jetstream.New(g.nats)
+		if err != nil {
+			return nil, fmt.Errorf("gateway: JetStream: %w", err)
+		}
+		g.realtime = newRealtimeHub(g, js)
+		g.realtimeRun.Go(func() { g.realtime.run(g.base) }) // until close
+	}
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		g.public.routes.methods.Add(m, realtimePath)
 	}
 	for _, l := range []*listener{g.public, g.adminL} {
 		addr := cfg.HTTPAddr
 		mux := http.Handler(publicMux)
 		if l.files {
-			mux = g.withStudio(g.withOIDC(g.withMCP(g.withFiles(publicMux))))
+			mux = g.withStudio(g.withOIDC(g.withMCP(g.withFiles(g.withRealtime(publicMux)))))
 		}
 		if l == g.adminL {
 			addr, mux = cfg.AdminAddr, g.withOperatorStudio(g.withProbes(adminMux))
@@ -466,8 +481,9 @@ func (g *Gateway) close() {
 	if g.cancelBase != nil {
 		g.cancelBase(rest.ErrShuttingDown)
 	}
-	// The watch uses the connections closed below.
+	// The watch and the realtime feed use the connections closed below.
 	g.depsWatch.Wait()
+	g.realtimeRun.Wait()
 	if g.depsMetric != nil {
 		_ = g.depsMetric.Unregister()
 	}

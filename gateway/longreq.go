@@ -66,6 +66,10 @@ func (l *listener) longKindOf(r *http.Request) longKind {
 	if k := l.routes.streamed[r.Method+" "+r.URL.Path]; k != ordinary {
 		return k
 	}
+	if r.Method == http.MethodGet && r.URL.Path == realtimePath {
+		// A realtime stream (realtime.go), open as long as its page.
+		return kindStream
+	}
 	if studioStream(r) {
 		return kindStream
 	}

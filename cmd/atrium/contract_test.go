@@ -194,8 +194,12 @@ func (ct contractTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	return resp, nil
 }
 
-// ndjson is the content type of the event stream.
-const ndjson = "application/x-ndjson"
+// ndjson is the content type of the event stream, eventStream the
+// realtime stream's (server-sent events): both documented as such.
+const (
+	ndjson      = "application/x-ndjson"
+	eventStream = "text/event-stream"
+)
 
 type errReader struct{ err error }
 
@@ -209,7 +213,7 @@ func (l *checkedListener) check(req *http.Request, resp *http.Response, body []b
 	} else {
 		copied.Body = http.NoBody
 		copied.Header = resp.Header.Clone()
-		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != ndjson {
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != ndjson && mt != eventStream {
 			copied.Header.Del("Content-Type")
 		}
 	}

@@ -142,6 +142,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CollectionsPublishedOnly", testCollectionsPublishedOnly},
 		{"PublishedOnlyEveryRoute", testPublishedOnlyEveryRoute},
 		{"CollectionsCORS", testCollectionsCORS},
+		{"Realtime", testRealtime},
 		{"BrowserPage", testBrowserPage},
 		{"AssetsUpload", testAssetsUpload},
 		{"AssetsRefusals", testAssetsRefusals},

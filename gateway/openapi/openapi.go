@@ -194,6 +194,7 @@ func completeDocument(doc document, l listener) error {
 	}
 	if l.tenant {
 		addFileRoutes(doc)
+		addRealtimeRoutes(doc)
 	}
 	return forEachOperation(doc, func(_, path string, op document) error {
 		return completeOperation(l, path, op)

@@ -201,6 +201,9 @@ ATRIUM_MAX_LONG_REQUESTS: {{ $values.maxLongRequests | int64 | toString | quote 
 ATRIUM_MAX_STREAMS_PER_KEY: {{ $values.maxStreamsPerKey | int64 | toString | quote }}
 ATRIUM_MAX_STREAMS_PER_TENANT: {{ $values.maxStreamsPerTenant | int64 | toString | quote }}
 ATRIUM_MIN_TRANSFER_RATE: {{ $values.minTransferRate | int64 | toString | quote }}
+ATRIUM_REALTIME_HEARTBEAT: {{ $values.realtimeHeartbeat | quote }}
+ATRIUM_REALTIME_MAX_STREAMS_PER_KEY: {{ $values.realtimeMaxStreamsPerKey | int64 | toString | quote }}
+ATRIUM_REALTIME_MAX_STREAMS_PER_SITE: {{ $values.realtimeMaxStreamsPerSite | int64 | toString | quote }}
 ATRIUM_MCP_READ_ONLY: {{ $values.mcpReadOnly | toString | quote }}
 ATRIUM_STUDIO: {{ $values.studio | toString | quote }}
 ATRIUM_COOKIE_SECURE: {{ $values.cookieSecure | toString | quote }}
