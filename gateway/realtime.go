@@ -181,8 +181,11 @@ type rtClient struct {
 	// (the idle timer).
 	subsChanged chan struct{}
 	// resumeAfter is the Last-Event-ID the stream was opened with, replayed
-	// from at its first subscription; 0 for none.
+	// from at its first subscription when resuming is set. It may be 0: a
+	// stream opened before this server had seen any event was told id 0
+	// in its connect frame, and a browser's EventSource sends that back.
 	resumeAfter uint64
+	resuming    bool
 
 	mu      sync.Mutex
 	bound   bool
@@ -538,9 +541,9 @@ func sseFrame(event, id string, data []byte) []byte {
 }
 
 // open registers a new stream.
-func (h *realtimeHub) open(origin string, resumeAfter uint64) *rtClient {
+func (h *realtimeHub) open(origin string, resumeAfter uint64, resuming bool) *rtClient {
 	c := &rtClient{id: h.prefix + "_" + randomID(15), origin: origin, frames: make(chan rtFrame, realtimeBuffer),
-		gone: make(chan struct{}), subsChanged: make(chan struct{}, 1), resumeAfter: resumeAfter}
+		gone: make(chan struct{}), subsChanged: make(chan struct{}, 1), resumeAfter: resumeAfter, resuming: resuming}
 	h.mu.Lock()
 	h.clients[c.id] = c
 	h.mu.Unlock()
@@ -602,7 +605,7 @@ func (h *realtimeHub) subscribe(c *rtClient, p principal.Principal, subs []strin
 	case c.subsChanged <- struct{}{}:
 	default:
 	}
-	if c.resumeAfter > 0 && !c.resumed && len(subs) > 0 {
+	if c.resuming && !c.resumed && len(subs) > 0 {
 		// Live frames are held from now on, so that none falls between
 		// the replay's end and the live feed.
 		c.resumed, c.replaying = true, true
@@ -766,14 +769,17 @@ func (g *Gateway) realtimeStream(w http.ResponseWriter, r *http.Request) {
 		rest.WriteJSON(w, http.StatusBadRequest, rest.Body{Error: fmt.Sprintf("GET %s takes no query parameters; set what the stream receives with POST %s", realtimePath, realtimePath)})
 		return
 	}
-	var resume uint64
+	var (
+		resume   uint64
+		resuming bool
+	)
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || n == 0 {
-			rest.WriteJSON(w, http.StatusBadRequest, rest.Body{Error: fmt.Sprintf("Last-Event-ID %q is not an id this stream sent: ids are positive whole numbers; omit the header to start afresh", v)})
+		if err != nil {
+			rest.WriteJSON(w, http.StatusBadRequest, rest.Body{Error: fmt.Sprintf("Last-Event-ID %q is not an id this stream sent: ids are whole numbers; omit the header to start afresh", v)})
 			return
 		}
-		resume = n
+		resume, resuming = n, true
 	}
 	origin := r.Header.Get("Origin")
 	h := w.Header()
@@ -783,7 +789,7 @@ func (g *Gateway) realtimeStream(w http.ResponseWriter, r *http.Request) {
 		h.Add("Vary", "Origin")
 		h.Set("Access-Control-Allow-Origin", origin)
 	}
-	c := g.realtime.open(origin, resume)
+	c := g.realtime.open(origin, resume, resuming)
 	defer g.realtime.close(c)
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")

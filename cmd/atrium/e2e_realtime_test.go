@@ -259,6 +259,12 @@ func testRealtime(t *testing.T, s *stack) {
 		t.Fatalf("a resume from an unknown id = %+v, want a reset event", ev)
 	}
 	wantError(t, call(t, "GET", s.api+"/api/public/v1/realtime", "", nil, "Last-Event-ID", "x"), http.StatusBadRequest, "Last-Event-ID")
+	// Id 0, the connect frame's id on a server that had seen no event yet,
+	// is what a browser's EventSource sends back when it reconnects: it
+	// resumes (an answer other than 200 would end the EventSource for good).
+	zero := openRealtime(t, s, "0")
+	wantStatus(t, subscribe(t, s, page, zero.clientID, "posts"), http.StatusNoContent)
+	zero.close()
 	// An empty list unsubscribes.
 	wantStatus(t, subscribe(t, s, page, back.clientID), http.StatusNoContent)
 	c.createItem(t, "posts", map[string]any{"data": map[string]any{"title": "Unheard"}, "is_published": true})
