@@ -1,6 +1,7 @@
 package studio
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"html"
@@ -231,7 +232,11 @@ func (s *Studio) itemsPage(v *visit) error {
 	}
 	req := &collectionsv1.ListItemsRequest{CollectionSlug: c.GetSlug(), Limit: new(int32(itemsPerPage + 1)),
 		Offset: new(int32((d.Page - 1) * itemsPerPage)), //nolint:gosec // d.Page is at most MaxInt32/itemsPerPage (above)
-		Q:      d.Q, Order: d.Order, Direction: d.Dir}
+		Q:      d.Q, Order: d.Order, Direction: d.Dir,
+		// The table shows the title field and the item's own properties:
+		// the service reads and renders only those (a post's body is most
+		// of its bytes). "id" names no field: the properties alone.
+		Fields: cmp.Or(tf, "id")}
 	if d.FilterField != "" && d.FilterValue != "" {
 		req.FilterField, req.FilterValue = d.FilterField, d.FilterValue
 	}
