@@ -401,13 +401,15 @@ type itemData struct {
 	Site       string
 	Collection *collectionsv1.Collection
 	// ItemID is "" on the new item page.
-	ItemID  string
-	Title   string
-	Fields  []fieldControl
-	ETag    string
-	State   string
-	Created string
-	Updated string
+	ItemID string
+	Title  string
+	Fields []fieldControl
+	// FieldsHTML is Fields as the form's controls (fieldControlsHTML).
+	FieldsHTML template.HTML
+	ETag       string
+	State      string
+	Created    string
+	Updated    string
 	// The schedule's inputs (datetime-local, UTC).
 	PublishAt, UnpublishAt string
 	Published              bool
@@ -427,12 +429,60 @@ type itemData struct {
 
 // getItem reads the path's item with its ETag.
 func (s *Studio) getItem(v *visit, slug string) (map[string]any, string, error) {
-	var md metadata.MD
-	resp, err := call(v, mGetItem, s.collections.GetItem, &collectionsv1.GetItemRequest{CollectionSlug: slug, ItemId: v.r.PathValue("item")}, grpc.Header(&md))
+	ctx, err := v.ctx(mGetItem)
 	if err != nil {
 		return nil, "", err
 	}
-	return resp.GetItem().AsMap(), first(md.Get("etag")), nil
+	return s.getItemIn(ctx, slug, v.r.PathValue("item"))
+}
+
+// getItemIn reads item id of collection slug with its ETag, in ctx
+// (visit.ctx). The item is read as the JSON API's body, rendered by the
+// service from the stored values: the typed answer's Structs, built by
+// the service and taken apart here, cost twice as much (docs/performance.md,
+// bench studio).
+func (s *Studio) getItemIn(ctx context.Context, slug, id string) (map[string]any, string, error) {
+	var md metadata.MD
+	var resp struct {
+		Item map[string]any `json:"item"`
+	}
+	err := callJSONIn(ctx, mGetItem, s.collections.GetItem, &collectionsv1.GetItemRequest{CollectionSlug: slug, ItemId: id},
+		func(b []byte) error { return json.Unmarshal(b, &resp) }, grpc.Header(&md))
+	if err != nil {
+		return nil, "", err
+	}
+	if resp.Item == nil {
+		return nil, "", status.Errorf(codes.Internal, "%s answered no item", mGetItem)
+	}
+	return resp.Item, first(md.Get("etag")), nil
+}
+
+// collectionAndItem reads the path's collection and item side by side:
+// neither needs the other (the item is named by the path's slug), and a
+// page waiting for both one after the other waits twice.
+func (s *Studio) collectionAndItem(v *visit) (*collectionsv1.Collection, map[string]any, string, error) {
+	ctx, err := v.ctx(mGetItem)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	type got struct {
+		item map[string]any
+		etag string
+		err  error
+	}
+	done := make(chan got, 1)
+	slug, id := v.r.PathValue("slug"), v.r.PathValue("item")
+	go func() {
+		var g got
+		g.item, g.etag, g.err = s.getItemIn(ctx, slug, id)
+		done <- g
+	}()
+	c, err := s.pathCollection(v)
+	g := <-done
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return c, g.item, g.etag, g.err
 }
 
 func first(s []string) string {
@@ -443,11 +493,7 @@ func first(s []string) string {
 }
 
 func (s *Studio) itemPage(v *visit) error {
-	c, err := s.pathCollection(v)
-	if err != nil {
-		return err
-	}
-	item, etag, err := s.getItem(v, c.GetSlug())
+	c, item, etag, err := s.collectionAndItem(v)
 	if err != nil {
 		return err
 	}
@@ -507,6 +553,7 @@ func (s *Studio) itemForm(v *visit, c *collectionsv1.Collection, item map[string
 	if err := s.fillChoices(v, c, d); err != nil {
 		return nil, err
 	}
+	d.FieldsHTML = fieldControlsHTML(d.Fields)
 	return d, nil
 }
 
@@ -603,7 +650,9 @@ func (s *Studio) referenceOptions(v *visit, target, q, current string) ([]choice
 
 type choicesData struct {
 	Field fieldControl
-	Q     string
+	// Select is the field's select (referenceSelectHTML).
+	Select template.HTML
+	Q      string
 }
 
 // referenceChoicesPage is a reference field's select for the items
@@ -626,7 +675,7 @@ func (s *Studio) referenceChoicesPage(v *visit) error {
 	if err != nil {
 		return err
 	}
-	s.render(v, http.StatusOK, "editor/choices", View{Title: keyLabel(key) + " choices", Crumbs: v.siteCrumbs(true)}, choicesData{Field: f, Q: q})
+	s.render(v, http.StatusOK, "editor/choices", View{Title: keyLabel(key) + " choices", Crumbs: v.siteCrumbs(true)}, choicesData{Field: f, Select: referenceSelectHTML(&f), Q: q})
 	return nil
 }
 
