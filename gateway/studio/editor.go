@@ -341,8 +341,13 @@ func itemRows(page []byte, titleField string) ([]map[string]any, error) {
 // escapes <, >, &, ' and "), the link being a path the console built
 // (visit.path escapes each part).
 func itemRowsHTML(rows []itemRow) template.HTML {
+	size := 0
+	for _, r := range rows {
+		// The markup around the values, and room for a few escapes.
+		size += 160 + len(r.Href) + len(r.Title) + len(r.State) + len(r.Updated)
+	}
 	var b strings.Builder
-	b.Grow(len(rows) * 256)
+	b.Grow(size)
 	for _, r := range rows {
 		b.WriteString(`<tr><th scope="row"><a href="`)
 		b.WriteString(html.EscapeString(r.Href))
