@@ -139,6 +139,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CollectionsAdmin", testCollectionsAdmin},
 		{"CollectionsSearch", testCollectionsSearch},
 		{"CollectionsExpand", testCollectionsExpand},
+		{"CollectionsFields", testCollectionsFields},
 		{"CollectionsPublishedOnly", testCollectionsPublishedOnly},
 		{"PublishedOnlyEveryRoute", testPublishedOnlyEveryRoute},
 		{"CollectionsCORS", testCollectionsCORS},

@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/principal"
@@ -283,6 +285,13 @@ var funcs = template.FuncMap{
 	},
 }
 
+// pagePool holds the buffers pages are drawn into: a page is tens of
+// kilobytes, grown anew for every request otherwise.
+var pagePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledPage is the largest buffer pagePool keeps.
+const maxPooledPage = 1 << 20
+
 // render writes page name with data d and status code.
 func (s *Studio) render(v *visit, code int, name string, view View, d any) {
 	t := s.pages.byName[name]
@@ -295,8 +304,15 @@ func (s *Studio) render(v *visit, code int, name string, view View, d any) {
 	if view.Flash == "" {
 		view.Flash = v.takeFlash()
 	}
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout.html", struct {
+	buf := pagePool.Get().(*bytes.Buffer)
+	defer func() {
+		// A rare huge page is not kept: the pool holds ordinary ones.
+		if buf.Cap() <= maxPooledPage {
+			buf.Reset()
+			pagePool.Put(buf)
+		}
+	}()
+	if err := t.ExecuteTemplate(buf, "layout.html", struct {
 		V View
 		D any
 	}{view, d}); err != nil {
@@ -310,6 +326,8 @@ func (s *Studio) render(v *visit, code int, name string, view View, d any) {
 	// keeps them.
 	h.Set("Cache-Control", "no-store")
 	h.Set("Vary", "Cookie, HX-Request")
+	// The page is whole: its length spares the chunked encoding.
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	v.w.WriteHeader(code)
 	_, _ = v.w.Write(buf.Bytes())
 }

@@ -177,12 +177,19 @@ func call[Req, Resp any](v *visit, fullMethod string, fn func(context.Context, R
 // answers (rendered once, by the service, as for the JSON API's route),
 // which read reads: for the pages that list many records, cheaper than the
 // typed answer, whose values are protobuf Structs.
-func callJSONWith[Req any, Resp interface{ GetRenderedJson() []byte }](v *visit, fullMethod string, fn func(context.Context, Req, ...grpc.CallOption) (Resp, error), req Req, read func([]byte) error) error {
+func callJSONWith[Req any, Resp interface{ GetRenderedJson() []byte }](v *visit, fullMethod string, fn func(context.Context, Req, ...grpc.CallOption) (Resp, error), req Req, read func([]byte) error, opts ...grpc.CallOption) error {
 	ctx, err := v.ctx(fullMethod)
 	if err != nil {
 		return err
 	}
-	resp, err := fn(metadata.AppendToOutgoingContext(ctx, render.MetadataKey, render.JSON), req)
+	return callJSONIn(ctx, fullMethod, fn, req, read, opts...)
+}
+
+// callJSONIn is callJSONWith in ctx, made by visit.ctx: a page that
+// makes its calls side by side makes their contexts first, on its own
+// goroutine.
+func callJSONIn[Req any, Resp interface{ GetRenderedJson() []byte }](ctx context.Context, fullMethod string, fn func(context.Context, Req, ...grpc.CallOption) (Resp, error), req Req, read func([]byte) error, opts ...grpc.CallOption) error {
+	resp, err := fn(metadata.AppendToOutgoingContext(ctx, render.MetadataKey, render.JSON), req, opts...)
 	if err != nil {
 		return err
 	}

@@ -813,7 +813,14 @@ type ListItemsRequest struct {
 	// Reference and asset fields to expand, comma-separated: each id is
 	// replaced by the item or asset it names (null if it no longer exists);
 	// dots follow references up to 3 levels (author,author.avatar).
-	Expand        string `protobuf:"bytes,10,opt,name=expand,proto3" json:"expand,omitempty"`
+	Expand string `protobuf:"bytes,10,opt,name=expand,proto3" json:"expand,omitempty"`
+	// The fields each item carries, comma-separated (title,category): the
+	// others are left out of the answer (not null: not read). Every item
+	// keeps id, is_published, publish_at, unpublish_at, created_at and
+	// updated_at, and the fields expand names. At most 200 names, each a
+	// field of the collection (400 naming the allowed ones otherwise);
+	// empty lists every field. Filters, order and q still see every field.
+	Fields        string `protobuf:"bytes,11,opt,name=fields,proto3" json:"fields,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -914,6 +921,13 @@ func (x *ListItemsRequest) GetQ() string {
 func (x *ListItemsRequest) GetExpand() string {
 	if x != nil {
 		return x.Expand
+	}
+	return ""
+}
+
+func (x *ListItemsRequest) GetFields() string {
+	if x != nil {
+		return x.Fields
 	}
 	return ""
 }
@@ -1557,7 +1571,7 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x16ListCollectionsRequest\"\x84\x01\n" +
 	"\x17ListCollectionsResponse\x12C\n" +
 	"\vcollections\x18\x01 \x03(\v2!.atrium.collections.v1.CollectionR\vcollections\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xe1\x02\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xf9\x02\n" +
 	"\x10ListItemsRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
@@ -1569,7 +1583,8 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\tdirection\x18\b \x01(\tR\tdirection\x12\f\n" +
 	"\x01q\x18\t \x01(\tR\x01q\x12\x16\n" +
 	"\x06expand\x18\n" +
-	" \x01(\tR\x06expandB\b\n" +
+	" \x01(\tR\x06expand\x12\x16\n" +
+	"\x06fields\x18\v \x01(\tR\x06fieldsB\b\n" +
 	"\x06_limitB\t\n" +
 	"\a_offsetB\x0f\n" +
 	"\r_is_published\"\xd9\x01\n" +

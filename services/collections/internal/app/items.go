@@ -58,6 +58,9 @@ type ItemQuery struct {
 	// hold every one of them (Words of q); OrderBy is then created_at,
 	// updated_at, a field or OrderRelevance.
 	Words []string
+	// Fields, when not nil, are the only fields whose values the items
+	// carry (selection and order still see every field).
+	Fields Projection
 }
 
 // ItemPatch is an atomic change to an item, applied by the store in one
@@ -160,6 +163,9 @@ type ListParams struct {
 	Order, Direction         string
 	// Q searches the text and rich_text fields for its words.
 	Q string
+	// Fields, when set, names the fields each item carries (ParseProjection,
+	// with Expand's fields added); the rest are not read.
+	Fields, Expand string
 	// PublishedOnly is set for a published-only key, which sees drafts as
 	// not existing: asking for them lists nothing.
 	PublishedOnly bool
@@ -184,6 +190,9 @@ func (u *Content) Items(ctx context.Context, siteID, slug string, p ListParams) 
 	}
 	c, err := u.collection(ctx, siteID, slug)
 	if err != nil {
+		return Collection{}, nil, page, err
+	}
+	if q.Fields, err = ParseProjection(c, p.Fields, p.Expand); err != nil {
 		return Collection{}, nil, page, err
 	}
 	if p.Q != "" {

@@ -258,6 +258,7 @@ func (s *Store) Items(_ context.Context, c app.Collection, q app.ItemQuery) ([]a
 			skip--
 			continue
 		}
+		it.Values = q.Fields.Project(it.Values)
 		out = append(out, it)
 		if len(out) == int(q.Page.Limit) {
 			break

@@ -354,6 +354,14 @@ func scanItem(row pgx.Row) (app.Item, error) {
 func (r reader) Items(ctx context.Context, c app.Collection, q app.ItemQuery) ([]app.Item, error) {
 	sql := `SELECT ` + itemCols + ` FROM items WHERE collection_id = $1`
 	args := []any{c.ID}
+	if q.Fields != nil {
+		// Only the projection's keys leave the server: the others (a
+		// post's body, most of its bytes) are deleted from the row's
+		// data by name, which reads no value.
+		args = append(args, q.Fields.Keys())
+		sql = `SELECT ` + strings.Replace(itemCols, "data", `data - coalesce((SELECT array_agg(k) FROM jsonb_object_keys(data) k WHERE k <> ALL($2::text[])), '{}')`, 1) +
+			` FROM items WHERE collection_id = $1`
+	}
 	if q.Published != nil {
 		args = append(args, *q.Published)
 		sql += ` AND is_published = $` + strconv.Itoa(len(args))

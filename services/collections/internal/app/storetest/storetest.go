@@ -44,6 +44,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"InsertItemChecksTheDefinition", testInsertItemChecksTheDefinition},
 		{"ItemsOrderAndPaging", testItemsPaging},
 		{"ItemFilters", testItemFilters},
+		{"ItemsProjection", testItemsProjection},
 		{"PatchMergesAtomically", testPatch},
 		{"ConcurrentPatchesAllSurvive", testConcurrentPatches},
 		{"DeleteItem", testDelete},
@@ -587,6 +588,61 @@ func testItemFilters(t *testing.T, s Store) {
 		if got := query(tc.q); !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
 			t.Errorf("%s: got %v, want %v", name, got, tc.want)
 		}
+	}
+}
+
+// testItemsProjection: a list asking for some fields gets only those
+// values (and an empty projection none), while filters, order and the
+// item's own properties see and keep everything; no projection is every
+// value.
+func testItemsProjection(t *testing.T, s Store) {
+	ctx := t.Context()
+	site := newSite(t, s)
+	c := newCollection(t, s, site.ID, "posts", app.Field{Key: "title", Type: app.TypeText}, app.Field{Key: "body", Type: app.TypeRichText},
+		app.Field{Key: "rating", Type: app.TypeNumber}, app.Field{Key: "tags", Type: app.TypeMultiSelect, Options: []string{"a", "b"}})
+	a := newItem(t, s, c, base, values("title", "Bread", "body", "Long", "rating", 4.5, "tags", []string{"a"}))
+	b := newItem(t, s, c, base.Add(time.Second), values("title", "Cake", "body", "Longer"))
+	rating := app.Field{Key: "rating", Type: app.TypeNumber}
+	list := func(q app.ItemQuery) []app.Item {
+		t.Helper()
+		q.Page = pagination.Page{Limit: 10}
+		if q.OrderBy == "" {
+			q.OrderBy = "created_at"
+		}
+		items, err := s.Items(ctx, c, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return items
+	}
+	shown := app.Projection{c.Fields[0], c.Fields[2]}
+	got := list(app.ItemQuery{Fields: shown})
+	if len(got) != 2 || got[0].ID != b.ID || got[1].ID != a.ID {
+		t.Fatalf("projected list = %v, want [%s %s]", ids(got), b.ID, a.ID)
+	}
+	if v := decoded(t, got[0].Values); !reflect.DeepEqual(v, map[string]any{"title": "Cake"}) {
+		t.Errorf("title,rating of an item without rating = %v, want only its title", v)
+	}
+	if v := decoded(t, got[1].Values); !reflect.DeepEqual(v, map[string]any{"title": "Bread", "rating": 4.5}) {
+		t.Errorf("title,rating = %v, want title and rating only", v)
+	}
+	if got[1].Version != a.Version || !got[1].CreatedAt.Equal(a.CreatedAt) || got[1].CollectionID != c.ID {
+		t.Errorf("a projected item lost its own properties: %+v", got[1])
+	}
+	// A filter and an order on fields left out still apply.
+	got = list(app.ItemQuery{Fields: app.Projection{c.Fields[0]}, FilterKey: "body", FilterValue: json.RawMessage(`"Longer"`)})
+	if len(got) != 1 || got[0].ID != b.ID || len(got[0].Values) != 1 {
+		t.Errorf("filtered on a field left out = %+v, want the cake with its title only", got)
+	}
+	got = list(app.ItemQuery{Fields: app.Projection{c.Fields[0]}, OrderBy: "rating", OrderField: &rating, Asc: true})
+	if !slices.Equal(ids(got), []string{a.ID, b.ID}) {
+		t.Errorf("ordered by a field left out = %v, want [%s %s] (no rating last)", ids(got), a.ID, b.ID)
+	}
+	if got := list(app.ItemQuery{Fields: app.Projection{}}); len(got) != 2 || len(got[0].Values) != 0 || len(got[1].Values) != 0 {
+		t.Errorf("an empty projection = %+v, want the items without values", got)
+	}
+	if got := list(app.ItemQuery{}); len(got) != 2 || len(got[1].Values) != 4 {
+		t.Errorf("no projection = %+v, want every value", got)
 	}
 }
 

@@ -103,11 +103,13 @@ func writeItemExpanded(w *render.Writer, c app.Collection, it *app.Item, e *expa
 }
 
 func renderItems(c app.Collection, items []app.Item, limit, offset int32) []byte {
-	return renderItemsExpanded(c, items, limit, offset, nil)
+	return renderItemsExpanded(c, nil, items, limit, offset, nil)
 }
 
-// renderItemsExpanded is renderItems with the fields e names expanded.
-func renderItemsExpanded(c app.Collection, items []app.Item, limit, offset int32, e *expander) []byte {
+// renderItemsExpanded is renderItems with the fields e names expanded and,
+// when shown is not nil, only shown's fields in each item (the collection
+// is written whole).
+func renderItemsExpanded(c app.Collection, shown app.Projection, items []app.Item, limit, offset int32, e *expander) []byte {
 	size := 256
 	for i := range items {
 		size += 160
@@ -121,11 +123,12 @@ func renderItemsExpanded(c app.Collection, items []app.Item, limit, offset int32
 	writeCollection(w, c)
 	w.Key("items")
 	w.OpenArray()
+	ic := projected(c, shown)
 	for i := range items {
 		if e != nil {
-			writeItemExpanded(w, c, &items[i], e, e.x.Fields)
+			writeItemExpanded(w, ic, &items[i], e, e.x.Fields)
 		} else {
-			writeItem(w, c, &items[i])
+			writeItem(w, ic, &items[i])
 		}
 	}
 	w.CloseArray()
@@ -135,6 +138,15 @@ func renderItemsExpanded(c app.Collection, items []app.Item, limit, offset int32
 	w.Int(int64(offset))
 	w.Close()
 	return w.Bytes()
+}
+
+// projected is c as its items are written under the projection shown:
+// with only shown's fields (c itself when shown is nil, every field).
+func projected(c app.Collection, shown app.Projection) app.Collection {
+	if shown != nil {
+		c.Fields = shown
+	}
+	return c
 }
 
 // renderItem is the body of the single-item routes: {"item": {...}}.

@@ -90,6 +90,27 @@ func TestRenderedMatchesTyped(t *testing.T) {
 		t.Fatal("an unset field must render as null")
 	}
 
+	// A projection (fields=title,unset): the same in both, the
+	// collection whole, each item its properties and those fields only.
+	shown := app.Projection{posts.Fields[0], posts.Fields[5]}
+	typedShown := &collectionsv1.ListItemsResponse{Collection: collectionPB(posts), Limit: 100, Offset: 5}
+	for _, it := range items {
+		it.Values = shown.Project(it.Values)
+		s, err := itemPBExpanded(projected(posts, shown), it, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		typedShown.Items = append(typedShown.Items, s)
+	}
+	got, want = decode(t, renderItemsExpanded(posts, shown, items, 100, 5, nil)), gatewayJSON(t, typedShown)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("projected items differ from typed:\nrendered %v\ntyped    %v", got, want)
+	}
+	first := got["items"].([]any)[0].(map[string]any)
+	if _, ok := first["rating"]; ok || len(first) != 8 || first["title"] == nil || len(got["collection"].(map[string]any)["fields"].([]any)) != 6 {
+		t.Fatalf("projected item %v (want the 6 properties, title and unset), collection %v", first, got["collection"])
+	}
+
 	empty := &collectionsv1.ListItemsResponse{Collection: collectionPB(posts), Items: []*structpb.Struct{}, Limit: 1}
 	if got, want := decode(t, renderItems(posts, nil, 1, 0)), gatewayJSON(t, empty); !reflect.DeepEqual(got, want) {
 		t.Fatalf("empty page: rendered %v, typed %v", got, want)

@@ -214,7 +214,13 @@ func (s *Server) ListItems(ctx context.Context, req *collectionsv1.ListItemsRequ
 	c, items, page, err := s.content.Items(ctx, principal.SiteID(ctx), req.CollectionSlug, app.ListParams{
 		Limit: req.Limit, Offset: req.Offset, Published: req.IsPublished, PublishedOnly: principal.PublishedOnly(ctx),
 		FilterField: req.FilterField, FilterValue: req.FilterValue, Order: req.Order, Direction: req.Direction, Q: req.Q,
+		Fields: req.Fields, Expand: req.Expand,
 	})
+	if err != nil {
+		return nil, err
+	}
+	// Items has read fields already: it cannot be refused here.
+	shown, err := app.ParseProjection(c, req.Fields, req.Expand)
 	if err != nil {
 		return nil, err
 	}
@@ -224,11 +230,12 @@ func (s *Server) ListItems(ctx context.Context, req *collectionsv1.ListItemsRequ
 	}
 	e := s.newExpander(x)
 	if render.Requested(ctx) {
-		return &collectionsv1.ListItemsResponse{RenderedJson: renderItemsExpanded(c, items, page.Limit, page.Offset, e)}, nil
+		return &collectionsv1.ListItemsResponse{RenderedJson: renderItemsExpanded(c, shown, items, page.Limit, page.Offset, e)}, nil
 	}
 	out := &collectionsv1.ListItemsResponse{Collection: collectionPB(c), Items: make([]*structpb.Struct, len(items)), Limit: page.Limit, Offset: page.Offset}
+	ic := projected(c, shown)
 	for i, it := range items {
-		if out.Items[i], err = itemPBExpanded(c, it, e, expansion(x)); err != nil {
+		if out.Items[i], err = itemPBExpanded(ic, it, e, expansion(x)); err != nil {
 			return nil, err
 		}
 	}
