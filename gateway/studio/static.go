@@ -10,7 +10,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/atrium-hq/atrium/gateway/studio/internal/chart"
+	"github.com/atrium-hq/atrium/platform/chart"
 	"github.com/atrium-hq/atrium/gateway/studio/internal/diff"
 	"github.com/atrium-hq/atrium/gateway/studio/internal/schemaform"
 )
