@@ -42,10 +42,10 @@ type Sources struct {
 
 // Run is a run of an action for the client, as the work done counts it.
 type Run struct {
-	Action       string
-	Status       string
-	AI, Data     int64
-	At           time.Time
+	Action   string
+	Status   string
+	AI, Data int64
+	At       time.Time
 }
 
 // Figures are everything a report shows, worked out once and drawn twice
@@ -357,7 +357,9 @@ func backlinks(rows []map[string]any, p Period, loc *time.Location) *Backlinks {
 	}
 	slices.SortFunc(b.TopDomains, byCount)
 	b.TopDomains = b.TopDomains[:min(maxBarItems, len(b.TopDomains))]
-	slices.SortFunc(b.NewLinks, func(x, y Link) int { return cmp.Or(cmp.Compare(y.Authority, x.Authority), strings.Compare(x.Source, y.Source)) })
+	slices.SortFunc(b.NewLinks, func(x, y Link) int {
+		return cmp.Or(cmp.Compare(y.Authority, x.Authority), strings.Compare(x.Source, y.Source))
+	})
 	b.NewLinks = b.NewLinks[:min(MaxListed, len(b.NewLinks))]
 	return b
 }

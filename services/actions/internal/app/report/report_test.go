@@ -3,8 +3,8 @@ package report_test
 import (
 	"bytes"
 	"encoding/xml"
-	"html"
 	"errors"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
