@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/objstore/localdir"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/builtintext"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/mediastore"
@@ -113,6 +114,20 @@ func TestGenerateReportShowsTheClientsFiguresInBothFiles(t *testing.T) {
 	fig, _ := d["figures"].(map[string]any)
 	if r, _ := fig["rankings"].(map[string]any); r["average_position_start"] != 10.5 || r["average_position_end"] != 6.0 || r["improved"] != 1.0 || r["declined"] != 1.0 {
 		t.Errorf("figures.rankings = %v", fig["rankings"])
+	}
+	// report.ready went out through the outbox with the run's files.
+	var ready []events.ReportReadyEvent
+	for _, ev := range e.pending() {
+		if events.ReportReady.Matches(ev.Subject) {
+			r, err := events.ReportReady.Parse(ev.Subject, ev.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ready = append(ready, r)
+		}
+	}
+	if len(ready) != 1 || ready[0].RunID != out.Run.ID || ready[0].ClientID != e.client.ID || ready[0].HTMLURL != htmlURL || ready[0].PDFURL != pdfURL || ready[0].PeriodFrom != "2026-10-01" {
+		t.Errorf("report.ready events = %+v, want one for run %s with its URLs", ready, out.Run.ID)
 	}
 	// Charged once, as the catalog declares (1 AI, 2 data).
 	if b := e.balance(t); b.AI != 4 || b.Data != 3 {
