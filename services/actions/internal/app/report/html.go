@@ -130,7 +130,7 @@ h2{color:var(--primary);border-bottom:3px solid var(--accent);padding-bottom:4px
 table{border-collapse:collapse;width:100%%;margin:8px 0 16px;font-size:14px}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #e4e4e4;overflow-wrap:anywhere}
 .cols{display:grid;grid-template-columns:1fr 1fr;gap:24px}@media (max-width:700px){.cols{grid-template-columns:1fr}}
 .up{color:#1a7f37;font-weight:600}.down{color:#b42318;font-weight:600}
-svg{max-width:100%%;height:auto}
+svg{width:100%%;max-width:680px;height:auto;display:block}
 footer{color:#666;font-size:13px;padding:16px 32px;border-top:1px solid #eee}
 `
 

@@ -237,3 +237,34 @@ func isInvalid(err error) bool {
 	var e *apperr.Error
 	return errors.As(err, &e) && e.Kind == apperr.KindInvalid
 }
+
+// TestDocsPicture renders the sample report in Chromium to
+// docs/reports/report.png when ATRIUM_UPDATE_DOCS=1 (docs/reports.md shows
+// it), as docs/studio's pictures are made.
+func TestDocsPicture(t *testing.T) {
+	if os.Getenv("ATRIUM_UPDATE_DOCS") != "1" {
+		t.Skip("set ATRIUM_UPDATE_DOCS=1 to redraw docs/reports/report.png")
+	}
+	page, err := report.HTML(figures(t), report.Branding{Name: "Northwind SEO", Primary: "#1f3a5f", Accent: "#e07a2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(src, page, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := filepath.Abs("../../../../../docs/reports/report.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	//nolint:gosec // G204: the browser's fixed path and files this test made
+	cmd := exec.Command("/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1000,2600", "--screenshot="+out, "file://"+src)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, b)
+	}
+}
