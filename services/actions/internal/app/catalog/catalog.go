@@ -143,7 +143,7 @@ var catalog = []*action.Action{
 			{Name: "title", Type: action.TString, MaxLength: 200, Description: "The report's title; default: the client's name and the period."},
 			{Name: "timezone", Type: action.TString, MaxLength: 64, Default: "UTC", Check: report.CheckTimezone, Description: "The IANA time zone the period's days are read in, such as Europe/London."},
 		},
-		Cost: action.Cost{AI: 1, Data: 2}, Writes: datasets.ActionRuns.Resource, TypicalSeconds: 4, Example: map[string]any{"period": "last_month", "sections": []any{"rankings", "audit", "work_done", "narrative"}, "timezone": "Europe/London"},
+		Cost: action.Cost{AI: 1, Data: 2}, Writes: datasets.ActionRuns.Resource, TypicalSeconds: 4, Example: map[string]any{"period": map[string]any{"from": "2026-10-01", "to": "2026-10-31"}, "timezone": "Europe/London"},
 		Run: handlers.GenerateReport},
 	{Name: "score_call", Description: "Scores a call transcript: lead grade (A to D: how likely the caller is to buy), quality grade (A to D: how well the call was handled), a 0-100 score, the signals found and a summary.",
 		Fields: []action.Field{
