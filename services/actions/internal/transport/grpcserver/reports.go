@@ -21,7 +21,9 @@ type ReportsServer struct {
 func NewReportsServer(r *app.Reports) *ReportsServer { return &ReportsServer{reports: r} }
 
 // Register registers ReportsService on r.
-func (s *ReportsServer) Register(r grpc.ServiceRegistrar) { actionsv1.RegisterReportsServiceServer(r, s) }
+func (s *ReportsServer) Register(r grpc.ServiceRegistrar) {
+	actionsv1.RegisterReportsServiceServer(r, s)
+}
 
 func brandingPB(b action.Branding) *actionsv1.Branding {
 	out := &actionsv1.Branding{Name: b.Name, Colors: &actionsv1.Colors{Primary: b.Primary, Accent: b.Accent}}
