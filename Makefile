@@ -228,6 +228,10 @@ bench-actions: services-up build ## generate_blog end to end on PostgreSQL and N
 	go build -o .bin/bench ./bench/cmd/bench
 	.bin/bench actions --atrium .bin/atrium $(BENCHFLAGS)
 
+.PHONY: bench-reports
+bench-reports: ## A client report from a year of rows (1,000 keywords tracked weekly, 5,000 backlinks, 2,000 runs): seconds to HTML and to PDF
+	go test -run '^$$' -bench 'BenchmarkReportYear' -benchtime 5x ./services/actions/internal/app/report/
+
 .PHONY: bench-actions-async
 bench-actions-async: services-up build ## Asynchronous generate_blog on PostgreSQL with a 2 s text provider: submissions/s and 202 p99 at 32 clients, completions/s, a small agency's queue wait beside 10,000 queued
 	go build -o .bin/bench ./bench/cmd/bench

@@ -97,6 +97,11 @@ func (g *Gateway) serveFile(w http.ResponseWriter, r *http.Request, key, name, w
 	if publicfile.Scriptable(contentType) {
 		h.Set("Content-Security-Policy", scriptlessCSP)
 	}
+	if publicfile.NoIndex(contentType) {
+		// A client's report, reached by its unlisted URL: never in a
+		// search engine (the page says so too, in its robots meta).
+		h.Set("X-Robots-Tag", "noindex, nofollow")
+	}
 	// A client that holds the file is told so without a look at the store:
 	// the name never names other content.
 	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {

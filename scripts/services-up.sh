@@ -76,3 +76,16 @@ if ! command -v chromium >/dev/null 2>&1; then
     exit 1
   fi
 fi
+
+# pdftotext (poppler-utils), with which the client reports' tests read the
+# text of the PDFs they make (services/actions, generate_report): the
+# figures must be selectable text, as a client copying them gets.
+if ! command -v pdftotext >/dev/null 2>&1; then
+  echo "services-up: installing poppler-utils (pdftotext, the report tests')"
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends poppler-utils >/dev/null
+  else
+    echo "services-up: pdftotext is missing; install it (apt-get install poppler-utils) for the report tests" >&2
+    exit 1
+  fi
+fi

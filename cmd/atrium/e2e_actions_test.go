@@ -289,7 +289,7 @@ func testActionsDiscovery(t *testing.T, s *stack) {
 	}
 	want := []string{"seo_audit", "optimize_page", "generate_keywords", "generate_topical_map", "generate_blog", "generate_blog_image",
 		"generate_geo_article", "generate_press_release", "generate_gbp_post", "deploy_blog", "index_url", "fetch_backlinks",
-		"generate_outreach_email", "send_prospect_email", "run_grid_search", "run_llm_visibility", "score_call"}
+		"generate_outreach_email", "send_prospect_email", "run_grid_search", "run_llm_visibility", "generate_report", "score_call"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("actions = %v\nwant %v", names, want)
 	}

@@ -171,6 +171,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ActionsValidation", testActionsValidation},
 		{"ActionsEveryAction", func(t *testing.T, s *stack) { testActionsEveryAction(t, s, w) }},
 		{"ActionsCredits", testActionsCredits},
+		{"Reports", testReports},
 		{"ActionsIdempotency", testActionsIdempotency},
 		{"ActionsRefresh", func(t *testing.T, s *stack) { testActionsRefresh(t, s, w) }},
 		{"ActionsAutoDeploy", testActionsAutoDeploy},

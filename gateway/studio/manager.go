@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/atrium-hq/atrium/gateway/studio/internal/chart"
+	"github.com/atrium-hq/atrium/platform/chart"
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"
 	datav1 "github.com/atrium-hq/atrium/proto/atrium/data/v1"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/atrium-hq/atrium/gateway/studio/internal/chart"
+	"github.com/atrium-hq/atrium/platform/chart"
 )
 
 // The client page's charts are drawn from the rows the data service

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atrium-hq/atrium/gateway/studio/internal/chart"
+	"github.com/atrium-hq/atrium/platform/chart"
 	webhooksv1 "github.com/atrium-hq/atrium/proto/atrium/webhooks/v1"
 )
 

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/atrium-hq/atrium/gateway/studio/internal/chart"
+	"github.com/atrium-hq/atrium/platform/chart"
 	actionsv1 "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
 	auditv1 "github.com/atrium-hq/atrium/proto/atrium/audit/v1"
 	crmv1 "github.com/atrium-hq/atrium/proto/atrium/crm/v1"

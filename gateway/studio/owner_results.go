@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/atrium-hq/atrium/gateway/studio/internal/chart"
+	"github.com/atrium-hq/atrium/platform/chart"
 	actionsv1 "github.com/atrium-hq/atrium/proto/atrium/actions/v1"
 	datav1 "github.com/atrium-hq/atrium/proto/atrium/data/v1"
 )

@@ -10,9 +10,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/atrium-hq/atrium/gateway/studio/internal/chart"
 	"github.com/atrium-hq/atrium/gateway/studio/internal/diff"
 	"github.com/atrium-hq/atrium/gateway/studio/internal/schemaform"
+	"github.com/atrium-hq/atrium/platform/chart"
 )
 
 //go:embed static

@@ -29,6 +29,7 @@ var (
 	hookRunCanceled     = hook[RunData]("action_run.canceled", Agency, "An action run of the agency was canceled before it finished (nothing was charged).")
 	hookCreditsChanged  = hook[CreditsChangedData]("credits.changed", Agency, "The agency's credit balance was changed by an administrator.")
 	hookDatasetChanged  = hook[DatasetData]("dataset.changed", Agency, "Rows of a linked client's dataset were written.")
+	hookReportReady     = hook[ReportData]("report.ready", Agency, "A client report (generate_report) is ready: its HTML page and PDF are stored at the URLs given (after its action_run.succeeded).")
 	// WebhookTest is sent by POST /api/v1/webhooks/{id}/test; no stream
 	// event becomes one.
 	WebhookTest         = hook[WebhookTestData]("webhook.test", Any, "Sent by POST /api/v1/webhooks/{id}/test to that endpoint only.")
@@ -327,6 +328,11 @@ var (
 		}
 		return h.To(Tenant{Agency, p.AgencyID}, RunData{p.RunID, p.Action, p.ClientID, p.AgencyID, state, p.Status, p.StatusCode, p.CreditsSpent}), nil
 	})
+	// ReportReady is a generate_report run that succeeded, in the
+	// transaction of its completion: the report's files are stored.
+	ReportReady = define("atrium.actions.report.ready", func(p ReportReadyEvent) (Webhook, error) {
+		return hookReportReady.To(Tenant{Agency, p.AgencyID}, ReportData(p)), nil
+	})
 	// CreditsChanged is an administrator's grant or removal.
 	CreditsChanged = define("atrium.actions.credits.changed", func(p CreditsChangedEvent) (Webhook, error) {
 		return hookCreditsChanged.To(Tenant{Agency, p.AgencyID}, CreditsChangedData{p.AgencyID, p.Added, p.Balance}), nil
@@ -345,6 +351,22 @@ type RunStageEvent struct {
 	CreditsReserved Credits   `json:"credits_reserved"`
 	At              time.Time `json:"at"`
 }
+
+// ReportReadyEvent is the payload of report.ready, and its webhook's data:
+// the run, its client and the report's files.
+type ReportReadyEvent struct {
+	RunID      string `json:"run_id" format:"uuid"`
+	ClientID   string `json:"client_id" format:"uuid"`
+	AgencyID   string `json:"agency_id" format:"uuid"`
+	Title      string `json:"title"`
+	PeriodFrom string `json:"period_from" desc:"the period's first day, YYYY-MM-DD"`
+	PeriodTo   string `json:"period_to" desc:"the period's last day, YYYY-MM-DD"`
+	HTMLURL    string `json:"html_url" format:"uri"`
+	PDFURL     string `json:"pdf_url" format:"uri"`
+}
+
+// ReportData is the data of the report.ready webhook type.
+type ReportData ReportReadyEvent
 
 // RunCompletedEvent is the payload of a completion event.
 type RunCompletedEvent struct {

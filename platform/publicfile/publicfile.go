@@ -30,6 +30,19 @@ var types = map[string]string{
 	"pdf": "application/pdf", "mp4": "video/mp4", "svg": "image/svg+xml",
 }
 
+// reportTypes are the types only an action makes and nobody uploads: a
+// client report's HTML page (generate_report), which is served with a
+// Content-Security-Policy that forbids script (Scriptable) and with
+// X-Robots-Tag: noindex (NoIndex).
+var reportTypes = map[string]string{"html": HTMLType}
+
+// HTMLType is the content type of a report's HTML page.
+const HTMLType = "text/html; charset=utf-8"
+
+// NoIndex reports whether a file of this type is a page a search engine
+// must not index (a client's report, reached by its unlisted URL).
+func NoIndex(contentType string) bool { return contentType == HTMLType }
+
 // Types lists the content types files are served as, sorted: what an
 // upload may be (SVG where a deployment allows it) and what actions make.
 func Types() []string {
@@ -49,13 +62,18 @@ func ContentType(name string) (string, bool) {
 		return "", false
 	}
 	t, ok := types[ext]
+	if !ok {
+		t, ok = reportTypes[ext]
+	}
 	return t, ok
 }
 
 // Scriptable reports whether a file of this content type can carry script
 // a browser would run when the file is opened directly (SVG), so that it
 // must be served with a Content-Security-Policy that forbids it.
-func Scriptable(contentType string) bool { return contentType == "image/svg+xml" }
+func Scriptable(contentType string) bool {
+	return contentType == "image/svg+xml" || contentType == HTMLType
+}
 
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -78,7 +96,8 @@ func NewName(ext string) string {
 // a few thousand files per folder), and whether name is a file name at
 // all.
 func AssetKey(name string) (string, bool) {
-	if _, ok := ContentType(name); !ok {
+	t, ok := ContentType(name)
+	if !ok || NoIndex(t) { // a report's page is never an asset
 		return "", false
 	}
 	return "assets/" + name[:2] + "/" + name, true

@@ -1,6 +1,7 @@
 package publicfile
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,5 +41,21 @@ func TestNamesAreCapabilitiesWithTheirKind(t *testing.T) {
 	}
 	if !Scriptable("image/svg+xml") || Scriptable("image/png") {
 		t.Error("only SVG is scriptable")
+	}
+}
+
+func TestReportPagesAreMediaOnly(t *testing.T) {
+	name := NewName("html")
+	if _, ok := MediaKey(name); !ok {
+		t.Errorf("MediaKey(%q) refused a report page", name)
+	}
+	if _, ok := AssetKey(name); ok {
+		t.Errorf("AssetKey(%q) took a report page as an asset", name)
+	}
+	if slices.Contains(Types(), HTMLType) {
+		t.Errorf("Types() lists %s: no upload may be an HTML page", HTMLType)
+	}
+	if ct, _ := ContentType(name); !Scriptable(ct) || !NoIndex(ct) {
+		t.Errorf("a report page (%s) must be served without script and not indexed", ct)
 	}
 }

@@ -246,7 +246,10 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		app.Config{AllowPrivateFetch: cfg.AllowPrivateFetch, ActionTimeout: cfg.ActionTimeout, Metrics: cfg.Telemetry.MeterProvider(),
 			Workers: cfg.ActionWorkers, AgencyMaxQueued: cfg.AgencyMaxQueued, Lease: cfg.ActionLease, LeaseRenewal: cfg.ActionLeaseRenewal},
 		cfg.Logger.With("service", Name))
+	reports := app.NewReports(st)
+	s.actions.SetBranding(reports)
 	grpcserver.NewServer(s.actions).Register(rt.GRPC)
+	grpcserver.NewReportsServer(reports).Register(rt.GRPC)
 	return s, nil
 }
 
@@ -255,6 +258,7 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 type actionsStore interface {
 	app.Store
 	seocache.Store
+	app.BrandingStore
 }
 
 // checkSEO checks the SEO data settings before anything is opened.

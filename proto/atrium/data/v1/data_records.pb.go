@@ -364,6 +364,130 @@ func (x *GetRecordResponse) GetRow() *structpb.Struct {
 	return nil
 }
 
+type ListRecordsRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ClientId string                 `protobuf:"bytes,1,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	Resource string                 `protobuf:"bytes,2,opt,name=resource,proto3" json:"resource,omitempty"`
+	// Rows to return, 1 to 1000.
+	Limit int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Rows to skip.
+	Offset        int32 `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRecordsRequest) Reset() {
+	*x = ListRecordsRequest{}
+	mi := &file_atrium_data_v1_data_records_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRecordsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRecordsRequest) ProtoMessage() {}
+
+func (x *ListRecordsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_data_v1_data_records_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRecordsRequest.ProtoReflect.Descriptor instead.
+func (*ListRecordsRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_data_v1_data_records_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ListRecordsRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+func (x *ListRecordsRequest) GetResource() string {
+	if x != nil {
+		return x.Resource
+	}
+	return ""
+}
+
+func (x *ListRecordsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListRecordsRequest) GetOffset() int32 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+type ListRecordsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The rows as the data read returns them.
+	Rows []*structpb.Struct `protobuf:"bytes,1,rep,name=rows,proto3" json:"rows,omitempty"`
+	// Whether rows follow at offset + limit.
+	HasMore       bool `protobuf:"varint,2,opt,name=has_more,json=hasMore,proto3" json:"has_more,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRecordsResponse) Reset() {
+	*x = ListRecordsResponse{}
+	mi := &file_atrium_data_v1_data_records_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRecordsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRecordsResponse) ProtoMessage() {}
+
+func (x *ListRecordsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_data_v1_data_records_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRecordsResponse.ProtoReflect.Descriptor instead.
+func (*ListRecordsResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_data_v1_data_records_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ListRecordsResponse) GetRows() []*structpb.Struct {
+	if x != nil {
+		return x.Rows
+	}
+	return nil
+}
+
+func (x *ListRecordsResponse) GetHasMore() bool {
+	if x != nil {
+		return x.HasMore
+	}
+	return false
+}
+
 var File_atrium_data_v1_data_records_proto protoreflect.FileDescriptor
 
 const file_atrium_data_v1_data_records_proto_rawDesc = "" +
@@ -385,14 +509,23 @@ const file_atrium_data_v1_data_records_proto_rawDesc = "" +
 	"\bresource\x18\x02 \x01(\tR\bresource\x12\x0e\n" +
 	"\x02id\x18\x03 \x01(\tR\x02id\">\n" +
 	"\x11GetRecordResponse\x12)\n" +
-	"\x03row\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x03row*U\n" +
+	"\x03row\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x03row\"{\n" +
+	"\x12ListRecordsRequest\x12\x1b\n" +
+	"\tclient_id\x18\x01 \x01(\tR\bclientId\x12\x1a\n" +
+	"\bresource\x18\x02 \x01(\tR\bresource\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12\x16\n" +
+	"\x06offset\x18\x04 \x01(\x05R\x06offset\"d\n" +
+	"\x13ListRecordsResponse\x122\n" +
+	"\x04rows\x18\x01 \x03(\v2\x17.google.protobuf.StructB\x05\xe8\xf9\x18\xe8\aR\x04rows\x12\x19\n" +
+	"\bhas_more\x18\x02 \x01(\bR\ahasMore*U\n" +
 	"\tWriteMode\x12\x1a\n" +
 	"\x16WRITE_MODE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WRITE_MODE_UPSERT\x10\x01\x12\x15\n" +
-	"\x11WRITE_MODE_UPDATE\x10\x022\xd7\x01\n" +
+	"\x11WRITE_MODE_UPDATE\x10\x022\xba\x02\n" +
 	"\x12DataRecordsService\x12d\n" +
 	"\fWriteRecords\x12#.atrium.data.v1.WriteRecordsRequest\x1a$.atrium.data.v1.WriteRecordsResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x02\x12[\n" +
-	"\tGetRecord\x12 .atrium.data.v1.GetRecordRequest\x1a!.atrium.data.v1.GetRecordResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01B9Z7github.com/atrium-hq/atrium/proto/atrium/data/v1;datav1b\x06proto3"
+	"\tGetRecord\x12 .atrium.data.v1.GetRecordRequest\x1a!.atrium.data.v1.GetRecordResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12a\n" +
+	"\vListRecords\x12\".atrium.data.v1.ListRecordsRequest\x1a#.atrium.data.v1.ListRecordsResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01B9Z7github.com/atrium-hq/atrium/proto/atrium/data/v1;datav1b\x06proto3"
 
 var (
 	file_atrium_data_v1_data_records_proto_rawDescOnce sync.Once
@@ -407,7 +540,7 @@ func file_atrium_data_v1_data_records_proto_rawDescGZIP() []byte {
 }
 
 var file_atrium_data_v1_data_records_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_atrium_data_v1_data_records_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_atrium_data_v1_data_records_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_atrium_data_v1_data_records_proto_goTypes = []any{
 	(WriteMode)(0),               // 0: atrium.data.v1.WriteMode
 	(*RecordWrite)(nil),          // 1: atrium.data.v1.RecordWrite
@@ -415,22 +548,27 @@ var file_atrium_data_v1_data_records_proto_goTypes = []any{
 	(*WriteRecordsResponse)(nil), // 3: atrium.data.v1.WriteRecordsResponse
 	(*GetRecordRequest)(nil),     // 4: atrium.data.v1.GetRecordRequest
 	(*GetRecordResponse)(nil),    // 5: atrium.data.v1.GetRecordResponse
-	(*structpb.Struct)(nil),      // 6: google.protobuf.Struct
+	(*ListRecordsRequest)(nil),   // 6: atrium.data.v1.ListRecordsRequest
+	(*ListRecordsResponse)(nil),  // 7: atrium.data.v1.ListRecordsResponse
+	(*structpb.Struct)(nil),      // 8: google.protobuf.Struct
 }
 var file_atrium_data_v1_data_records_proto_depIdxs = []int32{
 	0, // 0: atrium.data.v1.RecordWrite.mode:type_name -> atrium.data.v1.WriteMode
-	6, // 1: atrium.data.v1.RecordWrite.rows:type_name -> google.protobuf.Struct
+	8, // 1: atrium.data.v1.RecordWrite.rows:type_name -> google.protobuf.Struct
 	1, // 2: atrium.data.v1.WriteRecordsRequest.writes:type_name -> atrium.data.v1.RecordWrite
-	6, // 3: atrium.data.v1.GetRecordResponse.row:type_name -> google.protobuf.Struct
-	2, // 4: atrium.data.v1.DataRecordsService.WriteRecords:input_type -> atrium.data.v1.WriteRecordsRequest
-	4, // 5: atrium.data.v1.DataRecordsService.GetRecord:input_type -> atrium.data.v1.GetRecordRequest
-	3, // 6: atrium.data.v1.DataRecordsService.WriteRecords:output_type -> atrium.data.v1.WriteRecordsResponse
-	5, // 7: atrium.data.v1.DataRecordsService.GetRecord:output_type -> atrium.data.v1.GetRecordResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	8, // 3: atrium.data.v1.GetRecordResponse.row:type_name -> google.protobuf.Struct
+	8, // 4: atrium.data.v1.ListRecordsResponse.rows:type_name -> google.protobuf.Struct
+	2, // 5: atrium.data.v1.DataRecordsService.WriteRecords:input_type -> atrium.data.v1.WriteRecordsRequest
+	4, // 6: atrium.data.v1.DataRecordsService.GetRecord:input_type -> atrium.data.v1.GetRecordRequest
+	6, // 7: atrium.data.v1.DataRecordsService.ListRecords:input_type -> atrium.data.v1.ListRecordsRequest
+	3, // 8: atrium.data.v1.DataRecordsService.WriteRecords:output_type -> atrium.data.v1.WriteRecordsResponse
+	5, // 9: atrium.data.v1.DataRecordsService.GetRecord:output_type -> atrium.data.v1.GetRecordResponse
+	7, // 10: atrium.data.v1.DataRecordsService.ListRecords:output_type -> atrium.data.v1.ListRecordsResponse
+	8, // [8:11] is the sub-list for method output_type
+	5, // [5:8] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_atrium_data_v1_data_records_proto_init() }
@@ -444,7 +582,7 @@ func file_atrium_data_v1_data_records_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_data_v1_data_records_proto_rawDesc), len(file_atrium_data_v1_data_records_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	DataRecordsService_WriteRecords_FullMethodName = "/atrium.data.v1.DataRecordsService/WriteRecords"
 	DataRecordsService_GetRecord_FullMethodName    = "/atrium.data.v1.DataRecordsService/GetRecord"
+	DataRecordsService_ListRecords_FullMethodName  = "/atrium.data.v1.DataRecordsService/ListRecords"
 )
 
 // DataRecordsServiceClient is the client API for DataRecordsService service.
@@ -40,6 +41,9 @@ type DataRecordsServiceClient interface {
 	WriteRecords(ctx context.Context, in *WriteRecordsRequest, opts ...grpc.CallOption) (*WriteRecordsResponse, error)
 	// GetRecord returns one row of a client's dataset; NOT_FOUND if absent.
 	GetRecord(ctx context.Context, in *GetRecordRequest, opts ...grpc.CallOption) (*GetRecordResponse, error)
+	// ListRecords returns a page of one client's rows of a resource, oldest
+	// first (created_at, then id): what a client report is worked out from.
+	ListRecords(ctx context.Context, in *ListRecordsRequest, opts ...grpc.CallOption) (*ListRecordsResponse, error)
 }
 
 type dataRecordsServiceClient struct {
@@ -70,6 +74,16 @@ func (c *dataRecordsServiceClient) GetRecord(ctx context.Context, in *GetRecordR
 	return out, nil
 }
 
+func (c *dataRecordsServiceClient) ListRecords(ctx context.Context, in *ListRecordsRequest, opts ...grpc.CallOption) (*ListRecordsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListRecordsResponse)
+	err := c.cc.Invoke(ctx, DataRecordsService_ListRecords_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DataRecordsServiceServer is the server API for DataRecordsService service.
 // All implementations must embed UnimplementedDataRecordsServiceServer
 // for forward compatibility.
@@ -87,6 +101,9 @@ type DataRecordsServiceServer interface {
 	WriteRecords(context.Context, *WriteRecordsRequest) (*WriteRecordsResponse, error)
 	// GetRecord returns one row of a client's dataset; NOT_FOUND if absent.
 	GetRecord(context.Context, *GetRecordRequest) (*GetRecordResponse, error)
+	// ListRecords returns a page of one client's rows of a resource, oldest
+	// first (created_at, then id): what a client report is worked out from.
+	ListRecords(context.Context, *ListRecordsRequest) (*ListRecordsResponse, error)
 	mustEmbedUnimplementedDataRecordsServiceServer()
 }
 
@@ -102,6 +119,9 @@ func (UnimplementedDataRecordsServiceServer) WriteRecords(context.Context, *Writ
 }
 func (UnimplementedDataRecordsServiceServer) GetRecord(context.Context, *GetRecordRequest) (*GetRecordResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetRecord not implemented")
+}
+func (UnimplementedDataRecordsServiceServer) ListRecords(context.Context, *ListRecordsRequest) (*ListRecordsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListRecords not implemented")
 }
 func (UnimplementedDataRecordsServiceServer) mustEmbedUnimplementedDataRecordsServiceServer() {}
 func (UnimplementedDataRecordsServiceServer) testEmbeddedByValue()                            {}
@@ -160,6 +180,24 @@ func _DataRecordsService_GetRecord_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DataRecordsService_ListRecords_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRecordsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DataRecordsServiceServer).ListRecords(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DataRecordsService_ListRecords_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DataRecordsServiceServer).ListRecords(ctx, req.(*ListRecordsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // DataRecordsService_ServiceDesc is the grpc.ServiceDesc for DataRecordsService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -174,6 +212,10 @@ var DataRecordsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetRecord",
 			Handler:    _DataRecordsService_GetRecord_Handler,
+		},
+		{
+			MethodName: "ListRecords",
+			Handler:    _DataRecordsService_ListRecords_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -73,8 +73,11 @@ type Actions struct {
 	clients   ClientDirectory
 	records   RecordWriter
 	providers *action.Providers
-	clock     Clock
-	cfg       Config
+	// branding is the agencies' report branding, nil when the service
+	// keeps none (reports are then signed with the default name).
+	branding action.BrandingReader
+	clock    Clock
+	cfg      Config
 	// guard checks, when a request is made, the URLs an action will fetch,
 	// by the outbound address rule the fetcher applies when it dials.
 	guard   *netguard.Guard

@@ -785,3 +785,13 @@ func waitUntil(t *testing.T, cond func() bool, what func() string) {
 		time.Sleep(time.Millisecond) // why sleep: polls the batch queue and the fake data service's gate, which have no push form
 	}
 }
+
+func (r *records) ListRecords(_ context.Context, _, resource string, max int) ([]map[string]any, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []map[string]any
+	for _, row := range r.rows[resource] {
+		out = append(out, row)
+	}
+	return out[:min(max, len(out))], len(out) > max, nil
+}

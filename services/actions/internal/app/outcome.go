@@ -90,6 +90,10 @@ func (a *Actions) record(ctx context.Context, run Run, act *action.Action) (Outc
 	if run.Status != StatusSuccess {
 		refund = run.Cost
 	}
+	ready, isReport, err := reportReady(run)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("the report event of run %s: %w: %w", run.ID, ErrUnstorable, err)
+	}
 	err = a.store.InTx(ctx, func(tx Tx) error {
 		ok, b, err := tx.FinishRun(ctx, run, refund, event)
 		if err != nil {
@@ -99,6 +103,9 @@ func (a *Actions) record(ctx context.Context, run Run, act *action.Action) (Outc
 			return errInterrupted
 		}
 		bal = b
+		if isReport {
+			return tx.Enqueue(ctx, ready)
+		}
 		return nil
 	})
 	if err == nil || errors.Is(err, errInterrupted) {

@@ -19,6 +19,9 @@ type RecordWriter interface {
 	// GetRecord returns one row; ErrNotFound if the client's dataset has
 	// no row with that id.
 	GetRecord(ctx context.Context, clientID, resource, id string) (map[string]any, error)
+	// ListRecords returns up to max of the client's rows of resource,
+	// oldest first, and whether there were more (a report reads them).
+	ListRecords(ctx context.Context, clientID, resource string, max int) ([]map[string]any, bool, error)
 }
 
 // The records of finished runs go to the data service in batches: the runs

@@ -159,6 +159,7 @@ func TestEveryActionWritesTheDataCatalogsFields(t *testing.T) {
 		"send_prospect_email":     {"to": "editor@bakingblog.example", "subject": "A guest post", "html": "<p>Hello</p>"},
 		"run_grid_search":         {"keyword": "bakery", "lat": 53.8, "lng": -1.55, "radius": 3.0},
 		"run_llm_visibility":      {"prompt": "Best bakery in Leeds?", "brand_name": "Rye & Co", "competitors": []any{"Crust"}},
+		"generate_report":         {"period": map[string]any{"from": "2026-11-01", "to": "2026-11-30"}, "timezone": "Europe/London"},
 		"score_call":              {"transcript": "Thanks for calling. I'd like a quote for a wedding cake today.", "call_id": "c-1"},
 	}
 	for _, act := range catalog.All() {
@@ -258,4 +259,16 @@ func ofType(typ string, v any) bool {
 		return err == nil && !strings.Contains(fmt.Sprint(v), "%!")
 	}
 	return false
+}
+
+func (w *writes) ListRecords(_ context.Context, _, resource string, max int) ([]map[string]any, bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []map[string]any
+	for _, wr := range w.writes {
+		if wr.Resource == resource {
+			out = append(out, wr.Rows...)
+		}
+	}
+	return out[:min(max, len(out))], len(out) > max, nil
 }

@@ -106,7 +106,8 @@ func (a *Actions) execute(ctx context.Context, req catalog.Request, client actio
 			a.timings.observe(req.Action.Name, a.clock.Now().Sub(began))
 		}
 	}()
-	return req.Action.Run(ctx, &action.Exec{RunID: run.ID, Client: client, Input: req.Input, Now: run.StartedAt, P: a.providers, Records: a.records})
+	return req.Action.Run(ctx, &action.Exec{RunID: run.ID, AgencyID: run.AgencyID, Client: client, Input: req.Input, Now: run.StartedAt, P: a.providers,
+		Records: a.records, Datasets: a.records, Runs: clientRuns{a.store}, Branding: a.branding})
 }
 
 // usage is what a run records of its providers' usage: what they charged,

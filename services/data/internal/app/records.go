@@ -14,6 +14,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/events"
 	"github.com/atrium-hq/atrium/platform/outbox"
+	"github.com/atrium-hq/atrium/platform/pagination"
 	"github.com/atrium-hq/atrium/platform/value"
 )
 
@@ -297,4 +298,33 @@ func (d *Datasets) GetRecord(ctx context.Context, clientID, resource, id string)
 		return Row{}, apperr.NotFound("client %s has no %s row %s", client, r.Name, rid)
 	}
 	return row, err
+}
+
+// MaxListRecords is the most rows ListRecords returns at once.
+const MaxListRecords = 1000
+
+// ListRecords returns a page of a client's rows of a resource, oldest
+// first, for the actions service (a client report reads them), and whether
+// more follow.
+func (d *Datasets) ListRecords(ctx context.Context, clientID, resource string, limit, offset int32) ([]Row, bool, error) {
+	client, err := value.BodyID("client_id", clientID)
+	if err != nil {
+		return nil, false, err
+	}
+	r, err := writable("resource", resource)
+	if err != nil {
+		return nil, false, err
+	}
+	if limit < 1 || limit > MaxListRecords {
+		return nil, false, apperr.Invalid("limit must be 1 to %d; got %d", MaxListRecords, limit)
+	}
+	if offset < 0 {
+		return nil, false, apperr.Invalid("offset must be 0 or more; got %d", offset)
+	}
+	rows, _, err := d.store.Rows(ctx, Query{Resource: r.Name, ClientID: client, Page: pagination.Page{Limit: limit + 1, Offset: offset}, Order: "created_at", Asc: true})
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(rows) > int(limit)
+	return rows[:min(len(rows), int(limit))], more, nil
 }

@@ -57,6 +57,8 @@ func (g *Generator) Generate(ctx context.Context, req provider.TextRequest) (pro
 		known = w.llmAnswer()
 	case provider.TextCallSummary:
 		known = w.callSummary()
+	case provider.TextReportNarrative:
+		known = w.reportNarrative()
 	}
 	fields := make(map[string]string, len(req.Fields))
 	for _, f := range req.Fields {

@@ -581,3 +581,35 @@ func (w *writer) facts() [][2]string {
 	slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 	return out
 }
+
+// reportNarrative writes a client report's summary from its facts alone:
+// an opening naming the client and the period, then the facts as
+// sentences, two to a paragraph. It invents nothing: a figure that is not
+// among the facts is not mentioned.
+func (w *writer) reportNarrative() map[string]string {
+	client, period := w.in("client_name", 200), w.in("period", 100)
+	if client == "" {
+		client = "the client"
+	}
+	open := w.rng.pick("Here is how %s went for %s.", "This report covers %s for %s.", "A summary of %s for %s.")
+	paras := []string{fmt.Sprintf(open, period, client)}
+	var cur []string
+	for _, f := range w.lines("facts") {
+		label, val, ok := strings.Cut(f, ":")
+		if !ok {
+			continue
+		}
+		cur = append(cur, fmt.Sprintf("%s: %s.", strings.TrimSpace(label), strings.TrimSpace(val)))
+		if len(cur) == 2 {
+			paras = append(paras, strings.Join(cur, " "))
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		paras = append(paras, strings.Join(cur, " "))
+	}
+	if len(paras) == 1 {
+		paras = append(paras, "Atrium holds no figures for this period yet.")
+	}
+	return map[string]string{"narrative": strings.Join(paras, "\n\n")}
+}

@@ -66,3 +66,31 @@ func (r *Records) GetRecord(ctx context.Context, clientID, resource, id string) 
 	}
 	return resp.GetRow().AsMap(), nil
 }
+
+// listPage is how many rows one ListRecords call asks for: the data
+// service's most.
+const listPage = 1000
+
+// ListRecords implements app.RecordWriter: pages of the data service's
+// ListRecords until max rows or the last page.
+func (r *Records) ListRecords(ctx context.Context, clientID, resource string, max int) ([]map[string]any, bool, error) {
+	var out []map[string]any
+	for offset := 0; ; {
+		n := min(listPage, max-len(out)+1) // one more than max says whether more follow
+		//nolint:gosec // G115: n is at most listPage and offset at most max, far below 2^31
+		resp, err := r.client.ListRecords(ctx, &datav1.ListRecordsRequest{ClientId: clientID, Resource: resource, Limit: int32(n), Offset: int32(offset)})
+		if err != nil {
+			return nil, false, err
+		}
+		for _, row := range resp.GetRows() {
+			out = append(out, row.AsMap())
+		}
+		offset += len(resp.GetRows())
+		if len(out) > max {
+			return out[:max], true, nil
+		}
+		if !resp.GetHasMore() || len(resp.GetRows()) == 0 {
+			return out, false, nil
+		}
+	}
+}

@@ -43,18 +43,38 @@ type Store struct {
 	// The SEO cache is no part of any transaction: its own lock.
 	seoMu sync.Mutex
 	seo   map[string]seocache.Answer
+	// The agencies' report branding, likewise.
+	brandMu  sync.Mutex
+	branding map[string]action.Branding
 }
 
 // New returns an empty store on db.
 func New(db *memdb.DB) *Store {
 	return &Store{db: db, balances: map[string]app.Balance{}, runs: map[string]app.Run{}, keys: map[runKey]string{},
 		queued: map[string]struct{}{}, queuedBy: map[string]int{}, running: map[string]int{}, served: map[string]time.Time{},
-		seo: map[string]seocache.Answer{}}
+		seo: map[string]seocache.Answer{}, branding: map[string]action.Branding{}}
+}
+
+// Branding implements app.BrandingStore.
+func (s *Store) Branding(_ context.Context, agencyID string) (action.Branding, bool, error) {
+	s.brandMu.Lock()
+	defer s.brandMu.Unlock()
+	b, ok := s.branding[agencyID]
+	return b, ok, nil
+}
+
+// PutBranding implements app.BrandingStore.
+func (s *Store) PutBranding(_ context.Context, agencyID string, b action.Branding) error {
+	s.brandMu.Lock()
+	defer s.brandMu.Unlock()
+	s.branding[agencyID] = b
+	return nil
 }
 
 var (
-	_ app.Store      = (*Store)(nil)
-	_ seocache.Store = (*Store)(nil)
+	_ app.Store         = (*Store)(nil)
+	_ seocache.Store    = (*Store)(nil)
+	_ app.BrandingStore = (*Store)(nil)
 )
 
 // purgeAtOnce is how many expired SEO answers a write removes.

@@ -498,3 +498,34 @@ func (s *Store) CacheAnswer(ctx context.Context, key string, a seocache.Answer) 
 		SELECT key FROM seo_cache WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, a.StoredAt, purgeAtOnce)
 	return pgdb.Err(s.db.Pool().SendBatch(ctx, batch).Close(), "write the SEO cache")
 }
+
+// Branding implements app.BrandingStore.
+func (s *Store) Branding(ctx context.Context, agencyID string) (action.Branding, bool, error) {
+	var b action.Branding
+	var logo *string
+	err := s.db.Pool().QueryRow(ctx, `SELECT name, logo_asset_id::text, primary_colour, accent_colour FROM report_branding WHERE agency_id = $1`, agencyID).
+		Scan(&b.Name, &logo, &b.Primary, &b.Accent)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return action.Branding{}, false, nil
+	}
+	if err != nil {
+		return action.Branding{}, false, pgdb.Err(err, "read the agency's branding")
+	}
+	if logo != nil {
+		b.LogoAssetID = *logo
+	}
+	return b, true, nil
+}
+
+// PutBranding implements app.BrandingStore.
+func (s *Store) PutBranding(ctx context.Context, agencyID string, b action.Branding) error {
+	var logo *string
+	if b.LogoAssetID != "" {
+		logo = &b.LogoAssetID
+	}
+	_, err := s.db.Pool().Exec(ctx, `INSERT INTO report_branding (agency_id, name, logo_asset_id, primary_colour, accent_colour) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (agency_id) DO UPDATE SET name = EXCLUDED.name, logo_asset_id = EXCLUDED.logo_asset_id,
+			primary_colour = EXCLUDED.primary_colour, accent_colour = EXCLUDED.accent_colour`,
+		agencyID, b.Name, logo, b.Primary, b.Accent)
+	return pgdb.Err(err, "write the agency's branding")
+}

@@ -12,6 +12,10 @@ const (
 	TNumber  = "number"
 	TBoolean = "boolean"
 	TArray   = "array" // of strings
+	// TPeriod is a reporting period: "last_month", "last_week" or an
+	// object {"from", "to"} of dates (generate_report.period). Its Check
+	// and Schema say the rest.
+	TPeriod = "period"
 )
 
 // String formats.
@@ -58,6 +62,12 @@ type Field struct {
 	// with status 400 whose message says what is accepted when it cannot,
 	// which the request answers as a 400 naming the field.
 	Known func(ctx context.Context, p *Providers, v any) error
+	// Check, for a field of a type the platform's value rules do not cover
+	// (TPeriod), checks a present value and returns its Input form, or a
+	// 400 naming name and saying what is allowed; Schema is then its JSON
+	// Schema, which discovery, OpenAPI and MCP publish.
+	Check  func(name string, v any) (any, error)
+	Schema map[string]any
 }
 
 // Cost is what a successful run spends, in AI and data credits.

@@ -37,13 +37,20 @@ type RecordReader interface {
 
 // Exec is what a handler gets for one run.
 type Exec struct {
-	RunID  string
-	Client Client
-	Input  Input
-	Now    time.Time
-	P      *Providers
+	RunID string
+	// AgencyID is the agency the run is for.
+	AgencyID string
+	Client   Client
+	Input    Input
+	Now      time.Time
+	P        *Providers
 	// Records reads rows the action works on (deploy_blog's post).
 	Records RecordReader
+	// Datasets, Runs and Branding are what a report reads
+	// (generate_report).
+	Datasets DatasetLister
+	Runs     RunLister
+	Branding BrandingReader
 }
 
 // Result is a handler's successful outcome.

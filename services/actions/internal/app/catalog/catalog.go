@@ -7,6 +7,7 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/app/datasets"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/handlers"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/report"
 )
 
 func num(v float64) *float64 { return &v }
@@ -134,6 +135,16 @@ var catalog = []*action.Action{
 		},
 		Cost: action.Cost{AI: 2}, Writes: datasets.LLMReports.Resource, TypicalSeconds: 30, Example: map[string]any{"prompt": "Who is the best emergency plumber in Austin?", "brand_name": "Rye Plumbing", "competitors": []any{"Roto-Rooter", "Mr. Rooter"}},
 		Run: handlers.RunLLMVisibility},
+	{Name: "generate_report", Description: "Generates the client's branded report for a period: ranking changes (winners and losers), audit scores, backlinks, Google Business Profile posts, answer-engine visibility, the work done (actions run) and a short narrative written from those figures, as an HTML page with SVG charts and a PDF. Returns both URLs and the headline figures.",
+		Fields: []action.Field{
+			{Name: "period", Type: action.TPeriod, Required: true, Check: report.CheckPeriod, Schema: report.PeriodSchema(),
+				Description: `The period: "last_month" (the calendar month before today's), "last_week" (Monday to Sunday before this week's) or {"from": "YYYY-MM-DD", "to": "YYYY-MM-DD"}, both days included, from before to, at most 366 days apart.`},
+			{Name: "sections", Type: action.TArray, Enum: report.Sections, MaxItems: len(report.Sections), Description: "The sections to include, in any order (they are shown in the order listed here); default: all."},
+			{Name: "title", Type: action.TString, MaxLength: 200, Description: "The report's title; default: the client's name and the period."},
+			{Name: "timezone", Type: action.TString, MaxLength: 64, Default: "UTC", Check: report.CheckTimezone, Description: "The IANA time zone the period's days are read in, such as Europe/London."},
+		},
+		Cost: action.Cost{AI: 1, Data: 2}, Writes: datasets.ActionRuns.Resource, TypicalSeconds: 4, Example: map[string]any{"period": map[string]any{"from": "2026-10-01", "to": "2026-10-31"}, "timezone": "Europe/London"},
+		Run: handlers.GenerateReport},
 	{Name: "score_call", Description: "Scores a call transcript: lead grade (A to D: how likely the caller is to buy), quality grade (A to D: how well the call was handled), a 0-100 score, the signals found and a summary.",
 		Fields: []action.Field{
 			{Name: "transcript", Type: action.TString, Required: true, MaxLength: 200_000, Multiline: true, Description: "The call's transcript, speakers on their own lines if known."},

@@ -52,7 +52,11 @@ func InputSchema(a *action.Action) map[string]any {
 // rule as ParseRequest checks each.
 func fieldSchema(f action.Field) map[string]any {
 	s := map[string]any{}
-	if f.Type == action.TArray {
+	if f.Schema != nil {
+		for k, v := range f.Schema {
+			s[k] = v
+		}
+	} else if f.Type == action.TArray {
 		s["type"] = "array"
 		s["items"] = valueSchema(f)
 		if f.MaxItems > 0 {

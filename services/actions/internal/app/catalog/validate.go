@@ -124,6 +124,8 @@ func rule(f action.Field) value.Rule {
 // or its allowed values, or what an array holds.
 func expected(f action.Field) string {
 	switch {
+	case f.Type == action.TArray && len(f.Enum) > 0:
+		return "an array of at most " + strconv.Itoa(f.MaxItems) + " items, each one of: " + list(f.Enum)
 	case len(f.Enum) > 0:
 		return "one of: " + list(f.Enum)
 	case f.Type == action.TArray && f.MaxItems > 0:
@@ -139,6 +141,8 @@ func expected(f action.Field) string {
 // an array; a UUID in its canonical lower case.
 func checkField(name string, f action.Field, v any, guard *netguard.Guard) (any, error) {
 	switch {
+	case f.Check != nil:
+		return f.Check(name, v)
 	case f.Type == action.TArray:
 		return checkArray(name, f, v, guard)
 	case len(f.Enum) > 0:
@@ -175,6 +179,16 @@ func checkArray(name string, f action.Field, v any, guard *netguard.Guard) ([]st
 		itemName := name + "[" + strconv.Itoa(i) + "]"
 		if value.Missing(it) {
 			return nil, rule(f).Required(itemName)
+		}
+		if len(f.Enum) > 0 {
+			if s, ok := it.(string); ok && slices.Contains(f.Enum, s) {
+				if slices.Contains(out, s) {
+					return nil, apperr.Invalid("%s must be %s, each once; %q is named twice", name, expected(f), s)
+				}
+				out = append(out, s)
+				continue
+			}
+			return nil, value.Invalid(itemName, "one of: "+list(f.Enum), it)
 		}
 		val, err := checkValue(itemName, f, it, guard)
 		if err != nil {

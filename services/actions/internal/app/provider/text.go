@@ -43,6 +43,10 @@ const (
 	TextLLMAnswer = "llm_answer"
 	// Inputs: transcript, lead_grade, quality_grade. Fields: summary.
 	TextCallSummary = "call_summary"
+	// Inputs: client_name, period, facts (one figure per line, such as
+	// "Average position: 13.3 to 10.7"). Fields: narrative (plain text
+	// paragraphs, from the facts only).
+	TextReportNarrative = "report_narrative"
 )
 
 // TextRequest asks for named pieces of text.

@@ -32,6 +32,7 @@ import (
 type Store interface {
 	app.Store
 	seocache.Store
+	app.BrandingStore
 }
 
 // RunAll runs the contract against fresh stores made by newStore.
@@ -66,6 +67,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"SEOCacheAnswersUntilItExpires", testSEOCacheExpiry},
 		{"SEOCacheReplacesAndKeepsAnyBytes", testSEOCacheReplaces},
 		{"SEOCacheConcurrentWriters", testSEOCacheConcurrentWriters},
+		{"BrandingByAgency", testBrandingByAgency},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -47,3 +47,20 @@ func (s *Server) GetRecord(ctx context.Context, req *datav1.GetRecordRequest) (*
 	}
 	return &datav1.GetRecordResponse{Row: &st}, nil
 }
+
+// ListRecords implements datav1.DataRecordsServiceServer.
+func (s *Server) ListRecords(ctx context.Context, req *datav1.ListRecordsRequest) (*datav1.ListRecordsResponse, error) {
+	rows, more, err := s.datasets.ListRecords(ctx, req.ClientId, req.Resource, req.Limit, req.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out := &datav1.ListRecordsResponse{HasMore: more, Rows: make([]*structpb.Struct, len(rows))}
+	for i, row := range rows {
+		var st structpb.Struct
+		if err := st.UnmarshalJSON(row.Data); err != nil {
+			return nil, apperr.Unavailable(err, "row %s has unreadable data", row.ID)
+		}
+		out.Rows[i] = &st
+	}
+	return out, nil
+}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/atrium-hq/atrium/gateway/studio/internal/chart"
+	"github.com/atrium-hq/atrium/platform/chart"
 )
 
 // A console page shows a keyword's positions as a chart, with the numbers

@@ -1,4 +1,5 @@
-// Package chart draws the charts of Atrium Studio, the web console, on the
+// Package chart draws the charts of Atrium Studio, the web console, and of
+// the client reports (generate_report in the actions service), on the
 // server: keyword positions over time, audit scores, backlink counts and
 // LLM visibility, as SVG that html/template pages embed as they are.
 //

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testReports is the client report's journey as an agency goes through
+// it: set its branding (a read key may not, a bad colour is a 400),
+// generate a report for a client, open the HTML page and the PDF at the
+// URLs the run gives, without a key, and find the agency and the figures
+// in both.
+func testReports(t *testing.T, s *stack) {
+	tn := s.newTenant(t)
+	client := s.newClient(t, tn, true)
+	s.grant(t, tn.agency, 100, 100)
+	branding := map[string]any{"name": "Northwind SEO", "colors": map[string]any{"primary": "#12345a", "accent": "#ffaa00"}}
+	wantError(t, call(t, "PUT", s.api+"/api/v1/branding", tn.read, branding), http.StatusForbidden)
+	wantError(t, call(t, "PUT", s.api+"/api/v1/branding", tn.write, map[string]any{"name": "X", "colors": map[string]any{"primary": "blue"}}), http.StatusBadRequest, "colors.primary", "#rrggbb")
+	r := call(t, "PUT", s.api+"/api/v1/branding", tn.write, branding)
+	wantStatus(t, r, http.StatusOK)
+	if got := call(t, "GET", s.api+"/api/v1/branding", tn.read, nil); got.json["branding"].(map[string]any)["name"] != "Northwind SEO" {
+		t.Fatalf("GET /api/v1/branding = %s", got)
+	}
+	// Another agency's branding is its own.
+	other := s.newTenant(t)
+	if got := call(t, "GET", s.api+"/api/v1/branding", other.read, nil); got.json["branding"].(map[string]any)["name"] != "Atrium" {
+		t.Fatalf("another agency's branding = %s", got)
+	}
+
+	rep := s.act(t, tn.write, map[string]any{"action": "generate_report", "client_id": client, "period": map[string]any{"from": "2020-01-01", "to": "2021-01-05"}})
+	wantError(t, rep, http.StatusBadRequest, "at most 366")
+	rep = s.act(t, tn.write, map[string]any{"action": "generate_report", "client_id": client, "period": "last_month", "timezone": "Europe/London"})
+	data := wantAction(t, rep, "generate_report", client, "success")
+	htmlURL, _ := data["html_url"].(string)
+	pdfURL, _ := data["pdf_url"].(string)
+
+	page := fetchFile(t, htmlURL)
+	if ct := page.header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+		t.Fatalf("report page Content-Type = %q", ct)
+	}
+	csp := page.header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script-src") || page.header.Get("X-Robots-Tag") != "noindex, nofollow" {
+		t.Fatalf("report page headers = %v", page.header)
+	}
+	for _, want := range []string{"Northwind SEO", "#12345a", `<meta name="robots" content="noindex, nofollow">`} {
+		if !strings.Contains(string(page.body), want) {
+			t.Fatalf("the report page lacks %q", want)
+		}
+	}
+	pdf := fetchFile(t, pdfURL)
+	path := filepath.Join(t.TempDir(), "r.pdf")
+	if err := os.WriteFile(path, pdf.body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	text, err := exec.Command("pdftotext", "-layout", path, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext (make services-up installs poppler-utils): %v", err)
+	}
+	if !strings.Contains(string(text), "Northwind SEO") || !strings.Contains(string(text), "Work done") {
+		t.Fatalf("the PDF's text:\n%s", text)
+	}
+}
+
+// fetchFile GETs a file without a key and wants a 200.
+func fetchFile(t *testing.T, u string) response {
+	t.Helper()
+	resp, err := http.Get(u) //nolint:gosec // G107: a URL the run under test gave
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d, %v", u, resp.StatusCode, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
