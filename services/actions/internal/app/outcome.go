@@ -99,7 +99,7 @@ func (a *Actions) record(ctx context.Context, run Run, act *action.Action) (Outc
 			return errInterrupted
 		}
 		bal = b
-		return nil
+		return a.scheduleRunEnded(ctx, tx, run)
 	})
 	if err == nil || errors.Is(err, errInterrupted) {
 		// The run's outcome is recorded (this one or another): its lease
