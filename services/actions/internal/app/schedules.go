@@ -96,36 +96,36 @@ type ScheduleFilter struct {
 // ScheduleInput is what a caller writes; nil fields are absent (on
 // update: unchanged).
 type ScheduleInput struct {
-	Action, ClientID                *string
-	Params                          map[string]any
-	Cron, Every, At, Weekday        *string
-	Monthday                        *int
-	Timezone                        *string
-	StartsAt, EndsAt                *time.Time
-	MaxPerMonth                     *Balance
-	PauseAfter                      *int
-	Description                     *string
+	Action, ClientID         *string
+	Params                   map[string]any
+	Cron, Every, At, Weekday *string
+	Monthday                 *int
+	Timezone                 *string
+	StartsAt, EndsAt         *time.Time
+	MaxPerMonth              *Balance
+	PauseAfter               *int
+	Description              *string
 }
 
 // Schedule limits and defaults.
 const (
-	DefaultPauseAfter     = 3
-	MaxPauseAfter         = 100
-	MaxScheduleDesc       = 500
-	SchedulePageDefault   = 20
-	SchedulePageMax       = 100
-	DefaultMaxSchedules   = 1000
-	DefaultMinInterval    = time.Hour
-	DefaultCatchup        = time.Hour
-	DefaultScheduleTick   = 5 * time.Second
-	nextRunsShown         = 5
+	DefaultPauseAfter   = 3
+	MaxPauseAfter       = 100
+	MaxScheduleDesc     = 500
+	SchedulePageDefault = 20
+	SchedulePageMax     = 100
+	DefaultMaxSchedules = 1000
+	DefaultMinInterval  = time.Hour
+	DefaultCatchup      = time.Hour
+	DefaultScheduleTick = 5 * time.Second
+	nextRunsShown       = 5
 )
 
 // ScheduleView is a schedule as the API shows it: with its next slots
 // and what it is expected to spend.
 type ScheduleView struct {
 	Schedule
-	NextRuns        []time.Time
+	NextRuns         []time.Time
 	PerRun, PerMonth Balance
 }
 
@@ -476,7 +476,7 @@ func (a *Actions) TriggerSchedule(ctx context.Context, agencyID, id string) (Out
 		return Outcome{}, err
 	}
 	now := a.clock.Now()
-	out, err := a.submitScheduled(ctx, s, fmt.Sprintf("schedule:%s:trigger:%d", s.ID, now.UnixNano()))
+	out, err := a.submitScheduled(ctx, s, "schedule:"+s.ID+":trigger:"+store.NewID())
 	if err != nil {
 		return out, err
 	}

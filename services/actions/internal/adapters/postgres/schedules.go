@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -19,10 +18,10 @@ const scheduleColumns = `id, agency_id, client_id, action, params, timing, max_a
 
 func scanSchedule(row pgx.Row) (app.Schedule, error) {
 	var (
-		s                     app.Schedule
-		params, tm, slots     []byte
-		maxAI, maxData        *int64
-		next, claimed         *time.Time
+		s                 app.Schedule
+		params, tm, slots []byte
+		maxAI, maxData    *int64
+		next, claimed     *time.Time
 	)
 	err := row.Scan(&s.ID, &s.AgencyID, &s.ClientID, &s.Action, &params, &tm, &maxAI, &maxData, &s.PauseAfter, &s.Description, &s.State,
 		&next, &s.Failures, &s.LastRunID, &slots, &claimed, &s.CreatedAt, &s.UpdatedAt)
@@ -39,6 +38,9 @@ func scanSchedule(row pgx.Row) (app.Schedule, error) {
 	s.Timing = t
 	if err := json.Unmarshal(slots, &s.Slots); err != nil {
 		return app.Schedule{}, fmt.Errorf("schedule %s slots: %w", s.ID, err)
+	}
+	if len(s.Slots) == 0 {
+		s.Slots = nil // as written: none yet
 	}
 	if maxAI != nil && maxData != nil {
 		s.MaxPerMonth = &app.Balance{AI: *maxAI, Data: *maxData}
@@ -214,5 +216,3 @@ func qualified(cols string) string {
 		"schedules.max_data, schedules.pause_after, schedules.description, schedules.state, schedules.next_run_at, schedules.failures, " +
 		"coalesce(schedules.last_run_id::text, ''), schedules.slots, schedules.claimed_until, schedules.created_at, schedules.updated_at"
 }
-
-var _ = errors.Is

@@ -13,8 +13,8 @@ import (
 
 func newSchedule(agency string, next time.Time) app.Schedule {
 	return app.Schedule{ID: id(), AgencyID: agency, ClientID: id(), Action: "track_rankings",
-		Params: map[string]any{"keywords": []any{"rye bread"}, "depth": float64(10)},
-		Timing: timing.Spec{Every: "week", At: "07:00", Weekday: "monday", Timezone: "Europe/London", StartsAt: base},
+		Params:     map[string]any{"keywords": []any{"rye bread"}, "depth": float64(10)},
+		Timing:     timing.Spec{Every: "week", At: "07:00", Weekday: "monday", Timezone: "Europe/London", StartsAt: base},
 		PauseAfter: 3, Description: "weekly ranks", State: app.ScheduleActive, NextRunAt: next, CreatedAt: base, UpdatedAt: base}
 }
 
