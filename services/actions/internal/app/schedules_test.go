@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,8 @@ import (
 )
 
 func ptr[T any](v T) *T { return &v }
+
+func slogDiscard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // hourlyBlog is a schedule of generate_blog (2 AI credits) at minute 0
 // of every hour, in UTC.
@@ -76,7 +80,7 @@ func TestScheduleStartsOneRunPerSlot(t *testing.T) {
 			t.Fatalf("%d runs before the first slot", n)
 		}
 		e.advance(time.Hour)
-		second := app.NewActions(e.store, e.dir, e.records, e.providers, e.clock, e.cfg, nil)
+		second := app.NewActions(e.store, e.dir, e.records, e.providers, e.clock, e.cfg, slogDiscard())
 		e.scheduleOnce(t)
 		if _, err := second.ScheduleOnce(t.Context()); err != nil {
 			t.Fatal(err)
@@ -107,7 +111,10 @@ func TestScheduleStartsOneRunPerSlot(t *testing.T) {
 			"pause":   func() error { _, err := e.actions.PauseSchedule(t.Context(), other, s.ID); return err }(),
 			"delete":  e.actions.DeleteSchedule(t.Context(), other, s.ID),
 			"trigger": func() error { _, err := e.actions.TriggerSchedule(t.Context(), other, s.ID); return err }(),
-			"update":  func() error { _, err := e.actions.UpdateSchedule(t.Context(), other, s.ID, app.ScheduleInput{}); return err }(),
+			"update": func() error {
+				_, err := e.actions.UpdateSchedule(t.Context(), other, s.ID, app.ScheduleInput{})
+				return err
+			}(),
 		} {
 			if apperr.KindOf(err) != apperr.KindNotFound {
 				t.Errorf("%s of another agency's schedule: %v; want not found", name, err)
@@ -299,5 +306,62 @@ func TestScheduleFailedRunsPause(t *testing.T) {
 	got, _ := e.actions.GetSchedule(t.Context(), e.agency, s.ID)
 	if got.State != app.SchedulePaused || got.Failures != 2 || got.Slots[0].Outcome != app.SlotFailed || !strings.Contains(got.Slots[0].Reason, "status_code") {
 		t.Fatalf("after two failed runs: state %s, failures %d, slots %+v", got.State, got.Failures, got.Slots)
+	}
+}
+
+// Two replicas' schedulers (real loops, ticking every few milliseconds)
+// and workers on one PostgreSQL database, a slot due every hour of the
+// test's clock: each slot starts exactly one run, none is missing, and
+// when one replica stops the other carries on alone.
+func TestTwoSchedulersOnePostgres(t *testing.T) {
+	e := newEnvOn(t, app.Config{ScheduleTick: 5 * time.Millisecond, QueuePoll: 5 * time.Millisecond}, stores[1].open)
+	e.grant(t, 1000, 0)
+	s, err := e.actions.CreateSchedule(t.Context(), e.agency, e.hourlyBlog(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := app.NewActions(e.store, e.dir, e.records, e.providers, e.clock, e.cfg, slogDiscard())
+	start := func(a *app.Actions) (stop func()) {
+		ctx, cancel := context.WithCancel(t.Context())
+		var wg sync.WaitGroup
+		wg.Go(func() { a.RunSchedules(ctx) })
+		wg.Go(func() { a.Work(ctx) })
+		return func() { cancel(); wg.Wait() }
+	}
+	stopFirst := start(e.actions)
+	stopSecond := start(second)
+	defer stopSecond()
+	const slots = 8
+	for i := range slots {
+		if i == slots/2 {
+			stopFirst() // one replica goes away; the other takes every slot
+		}
+		e.advance(time.Hour)
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			runs := e.runsOf(t, s.ID)
+			if len(runs) == i+1 && runs[0].Finished() {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("slot %d: %d runs after 30s; want %d, the newest finished", i, len(runs), i+1)
+			}
+			time.Sleep(5 * time.Millisecond) // why sleep: a poll of the runs table, which has no push form across replicas
+		}
+	}
+	stopSecond()
+	keys := map[string]bool{}
+	runs := e.runsOf(t, s.ID)
+	for _, r := range runs {
+		keys[r.IdempotencyKey] = true
+	}
+	if len(runs) != slots || len(keys) != slots {
+		t.Fatalf("%d runs with %d keys for %d slots", len(runs), len(keys), slots)
+	}
+	for i := range slots {
+		slot := time.Date(2026, 11, 24, 11+i, 0, 0, 0, time.UTC)
+		if !keys[fmt.Sprintf("schedule:%s:%d", s.ID, slot.Unix())] {
+			t.Fatalf("no run for the slot %s", slot)
+		}
 	}
 }
