@@ -38,9 +38,11 @@ const MaxMonthday = 28
 var weekdays = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday,
 	"wednesday": time.Wednesday, "thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday}
 
-// parser reads the five standard fields; the descriptors (@daily) and a
-// CRON_TZ= prefix are refused: the time zone is the schedule's field.
-var parser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
+// parser reads the five standard fields, or six with seconds first (which
+// only a deployment with a short --schedule-min-interval, such as a test's,
+// lets through); the descriptors (@daily) and a CRON_TZ= prefix are
+// refused: the time zone is the schedule's field.
+var parser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
 
 // Plan is a validated Spec: it answers the slots.
 type Plan struct {
@@ -85,7 +87,7 @@ func Parse(s Spec, minInterval time.Duration, now time.Time) (*Plan, error) {
 		}
 		c, err := parser.Parse(s.Cron)
 		if err != nil || strings.HasPrefix(strings.TrimSpace(s.Cron), "CRON_TZ") || strings.HasPrefix(strings.TrimSpace(s.Cron), "TZ") {
-			return nil, apperr.Invalid("cron %q is not a five-field cron expression (minute hour day-of-month month day-of-week, such as \"0 7 * * 1\"); the time zone is the timezone field", s.Cron)
+			return nil, apperr.Invalid("cron %q is not a five-field cron expression (minute hour day-of-month month day-of-week, such as \"0 7 * * 1\"; a sixth field first gives seconds); the time zone is the timezone field", s.Cron)
 		}
 		if spec, ok := c.(*cron.SpecSchedule); ok {
 			spec.Location = loc

@@ -119,3 +119,18 @@ func TestRefused(t *testing.T) {
 		t.Errorf("every day under a 48h minimum: %v", err)
 	}
 }
+
+// Seconds, first, for deployments whose minimum interval allows them.
+func TestCronWithSeconds(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := timing.Parse(timing.Spec{Cron: "*/2 * * * * *", Timezone: "UTC"}, time.Hour, now); err == nil {
+		t.Fatal("a cron every 2 seconds passed a 1h minimum")
+	}
+	p, err := timing.Parse(timing.Spec{Cron: "*/2 * * * * *", Timezone: "UTC"}, time.Second, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.NextN(now, 2); len(got) != 2 || got[1].Sub(got[0]) != 2*time.Second {
+		t.Fatalf("slots = %v", got)
+	}
+}
