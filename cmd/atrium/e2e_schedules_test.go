@@ -68,10 +68,10 @@ func testSchedules(t *testing.T, s *stack) {
 	if run := trig.json["run"].(map[string]any); run["schedule_id"] != id || trig.header.Get("Location") != "/api/v1/runs/"+run["id"].(string) {
 		t.Fatalf("trigger = %s (Location %q)", trig.body, trig.header.Get("Location"))
 	}
-	// Refusals: a timing under the minimum interval, a schedule_id filter
+	// Refusals: a time zone that is none, a schedule_id filter
 	// that is no id, another tenant's schedule, a read-only key.
 	bad := call(t, "POST", s.api+"/api/v1/schedules", tn.write, map[string]any{"action": "generate_blog", "client_id": client,
-		"params": map[string]any{"keyword": "rye"}, "cron": "* * * * * *", "timezone": "UTC"})
+		"params": map[string]any{"keyword": "rye"}, "cron": "*/2 * * * * *", "timezone": "Mars/Olympus_Mons"})
 	wantStatus(t, bad, http.StatusBadRequest)
 	wantStatus(t, call(t, "GET", s.api+"/api/v1/runs?schedule_id=nope", tn.read, nil), http.StatusBadRequest)
 	other := s.newTenant(t)

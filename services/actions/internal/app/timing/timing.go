@@ -261,7 +261,7 @@ func (p *Plan) PerMonth(now time.Time) int64 {
 		n++
 		t = next
 	}
-	return n * int64(end.Sub(now)) / int64(max(t.Sub(now), time.Second))
+	return int64(float64(n) * float64(end.Sub(now)) / float64(max(t.Sub(now), time.Second)))
 }
 
 // String describes the timing for messages.

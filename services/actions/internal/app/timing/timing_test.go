@@ -133,4 +133,8 @@ func TestCronWithSeconds(t *testing.T) {
 	if got := p.NextN(now, 2); len(got) != 2 || got[1].Sub(got[0]) != 2*time.Second {
 		t.Fatalf("slots = %v", got)
 	}
+	// More slots in 30 days than are counted: extrapolated, not overflowed.
+	if n := p.PerMonth(now); n < 1_290_000 || n > 1_300_000 {
+		t.Fatalf("PerMonth = %d; want about 1,296,000", n)
+	}
 }
