@@ -196,22 +196,26 @@ func (x *ScheduleInput) GetDescription() string {
 
 // Schedule is a schedule as its resource shows it.
 type Schedule struct {
-	state              protoimpl.MessageState `protogen:"open.v1"`
-	Id                 string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Action             string                 `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
-	ClientId           string                 `protobuf:"bytes,3,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
-	Params             *structpb.Struct       `protobuf:"bytes,4,opt,name=params,proto3" json:"params,omitempty"`
-	Cron               *string                `protobuf:"bytes,5,opt,name=cron,proto3,oneof" json:"cron,omitempty"`
-	Every              *string                `protobuf:"bytes,6,opt,name=every,proto3,oneof" json:"every,omitempty"`
-	At                 *string                `protobuf:"bytes,7,opt,name=at,proto3,oneof" json:"at,omitempty"`
-	Weekday            *string                `protobuf:"bytes,8,opt,name=weekday,proto3,oneof" json:"weekday,omitempty"`
-	Monthday           *int32                 `protobuf:"varint,9,opt,name=monthday,proto3,oneof" json:"monthday,omitempty"`
-	Timezone           string                 `protobuf:"bytes,10,opt,name=timezone,proto3" json:"timezone,omitempty"`
-	StartsAt           *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=starts_at,json=startsAt,proto3" json:"starts_at,omitempty"`
-	EndsAt             *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=ends_at,json=endsAt,proto3" json:"ends_at,omitempty"`
-	MaxCreditsPerMonth *CreditAmount          `protobuf:"bytes,13,opt,name=max_credits_per_month,json=maxCreditsPerMonth,proto3" json:"max_credits_per_month,omitempty"`
-	PauseAfterFailures int32                  `protobuf:"varint,14,opt,name=pause_after_failures,json=pauseAfterFailures,proto3" json:"pause_after_failures,omitempty"`
-	Description        string                 `protobuf:"bytes,15,opt,name=description,proto3" json:"description,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its id; in a dry run, an id it would have had, never stored.
+	Id       string           `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Action   string           `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
+	ClientId string           `protobuf:"bytes,3,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	Params   *structpb.Struct `protobuf:"bytes,4,opt,name=params,proto3" json:"params,omitempty"`
+	Cron     *string          `protobuf:"bytes,5,opt,name=cron,proto3,oneof" json:"cron,omitempty"`
+	Every    *string          `protobuf:"bytes,6,opt,name=every,proto3,oneof" json:"every,omitempty"`
+	At       *string          `protobuf:"bytes,7,opt,name=at,proto3,oneof" json:"at,omitempty"`
+	Weekday  *string          `protobuf:"bytes,8,opt,name=weekday,proto3,oneof" json:"weekday,omitempty"`
+	Monthday *int32           `protobuf:"varint,9,opt,name=monthday,proto3,oneof" json:"monthday,omitempty"`
+	Timezone string           `protobuf:"bytes,10,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	// No slot before this time; null when unbounded.
+	StartsAt *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=starts_at,json=startsAt,proto3" json:"starts_at,omitempty"`
+	// No slot after this time; null when unbounded.
+	EndsAt *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=ends_at,json=endsAt,proto3" json:"ends_at,omitempty"`
+	// The cap on a calendar month's credits; null when there is none.
+	MaxCreditsPerMonth *CreditAmount `protobuf:"bytes,13,opt,name=max_credits_per_month,json=maxCreditsPerMonth,proto3" json:"max_credits_per_month,omitempty"`
+	PauseAfterFailures int32         `protobuf:"varint,14,opt,name=pause_after_failures,json=pauseAfterFailures,proto3" json:"pause_after_failures,omitempty"`
+	Description        string        `protobuf:"bytes,15,opt,name=description,proto3" json:"description,omitempty"`
 	// active, paused or ended (no slot remains before ends_at).
 	State string `protobuf:"bytes,16,opt,name=state,proto3" json:"state,omitempty"`
 	// The next slot; null when paused or ended.

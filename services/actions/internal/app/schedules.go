@@ -260,10 +260,10 @@ func (a *Actions) CreateSchedule(ctx context.Context, agencyID string, in Schedu
 		return ScheduleView{}, apperr.Invalid("the schedule has no slot left: its ends_at (%s) is before its next time", s.Timing.EndsAt.Format(time.RFC3339))
 	}
 	s.NextRunAt = next
+	s.ID = store.NewID()
 	if dryRun {
 		return a.view(s), nil
 	}
-	s.ID = store.NewID()
 	err = a.store.InTx(ctx, func(tx Tx) error {
 		n, err := tx.CountSchedules(ctx, agencyID)
 		if err != nil {

@@ -64,12 +64,15 @@ func TestScheduleStartsOneRunPerSlot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if dry.ID != "" || len(dry.NextRuns) != 5 || !dry.NextRunAt.Equal(time.Date(2026, 11, 24, 11, 0, 0, 0, time.UTC)) ||
+		if len(dry.NextRuns) != 5 || !dry.NextRunAt.Equal(time.Date(2026, 11, 24, 11, 0, 0, 0, time.UTC)) ||
 			dry.PerRun != (app.Balance{AI: 2}) || dry.PerMonth != (app.Balance{AI: 2 * 720}) {
 			t.Fatalf("dry run = id %q, next %s, %d next runs, %+v per run, %+v per month", dry.ID, dry.NextRunAt, len(dry.NextRuns), dry.PerRun, dry.PerMonth)
 		}
 		if page, _ := e.actions.ListSchedules(t.Context(), e.agency, "", "", "", nil, ""); len(page.Schedules) != 0 {
 			t.Fatalf("a dry run stored %d schedules", len(page.Schedules))
+		}
+		if _, err := e.actions.GetSchedule(t.Context(), e.agency, dry.ID); apperr.KindOf(err) != apperr.KindNotFound {
+			t.Fatalf("the dry run's id reads %v; want not found", err)
 		}
 		s, err := e.actions.CreateSchedule(t.Context(), e.agency, e.hourlyBlog(), false)
 		if err != nil {
