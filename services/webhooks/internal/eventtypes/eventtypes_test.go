@@ -113,7 +113,7 @@ func TestOwnersOf(t *testing.T) {
 			t.Errorf("OwnersOf(%v) = %v, want %v", tc.patterns, got, tc.want)
 		}
 	}
-	if got := eventtypes.Families(eventtypes.Agency); got != "prospect.*, deal.*, client.*, action_run.*, credits.*, dataset.*" {
+	if got := eventtypes.Families(eventtypes.Agency); got != "prospect.*, deal.*, client.*, action_run.*, credits.*, schedule.*, dataset.*" {
 		t.Errorf("Families(agency) = %q", got)
 	}
 }
