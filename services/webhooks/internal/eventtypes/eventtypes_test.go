@@ -15,7 +15,7 @@ import (
 func TestCatalogIsTheIssues(t *testing.T) {
 	want := []string{"item.created", "item.updated", "item.published", "item.unpublished", "item.deleted", "asset.created", "asset.deleted",
 		"prospect.created", "prospect.updated", "deal.created", "deal.updated", "client.linked", "client.unlinked",
-		"action_run.succeeded", "action_run.failed", "action_run.canceled", "credits.changed", "dataset.changed", "webhook.test", "webhook.disabled"}
+		"action_run.succeeded", "action_run.failed", "action_run.canceled", "credits.changed", "schedule.run_skipped", "schedule.paused", "dataset.changed", "webhook.test", "webhook.disabled"}
 	var got []string
 	for _, ty := range eventtypes.All {
 		got = append(got, ty.Name)
