@@ -266,6 +266,10 @@ ATRIUM_PROVIDER_TIMEOUT: {{ $values.providerTimeout | quote }}
 ATRIUM_RECOVERY_INTERVAL: {{ $values.recoveryInterval | quote }}
 ATRIUM_ACTION_WORKERS: {{ $values.actionWorkers | int64 | toString | quote }}
 ATRIUM_AGENCY_MAX_QUEUED: {{ $values.agencyMaxQueued | int64 | toString | quote }}
+ATRIUM_SCHEDULE_MIN_INTERVAL: {{ $values.schedules.minInterval | quote }}
+ATRIUM_SCHEDULE_CATCHUP: {{ $values.schedules.catchup | quote }}
+ATRIUM_SCHEDULE_TICK: {{ $values.schedules.tick | quote }}
+ATRIUM_MAX_SCHEDULES: {{ $values.schedules.maxPerAgency | int64 | toString | quote }}
 {{- with $values.llm.baseURL }}
 ATRIUM_LLM_BASE_URL: {{ . | quote }}
 ATRIUM_LLM_MODEL: {{ $values.llm.model | quote }}
