@@ -248,8 +248,10 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		cfg.Logger.With("service", Name))
 	reports := app.NewReports(st)
 	s.actions.SetBranding(reports)
+	shares := app.NewShares(st, time.Now, func() string { return strings.TrimSuffix(*s.publicURL.Load(), "/") })
+	s.actions.SetShares(shares)
 	grpcserver.NewServer(s.actions).Register(rt.GRPC)
-	grpcserver.NewReportsServer(reports).Register(rt.GRPC)
+	grpcserver.NewReportsServer(reports, shares).Register(rt.GRPC)
 	return s, nil
 }
 
@@ -259,6 +261,7 @@ type actionsStore interface {
 	app.Store
 	seocache.Store
 	app.BrandingStore
+	app.ShareStore
 }
 
 // checkSEO checks the SEO data settings before anything is opened.

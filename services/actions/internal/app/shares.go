@@ -87,20 +87,27 @@ func (s *Shares) MakeShare(ctx context.Context, sh action.Share, ttl time.Durati
 	return s.base() + "/r/" + token, nil
 }
 
-// List lists the agency's links; limit 1..MaxSharesLimit.
-func (s *Shares) List(ctx context.Context, agencyID string, f ShareFilter) ([]action.Share, error) {
+// List lists the agency's links, a page of limit (1..MaxSharesLimit), and
+// the id to list before for the next page ("" on the last).
+func (s *Shares) List(ctx context.Context, agencyID string, f ShareFilter) ([]action.Share, string, error) {
 	if f.Limit == 0 {
 		f.Limit = DefaultSharesLimit
 	}
 	if f.Limit < 1 || f.Limit > MaxSharesLimit {
-		return nil, apperr.Invalid("limit must be 1 to %d; got %d", MaxSharesLimit, f.Limit)
+		return nil, "", apperr.Invalid("limit must be 1 to %d; got %d", MaxSharesLimit, f.Limit)
 	}
 	for _, v := range []struct{ name, id string }{{"client_id", f.ClientID}, {"run_id", f.RunID}} {
 		if v.id != "" && uuid.Validate(v.id) != nil {
-			return nil, apperr.Invalid("%s must be a UUID; got %q", v.name, v.id)
+			return nil, "", apperr.Invalid("%s must be a UUID; got %q", v.name, v.id)
 		}
 	}
-	return s.store.ListShares(ctx, agencyID, f)
+	limit := f.Limit
+	f.Limit++ // one more tells whether a next page exists
+	out, err := s.store.ListShares(ctx, agencyID, f)
+	if err != nil || len(out) <= limit {
+		return out, "", err
+	}
+	return out[:limit], out[limit-1].ID, nil
 }
 
 // Revoke ends the agency's link id now.
