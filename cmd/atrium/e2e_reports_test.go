@@ -107,6 +107,26 @@ func testReports(t *testing.T, s *stack) {
 	}
 	// The media URLs are not the share link: they still work (unlisted).
 	fetchFile(t, htmlURL)
+
+	// A new link for the same run, as the agency sends its client.
+	runID, _ := shares[0].(map[string]any)["run_id"].(string)
+	newShare := map[string]any{"run_id": runID, "expires_in_days": 7}
+	wantError(t, call(t, "POST", s.api+"/api/v1/report-shares", other.write, newShare), http.StatusNotFound)
+	wantError(t, call(t, "POST", s.api+"/api/v1/report-shares", tn.read, newShare), http.StatusForbidden)
+	wantError(t, call(t, "POST", s.api+"/api/v1/report-shares", tn.write, map[string]any{"run_id": runID, "expires_in_days": 366}), http.StatusBadRequest, "expires_in_days", "1 to 365")
+	created := call(t, "POST", s.api+"/api/v1/report-shares", tn.write, newShare)
+	wantStatus(t, created, http.StatusCreated)
+	share, _ := created.json["share"].(map[string]any)
+	newURL, _ := share["url"].(string)
+	if share["state"] != "active" || share["run_id"] != runID || newURL == shareURL || !strings.HasPrefix(newURL, s.api+"/r/") {
+		t.Fatalf("POST /api/v1/report-shares = %s", created)
+	}
+	if again := fetchFile(t, newURL); !strings.Contains(string(again.body), "Northwind SEO") {
+		t.Fatal("the new share link does not show the report")
+	}
+	if got := call(t, "GET", s.api+"/api/v1/report-shares?run_id="+runID, tn.read, nil); len(got.json["shares"].([]any)) != 2 {
+		t.Fatalf("the run's links after a new one: %s", got)
+	}
 }
 
 // fetchFile GETs a file without a key and wants a 200.

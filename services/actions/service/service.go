@@ -251,7 +251,7 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	shares := app.NewShares(st, time.Now, func() string { return strings.TrimSuffix(*s.publicURL.Load(), "/") })
 	s.actions.SetShares(shares)
 	grpcserver.NewServer(s.actions).Register(rt.GRPC)
-	grpcserver.NewReportsServer(reports, shares).Register(rt.GRPC)
+	grpcserver.NewReportsServer(reports, shares, s.actions.GetRun).Register(rt.GRPC)
 	return s, nil
 }
 

@@ -559,6 +559,104 @@ func (x *ListSharesResponse) GetNextCursor() string {
 	return ""
 }
 
+type CreateShareRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A successful generate_report run of the agency.
+	RunId string `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// Days the link works: 1 to 365, default 90.
+	ExpiresInDays *int32 `protobuf:"varint,2,opt,name=expires_in_days,json=expiresInDays,proto3,oneof" json:"expires_in_days,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateShareRequest) Reset() {
+	*x = CreateShareRequest{}
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateShareRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateShareRequest) ProtoMessage() {}
+
+func (x *CreateShareRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateShareRequest.ProtoReflect.Descriptor instead.
+func (*CreateShareRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CreateShareRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *CreateShareRequest) GetExpiresInDays() int32 {
+	if x != nil && x.ExpiresInDays != nil {
+		return *x.ExpiresInDays
+	}
+	return 0
+}
+
+type CreateShareResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Share         *Share                 `protobuf:"bytes,1,opt,name=share,proto3" json:"share,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateShareResponse) Reset() {
+	*x = CreateShareResponse{}
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateShareResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateShareResponse) ProtoMessage() {}
+
+func (x *CreateShareResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateShareResponse.ProtoReflect.Descriptor instead.
+func (*CreateShareResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CreateShareResponse) GetShare() *Share {
+	if x != nil {
+		return x.Share
+	}
+	return nil
+}
+
 type RevokeShareRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -568,7 +666,7 @@ type RevokeShareRequest struct {
 
 func (x *RevokeShareRequest) Reset() {
 	*x = RevokeShareRequest{}
-	mi := &file_atrium_actions_v1_reports_proto_msgTypes[9]
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -580,7 +678,7 @@ func (x *RevokeShareRequest) String() string {
 func (*RevokeShareRequest) ProtoMessage() {}
 
 func (x *RevokeShareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_actions_v1_reports_proto_msgTypes[9]
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -593,7 +691,7 @@ func (x *RevokeShareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeShareRequest.ProtoReflect.Descriptor instead.
 func (*RevokeShareRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{9}
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RevokeShareRequest) GetId() string {
@@ -612,7 +710,7 @@ type RevokeShareResponse struct {
 
 func (x *RevokeShareResponse) Reset() {
 	*x = RevokeShareResponse{}
-	mi := &file_atrium_actions_v1_reports_proto_msgTypes[10]
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -624,7 +722,7 @@ func (x *RevokeShareResponse) String() string {
 func (*RevokeShareResponse) ProtoMessage() {}
 
 func (x *RevokeShareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_actions_v1_reports_proto_msgTypes[10]
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -637,7 +735,7 @@ func (x *RevokeShareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeShareResponse.ProtoReflect.Descriptor instead.
 func (*RevokeShareResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{10}
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RevokeShareResponse) GetShare() *Share {
@@ -657,7 +755,7 @@ type GetSharedReportRequest struct {
 
 func (x *GetSharedReportRequest) Reset() {
 	*x = GetSharedReportRequest{}
-	mi := &file_atrium_actions_v1_reports_proto_msgTypes[11]
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -669,7 +767,7 @@ func (x *GetSharedReportRequest) String() string {
 func (*GetSharedReportRequest) ProtoMessage() {}
 
 func (x *GetSharedReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_actions_v1_reports_proto_msgTypes[11]
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -682,7 +780,7 @@ func (x *GetSharedReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSharedReportRequest.ProtoReflect.Descriptor instead.
 func (*GetSharedReportRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{11}
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetSharedReportRequest) GetToken() string {
@@ -705,7 +803,7 @@ type GetSharedReportResponse struct {
 
 func (x *GetSharedReportResponse) Reset() {
 	*x = GetSharedReportResponse{}
-	mi := &file_atrium_actions_v1_reports_proto_msgTypes[12]
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -717,7 +815,7 @@ func (x *GetSharedReportResponse) String() string {
 func (*GetSharedReportResponse) ProtoMessage() {}
 
 func (x *GetSharedReportResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_actions_v1_reports_proto_msgTypes[12]
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -730,7 +828,7 @@ func (x *GetSharedReportResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSharedReportResponse.ProtoReflect.Descriptor instead.
 func (*GetSharedReportResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{12}
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetSharedReportResponse) GetState() string {
@@ -801,7 +899,13 @@ const file_atrium_actions_v1_reports_proto_rawDesc = "" +
 	"\x06shares\x18\x01 \x03(\v2\x18.atrium.actions.v1.ShareR\x06shares\x12$\n" +
 	"\vnext_cursor\x18\x02 \x01(\tH\x00R\n" +
 	"nextCursor\x88\x01\x01B\x0e\n" +
-	"\f_next_cursor\"$\n" +
+	"\f_next_cursor\"l\n" +
+	"\x12CreateShareRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12+\n" +
+	"\x0fexpires_in_days\x18\x02 \x01(\x05H\x00R\rexpiresInDays\x88\x01\x01B\x12\n" +
+	"\x10_expires_in_days\"E\n" +
+	"\x13CreateShareResponse\x12.\n" +
+	"\x05share\x18\x01 \x01(\v2\x18.atrium.actions.v1.ShareR\x05share\"$\n" +
 	"\x12RevokeShareRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"E\n" +
 	"\x13RevokeShareResponse\x12.\n" +
@@ -811,12 +915,13 @@ const file_atrium_actions_v1_reports_proto_rawDesc = "" +
 	"\x17GetSharedReportResponse\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x1b\n" +
 	"\thtml_name\x18\x02 \x01(\tR\bhtmlName\x12\x19\n" +
-	"\bpdf_name\x18\x03 \x01(\tR\apdfName2\xb4\x05\n" +
+	"\bpdf_name\x18\x03 \x01(\tR\apdfName2\xc1\x06\n" +
 	"\x0eReportsService\x12\x85\x01\n" +
 	"\vGetBranding\x12%.atrium.actions.v1.GetBrandingRequest\x1a&.atrium.actions.v1.GetBrandingResponse\"'\xca\xf3\x18\b\b\x01\x10\x01\x18\x01(\b\x82\xd3\xe4\x93\x02\x12\x12\x10/api/v1/branding\x90\x02\x01\x12\x88\x01\n" +
 	"\vPutBranding\x12%.atrium.actions.v1.PutBrandingRequest\x1a&.atrium.actions.v1.PutBrandingResponse\"*\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\b\x82\xd3\xe4\x93\x02\x15:\x01*\x1a\x10/api/v1/branding\x90\x02\x02\x12\x87\x01\n" +
 	"\n" +
-	"ListShares\x12$.atrium.actions.v1.ListSharesRequest\x1a%.atrium.actions.v1.ListSharesResponse\",\xca\xf3\x18\b\b\x01\x10\x01\x18\x01(\b\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v1/report-shares\x90\x02\x01\x12\x8f\x01\n" +
+	"ListShares\x12$.atrium.actions.v1.ListSharesRequest\x1a%.atrium.actions.v1.ListSharesResponse\",\xca\xf3\x18\b\b\x01\x10\x01\x18\x01(\b\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v1/report-shares\x90\x02\x01\x12\x8a\x01\n" +
+	"\vCreateShare\x12%.atrium.actions.v1.CreateShareRequest\x1a&.atrium.actions.v1.CreateShareResponse\",\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\b\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/v1/report-shares\x12\x8f\x01\n" +
 	"\vRevokeShare\x12%.atrium.actions.v1.RevokeShareRequest\x1a&.atrium.actions.v1.RevokeShareResponse\"1\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\b\x82\xd3\xe4\x93\x02\x1c*\x1a/api/v1/report-shares/{id}\x90\x02\x02\x12s\n" +
 	"\x0fGetSharedReport\x12).atrium.actions.v1.GetSharedReportRequest\x1a*.atrium.actions.v1.GetSharedReportResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01B?Z=github.com/atrium-hq/atrium/proto/atrium/actions/v1;actionsv1b\x06proto3"
 
@@ -832,7 +937,7 @@ func file_atrium_actions_v1_reports_proto_rawDescGZIP() []byte {
 	return file_atrium_actions_v1_reports_proto_rawDescData
 }
 
-var file_atrium_actions_v1_reports_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_atrium_actions_v1_reports_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_atrium_actions_v1_reports_proto_goTypes = []any{
 	(*Branding)(nil),                // 0: atrium.actions.v1.Branding
 	(*Colors)(nil),                  // 1: atrium.actions.v1.Colors
@@ -843,37 +948,42 @@ var file_atrium_actions_v1_reports_proto_goTypes = []any{
 	(*Share)(nil),                   // 6: atrium.actions.v1.Share
 	(*ListSharesRequest)(nil),       // 7: atrium.actions.v1.ListSharesRequest
 	(*ListSharesResponse)(nil),      // 8: atrium.actions.v1.ListSharesResponse
-	(*RevokeShareRequest)(nil),      // 9: atrium.actions.v1.RevokeShareRequest
-	(*RevokeShareResponse)(nil),     // 10: atrium.actions.v1.RevokeShareResponse
-	(*GetSharedReportRequest)(nil),  // 11: atrium.actions.v1.GetSharedReportRequest
-	(*GetSharedReportResponse)(nil), // 12: atrium.actions.v1.GetSharedReportResponse
-	(*timestamppb.Timestamp)(nil),   // 13: google.protobuf.Timestamp
+	(*CreateShareRequest)(nil),      // 9: atrium.actions.v1.CreateShareRequest
+	(*CreateShareResponse)(nil),     // 10: atrium.actions.v1.CreateShareResponse
+	(*RevokeShareRequest)(nil),      // 11: atrium.actions.v1.RevokeShareRequest
+	(*RevokeShareResponse)(nil),     // 12: atrium.actions.v1.RevokeShareResponse
+	(*GetSharedReportRequest)(nil),  // 13: atrium.actions.v1.GetSharedReportRequest
+	(*GetSharedReportResponse)(nil), // 14: atrium.actions.v1.GetSharedReportResponse
+	(*timestamppb.Timestamp)(nil),   // 15: google.protobuf.Timestamp
 }
 var file_atrium_actions_v1_reports_proto_depIdxs = []int32{
 	1,  // 0: atrium.actions.v1.Branding.colors:type_name -> atrium.actions.v1.Colors
 	0,  // 1: atrium.actions.v1.GetBrandingResponse.branding:type_name -> atrium.actions.v1.Branding
 	1,  // 2: atrium.actions.v1.PutBrandingRequest.colors:type_name -> atrium.actions.v1.Colors
 	0,  // 3: atrium.actions.v1.PutBrandingResponse.branding:type_name -> atrium.actions.v1.Branding
-	13, // 4: atrium.actions.v1.Share.created_at:type_name -> google.protobuf.Timestamp
-	13, // 5: atrium.actions.v1.Share.expires_at:type_name -> google.protobuf.Timestamp
-	13, // 6: atrium.actions.v1.Share.revoked_at:type_name -> google.protobuf.Timestamp
+	15, // 4: atrium.actions.v1.Share.created_at:type_name -> google.protobuf.Timestamp
+	15, // 5: atrium.actions.v1.Share.expires_at:type_name -> google.protobuf.Timestamp
+	15, // 6: atrium.actions.v1.Share.revoked_at:type_name -> google.protobuf.Timestamp
 	6,  // 7: atrium.actions.v1.ListSharesResponse.shares:type_name -> atrium.actions.v1.Share
-	6,  // 8: atrium.actions.v1.RevokeShareResponse.share:type_name -> atrium.actions.v1.Share
-	2,  // 9: atrium.actions.v1.ReportsService.GetBranding:input_type -> atrium.actions.v1.GetBrandingRequest
-	4,  // 10: atrium.actions.v1.ReportsService.PutBranding:input_type -> atrium.actions.v1.PutBrandingRequest
-	7,  // 11: atrium.actions.v1.ReportsService.ListShares:input_type -> atrium.actions.v1.ListSharesRequest
-	9,  // 12: atrium.actions.v1.ReportsService.RevokeShare:input_type -> atrium.actions.v1.RevokeShareRequest
-	11, // 13: atrium.actions.v1.ReportsService.GetSharedReport:input_type -> atrium.actions.v1.GetSharedReportRequest
-	3,  // 14: atrium.actions.v1.ReportsService.GetBranding:output_type -> atrium.actions.v1.GetBrandingResponse
-	5,  // 15: atrium.actions.v1.ReportsService.PutBranding:output_type -> atrium.actions.v1.PutBrandingResponse
-	8,  // 16: atrium.actions.v1.ReportsService.ListShares:output_type -> atrium.actions.v1.ListSharesResponse
-	10, // 17: atrium.actions.v1.ReportsService.RevokeShare:output_type -> atrium.actions.v1.RevokeShareResponse
-	12, // 18: atrium.actions.v1.ReportsService.GetSharedReport:output_type -> atrium.actions.v1.GetSharedReportResponse
-	14, // [14:19] is the sub-list for method output_type
-	9,  // [9:14] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	6,  // 8: atrium.actions.v1.CreateShareResponse.share:type_name -> atrium.actions.v1.Share
+	6,  // 9: atrium.actions.v1.RevokeShareResponse.share:type_name -> atrium.actions.v1.Share
+	2,  // 10: atrium.actions.v1.ReportsService.GetBranding:input_type -> atrium.actions.v1.GetBrandingRequest
+	4,  // 11: atrium.actions.v1.ReportsService.PutBranding:input_type -> atrium.actions.v1.PutBrandingRequest
+	7,  // 12: atrium.actions.v1.ReportsService.ListShares:input_type -> atrium.actions.v1.ListSharesRequest
+	9,  // 13: atrium.actions.v1.ReportsService.CreateShare:input_type -> atrium.actions.v1.CreateShareRequest
+	11, // 14: atrium.actions.v1.ReportsService.RevokeShare:input_type -> atrium.actions.v1.RevokeShareRequest
+	13, // 15: atrium.actions.v1.ReportsService.GetSharedReport:input_type -> atrium.actions.v1.GetSharedReportRequest
+	3,  // 16: atrium.actions.v1.ReportsService.GetBranding:output_type -> atrium.actions.v1.GetBrandingResponse
+	5,  // 17: atrium.actions.v1.ReportsService.PutBranding:output_type -> atrium.actions.v1.PutBrandingResponse
+	8,  // 18: atrium.actions.v1.ReportsService.ListShares:output_type -> atrium.actions.v1.ListSharesResponse
+	10, // 19: atrium.actions.v1.ReportsService.CreateShare:output_type -> atrium.actions.v1.CreateShareResponse
+	12, // 20: atrium.actions.v1.ReportsService.RevokeShare:output_type -> atrium.actions.v1.RevokeShareResponse
+	14, // 21: atrium.actions.v1.ReportsService.GetSharedReport:output_type -> atrium.actions.v1.GetSharedReportResponse
+	16, // [16:22] is the sub-list for method output_type
+	10, // [10:16] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_atrium_actions_v1_reports_proto_init() }
@@ -886,13 +996,14 @@ func file_atrium_actions_v1_reports_proto_init() {
 	file_atrium_actions_v1_reports_proto_msgTypes[6].OneofWrappers = []any{}
 	file_atrium_actions_v1_reports_proto_msgTypes[7].OneofWrappers = []any{}
 	file_atrium_actions_v1_reports_proto_msgTypes[8].OneofWrappers = []any{}
+	file_atrium_actions_v1_reports_proto_msgTypes[9].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_actions_v1_reports_proto_rawDesc), len(file_atrium_actions_v1_reports_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	ReportsService_GetBranding_FullMethodName     = "/atrium.actions.v1.ReportsService/GetBranding"
 	ReportsService_PutBranding_FullMethodName     = "/atrium.actions.v1.ReportsService/PutBranding"
 	ReportsService_ListShares_FullMethodName      = "/atrium.actions.v1.ReportsService/ListShares"
+	ReportsService_CreateShare_FullMethodName     = "/atrium.actions.v1.ReportsService/CreateShare"
 	ReportsService_RevokeShare_FullMethodName     = "/atrium.actions.v1.ReportsService/RevokeShare"
 	ReportsService_GetSharedReport_FullMethodName = "/atrium.actions.v1.ReportsService/GetSharedReport"
 )
@@ -42,6 +43,10 @@ type ReportsServiceClient interface {
 	// ListShares lists the agency's report share links, newest first: the
 	// links a client opens without a key (/r/{token}).
 	ListShares(ctx context.Context, in *ListSharesRequest, opts ...grpc.CallOption) (*ListSharesResponse, error)
+	// CreateShare makes a new share link for a successful generate_report
+	// run (the one the run made may have been revoked or have expired). Its
+	// url is in this answer only.
+	CreateShare(ctx context.Context, in *CreateShareRequest, opts ...grpc.CallOption) (*CreateShareResponse, error)
 	// RevokeShare ends a share link now: from then on /r/{token} answers 410.
 	// Revoking a revoked link changes nothing.
 	RevokeShare(ctx context.Context, in *RevokeShareRequest, opts ...grpc.CallOption) (*RevokeShareResponse, error)
@@ -89,6 +94,16 @@ func (c *reportsServiceClient) ListShares(ctx context.Context, in *ListSharesReq
 	return out, nil
 }
 
+func (c *reportsServiceClient) CreateShare(ctx context.Context, in *CreateShareRequest, opts ...grpc.CallOption) (*CreateShareResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateShareResponse)
+	err := c.cc.Invoke(ctx, ReportsService_CreateShare_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *reportsServiceClient) RevokeShare(ctx context.Context, in *RevokeShareRequest, opts ...grpc.CallOption) (*RevokeShareResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RevokeShareResponse)
@@ -125,6 +140,10 @@ type ReportsServiceServer interface {
 	// ListShares lists the agency's report share links, newest first: the
 	// links a client opens without a key (/r/{token}).
 	ListShares(context.Context, *ListSharesRequest) (*ListSharesResponse, error)
+	// CreateShare makes a new share link for a successful generate_report
+	// run (the one the run made may have been revoked or have expired). Its
+	// url is in this answer only.
+	CreateShare(context.Context, *CreateShareRequest) (*CreateShareResponse, error)
 	// RevokeShare ends a share link now: from then on /r/{token} answers 410.
 	// Revoking a revoked link changes nothing.
 	RevokeShare(context.Context, *RevokeShareRequest) (*RevokeShareResponse, error)
@@ -150,6 +169,9 @@ func (UnimplementedReportsServiceServer) PutBranding(context.Context, *PutBrandi
 }
 func (UnimplementedReportsServiceServer) ListShares(context.Context, *ListSharesRequest) (*ListSharesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListShares not implemented")
+}
+func (UnimplementedReportsServiceServer) CreateShare(context.Context, *CreateShareRequest) (*CreateShareResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateShare not implemented")
 }
 func (UnimplementedReportsServiceServer) RevokeShare(context.Context, *RevokeShareRequest) (*RevokeShareResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevokeShare not implemented")
@@ -232,6 +254,24 @@ func _ReportsService_ListShares_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ReportsService_CreateShare_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateShareRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReportsServiceServer).CreateShare(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReportsService_CreateShare_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReportsServiceServer).CreateShare(ctx, req.(*CreateShareRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ReportsService_RevokeShare_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(RevokeShareRequest)
 	if err := dec(in); err != nil {
@@ -286,6 +326,10 @@ var ReportsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListShares",
 			Handler:    _ReportsService_ListShares_Handler,
+		},
+		{
+			MethodName: "CreateShare",
+			Handler:    _ReportsService_CreateShare_Handler,
 		},
 		{
 			MethodName: "RevokeShare",

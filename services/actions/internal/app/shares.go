@@ -5,12 +5,14 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"path"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/handlers"
 )
 
 // ShareStore keeps the report share links. Like the branding it is no
@@ -70,6 +72,12 @@ func HashToken(token string) []byte {
 // MakeShare implements action.ShareMaker: a new random token, kept as its
 // hash, and the link's URL.
 func (s *Shares) MakeShare(ctx context.Context, sh action.Share, ttl time.Duration) (string, error) {
+	return s.makeShare(ctx, &sh, ttl)
+}
+
+// makeShare stores a new link for sh, which it completes (id, token hash,
+// expiry).
+func (s *Shares) makeShare(ctx context.Context, sh *action.Share, ttl time.Duration) (string, error) {
 	b := make([]byte, shareTokenBytes)
 	_, _ = rand.Read(b) // never fails (crypto/rand)
 	token := base64.RawURLEncoding.EncodeToString(b)
@@ -81,10 +89,45 @@ func (s *Shares) MakeShare(ctx context.Context, sh action.Share, ttl time.Durati
 		sh.CreatedAt = s.now()
 	}
 	sh.ID, sh.TokenHash, sh.ExpiresAt = id.String(), HashToken(token), sh.CreatedAt.Add(ttl)
-	if err := s.store.CreateShare(ctx, sh); err != nil {
+	if err := s.store.CreateShare(ctx, *sh); err != nil {
 		return "", err
 	}
 	return s.base() + "/r/" + token, nil
+}
+
+// Bounds of a link's life, in days.
+const (
+	DefaultShareDays = handlers.DefaultShareDays
+	MaxShareDays     = 365
+)
+
+// RunReader reads an agency's run (NotFound for another agency's).
+type RunReader func(ctx context.Context, agencyID, id string) (Run, error)
+
+// Create makes a new link for the agency's successful generate_report run
+// runID, working days days (0: the default), and answers it with its URL.
+func (s *Shares) Create(ctx context.Context, runs RunReader, agencyID, runID string, days int) (action.Share, string, error) {
+	if days == 0 {
+		days = DefaultShareDays
+	}
+	if days < 1 || days > MaxShareDays {
+		return action.Share{}, "", apperr.Invalid("expires_in_days must be 1 to %d; got %d", MaxShareDays, days)
+	}
+	if runID == "" {
+		return action.Share{}, "", apperr.Invalid("run_id is required: a successful generate_report run's id")
+	}
+	run, err := runs(ctx, agencyID, runID)
+	if err != nil {
+		return action.Share{}, "", err
+	}
+	htmlURL, _ := run.Data["html_url"].(string)
+	pdfURL, _ := run.Data["pdf_url"].(string)
+	if run.Action != "generate_report" || run.Status != StatusSuccess || htmlURL == "" || pdfURL == "" {
+		return action.Share{}, "", apperr.Invalid("run %s is not a successful generate_report run: only a report can be shared (its action is %s)", runID, run.Action)
+	}
+	sh := action.Share{AgencyID: agencyID, ClientID: run.ClientID, RunID: run.ID, HTMLName: path.Base(htmlURL), PDFName: path.Base(pdfURL), CreatedAt: s.now()}
+	url, err := s.makeShare(ctx, &sh, time.Duration(days)*24*time.Hour)
+	return sh, url, err
 }
 
 // List lists the agency's links, a page of limit (1..MaxSharesLimit), and

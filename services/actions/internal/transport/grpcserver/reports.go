@@ -17,11 +17,12 @@ type ReportsServer struct {
 	actionsv1.UnimplementedReportsServiceServer
 	reports *app.Reports
 	shares  *app.Shares
+	runs    app.RunReader
 }
 
 // NewReportsServer returns the reports server over the use cases.
-func NewReportsServer(r *app.Reports, sh *app.Shares) *ReportsServer {
-	return &ReportsServer{reports: r, shares: sh}
+func NewReportsServer(r *app.Reports, sh *app.Shares, runs app.RunReader) *ReportsServer {
+	return &ReportsServer{reports: r, shares: sh, runs: runs}
 }
 
 // Register registers ReportsService on r.

@@ -57,6 +57,21 @@ func (s *ReportsServer) ListShares(ctx context.Context, req *actionsv1.ListShare
 	return out, nil
 }
 
+// CreateShare implements actionsv1.ReportsServiceServer.
+func (s *ReportsServer) CreateShare(ctx context.Context, req *actionsv1.CreateShareRequest) (*actionsv1.CreateShareResponse, error) {
+	days := int(req.GetExpiresInDays())
+	if req.ExpiresInDays != nil && days == 0 {
+		return nil, apperr.Invalid("expires_in_days must be 1 to %d; got 0", app.MaxShareDays)
+	}
+	sh, url, err := s.shares.Create(ctx, s.runs, principal.AgencyID(ctx), req.RunId, days)
+	if err != nil {
+		return nil, err
+	}
+	out := sharePB(sh, action.ShareActive)
+	out.Url = &url
+	return &actionsv1.CreateShareResponse{Share: out}, nil
+}
+
 // RevokeShare implements actionsv1.ReportsServiceServer.
 func (s *ReportsServer) RevokeShare(ctx context.Context, req *actionsv1.RevokeShareRequest) (*actionsv1.RevokeShareResponse, error) {
 	sh, err := s.shares.Revoke(ctx, principal.AgencyID(ctx), req.Id)
