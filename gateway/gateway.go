@@ -63,6 +63,7 @@ var upstreams = []upstream{
 	{name: "actions", public: []registration{
 		{actionsv1.ActionsService_ServiceDesc.ServiceName, handlers(actionsv1.RegisterActionsServiceHandlerClient, actionsv1.NewActionsServiceClient)},
 		{actionsv1.ReportsService_ServiceDesc.ServiceName, handlers(actionsv1.RegisterReportsServiceHandlerClient, actionsv1.NewReportsServiceClient)},
+		{actionsv1.SchedulesService_ServiceDesc.ServiceName, handlers(actionsv1.RegisterSchedulesServiceHandlerClient, actionsv1.NewSchedulesServiceClient)},
 	}, admin: []registration{
 		{actionsv1.ActionsAdminService_ServiceDesc.ServiceName, handlers(actionsv1.RegisterActionsAdminServiceHandlerClient, actionsv1.NewActionsAdminServiceClient)},
 	}},

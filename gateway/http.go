@@ -158,7 +158,7 @@ func (g *Gateway) routeMiddleware(l *listener) runtime.Middleware {
 			// grpc-gateway reads no query parameters for routes with a body;
 			// refuse them rather than ignore them. A streaming route reads
 			// its own (the raw upload's ?filename=).
-			if r.Method != http.MethodGet && r.URL.RawQuery != "" && !rt.streaming {
+			if r.Method != http.MethodGet && r.URL.RawQuery != "" && !rt.streaming && !rt.takesQuery(r.URL.Query()) {
 				rest.WriteError(ctx, g.cfg.Logger, w, r, status.Errorf(codes.InvalidArgument,
 					"%s %s takes no query parameters; send its fields in the JSON body", r.Method, r.URL.Path))
 				return

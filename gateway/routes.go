@@ -28,6 +28,11 @@ type route struct {
 	name string // GET /admin/v1/agencies/{agency_id}/prospects
 	// stats are its request metrics' attribute sets.
 	stats *routeStats
+	// query names the query parameters a route with a body takes: the
+	// fields of its request that are neither its body field nor a path
+	// variable (POST /api/v1/schedules?dry_run=true). grpc-gateway reads
+	// them only when the body is one field, not "*".
+	query map[string]bool
 	// streaming routes read their bodies as they arrive (the upload) or
 	// answer as a stream (the event stream), under their own rules for
 	// query parameters and time.
@@ -96,6 +101,17 @@ func (t *routeTable) add(service string) error {
 			}
 			t.streamed[method+" "+path] = kind
 		}
+		if body := rule.GetBody(); body != "" && body != "*" {
+			for i := range md.Input().Fields().Len() {
+				name := string(md.Input().Fields().Get(i).Name())
+				if name != body && !strings.Contains(path, "{"+name) {
+					if r.query == nil {
+						r.query = map[string]bool{}
+					}
+					r.query[name] = true
+				}
+			}
+		}
 		r.name = r.method + " " + r.template
 		// A refusal names the route the client called, not the RPC.
 		r.access.Name = r.name
@@ -132,4 +148,18 @@ func httpBinding(rule *annotations.HttpRule) (method, path string) {
 // String()).
 func (t *routeTable) lookup(method, pattern string) *route {
 	return t.byPattern[method][pattern]
+}
+
+// takesQuery reports whether every parameter of q is one the route reads
+// from the query beside its body.
+func (r *route) takesQuery(q map[string][]string) bool {
+	if len(r.query) == 0 {
+		return false
+	}
+	for name := range q {
+		if !r.query[name] {
+			return false
+		}
+	}
+	return true
 }

@@ -190,7 +190,7 @@ func TestStudioRefusalsArePages(t *testing.T) {
 		{"cut short", form(100, "email="), true, http.StatusBadRequest, []string{"ended before it was complete"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, body := exchange(t, tc.req, tc.halfClose)
+			resp, body := exchange(t, tc.req, tc.halfClose) //nolint:bodyclose // exchange read and closed it
 			if resp.StatusCode != tc.code {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.code, body)
 			}

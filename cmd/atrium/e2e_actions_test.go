@@ -133,7 +133,9 @@ func (w *actionWorld) hold(t *testing.T) (url string, h *heldPage, release func(
 // flags point a stack at the world.
 func (w *actionWorld) flags() []string {
 	return []string{"--allow-private-fetch", "--indexnow-endpoint=" + w.indexNow.URL, "--indexnow-key=0123456789abcdef",
-		"--smtp-addr=" + w.smtpAddr, "--smtp-from=outreach@agency.test", "--smtp-tls=none"}
+		"--smtp-addr=" + w.smtpAddr, "--smtp-from=outreach@agency.test", "--smtp-tls=none",
+		// Schedules due every few seconds, looked for often (e2e_schedules_test.go).
+		"--schedule-min-interval=1s", "--schedule-tick=200ms"}
 }
 
 type smtpBackend struct{ w *actionWorld }

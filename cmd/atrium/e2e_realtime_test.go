@@ -40,7 +40,7 @@ func openRealtime(t *testing.T, s *stack, lastID string) *sseStream {
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req) //nolint:bodyclose // the stream's reader owns the body; st.close closes it
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -57,7 +57,7 @@ func (s *stack) getRun(t *testing.T, key, id string, wait int) map[string]any {
 	r := call(t, "GET", s.api+"/api/v1/runs/"+id, key, nil, headers...)
 	wantStatus(t, r, http.StatusOK)
 	run := r.json["run"].(map[string]any)
-	wantKeys(t, run, "id", "action", "client_id", "state", "status_code", "data", "credits", "idempotency_key", "created_at", "started_at", "finished_at")
+	wantKeys(t, run, "id", "action", "client_id", "state", "status_code", "data", "credits", "idempotency_key", "schedule_id", "created_at", "started_at", "finished_at")
 	return run
 }
 

@@ -187,6 +187,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ActionRunsTenancy", testActionRunsTenancy},
 		{"ActionRunsEvents", testActionRunsEvents},
 		{"SDKRuns", testSDKRuns},
+		{"Schedules", testSchedules},
 		{"WebhooksEndpoints", testWebhooksEndpoints},
 		{"WebhooksValidation", testWebhooksValidation},
 		{"WebhooksEveryFamily", testWebhooksEveryFamily},

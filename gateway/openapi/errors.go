@@ -109,6 +109,9 @@ type extras struct {
 	// accepted is the 202 an asynchronous request is answered with: the
 	// 200's body schema, with the headers given here beside the others.
 	accepted document
+	// dryRun keeps a Create's 200, the answer of its ?dry_run=true, beside
+	// its 201.
+	dryRun bool
 }
 
 var (
@@ -182,7 +185,12 @@ var operationExtras = map[string]extras{
 		requestHeaders:  []document{preferHeader},
 		responseHeaders: document{"Retry-After": pollHeader, "Preference-Applied": preferenceAppliedHeader},
 	},
-	"ActionsService_CancelRun":      {errors: []int{http.StatusConflict}, responseHeaders: balanceHeaders},
+	"ActionsService_CancelRun":        {errors: []int{http.StatusConflict}, responseHeaders: balanceHeaders},
+	"SchedulesService_CreateSchedule": {dryRun: true},
+	"SchedulesService_PauseSchedule":  {errors: []int{http.StatusConflict}},
+	"SchedulesService_TriggerSchedule": {
+		errors: []int{http.StatusPaymentRequired}, responseHeaders: balanceHeaders, accepted: acceptedHeaders,
+	},
 	"CollectionsService_GetItem":    {responseHeaders: etagHeader},
 	"CollectionsService_CreateItem": {responseHeaders: etagHeader},
 	"CollectionsService_UpdateItem": {
@@ -212,6 +220,11 @@ func completeOperation(l listener, path string, op document) error {
 	if _, rpc, _ := strings.Cut(id, "_"); strings.HasPrefix(rpc, "Create") {
 		if ok, found := responses["200"]; found {
 			delete(responses, "200")
+			if operationExtras[id].dryRun {
+				dry := maps.Clone(ok.(document))
+				dry["description"] = "A dry run (?dry_run=true): the same body, and nothing created."
+				responses["200"] = dry
+			}
 			ok.(document)["description"] = "Created."
 			responses["201"] = ok
 		}

@@ -252,6 +252,7 @@ var tagDescriptions = map[string]string{
 	"DataService":             "Per-client datasets: GET /api/v1/data. Agency keys.",
 	"ActionsService":          "Actions that spend credits (POST /api/v1/data), their discovery and the credit balance. Agency keys.",
 	"ReportsService":          "How the agency's client reports (generate_report) look: its branding. Agency keys.",
+	"SchedulesService":        "Schedules: an action run for a client at the slots of a cron or every day/week/month, exactly once per slot, within a monthly credit cap (docs/schedules.md). Agency keys.",
 	"WebhooksService":         "Webhook endpoints, their deliveries and the event types. Site or agency keys.",
 	"AuditService":            "The agency's audit trail: who changed what, when and from where. Owners signed in; no API key.",
 	"PeopleService":           "The agency's members, their invitations and the agency's API keys. Owners signed in; no API key.",

@@ -28,6 +28,8 @@ var (
 	hookRunFailed       = hook[RunData]("action_run.failed", Agency, "An action run of the agency finished with status error (nothing was charged).")
 	hookRunCanceled     = hook[RunData]("action_run.canceled", Agency, "An action run of the agency was canceled before it finished (nothing was charged).")
 	hookCreditsChanged  = hook[CreditsChangedData]("credits.changed", Agency, "The agency's credit balance was changed by an administrator.")
+	hookScheduleSkipped = hook[ScheduleData]("schedule.run_skipped", Agency, "A schedule's slot was not run: its run would pass the schedule's max_credits_per_month, the balance could not cover it, or its previous run was still going (reason says which).")
+	hookSchedulePaused  = hook[ScheduleData]("schedule.paused", Agency, "A schedule paused itself after pause_after_failures consecutive failed or skipped slots; POST /api/v1/schedules/{id}/resume starts it again.")
 	hookDatasetChanged  = hook[DatasetData]("dataset.changed", Agency, "Rows of a linked client's dataset were written.")
 	hookReportReady     = hook[ReportData]("report.ready", Agency, "A client report (generate_report) is ready: its HTML page and PDF are stored at the URLs given (after its action_run.succeeded).")
 	// WebhookTest is sent by POST /api/v1/webhooks/{id}/test; no stream
@@ -80,6 +82,16 @@ type (
 		AgencyID string       `json:"agency_id" format:"uuid"`
 		Added    CreditsDelta `json:"added"`
 		Balance  Credits      `json:"balance"`
+	}
+	// ScheduleData is the data of the schedule.* webhook types.
+	ScheduleData struct {
+		ScheduleID string    `json:"schedule_id" format:"uuid"`
+		AgencyID   string    `json:"agency_id" format:"uuid"`
+		ClientID   string    `json:"client_id" format:"uuid"`
+		Action     string    `json:"action"`
+		Slot       time.Time `json:"slot" desc:"the time the slot was due"`
+		Reason     string    `json:"reason" desc:"why the slot was skipped, or why the schedule paused"`
+		Failures   int       `json:"failures" minimum:"0" desc:"the schedule's consecutive failed or skipped slots"`
 	}
 	// DatasetData is the data of dataset.changed.
 	DatasetData struct {
@@ -338,6 +350,36 @@ var (
 		return hookCreditsChanged.To(Tenant{Agency, p.AgencyID}, CreditsChangedData{p.AgencyID, p.Added, p.Balance}), nil
 	})
 )
+
+// The schedules' events (the actions service's stream too).
+var (
+	// ScheduleRunSkipped is a slot a schedule did not run (credits, its
+	// cap, or an overlap).
+	ScheduleRunSkipped = define("atrium.actions.schedule.run_skipped", func(p ScheduleEvent) (Webhook, error) {
+		return hookScheduleSkipped.To(Tenant{Agency, p.AgencyID}, p.data()), nil
+	})
+	// SchedulePaused is a schedule pausing itself after too many failed
+	// or skipped slots in a row.
+	SchedulePaused = define("atrium.actions.schedule.paused", func(p ScheduleEvent) (Webhook, error) {
+		return hookSchedulePaused.To(Tenant{Agency, p.AgencyID}, p.data()), nil
+	})
+)
+
+// ScheduleEvent is the payload of the schedule events.
+type ScheduleEvent struct {
+	ScheduleID string    `json:"schedule_id" format:"uuid"`
+	AgencyID   string    `json:"agency_id" format:"uuid"`
+	ClientID   string    `json:"client_id" format:"uuid"`
+	Action     string    `json:"action"`
+	Slot       time.Time `json:"slot"`
+	Reason     string    `json:"reason"`
+	Failures   int       `json:"failures"`
+	At         time.Time `json:"at"`
+}
+
+func (p ScheduleEvent) data() ScheduleData {
+	return ScheduleData{p.ScheduleID, p.AgencyID, p.ClientID, p.Action, p.Slot, p.Reason, p.Failures}
+}
 
 // RunStageEvent is the payload of a queued or started event.
 type RunStageEvent struct {

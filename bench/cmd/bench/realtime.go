@@ -49,7 +49,7 @@ func runRealtime(ctx context.Context, args []string) error {
 		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
 	}
 	_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
-	if need := uint64(*streams + 1000); lim.Cur < need {
+	if need := uint64(*streams + 1000); lim.Cur < need { //nolint:gosec // G115: streams is a count of streams, never negative
 		return fmt.Errorf("the open files' limit is %d, and %d streams need about %d (ulimit -n)", lim.Cur, *streams, need)
 	}
 	n := strconv.Itoa(*streams * 2)
@@ -162,7 +162,7 @@ func runRealtime(ctx context.Context, args []string) error {
 	var mineAfter runtime.MemStats
 	runtime.ReadMemStats(&mineAfter)
 	fmt.Printf("memory: atrium serve's resident set %d MiB before the streams, %d MiB with them: %.1f KiB per stream (the bench's own heap grew %.1f KiB per stream)\n",
-		before/1024, after/1024, float64(after-before)/float64(*streams), float64(int64(mineAfter.HeapInuse)-int64(mine.HeapInuse))/1024/float64(*streams))
+		before/1024, after/1024, float64(after-before)/float64(*streams), float64(int64(mineAfter.HeapInuse)-int64(mine.HeapInuse))/1024/float64(*streams)) //nolint:gosec // G115: a heap's size is far below 2^63
 
 	var lat []time.Duration
 	for w := range *writes {

@@ -69,6 +69,12 @@ type Settings struct {
 	// executes at once; AgencyMaxQueued how many an agency may have
 	// queued before submissions answer 429.
 	ActionWorkers, AgencyMaxQueued int
+	// ScheduleMinInterval is the shortest interval a schedule may have;
+	// ScheduleCatchup how late a slot missed during a downtime still
+	// runs; ScheduleTick how often the scheduler looks for due slots;
+	// MaxSchedules how many schedules an agency may have.
+	ScheduleMinInterval, ScheduleCatchup, ScheduleTick time.Duration
+	MaxSchedules                                       int
 	// ClientLinkCacheTTL is how long the CRM's "linked" answer is reused
 	// (linkcache); 0 asks the CRM on every action.
 	ClientLinkCacheTTL time.Duration
@@ -108,6 +114,8 @@ func DefaultSettings() Settings {
 		SEOProvider: SEOSynthetic, SEOCacheTTL: seocache.DefaultTTL, DataForSEOBaseURL: dataforseo.DefaultBaseURL,
 		DataForSEOLocation: dataforseo.DefaultLocation, DataForSEORateLimit: dataforseo.DefaultRatePerMinute,
 		AgencyMaxQueued: app.DefaultAgencyMaxQueued, ClientLinkCacheTTL: DefaultClientLinkCacheTTL,
+		ScheduleMinInterval: app.DefaultMinInterval, ScheduleCatchup: app.DefaultCatchup, ScheduleTick: app.DefaultScheduleTick,
+		MaxSchedules: app.DefaultMaxSchedules,
 	}
 }
 
@@ -133,6 +141,10 @@ func (s *Settings) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&s.ActionWorkers, "action-workers", s.ActionWorkers, "queued (Prefer: respond-async) action runs this process executes at once; 0: 8 per processor, at least 16 (a run mostly waits on its providers)")
 	fs.DurationVar(&s.ClientLinkCacheTTL, "client-link-cache-ttl", s.ClientLinkCacheTTL, "how long the CRM's answer that a client is linked to an agency is reused (0 to 1m; 0 asks the CRM on every action); an unlink or a change of the client applies at once through its event, and within this time if the event is missed")
 	fs.IntVar(&s.AgencyMaxQueued, "agency-max-queued", s.AgencyMaxQueued, "most queued action runs an agency may have; more submissions answer 429 with Retry-After, reserving nothing")
+	fs.DurationVar(&s.ScheduleMinInterval, "schedule-min-interval", s.ScheduleMinInterval, "shortest interval a schedule may have: a cron or every whose slots fall closer together is refused (400)")
+	fs.DurationVar(&s.ScheduleCatchup, "schedule-catchup", s.ScheduleCatchup, "after a downtime, the latest missed slot of a schedule still runs if it is at most this late; older ones are recorded as missed")
+	fs.DurationVar(&s.ScheduleTick, "schedule-tick", s.ScheduleTick, "how often each replica looks for schedules whose slot is due")
+	fs.IntVar(&s.MaxSchedules, "max-schedules", s.MaxSchedules, "most schedules an agency may have")
 	fs.StringVar(&s.SEOProvider, "seo-provider", s.SEOProvider, "where keyword ideas, grid ranks and backlinks come from: synthetic (built in, labelled synthetic) or dataforseo (measured; needs --dataforseo-login and --dataforseo-password)")
 	fs.DurationVar(&s.SEOCacheTTL, "seo-cache-ttl", s.SEOCacheTTL, "how long a paid SEO provider's answer is given again, free, to an identical question (in the actions store, shared by replicas); 0 turns the cache off")
 	fs.StringVar(&s.DataForSEOLogin, "dataforseo-login", s.DataForSEOLogin, "DataForSEO API login (https://app.dataforseo.com/api-access)")
@@ -195,6 +207,9 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	if cfg.ActionWorkers < 0 || cfg.AgencyMaxQueued < 0 {
 		return nil, errors.New("actions service: --action-workers and --agency-max-queued must not be negative (0 takes the default)")
 	}
+	if cfg.ScheduleMinInterval < 0 || cfg.ScheduleCatchup < 0 || cfg.ScheduleTick < 0 || cfg.MaxSchedules < 0 {
+		return nil, errors.New("actions service: --schedule-min-interval, --schedule-catchup, --schedule-tick and --max-schedules must not be negative (0 takes the default)")
+	}
 	if cfg.ClientLinkCacheTTL < 0 || cfg.ClientLinkCacheTTL > time.Minute {
 		return nil, fmt.Errorf("actions service: --client-link-cache-ttl must be 0 to 1m; got %s", cfg.ClientLinkCacheTTL)
 	}
@@ -244,7 +259,8 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 	}
 	s.actions = app.NewActions(st, links, datagrpc.New(data), providers, app.Clock(time.Now),
 		app.Config{AllowPrivateFetch: cfg.AllowPrivateFetch, ActionTimeout: cfg.ActionTimeout, Metrics: cfg.Telemetry.MeterProvider(),
-			Workers: cfg.ActionWorkers, AgencyMaxQueued: cfg.AgencyMaxQueued, Lease: cfg.ActionLease, LeaseRenewal: cfg.ActionLeaseRenewal},
+			Workers: cfg.ActionWorkers, AgencyMaxQueued: cfg.AgencyMaxQueued, Lease: cfg.ActionLease, LeaseRenewal: cfg.ActionLeaseRenewal,
+			ScheduleMinInterval: cfg.ScheduleMinInterval, ScheduleCatchup: cfg.ScheduleCatchup, ScheduleTick: cfg.ScheduleTick, MaxSchedules: cfg.MaxSchedules},
 		cfg.Logger.With("service", Name))
 	reports := app.NewReports(st)
 	s.actions.SetBranding(reports)
@@ -370,8 +386,9 @@ func (s *Service) Addr() string { return s.rt.Addr() }
 func (s *Service) Ready() error { return s.rt.Ready() }
 
 // Run serves until ctx ends, then shuts down gracefully. Recovery of
-// abandoned runs and unwritten records runs beside it, and the workers of
-// queued runs (whose cut runs go back to the queue at shutdown).
+// abandoned runs and unwritten records runs beside it, the workers of
+// queued runs (whose cut runs go back to the queue at shutdown) and the
+// scheduler, which starts the schedules' runs.
 func (s *Service) Run(ctx context.Context) error {
 	defer s.closeOwn()
 	// The leases of the runs this process executes are renewed until
@@ -386,8 +403,11 @@ func (s *Service) Run(ctx context.Context) error {
 	go func() { defer close(done); s.actions.Background(rctx, s.recovery) }()
 	working := make(chan struct{})
 	go func() { defer close(working); s.actions.Work(rctx) }()
+	scheduling := make(chan struct{})
+	go func() { defer close(scheduling); s.actions.RunSchedules(rctx) }()
 	err := s.rt.Run(ctx)
 	stop()
+	<-scheduling
 	<-working
 	<-done
 	return err

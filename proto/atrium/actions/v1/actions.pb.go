@@ -943,7 +943,9 @@ type Run struct {
 	// When its work began; null while it is queued.
 	StartedAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
 	// When it finished; null until then.
-	FinishedAt    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	FinishedAt *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	// The schedule that started it; null for a run a caller asked for.
+	ScheduleId    *wrapperspb.StringValue `protobuf:"bytes,12,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1051,6 +1053,13 @@ func (x *Run) GetStartedAt() *timestamppb.Timestamp {
 func (x *Run) GetFinishedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.FinishedAt
+	}
+	return nil
+}
+
+func (x *Run) GetScheduleId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.ScheduleId
 	}
 	return nil
 }
@@ -1262,7 +1271,9 @@ type ListRunsRequest struct {
 	// Runs to return: 1 to 100, default 20.
 	Limit *int32 `protobuf:"varint,4,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
 	// The next_cursor of the page before.
-	Cursor        string `protobuf:"bytes,5,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	Cursor string `protobuf:"bytes,5,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// Only the runs this schedule started.
+	ScheduleId    string `protobuf:"bytes,6,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1328,6 +1339,13 @@ func (x *ListRunsRequest) GetLimit() int32 {
 func (x *ListRunsRequest) GetCursor() string {
 	if x != nil {
 		return x.Cursor
+	}
+	return ""
+}
+
+func (x *ListRunsRequest) GetScheduleId() string {
+	if x != nil {
+		return x.ScheduleId
 	}
 	return ""
 }
@@ -1544,7 +1562,7 @@ const file_atrium_actions_v1_actions_proto_rawDesc = "" +
 	"\x11GetCreditsRequest\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\"%\n" +
 	"\x0fGetMediaRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"\xe1\x03\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xa0\x04\n" +
 	"\x03Run\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06action\x18\x02 \x01(\tR\x06action\x12\x1b\n" +
@@ -1561,7 +1579,9 @@ const file_atrium_actions_v1_actions_proto_rawDesc = "" +
 	"started_at\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12;\n" +
 	"\vfinished_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"finishedAt\"\x80\x01\n" +
+	"finishedAt\x12=\n" +
+	"\vschedule_id\x18\f \x01(\v2\x1c.google.protobuf.StringValueR\n" +
+	"scheduleId\"\x80\x01\n" +
 	"\n" +
 	"RunCredits\x12;\n" +
 	"\breserved\x18\x01 \x01(\v2\x1f.atrium.actions.v1.CreditAmountR\breserved\x125\n" +
@@ -1572,13 +1592,15 @@ const file_atrium_actions_v1_actions_proto_rawDesc = "" +
 	"\rGetRunRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\":\n" +
 	"\x0eGetRunResponse\x12(\n" +
-	"\x03run\x18\x01 \x01(\v2\x16.atrium.actions.v1.RunR\x03run\"\x99\x01\n" +
+	"\x03run\x18\x01 \x01(\v2\x16.atrium.actions.v1.RunR\x03run\"\xba\x01\n" +
 	"\x0fListRunsRequest\x12\x1b\n" +
 	"\tclient_id\x18\x01 \x01(\tR\bclientId\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x16\n" +
 	"\x06action\x18\x03 \x01(\tR\x06action\x12\x19\n" +
 	"\x05limit\x18\x04 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x16\n" +
-	"\x06cursor\x18\x05 \x01(\tR\x06cursorB\b\n" +
+	"\x06cursor\x18\x05 \x01(\tR\x06cursor\x12\x1f\n" +
+	"\vschedule_id\x18\x06 \x01(\tR\n" +
+	"scheduleIdB\b\n" +
 	"\x06_limit\"t\n" +
 	"\x10ListRunsResponse\x12*\n" +
 	"\x04runs\x18\x01 \x03(\v2\x16.atrium.actions.v1.RunR\x04runs\x12$\n" +
@@ -1665,34 +1687,35 @@ var file_atrium_actions_v1_actions_proto_depIdxs = []int32{
 	27, // 13: atrium.actions.v1.Run.created_at:type_name -> google.protobuf.Timestamp
 	27, // 14: atrium.actions.v1.Run.started_at:type_name -> google.protobuf.Timestamp
 	27, // 15: atrium.actions.v1.Run.finished_at:type_name -> google.protobuf.Timestamp
-	17, // 16: atrium.actions.v1.RunCredits.reserved:type_name -> atrium.actions.v1.CreditAmount
-	17, // 17: atrium.actions.v1.RunCredits.spent:type_name -> atrium.actions.v1.CreditAmount
-	15, // 18: atrium.actions.v1.GetRunResponse.run:type_name -> atrium.actions.v1.Run
-	15, // 19: atrium.actions.v1.ListRunsResponse.runs:type_name -> atrium.actions.v1.Run
-	15, // 20: atrium.actions.v1.CancelRunResponse.run:type_name -> atrium.actions.v1.Run
-	0,  // 21: atrium.actions.v1.ActionsService.RunAction:input_type -> atrium.actions.v1.RunActionRequest
-	2,  // 22: atrium.actions.v1.ActionsService.ListActions:input_type -> atrium.actions.v1.ListActionsRequest
-	18, // 23: atrium.actions.v1.ActionsService.GetRun:input_type -> atrium.actions.v1.GetRunRequest
-	20, // 24: atrium.actions.v1.ActionsService.ListRuns:input_type -> atrium.actions.v1.ListRunsRequest
-	22, // 25: atrium.actions.v1.ActionsService.CancelRun:input_type -> atrium.actions.v1.CancelRunRequest
-	11, // 26: atrium.actions.v1.ActionsService.GetCreditBalance:input_type -> atrium.actions.v1.GetCreditBalanceRequest
-	14, // 27: atrium.actions.v1.ActionsService.GetMedia:input_type -> atrium.actions.v1.GetMediaRequest
-	12, // 28: atrium.actions.v1.ActionsAdminService.AddCredits:input_type -> atrium.actions.v1.AddCreditsRequest
-	13, // 29: atrium.actions.v1.ActionsAdminService.GetCredits:input_type -> atrium.actions.v1.GetCreditsRequest
-	1,  // 30: atrium.actions.v1.ActionsService.RunAction:output_type -> atrium.actions.v1.RunActionResponse
-	3,  // 31: atrium.actions.v1.ActionsService.ListActions:output_type -> atrium.actions.v1.ListActionsResponse
-	19, // 32: atrium.actions.v1.ActionsService.GetRun:output_type -> atrium.actions.v1.GetRunResponse
-	21, // 33: atrium.actions.v1.ActionsService.ListRuns:output_type -> atrium.actions.v1.ListRunsResponse
-	23, // 34: atrium.actions.v1.ActionsService.CancelRun:output_type -> atrium.actions.v1.CancelRunResponse
-	8,  // 35: atrium.actions.v1.ActionsService.GetCreditBalance:output_type -> atrium.actions.v1.GetCreditBalanceResponse
-	28, // 36: atrium.actions.v1.ActionsService.GetMedia:output_type -> google.api.HttpBody
-	9,  // 37: atrium.actions.v1.ActionsAdminService.AddCredits:output_type -> atrium.actions.v1.AddCreditsResponse
-	10, // 38: atrium.actions.v1.ActionsAdminService.GetCredits:output_type -> atrium.actions.v1.GetCreditsResponse
-	30, // [30:39] is the sub-list for method output_type
-	21, // [21:30] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	26, // 16: atrium.actions.v1.Run.schedule_id:type_name -> google.protobuf.StringValue
+	17, // 17: atrium.actions.v1.RunCredits.reserved:type_name -> atrium.actions.v1.CreditAmount
+	17, // 18: atrium.actions.v1.RunCredits.spent:type_name -> atrium.actions.v1.CreditAmount
+	15, // 19: atrium.actions.v1.GetRunResponse.run:type_name -> atrium.actions.v1.Run
+	15, // 20: atrium.actions.v1.ListRunsResponse.runs:type_name -> atrium.actions.v1.Run
+	15, // 21: atrium.actions.v1.CancelRunResponse.run:type_name -> atrium.actions.v1.Run
+	0,  // 22: atrium.actions.v1.ActionsService.RunAction:input_type -> atrium.actions.v1.RunActionRequest
+	2,  // 23: atrium.actions.v1.ActionsService.ListActions:input_type -> atrium.actions.v1.ListActionsRequest
+	18, // 24: atrium.actions.v1.ActionsService.GetRun:input_type -> atrium.actions.v1.GetRunRequest
+	20, // 25: atrium.actions.v1.ActionsService.ListRuns:input_type -> atrium.actions.v1.ListRunsRequest
+	22, // 26: atrium.actions.v1.ActionsService.CancelRun:input_type -> atrium.actions.v1.CancelRunRequest
+	11, // 27: atrium.actions.v1.ActionsService.GetCreditBalance:input_type -> atrium.actions.v1.GetCreditBalanceRequest
+	14, // 28: atrium.actions.v1.ActionsService.GetMedia:input_type -> atrium.actions.v1.GetMediaRequest
+	12, // 29: atrium.actions.v1.ActionsAdminService.AddCredits:input_type -> atrium.actions.v1.AddCreditsRequest
+	13, // 30: atrium.actions.v1.ActionsAdminService.GetCredits:input_type -> atrium.actions.v1.GetCreditsRequest
+	1,  // 31: atrium.actions.v1.ActionsService.RunAction:output_type -> atrium.actions.v1.RunActionResponse
+	3,  // 32: atrium.actions.v1.ActionsService.ListActions:output_type -> atrium.actions.v1.ListActionsResponse
+	19, // 33: atrium.actions.v1.ActionsService.GetRun:output_type -> atrium.actions.v1.GetRunResponse
+	21, // 34: atrium.actions.v1.ActionsService.ListRuns:output_type -> atrium.actions.v1.ListRunsResponse
+	23, // 35: atrium.actions.v1.ActionsService.CancelRun:output_type -> atrium.actions.v1.CancelRunResponse
+	8,  // 36: atrium.actions.v1.ActionsService.GetCreditBalance:output_type -> atrium.actions.v1.GetCreditBalanceResponse
+	28, // 37: atrium.actions.v1.ActionsService.GetMedia:output_type -> google.api.HttpBody
+	9,  // 38: atrium.actions.v1.ActionsAdminService.AddCredits:output_type -> atrium.actions.v1.AddCreditsResponse
+	10, // 39: atrium.actions.v1.ActionsAdminService.GetCredits:output_type -> atrium.actions.v1.GetCreditsResponse
+	31, // [31:40] is the sub-list for method output_type
+	22, // [22:31] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_atrium_actions_v1_actions_proto_init() }

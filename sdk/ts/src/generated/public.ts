@@ -303,6 +303,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/realtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a stream of live updates (server-sent events).
+         * @description No key: a page opens it with a plain EventSource. The first event is `event: connect` with `data: {"client_id"}`; set what the stream receives with POST /api/public/v1/realtime. Then one event per change of a subscribed collection, item or asset: `event: <collection>` (or `assets`), `id: <event id>`, `data: {"action": "create"|"update"|"delete", "collection", "item"}`, the item as the subscribing key reads it (a published-only key never sees a draft; an unpublished item arrives as a delete). Comment lines (`: ping`) keep it open. Send Last-Event-ID to resume after a disconnect; when the events since are no longer kept, the stream says `event: reset` (refetch). A stream without subscriptions ends after 5 minutes. See docs/realtime.md.
+         */
+        get: operations["Realtime_Stream"];
+        put?: never;
+        /**
+         * Set what a realtime stream receives.
+         * @description Replaces the stream's subscriptions (an empty list unsubscribes from everything): "<collection>" for every item of a collection, "<collection>/<item_id>" for one item, "assets" (or "assets/<asset_id>") for the site's assets; at most 100. The first key that subscribes a stream binds it: a later request with another key is 403. Any key that may read the site's content, published-only keys included.
+         */
+        post: operations["Realtime_Subscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/schema/collections": {
         parameters: {
             query?: never;
@@ -380,6 +404,30 @@ export interface paths {
          */
         get: operations["AuditService_ListAuditEvents"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Returns the agency's branding: the defaults (name "Atrium", the default colours) until it sets its own.
+         * @description Needs an API key with the read scope, bound to an agency, or a signed-in member's session cookie. Its resource is reports (read): signed-in members with the role owner, manager, viewer may call it. A published_only key may not call it (403).
+         */
+        get: operations["ReportsService_GetBranding"];
+        /**
+         * Replaces the agency's branding, which every report generated from then on is drawn with.
+         * @description Needs an API key with the write scope, bound to an agency, or a signed-in member's session cookie. Its resource is reports (write): signed-in members with the role owner, manager may call it. A published_only key may not call it (403).
+         */
+        put: operations["ReportsService_PutBranding"];
         post?: never;
         delete?: never;
         options?: never;
@@ -817,6 +865,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lists the agency's schedules, oldest first.
+         * @description Needs an API key with the read scope, bound to an agency, or a signed-in member's session cookie. Its resource is actions (read): signed-in members with the role owner, manager, viewer may call it. A published_only key may not call it (403).
+         */
+        get: operations["SchedulesService_ListSchedules"];
+        put?: never;
+        /**
+         * Creates a schedule; with ?dry_run=true it answers the same body (next runs, estimated credits) and creates nothing.
+         * @description Needs an API key with the write scope, bound to an agency, or a signed-in member's session cookie. Its resource is actions (write): signed-in members with the role owner, manager may call it. A published_only key may not call it (403).
+         */
+        post: operations["SchedulesService_CreateSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Returns one schedule with its recent slots.
+         * @description Needs an API key with the read scope, bound to an agency, or a signed-in member's session cookie. Its resource is actions (read): signed-in members with the role owner, manager, viewer may call it. A published_only key may not call it (403).
+         */
+        get: operations["SchedulesService_GetSchedule"];
+        put?: never;
+        post?: never;
+        /**
+         * Deletes a schedule; the runs it started stay.
+         * @description Needs an API key with the write scope, bound to an agency, or a signed-in member's session cookie. Its resource is actions (write): signed-in members with the role owner, manager may call it. A published_only key may not call it (403).
+         */
+        delete: operations["SchedulesService_DeleteSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Changes the fields given (a merge patch); the timing and the parameters are validated as on create.
+         * @description Needs an API key with the write scope, bound to an agency, or a signed-in member's session cookie. Its resource is actions (write): signed-in members with the role owner, manager may call it. A published_only key may not call it (403).
+         */
+        patch: operations["SchedulesService_UpdateSchedule"];
+        trace?: never;
+    };
+    "/api/v1/schedules/{schedule_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stops a schedule's slots until it is resumed.
+         * @description Needs an API key with the write scope, bound to an agency, or a signed-in member's session cookie. Its resource is actions (write): signed-in members with the role owner, manager may call it. A published_only key may not call it (403).
+         */
+        post: operations["SchedulesService_PauseSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{schedule_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Makes a paused schedule active again from its next slot after now (the slots it missed while paused are not run) and clears its count of failures.
+         * @description Needs an API key with the write scope, bound to an agency, or a signed-in member's session cookie. Its resource is actions (write): signed-in members with the role owner, manager may call it. A published_only key may not call it (403).
+         */
+        post: operations["SchedulesService_ResumeSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{schedule_id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts one run of the schedule now, as an asynchronous run (202), whatever its state; its slots are unchanged.
+         * @description Needs an API key with the write scope, bound to an agency, or a signed-in member's session cookie. Its resource is actions (write): signed-in members with the role owner, manager may call it. A published_only key may not call it (403).
+         */
+        post: operations["SchedulesService_TriggerSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions": {
         parameters: {
             query?: never;
@@ -1169,7 +1329,7 @@ export interface components {
         /** @description An action accepted to run later (Prefer: respond-async, or a wait that ran out): GET data.url (also the Location header) for its outcome. */
         ActionAccepted: {
             /** @enum {string} */
-            action: "seo_audit" | "optimize_page" | "generate_keywords" | "generate_topical_map" | "generate_blog" | "generate_blog_image" | "generate_geo_article" | "generate_press_release" | "generate_gbp_post" | "deploy_blog" | "index_url" | "fetch_backlinks" | "generate_outreach_email" | "send_prospect_email" | "run_grid_search" | "run_llm_visibility" | "score_call";
+            action: "seo_audit" | "optimize_page" | "generate_keywords" | "generate_topical_map" | "generate_blog" | "generate_blog_image" | "generate_geo_article" | "generate_press_release" | "generate_gbp_post" | "deploy_blog" | "index_url" | "fetch_backlinks" | "generate_outreach_email" | "send_prospect_email" | "run_grid_search" | "run_llm_visibility" | "generate_report" | "score_call";
             /** Format: uuid */
             client_id: string;
             data: {
@@ -1573,6 +1733,20 @@ export interface components {
             updated_at: string;
             word_count: number | null;
         };
+        /** @description Branding is how an agency's reports look. */
+        Branding: {
+            colors: components["schemas"]["Colors"];
+            /**
+             * Format: uuid
+             * @description An image asset (a UUID) of the agency's logo.
+             */
+            logo_asset_id?: string;
+            /**
+             * @description The agency's name as its reports are signed: 1 to 100 characters, one
+             *     line.
+             */
+            name: string;
+        };
         /**
          * call_scores
          * @description Lead scoring.
@@ -1738,6 +1912,13 @@ export interface components {
              */
             unpublish_at?: unknown;
         };
+        /** @description Colors are a report's two colours, each #rrggbb. */
+        Colors: {
+            /** @description The rules under headings and the agency's name. */
+            accent: string;
+            /** @description The masthead and headings. */
+            primary: string;
+        };
         /**
          * competitors
          * @description Competitor appearances.
@@ -1799,6 +1980,9 @@ export interface components {
         };
         CreatePreviewLinkResponse: {
             preview_link: components["schemas"]["PreviewLink"];
+        };
+        CreateScheduleResponse: {
+            schedule: components["schemas"]["Schedule"];
         };
         CreateSchemaCollectionRequest: {
             fields?: components["schemas"]["FieldDefinition"][];
@@ -1901,6 +2085,7 @@ export interface components {
         DeletePreviewLinkResponse: {
             ok: boolean;
         };
+        DeleteScheduleResponse: Record<string, never>;
         DeleteWebhookResponse: {
             ok: boolean;
         };
@@ -2632,6 +2817,85 @@ export interface components {
             status_code: number;
         };
         /**
+         * generate_report
+         * @description Generates the client's branded report for a period: ranking changes (winners and losers), audit scores, backlinks, Google Business Profile posts, answer-engine visibility, the work done (actions run) and a short narrative written from those figures, as an HTML page with SVG charts and a PDF. Returns both URLs and the headline figures. Costs 1 AI and 2 data credits.
+         */
+        GenerateReportRequest: {
+            /**
+             * @description The action to run. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            action: "generate_report";
+            /**
+             * Format: uuid
+             * @description The client to run it for: the id (a UUID) of a client linked to your agency.
+             */
+            client_id: string;
+            /** @description The period: "last_month" (the calendar month before today's), "last_week" (Monday to Sunday before this week's) or {"from": "YYYY-MM-DD", "to": "YYYY-MM-DD"}, both days included, from before to, at most 366 days apart. */
+            period: ("last_month" | "last_week") | {
+                /** Format: date */
+                from: string;
+                /** Format: date */
+                to: string;
+            };
+            /** @description The sections to include, in any order (they are shown in the order listed here); default: all. */
+            sections?: ("rankings" | "audit" | "backlinks" | "gbp_posts" | "llm_visibility" | "work_done" | "narrative")[];
+            /**
+             * @description The IANA time zone the period's days are read in, such as Europe/London.
+             * @default UTC
+             */
+            timezone: string;
+            /** @description The report's title; default: the client's name and the period. */
+            title?: string;
+        };
+        /** generate_report result */
+        GenerateReportResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "generate_report";
+            /** Format: uuid */
+            client_id: string;
+            /** @description On success the record the action wrote (mostly a row of action_runs as GET /api/v1/data?resource=action_runs returns it, before created_at and updated_at are stamped); on error {"error": "..."}. */
+            data: ({
+                action?: string;
+                agency_id?: string | null;
+                cached?: boolean | null;
+                /** Format: date-time */
+                created_at?: string;
+                credits_ai?: number | null;
+                credits_data?: number | null;
+                /** @description Any JSON value, as the record holds it. */
+                data?: unknown;
+                error?: string | null;
+                /** Format: date-time */
+                finished_at?: string | null;
+                /** Format: uuid */
+                id?: string;
+                /** @description The model or generator that produced the content, for generated content. */
+                model?: string;
+                provider_cost?: number | null;
+                record_id?: string | null;
+                record_resource?: string | null;
+                /** Format: date-time */
+                started_at?: string | null;
+                status?: string | null;
+                status_code?: number | null;
+                /** Format: date-time */
+                updated_at?: string;
+            } & {
+                [key: string]: unknown;
+            }) | components["schemas"]["ActionError"];
+            /**
+             * @description The outcome of the work, separate from the HTTP status.
+             * @enum {string}
+             */
+            status: "success" | "error";
+            /** @description HTTP-style status of the underlying provider or generator. */
+            status_code: number;
+        };
+        /**
          * generate_topical_map
          * @description Builds a topical authority map: pillar topics and the cluster articles under each. Costs 2 AI credits.
          */
@@ -2715,6 +2979,9 @@ export interface components {
         GetAssetResponse: {
             asset: components["schemas"]["Asset"];
         };
+        GetBrandingResponse: {
+            branding: components["schemas"]["Branding"];
+        };
         GetCreditBalanceResponse: {
             balance: components["schemas"]["Balance"];
         };
@@ -2743,6 +3010,9 @@ export interface components {
         };
         GetRunResponse: {
             run: components["schemas"]["Run"];
+        };
+        GetScheduleResponse: {
+            schedule: components["schemas"]["Schedule"];
         };
         GetWebhookResponse: {
             webhook: components["schemas"]["Webhook"];
@@ -3001,6 +3271,11 @@ export interface components {
             next_cursor?: string;
             runs: components["schemas"]["Run"][];
         };
+        ListSchedulesResponse: {
+            /** @description The cursor of the next page; absent on the last page. */
+            next_cursor?: string;
+            schedules: components["schemas"]["Schedule"][];
+        };
         ListSchemaCollectionsResponse: {
             collections: components["schemas"]["Collection"][];
         };
@@ -3211,6 +3486,9 @@ export interface components {
              */
             total: number;
         };
+        PauseScheduleResponse: {
+            schedule: components["schemas"]["Schedule"];
+        };
         PeopleServiceCreateInvitationBody: Record<string, never>;
         PeopleServiceCreateMemberRequest: {
             /**
@@ -3346,6 +3624,16 @@ export interface components {
             updated_at: string;
             website_url: string;
         };
+        PutBrandingRequest: {
+            /** @description Absent colours are the defaults. */
+            colors?: components["schemas"]["Colors"];
+            /** Format: uuid */
+            logo_asset_id?: string;
+            name?: string;
+        };
+        PutBrandingResponse: {
+            branding: components["schemas"]["Branding"];
+        };
         ReadDatasetResponse: {
             /**
              * Format: uuid
@@ -3369,6 +3657,9 @@ export interface components {
         RequestPasswordResetResponse: Record<string, never>;
         RestoreItemRevisionResponse: {
             item: Record<string, never>;
+        };
+        ResumeScheduleResponse: {
+            schedule: components["schemas"]["Schedule"];
         };
         RetryDeliveryResponse: {
             delivery: components["schemas"]["Delivery"];
@@ -3438,6 +3729,11 @@ export interface components {
             id: string;
             /** @description The Idempotency-Key it was submitted with; null without one. */
             idempotency_key: string | null;
+            /**
+             * Format: uuid
+             * @description The schedule that started it; null for a run a caller asked for.
+             */
+            schedule_id: string | null;
             /**
              * Format: date-time
              * @description When its work began; null while it is queued.
@@ -3596,6 +3892,147 @@ export interface components {
             /** @description HTTP-style status of the underlying provider or generator. */
             status_code: number;
         };
+        /** @description Schedule is a schedule as its resource shows it. */
+        Schedule: {
+            action: string;
+            at?: string;
+            /** Format: uuid */
+            client_id: string;
+            /** Format: date-time */
+            created_at: string;
+            cron?: string;
+            description: string;
+            /**
+             * Format: date-time
+             * @description No slot after this time; null when unbounded.
+             */
+            ends_at: string | null;
+            estimated_credits: components["schemas"]["ScheduleCredits"];
+            every?: string;
+            /**
+             * Format: int32
+             * @description Consecutive failed or skipped slots.
+             */
+            failures: number;
+            /**
+             * Format: uuid
+             * @description Its id; in a dry run, an id it would have had, never stored.
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The run the last slot started.
+             */
+            last_run_id?: string;
+            /** @description The cap on a calendar month's credits; null when there is none. */
+            max_credits_per_month: components["schemas"]["CreditAmount"] | null;
+            /** Format: int32 */
+            monthday?: number;
+            /**
+             * Format: date-time
+             * @description The next slot; null when paused or ended.
+             */
+            next_run_at: string | null;
+            /** @description The next five slots. */
+            next_runs: string[];
+            params: Record<string, never>;
+            /** Format: int32 */
+            pause_after_failures: number;
+            /** @description The most recent slots, newest first (up to 20). */
+            slots: components["schemas"]["ScheduleSlot"][];
+            /**
+             * Format: date-time
+             * @description No slot before this time; null when unbounded.
+             */
+            starts_at: string | null;
+            /** @description active, paused or ended (no slot remains before ends_at). */
+            state: string;
+            timezone: string;
+            /** Format: date-time */
+            updated_at: string;
+            weekday?: string;
+        };
+        /**
+         * @description ScheduleCredits is what a schedule is expected to spend: the action's
+         *     declared cost per run, and per month at its rate.
+         */
+        ScheduleCredits: {
+            per_month: components["schemas"]["CreditAmount"];
+            per_run: components["schemas"]["CreditAmount"];
+        };
+        /**
+         * @description ScheduleInput is what a caller writes: every field on create (action,
+         *     client_id, timezone and either cron or every with at are required),
+         *     the fields to change on update.
+         */
+        ScheduleInput: {
+            /** @description The action to run (GET /api/v1/actions). */
+            action?: string;
+            /** @description HH:MM, local time in the schedule's time zone. */
+            at?: string;
+            /**
+             * Format: uuid
+             * @description The client it runs for, linked to the agency.
+             */
+            client_id?: string;
+            /**
+             * @description A five-field cron expression (minute hour day-of-month month
+             *     day-of-week), in the schedule's time zone. Either cron or every.
+             */
+            cron?: string;
+            /** @description Free text, up to 500 characters. */
+            description?: string;
+            /**
+             * Format: date-time
+             * @description No slot after this time.
+             */
+            ends_at: string;
+            /** @description day, week or month, with at (and weekday or monthday). */
+            every?: string;
+            /**
+             * @description The most credits of each kind the schedule's runs may take in a
+             *     calendar month of its time zone.
+             */
+            max_credits_per_month: components["schemas"]["CreditAmount"];
+            /**
+             * Format: int32
+             * @description For every=month: the day of the month, 1 to 28.
+             */
+            monthday?: number;
+            /** @description The action's fields, as POST /api/v1/data takes them at the top level. */
+            params: Record<string, never>;
+            /**
+             * Format: int32
+             * @description Consecutive failed or skipped slots after which the schedule pauses
+             *     itself: 1 to 100, default 3.
+             */
+            pause_after_failures?: number;
+            /**
+             * Format: date-time
+             * @description No slot before this time.
+             */
+            starts_at: string;
+            /** @description An IANA time zone, such as Europe/London. */
+            timezone?: string;
+            /** @description For every=week: monday ... sunday. */
+            weekday?: string;
+        };
+        /** @description ScheduleSlot is what became of one slot. */
+        ScheduleSlot: {
+            /** Format: date-time */
+            at: string;
+            /** @description started, skipped, missed, failed or triggered. */
+            outcome: string;
+            /** @description Why it was skipped or missed, or how its run failed. */
+            reason?: string;
+            /** Format: uuid */
+            run_id?: string;
+            /** Format: date-time */
+            slot: string;
+        };
+        SchedulesServicePauseScheduleBody: Record<string, never>;
+        SchedulesServiceResumeScheduleBody: Record<string, never>;
+        SchedulesServiceTriggerScheduleBody: Record<string, never>;
         SchemaServiceUpdateSchemaCollectionBody: {
             /** @description Fields to add; they must not be required, since existing items lack them. */
             add_fields?: components["schemas"]["FieldDefinition"][];
@@ -3947,6 +4384,10 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        TriggerScheduleResponse: {
+            /** @description The run started, queued. */
+            run: components["schemas"]["Run"];
+        };
         UpdateAssetResponse: {
             asset: components["schemas"]["Asset"];
         };
@@ -3960,6 +4401,9 @@ export interface components {
              */
             invitation: components["schemas"]["Invitation"] | null;
             member: components["schemas"]["Member"];
+        };
+        UpdateScheduleResponse: {
+            schedule: components["schemas"]["Schedule"];
         };
         UpdateSchemaCollectionResponse: {
             collection: components["schemas"]["Collection"];
@@ -4498,6 +4942,15 @@ export interface operations {
                  *     dots follow references up to 3 levels (author,author.avatar).
                  */
                 expand?: string;
+                /**
+                 * @description The fields each item carries, comma-separated (title,category): the
+                 *     others are left out of the answer (not null: not read). Every item
+                 *     keeps id, is_published, publish_at, unpublish_at, created_at and
+                 *     updated_at, and the fields expand names. At most 200 names, each a
+                 *     field of the collection (400 naming the allowed ones otherwise);
+                 *     empty lists every field. Filters, order and q still see every field.
+                 */
+                fields?: string;
             };
             header?: never;
             path: {
@@ -4932,6 +5385,67 @@ export interface operations {
             504: components["responses"]["Timeout"];
         };
     };
+    Realtime_Stream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The id of the last event received (EventSource sends it when it reconnects): the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream (text/event-stream), until the client closes it. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    Realtime_Subscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The client_id of the stream's connect event. */
+                    client_id: string;
+                    subscriptions: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The stream receives these from now on. */
+            204: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     SchemaService_ListSchemaCollections: {
         parameters: {
             query?: never;
@@ -5078,6 +5592,11 @@ export interface operations {
                 cursor?: string;
                 /** @description Events to return: 1 to 200, default 50. */
                 limit?: number;
+                /**
+                 * @description Only changes of this kind: an action such as item.updated, or every
+                 *     action of a kind of object with its prefix and a dot (item.).
+                 */
+                action?: string;
             };
             header?: never;
             path?: never;
@@ -5098,6 +5617,67 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    ReportsService_GetBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetBrandingResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    ReportsService_PutBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutBrandingRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PutBrandingResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -5227,7 +5807,7 @@ export interface operations {
         /** @description The action, its client and the action's own fields at the top level: the schema named after the action (seo_audit: SeoAuditRequest). GET /api/v1/actions lists the same. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SeoAuditRequest"] | components["schemas"]["OptimizePageRequest"] | components["schemas"]["GenerateKeywordsRequest"] | components["schemas"]["GenerateTopicalMapRequest"] | components["schemas"]["GenerateBlogRequest"] | components["schemas"]["GenerateBlogImageRequest"] | components["schemas"]["GenerateGeoArticleRequest"] | components["schemas"]["GeneratePressReleaseRequest"] | components["schemas"]["GenerateGbpPostRequest"] | components["schemas"]["DeployBlogRequest"] | components["schemas"]["IndexUrlRequest"] | components["schemas"]["FetchBacklinksRequest"] | components["schemas"]["GenerateOutreachEmailRequest"] | components["schemas"]["SendProspectEmailRequest"] | components["schemas"]["RunGridSearchRequest"] | components["schemas"]["RunLlmVisibilityRequest"] | components["schemas"]["ScoreCallRequest"];
+                "application/json": components["schemas"]["SeoAuditRequest"] | components["schemas"]["OptimizePageRequest"] | components["schemas"]["GenerateKeywordsRequest"] | components["schemas"]["GenerateTopicalMapRequest"] | components["schemas"]["GenerateBlogRequest"] | components["schemas"]["GenerateBlogImageRequest"] | components["schemas"]["GenerateGeoArticleRequest"] | components["schemas"]["GeneratePressReleaseRequest"] | components["schemas"]["GenerateGbpPostRequest"] | components["schemas"]["DeployBlogRequest"] | components["schemas"]["IndexUrlRequest"] | components["schemas"]["FetchBacklinksRequest"] | components["schemas"]["GenerateOutreachEmailRequest"] | components["schemas"]["SendProspectEmailRequest"] | components["schemas"]["RunGridSearchRequest"] | components["schemas"]["RunLlmVisibilityRequest"] | components["schemas"]["GenerateReportRequest"] | components["schemas"]["ScoreCallRequest"];
             };
         };
         responses: {
@@ -5246,7 +5826,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SeoAuditResult"] | components["schemas"]["OptimizePageResult"] | components["schemas"]["GenerateKeywordsResult"] | components["schemas"]["GenerateTopicalMapResult"] | components["schemas"]["GenerateBlogResult"] | components["schemas"]["GenerateBlogImageResult"] | components["schemas"]["GenerateGeoArticleResult"] | components["schemas"]["GeneratePressReleaseResult"] | components["schemas"]["GenerateGbpPostResult"] | components["schemas"]["DeployBlogResult"] | components["schemas"]["IndexUrlResult"] | components["schemas"]["FetchBacklinksResult"] | components["schemas"]["GenerateOutreachEmailResult"] | components["schemas"]["SendProspectEmailResult"] | components["schemas"]["RunGridSearchResult"] | components["schemas"]["RunLlmVisibilityResult"] | components["schemas"]["ScoreCallResult"];
+                    "application/json": components["schemas"]["SeoAuditResult"] | components["schemas"]["OptimizePageResult"] | components["schemas"]["GenerateKeywordsResult"] | components["schemas"]["GenerateTopicalMapResult"] | components["schemas"]["GenerateBlogResult"] | components["schemas"]["GenerateBlogImageResult"] | components["schemas"]["GenerateGeoArticleResult"] | components["schemas"]["GeneratePressReleaseResult"] | components["schemas"]["GenerateGbpPostResult"] | components["schemas"]["DeployBlogResult"] | components["schemas"]["IndexUrlResult"] | components["schemas"]["FetchBacklinksResult"] | components["schemas"]["GenerateOutreachEmailResult"] | components["schemas"]["SendProspectEmailResult"] | components["schemas"]["RunGridSearchResult"] | components["schemas"]["RunLlmVisibilityResult"] | components["schemas"]["GenerateReportResult"] | components["schemas"]["ScoreCallResult"];
                 };
             };
             /** @description Accepted: the run is queued or running (Prefer: respond-async, or a wait that ran out). Its body's data holds run_id, state and url; GET the Location for the outcome. */
@@ -5838,6 +6418,8 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the page before. */
                 cursor?: string;
+                /** @description Only the runs this schedule started. */
+                schedule_id?: string;
             };
             header?: never;
             path?: never;
@@ -5936,6 +6518,323 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    SchedulesService_ListSchedules: {
+        parameters: {
+            query?: {
+                /** @description Only the schedules of this client. */
+                client_id?: string;
+                /** @description Only schedules of this action. */
+                action?: string;
+                /** @description Only schedules in this state: active, paused or ended. */
+                state?: string;
+                /** @description Schedules to return: 1 to 100, default 20. */
+                limit?: number;
+                /** @description The next_cursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSchedulesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    SchedulesService_CreateSchedule: {
+        parameters: {
+            query?: {
+                /** @description Answer the schedule as it would be created, creating nothing. */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleInput"];
+            };
+        };
+        responses: {
+            /** @description A dry run (?dry_run=true): the same body, and nothing created. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateScheduleResponse"];
+                };
+            };
+            /** @description Created. */
+            201: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateScheduleResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    SchedulesService_GetSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetScheduleResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    SchedulesService_DeleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteScheduleResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    SchedulesService_UpdateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleInput"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateScheduleResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    SchedulesService_PauseSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchedulesServicePauseScheduleBody"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PauseScheduleResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    SchedulesService_ResumeSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchedulesServiceResumeScheduleBody"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResumeScheduleResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    SchedulesService_TriggerSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SchedulesServiceTriggerScheduleBody"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    /** @description The agency's AI credits after this request. */
+                    "Atrium-AI-Credits-Remaining"?: number;
+                    /** @description The agency's data credits after this request. */
+                    "Atrium-Data-Credits-Remaining"?: number;
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerScheduleResponse"];
+                };
+            };
+            /** @description Accepted: the run is queued or running (Prefer: respond-async, or a wait that ran out). Its body's data holds run_id, state and url; GET the Location for the outcome. */
+            202: {
+                headers: {
+                    /** @description The agency's AI credits after this request. */
+                    "Atrium-AI-Credits-Remaining"?: number;
+                    /** @description The agency's data credits after this request. */
+                    "Atrium-Data-Credits-Remaining"?: number;
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    /** @description The run's resource, /api/v1/runs/{run_id}: GET it for the outcome. */
+                    Location: string;
+                    /** @description The Prefer preferences honoured: respond-async, wait=N. */
+                    "Preference-Applied"?: string;
+                    /** @description Seconds to wait before looking at the run again, while it is queued or running. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerScheduleResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];

@@ -39,6 +39,12 @@ type Config struct {
 	// replica queued (its own submissions wake it at once), and how often
 	// a waiting request or a running run reads its run again.
 	QueuePoll time.Duration
+	// ScheduleMinInterval is the shortest interval a schedule's timing
+	// may have; ScheduleCatchup how late a slot may still start after a
+	// downtime; ScheduleTick how often the scheduler looks for due
+	// slots; MaxSchedules how many schedules an agency may have.
+	ScheduleMinInterval, ScheduleCatchup, ScheduleTick time.Duration
+	MaxSchedules                                       int
 	// Metrics receives the runs and credits counters (see runMetrics); nil
 	// counts nothing.
 	Metrics metric.MeterProvider
@@ -118,6 +124,18 @@ func NewActions(st Store, clients ClientDirectory, records RecordWriter, p *acti
 	}
 	if cfg.QueuePoll <= 0 {
 		cfg.QueuePoll = DefaultQueuePoll
+	}
+	if cfg.ScheduleMinInterval <= 0 {
+		cfg.ScheduleMinInterval = DefaultMinInterval
+	}
+	if cfg.ScheduleCatchup <= 0 {
+		cfg.ScheduleCatchup = DefaultCatchup
+	}
+	if cfg.ScheduleTick <= 0 {
+		cfg.ScheduleTick = DefaultScheduleTick
+	}
+	if cfg.MaxSchedules <= 0 {
+		cfg.MaxSchedules = DefaultMaxSchedules
 	}
 	a := &Actions{store: st, clients: clients, records: records, providers: p, clock: clock, cfg: cfg, logger: logger,
 		guard:   &netguard.Guard{AllowPrivate: cfg.AllowPrivateFetch},

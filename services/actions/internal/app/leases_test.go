@@ -261,7 +261,7 @@ func TestOutcomeCommittedThoughItsAnswerWasLost(t *testing.T) {
 // onlyRun is the agency's one run.
 func (e *env) onlyRun(t *testing.T) app.Run {
 	t.Helper()
-	page, err := e.actions.ListRuns(t.Context(), e.agency, "", "", "", nil, "")
+	page, err := e.actions.ListRuns(t.Context(), e.agency, "", "", "", "", nil, "")
 	if err != nil || len(page.Runs) != 1 {
 		t.Fatalf("runs = %+v, %v; want one", page.Runs, err)
 	}

@@ -104,9 +104,11 @@ func (a *Actions) record(ctx context.Context, run Run, act *action.Action) (Outc
 		}
 		bal = b
 		if isReport {
-			return tx.Enqueue(ctx, ready)
+			if err := tx.Enqueue(ctx, ready); err != nil {
+				return err
+			}
 		}
-		return nil
+		return a.scheduleRunEnded(ctx, tx, run)
 	})
 	if err == nil || errors.Is(err, errInterrupted) {
 		// The run's outcome is recorded (this one or another): its lease

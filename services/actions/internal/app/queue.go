@@ -429,8 +429,15 @@ type RunPage struct {
 // ListRuns returns the agency's runs, newest first, filtered by client,
 // state and action, limit at a time after the run before (a cursor's
 // position).
-func (a *Actions) ListRuns(ctx context.Context, agencyID, clientID, state, actionName string, limit *int32, before string) (RunPage, error) {
+func (a *Actions) ListRuns(ctx context.Context, agencyID, clientID, state, actionName, scheduleID string, limit *int32, before string) (RunPage, error) {
 	f := RunFilter{ClientID: clientID, Action: actionName, Limit: RunPageDefault, Before: before}
+	if scheduleID != "" {
+		id, err := value.BodyID("schedule_id", scheduleID)
+		if err != nil {
+			return RunPage{}, err
+		}
+		f.ScheduleID = id
+	}
 	if state != "" {
 		st, ok := runStates[state]
 		if !ok {

@@ -63,6 +63,9 @@ type Run struct {
 	// began (the same for a synchronous run; for a queued one, its
 	// submission until a worker claims it).
 	CreatedAt, StartedAt, FinishedAt time.Time
+	// ScheduleID is the schedule that started the run; empty for a
+	// caller's.
+	ScheduleID string
 	// LeaseUntil is when a pending run counts as abandoned (its process
 	// died): recovery then ends it with an error and releases its cost.
 	LeaseUntil time.Time
@@ -120,6 +123,15 @@ type Store interface {
 	RenewLeases(ctx context.Context, leases []Lease, until time.Time) ([]string, error)
 	// ListRuns returns the agency's runs that match f, newest first.
 	ListRuns(ctx context.Context, agencyID string, f RunFilter) ([]Run, error)
+	// Schedule returns a schedule by id.
+	Schedule(ctx context.Context, id string) (Schedule, error)
+	// ListSchedules returns the agency's schedules that match f, oldest
+	// first.
+	ListSchedules(ctx context.Context, agencyID string, f ScheduleFilter) ([]Schedule, error)
+	// ScheduleSpent sums the cost of the schedule's runs created since
+	// since that hold or spent their credits (queued, running or
+	// succeeded; a failed or canceled run gave them back).
+	ScheduleSpent(ctx context.Context, scheduleID string, since time.Time) (Balance, error)
 }
 
 // Lease names a run a process executes: its id, and the attempt (the
@@ -132,6 +144,8 @@ type Lease struct {
 // RunFilter selects runs for ListRuns; empty fields select all.
 type RunFilter struct {
 	ClientID, Action string
+	// ScheduleID selects the runs a schedule started.
+	ScheduleID string
 	// Status is a run status (pending for running).
 	Status string
 	// Before is a run id: only runs older than it (the ids are UUIDv7,
@@ -195,6 +209,23 @@ type Tx interface {
 	// before now, locked for this transaction; runs another transaction
 	// holds are skipped.
 	ExpiredRuns(ctx context.Context, now time.Time, limit int) ([]Run, error)
+	// CountSchedules counts the agency's schedules.
+	CountSchedules(ctx context.Context, agencyID string) (int, error)
+	// InsertSchedule stores a new schedule.
+	InsertSchedule(ctx context.Context, s Schedule) error
+	// ScheduleForUpdate returns a schedule by id, locked for this
+	// transaction; ErrNotFound if none.
+	ScheduleForUpdate(ctx context.Context, id string) (Schedule, error)
+	// PutSchedule stores s in place of the schedule with its id.
+	PutSchedule(ctx context.Context, s Schedule) error
+	// DeleteSchedule deletes a schedule.
+	DeleteSchedule(ctx context.Context, id string) error
+	// ClaimDueSchedules returns up to limit active schedules whose
+	// next_run_at is at or before now and whose claim has lapsed, oldest
+	// due first, claimed until until. Schedules another transaction
+	// holds are skipped (FOR UPDATE SKIP LOCKED), so concurrent claims
+	// take different schedules.
+	ClaimDueSchedules(ctx context.Context, now, until time.Time, limit int) ([]Schedule, error)
 }
 
 // Clock returns the current time; store.Clock fixes its precision.

@@ -15,7 +15,7 @@ import (
 func TestCatalogIsTheIssues(t *testing.T) {
 	want := []string{"item.created", "item.updated", "item.published", "item.unpublished", "item.deleted", "asset.created", "asset.deleted",
 		"prospect.created", "prospect.updated", "deal.created", "deal.updated", "client.linked", "client.unlinked",
-		"action_run.succeeded", "action_run.failed", "action_run.canceled", "credits.changed", "dataset.changed", "report.ready", "webhook.test", "webhook.disabled"}
+		"action_run.succeeded", "action_run.failed", "action_run.canceled", "credits.changed", "schedule.run_skipped", "schedule.paused", "dataset.changed", "report.ready", "webhook.test", "webhook.disabled"}
 	var got []string
 	for _, ty := range eventtypes.All {
 		got = append(got, ty.Name)
@@ -113,7 +113,7 @@ func TestOwnersOf(t *testing.T) {
 			t.Errorf("OwnersOf(%v) = %v, want %v", tc.patterns, got, tc.want)
 		}
 	}
-	if got := eventtypes.Families(eventtypes.Agency); got != "prospect.*, deal.*, client.*, action_run.*, credits.*, dataset.*, report.*" {
+	if got := eventtypes.Families(eventtypes.Agency); got != "prospect.*, deal.*, client.*, action_run.*, credits.*, schedule.*, dataset.*, report.*" {
 		t.Errorf("Families(agency) = %q", got)
 	}
 }

@@ -41,6 +41,8 @@ type Store struct {
 	queuedBy, running map[string]int
 	// served is when a worker last claimed each agency's run.
 	served map[string]time.Time
+	// schedules by id.
+	schedules map[string]app.Schedule
 
 	// The SEO cache is no part of any transaction: its own lock.
 	seoMu sync.Mutex
@@ -57,7 +59,7 @@ type Store struct {
 func New(db *memdb.DB) *Store {
 	return &Store{db: db, balances: map[string]app.Balance{}, runs: map[string]app.Run{}, keys: map[runKey]string{},
 		queued: map[string]struct{}{}, queuedBy: map[string]int{}, running: map[string]int{}, served: map[string]time.Time{},
-		seo: map[string]seocache.Answer{}, branding: map[string]action.Branding{}, shares: map[string]action.Share{}}
+		schedules: map[string]app.Schedule{}, seo: map[string]seocache.Answer{}, branding: map[string]action.Branding{}, shares: map[string]action.Share{}}
 }
 
 // Branding implements app.BrandingStore.
@@ -231,7 +233,7 @@ func (s *Store) ListRuns(_ context.Context, agencyID string, f app.RunFilter) ([
 	var out []app.Run
 	for _, r := range s.runs {
 		if r.AgencyID == agencyID && (f.ClientID == "" || r.ClientID == f.ClientID) && (f.Action == "" || r.Action == f.Action) &&
-			(f.Status == "" || r.Status == f.Status) && (f.Before == "" || r.ID < f.Before) {
+			(f.Status == "" || r.Status == f.Status) && (f.Before == "" || r.ID < f.Before) && (f.ScheduleID == "" || r.ScheduleID == f.ScheduleID) {
 			out = append(out, r)
 		}
 	}

@@ -59,7 +59,7 @@ func (s *Store) Balance(ctx context.Context, agencyID string) (app.Balance, erro
 
 const runColumns = `id, agency_id, client_id, action, status, status_code, cost_ai, cost_data, data, writes, applied,
 	coalesce(idempotency_key, ''), coalesce(request_hash, ''), started_at, finished_at, lease_until, provider_cost_nanousd, cached,
-	request, async, attempts, created_at`
+	request, async, attempts, created_at, coalesce(schedule_id::text, '')`
 
 func scanRun(row pgx.Row) (app.Run, error) {
 	var (
@@ -69,7 +69,7 @@ func scanRun(row pgx.Row) (app.Run, error) {
 	)
 	err := row.Scan(&r.ID, &r.AgencyID, &r.ClientID, &r.Action, &r.Status, &r.StatusCode, &r.Cost.AI, &r.Cost.Data,
 		&data, &writes, &r.Applied, &r.IdempotencyKey, &r.RequestHash, &r.StartedAt, &finished, &r.LeaseUntil, &r.ProviderCost, &r.Cached,
-		&input, &r.Async, &r.Attempts, &r.CreatedAt)
+		&input, &r.Async, &r.Attempts, &r.CreatedAt, &r.ScheduleID)
 	if err != nil {
 		return app.Run{}, err
 	}
@@ -165,6 +165,9 @@ func (s *Store) ListRuns(ctx context.Context, agencyID string, f app.RunFilter) 
 	if f.Before != "" {
 		add("id <", f.Before)
 	}
+	if f.ScheduleID != "" {
+		add("schedule_id =", f.ScheduleID)
+	}
 	args = append(args, f.Limit)
 	q += fmt.Sprintf(" ORDER BY id DESC LIMIT $%d", len(args))
 	return runs(ctx, s.db.Pool(), "list runs", q, args...)
@@ -180,11 +183,11 @@ var submitRun = `WITH reserve AS (
 		RETURNING ai, data),
 	run AS (
 		INSERT INTO runs (id, agency_id, client_id, action, status, status_code, cost_ai, cost_data,
-			idempotency_key, request_hash, started_at, lease_until, created_at, async, request)
+			idempotency_key, request_hash, started_at, lease_until, created_at, async, request, schedule_id)
 		SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, 'queued', 0, $5::bigint, $6::bigint, $7::text, $8::text,
-			$9::timestamptz, $10::timestamptz, $11::timestamptz, true, $12::jsonb FROM reserve
+			$9::timestamptz, $10::timestamptz, $11::timestamptz, true, $12::jsonb, $14::uuid FROM reserve
 		RETURNING id)
-	` + outbox.InsertSelectEach("run", 14) + ` RETURNING (SELECT ai FROM reserve), (SELECT data FROM reserve)`
+	` + outbox.InsertSelectEach("run", 15) + ` RETURNING (SELECT ai FROM reserve), (SELECT data FROM reserve)`
 
 // SubmitRun implements app.Store in one statement, sent through
 // pgdb.QueryEvents: concurrent submissions share a commit (one agency's
@@ -200,7 +203,7 @@ func (s *Store) SubmitRun(ctx context.Context, r app.Run, maxQueued int, events 
 		input, _ = json.Marshal(r.Input) // a request body, decoded from JSON
 	}
 	args := []any{r.ID, r.AgencyID, r.ClientID, r.Action, r.Cost.AI, r.Cost.Data, nullIfEmpty(r.IdempotencyKey), nullIfEmpty(r.RequestHash),
-		r.StartedAt, r.LeaseUntil, r.CreatedAt, input, maxQueued}
+		r.StartedAt, r.LeaseUntil, r.CreatedAt, input, maxQueued, nullIfEmpty(r.ScheduleID)}
 	var b app.Balance
 	ok, err := s.db.QueryEvents(ctx, r.AgencyID, func(row pgx.Row) error { return row.Scan(&b.AI, &b.Data) }, submitRun,
 		append(args, outbox.InsertArgsEach(ctx, events)...)...)
@@ -263,8 +266,8 @@ func nullIfEmpty(s string) any {
 }
 
 const insertRun = `INSERT INTO runs (id, agency_id, client_id, action, status, status_code, cost_ai, cost_data,
-	idempotency_key, request_hash, started_at, lease_until, created_at, async, request)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`
+	idempotency_key, request_hash, started_at, lease_until, created_at, async, request, schedule_id)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
 
 func insertRunArgs(r app.Run) []any {
 	var input []byte
@@ -272,7 +275,7 @@ func insertRunArgs(r app.Run) []any {
 		input, _ = json.Marshal(r.Input) // a request body, decoded from JSON
 	}
 	return []any{r.ID, r.AgencyID, r.ClientID, r.Action, r.Status, r.StatusCode, r.Cost.AI, r.Cost.Data,
-		nullIfEmpty(r.IdempotencyKey), nullIfEmpty(r.RequestHash), r.StartedAt, r.LeaseUntil, r.CreatedAt, r.Async, input}
+		nullIfEmpty(r.IdempotencyKey), nullIfEmpty(r.RequestHash), r.StartedAt, r.LeaseUntil, r.CreatedAt, r.Async, input, nullIfEmpty(r.ScheduleID)}
 }
 
 func (t tx) InsertRun(ctx context.Context, r app.Run) error {

@@ -139,7 +139,7 @@ footer{color:#666;font-size:13px;padding:16px 32px;border-top:1px solid #eee}
 func HTML(f Figures, b Branding) ([]byte, error) {
 	primary, accent := b.colours()
 	data := map[string]any{
-		"F": f, "B": b, "CSS": template.CSS(fmt.Sprintf(css, primary, accent) + chart.CSS),
+		"F": f, "B": b, "CSS": template.CSS(fmt.Sprintf(css, primary, accent) + chart.CSS), //nolint:gosec // G203: our own stylesheet; the colours are #rrggbb, checked by colours()
 		"Generated":  f.Generated.Format("2 January 2006"),
 		"Paragraphs": paragraphs(f.Narrative),
 	}

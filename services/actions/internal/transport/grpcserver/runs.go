@@ -178,6 +178,9 @@ func runPB(r app.Run) (*actionsv1.Run, error) {
 	if r.IdempotencyKey != "" {
 		out.IdempotencyKey = wrapperspb.String(r.IdempotencyKey)
 	}
+	if r.ScheduleID != "" {
+		out.ScheduleId = wrapperspb.String(r.ScheduleID)
+	}
 	if app.Started(r) {
 		out.StartedAt = timestamppb.New(r.StartedAt)
 	}
@@ -231,8 +234,13 @@ func (s *Server) GetRun(ctx context.Context, req *actionsv1.GetRunRequest) (*act
 func (s *Server) ListRuns(ctx context.Context, req *actionsv1.ListRunsRequest) (*actionsv1.ListRunsResponse, error) {
 	var before string
 	params := []string{req.ClientId, req.State, req.Action}
+	if req.ScheduleId != "" {
+		// Only then, so that the cursors of pages without it stay as
+		// they were.
+		params = append(params, req.ScheduleId)
+	}
 	if req.Cursor != "" {
-		pos, err := pagination.ReadCursor(req.Cursor, "the client_id, state and action", params...)
+		pos, err := pagination.ReadCursor(req.Cursor, "the client_id, state, action and schedule_id", params...)
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +249,7 @@ func (s *Server) ListRuns(ctx context.Context, req *actionsv1.ListRunsRequest) (
 		}
 		before = pos
 	}
-	page, err := s.actions.ListRuns(ctx, principal.AgencyID(ctx), req.ClientId, req.State, req.Action, req.Limit, before)
+	page, err := s.actions.ListRuns(ctx, principal.AgencyID(ctx), req.ClientId, req.State, req.Action, req.ScheduleId, req.Limit, before)
 	if err != nil {
 		return nil, err
 	}

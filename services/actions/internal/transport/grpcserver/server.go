@@ -53,6 +53,7 @@ func NewServer(actions *app.Actions) *Server { return &Server{actions: actions} 
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	actionsv1.RegisterActionsServiceServer(r, s)
 	actionsv1.RegisterActionsAdminServiceServer(r, s)
+	actionsv1.RegisterSchedulesServiceServer(r, &Schedules{actions: s.actions})
 }
 
 // setBalance sends the agency's balance with the response, success or
