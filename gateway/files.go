@@ -38,9 +38,14 @@ const (
 func (g *Gateway) withFiles(next http.Handler) http.Handler {
 	assetStats := g.metrics.named(http.MethodGet, publicfile.AssetsPath+"{name}/{filename}")
 	mediaStats := g.metrics.named(http.MethodGet, publicfile.MediaPath+"{name}")
+	shareStats := g.metrics.named(http.MethodGet, sharePath+"{token}")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var key, name, route, what string
 		switch {
+		case strings.HasPrefix(r.URL.Path, sharePath):
+			nameRequest(r.Context(), "GET "+sharePath+"{token}", shareStats)
+			g.serveShare(w, r)
+			return
 		case strings.HasPrefix(r.URL.Path, publicfile.AssetsPath):
 			nameRequest(r.Context(), "GET "+publicfile.AssetsPath+"{name}/{filename}", assetStats)
 			rest, _ := strings.CutPrefix(r.URL.Path, publicfile.AssetsPath)

@@ -65,6 +65,68 @@ func testReports(t *testing.T, s *stack) {
 	if !strings.Contains(string(text), "Northwind SEO") || !strings.Contains(string(text), "Work done") {
 		t.Fatalf("the PDF's text:\n%s", text)
 	}
+
+	// The share link: the same page without a key, until revoked.
+	shareURL, _ := data["share_url"].(string)
+	if !strings.HasPrefix(shareURL, s.api+"/r/") {
+		t.Fatalf("share_url = %q; want %s/r/{token}", shareURL, s.api)
+	}
+	shared := fetchFile(t, shareURL)
+	if !strings.Contains(string(shared.body), "Northwind SEO") || shared.header.Get("X-Robots-Tag") != "noindex, nofollow" ||
+		shared.header.Get("Cache-Control") != "private, no-store" {
+		t.Fatalf("the shared page: headers %v", shared.header)
+	}
+	if sharedPDF := fetchFile(t, shareURL+".pdf"); !strings.HasPrefix(string(sharedPDF.body), "%PDF") {
+		t.Fatalf("the shared PDF starts %q", sharedPDF.body[:min(16, len(sharedPDF.body))])
+	}
+	list := call(t, "GET", s.api+"/api/v1/report-shares?client_id="+client, tn.read, nil)
+	wantStatus(t, list, http.StatusOK)
+	shares, _ := list.json["shares"].([]any)
+	if len(shares) != 1 || shares[0].(map[string]any)["state"] != "active" || shares[0].(map[string]any)["run_id"] == nil {
+		t.Fatalf("GET /api/v1/report-shares = %s", list)
+	}
+	shareID, _ := shares[0].(map[string]any)["id"].(string)
+	if got := call(t, "GET", s.api+"/api/v1/report-shares", other.read, nil); len(got.json["shares"].([]any)) != 0 {
+		t.Fatalf("another agency lists %s", got)
+	}
+	wantError(t, call(t, "GET", s.api+"/api/v1/report-shares?limit=101", tn.read, nil), http.StatusBadRequest, "limit")
+	wantError(t, call(t, "DELETE", s.api+"/api/v1/report-shares/"+shareID, other.write, nil), http.StatusNotFound)
+	wantError(t, call(t, "DELETE", s.api+"/api/v1/report-shares/"+shareID, tn.read, nil), http.StatusForbidden)
+	fetchFile(t, shareURL) // neither changed anything
+	wantStatus(t, call(t, "DELETE", s.api+"/api/v1/report-shares/"+shareID, tn.write, nil), http.StatusOK)
+	for _, u := range []string{shareURL, shareURL + ".pdf"} {
+		resp, err := http.Get(u) //nolint:gosec // G107: a URL the run under test gave
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusGone || !strings.Contains(string(b), "Ask the agency that sent it for a new one") {
+			t.Fatalf("GET %s after the revoke = %d %s; want 410", u, resp.StatusCode, b)
+		}
+	}
+	// The media URLs are not the share link: they still work (unlisted).
+	fetchFile(t, htmlURL)
+
+	// A new link for the same run, as the agency sends its client.
+	runID, _ := shares[0].(map[string]any)["run_id"].(string)
+	newShare := map[string]any{"run_id": runID, "expires_in_days": 7}
+	wantError(t, call(t, "POST", s.api+"/api/v1/report-shares", other.write, newShare), http.StatusNotFound)
+	wantError(t, call(t, "POST", s.api+"/api/v1/report-shares", tn.read, newShare), http.StatusForbidden)
+	wantError(t, call(t, "POST", s.api+"/api/v1/report-shares", tn.write, map[string]any{"run_id": runID, "expires_in_days": 366}), http.StatusBadRequest, "expires_in_days", "1 to 365")
+	created := call(t, "POST", s.api+"/api/v1/report-shares", tn.write, newShare)
+	wantStatus(t, created, http.StatusCreated)
+	share, _ := created.json["share"].(map[string]any)
+	newURL, _ := share["url"].(string)
+	if share["state"] != "active" || share["run_id"] != runID || newURL == shareURL || !strings.HasPrefix(newURL, s.api+"/r/") {
+		t.Fatalf("POST /api/v1/report-shares = %s", created)
+	}
+	if again := fetchFile(t, newURL); !strings.Contains(string(again.body), "Northwind SEO") {
+		t.Fatal("the new share link does not show the report")
+	}
+	if got := call(t, "GET", s.api+"/api/v1/report-shares?run_id="+runID, tn.read, nil); len(got.json["shares"].([]any)) != 2 {
+		t.Fatalf("the run's links after a new one: %s", got)
+	}
 }
 
 // fetchFile GETs a file without a key and wants a 200.

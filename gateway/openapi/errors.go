@@ -209,6 +209,7 @@ var operationExtras = map[string]extras{
 	"WebhooksService_CreateWebhook":            {errors: []int{http.StatusConflict}},
 	"DataService_ReadDataset":                  {errors: []int{http.StatusNotFound}},
 	"PreviewLinksService_ListPreviewLinks":     {errors: []int{http.StatusNotFound}},
+	"ReportsService_CreateShare":               {errors: []int{http.StatusNotFound}},
 }
 
 // completeOperation gives an operation its errors (each as the component

@@ -264,8 +264,10 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		cfg.Logger.With("service", Name))
 	reports := app.NewReports(st)
 	s.actions.SetBranding(reports)
+	shares := app.NewShares(st, time.Now, func() string { return strings.TrimSuffix(*s.publicURL.Load(), "/") })
+	s.actions.SetShares(shares)
 	grpcserver.NewServer(s.actions).Register(rt.GRPC)
-	grpcserver.NewReportsServer(reports).Register(rt.GRPC)
+	grpcserver.NewReportsServer(reports, shares, s.actions.GetRun).Register(rt.GRPC)
 	return s, nil
 }
 
@@ -275,6 +277,7 @@ type actionsStore interface {
 	app.Store
 	seocache.Store
 	app.BrandingStore
+	app.ShareStore
 }
 
 // checkSEO checks the SEO data settings before anything is opened.

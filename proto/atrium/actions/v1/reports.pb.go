@@ -11,6 +11,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -327,11 +328,535 @@ func (x *PutBrandingResponse) GetBranding() *Branding {
 	return nil
 }
 
+// Share is a link to a report run's HTML page and PDF that a client opens
+// without a key, until it expires or is revoked.
+type Share struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The generate_report run whose report the link shows.
+	RunId    string `protobuf:"bytes,2,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	ClientId string `protobuf:"bytes,3,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	// The link's address (/r/{token}); only given when the link is created:
+	// the token is kept only as a hash.
+	Url *string `protobuf:"bytes,4,opt,name=url,proto3,oneof" json:"url,omitempty"`
+	// active, expired or revoked.
+	State         string                 `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	RevokedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=revoked_at,json=revokedAt,proto3,oneof" json:"revoked_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Share) Reset() {
+	*x = Share{}
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Share) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Share) ProtoMessage() {}
+
+func (x *Share) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Share.ProtoReflect.Descriptor instead.
+func (*Share) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Share) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Share) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *Share) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+func (x *Share) GetUrl() string {
+	if x != nil && x.Url != nil {
+		return *x.Url
+	}
+	return ""
+}
+
+func (x *Share) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *Share) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Share) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *Share) GetRevokedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevokedAt
+	}
+	return nil
+}
+
+type ListSharesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only the links of this client.
+	ClientId string `protobuf:"bytes,1,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	// Only the links of this run.
+	RunId string `protobuf:"bytes,2,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// Links to return: 1 to 100, default 20.
+	Limit *int32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// The next_cursor of the page before.
+	Cursor        string `protobuf:"bytes,4,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSharesRequest) Reset() {
+	*x = ListSharesRequest{}
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSharesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSharesRequest) ProtoMessage() {}
+
+func (x *ListSharesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSharesRequest.ProtoReflect.Descriptor instead.
+func (*ListSharesRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListSharesRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+func (x *ListSharesRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *ListSharesRequest) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ListSharesRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+type ListSharesResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Shares []*Share               `protobuf:"bytes,1,rep,name=shares,proto3" json:"shares,omitempty"`
+	// The cursor of the next page; absent on the last page.
+	NextCursor    *string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSharesResponse) Reset() {
+	*x = ListSharesResponse{}
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSharesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSharesResponse) ProtoMessage() {}
+
+func (x *ListSharesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSharesResponse.ProtoReflect.Descriptor instead.
+func (*ListSharesResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListSharesResponse) GetShares() []*Share {
+	if x != nil {
+		return x.Shares
+	}
+	return nil
+}
+
+func (x *ListSharesResponse) GetNextCursor() string {
+	if x != nil && x.NextCursor != nil {
+		return *x.NextCursor
+	}
+	return ""
+}
+
+type CreateShareRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A successful generate_report run of the agency.
+	RunId string `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// Days the link works: 1 to 365, default 90.
+	ExpiresInDays *int32 `protobuf:"varint,2,opt,name=expires_in_days,json=expiresInDays,proto3,oneof" json:"expires_in_days,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateShareRequest) Reset() {
+	*x = CreateShareRequest{}
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateShareRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateShareRequest) ProtoMessage() {}
+
+func (x *CreateShareRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateShareRequest.ProtoReflect.Descriptor instead.
+func (*CreateShareRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CreateShareRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *CreateShareRequest) GetExpiresInDays() int32 {
+	if x != nil && x.ExpiresInDays != nil {
+		return *x.ExpiresInDays
+	}
+	return 0
+}
+
+type CreateShareResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Share         *Share                 `protobuf:"bytes,1,opt,name=share,proto3" json:"share,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateShareResponse) Reset() {
+	*x = CreateShareResponse{}
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateShareResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateShareResponse) ProtoMessage() {}
+
+func (x *CreateShareResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateShareResponse.ProtoReflect.Descriptor instead.
+func (*CreateShareResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CreateShareResponse) GetShare() *Share {
+	if x != nil {
+		return x.Share
+	}
+	return nil
+}
+
+type RevokeShareRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeShareRequest) Reset() {
+	*x = RevokeShareRequest{}
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeShareRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeShareRequest) ProtoMessage() {}
+
+func (x *RevokeShareRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeShareRequest.ProtoReflect.Descriptor instead.
+func (*RevokeShareRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *RevokeShareRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type RevokeShareResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Share         *Share                 `protobuf:"bytes,1,opt,name=share,proto3" json:"share,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeShareResponse) Reset() {
+	*x = RevokeShareResponse{}
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeShareResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeShareResponse) ProtoMessage() {}
+
+func (x *RevokeShareResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeShareResponse.ProtoReflect.Descriptor instead.
+func (*RevokeShareResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RevokeShareResponse) GetShare() *Share {
+	if x != nil {
+		return x.Share
+	}
+	return nil
+}
+
+type GetSharedReportRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The token of /r/{token}.
+	Token         string `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSharedReportRequest) Reset() {
+	*x = GetSharedReportRequest{}
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSharedReportRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSharedReportRequest) ProtoMessage() {}
+
+func (x *GetSharedReportRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSharedReportRequest.ProtoReflect.Descriptor instead.
+func (*GetSharedReportRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetSharedReportRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+type GetSharedReportResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// active, expired or revoked (an unknown token is NOT_FOUND).
+	State string `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	// The report's files (platform/publicfile names), only when active.
+	HtmlName      string `protobuf:"bytes,2,opt,name=html_name,json=htmlName,proto3" json:"html_name,omitempty"`
+	PdfName       string `protobuf:"bytes,3,opt,name=pdf_name,json=pdfName,proto3" json:"pdf_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSharedReportResponse) Reset() {
+	*x = GetSharedReportResponse{}
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSharedReportResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSharedReportResponse) ProtoMessage() {}
+
+func (x *GetSharedReportResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_actions_v1_reports_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSharedReportResponse.ProtoReflect.Descriptor instead.
+func (*GetSharedReportResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_actions_v1_reports_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *GetSharedReportResponse) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *GetSharedReportResponse) GetHtmlName() string {
+	if x != nil {
+		return x.HtmlName
+	}
+	return ""
+}
+
+func (x *GetSharedReportResponse) GetPdfName() string {
+	if x != nil {
+		return x.PdfName
+	}
+	return ""
+}
+
 var File_atrium_actions_v1_reports_proto protoreflect.FileDescriptor
 
 const file_atrium_actions_v1_reports_proto_rawDesc = "" +
 	"\n" +
-	"\x1fatrium/actions/v1/reports.proto\x12\x11atrium.actions.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\"\x8c\x01\n" +
+	"\x1fatrium/actions/v1/reports.proto\x12\x11atrium.actions.v1\x1a\x1datrium/access/v1/access.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8c\x01\n" +
 	"\bBranding\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12'\n" +
 	"\rlogo_asset_id\x18\x02 \x01(\tH\x00R\vlogoAssetId\x88\x01\x01\x121\n" +
@@ -349,10 +874,56 @@ const file_atrium_actions_v1_reports_proto_rawDesc = "" +
 	"\x06colors\x18\x03 \x01(\v2\x19.atrium.actions.v1.ColorsR\x06colorsB\x10\n" +
 	"\x0e_logo_asset_id\"N\n" +
 	"\x13PutBrandingResponse\x127\n" +
-	"\bbranding\x18\x01 \x01(\v2\x1b.atrium.actions.v1.BrandingR\bbranding2\xa3\x02\n" +
+	"\bbranding\x18\x01 \x01(\v2\x1b.atrium.actions.v1.BrandingR\bbranding\"\xc5\x02\n" +
+	"\x05Share\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
+	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12\x1b\n" +
+	"\tclient_id\x18\x03 \x01(\tR\bclientId\x12\x15\n" +
+	"\x03url\x18\x04 \x01(\tH\x00R\x03url\x88\x01\x01\x12\x14\n" +
+	"\x05state\x18\x05 \x01(\tR\x05state\x129\n" +
+	"\n" +
+	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"expires_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12>\n" +
+	"\n" +
+	"revoked_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampH\x01R\trevokedAt\x88\x01\x01B\x06\n" +
+	"\x04_urlB\r\n" +
+	"\v_revoked_at\"\x84\x01\n" +
+	"\x11ListSharesRequest\x12\x1b\n" +
+	"\tclient_id\x18\x01 \x01(\tR\bclientId\x12\x15\n" +
+	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x16\n" +
+	"\x06cursor\x18\x04 \x01(\tR\x06cursorB\b\n" +
+	"\x06_limit\"|\n" +
+	"\x12ListSharesResponse\x120\n" +
+	"\x06shares\x18\x01 \x03(\v2\x18.atrium.actions.v1.ShareR\x06shares\x12$\n" +
+	"\vnext_cursor\x18\x02 \x01(\tH\x00R\n" +
+	"nextCursor\x88\x01\x01B\x0e\n" +
+	"\f_next_cursor\"l\n" +
+	"\x12CreateShareRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12+\n" +
+	"\x0fexpires_in_days\x18\x02 \x01(\x05H\x00R\rexpiresInDays\x88\x01\x01B\x12\n" +
+	"\x10_expires_in_days\"E\n" +
+	"\x13CreateShareResponse\x12.\n" +
+	"\x05share\x18\x01 \x01(\v2\x18.atrium.actions.v1.ShareR\x05share\"$\n" +
+	"\x12RevokeShareRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"E\n" +
+	"\x13RevokeShareResponse\x12.\n" +
+	"\x05share\x18\x01 \x01(\v2\x18.atrium.actions.v1.ShareR\x05share\".\n" +
+	"\x16GetSharedReportRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\"g\n" +
+	"\x17GetSharedReportResponse\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\tR\x05state\x12\x1b\n" +
+	"\thtml_name\x18\x02 \x01(\tR\bhtmlName\x12\x19\n" +
+	"\bpdf_name\x18\x03 \x01(\tR\apdfName2\xc1\x06\n" +
 	"\x0eReportsService\x12\x85\x01\n" +
 	"\vGetBranding\x12%.atrium.actions.v1.GetBrandingRequest\x1a&.atrium.actions.v1.GetBrandingResponse\"'\xca\xf3\x18\b\b\x01\x10\x01\x18\x01(\b\x82\xd3\xe4\x93\x02\x12\x12\x10/api/v1/branding\x90\x02\x01\x12\x88\x01\n" +
-	"\vPutBranding\x12%.atrium.actions.v1.PutBrandingRequest\x1a&.atrium.actions.v1.PutBrandingResponse\"*\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\b\x82\xd3\xe4\x93\x02\x15:\x01*\x1a\x10/api/v1/branding\x90\x02\x02B?Z=github.com/atrium-hq/atrium/proto/atrium/actions/v1;actionsv1b\x06proto3"
+	"\vPutBranding\x12%.atrium.actions.v1.PutBrandingRequest\x1a&.atrium.actions.v1.PutBrandingResponse\"*\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\b\x82\xd3\xe4\x93\x02\x15:\x01*\x1a\x10/api/v1/branding\x90\x02\x02\x12\x87\x01\n" +
+	"\n" +
+	"ListShares\x12$.atrium.actions.v1.ListSharesRequest\x1a%.atrium.actions.v1.ListSharesResponse\",\xca\xf3\x18\b\b\x01\x10\x01\x18\x01(\b\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v1/report-shares\x90\x02\x01\x12\x8a\x01\n" +
+	"\vCreateShare\x12%.atrium.actions.v1.CreateShareRequest\x1a&.atrium.actions.v1.CreateShareResponse\",\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\b\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/v1/report-shares\x12\x8f\x01\n" +
+	"\vRevokeShare\x12%.atrium.actions.v1.RevokeShareRequest\x1a&.atrium.actions.v1.RevokeShareResponse\"1\xca\xf3\x18\b\b\x01\x10\x02\x18\x01(\b\x82\xd3\xe4\x93\x02\x1c*\x1a/api/v1/report-shares/{id}\x90\x02\x02\x12s\n" +
+	"\x0fGetSharedReport\x12).atrium.actions.v1.GetSharedReportRequest\x1a*.atrium.actions.v1.GetSharedReportResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01B?Z=github.com/atrium-hq/atrium/proto/atrium/actions/v1;actionsv1b\x06proto3"
 
 var (
 	file_atrium_actions_v1_reports_proto_rawDescOnce sync.Once
@@ -366,29 +937,53 @@ func file_atrium_actions_v1_reports_proto_rawDescGZIP() []byte {
 	return file_atrium_actions_v1_reports_proto_rawDescData
 }
 
-var file_atrium_actions_v1_reports_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_atrium_actions_v1_reports_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_atrium_actions_v1_reports_proto_goTypes = []any{
-	(*Branding)(nil),            // 0: atrium.actions.v1.Branding
-	(*Colors)(nil),              // 1: atrium.actions.v1.Colors
-	(*GetBrandingRequest)(nil),  // 2: atrium.actions.v1.GetBrandingRequest
-	(*GetBrandingResponse)(nil), // 3: atrium.actions.v1.GetBrandingResponse
-	(*PutBrandingRequest)(nil),  // 4: atrium.actions.v1.PutBrandingRequest
-	(*PutBrandingResponse)(nil), // 5: atrium.actions.v1.PutBrandingResponse
+	(*Branding)(nil),                // 0: atrium.actions.v1.Branding
+	(*Colors)(nil),                  // 1: atrium.actions.v1.Colors
+	(*GetBrandingRequest)(nil),      // 2: atrium.actions.v1.GetBrandingRequest
+	(*GetBrandingResponse)(nil),     // 3: atrium.actions.v1.GetBrandingResponse
+	(*PutBrandingRequest)(nil),      // 4: atrium.actions.v1.PutBrandingRequest
+	(*PutBrandingResponse)(nil),     // 5: atrium.actions.v1.PutBrandingResponse
+	(*Share)(nil),                   // 6: atrium.actions.v1.Share
+	(*ListSharesRequest)(nil),       // 7: atrium.actions.v1.ListSharesRequest
+	(*ListSharesResponse)(nil),      // 8: atrium.actions.v1.ListSharesResponse
+	(*CreateShareRequest)(nil),      // 9: atrium.actions.v1.CreateShareRequest
+	(*CreateShareResponse)(nil),     // 10: atrium.actions.v1.CreateShareResponse
+	(*RevokeShareRequest)(nil),      // 11: atrium.actions.v1.RevokeShareRequest
+	(*RevokeShareResponse)(nil),     // 12: atrium.actions.v1.RevokeShareResponse
+	(*GetSharedReportRequest)(nil),  // 13: atrium.actions.v1.GetSharedReportRequest
+	(*GetSharedReportResponse)(nil), // 14: atrium.actions.v1.GetSharedReportResponse
+	(*timestamppb.Timestamp)(nil),   // 15: google.protobuf.Timestamp
 }
 var file_atrium_actions_v1_reports_proto_depIdxs = []int32{
-	1, // 0: atrium.actions.v1.Branding.colors:type_name -> atrium.actions.v1.Colors
-	0, // 1: atrium.actions.v1.GetBrandingResponse.branding:type_name -> atrium.actions.v1.Branding
-	1, // 2: atrium.actions.v1.PutBrandingRequest.colors:type_name -> atrium.actions.v1.Colors
-	0, // 3: atrium.actions.v1.PutBrandingResponse.branding:type_name -> atrium.actions.v1.Branding
-	2, // 4: atrium.actions.v1.ReportsService.GetBranding:input_type -> atrium.actions.v1.GetBrandingRequest
-	4, // 5: atrium.actions.v1.ReportsService.PutBranding:input_type -> atrium.actions.v1.PutBrandingRequest
-	3, // 6: atrium.actions.v1.ReportsService.GetBranding:output_type -> atrium.actions.v1.GetBrandingResponse
-	5, // 7: atrium.actions.v1.ReportsService.PutBranding:output_type -> atrium.actions.v1.PutBrandingResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	1,  // 0: atrium.actions.v1.Branding.colors:type_name -> atrium.actions.v1.Colors
+	0,  // 1: atrium.actions.v1.GetBrandingResponse.branding:type_name -> atrium.actions.v1.Branding
+	1,  // 2: atrium.actions.v1.PutBrandingRequest.colors:type_name -> atrium.actions.v1.Colors
+	0,  // 3: atrium.actions.v1.PutBrandingResponse.branding:type_name -> atrium.actions.v1.Branding
+	15, // 4: atrium.actions.v1.Share.created_at:type_name -> google.protobuf.Timestamp
+	15, // 5: atrium.actions.v1.Share.expires_at:type_name -> google.protobuf.Timestamp
+	15, // 6: atrium.actions.v1.Share.revoked_at:type_name -> google.protobuf.Timestamp
+	6,  // 7: atrium.actions.v1.ListSharesResponse.shares:type_name -> atrium.actions.v1.Share
+	6,  // 8: atrium.actions.v1.CreateShareResponse.share:type_name -> atrium.actions.v1.Share
+	6,  // 9: atrium.actions.v1.RevokeShareResponse.share:type_name -> atrium.actions.v1.Share
+	2,  // 10: atrium.actions.v1.ReportsService.GetBranding:input_type -> atrium.actions.v1.GetBrandingRequest
+	4,  // 11: atrium.actions.v1.ReportsService.PutBranding:input_type -> atrium.actions.v1.PutBrandingRequest
+	7,  // 12: atrium.actions.v1.ReportsService.ListShares:input_type -> atrium.actions.v1.ListSharesRequest
+	9,  // 13: atrium.actions.v1.ReportsService.CreateShare:input_type -> atrium.actions.v1.CreateShareRequest
+	11, // 14: atrium.actions.v1.ReportsService.RevokeShare:input_type -> atrium.actions.v1.RevokeShareRequest
+	13, // 15: atrium.actions.v1.ReportsService.GetSharedReport:input_type -> atrium.actions.v1.GetSharedReportRequest
+	3,  // 16: atrium.actions.v1.ReportsService.GetBranding:output_type -> atrium.actions.v1.GetBrandingResponse
+	5,  // 17: atrium.actions.v1.ReportsService.PutBranding:output_type -> atrium.actions.v1.PutBrandingResponse
+	8,  // 18: atrium.actions.v1.ReportsService.ListShares:output_type -> atrium.actions.v1.ListSharesResponse
+	10, // 19: atrium.actions.v1.ReportsService.CreateShare:output_type -> atrium.actions.v1.CreateShareResponse
+	12, // 20: atrium.actions.v1.ReportsService.RevokeShare:output_type -> atrium.actions.v1.RevokeShareResponse
+	14, // 21: atrium.actions.v1.ReportsService.GetSharedReport:output_type -> atrium.actions.v1.GetSharedReportResponse
+	16, // [16:22] is the sub-list for method output_type
+	10, // [10:16] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_atrium_actions_v1_reports_proto_init() }
@@ -398,13 +993,17 @@ func file_atrium_actions_v1_reports_proto_init() {
 	}
 	file_atrium_actions_v1_reports_proto_msgTypes[0].OneofWrappers = []any{}
 	file_atrium_actions_v1_reports_proto_msgTypes[4].OneofWrappers = []any{}
+	file_atrium_actions_v1_reports_proto_msgTypes[6].OneofWrappers = []any{}
+	file_atrium_actions_v1_reports_proto_msgTypes[7].OneofWrappers = []any{}
+	file_atrium_actions_v1_reports_proto_msgTypes[8].OneofWrappers = []any{}
+	file_atrium_actions_v1_reports_proto_msgTypes[9].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_actions_v1_reports_proto_rawDesc), len(file_atrium_actions_v1_reports_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,8 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ReportsService_GetBranding_FullMethodName = "/atrium.actions.v1.ReportsService/GetBranding"
-	ReportsService_PutBranding_FullMethodName = "/atrium.actions.v1.ReportsService/PutBranding"
+	ReportsService_GetBranding_FullMethodName     = "/atrium.actions.v1.ReportsService/GetBranding"
+	ReportsService_PutBranding_FullMethodName     = "/atrium.actions.v1.ReportsService/PutBranding"
+	ReportsService_ListShares_FullMethodName      = "/atrium.actions.v1.ReportsService/ListShares"
+	ReportsService_CreateShare_FullMethodName     = "/atrium.actions.v1.ReportsService/CreateShare"
+	ReportsService_RevokeShare_FullMethodName     = "/atrium.actions.v1.ReportsService/RevokeShare"
+	ReportsService_GetSharedReport_FullMethodName = "/atrium.actions.v1.ReportsService/GetSharedReport"
 )
 
 // ReportsServiceClient is the client API for ReportsService service.
@@ -36,6 +40,20 @@ type ReportsServiceClient interface {
 	// PutBranding replaces the agency's branding, which every report
 	// generated from then on is drawn with.
 	PutBranding(ctx context.Context, in *PutBrandingRequest, opts ...grpc.CallOption) (*PutBrandingResponse, error)
+	// ListShares lists the agency's report share links, newest first: the
+	// links a client opens without a key (/r/{token}).
+	ListShares(ctx context.Context, in *ListSharesRequest, opts ...grpc.CallOption) (*ListSharesResponse, error)
+	// CreateShare makes a new share link for a successful generate_report
+	// run (the one the run made may have been revoked or have expired). Its
+	// url is in this answer only.
+	CreateShare(ctx context.Context, in *CreateShareRequest, opts ...grpc.CallOption) (*CreateShareResponse, error)
+	// RevokeShare ends a share link now: from then on /r/{token} answers 410.
+	// Revoking a revoked link changes nothing.
+	RevokeShare(ctx context.Context, in *RevokeShareRequest, opts ...grpc.CallOption) (*RevokeShareResponse, error)
+	// GetSharedReport resolves a share link's token for the gateway, which
+	// serves /r/{token} with no key: only an Atrium service may ask, since
+	// the answer names the report's files.
+	GetSharedReport(ctx context.Context, in *GetSharedReportRequest, opts ...grpc.CallOption) (*GetSharedReportResponse, error)
 }
 
 type reportsServiceClient struct {
@@ -66,6 +84,46 @@ func (c *reportsServiceClient) PutBranding(ctx context.Context, in *PutBrandingR
 	return out, nil
 }
 
+func (c *reportsServiceClient) ListShares(ctx context.Context, in *ListSharesRequest, opts ...grpc.CallOption) (*ListSharesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSharesResponse)
+	err := c.cc.Invoke(ctx, ReportsService_ListShares_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *reportsServiceClient) CreateShare(ctx context.Context, in *CreateShareRequest, opts ...grpc.CallOption) (*CreateShareResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateShareResponse)
+	err := c.cc.Invoke(ctx, ReportsService_CreateShare_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *reportsServiceClient) RevokeShare(ctx context.Context, in *RevokeShareRequest, opts ...grpc.CallOption) (*RevokeShareResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeShareResponse)
+	err := c.cc.Invoke(ctx, ReportsService_RevokeShare_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *reportsServiceClient) GetSharedReport(ctx context.Context, in *GetSharedReportRequest, opts ...grpc.CallOption) (*GetSharedReportResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSharedReportResponse)
+	err := c.cc.Invoke(ctx, ReportsService_GetSharedReport_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ReportsServiceServer is the server API for ReportsService service.
 // All implementations must embed UnimplementedReportsServiceServer
 // for forward compatibility.
@@ -79,6 +137,20 @@ type ReportsServiceServer interface {
 	// PutBranding replaces the agency's branding, which every report
 	// generated from then on is drawn with.
 	PutBranding(context.Context, *PutBrandingRequest) (*PutBrandingResponse, error)
+	// ListShares lists the agency's report share links, newest first: the
+	// links a client opens without a key (/r/{token}).
+	ListShares(context.Context, *ListSharesRequest) (*ListSharesResponse, error)
+	// CreateShare makes a new share link for a successful generate_report
+	// run (the one the run made may have been revoked or have expired). Its
+	// url is in this answer only.
+	CreateShare(context.Context, *CreateShareRequest) (*CreateShareResponse, error)
+	// RevokeShare ends a share link now: from then on /r/{token} answers 410.
+	// Revoking a revoked link changes nothing.
+	RevokeShare(context.Context, *RevokeShareRequest) (*RevokeShareResponse, error)
+	// GetSharedReport resolves a share link's token for the gateway, which
+	// serves /r/{token} with no key: only an Atrium service may ask, since
+	// the answer names the report's files.
+	GetSharedReport(context.Context, *GetSharedReportRequest) (*GetSharedReportResponse, error)
 	mustEmbedUnimplementedReportsServiceServer()
 }
 
@@ -94,6 +166,18 @@ func (UnimplementedReportsServiceServer) GetBranding(context.Context, *GetBrandi
 }
 func (UnimplementedReportsServiceServer) PutBranding(context.Context, *PutBrandingRequest) (*PutBrandingResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method PutBranding not implemented")
+}
+func (UnimplementedReportsServiceServer) ListShares(context.Context, *ListSharesRequest) (*ListSharesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListShares not implemented")
+}
+func (UnimplementedReportsServiceServer) CreateShare(context.Context, *CreateShareRequest) (*CreateShareResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateShare not implemented")
+}
+func (UnimplementedReportsServiceServer) RevokeShare(context.Context, *RevokeShareRequest) (*RevokeShareResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeShare not implemented")
+}
+func (UnimplementedReportsServiceServer) GetSharedReport(context.Context, *GetSharedReportRequest) (*GetSharedReportResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSharedReport not implemented")
 }
 func (UnimplementedReportsServiceServer) mustEmbedUnimplementedReportsServiceServer() {}
 func (UnimplementedReportsServiceServer) testEmbeddedByValue()                        {}
@@ -152,6 +236,78 @@ func _ReportsService_PutBranding_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ReportsService_ListShares_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSharesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReportsServiceServer).ListShares(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReportsService_ListShares_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReportsServiceServer).ListShares(ctx, req.(*ListSharesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ReportsService_CreateShare_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateShareRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReportsServiceServer).CreateShare(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReportsService_CreateShare_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReportsServiceServer).CreateShare(ctx, req.(*CreateShareRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ReportsService_RevokeShare_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeShareRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReportsServiceServer).RevokeShare(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReportsService_RevokeShare_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReportsServiceServer).RevokeShare(ctx, req.(*RevokeShareRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ReportsService_GetSharedReport_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSharedReportRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReportsServiceServer).GetSharedReport(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReportsService_GetSharedReport_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReportsServiceServer).GetSharedReport(ctx, req.(*GetSharedReportRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ReportsService_ServiceDesc is the grpc.ServiceDesc for ReportsService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -166,6 +322,22 @@ var ReportsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "PutBranding",
 			Handler:    _ReportsService_PutBranding_Handler,
+		},
+		{
+			MethodName: "ListShares",
+			Handler:    _ReportsService_ListShares_Handler,
+		},
+		{
+			MethodName: "CreateShare",
+			Handler:    _ReportsService_CreateShare_Handler,
+		},
+		{
+			MethodName: "RevokeShare",
+			Handler:    _ReportsService_RevokeShare_Handler,
+		},
+		{
+			MethodName: "GetSharedReport",
+			Handler:    _ReportsService_GetSharedReport_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

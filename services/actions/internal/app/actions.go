@@ -82,6 +82,7 @@ type Actions struct {
 	// branding is the agencies' report branding, nil when the service
 	// keeps none (reports are then signed with the default name).
 	branding action.BrandingReader
+	shares   action.ShareMaker
 	clock    Clock
 	cfg      Config
 	// guard checks, when a request is made, the URLs an action will fetch,

@@ -41,3 +41,6 @@ func (c clientRuns) ClientRuns(ctx context.Context, agencyID, clientID string, s
 // SetBranding gives the run engine the agencies' branding, which reports
 // are drawn with.
 func (a *Actions) SetBranding(b action.BrandingReader) { a.branding = b }
+
+// SetShares gives the run engine what makes a report's share link.
+func (a *Actions) SetShares(s action.ShareMaker) { a.shares = s }

@@ -7,6 +7,7 @@
 package memory
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/memdb"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
@@ -48,13 +50,16 @@ type Store struct {
 	// The agencies' report branding, likewise.
 	brandMu  sync.Mutex
 	branding map[string]action.Branding
+	// The report share links, by id, likewise.
+	shareMu sync.Mutex
+	shares  map[string]action.Share
 }
 
 // New returns an empty store on db.
 func New(db *memdb.DB) *Store {
 	return &Store{db: db, balances: map[string]app.Balance{}, runs: map[string]app.Run{}, keys: map[runKey]string{},
 		queued: map[string]struct{}{}, queuedBy: map[string]int{}, running: map[string]int{}, served: map[string]time.Time{},
-		schedules: map[string]app.Schedule{}, seo: map[string]seocache.Answer{}, branding: map[string]action.Branding{}}
+		schedules: map[string]app.Schedule{}, seo: map[string]seocache.Answer{}, branding: map[string]action.Branding{}, shares: map[string]action.Share{}}
 }
 
 // Branding implements app.BrandingStore.
@@ -63,6 +68,61 @@ func (s *Store) Branding(_ context.Context, agencyID string) (action.Branding, b
 	defer s.brandMu.Unlock()
 	b, ok := s.branding[agencyID]
 	return b, ok, nil
+}
+
+// CreateShare implements app.ShareStore.
+func (s *Store) CreateShare(_ context.Context, sh action.Share) error {
+	s.shareMu.Lock()
+	defer s.shareMu.Unlock()
+	sh.TokenHash = slices.Clone(sh.TokenHash)
+	s.shares[sh.ID] = sh
+	return nil
+}
+
+// ListShares implements app.ShareStore.
+func (s *Store) ListShares(_ context.Context, agencyID string, f app.ShareFilter) ([]action.Share, error) {
+	s.shareMu.Lock()
+	defer s.shareMu.Unlock()
+	var out []action.Share
+	for _, sh := range s.shares {
+		if sh.AgencyID != agencyID || (f.ClientID != "" && sh.ClientID != f.ClientID) || (f.RunID != "" && sh.RunID != f.RunID) ||
+			(f.Before != "" && sh.ID >= f.Before) {
+			continue
+		}
+		out = append(out, sh)
+	}
+	slices.SortFunc(out, func(a, b action.Share) int { return strings.Compare(b.ID, a.ID) })
+	if len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, nil
+}
+
+// RevokeShare implements app.ShareStore.
+func (s *Store) RevokeShare(_ context.Context, agencyID, id string, at time.Time) (action.Share, error) {
+	s.shareMu.Lock()
+	defer s.shareMu.Unlock()
+	sh, ok := s.shares[id]
+	if !ok || sh.AgencyID != agencyID {
+		return action.Share{}, apperr.NotFound("no report share %s", id)
+	}
+	if sh.RevokedAt.IsZero() {
+		sh.RevokedAt = at
+		s.shares[id] = sh
+	}
+	return sh, nil
+}
+
+// ShareByToken implements app.ShareStore.
+func (s *Store) ShareByToken(_ context.Context, hash []byte) (action.Share, bool, error) {
+	s.shareMu.Lock()
+	defer s.shareMu.Unlock()
+	for _, sh := range s.shares {
+		if bytes.Equal(sh.TokenHash, hash) {
+			return sh, true, nil
+		}
+	}
+	return action.Share{}, false, nil
 }
 
 // PutBranding implements app.BrandingStore.
@@ -77,6 +137,7 @@ var (
 	_ app.Store         = (*Store)(nil)
 	_ seocache.Store    = (*Store)(nil)
 	_ app.BrandingStore = (*Store)(nil)
+	_ app.ShareStore    = (*Store)(nil)
 )
 
 // purgeAtOnce is how many expired SEO answers a write removes.

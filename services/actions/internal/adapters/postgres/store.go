@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/atrium-hq/atrium/platform/apperr"
 	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/pgdb"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
@@ -531,4 +532,68 @@ func (s *Store) PutBranding(ctx context.Context, agencyID string, b action.Brand
 			primary_colour = EXCLUDED.primary_colour, accent_colour = EXCLUDED.accent_colour`,
 		agencyID, b.Name, logo, b.Primary, b.Accent)
 	return pgdb.Err(err, "write the agency's branding")
+}
+
+var _ app.ShareStore = (*Store)(nil)
+
+const shareColumns = `id::text, agency_id::text, client_id::text, run_id::text, token_hash, html_name, pdf_name, created_at, expires_at, revoked_at`
+
+func scanShare(row pgx.Row) (action.Share, error) {
+	var sh action.Share
+	var revoked *time.Time
+	err := row.Scan(&sh.ID, &sh.AgencyID, &sh.ClientID, &sh.RunID, &sh.TokenHash, &sh.HTMLName, &sh.PDFName, &sh.CreatedAt, &sh.ExpiresAt, &revoked)
+	if revoked != nil {
+		sh.RevokedAt = *revoked
+	}
+	return sh, err
+}
+
+// CreateShare implements app.ShareStore.
+func (s *Store) CreateShare(ctx context.Context, sh action.Share) error {
+	_, err := s.db.Pool().Exec(ctx, `INSERT INTO report_shares (id, agency_id, client_id, run_id, token_hash, html_name, pdf_name, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		sh.ID, sh.AgencyID, sh.ClientID, sh.RunID, sh.TokenHash, sh.HTMLName, sh.PDFName, sh.CreatedAt, sh.ExpiresAt)
+	return pgdb.Err(err, "store the report's share link")
+}
+
+// ListShares implements app.ShareStore.
+func (s *Store) ListShares(ctx context.Context, agencyID string, f app.ShareFilter) ([]action.Share, error) {
+	rows, err := s.db.Pool().Query(ctx, `SELECT `+shareColumns+` FROM report_shares
+		WHERE agency_id = $1 AND ($2 = '' OR client_id::text = $2) AND ($3 = '' OR run_id::text = $3) AND ($4 = '' OR id < $4::uuid)
+		ORDER BY id DESC LIMIT $5`, agencyID, f.ClientID, f.RunID, f.Before, f.Limit)
+	if err != nil {
+		return nil, pgdb.Err(err, "list the report share links")
+	}
+	defer rows.Close()
+	var out []action.Share
+	for rows.Next() {
+		sh, err := scanShare(rows)
+		if err != nil {
+			return nil, pgdb.Err(err, "read a report share link")
+		}
+		out = append(out, sh)
+	}
+	return out, pgdb.Err(rows.Err(), "list the report share links")
+}
+
+// RevokeShare implements app.ShareStore.
+func (s *Store) RevokeShare(ctx context.Context, agencyID, id string, at time.Time) (action.Share, error) {
+	sh, err := scanShare(s.db.Pool().QueryRow(ctx, `UPDATE report_shares SET revoked_at = COALESCE(revoked_at, $3)
+		WHERE agency_id = $1 AND id = $2 RETURNING `+shareColumns, agencyID, id, at))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return action.Share{}, apperr.NotFound("no report share %s", id)
+	}
+	return sh, pgdb.Err(err, "revoke the report share link")
+}
+
+// ShareByToken implements app.ShareStore.
+func (s *Store) ShareByToken(ctx context.Context, hash []byte) (action.Share, bool, error) {
+	sh, err := scanShare(s.db.Pool().QueryRow(ctx, `SELECT `+shareColumns+` FROM report_shares WHERE token_hash = $1`, hash))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return action.Share{}, false, nil
+	}
+	if err != nil {
+		return action.Share{}, false, pgdb.Err(err, "read the report share link")
+	}
+	return sh, true, nil
 }

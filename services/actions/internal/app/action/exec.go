@@ -51,6 +51,9 @@ type Exec struct {
 	Datasets DatasetLister
 	Runs     RunLister
 	Branding BrandingReader
+	// Shares makes the share link of a report (generate_report); nil:
+	// no link.
+	Shares ShareMaker
 }
 
 // Result is a handler's successful outcome.

@@ -142,6 +142,7 @@ var catalog = []*action.Action{
 			{Name: "sections", Type: action.TArray, Enum: report.Sections, MaxItems: len(report.Sections), Description: "The sections to include, in any order (they are shown in the order listed here); default: all."},
 			{Name: "title", Type: action.TString, MaxLength: 200, Description: "The report's title; default: the client's name and the period."},
 			{Name: "timezone", Type: action.TString, MaxLength: 64, Default: "UTC", Check: report.CheckTimezone, Description: "The IANA time zone the period's days are read in, such as Europe/London."},
+			{Name: "share_ttl_days", Type: action.TInteger, Min: num(1), Max: num(365), Default: 90.0, Description: "Days the report's share link (share_url: the report without a key, for the client) works before it expires."},
 		},
 		Cost: action.Cost{AI: 1, Data: 2}, Writes: datasets.ActionRuns.Resource, TypicalSeconds: 4, Example: map[string]any{"period": map[string]any{"from": "2026-10-01", "to": "2026-10-31"}, "timezone": "Europe/London"},
 		Run: handlers.GenerateReport},

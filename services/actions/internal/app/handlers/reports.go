@@ -25,6 +25,10 @@ const MaxReportRows = 200_000
 // MaxReportRuns bounds the runs a report counts.
 const MaxReportRuns = 10_000
 
+// DefaultShareDays is how long a report's share link works unless the run
+// asks otherwise (share_ttl_days).
+const DefaultShareDays = 90
+
 // DefaultAgencyName signs a report whose agency set no branding.
 const DefaultAgencyName = "Atrium"
 
@@ -113,6 +117,18 @@ func GenerateReport(ctx context.Context, x *action.Exec) (action.Result, error) 
 	}
 	if model != "" {
 		data["model"] = model
+	}
+	if x.Shares != nil {
+		days := x.Input.Int("share_ttl_days")
+		if days <= 0 {
+			days = DefaultShareDays
+		}
+		url, err := x.Shares.MakeShare(ctx, action.Share{AgencyID: x.AgencyID, ClientID: x.Client.ID, RunID: x.RunID, HTMLName: htmlName, PDFName: pdfName,
+			CreatedAt: x.Now}, time.Duration(days)*24*time.Hour)
+		if err != nil {
+			return action.Result{}, fmt.Errorf("make the report's share link: %w", err)
+		}
+		data["share_url"] = url
 	}
 	return action.Result{Data: data}, nil
 }

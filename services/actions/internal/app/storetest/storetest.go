@@ -33,6 +33,7 @@ type Store interface {
 	app.Store
 	seocache.Store
 	app.BrandingStore
+	app.ShareStore
 }
 
 // RunAll runs the contract against fresh stores made by newStore.
@@ -72,6 +73,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"SEOCacheReplacesAndKeepsAnyBytes", testSEOCacheReplaces},
 		{"SEOCacheConcurrentWriters", testSEOCacheConcurrentWriters},
 		{"BrandingByAgency", testBrandingByAgency},
+		{"SharesByAgency", testSharesByAgency},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,14 +11,19 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 )
 
-// ReportsServer implements ReportsService: the agencies' report branding.
+// ReportsServer implements ReportsService: the agencies' report branding
+// and the reports' share links.
 type ReportsServer struct {
 	actionsv1.UnimplementedReportsServiceServer
 	reports *app.Reports
+	shares  *app.Shares
+	runs    app.RunReader
 }
 
 // NewReportsServer returns the reports server over the use cases.
-func NewReportsServer(r *app.Reports) *ReportsServer { return &ReportsServer{reports: r} }
+func NewReportsServer(r *app.Reports, sh *app.Shares, runs app.RunReader) *ReportsServer {
+	return &ReportsServer{reports: r, shares: sh, runs: runs}
+}
 
 // Register registers ReportsService on r.
 func (s *ReportsServer) Register(r grpc.ServiceRegistrar) {
