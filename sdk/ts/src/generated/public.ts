@@ -799,6 +799,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/report-shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lists the agency's report share links, newest first: the links a client opens without a key (/r/{token}).
+         * @description Needs an API key with the read scope, bound to an agency, or a signed-in member's session cookie. Its resource is reports (read): signed-in members with the role owner, manager, viewer may call it. A published_only key may not call it (403).
+         */
+        get: operations["ReportsService_ListShares"];
+        put?: never;
+        /**
+         * Makes a new share link for a successful generate_report run (the one the run made may have been revoked or have expired).
+         * @description Makes a new share link for a successful generate_report
+         *     run (the one the run made may have been revoked or have expired). Its
+         *     url is in this answer only.
+         *
+         *     Needs an API key with the write scope, bound to an agency, or a signed-in member's session cookie. Its resource is reports (write): signed-in members with the role owner, manager may call it. A published_only key may not call it (403).
+         */
+        post: operations["ReportsService_CreateShare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/report-shares/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Ends a share link now: from then on /r/{token} answers 410.
+         * @description Ends a share link now: from then on /r/{token} answers 410.
+         *     Revoking a revoked link changes nothing.
+         *
+         *     Needs an API key with the write scope, bound to an agency, or a signed-in member's session cookie. Its resource is reports (write): signed-in members with the role owner, manager may call it. A published_only key may not call it (403).
+         */
+        delete: operations["ReportsService_RevokeShare"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs": {
         parameters: {
             query?: never;
@@ -2017,6 +2068,21 @@ export interface components {
             session: components["schemas"]["Session"];
             user: components["schemas"]["User"];
         };
+        CreateShareRequest: {
+            /**
+             * Format: int32
+             * @description Days the link works: 1 to 365, default 90.
+             */
+            expires_in_days?: number;
+            /**
+             * Format: uuid
+             * @description A successful generate_report run of the agency.
+             */
+            run_id?: string;
+        };
+        CreateShareResponse: {
+            share: components["schemas"]["Share"];
+        };
         CreateWebhookRequest: {
             /** @description At most 500 characters, one line. */
             description?: string;
@@ -2841,6 +2907,11 @@ export interface components {
             /** @description The sections to include, in any order (they are shown in the order listed here); default: all. */
             sections?: ("rankings" | "audit" | "backlinks" | "gbp_posts" | "llm_visibility" | "work_done" | "narrative")[];
             /**
+             * @description Days the report's share link (share_url: the report without a key, for the client) works before it expires.
+             * @default 90
+             */
+            share_ttl_days: number;
+            /**
              * @description The IANA time zone the period's days are read in, such as Europe/London.
              * @default UTC
              */
@@ -3279,6 +3350,11 @@ export interface components {
         ListSchemaCollectionsResponse: {
             collections: components["schemas"]["Collection"][];
         };
+        ListSharesResponse: {
+            /** @description The cursor of the next page; absent on the last page. */
+            next_cursor?: string;
+            shares: components["schemas"]["Share"][];
+        };
         ListWebhooksResponse: {
             webhooks: components["schemas"]["Webhook"][];
         };
@@ -3703,6 +3779,9 @@ export interface components {
         };
         RevokeAgencyKeyResponse: {
             key: components["schemas"]["APIKey"];
+        };
+        RevokeShareResponse: {
+            share: components["schemas"]["Share"];
         };
         RotateWebhookSecretResponse: {
             webhook: components["schemas"]["Webhook"];
@@ -4305,6 +4384,34 @@ export interface components {
         SessionServiceCompletePasswordResetBody: {
             /** @description 12 to 1,024 characters, not a common password. */
             password: string;
+        };
+        /**
+         * @description Share is a link to a report run's HTML page and PDF that a client opens
+         *     without a key, until it expires or is revoked.
+         */
+        Share: {
+            /** Format: uuid */
+            client_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            revoked_at?: string;
+            /**
+             * Format: uuid
+             * @description The generate_report run whose report the link shows.
+             */
+            run_id: string;
+            /** @description active, expired or revoked. */
+            state: string;
+            /**
+             * @description The link's address (/r/{token}); only given when the link is created:
+             *     the token is kept only as a hash.
+             */
+            url?: string;
         };
         Site: {
             /**
@@ -6396,6 +6503,108 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    ReportsService_ListShares: {
+        parameters: {
+            query?: {
+                /** @description Only the links of this client. */
+                client_id?: string;
+                /** @description Only the links of this run. */
+                run_id?: string;
+                /** @description Links to return: 1 to 100, default 20. */
+                limit?: number;
+                /** @description The next_cursor of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSharesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    ReportsService_CreateShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateShareRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateShareResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["Timeout"];
+        };
+    };
+    ReportsService_RevokeShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    "Atrium-Trace-Id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokeShareResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
