@@ -25,6 +25,7 @@ var publishedRoutes = []string{
 	"GET /api/public/v1/collections",
 	"GET /api/public/v1/collections/{collection_slug}",
 	"GET /api/public/v1/collections/{collection_slug}/{item_id}",
+	"POST /api/public/v1/realtime",
 }
 
 func testPublishedOnlyEveryRoute(t *testing.T, s *stack) {
@@ -68,6 +69,16 @@ func testPublishedOnlyEveryRoute(t *testing.T, s *stack) {
 					continue
 				}
 				url := base + fillPath(path, params, fabricated)
+				if route == "POST /api/public/v1/realtime" {
+					// A subscription names a live stream: a published-only
+					// key may subscribe one (it then receives only what
+					// it may read: testRealtime).
+					st := openRealtime(t, s, "")
+					wantStatus(t, subscribe(t, s, page, st.clientID, "posts"), http.StatusNoContent)
+					st.close()
+					allowed = append(allowed, route)
+					continue
+				}
 				status, msg := probe(t, method, url, page)
 				// A person's own session (GET and DELETE
 				// /api/v1/sessions/current) takes no key of any kind,

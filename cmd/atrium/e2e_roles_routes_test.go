@@ -109,6 +109,19 @@ func testRolesEveryRoute(t *testing.T, s *stack) {
 			if route == "DELETE /api/v1/sessions/current" {
 				continue // signs the walker out; testPeopleSessions tries it
 			}
+			if route == "POST /api/public/v1/realtime" {
+				// Live updates are a website's, subscribed with an API
+				// key (docs/realtime.md), so the routes table, made from
+				// the proto's rules, does not list them: a person's
+				// session is refused whatever the role.
+				for _, role := range roles {
+					status, msg := people[role].probe(t, method, s.api+path, c.site)
+					if status != http.StatusUnauthorized && status != http.StatusForbidden {
+						t.Errorf("%s as %s: %d %q, want a refusal: it takes an API key", route, role, status, msg)
+					}
+				}
+				continue
+			}
 			row, ok := table[route]
 			if !ok {
 				t.Errorf("%s is served but not in docs/people.md's routes table", route)
