@@ -1,11 +1,15 @@
 package app_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -16,6 +20,7 @@ import (
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/builtintext"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/mediastore"
 	"github.com/atrium-hq/atrium/services/actions/internal/app"
+	"github.com/atrium-hq/atrium/services/actions/internal/app/provider"
 )
 
 // generate_report end to end through the run engine: the rows the data
@@ -158,5 +163,80 @@ func TestGenerateReportRefusesABadRequestAndAnotherAgencysClient(t *testing.T) {
 	}
 	if b := e.balance(t); b.AI != 5 || b.Data != 5 {
 		t.Errorf("balance = %+v after refused requests, want nothing spent", b)
+	}
+}
+
+// recordingMail keeps what it is asked to send, or refuses it all.
+type recordingMail struct {
+	mu     sync.Mutex
+	sent   []provider.Mail
+	refuse error
+}
+
+func (m *recordingMail) Send(_ context.Context, msg provider.Mail) (provider.SentMail, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.refuse != nil {
+		return provider.SentMail{}, m.refuse
+	}
+	m.sent = append(m.sent, msg)
+	return provider.SentMail{MessageID: "<" + uuid.NewString() + "@atrium.test>", From: "reports@agency.example"}, nil
+}
+
+// A report that names recipients is emailed to each, one message each,
+// with its links; a report that cannot be sent is a failed run, not
+// charged; a bad address is a 400 before anything is made.
+func TestGenerateReportEmailsItsRecipients(t *testing.T) {
+	e, _ := reportEnv(t)
+	mail := &recordingMail{}
+	e.providers.Mail = mail
+	e.grant(t, 5, 5)
+	to := []any{"owner@bakery.example", "marketing@bakery.example"}
+	out, err := e.actions.Run(t.Context(), e.agency, map[string]any{"action": "generate_report", "client_id": e.client.ID, "period": "last_month", "email_to": to}, "")
+	if err != nil || out.Run.Status != app.StatusSuccess {
+		t.Fatalf("run: %+v, %v", out.Run, err)
+	}
+	d := out.Run.Data
+	link, _ := d["share_url"].(string)
+	if link == "" {
+		link, _ = d["html_url"].(string)
+	}
+	if len(mail.sent) != 2 {
+		t.Fatalf("%d messages sent, want one to each of %v", len(mail.sent), to)
+	}
+	for i, m := range mail.sent {
+		if m.To != to[i] || m.Subject != d["title"] || !strings.Contains(m.HTML, html.EscapeString(link)) || !strings.Contains(m.HTML, html.EscapeString(d["pdf_url"].(string))) {
+			t.Errorf("message %d = %+v, want to %s, the report's title and its links (%s, %s)", i, m, to[i], link, d["pdf_url"])
+		}
+	}
+	if got, _ := d["emailed_to"].([]any); len(got) != 2 {
+		t.Errorf("emailed_to = %v, want %v", d["emailed_to"], to)
+	}
+	before := e.balance(t)
+
+	// A mail server that refuses: the run fails and nothing is spent.
+	mail.refuse = errors.New("550 mailbox unavailable")
+	out, err = e.actions.Run(t.Context(), e.agency, map[string]any{"action": "generate_report", "client_id": e.client.ID, "period": "last_month", "email_to": to[:1]}, "")
+	if err == nil && out.Run.Status == app.StatusSuccess {
+		t.Fatalf("a report the mail server refused: %+v, want a failed run", out.Run)
+	}
+	if b := e.balance(t); b != before {
+		t.Errorf("balance = %+v after a report that could not be sent, want %+v", b, before)
+	}
+
+	// A bad address or too many: 400, nothing made or spent.
+	for _, bad := range []any{[]any{"not an address"}, make([]any, 21)} {
+		if arr := bad.([]any); len(arr) == 21 {
+			for i := range arr {
+				arr[i] = fmt.Sprintf("p%d@bakery.example", i)
+			}
+		}
+		_, err := e.actions.Run(t.Context(), e.agency, map[string]any{"action": "generate_report", "client_id": e.client.ID, "period": "last_month", "email_to": bad}, "")
+		if apperr.KindOf(err) != apperr.KindInvalid || !strings.Contains(err.Error(), "email_to") {
+			t.Errorf("email_to %v: %v, want a 400 naming email_to", bad, err)
+		}
+	}
+	if b := e.balance(t); b != before {
+		t.Errorf("balance = %+v after refused requests, want %+v", b, before)
 	}
 }

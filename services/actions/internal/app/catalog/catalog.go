@@ -143,8 +143,9 @@ var catalog = []*action.Action{
 			{Name: "title", Type: action.TString, MaxLength: 200, Description: "The report's title; default: the client's name and the period."},
 			{Name: "timezone", Type: action.TString, MaxLength: 64, Default: "UTC", Check: report.CheckTimezone, Description: "The IANA time zone the period's days are read in, such as Europe/London."},
 			{Name: "share_ttl_days", Type: action.TInteger, Min: num(1), Max: num(365), Default: 90.0, Description: "Days the report's share link (share_url: the report without a key, for the client) works before it expires."},
+			{Name: "email_to", Type: action.TArray, Format: action.FormatEmail, MaxItems: handlers.MaxReportRecipients, MaxLength: 254, Description: "Addresses the report is emailed to once it is made (its share link and its PDF's address), one message each; a schedule of generate_report that names them delivers every report. Needs the mail server (--smtp-addr); a report that cannot be sent is a failed run, not charged."},
 		},
-		Cost: action.Cost{AI: 1, Data: 2}, Writes: datasets.ActionRuns.Resource, TypicalSeconds: 4, Example: map[string]any{"period": map[string]any{"from": "2026-10-01", "to": "2026-10-31"}, "timezone": "Europe/London"},
+		Cost: action.Cost{AI: 1, Data: 2}, Writes: datasets.ActionRuns.Resource, TypicalSeconds: 4, Example: map[string]any{"period": map[string]any{"from": "2026-10-01", "to": "2026-10-31"}, "timezone": "Europe/London", "share_ttl_days": 30},
 		Run: handlers.GenerateReport},
 	{Name: "score_call", Description: "Scores a call transcript: lead grade (A to D: how likely the caller is to buy), quality grade (A to D: how well the call was handled), a 0-100 score, the signals found and a summary.",
 		Fields: []action.Field{

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"html"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,10 @@ const MaxReportRuns = 10_000
 // DefaultShareDays is how long a report's share link works unless the run
 // asks otherwise (share_ttl_days).
 const DefaultShareDays = 90
+
+// MaxReportRecipients bounds email_to: a report goes to the client's
+// people, not to a mailing list.
+const MaxReportRecipients = 20
 
 // DefaultAgencyName signs a report whose agency set no branding.
 const DefaultAgencyName = "Atrium"
@@ -130,7 +135,32 @@ func GenerateReport(ctx context.Context, x *action.Exec) (action.Result, error) 
 		}
 		data["share_url"] = url
 	}
+	if to := x.Input.Strs("email_to"); len(to) > 0 {
+		if err := mailReport(ctx, x, to, f.Title, brand.Name, data); err != nil {
+			return action.Result{}, err
+		}
+		data["emailed_to"] = stringsAny(to)
+	}
 	return action.Result{Data: data}, nil
+}
+
+// mailReport sends the report's links to each recipient, one message each
+// (no recipient sees the others' addresses). The link is the share link
+// when there is one: it can be revoked, and it expires.
+func mailReport(ctx context.Context, x *action.Exec, to []string, title, agency string, data map[string]any) error {
+	link, _ := data["share_url"].(string)
+	if link == "" {
+		link, _ = data["html_url"].(string)
+	}
+	pdf, _ := data["pdf_url"].(string)
+	body := "<p>" + html.EscapeString(agency) + " has prepared your report: <strong>" + html.EscapeString(title) + "</strong>.</p>" +
+		`<p><a href="` + html.EscapeString(link) + `">Open the report</a> · <a href="` + html.EscapeString(pdf) + `">Download it as a PDF</a></p>`
+	for _, addr := range to {
+		if _, err := x.P.Mail.Send(ctx, provider.Mail{To: addr, Subject: title, HTML: body}); err != nil {
+			return fmt.Errorf("email the report to %s: %w", addr, err)
+		}
+	}
+	return nil
 }
 
 func stringsAny(ss []string) []any {
