@@ -2897,6 +2897,8 @@ export interface components {
              * @description The client to run it for: the id (a UUID) of a client linked to your agency.
              */
             client_id: string;
+            /** @description Addresses the report is emailed to once it is made (its share link and its PDF's address), one message each; a schedule of generate_report that names them delivers every report. Needs the mail server (--smtp-addr); a report that cannot be sent is a failed run, not charged. */
+            email_to?: string[];
             /** @description The period: "last_month" (the calendar month before today's), "last_week" (Monday to Sunday before this week's) or {"from": "YYYY-MM-DD", "to": "YYYY-MM-DD"}, both days included, from before to, at most 366 days apart. */
             period: ("last_month" | "last_week") | {
                 /** Format: date */
