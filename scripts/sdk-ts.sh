@@ -88,7 +88,10 @@ test)
     go build -o "$tmp/atrium" ./cmd/atrium
     bin=$tmp/atrium
   fi
-  (cd "$dir" && ATRIUM_BIN=$(realpath "$bin") NODE_NO_WARNINGS=1 node --test --test-concurrency=1 test/*.test.mjs)
+  # Made absolute here: the tests run in sdk/ts, and CI names the binary
+  # by a path relative to the repository (.bin/static/atrium).
+  bin=$(realpath "$bin")
+  (cd "$dir" && ATRIUM_BIN=$bin NODE_NO_WARNINGS=1 node --test --test-concurrency=1 test/*.test.mjs)
   ;;
 *)
   echo "usage: scripts/sdk-ts.sh install|generate|check|build|test" >&2
