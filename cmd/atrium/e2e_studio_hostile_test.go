@@ -340,8 +340,11 @@ func testStudioHostileInput(t *testing.T, s *stack) {
 		}
 	}
 	t.Logf("%d hostile requests on %d routes in %s", asked, len(routes), time.Since(start).Round(time.Millisecond))
-	if took := time.Since(start); took > 60*time.Second {
-		t.Errorf("the hostile input took %s, more than the 60 s it is allowed", took)
+	// A bound against a page that hangs, not a speed target: the cluster
+	// deployment (fifteen race-instrumented processes beside the rest of
+	// make test on two cores) took 74 s in CI on 2026-11-29.
+	if took := time.Since(start); took > 180*time.Second {
+		t.Errorf("the hostile input took %s, more than the 180 s it is allowed", took)
 	}
 }
 
