@@ -188,6 +188,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"ActionRunsEvents", testActionRunsEvents},
 		{"SDKRuns", testSDKRuns},
 		{"Schedules", testSchedules},
+		{"SchedulesCreditsRunOut", testSchedulesCreditsRunOut},
 		{"WebhooksEndpoints", testWebhooksEndpoints},
 		{"WebhooksValidation", testWebhooksValidation},
 		{"WebhooksEveryFamily", testWebhooksEveryFamily},
