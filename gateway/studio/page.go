@@ -48,11 +48,12 @@ type pages struct {
 	byName map[string]*template.Template
 }
 
-// loadPages parses templates/layout.html and templates/partials/*.html
-// with each file under templates/pages; a page is named by its path under
-// pages without .html ("home", "editor/items").
+// loadPages parses templates/partials/*.html with each file under
+// templates/pages; a page is named by its path under pages without .html
+// ("home", "editor/items"). The layout around a page's "head" and "main"
+// blocks is drawn in Go (layout.go).
 func loadPages() (*pages, error) {
-	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/partials/*.html")
+	base, err := template.New("base").Funcs(funcs).ParseFS(templateFiles, "templates/partials/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("studio: templates: %w", err)
 	}
@@ -312,10 +313,7 @@ func (s *Studio) render(v *visit, code int, name string, view View, d any) {
 			pagePool.Put(buf)
 		}
 	}()
-	if err := t.ExecuteTemplate(buf, "layout.html", struct {
-		V View
-		D any
-	}{view, d}); err != nil {
+	if err := drawPage(buf, t, view, d); err != nil {
 		s.cfg.Logger.Error("studio: rendering a page", "page", name, "error", err)
 		http.Error(v.w, "the page could not be drawn; reload it, and tell Atrium's operator if it happens again", http.StatusInternalServerError)
 		return
