@@ -294,7 +294,7 @@ func TestCLI(t *testing.T) {
 		create := []string{"schedules", "create", "--action", "generate_gbp_post", "--client", client, "--param", "topic=Rye on Mondays",
 			"--every", "week", "--weekday", "monday", "--at", "07:00", "--timezone", "Europe/London", "--max-ai", "4", "--description", "Weekly post"}
 		preview := decodeJSON[map[string]any](t, cl.ok(t, append(create, "--dry-run")...))
-		if len(preview["next_runs"].([]any)) != 5 {
+		if preview["id"] != "" || len(preview["next_runs"].([]any)) != 5 {
 			t.Fatalf("schedules create --dry-run: %v", preview)
 		}
 		if got := decodeJSON[[]map[string]any](t, cl.ok(t, "schedules", "list")); len(got) != 0 {

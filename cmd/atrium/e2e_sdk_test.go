@@ -124,7 +124,7 @@ func testSDK(t *testing.T, s *stack) {
 	in := atrium.ScheduleInput{Action: "generate_gbp_post", ClientID: client, Params: map[string]any{"topic": "Weekly rye"},
 		Every: &every, At: &at, Weekday: &monday, Timezone: "Europe/London", MaxCreditsPerMonth: &atrium.Credits{AI: 8}}
 	preview, err := sdk.Schedules.Create(ctx, in, atrium.DryRun())
-	if err != nil || preview.State != "active" || len(preview.NextRuns) != 5 || preview.EstimatedCredits.PerRun.AI != 1 {
+	if err != nil || preview.ID != "" || preview.State != "active" || len(preview.NextRuns) != 5 || preview.EstimatedCredits.PerRun.AI != 1 {
 		t.Fatalf("Schedules.Create dry run = %+v, %v", preview, err)
 	}
 	for sc, err := range sdk.Schedules.List(ctx, atrium.ScheduleQuery{}) {

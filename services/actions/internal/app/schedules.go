@@ -262,10 +262,12 @@ func (a *Actions) CreateSchedule(ctx context.Context, agencyID string, in Schedu
 		return ScheduleView{}, apperr.Invalid("the schedule has no slot left: its ends_at (%s) is before its next time", s.Timing.EndsAt.Format(time.RFC3339))
 	}
 	s.NextRunAt = next
-	s.ID = store.NewID()
 	if dryRun {
+		// No id: one that was never stored would read as a schedule a
+		// caller could get, change or delete.
 		return a.view(s), nil
 	}
+	s.ID = store.NewID()
 	err = a.store.InTx(ctx, func(tx Tx) error {
 		n, err := tx.CountSchedules(ctx, agencyID)
 		if err != nil {
