@@ -290,6 +290,55 @@ func TestCLI(t *testing.T) {
 		cl.fails(t, exitUsage, []string{"--endpoint and --events are required"}, "webhooks", "create", "--events", "item.*")
 	})
 
+	t.Run("schedules and branding", func(t *testing.T) {
+		create := []string{"schedules", "create", "--action", "generate_gbp_post", "--client", client, "--param", "topic=Rye on Mondays",
+			"--every", "week", "--weekday", "monday", "--at", "07:00", "--timezone", "Europe/London", "--max-ai", "4", "--description", "Weekly post"}
+		preview := decodeJSON[map[string]any](t, cl.ok(t, append(create, "--dry-run")...))
+		if preview["id"] != "" || len(preview["next_runs"].([]any)) != 5 {
+			t.Fatalf("schedules create --dry-run: %v", preview)
+		}
+		if got := decodeJSON[[]map[string]any](t, cl.ok(t, "schedules", "list")); len(got) != 0 {
+			t.Fatalf("a dry run created %v", got)
+		}
+		sched := decodeJSON[map[string]any](t, cl.ok(t, create...))
+		id, _ := sched["id"].(string)
+		if id == "" || sched["params"].(map[string]any)["topic"] != "Rye on Mondays" || sched["state"] != "active" {
+			t.Fatalf("schedules create: %v", sched)
+		}
+		if out := term.ok(t, "schedules", "list", "--client", client); !strings.Contains(out, id) || !strings.Contains(out, "every week monday 07:00") {
+			t.Fatalf("schedules list table:\n%s", out)
+		}
+		if u := decodeJSON[map[string]any](t, cl.ok(t, "schedules", "update", id, "--at", "08:30")); u["at"] != "08:30" || u["description"] != "Weekly post" {
+			t.Fatalf("schedules update --at: %v", u)
+		}
+		if p := decodeJSON[map[string]any](t, cl.ok(t, "schedules", "pause", id)); p["state"] != "paused" {
+			t.Fatalf("schedules pause: %v", p)
+		}
+		run := decodeJSON[map[string]any](t, cl.ok(t, "schedules", "trigger", id, "--wait"))
+		if run["state"] != "success" || run["action"] != "generate_gbp_post" {
+			t.Fatalf("schedules trigger --wait: %v", run)
+		}
+		if r := decodeJSON[map[string]any](t, cl.ok(t, "schedules", "resume", id)); r["state"] != "active" {
+			t.Fatalf("schedules resume: %v", r)
+		}
+		cl.fails(t, exitAPI, []string{"HTTP 400", "every week needs weekday"}, "schedules", "update", id, "--weekday", "")
+		cl.fails(t, exitAPI, []string{"HTTP 403"}, "schedules", "pause", id, "--api-key", c.read)
+		if out := cl.ok(t, "schedules", "delete", id); !strings.Contains(out, "deleted schedule "+id) {
+			t.Fatalf("schedules delete: %s", out)
+		}
+		cl.fails(t, exitAPI, []string{"HTTP 404"}, "schedules", "get", id)
+
+		b := decodeJSON[map[string]any](t, cl.ok(t, "branding", "set", "--name", "Northwind SEO", "--accent", "#aa5500"))
+		if got := decodeJSON[map[string]any](t, cl.ok(t, "branding", "get")); got["name"] != "Northwind SEO" || got["colors"].(map[string]any)["accent"] != "#aa5500" {
+			t.Fatalf("branding get after set (%v): %v", b, got)
+		}
+		cl.fails(t, exitAPI, []string{"HTTP 400", "#rrggbb"}, "branding", "set", "--name", "X", "--primary", "blue")
+		if got := decodeJSON[[]map[string]any](t, cl.ok(t, "report-shares", "list")); len(got) != 0 {
+			t.Fatalf("report-shares list with no report: %v", got)
+		}
+		cl.fails(t, exitAPI, []string{"HTTP 404"}, "report-shares", "revoke", "0190b7a8-3c1e-7d2f-9a4b-5c6d7e8f9a0b")
+	})
+
 	t.Run("admin provisions a tenant whose key then works", func(t *testing.T) {
 		op := cliRun{env: map[string]string{"ATRIUM_ADMIN_URL": s.admin, "ATRIUM_ADMIN_TOKEN": testAdminToken, "ATRIUM_URL": s.api}, dir: t.TempDir()}
 		agency := decodeJSON[map[string]any](t, op.ok(t, "admin", "agencies", "create", "--name", "CLI Agency"))["id"].(string)

@@ -22,6 +22,11 @@ func testSchedules(t *testing.T, s *stack) {
 	if next, _ := preview["next_runs"].([]any); len(next) != 5 || preview["state"] != "active" {
 		t.Fatalf("dry run = %s", dry.body)
 	}
+	// A preview names no schedule: an id would read as one to get or
+	// delete.
+	if id, _ := preview["id"].(string); id != "" {
+		t.Fatalf("the dry run answered the id %q of a schedule that does not exist; want none", id)
+	}
 	if per := preview["estimated_credits"].(map[string]any)["per_run"].(map[string]any); per["ai"] != float64(2) {
 		t.Fatalf("estimated per run = %v; want 2 AI", per)
 	}

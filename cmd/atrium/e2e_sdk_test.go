@@ -117,6 +117,69 @@ func testSDK(t *testing.T, s *stack) {
 		t.Fatalf("Actions.Credits = %+v, %v", bal, err)
 	}
 
+	// A schedule: previewed, created, found by its filters, triggered
+	// (an ordinary run, waited for), paused, resumed and deleted; and the
+	// reports' branding.
+	every, at, monday := "week", "07:00", "monday"
+	in := atrium.ScheduleInput{Action: "generate_gbp_post", ClientID: client, Params: map[string]any{"topic": "Weekly rye"},
+		Every: &every, At: &at, Weekday: &monday, Timezone: "Europe/London", MaxCreditsPerMonth: &atrium.Credits{AI: 8}}
+	preview, err := sdk.Schedules.Create(ctx, in, atrium.DryRun())
+	if err != nil || preview.ID != "" || preview.State != "active" || len(preview.NextRuns) != 5 || preview.EstimatedCredits.PerRun.AI != 1 {
+		t.Fatalf("Schedules.Create dry run = %+v, %v", preview, err)
+	}
+	for sc, err := range sdk.Schedules.List(ctx, atrium.ScheduleQuery{}) {
+		t.Fatalf("a dry run stored a schedule: listed %+v, %v", sc, err)
+	}
+	sched, err := sdk.Schedules.Create(ctx, in)
+	if err != nil || sched.ID == "" || sched.NextRunAt == nil || sched.NextRunAt.Weekday() != time.Monday {
+		t.Fatalf("Schedules.Create = %+v, %v", sched, err)
+	}
+	var listed []string
+	for sc, err := range sdk.Schedules.List(ctx, atrium.ScheduleQuery{ClientID: client, Action: "generate_gbp_post", State: "active"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed = append(listed, sc.ID)
+	}
+	for sc, err := range sdk.Schedules.List(ctx, atrium.ScheduleQuery{State: "paused"}) {
+		t.Fatalf("the paused schedules listed %+v, %v; none is paused", sc, err)
+	}
+	if fmt.Sprint(listed) != "["+sched.ID+"]" {
+		t.Fatalf("Schedules.List = %v; want [%s]", listed, sched.ID)
+	}
+	triggered, err := sdk.Schedules.Trigger(ctx, sched.ID)
+	if err != nil || triggered.State != "queued" {
+		t.Fatalf("Schedules.Trigger = %+v, %v", triggered, err)
+	}
+	if done, err := sdk.Runs.Wait(ctx, triggered.ID); err != nil || done.State != "success" || done.Credits.Spent.AI != 1 {
+		t.Fatalf("the triggered run ended %+v, %v", done, err)
+	}
+	if p, err := sdk.Schedules.Pause(ctx, sched.ID); err != nil || p.State != "paused" || p.NextRunAt != nil {
+		t.Fatalf("Schedules.Pause = %+v, %v", p, err)
+	}
+	desc := "Rye every Monday"
+	if u, err := sdk.Schedules.Update(ctx, sched.ID, atrium.ScheduleInput{Description: &desc}); err != nil || u.Description != desc || u.State != "paused" {
+		t.Fatalf("Schedules.Update = %+v, %v", u, err)
+	}
+	if r, err := sdk.Schedules.Resume(ctx, sched.ID); err != nil || r.State != "active" {
+		t.Fatalf("Schedules.Resume = %+v, %v", r, err)
+	}
+	if g, err := sdk.Schedules.Get(ctx, sched.ID); err != nil || len(g.Slots) == 0 || g.Slots[0].Outcome != "triggered" {
+		t.Fatalf("Schedules.Get = %+v, %v; want the triggered slot", g, err)
+	}
+	if err := sdk.Schedules.Delete(ctx, sched.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sdk.Schedules.Get(ctx, sched.ID); !atrium.IsNotFound(err) {
+		t.Fatalf("a deleted schedule = %v; want 404", err)
+	}
+	if b, err := sdk.Branding.Put(ctx, atrium.Branding{Name: "Northwind SEO", Colors: atrium.BrandColors{Primary: "#112233"}}); err != nil || b.Colors.Accent != "#e07a2e" {
+		t.Fatalf("Branding.Put = %+v, %v; want the default accent beside the primary given", b, err)
+	}
+	if b, err := sdk.Branding.Get(ctx); err != nil || b.Name != "Northwind SEO" || b.Colors.Primary != "#112233" {
+		t.Fatalf("Branding.Get = %+v, %v", b, err)
+	}
+
 	// Errors: a 400 and a 404, with Atrium's words and the trace id.
 	_, err = sdk.Data.Read(ctx, atrium.DataQuery{Resource: "nope", ClientID: client})
 	var ae *atrium.Error

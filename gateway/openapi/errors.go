@@ -222,7 +222,7 @@ func completeOperation(l listener, path string, op document) error {
 			delete(responses, "200")
 			if operationExtras[id].dryRun {
 				dry := maps.Clone(ok.(document))
-				dry["description"] = "A dry run (?dry_run=true): the same body, and nothing created."
+				dry["description"] = "A dry run (?dry_run=true): the same body, and nothing created (a schedule's `id` is then empty)."
 				responses["200"] = dry
 			}
 			ok.(document)["description"] = "Created."

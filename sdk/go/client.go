@@ -44,6 +44,11 @@ type Client struct {
 	Actions   *ActionsService
 	Runs      *RunsService
 	Webhooks  *WebhooksService
+	// Schedules run an action for a client on a timing.
+	Schedules *SchedulesService
+	// Branding and ReportShares are the client reports' look and links.
+	Branding     *BrandingService
+	ReportShares *ReportSharesService
 
 	t *transport
 }
@@ -78,7 +83,8 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	return &Client{
 		Collections: &CollectionsService{t}, Items: &ItemsService{t}, Assets: &AssetsService{t}, Previews: &PreviewLinksService{t},
 		Prospects: &ProspectsService{t}, Deals: &DealsService{t}, Data: &DataService{t},
-		Actions: &ActionsService{t}, Runs: &RunsService{t}, Webhooks: &WebhooksService{t}, t: t,
+		Actions: &ActionsService{t}, Runs: &RunsService{t}, Webhooks: &WebhooksService{t},
+		Schedules: &SchedulesService{t}, Branding: &BrandingService{t}, ReportShares: &ReportSharesService{t}, t: t,
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package atrium is the Go client of Atrium's HTTP API: the collections
 // interface (items and assets of a site), the agency CRM lists, the
-// per-client data read, the actions and their runs, and webhooks, with
+// per-client data read, the actions and their runs, schedules, the client
+// reports' branding and share links, and webhooks, with
 // the admin API beside them for provisioning.
 //
 // It does what the API's documentation asks of a careful client, so that

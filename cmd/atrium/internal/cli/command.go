@@ -74,6 +74,7 @@ func Run(ctx context.Context, args []string, env Env, opts Options) error {
 func clientCommands(f *Factory) []*Command {
 	return []*Command{
 		newDataCmd(f), newActionsCmd(f), newRunsCmd(f), newCollectionsCmd(f), newItemsCmd(f),
+		newSchedulesCmd(f), newBrandingCmd(f), newReportSharesCmd(f),
 		newProspectsCmd(f), newDealsCmd(f), newWebhooksCmd(f), newAdminCmd(f), newLoginCmd(f, nil),
 		newCompletionCmd(f, nil),
 	}
@@ -308,7 +309,7 @@ func (c *Command) printUsage(w io.Writer) {
 		if s.Server {
 			b = &server
 		}
-		fmt.Fprintf(b, "  %-12s %s\n", s.Name, s.Summary)
+		fmt.Fprintf(b, "  %-14s %s\n", s.Name, s.Summary)
 	}
 	fmt.Fprintf(w, `Usage: atrium [global flags] <command> [flags]
 

@@ -189,7 +189,7 @@ func TestCompletionFollowsTheTable(t *testing.T) {
 		}
 	}
 	walk(&Command{Subs: clientCommands(newFactory(Env{}, ""))}, "")
-	for _, w := range []string{`"admin collections create") words=""; flags="`, "--field", "--search-language", "--forward-to"} {
+	for _, w := range []string{`"admin collections create") words=""; flags="`, "--field", "--search-language", "--forward-to", "--params-json", "--pause-after"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("bash completion lacks %q", w)
 		}

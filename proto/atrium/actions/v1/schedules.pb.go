@@ -197,7 +197,8 @@ func (x *ScheduleInput) GetDescription() string {
 // Schedule is a schedule as its resource shows it.
 type Schedule struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Its id; in a dry run, an id it would have had, never stored.
+	// Its id, a UUID; in the answer of a dry run (?dry_run=true), which
+	// stores nothing and so names no schedule, it is empty (""), not a UUID.
 	Id       string           `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	Action   string           `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
 	ClientId string           `protobuf:"bytes,3,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`

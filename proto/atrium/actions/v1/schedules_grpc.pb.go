@@ -39,7 +39,8 @@ const (
 // docs/schedules.md.
 type SchedulesServiceClient interface {
 	// CreateSchedule creates a schedule; with ?dry_run=true it answers the
-	// same body (next runs, estimated credits) and creates nothing.
+	// same body (next runs, estimated credits) with an empty id, and creates
+	// nothing.
 	CreateSchedule(ctx context.Context, in *CreateScheduleRequest, opts ...grpc.CallOption) (*CreateScheduleResponse, error)
 	// ListSchedules lists the agency's schedules, oldest first.
 	ListSchedules(ctx context.Context, in *ListSchedulesRequest, opts ...grpc.CallOption) (*ListSchedulesResponse, error)
@@ -159,7 +160,8 @@ func (c *schedulesServiceClient) TriggerSchedule(ctx context.Context, in *Trigge
 // docs/schedules.md.
 type SchedulesServiceServer interface {
 	// CreateSchedule creates a schedule; with ?dry_run=true it answers the
-	// same body (next runs, estimated credits) and creates nothing.
+	// same body (next runs, estimated credits) with an empty id, and creates
+	// nothing.
 	CreateSchedule(context.Context, *CreateScheduleRequest) (*CreateScheduleResponse, error)
 	// ListSchedules lists the agency's schedules, oldest first.
 	ListSchedules(context.Context, *ListSchedulesRequest) (*ListSchedulesResponse, error)

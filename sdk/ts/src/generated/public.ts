@@ -930,7 +930,7 @@ export interface paths {
         get: operations["SchedulesService_ListSchedules"];
         put?: never;
         /**
-         * Creates a schedule; with ?dry_run=true it answers the same body (next runs, estimated credits) and creates nothing.
+         * Creates a schedule; with ?dry_run=true it answers the same body (next runs, estimated credits) with an empty id, and creates nothing.
          * @description Needs an API key with the write scope, bound to an agency, or a signed-in member's session cookie. Its resource is actions (write): signed-in members with the role owner, manager may call it. A published_only key may not call it (403).
          */
         post: operations["SchedulesService_CreateSchedule"];
@@ -3996,8 +3996,8 @@ export interface components {
              */
             failures: number;
             /**
-             * Format: uuid
-             * @description Its id; in a dry run, an id it would have had, never stored.
+             * @description Its id, a UUID; in the answer of a dry run (?dry_run=true), which
+             *     stores nothing and so names no schedule, it is empty (""), not a UUID.
              */
             id: string;
             /**
@@ -6791,7 +6791,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A dry run (?dry_run=true): the same body, and nothing created. */
+            /** @description A dry run (?dry_run=true): the same body, and nothing created (a schedule's `id` is then empty). */
             200: {
                 headers: {
                     "Atrium-Trace-Id": components["headers"]["TraceId"];

@@ -4,9 +4,12 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/platform/value"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/handlers"
@@ -18,8 +21,9 @@ import (
 type BrandingStore interface {
 	// Branding returns the agency's branding; ok false if it set none.
 	Branding(ctx context.Context, agencyID string) (b action.Branding, ok bool, err error)
-	// PutBranding replaces the agency's branding.
-	PutBranding(ctx context.Context, agencyID string, b action.Branding) error
+	// PutBranding replaces the agency's branding, enqueueing events in the
+	// same transaction (the audit trail's record).
+	PutBranding(ctx context.Context, agencyID string, b action.Branding, events ...outbox.Event) error
 }
 
 // MaxBrandingName bounds an agency's name on its reports.
@@ -28,10 +32,14 @@ const MaxBrandingName = 100
 var hexColour = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 
 // Reports are the report use cases: the agencies' branding.
-type Reports struct{ store BrandingStore }
+type Reports struct {
+	store BrandingStore
+	// now stamps the audit trail's records.
+	now func() time.Time
+}
 
 // NewReports returns the report use cases on st.
-func NewReports(st BrandingStore) *Reports { return &Reports{store: st} }
+func NewReports(st BrandingStore) *Reports { return &Reports{store: st, now: time.Now} }
 
 // DefaultBranding is an agency's branding until it sets its own.
 func DefaultBranding() action.Branding {
@@ -82,7 +90,15 @@ func (r *Reports) PutBranding(ctx context.Context, agencyID string, b action.Bra
 		}
 		b.LogoAssetID = id
 	}
-	if err := r.store.PutBranding(ctx, agencyID, b); err != nil {
+	fields := []string{"colors", "name"}
+	if b.LogoAssetID != "" {
+		fields = append(fields, "logo_asset_id")
+	}
+	e, err := auditEvent(ctx, audit.Change{Action: "branding.set", ResourceType: "branding", ResourceID: agencyID, Fields: fields, AgencyID: agencyID}, r.now())
+	if err != nil {
+		return action.Branding{}, err
+	}
+	if err := r.store.PutBranding(ctx, agencyID, b, e); err != nil {
 		return action.Branding{}, err
 	}
 	return b, nil

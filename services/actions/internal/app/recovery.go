@@ -13,7 +13,8 @@ import (
 // Recover finishes what a stopped process left: pending asynchronous runs
 // whose lease has ended are queued again (once: maxAttempts); other
 // pending runs whose lease has ended are recorded as failed (status_code 500) and their cost
-// released, with their completion event; finished runs whose records were
+// released, with their completion event (and, for a schedule's run, counted
+// as its failure); finished runs whose records were
 // not written are written. It returns how many runs of each it handled.
 // maxAttempts is how many times a queued run is claimed at most: a run
 // whose worker died once is run again, one that killed two is not.
@@ -55,6 +56,12 @@ func (a *Actions) Recover(ctx context.Context) (abandoned, written int, err erro
 			}
 			if ok, _, err := tx.FinishRun(ctx, run, run.Cost, event); err != nil || !ok {
 				return errors.Join(err, errors.New("an expired run changed under its lock"))
+			}
+			// A scheduled run ended here failed like any other: it counts
+			// towards its schedule's pause_after_failures, or a schedule
+			// whose runs keep killing their worker would never pause.
+			if err := a.scheduleRunEnded(ctx, tx, run); err != nil {
+				return err
 			}
 			ended = append(ended, run)
 		}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
 	"github.com/atrium-hq/atrium/platform/store"
 	"github.com/atrium-hq/atrium/platform/value"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
@@ -260,10 +262,12 @@ func (a *Actions) CreateSchedule(ctx context.Context, agencyID string, in Schedu
 		return ScheduleView{}, apperr.Invalid("the schedule has no slot left: its ends_at (%s) is before its next time", s.Timing.EndsAt.Format(time.RFC3339))
 	}
 	s.NextRunAt = next
-	s.ID = store.NewID()
 	if dryRun {
+		// No id: one that was never stored would read as a schedule a
+		// caller could get, change or delete.
 		return a.view(s), nil
 	}
+	s.ID = store.NewID()
 	err = a.store.InTx(ctx, func(tx Tx) error {
 		n, err := tx.CountSchedules(ctx, agencyID)
 		if err != nil {
@@ -272,7 +276,10 @@ func (a *Actions) CreateSchedule(ctx context.Context, agencyID string, in Schedu
 		if n >= a.cfg.MaxSchedules {
 			return apperr.Invalid("the agency has %d schedules, the most it may have (--max-schedules); delete one first", n)
 		}
-		return tx.InsertSchedule(ctx, s)
+		if err := tx.InsertSchedule(ctx, s); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, auditService, scheduleChange(s, "schedule.created", in.fields()), now)
 	})
 	if err != nil {
 		return ScheduleView{}, err
@@ -359,8 +366,9 @@ func (a *Actions) ListSchedules(ctx context.Context, agencyID, clientID, actionN
 }
 
 // changeSchedule reads the agency's schedule in a transaction, lets fn
-// change it, and stores it.
-func (a *Actions) changeSchedule(ctx context.Context, agencyID, id string, fn func(tx Tx, s *Schedule) error) (ScheduleView, error) {
+// change it, and stores it with the audit trail's record of act (fields
+// the names the caller set), unless fn says it changed nothing.
+func (a *Actions) changeSchedule(ctx context.Context, agencyID, id, act string, fields []string, fn func(tx Tx, s *Schedule) (bool, error)) (ScheduleView, error) {
 	id, err := value.PathID("schedule", id)
 	if err != nil {
 		return ScheduleView{}, err
@@ -374,12 +382,17 @@ func (a *Actions) changeSchedule(ctx context.Context, agencyID, id string, fn fu
 		if err != nil {
 			return err
 		}
-		if err := fn(tx, &s); err != nil {
+		changed, err := fn(tx, &s)
+		if err != nil || !changed {
+			out = s
 			return err
 		}
 		s.UpdatedAt = a.clock.Now()
 		out = s
-		return tx.PutSchedule(ctx, s)
+		if err := tx.PutSchedule(ctx, s); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, auditService, scheduleChange(s, act, fields), s.UpdatedAt)
 	})
 	if err != nil {
 		return ScheduleView{}, err
@@ -399,15 +412,15 @@ func (a *Actions) UpdateSchedule(ctx context.Context, agencyID, id string, in Sc
 	if _, err := a.applyInput(ctx, &cur, in, false); err != nil {
 		return ScheduleView{}, err
 	}
-	return a.changeSchedule(ctx, agencyID, id, func(_ Tx, s *Schedule) error {
+	return a.changeSchedule(ctx, agencyID, id, "schedule.updated", in.fields(), func(_ Tx, s *Schedule) (bool, error) {
 		plan, err := a.applyInput(ctx, s, in, false)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if s.State != SchedulePaused {
 			a.reschedule(s, plan)
 		}
-		return nil
+		return true, nil
 	})
 }
 
@@ -434,19 +447,25 @@ func (a *Actions) DeleteSchedule(ctx context.Context, agencyID, id string) error
 		if err != nil {
 			return err
 		}
-		return tx.DeleteSchedule(ctx, id)
+		if err := tx.DeleteSchedule(ctx, id); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, auditService, scheduleChange(s, "schedule.deleted", nil), a.clock.Now())
 	})
 }
 
 // PauseSchedule stops a schedule's slots; pausing a paused schedule
 // changes nothing.
 func (a *Actions) PauseSchedule(ctx context.Context, agencyID, id string) (ScheduleView, error) {
-	return a.changeSchedule(ctx, agencyID, id, func(_ Tx, s *Schedule) error {
+	return a.changeSchedule(ctx, agencyID, id, "schedule.paused", nil, func(_ Tx, s *Schedule) (bool, error) {
 		if s.State == ScheduleEnded {
-			return apperr.Conflict("schedule %s has ended (no slot remains before its ends_at); change ends_at to run it again", s.ID)
+			return false, apperr.Conflict("schedule %s has ended (no slot remains before its ends_at); change ends_at to run it again", s.ID)
+		}
+		if s.State == SchedulePaused {
+			return false, nil
 		}
 		s.State, s.NextRunAt = SchedulePaused, time.Time{}
-		return nil
+		return true, nil
 	})
 }
 
@@ -454,17 +473,17 @@ func (a *Actions) PauseSchedule(ctx context.Context, agencyID, id string) (Sched
 // now (the slots it missed while paused are not run) and clears its
 // failures.
 func (a *Actions) ResumeSchedule(ctx context.Context, agencyID, id string) (ScheduleView, error) {
-	return a.changeSchedule(ctx, agencyID, id, func(_ Tx, s *Schedule) error {
+	return a.changeSchedule(ctx, agencyID, id, "schedule.resumed", nil, func(_ Tx, s *Schedule) (bool, error) {
 		plan, err := timing.Parse(s.Timing, 0, a.clock.Now())
 		if err != nil {
-			return err
+			return false, err
 		}
 		if s.State == ScheduleActive {
-			return nil
+			return false, nil
 		}
 		s.Failures = 0
 		a.reschedule(s, plan)
-		return nil
+		return true, nil
 	})
 }
 
@@ -480,10 +499,10 @@ func (a *Actions) TriggerSchedule(ctx context.Context, agencyID, id string) (Out
 	if err != nil {
 		return out, err
 	}
-	_, err = a.changeSchedule(ctx, agencyID, id, func(_ Tx, s *Schedule) error {
+	_, err = a.changeSchedule(ctx, agencyID, id, "schedule.triggered", nil, func(_ Tx, s *Schedule) (bool, error) {
 		s.LastRunID = out.Run.ID
 		s.addSlot(Slot{Slot: now, Outcome: SlotTriggered, RunID: out.Run.ID, At: now})
-		return nil
+		return true, nil
 	})
 	return out, err
 }
@@ -511,6 +530,28 @@ func (a *Actions) submitScheduled(ctx context.Context, s Schedule, key string) (
 	default:
 	}
 	return Outcome{Run: run, Balance: bal}, nil
+}
+
+// scheduleChange is the audit trail's record of a write to schedule s.
+func scheduleChange(s Schedule, act string, fields []string) audit.Change {
+	return audit.Change{Action: act, ResourceType: "schedule", ResourceID: s.ID, Fields: fields, AgencyID: s.AgencyID}
+}
+
+// fields are the names of the fields in sets, as the request spells them.
+func (in ScheduleInput) fields() []string {
+	var out []string
+	for name, set := range map[string]bool{
+		"action": in.Action != nil, "client_id": in.ClientID != nil, "params": in.Params != nil, "cron": in.Cron != nil,
+		"every": in.Every != nil, "at": in.At != nil, "weekday": in.Weekday != nil, "monthday": in.Monthday != nil,
+		"timezone": in.Timezone != nil, "starts_at": in.StartsAt != nil, "ends_at": in.EndsAt != nil,
+		"max_credits_per_month": in.MaxPerMonth != nil, "pause_after_failures": in.PauseAfter != nil, "description": in.Description != nil,
+	} {
+		if set {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // monthStart is the start of t's calendar month in loc.

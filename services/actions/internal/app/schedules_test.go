@@ -71,8 +71,8 @@ func TestScheduleStartsOneRunPerSlot(t *testing.T) {
 		if page, _ := e.actions.ListSchedules(t.Context(), e.agency, "", "", "", nil, ""); len(page.Schedules) != 0 {
 			t.Fatalf("a dry run stored %d schedules", len(page.Schedules))
 		}
-		if _, err := e.actions.GetSchedule(t.Context(), e.agency, dry.ID); apperr.KindOf(err) != apperr.KindNotFound {
-			t.Fatalf("the dry run's id reads %v; want not found", err)
+		if dry.ID != "" {
+			t.Fatalf("the dry run answered the id %q, which names no schedule; want none", dry.ID)
 		}
 		s, err := e.actions.CreateSchedule(t.Context(), e.agency, e.hourlyBlog(), false)
 		if err != nil {
@@ -367,4 +367,70 @@ func TestTwoSchedulersOnePostgres(t *testing.T) {
 			t.Fatalf("no run for the slot %s", slot)
 		}
 	}
+}
+
+// A scheduled run whose worker died, ended by recovery as failed, counts
+// as a failure of its schedule like a run that failed by itself: its
+// slot says so, and after pause_after_failures of them the schedule
+// pauses itself and says why.
+func TestRecoveredRunCountsAsItsSchedulesFailure(t *testing.T) {
+	onEveryStore(t, func(t *testing.T, newEnv func(*testing.T, app.Config) *env) {
+		e := newEnv(t, app.Config{ActionTimeout: time.Second, Lease: 2 * time.Second})
+		e.grant(t, 10, 0)
+		in := e.hourlyBlog()
+		in.PauseAfter = ptr(2)
+		s, err := e.actions.CreateSchedule(t.Context(), e.agency, in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A run of the schedule whose worker dies, twice: recovery queues
+		// it again after the first death and ends it, failed, after the
+		// second (maxAttempts).
+		abandon := func() string {
+			out, err := e.actions.TriggerSchedule(t.Context(), e.agency, s.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for attempt := 1; attempt <= 2; attempt++ {
+				if err := e.store.InTx(t.Context(), func(tx app.Tx) error {
+					now := *e.now.Load()
+					r, ok, err := tx.ClaimRun(t.Context(), now, now.Add(2*time.Second))
+					if err == nil && (!ok || r.ID != out.Run.ID) {
+						err = fmt.Errorf("claimed %s (%v); want the schedule's run %s", r.ID, ok, out.Run.ID)
+					}
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				e.advance(3 * time.Second)
+				if n, _, err := e.actions.Recover(t.Context()); err != nil || n != attempt-1 {
+					t.Fatalf("recovery after attempt %d ended %d runs (%v); want %d", attempt, n, err, attempt-1)
+				}
+			}
+			return out.Run.ID
+		}
+
+		first := abandon()
+		got, err := e.actions.GetSchedule(t.Context(), e.agency, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Failures != 1 || got.State != app.ScheduleActive || len(got.Slots) != 2 || got.Slots[0].Outcome != app.SlotFailed ||
+			got.Slots[0].RunID != first || !strings.Contains(got.Slots[0].Reason, "interrupted") {
+			t.Fatalf("after one recovered run the schedule has %d failures, state %s, slots %+v; want 1, active, the failed run (after its trigger) with its reason",
+				got.Failures, got.State, got.Slots)
+		}
+
+		abandon()
+		got, _ = e.actions.GetSchedule(t.Context(), e.agency, s.ID)
+		if got.Failures != 2 || got.State != app.SchedulePaused || !got.NextRunAt.IsZero() {
+			t.Fatalf("after two recovered runs the schedule has %d failures, state %s; want 2 and paused", got.Failures, got.State)
+		}
+		if subjects := fmt.Sprint(e.subjects()); !strings.Contains(subjects, "schedule.paused") {
+			t.Fatalf("the schedule paused itself without saying so: events %s", subjects)
+		}
+		if b := e.balance(t); b.AI != 10 {
+			t.Fatalf("balance = %+v; want both reservations released", b)
+		}
+	})
 }

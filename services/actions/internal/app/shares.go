@@ -11,6 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/audit"
+	"github.com/atrium-hq/atrium/platform/outbox"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/action"
 	"github.com/atrium-hq/atrium/services/actions/internal/app/handlers"
 )
@@ -19,14 +21,16 @@ import (
 // part of a run's transaction: a link made for a run that then fails
 // shows a report that was stored anyway.
 type ShareStore interface {
-	// CreateShare stores s (its id and token hash set).
-	CreateShare(ctx context.Context, s action.Share) error
+	// CreateShare stores s (its id and token hash set), and events in the
+	// same transaction (the audit trail's record of an agency's create).
+	CreateShare(ctx context.Context, s action.Share, events ...outbox.Event) error
 	// ListShares lists the agency's links, newest first (by id, which is
 	// time-ordered), after the cursor id if any.
 	ListShares(ctx context.Context, agencyID string, f ShareFilter) ([]action.Share, error)
 	// RevokeShare sets the link's revoked time if it has none and returns
-	// the link; NotFound if the agency has no such link.
-	RevokeShare(ctx context.Context, agencyID, id string, at time.Time) (action.Share, error)
+	// the link, enqueueing events in the same transaction; NotFound (and
+	// no event) if the agency has no such link.
+	RevokeShare(ctx context.Context, agencyID, id string, at time.Time, events ...outbox.Event) (action.Share, error)
 	// ShareByToken returns the link whose token hashes to hash; ok false
 	// if none.
 	ShareByToken(ctx context.Context, hash []byte) (s action.Share, ok bool, err error)
@@ -72,12 +76,13 @@ func HashToken(token string) []byte {
 // MakeShare implements action.ShareMaker: a new random token, kept as its
 // hash, and the link's URL.
 func (s *Shares) MakeShare(ctx context.Context, sh action.Share, ttl time.Duration) (string, error) {
-	return s.makeShare(ctx, &sh, ttl)
+	return s.makeShare(ctx, &sh, ttl, nil)
 }
 
 // makeShare stores a new link for sh, which it completes (id, token hash,
-// expiry).
-func (s *Shares) makeShare(ctx context.Context, sh *action.Share, ttl time.Duration) (string, error) {
+// expiry); audited names the audit trail's action for the write, or ""
+// for a link a report run makes (the run's own record covers it).
+func (s *Shares) makeShare(ctx context.Context, sh *action.Share, ttl time.Duration, audited func(action.Share) audit.Change) (string, error) {
 	b := make([]byte, shareTokenBytes)
 	_, _ = rand.Read(b) // never fails (crypto/rand)
 	token := base64.RawURLEncoding.EncodeToString(b)
@@ -89,7 +94,15 @@ func (s *Shares) makeShare(ctx context.Context, sh *action.Share, ttl time.Durat
 		sh.CreatedAt = s.now()
 	}
 	sh.ID, sh.TokenHash, sh.ExpiresAt = id.String(), HashToken(token), sh.CreatedAt.Add(ttl)
-	if err := s.store.CreateShare(ctx, *sh); err != nil {
+	var events []outbox.Event
+	if audited != nil {
+		e, err := auditEvent(ctx, audited(*sh), sh.CreatedAt)
+		if err != nil {
+			return "", err
+		}
+		events = append(events, e)
+	}
+	if err := s.store.CreateShare(ctx, *sh, events...); err != nil {
 		return "", err
 	}
 	return s.base() + "/r/" + token, nil
@@ -126,7 +139,9 @@ func (s *Shares) Create(ctx context.Context, runs RunReader, agencyID, runID str
 		return action.Share{}, "", apperr.Invalid("run %s is not a successful generate_report run: only a report can be shared (its action is %s)", runID, run.Action)
 	}
 	sh := action.Share{AgencyID: agencyID, ClientID: run.ClientID, RunID: run.ID, HTMLName: path.Base(htmlURL), PDFName: path.Base(pdfURL), CreatedAt: s.now()}
-	url, err := s.makeShare(ctx, &sh, time.Duration(days)*24*time.Hour)
+	url, err := s.makeShare(ctx, &sh, time.Duration(days)*24*time.Hour, func(sh action.Share) audit.Change {
+		return shareChange(sh.ID, agencyID, "share.created", []string{"expires_in_days", "run_id"})
+	})
 	return sh, url, err
 }
 
@@ -158,7 +173,18 @@ func (s *Shares) Revoke(ctx context.Context, agencyID, id string) (action.Share,
 	if uuid.Validate(id) != nil {
 		return action.Share{}, apperr.NotFound("no report share %q: ids are UUIDs from GET /api/v1/report-shares", id)
 	}
-	return s.store.RevokeShare(ctx, agencyID, id, s.now())
+	now := s.now()
+	e, err := auditEvent(ctx, shareChange(id, agencyID, "share.revoked", nil), now)
+	if err != nil {
+		return action.Share{}, err
+	}
+	return s.store.RevokeShare(ctx, agencyID, id, now, e)
+}
+
+// shareChange is the audit trail's record of an agency's write to one of
+// its report share links (never the token).
+func shareChange(id, agencyID, act string, fields []string) audit.Change {
+	return audit.Change{Action: act, ResourceType: "report_share", ResourceID: id, Fields: fields, AgencyID: agencyID}
 }
 
 // Resolve answers the link of token and its state now; NotFound if no link

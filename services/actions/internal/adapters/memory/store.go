@@ -71,12 +71,32 @@ func (s *Store) Branding(_ context.Context, agencyID string) (action.Branding, b
 }
 
 // CreateShare implements app.ShareStore.
-func (s *Store) CreateShare(_ context.Context, sh action.Share) error {
-	s.shareMu.Lock()
-	defer s.shareMu.Unlock()
-	sh.TokenHash = slices.Clone(sh.TokenHash)
-	s.shares[sh.ID] = sh
-	return nil
+func (s *Store) CreateShare(ctx context.Context, sh action.Share, events ...outbox.Event) error {
+	return s.withEvents(ctx, events, func() {
+		s.shareMu.Lock()
+		defer s.shareMu.Unlock()
+		sh.TokenHash = slices.Clone(sh.TokenHash)
+		s.shares[sh.ID] = sh
+	})
+}
+
+// withEvents enqueues events in a transaction whose last step is write:
+// the shares and the branding live beside the transactional maps, and a
+// write that cannot fail, made once the events are in, commits with them.
+func (s *Store) withEvents(ctx context.Context, events []outbox.Event, write func()) error {
+	if len(events) == 0 {
+		write()
+		return nil
+	}
+	return s.InTx(ctx, func(tx app.Tx) error {
+		for _, e := range events {
+			if err := tx.Enqueue(ctx, e); err != nil {
+				return err
+			}
+		}
+		write()
+		return nil
+	})
 }
 
 // ListShares implements app.ShareStore.
@@ -99,18 +119,24 @@ func (s *Store) ListShares(_ context.Context, agencyID string, f app.ShareFilter
 }
 
 // RevokeShare implements app.ShareStore.
-func (s *Store) RevokeShare(_ context.Context, agencyID, id string, at time.Time) (action.Share, error) {
+func (s *Store) RevokeShare(ctx context.Context, agencyID, id string, at time.Time, events ...outbox.Event) (action.Share, error) {
 	s.shareMu.Lock()
-	defer s.shareMu.Unlock()
 	sh, ok := s.shares[id]
+	s.shareMu.Unlock()
 	if !ok || sh.AgencyID != agencyID {
 		return action.Share{}, apperr.NotFound("no report share %s", id)
 	}
-	if sh.RevokedAt.IsZero() {
-		sh.RevokedAt = at
-		s.shares[id] = sh
-	}
-	return sh, nil
+	// A link is never deleted, so the one read above is still there.
+	err := s.withEvents(ctx, events, func() {
+		s.shareMu.Lock()
+		defer s.shareMu.Unlock()
+		sh = s.shares[id]
+		if sh.RevokedAt.IsZero() {
+			sh.RevokedAt = at
+			s.shares[id] = sh
+		}
+	})
+	return sh, err
 }
 
 // ShareByToken implements app.ShareStore.
@@ -126,11 +152,12 @@ func (s *Store) ShareByToken(_ context.Context, hash []byte) (action.Share, bool
 }
 
 // PutBranding implements app.BrandingStore.
-func (s *Store) PutBranding(_ context.Context, agencyID string, b action.Branding) error {
-	s.brandMu.Lock()
-	defer s.brandMu.Unlock()
-	s.branding[agencyID] = b
-	return nil
+func (s *Store) PutBranding(ctx context.Context, agencyID string, b action.Branding, events ...outbox.Event) error {
+	return s.withEvents(ctx, events, func() {
+		s.brandMu.Lock()
+		defer s.brandMu.Unlock()
+		s.branding[agencyID] = b
+	})
 }
 
 var (

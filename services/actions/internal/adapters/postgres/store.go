@@ -522,16 +522,38 @@ func (s *Store) Branding(ctx context.Context, agencyID string) (action.Branding,
 }
 
 // PutBranding implements app.BrandingStore.
-func (s *Store) PutBranding(ctx context.Context, agencyID string, b action.Branding) error {
+func (s *Store) PutBranding(ctx context.Context, agencyID string, b action.Branding, events ...outbox.Event) error {
 	var logo *string
 	if b.LogoAssetID != "" {
 		logo = &b.LogoAssetID
 	}
-	_, err := s.db.Pool().Exec(ctx, `INSERT INTO report_branding (agency_id, name, logo_asset_id, primary_colour, accent_colour) VALUES ($1, $2, $3, $4, $5)
+	return s.withEvents(ctx, events, "write the agency's branding", func(q pgdb.Querier) error {
+		_, err := q.Exec(ctx, `INSERT INTO report_branding (agency_id, name, logo_asset_id, primary_colour, accent_colour) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (agency_id) DO UPDATE SET name = EXCLUDED.name, logo_asset_id = EXCLUDED.logo_asset_id,
 			primary_colour = EXCLUDED.primary_colour, accent_colour = EXCLUDED.accent_colour`,
-		agencyID, b.Name, logo, b.Primary, b.Accent)
-	return pgdb.Err(err, "write the agency's branding")
+			agencyID, b.Name, logo, b.Primary, b.Accent)
+		return err
+	})
+}
+
+// withEvents runs write and enqueues events in one transaction (write
+// alone, on the pool, when there are none); what names the write in its
+// error.
+func (s *Store) withEvents(ctx context.Context, events []outbox.Event, what string, write func(q pgdb.Querier) error) error {
+	if len(events) == 0 {
+		return pgdb.Err(write(s.db.Pool()), what)
+	}
+	return s.db.InTx(ctx, func(t *pgdb.Tx) error {
+		if err := write(t); err != nil {
+			return pgdb.Err(err, what)
+		}
+		for _, e := range events {
+			if err := t.Enqueue(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 var _ app.ShareStore = (*Store)(nil)
@@ -549,11 +571,13 @@ func scanShare(row pgx.Row) (action.Share, error) {
 }
 
 // CreateShare implements app.ShareStore.
-func (s *Store) CreateShare(ctx context.Context, sh action.Share) error {
-	_, err := s.db.Pool().Exec(ctx, `INSERT INTO report_shares (id, agency_id, client_id, run_id, token_hash, html_name, pdf_name, created_at, expires_at)
+func (s *Store) CreateShare(ctx context.Context, sh action.Share, events ...outbox.Event) error {
+	return s.withEvents(ctx, events, "store the report's share link", func(q pgdb.Querier) error {
+		_, err := q.Exec(ctx, `INSERT INTO report_shares (id, agency_id, client_id, run_id, token_hash, html_name, pdf_name, created_at, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		sh.ID, sh.AgencyID, sh.ClientID, sh.RunID, sh.TokenHash, sh.HTMLName, sh.PDFName, sh.CreatedAt, sh.ExpiresAt)
-	return pgdb.Err(err, "store the report's share link")
+			sh.ID, sh.AgencyID, sh.ClientID, sh.RunID, sh.TokenHash, sh.HTMLName, sh.PDFName, sh.CreatedAt, sh.ExpiresAt)
+		return err
+	})
 }
 
 // ListShares implements app.ShareStore.
@@ -577,13 +601,18 @@ func (s *Store) ListShares(ctx context.Context, agencyID string, f app.ShareFilt
 }
 
 // RevokeShare implements app.ShareStore.
-func (s *Store) RevokeShare(ctx context.Context, agencyID, id string, at time.Time) (action.Share, error) {
-	sh, err := scanShare(s.db.Pool().QueryRow(ctx, `UPDATE report_shares SET revoked_at = COALESCE(revoked_at, $3)
+func (s *Store) RevokeShare(ctx context.Context, agencyID, id string, at time.Time, events ...outbox.Event) (action.Share, error) {
+	var sh action.Share
+	err := s.withEvents(ctx, events, "revoke the report share link", func(q pgdb.Querier) error {
+		var err error
+		sh, err = scanShare(q.QueryRow(ctx, `UPDATE report_shares SET revoked_at = COALESCE(revoked_at, $3)
 		WHERE agency_id = $1 AND id = $2 RETURNING `+shareColumns, agencyID, id, at))
-	if errors.Is(err, pgx.ErrNoRows) {
+		return err
+	})
+	if errors.Is(err, app.ErrNotFound) {
 		return action.Share{}, apperr.NotFound("no report share %s", id)
 	}
-	return sh, pgdb.Err(err, "revoke the report share link")
+	return sh, err
 }
 
 // ShareByToken implements app.ShareStore.
