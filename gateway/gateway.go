@@ -298,6 +298,9 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 			return nil, fmt.Errorf("gateway: JetStream: %w", err)
 		}
 		g.realtime = newRealtimeHub(g, js)
+		if err := g.realtime.listenForForwards(g.nats); err != nil {
+			return nil, fmt.Errorf("gateway: NATS: %w", err)
+		}
 		g.realtimeRun.Go(func() { g.realtime.run(g.base) }) // until close
 	}
 	for _, m := range []string{http.MethodGet, http.MethodPost} {

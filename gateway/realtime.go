@@ -921,13 +921,38 @@ func (g *Gateway) realtimeSubscribe(w http.ResponseWriter, r *http.Request) {
 	g.realtime.mu.Lock()
 	c := g.realtime.clients[*req.ClientID]
 	g.realtime.mu.Unlock()
-	if c == nil {
-		fail(status.Errorf(codes.NotFound, "no open realtime stream has client_id %q on this server: it ended, or was opened on another server; open a stream with GET %s and use the client_id of its connect event", *req.ClientID, realtimePath))
-		return
+	if c != nil {
+		err = g.realtime.apply(ctx, c, p, r.Header.Get("Origin"), req.Subscriptions, true)
+	} else {
+		// Another gateway's stream, when a load balancer sent the POST
+		// elsewhere than the GET: that gateway applies it
+		// (realtime_forward.go).
+		err = g.realtime.forward(ctx, *req.ClientID, p, r.Header.Get("Origin"), req.Subscriptions)
 	}
-	if origin := r.Header.Get("Origin"); c.origin != "" && origin != c.origin {
-		fail(status.Errorf(codes.PermissionDenied, "the realtime stream %q was opened by a page of %s; only that origin may set its subscriptions", *req.ClientID, c.origin))
-		return
+	var capped errRealtimeCap
+	switch {
+	case errors.As(err, &capped):
+		g.long.refuse(ctx, kindStream, capKey)
+		w.Header().Set("Retry-After", strconv.Itoa(longRetryAfter))
+		rest.WriteJSON(w, http.StatusTooManyRequests, rest.Body{Error: capped.msg})
+	case err != nil:
+		if _, isStatus := status.FromError(err); !isStatus {
+			err = apperr.ToStatus(err).Err()
+		}
+		fail(err)
+	default:
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// apply sets the subscriptions of c, a stream of this gateway's, for the
+// key p from a page of origin (or none). check reads the subscriptions
+// against the key's site first; a forwarded request's were read by the
+// gateway that took it. The error is what the POST answers: a status, or
+// errRealtimeCap (429).
+func (h *realtimeHub) apply(ctx context.Context, c *rtClient, p principal.Principal, origin string, subs []string, check bool) error {
+	if c.origin != "" && origin != c.origin {
+		return status.Errorf(codes.PermissionDenied, "the realtime stream %q was opened by a page of %s; only that origin may set its subscriptions", c.id, c.origin)
 	}
 	// Another key's stream is refused before its subscriptions are read:
 	// they are not this key's to judge (subscribe checks again, atomically).
@@ -935,32 +960,24 @@ func (g *Gateway) realtimeSubscribe(w http.ResponseWriter, r *http.Request) {
 	other := c.bound && c.p.Subject != p.Subject
 	c.mu.Unlock()
 	if other {
-		fail(apperr.ToStatus(errBoundToAnother).Err())
-		return
+		return errBoundToAnother
 	}
-	subs, err := g.checkSubscriptions(ctx, p, req.Subscriptions)
+	if check {
+		var err error
+		if subs, err = h.g.checkSubscriptions(ctx, p, subs); err != nil {
+			return err
+		}
+	}
+	resume, err := h.subscribe(c, p, subs)
 	if err != nil {
-		fail(err)
-		return
-	}
-	resume, err := g.realtime.subscribe(c, p, subs)
-	var capped errRealtimeCap
-	switch {
-	case errors.As(err, &capped):
-		g.long.refuse(ctx, kindStream, capKey)
-		w.Header().Set("Retry-After", strconv.Itoa(longRetryAfter))
-		rest.WriteJSON(w, http.StatusTooManyRequests, rest.Body{Error: capped.msg})
-		return
-	case err != nil:
-		fail(apperr.ToStatus(err).Err())
-		return
+		return err
 	}
 	if resume {
 		// The replay reads under the gateway's context: the POST is
 		// answered at once, the stream gets the events.
-		go g.realtime.replay(context.WithoutCancel(ctx), c)
+		go h.replay(context.WithoutCancel(ctx), c)
 	}
-	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // checkSubscriptions reads subscriptions as the key's site has them: each

@@ -142,6 +142,8 @@ type realtimeStack struct {
 	base  string
 	js    jetstream.JetStream
 	sites map[string]string
+	// another starts another gateway on the same services and NATS.
+	another func(t *testing.T) *realtimeStack
 }
 
 func startRealtime(t *testing.T, tweak func(*Config)) *realtimeStack {
@@ -166,22 +168,27 @@ func startRealtime(t *testing.T, tweak func(*Config)) *realtimeStack {
 	f := &realtimeServices{sites: map[string]string{"A": testUUID(), "B": testUUID()}}
 	addr := startRealtimeServices(t, f)
 	other := closedAddr(t)
-	r := startGatewayTo(t, map[string]string{"crm": addr, "collections": addr, "data": other, "actions": other, "webhooks": other, "audit": other}, func(c *Config) {
-		c.NATSURL = url
-		if tweak != nil {
-			tweak(c)
+	start := func(t *testing.T) *realtimeStack {
+		r := startGatewayTo(t, map[string]string{"crm": addr, "collections": addr, "data": other, "actions": other, "webhooks": other, "audit": other}, func(c *Config) {
+			c.NATSURL = url
+			if tweak != nil {
+				tweak(c)
+			}
+		})
+		// The hub consumes from the stream's end once it has read where
+		// that is: events published before then would not reach it.
+		deadline := time.Now().Add(10 * time.Second)
+		for r.gw.realtime.seq.Load() == 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("the realtime hub did not start consuming within 10 s")
+			}
+			time.Sleep(10 * time.Millisecond) // why sleep: poll of the hub's first read of the JetStream stream, which has no push form
 		}
-	})
-	// The hub consumes from the stream's end once it has read where that
-	// is: events published before then would not reach it.
-	deadline := time.Now().Add(10 * time.Second)
-	for r.gw.realtime.seq.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the realtime hub did not start consuming within 10 s")
-		}
-		time.Sleep(10 * time.Millisecond) // why sleep: poll of the hub's first read of the JetStream stream, which has no push form
+		return &realtimeStack{r: r, base: "http://" + r.gw.HTTPAddr(), js: js, sites: f.sites}
 	}
-	return &realtimeStack{r: r, base: "http://" + r.gw.HTTPAddr(), js: js, sites: f.sites}
+	s := start(t)
+	s.another = start
+	return s
 }
 
 // publish publishes an item event of site as the collections service
@@ -434,4 +441,58 @@ func testUUID() string {
 	_, _ = rand.Read(b)
 	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// TestRealtimeSubscriptionsReachAnotherGatewaysStream: a POST that a load
+// balancer sends to another gateway than the stream's is applied by the
+// stream's gateway, under the same rules: the stream gets its events, it
+// stays bound to its first key, the key's cap holds, and a stream that
+// ended (or a client id no gateway holds) is 404.
+func TestRealtimeSubscriptionsReachAnotherGatewaysStream(t *testing.T) {
+	a := startRealtime(t, func(c *Config) { c.RealtimeMaxStreamsPerKey = 1 })
+	b := a.another(t)
+	if a.r.gw.realtime.prefix == b.r.gw.realtime.prefix {
+		t.Fatal("two gateways share a client id prefix")
+	}
+	st := a.open(t)
+	if code, msg := b.subscribe(t, page1, st.clientID, "posts"); code != http.StatusNoContent {
+		t.Fatalf("subscribe through the other gateway = %d %s; want 204", code, msg)
+	}
+	// A published-only key hears of an item when it is published.
+	a.publish(t, events.ItemCreated, "A", "posts", "live-1", true)
+	a.publish(t, events.ItemPublished, "A", "posts", "live-1", true)
+	if ev := st.next(t); ev.event != "posts" || !strings.Contains(ev.data, `"title":"live-1"`) {
+		t.Fatalf("the stream's event = %+v; want live-1's create", ev)
+	}
+	for _, tc := range []struct {
+		name, key, client string
+		subs              []string
+		code              int
+		words             string
+	}{
+		{"another key", page2, st.clientID, []string{"posts"}, http.StatusForbidden, "another API key"},
+		{"another site's collection", page1, st.clientID, []string{"news"}, http.StatusBadRequest, `"news"`},
+		{"no gateway's client", page1, "zzzzzzzz_nope", []string{"posts"}, http.StatusNotFound, "client_id"},
+	} {
+		if code, msg := b.subscribe(t, tc.key, tc.client, tc.subs...); code != tc.code || !strings.Contains(msg, tc.words) {
+			t.Errorf("%s: %d %q, want %d naming %s", tc.name, code, msg, tc.code, tc.words)
+		}
+	}
+	second := a.open(t)
+	if code, msg := b.subscribe(t, page1, second.clientID, "posts"); code != http.StatusTooManyRequests || !strings.Contains(msg, "--realtime-max-streams-per-key") {
+		t.Errorf("a second stream of a key with a cap of 1, through the other gateway = %d %q; want 429 naming the flag", code, msg)
+	}
+	// The stream ends: its id is no one's.
+	_ = st.body.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, msg := b.subscribe(t, page1, st.clientID, "posts")
+		if code == http.StatusNotFound && strings.Contains(msg, "client_id") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("an ended stream's id through the other gateway = %d %q; want 404", code, msg)
+		}
+		time.Sleep(20 * time.Millisecond) // why sleep: the stream's gateway notices the closed connection on its own time
+	}
 }
