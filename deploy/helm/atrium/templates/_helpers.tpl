@@ -257,6 +257,7 @@ ATRIUM_PUBLIC_URL: {{ . | quote }}
 {{- end }}
 {{- end }}
 {{- if eq .component "actions" }}
+ATRIUM_COLLECTIONS_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "collections") | quote }}
 ATRIUM_DATA_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "data") | quote }}
 {{- with include "atrium.publicURL" $root }}
 ATRIUM_PUBLIC_URL: {{ . | quote }}
