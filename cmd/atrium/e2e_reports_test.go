@@ -19,7 +19,9 @@ func testReports(t *testing.T, s *stack) {
 	tn := s.newTenant(t)
 	client := s.newClient(t, tn, true)
 	s.grant(t, tn.agency, 100, 100)
-	branding := map[string]any{"name": "Northwind SEO", "colors": map[string]any{"primary": "#12345a", "accent": "#ffaa00"}}
+	// The logo is an asset of the agency's site; the report draws it.
+	logo := s.newAsset(t, tn.write, "logo.png", pngBytes(t, 90, 30))
+	branding := map[string]any{"name": "Northwind SEO", "colors": map[string]any{"primary": "#12345a", "accent": "#ffaa00"}, "logo_asset_id": logo["id"]}
 	wantError(t, call(t, "PUT", s.api+"/api/v1/branding", tn.read, branding), http.StatusForbidden)
 	wantError(t, call(t, "PUT", s.api+"/api/v1/branding", tn.write, map[string]any{"name": "X", "colors": map[string]any{"primary": "blue"}}), http.StatusBadRequest, "colors.primary", "#rrggbb")
 	r := call(t, "PUT", s.api+"/api/v1/branding", tn.write, branding)
@@ -48,7 +50,7 @@ func testReports(t *testing.T, s *stack) {
 	if !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script-src") || page.header.Get("X-Robots-Tag") != "noindex, nofollow" {
 		t.Fatalf("report page headers = %v", page.header)
 	}
-	for _, want := range []string{"Northwind SEO", "#12345a", `<meta name="robots" content="noindex, nofollow">`} {
+	for _, want := range []string{"Northwind SEO", "#12345a", `<meta name="robots" content="noindex, nofollow">`, `<img class="logo" src="data:image/png;base64,`} {
 		if !strings.Contains(string(page.body), want) {
 			t.Fatalf("the report page lacks %q", want)
 		}
@@ -64,6 +66,9 @@ func testReports(t *testing.T, s *stack) {
 	}
 	if !strings.Contains(string(text), "Northwind SEO") || !strings.Contains(string(text), "Work done") {
 		t.Fatalf("the PDF's text:\n%s", text)
+	}
+	if imgs, err := exec.Command("pdfimages", "-list", path).Output(); err != nil || !strings.Contains(string(imgs), "   90    30 ") {
+		t.Fatalf("pdfimages -list: %v\n%s; want the 90x30 logo", err, imgs)
 	}
 
 	// The share link: the same page without a key, until revoked.

@@ -203,6 +203,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"AuditTrail", testAuditTrail},
 		{"StudioSignIn", testStudioSignIn},
 		{"StudioManager", func(t *testing.T, s *stack) { testStudioManager(t, s, w) }},
+		{"StudioReports", testStudioReports},
 		{"StudioRevisions", testStudioRevisions},
 		{"StudioAssets", testStudioAssets},
 		{"StudioSchema", testStudioSchema},

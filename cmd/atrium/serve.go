@@ -259,7 +259,7 @@ func serve(ctx context.Context, c serveConfig, logger *slog.Logger, stdout io.Wr
 		return err
 	}
 	services = append(services, dataSvc)
-	actionsSvc, err := actions.New(ctx, actions.Config{Config: with("actions"), Settings: c.actions, CRMAddr: crmSvc.Addr(), DataAddr: dataSvc.Addr(),
+	actionsSvc, err := actions.New(ctx, actions.Config{Config: with("actions"), Settings: c.actions, CRMAddr: crmSvc.Addr(), DataAddr: dataSvc.Addr(), CollectionsAddr: collectionsSvc.Addr(),
 		Objects: objects, PublicURL: c.publicURL, LegacyBlobDir: c.objects.DataDir})
 	if err != nil {
 		return err

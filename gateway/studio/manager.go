@@ -29,6 +29,8 @@ func (s *Studio) managerRoutes() {
 	s.handle("GET /studio/a/{agency}/actions", s.actionsPage)
 	s.handle("GET /studio/a/{agency}/actions/{action}", s.actionPage)
 	s.handle("POST /studio/a/{agency}/actions/{action}", s.runActionPost)
+	s.handle("POST /studio/a/{agency}/clients/{client}/reports/{run}/shares", s.createReportShare)
+	s.handle("POST /studio/a/{agency}/clients/{client}/report-shares/{share}/revoke", s.revokeReportShare)
 	s.handle("GET /studio/a/{agency}/runs", s.runsPage)
 	s.handle("GET /studio/a/{agency}/runs/{run}", s.runPage)
 	s.handle("GET /studio/a/{agency}/runs/{run}/events", s.runEvents)
@@ -154,10 +156,22 @@ type datasetView struct {
 }
 
 func (s *Studio) clientPage(v *visit) error {
-	c, err := s.findClient(v, v.r.PathValue("client"))
+	return s.showClient(v, v.r.PathValue("client"), http.StatusOK, reportsView{})
+}
+
+// showClient draws the client's page with code; refused carries a share
+// link form's refusal (its message and what was posted), shown by the
+// form.
+func (s *Studio) showClient(v *visit, id string, code int, refused reportsView) error {
+	c, err := s.findClient(v, id)
 	if err != nil {
 		return err
 	}
+	reports, err := s.reportsOf(v, c.GetId())
+	if err != nil {
+		return err
+	}
+	reports.Error, reports.ErrorRun, reports.Days = refused.Error, refused.ErrorRun, refused.Days
 	var views []datasetView
 	for _, d := range clientDatasets {
 		dv, err := s.readDataset(v, c.GetId(), d)
@@ -168,13 +182,14 @@ func (s *Studio) clientPage(v *visit) error {
 			views = append(views, dv)
 		}
 	}
-	s.render(v, http.StatusOK, "manager/client", View{Title: c.GetName(), Crumbs: []Link{
+	s.render(v, code, "manager/client", View{Title: c.GetName(), Crumbs: []Link{
 		{Label: View{v: v}.AgencyName(), Href: v.path("")}, {Label: "Clients", Href: v.path("clients")}}},
 		struct {
 			Client   *crmv1.Client
 			Datasets []datasetView
 			MayRun   bool
-		}{c, views, v.may(actionsRunAction)})
+			Reports  reportsView
+		}{c, views, v.may(actionsRunAction), reports})
 	return nil
 }
 

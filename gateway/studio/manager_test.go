@@ -15,9 +15,14 @@ func TestManagerTemplatesParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"manager/clients", "manager/client", "manager/actions", "manager/action", "manager/runs", "manager/run", "manager/webhooks", "manager/webhook"} {
+	for _, name := range []string{"manager/clients", "manager/client", "manager/actions", "manager/action", "manager/runs", "manager/run", "manager/webhooks", "manager/webhook", "manager/share-created"} {
 		if p.byName[name] == nil {
 			t.Errorf("no page %s", name)
+		}
+	}
+	for _, name := range []string{"manager/client", "owner/results"} {
+		if p.byName[name].Lookup("reports") == nil {
+			t.Errorf("the page %s has no Reports section", name)
 		}
 	}
 	if p.byName["manager/run"].Lookup("run-state") == nil {

@@ -71,6 +71,7 @@ type resultsData struct {
 	Positions, PositionsTable template.HTML
 	HasPositions              bool
 	Runs                      []*actionsv1.Run
+	Reports                   reportsView
 }
 
 // ownClient is the client a client member reads for; NotFound for the
@@ -130,6 +131,9 @@ func (s *Studio) resultsPage(v *visit) error {
 		if r.GetFinishedAt() != nil {
 			d.Runs = append(d.Runs, r)
 		}
+	}
+	if d.Reports, err = s.reportsOf(v, client); err != nil {
+		return err
 	}
 	s.render(v, http.StatusOK, "owner/results", View{Title: "Results"}, d)
 	return nil

@@ -268,6 +268,16 @@ var funcs = template.FuncMap{
 	"int64":       func(n int32) int64 { return int64(n) },
 	"sub":         func(a, b int) int { return a - b },
 	"fieldInputs": fieldInputs,
+	// part hands a partial the page's View and a part of its data.
+	"part": func(v View, d any) struct {
+		V View
+		D any
+	} {
+		return struct {
+			V View
+			D any
+		}{v, d}
+	},
 	"credits": func(n int64) string {
 		s := fmt.Sprint(n)
 		neg := strings.HasPrefix(s, "-")

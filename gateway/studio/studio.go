@@ -49,6 +49,7 @@ type Studio struct {
 	sessions      crmv1.SessionServiceClient
 	data          datav1.DataServiceClient
 	actions       actionsv1.ActionsServiceClient
+	reports       actionsv1.ReportsServiceClient
 	webhooks      webhooksv1.WebhooksServiceClient
 	audit         auditv1.AuditServiceClient
 	// The admin services, for the operator's console (operator.go).
@@ -89,6 +90,7 @@ func New(cfg Config) (*Studio, error) {
 		sessions:         crmv1.NewSessionServiceClient(c["crm"]),
 		data:             datav1.NewDataServiceClient(c["data"]),
 		actions:          actionsv1.NewActionsServiceClient(c["actions"]),
+		reports:          actionsv1.NewReportsServiceClient(c["actions"]),
 		webhooks:         webhooksv1.NewWebhooksServiceClient(c["webhooks"]),
 		audit:            auditv1.NewAuditServiceClient(c["audit"]),
 		crmAdmin:         crmv1.NewCRMAdminServiceClient(c["crm"]),

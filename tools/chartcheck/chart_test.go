@@ -341,7 +341,7 @@ func TestNetworkPoliciesAdmitOnlyDeclaredCallers(t *testing.T) {
 		t.Fatal("the production values must declare metricsFrom, adminFrom and extra callers for this test to mean something")
 	}
 	callers := map[string][]networkingv1.NetworkPolicyPeer{
-		"collections": {componentPeer("gateway"), componentPeer("crm"), componentPeer("audit")},
+		"collections": {componentPeer("gateway"), componentPeer("crm"), componentPeer("audit"), componentPeer("actions")},
 		"crm": append([]networkingv1.NetworkPolicyPeer{componentPeer("gateway"), componentPeer("collections"), componentPeer("data"), componentPeer("actions"), componentPeer("webhooks")},
 			values.CRM.ExtraCallers...),
 		"data":     append([]networkingv1.NetworkPolicyPeer{componentPeer("gateway"), componentPeer("actions")}, values.Data.ExtraCallers...),
@@ -470,7 +470,7 @@ func TestUpstreamsAreTheServicesDNSNames(t *testing.T) {
 		"collections": {"ATRIUM_CRM_ADDR": addr("crm")},
 		"crm":         {"ATRIUM_COLLECTIONS_ADDR": addr("collections")},
 		"data":        {"ATRIUM_CRM_ADDR": addr("crm")},
-		"actions":     {"ATRIUM_CRM_ADDR": addr("crm"), "ATRIUM_DATA_ADDR": addr("data")},
+		"actions":     {"ATRIUM_CRM_ADDR": addr("crm"), "ATRIUM_DATA_ADDR": addr("data"), "ATRIUM_COLLECTIONS_ADDR": addr("collections")},
 		"webhooks":    {"ATRIUM_CRM_ADDR": addr("crm")},
 		"audit":       {"ATRIUM_COLLECTIONS_ADDR": addr("collections")},
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/atrium-hq/atrium/platform/rpc"
 	"github.com/atrium-hq/atrium/platform/runner"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/builtintext"
+	"github.com/atrium-hq/atrium/services/actions/internal/adapters/collectionsgrpc"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/crmgrpc"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/dataforseo"
 	"github.com/atrium-hq/atrium/services/actions/internal/adapters/datagrpc"
@@ -162,6 +163,10 @@ type Config struct {
 	// addresses: the CRM is asked whether the client is linked (linkcache
 	// remembers its answer briefly); the data service takes the records.
 	CRMAddr, DataAddr string
+	// CollectionsAddr is the collections service's gRPC address, asked
+	// for the agency's logo as a report is drawn. Empty: reports are
+	// signed with the agency's name only.
+	CollectionsAddr string
 	// Objects keeps the generated files (platform/objstore/backends opens
 	// it from the command line).
 	Objects objstore.Store
@@ -264,6 +269,16 @@ func New(ctx context.Context, cfg Config) (_ *Service, err error) {
 		cfg.Logger.With("service", Name))
 	reports := app.NewReports(st)
 	s.actions.SetBranding(reports)
+	if cfg.CollectionsAddr != "" {
+		collections, err := cfg.Local.DialAs(cfg.CollectionsAddr, cfg.Telemetry, creds)
+		if err != nil {
+			return nil, err
+		}
+		s.conns = append(s.conns, collections)
+		// Not a dependency of readiness: without it a report only lacks
+		// its logo.
+		s.actions.SetLogos(collectionsgrpc.New(collections))
+	}
 	shares := app.NewShares(st, time.Now, func() string { return strings.TrimSuffix(*s.publicURL.Load(), "/") })
 	s.actions.SetShares(shares)
 	grpcserver.NewServer(s.actions).Register(rt.GRPC)

@@ -31,11 +31,12 @@ The chart's own components that call a service over gRPC, besides the
 gateway, which calls all six: crm asks collections whether a site exists
 and which agency owns it, collections asks crm whether a site's agency and
 client exist, data and actions ask crm which clients an agency may reach, actions writes
-records through data, webhooks asks crm which agencies a client is linked
+records through data and reads the agency's report logo from collections,
+webhooks asks crm which agencies a client is linked
 to, audit asks collections which agency owns a site.
 */}}
 {{- define "atrium.internalCallers" -}}
-{{- $callers := dict "collections" (list "crm" "audit") "crm" (list "collections" "data" "actions" "webhooks") "data" (list "actions") "actions" (list) "webhooks" (list) "audit" (list) -}}
+{{- $callers := dict "collections" (list "crm" "audit" "actions") "crm" (list "collections" "data" "actions" "webhooks") "data" (list "actions") "actions" (list) "webhooks" (list) "audit" (list) -}}
 {{- get $callers . | join " " -}}
 {{- end }}
 
@@ -257,6 +258,7 @@ ATRIUM_PUBLIC_URL: {{ . | quote }}
 {{- end }}
 {{- end }}
 {{- if eq .component "actions" }}
+ATRIUM_COLLECTIONS_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "collections") | quote }}
 ATRIUM_DATA_ADDR: {{ include "atrium.serviceAddr" (dict "root" $root "component" "data") | quote }}
 {{- with include "atrium.publicURL" $root }}
 ATRIUM_PUBLIC_URL: {{ . | quote }}

@@ -120,6 +120,120 @@ func (x *GetSiteOwnerResponse) GetClientId() string {
 	return ""
 }
 
+type GetAgencyAssetFileRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	AgencyId string                 `protobuf:"bytes,1,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
+	AssetId  string                 `protobuf:"bytes,2,opt,name=asset_id,json=assetId,proto3" json:"asset_id,omitempty"`
+	// The largest file the caller takes, in bytes: 1 to 4194304.
+	MaxBytes      int64 `protobuf:"varint,3,opt,name=max_bytes,json=maxBytes,proto3" json:"max_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetAgencyAssetFileRequest) Reset() {
+	*x = GetAgencyAssetFileRequest{}
+	mi := &file_atrium_collections_v1_site_owner_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAgencyAssetFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAgencyAssetFileRequest) ProtoMessage() {}
+
+func (x *GetAgencyAssetFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_site_owner_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAgencyAssetFileRequest.ProtoReflect.Descriptor instead.
+func (*GetAgencyAssetFileRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_site_owner_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *GetAgencyAssetFileRequest) GetAgencyId() string {
+	if x != nil {
+		return x.AgencyId
+	}
+	return ""
+}
+
+func (x *GetAgencyAssetFileRequest) GetAssetId() string {
+	if x != nil {
+		return x.AssetId
+	}
+	return ""
+}
+
+func (x *GetAgencyAssetFileRequest) GetMaxBytes() int64 {
+	if x != nil {
+		return x.MaxBytes
+	}
+	return 0
+}
+
+type GetAgencyAssetFileResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// As the asset's content_type (image/png, image/jpeg, ...).
+	ContentType   string `protobuf:"bytes,1,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	Content       []byte `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetAgencyAssetFileResponse) Reset() {
+	*x = GetAgencyAssetFileResponse{}
+	mi := &file_atrium_collections_v1_site_owner_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAgencyAssetFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAgencyAssetFileResponse) ProtoMessage() {}
+
+func (x *GetAgencyAssetFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_site_owner_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAgencyAssetFileResponse.ProtoReflect.Descriptor instead.
+func (*GetAgencyAssetFileResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_site_owner_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *GetAgencyAssetFileResponse) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *GetAgencyAssetFileResponse) GetContent() []byte {
+	if x != nil {
+		return x.Content
+	}
+	return nil
+}
+
 var File_atrium_collections_v1_site_owner_proto protoreflect.FileDescriptor
 
 const file_atrium_collections_v1_site_owner_proto_rawDesc = "" +
@@ -129,9 +243,17 @@ const file_atrium_collections_v1_site_owner_proto_rawDesc = "" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\"P\n" +
 	"\x14GetSiteOwnerResponse\x12\x1b\n" +
 	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x1b\n" +
-	"\tclient_id\x18\x02 \x01(\tR\bclientId2\x86\x01\n" +
+	"\tclient_id\x18\x02 \x01(\tR\bclientId\"p\n" +
+	"\x19GetAgencyAssetFileRequest\x12\x1b\n" +
+	"\tagency_id\x18\x01 \x01(\tR\bagencyId\x12\x19\n" +
+	"\basset_id\x18\x02 \x01(\tR\aassetId\x12\x1b\n" +
+	"\tmax_bytes\x18\x03 \x01(\x03R\bmaxBytes\"Y\n" +
+	"\x1aGetAgencyAssetFileResponse\x12!\n" +
+	"\fcontent_type\x18\x01 \x01(\tR\vcontentType\x12\x18\n" +
+	"\acontent\x18\x02 \x01(\fR\acontent2\x8d\x02\n" +
 	"\x10SiteOwnerService\x12r\n" +
-	"\fGetSiteOwner\x12*.atrium.collections.v1.GetSiteOwnerRequest\x1a+.atrium.collections.v1.GetSiteOwnerResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01BGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
+	"\fGetSiteOwner\x12*.atrium.collections.v1.GetSiteOwnerRequest\x1a+.atrium.collections.v1.GetSiteOwnerResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01\x12\x84\x01\n" +
+	"\x12GetAgencyAssetFile\x120.atrium.collections.v1.GetAgencyAssetFileRequest\x1a1.atrium.collections.v1.GetAgencyAssetFileResponse\"\t\xca\xf3\x18\x02\b\x03\x90\x02\x01BGZEgithub.com/atrium-hq/atrium/proto/atrium/collections/v1;collectionsv1b\x06proto3"
 
 var (
 	file_atrium_collections_v1_site_owner_proto_rawDescOnce sync.Once
@@ -145,16 +267,20 @@ func file_atrium_collections_v1_site_owner_proto_rawDescGZIP() []byte {
 	return file_atrium_collections_v1_site_owner_proto_rawDescData
 }
 
-var file_atrium_collections_v1_site_owner_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_atrium_collections_v1_site_owner_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_atrium_collections_v1_site_owner_proto_goTypes = []any{
-	(*GetSiteOwnerRequest)(nil),  // 0: atrium.collections.v1.GetSiteOwnerRequest
-	(*GetSiteOwnerResponse)(nil), // 1: atrium.collections.v1.GetSiteOwnerResponse
+	(*GetSiteOwnerRequest)(nil),        // 0: atrium.collections.v1.GetSiteOwnerRequest
+	(*GetSiteOwnerResponse)(nil),       // 1: atrium.collections.v1.GetSiteOwnerResponse
+	(*GetAgencyAssetFileRequest)(nil),  // 2: atrium.collections.v1.GetAgencyAssetFileRequest
+	(*GetAgencyAssetFileResponse)(nil), // 3: atrium.collections.v1.GetAgencyAssetFileResponse
 }
 var file_atrium_collections_v1_site_owner_proto_depIdxs = []int32{
 	0, // 0: atrium.collections.v1.SiteOwnerService.GetSiteOwner:input_type -> atrium.collections.v1.GetSiteOwnerRequest
-	1, // 1: atrium.collections.v1.SiteOwnerService.GetSiteOwner:output_type -> atrium.collections.v1.GetSiteOwnerResponse
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
+	2, // 1: atrium.collections.v1.SiteOwnerService.GetAgencyAssetFile:input_type -> atrium.collections.v1.GetAgencyAssetFileRequest
+	1, // 2: atrium.collections.v1.SiteOwnerService.GetSiteOwner:output_type -> atrium.collections.v1.GetSiteOwnerResponse
+	3, // 3: atrium.collections.v1.SiteOwnerService.GetAgencyAssetFile:output_type -> atrium.collections.v1.GetAgencyAssetFileResponse
+	2, // [2:4] is the sub-list for method output_type
+	0, // [0:2] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
 	0, // [0:0] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
@@ -171,7 +297,7 @@ func file_atrium_collections_v1_site_owner_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_collections_v1_site_owner_proto_rawDesc), len(file_atrium_collections_v1_site_owner_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	SiteOwnerService_GetSiteOwner_FullMethodName = "/atrium.collections.v1.SiteOwnerService/GetSiteOwner"
+	SiteOwnerService_GetSiteOwner_FullMethodName       = "/atrium.collections.v1.SiteOwnerService/GetSiteOwner"
+	SiteOwnerService_GetAgencyAssetFile_FullMethodName = "/atrium.collections.v1.SiteOwnerService/GetAgencyAssetFile"
 )
 
 // SiteOwnerServiceClient is the client API for SiteOwnerService service.
@@ -33,6 +34,13 @@ const (
 type SiteOwnerServiceClient interface {
 	// GetSiteOwner returns the site's owner; NOT_FOUND for an unknown site.
 	GetSiteOwner(ctx context.Context, in *GetSiteOwnerRequest, opts ...grpc.CallOption) (*GetSiteOwnerResponse, error)
+	// GetAgencyAssetFile returns the bytes of an asset of one of the
+	// agency's sites: the actions service draws an agency's logo
+	// (report branding's logo_asset_id) in its client reports with it.
+	// NOT_FOUND when none of the agency's sites has the asset (another
+	// agency's asset included); FAILED_PRECONDITION when the file is larger
+	// than max_bytes.
+	GetAgencyAssetFile(ctx context.Context, in *GetAgencyAssetFileRequest, opts ...grpc.CallOption) (*GetAgencyAssetFileResponse, error)
 }
 
 type siteOwnerServiceClient struct {
@@ -53,6 +61,16 @@ func (c *siteOwnerServiceClient) GetSiteOwner(ctx context.Context, in *GetSiteOw
 	return out, nil
 }
 
+func (c *siteOwnerServiceClient) GetAgencyAssetFile(ctx context.Context, in *GetAgencyAssetFileRequest, opts ...grpc.CallOption) (*GetAgencyAssetFileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetAgencyAssetFileResponse)
+	err := c.cc.Invoke(ctx, SiteOwnerService_GetAgencyAssetFile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SiteOwnerServiceServer is the server API for SiteOwnerService service.
 // All implementations must embed UnimplementedSiteOwnerServiceServer
 // for forward compatibility.
@@ -64,6 +82,13 @@ func (c *siteOwnerServiceClient) GetSiteOwner(ctx context.Context, in *GetSiteOw
 type SiteOwnerServiceServer interface {
 	// GetSiteOwner returns the site's owner; NOT_FOUND for an unknown site.
 	GetSiteOwner(context.Context, *GetSiteOwnerRequest) (*GetSiteOwnerResponse, error)
+	// GetAgencyAssetFile returns the bytes of an asset of one of the
+	// agency's sites: the actions service draws an agency's logo
+	// (report branding's logo_asset_id) in its client reports with it.
+	// NOT_FOUND when none of the agency's sites has the asset (another
+	// agency's asset included); FAILED_PRECONDITION when the file is larger
+	// than max_bytes.
+	GetAgencyAssetFile(context.Context, *GetAgencyAssetFileRequest) (*GetAgencyAssetFileResponse, error)
 	mustEmbedUnimplementedSiteOwnerServiceServer()
 }
 
@@ -76,6 +101,9 @@ type UnimplementedSiteOwnerServiceServer struct{}
 
 func (UnimplementedSiteOwnerServiceServer) GetSiteOwner(context.Context, *GetSiteOwnerRequest) (*GetSiteOwnerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetSiteOwner not implemented")
+}
+func (UnimplementedSiteOwnerServiceServer) GetAgencyAssetFile(context.Context, *GetAgencyAssetFileRequest) (*GetAgencyAssetFileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetAgencyAssetFile not implemented")
 }
 func (UnimplementedSiteOwnerServiceServer) mustEmbedUnimplementedSiteOwnerServiceServer() {}
 func (UnimplementedSiteOwnerServiceServer) testEmbeddedByValue()                          {}
@@ -116,6 +144,24 @@ func _SiteOwnerService_GetSiteOwner_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _SiteOwnerService_GetAgencyAssetFile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetAgencyAssetFileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SiteOwnerServiceServer).GetAgencyAssetFile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SiteOwnerService_GetAgencyAssetFile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SiteOwnerServiceServer).GetAgencyAssetFile(ctx, req.(*GetAgencyAssetFileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // SiteOwnerService_ServiceDesc is the grpc.ServiceDesc for SiteOwnerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -126,6 +172,10 @@ var SiteOwnerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetSiteOwner",
 			Handler:    _SiteOwnerService_GetSiteOwner_Handler,
+		},
+		{
+			MethodName: "GetAgencyAssetFile",
+			Handler:    _SiteOwnerService_GetAgencyAssetFile_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -20,12 +20,13 @@ var version = "dev"
 
 func main() {
 	settings := service.DefaultSettings()
-	crm, data := cli.DefaultGRPCAddr("crm"), cli.DefaultGRPCAddr("data")
+	crm, data, collections := cli.DefaultGRPCAddr("crm"), cli.DefaultGRPCAddr("data"), cli.DefaultGRPCAddr("collections")
 	publicURL := cli.DefaultPublicURL
 	var objects backends.Config
 	bind := func(fs *flag.FlagSet) {
 		settings.BindFlags(fs)
 		fs.StringVar(&crm, "crm-addr", crm, "gRPC address of the CRM service, asked on every action whether the client is linked"+rpc.AddressForms)
+		fs.StringVar(&collections, "collections-addr", collections, "gRPC address of the collections service, asked for the agency's logo (an asset) as a report is drawn; empty: reports without a logo"+rpc.AddressForms)
 		fs.StringVar(&data, "data-addr", data, "gRPC address of the data service, which takes the records actions write"+rpc.AddressForms)
 		objects.BindFlags(fs, "directory of the generated files (images), shared with the gateway, which serves them")
 		cli.BindPublicURL(fs, &publicURL, "the gateway's public listener unless set")
@@ -42,7 +43,7 @@ func main() {
 		if store.Temporary {
 			cfg.Logger.Warn("generated images are kept in a temporary directory removed at exit: set --data-dir (shared with the gateway) or --s3-bucket")
 		}
-		svc, err := service.New(ctx, service.Config{Config: cfg, Settings: settings, CRMAddr: crm, DataAddr: data,
+		svc, err := service.New(ctx, service.Config{Config: cfg, Settings: settings, CRMAddr: crm, DataAddr: data, CollectionsAddr: collections,
 			Objects: store, PublicURL: publicURL, LegacyBlobDir: objects.DataDir})
 		if err != nil {
 			store.Close()

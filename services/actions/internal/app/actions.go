@@ -83,8 +83,10 @@ type Actions struct {
 	// keeps none (reports are then signed with the default name).
 	branding action.BrandingReader
 	shares   action.ShareMaker
-	clock    Clock
-	cfg      Config
+	// logos reads the branding's logo (nil: none is drawn).
+	logos action.LogoReader
+	clock Clock
+	cfg   Config
 	// guard checks, when a request is made, the URLs an action will fetch,
 	// by the outbound address rule the fetcher applies when it dials.
 	guard   *netguard.Guard

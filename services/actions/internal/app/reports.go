@@ -42,5 +42,9 @@ func (c clientRuns) ClientRuns(ctx context.Context, agencyID, clientID string, s
 // are drawn with.
 func (a *Actions) SetBranding(b action.BrandingReader) { a.branding = b }
 
+// SetLogos gives the run engine what reads the agencies' logos, which
+// reports draw in their header.
+func (a *Actions) SetLogos(l action.LogoReader) { a.logos = l }
+
 // SetShares gives the run engine what makes a report's share link.
 func (a *Actions) SetShares(s action.ShareMaker) { a.shares = s }

@@ -107,7 +107,7 @@ func (a *Actions) execute(ctx context.Context, req catalog.Request, client actio
 		}
 	}()
 	return req.Action.Run(ctx, &action.Exec{RunID: run.ID, AgencyID: run.AgencyID, Client: client, Input: req.Input, Now: run.StartedAt, P: a.providers,
-		Records: a.records, Datasets: a.records, Runs: clientRuns{a.store}, Branding: a.branding, Shares: a.shares})
+		Records: a.records, Datasets: a.records, Runs: clientRuns{a.store}, Branding: a.branding, Logos: a.logos, Shares: a.shares})
 }
 
 // usage is what a run records of its providers' usage: what they charged,

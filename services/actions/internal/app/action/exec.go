@@ -51,6 +51,9 @@ type Exec struct {
 	Datasets DatasetLister
 	Runs     RunLister
 	Branding BrandingReader
+	// Logos reads the branding's logo; nil: reports are signed with the
+	// name only.
+	Logos LogoReader
 	// Shares makes the share link of a report (generate_report); nil:
 	// no link.
 	Shares ShareMaker

@@ -37,6 +37,18 @@ type Branding struct {
 	Primary, Accent   string
 }
 
+// MaxLogoBytes bounds the logo a report draws: a logo is a small image,
+// and a report is made in memory.
+const MaxLogoBytes = 1 << 20
+
+// LogoReader reads the file of an agency's logo, an asset of one of its
+// sites, which the collections service keeps.
+type LogoReader interface {
+	// AgencyAssetFile returns the bytes and type of the agency's asset,
+	// an error when it has no such asset or it is over max bytes.
+	AgencyAssetFile(ctx context.Context, agencyID, assetID string, max int64) (content []byte, contentType string, err error)
+}
+
 // BrandingReader reads an agency's branding.
 type BrandingReader interface {
 	// Branding returns the agency's branding; ok false if it set none.

@@ -96,6 +96,7 @@ func GenerateReport(ctx context.Context, x *action.Exec) (action.Result, error) 
 		}
 		if ok {
 			brand = report.Branding{Name: b.Name, Primary: b.Primary, Accent: b.Accent}
+			brand.Logo = reportLogo(ctx, x, b.LogoAssetID)
 		}
 	}
 	page, err := report.HTML(f, brand)
@@ -142,6 +143,22 @@ func GenerateReport(ctx context.Context, x *action.Exec) (action.Result, error) 
 		data["emailed_to"] = stringsAny(to)
 	}
 	return action.Result{Data: data}, nil
+}
+
+// reportLogo reads the branding's logo, nil when there is none to draw:
+// no logo set, no reader, or an asset that is gone, another agency's, too
+// large or unreadable. A logo never fails a report (it is then signed
+// with the name only), so the error is dropped here on purpose; the
+// renderings also leave out bytes that are not a PNG or JPEG image.
+func reportLogo(ctx context.Context, x *action.Exec, assetID string) []byte {
+	if assetID == "" || x.Logos == nil {
+		return nil
+	}
+	b, _, err := x.Logos.AgencyAssetFile(ctx, x.AgencyID, assetID, action.MaxLogoBytes)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // mailReport sends the report's links to each recipient, one message each

@@ -4,7 +4,9 @@
 // from dataset rows and runs (figures.go), and the two renderings of the
 // same figures, a self-contained HTML page with inline SVG charts
 // (platform/chart) and no script (html.go), and a PDF whose text, figures
-// included, is selectable (pdf.go).
+// included, is selectable (pdf.go); both draw the agency's logo when it
+// is a PNG or JPEG that decodes whole, and leave it out otherwise
+// (logo.go).
 //
 // It is pure: no provider, no store. The handler (handlers/reports.go)
 // reads the rows, asks the text provider for the narrative and stores the

@@ -12,10 +12,12 @@ import (
 )
 
 // Branding is how an agency's reports look: its name and colours (hex,
-// checked when they were set).
+// checked when they were set), and its logo's file, drawn in the header
+// of both renderings when it is a PNG or JPEG image (logo.go).
 type Branding struct {
 	Name            string
 	Primary, Accent string
+	Logo            []byte
 }
 
 // Default colours, for an agency that set none.
@@ -76,7 +78,7 @@ var page = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE ht
 </head>
 <body>
 <header class="masthead">
-<p class="agency">{{.B.Name}}</p>
+<p class="agency">{{with .Logo}}<img class="logo" src="{{.}}" alt="">{{end}}<span>{{.B.Name}}</span></p>
 <h1>{{.F.Title}}</h1>
 <p class="period">{{.F.Client}}{{if .F.Domain}} ({{.F.Domain}}){{end}} &middot; {{.F.Period.Label}} ({{.F.Period.First}} to {{.F.Period.Last}})</p>
 </header>
@@ -122,7 +124,8 @@ var page = template.Must(template.New("report").Funcs(funcs).Parse(`<!DOCTYPE ht
 const css = `:root{--primary:%s;--accent:%s}
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1b;margin:0;background:#fff}
 .masthead{background:var(--primary);color:#fff;padding:24px 32px}
-.masthead h1{margin:4px 0;font-size:26px}.agency{margin:0;font-weight:600;color:var(--accent)}.period{margin:0;opacity:.9}
+.masthead h1{margin:4px 0;font-size:26px}.agency{margin:0;font-weight:600;color:var(--accent);display:flex;align-items:center;gap:12px}
+.logo{height:48px;width:auto;max-width:240px;object-fit:contain;background:#fff;padding:4px;border-radius:4px}.period{margin:0;opacity:.9}
 main{max-width:960px;margin:0 auto;padding:8px 32px}
 h2{color:var(--primary);border-bottom:3px solid var(--accent);padding-bottom:4px;margin-top:32px}
 .figures{display:flex;flex-wrap:wrap;gap:12px;margin:0 0 16px}.figures div{border:1px solid #ddd;border-radius:6px;padding:8px 14px;min-width:120px}
@@ -142,6 +145,8 @@ func HTML(f Figures, b Branding) ([]byte, error) {
 		"F": f, "B": b, "CSS": template.CSS(fmt.Sprintf(css, primary, accent) + chart.CSS), //nolint:gosec // G203: our own stylesheet; the colours are #rrggbb, checked by colours()
 		"Generated":  f.Generated.Format("2 January 2006"),
 		"Paragraphs": paragraphs(f.Narrative),
+		// The logo's alt is empty: the agency's name is written beside it.
+		"Logo": b.logoURL(),
 	}
 	if r := f.Rankings; r != nil && len(r.Trend) > 0 {
 		data["RankChart"] = chart.Line([]chart.Series{{Name: "Average position", Points: r.Trend}}, chart.Options{Title: "Average position by day", InvertY: true, YLabel: "Position"})

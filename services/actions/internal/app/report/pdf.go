@@ -132,22 +132,35 @@ func PDF(f Figures, b Branding) ([]byte, error) {
 func (d *pdfDoc) fill(c rgb) { d.SetFillColor(c.r, c.g, c.b) }
 func (d *pdfDoc) draw(c rgb) { d.SetDrawColor(c.r, c.g, c.b) }
 
+// Logo sizes in the PDF's header, in millimetres: a fixed height, the
+// width following the image's proportions up to a maximum.
+const (
+	logoH    = 16.0
+	logoMaxW = 60.0
+	logoPad  = 1.5
+)
+
 func (d *pdfDoc) masthead(f Figures, b Branding) {
 	d.fill(d.primary)
 	d.Rect(0, 0, pageW, 38, "F")
+	// The text keeps clear of the logo.
+	tw := contentW
+	if w := d.drawLogo(b); w > 0 {
+		tw -= w + 2*logoPad + 4
+	}
 	d.SetXY(margin, 8)
 	d.SetFont("Helvetica", "B", 11)
 	d.SetTextColor(d.accent.r, d.accent.g, d.accent.b)
-	d.CellFormat(0, 6, d.tr(b.Name), "", 1, "L", false, 0, "")
+	d.CellFormat(tw, 6, d.fit(d.tr(b.Name), tw), "", 1, "L", false, 0, "")
 	d.SetFont("Helvetica", "B", 18)
 	d.SetTextColor(255, 255, 255)
-	d.CellFormat(0, 9, d.tr(f.Title), "", 1, "L", false, 0, "")
+	d.CellFormat(tw, 9, d.fit(d.tr(f.Title), tw), "", 1, "L", false, 0, "")
 	d.SetFont("Helvetica", "", 10)
 	client := f.Client
 	if f.Domain != "" {
 		client += " (" + f.Domain + ")"
 	}
-	d.CellFormat(0, 6, d.tr(fmt.Sprintf("%s - %s (%s to %s)", client, f.Period.Label, f.Period.First, f.Period.Last)), "", 1, "L", false, 0, "")
+	d.CellFormat(tw, 6, d.fit(d.tr(fmt.Sprintf("%s - %s (%s to %s)", client, f.Period.Label, f.Period.First, f.Period.Last)), tw), "", 1, "L", false, 0, "")
 	d.SetY(44)
 	d.SetTextColor(27, 27, 27)
 }
@@ -328,4 +341,44 @@ func (d *pdfDoc) lineChart(title string, pts []chart.Point) {
 	d.CellFormat(w/2, 4, first.X.Format(dateLayout)+": "+Num(first.Y), "", 0, "L", false, 0, "")
 	d.CellFormat(w/2, 4, last.X.Format(dateLayout)+": "+Num(last.Y), "", 1, "R", false, 0, "")
 	d.Ln(3)
+}
+
+// drawLogo draws the branding's logo at the header's right, on a white
+// ground (a logo is made for a light page), scaled to logoH high. A logo
+// that cannot be drawn is left out and the report keeps its name only:
+// the logo never fails a report. It returns the logo's width, 0 when none
+// is drawn.
+func (d *pdfDoc) drawLogo(b Branding) (width float64) {
+	data, size, ok := b.pdfLogo()
+	if !ok || !d.registerLogo(data) {
+		return 0
+	}
+	h := logoH
+	w := h * float64(size.X) / float64(size.Y)
+	if w > logoMaxW {
+		w, h = logoMaxW, logoMaxW*float64(size.Y)/float64(size.X)
+	}
+	x, y := pageW-margin-w, 19-h/2
+	d.SetFillColor(255, 255, 255)
+	d.Rect(x-logoPad, y-logoPad, w+2*logoPad, h+2*logoPad, "F")
+	d.ImageOptions("logo", x, y, w, h, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	return w
+}
+
+// registerLogo hands fpdf the logo's PNG, reporting whether it took it.
+// fpdf only sees PNGs Go encoded, but a parser's panic must still not
+// fail the report, nor its error state stop the rest of the document.
+func (d *pdfDoc) registerLogo(data []byte) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			d.ClearError()
+			ok = false
+		}
+	}()
+	info := d.RegisterImageOptionsReader("logo", fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(data))
+	if d.Err() || info == nil {
+		d.ClearError()
+		return false
+	}
+	return true
 }

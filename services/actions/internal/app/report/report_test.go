@@ -245,7 +245,7 @@ func TestDocsPicture(t *testing.T) {
 	if os.Getenv("ATRIUM_UPDATE_DOCS") != "1" {
 		t.Skip("set ATRIUM_UPDATE_DOCS=1 to redraw docs/reports/report.png")
 	}
-	page, err := report.HTML(figures(t), report.Branding{Name: "Northwind SEO", Primary: "#1f3a5f", Accent: "#e07a2e"})
+	page, err := report.HTML(figures(t), report.Branding{Name: "Northwind SEO", Primary: "#1f3a5f", Accent: "#e07a2e", Logo: encode(t, "png", sampleLogo())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,6 +112,23 @@ func (s *Server) GetSiteOwner(ctx context.Context, req *collectionsv1.GetSiteOwn
 	return &collectionsv1.GetSiteOwnerResponse{AgencyId: site.AgencyID, ClientId: site.ClientID}, nil
 }
 
+// GetAgencyAssetFile implements collectionsv1.SiteOwnerServiceServer: an
+// asset of one of the agency's sites, whole (the report's logo).
+func (s *Server) GetAgencyAssetFile(ctx context.Context, req *collectionsv1.GetAgencyAssetFileRequest) (*collectionsv1.GetAgencyAssetFileResponse, error) {
+	if s.assets == nil {
+		return nil, apperr.NotFound("asset %s", req.AssetId)
+	}
+	sites, err := s.sites.OfAgency(ctx, req.AgencyId)
+	if err != nil {
+		return nil, err
+	}
+	b, a, err := s.assets.assets.AgencyFile(ctx, sites, req.AssetId, req.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	return &collectionsv1.GetAgencyAssetFileResponse{ContentType: a.ContentType, Content: b}, nil
+}
+
 func sitePB(s app.Site) *collectionsv1.Site {
 	origins := s.AllowedOrigins
 	if origins == nil {
