@@ -269,7 +269,10 @@ func TestPersonPrincipal(t *testing.T) {
 }
 
 // siteOwnerClient answers GetSiteOwner and counts the calls.
-type siteOwnerClient struct{ calls atomic.Int32 }
+type siteOwnerClient struct {
+	collectionsv1.SiteOwnerServiceClient // the methods the site owner cache never calls
+	calls                                atomic.Int32
+}
 
 func (c *siteOwnerClient) GetSiteOwner(_ context.Context, in *collectionsv1.GetSiteOwnerRequest, _ ...grpc.CallOption) (*collectionsv1.GetSiteOwnerResponse, error) {
 	c.calls.Add(1)
