@@ -207,16 +207,22 @@ func (r *recentCollections) forget(siteID, slug string) {
 }
 
 const (
-	siteCols = `id, name, created_at, updated_at, allowed_origins, agency_id, client_id`
+	siteCols = `id, name, created_at, updated_at, allowed_origins, agency_id, client_id, default_locale, locales`
 	// siteSelect reads siteCols with the owner's NULLs as "".
-	siteSelect = `SELECT id, name, created_at, updated_at, allowed_origins, COALESCE(agency_id::text, ''), COALESCE(client_id::text, '') FROM sites`
+	siteSelect = `SELECT id, name, created_at, updated_at, allowed_origins, COALESCE(agency_id::text, ''), COALESCE(client_id::text, ''), default_locale, locales FROM sites`
 )
 
 func scanSite(row pgx.Row) (app.Site, error) {
 	var site app.Site
-	err := row.Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt, &site.AllowedOrigins, &site.AgencyID, &site.ClientID)
+	err := row.Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt, &site.AllowedOrigins, &site.AgencyID, &site.ClientID,
+		&site.DefaultLocale, &site.Locales)
 	if site.AllowedOrigins == nil {
 		site.AllowedOrigins = []string{}
+	}
+	if len(site.Locales) == 0 {
+		// Stored as '{}' when the site set none; app.Site.Localization
+		// reads nil so.
+		site.Locales = nil
 	}
 	site.CreatedAt, site.UpdatedAt = site.CreatedAt.UTC(), site.UpdatedAt.UTC()
 	return site, err
@@ -462,8 +468,8 @@ type tx struct {
 }
 
 func (t tx) InsertSite(ctx context.Context, site app.Site) error {
-	_, err := t.Exec(ctx, `INSERT INTO sites (`+siteCols+`) VALUES ($1, $2, $3, $4, $5, NULLIF($6, '')::uuid, NULLIF($7, '')::uuid)`,
-		site.ID, site.Name, site.CreatedAt, site.UpdatedAt, origins(site), site.AgencyID, site.ClientID)
+	_, err := t.Exec(ctx, `INSERT INTO sites (`+siteCols+`) VALUES ($1, $2, $3, $4, $5, NULLIF($6, '')::uuid, NULLIF($7, '')::uuid, $8, $9)`,
+		site.ID, site.Name, site.CreatedAt, site.UpdatedAt, origins(site), site.AgencyID, site.ClientID, site.DefaultLocale, locales(site))
 	return pgdb.Err(err, "insert site")
 }
 
@@ -474,10 +480,17 @@ func origins(site app.Site) []string {
 	return site.AllowedOrigins
 }
 
+func locales(site app.Site) []string {
+	if site.Locales == nil {
+		return []string{}
+	}
+	return site.Locales
+}
+
 func (t tx) UpdateSite(ctx context.Context, site app.Site) error {
 	tag, err := t.Exec(ctx, `UPDATE sites SET name = $2, updated_at = $3, allowed_origins = $4,
-		agency_id = NULLIF($5, '')::uuid, client_id = NULLIF($6, '')::uuid WHERE id = $1`,
-		site.ID, site.Name, site.UpdatedAt, origins(site), site.AgencyID, site.ClientID)
+		agency_id = NULLIF($5, '')::uuid, client_id = NULLIF($6, '')::uuid, default_locale = $7, locales = $8 WHERE id = $1`,
+		site.ID, site.Name, site.UpdatedAt, origins(site), site.AgencyID, site.ClientID, site.DefaultLocale, locales(site))
 	if err != nil {
 		return pgdb.Err(err, "update site")
 	}
