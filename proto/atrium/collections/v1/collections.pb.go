@@ -534,7 +534,10 @@ type FieldDefinition struct {
 	// the field holds.
 	Target *string `protobuf:"bytes,5,opt,name=target,proto3,oneof" json:"target,omitempty"`
 	// text, rich_text, email, url: the most characters a value may have.
-	MaxLength     *int32 `protobuf:"varint,6,opt,name=max_length,json=maxLength,proto3,oneof" json:"max_length,omitempty"`
+	MaxLength *int32 `protobuf:"varint,6,opt,name=max_length,json=maxLength,proto3,oneof" json:"max_length,omitempty"`
+	// text and rich_text: whether the field holds a value per locale of the
+	// site (docs/collections.md#locales). Absent is false.
+	Localized     *bool `protobuf:"varint,7,opt,name=localized,proto3,oneof" json:"localized,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -609,6 +612,13 @@ func (x *FieldDefinition) GetMaxLength() int32 {
 		return *x.MaxLength
 	}
 	return 0
+}
+
+func (x *FieldDefinition) GetLocalized() bool {
+	if x != nil && x.Localized != nil {
+		return *x.Localized
+	}
+	return false
 }
 
 // Collection is a content collection of a site.
@@ -1549,7 +1559,7 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\tR\aversion\"J\n" +
 	"\x1bRestoreItemRevisionResponse\x12+\n" +
-	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\"\xcf\x01\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\"\x80\x02\n" +
 	"\x0fFieldDefinition\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1a\n" +
@@ -1557,9 +1567,12 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\aoptions\x18\x04 \x03(\tB\x05\xe8\xf9\x18\xf4\x03R\aoptions\x12\x1b\n" +
 	"\x06target\x18\x05 \x01(\tH\x00R\x06target\x88\x01\x01\x12\"\n" +
 	"\n" +
-	"max_length\x18\x06 \x01(\x05H\x01R\tmaxLength\x88\x01\x01B\t\n" +
+	"max_length\x18\x06 \x01(\x05H\x01R\tmaxLength\x88\x01\x01\x12!\n" +
+	"\tlocalized\x18\a \x01(\bH\x02R\tlocalized\x88\x01\x01B\t\n" +
 	"\a_targetB\r\n" +
-	"\v_max_length\"\xd3\x01\n" +
+	"\v_max_lengthB\f\n" +
+	"\n" +
+	"_localized\"\xd3\x01\n" +
 	"\n" +
 	"Collection\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +

@@ -42,6 +42,10 @@ func writeCollection(w *render.Writer, c app.Collection) {
 			w.Key("max_length")
 			w.Int(int64(f.MaxLength))
 		}
+		if f.Localized {
+			w.Key("localized")
+			w.Bool(true)
+		}
 		w.Close()
 	}
 	w.CloseArray()

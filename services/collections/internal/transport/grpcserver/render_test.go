@@ -41,7 +41,7 @@ func decode(t *testing.T, b []byte) map[string]any {
 }
 
 var posts = app.Collection{ID: "c1", SiteID: "s1", Name: "Posts \"quoted\" 🙂", Slug: "posts", Fields: []app.Field{
-	{Key: "title", Type: app.TypeText, Required: true, MaxLength: 80},
+	{Key: "title", Type: app.TypeText, Required: true, MaxLength: 80, Localized: true},
 	{Key: "rating", Type: app.TypeNumber},
 	{Key: "tags", Type: app.TypeMultiSelect, Options: []string{"a", "b"}},
 	{Key: "author", Type: app.TypeReference, Target: "authors"},

@@ -117,8 +117,9 @@ func sitePB(s app.Site) *collectionsv1.Site {
 	if origins == nil {
 		origins = []string{}
 	}
+	def, locales := s.Localization()
 	return &collectionsv1.Site{Id: s.ID, Name: s.Name, CreatedAt: timestamppb.New(s.CreatedAt), UpdatedAt: timestamppb.New(s.UpdatedAt), AllowedOrigins: origins,
-		AgencyId: nullable(s.AgencyID), ClientId: nullable(s.ClientID)}
+		AgencyId: nullable(s.AgencyID), ClientId: nullable(s.ClientID), DefaultLocale: def, Locales: locales}
 }
 
 // nullable is an optional id as the API shows it: null when absent.
@@ -127,6 +128,15 @@ func nullable(id string) *wrapperspb.StringValue {
 		return nil
 	}
 	return wrapperspb.String(id)
+}
+
+// SetSiteLocales implements collectionsv1.CollectionsAdminServiceServer.
+func (s *Server) SetSiteLocales(ctx context.Context, req *collectionsv1.SetSiteLocalesRequest) (*collectionsv1.SetSiteLocalesResponse, error) {
+	site, err := s.sites.SetLocales(ctx, req.SiteId, req.DefaultLocale, req.Locales)
+	if err != nil {
+		return nil, err
+	}
+	return &collectionsv1.SetSiteLocalesResponse{Site: sitePB(site)}, nil
 }
 
 // SetSiteOrigins implements collectionsv1.CollectionsAdminServiceServer.
@@ -141,7 +151,7 @@ func (s *Server) SetSiteOrigins(ctx context.Context, req *collectionsv1.SetSiteO
 func fieldsFromPB(fs []*collectionsv1.FieldDefinition) []app.Field {
 	out := make([]app.Field, len(fs))
 	for i, f := range fs {
-		out[i] = app.Field{Key: f.Key, Type: f.Type, Required: f.Required, Options: f.Options, Target: f.GetTarget(), MaxLength: int(f.GetMaxLength())}
+		out[i] = app.Field{Key: f.Key, Type: f.Type, Required: f.Required, Options: f.Options, Target: f.GetTarget(), MaxLength: int(f.GetMaxLength()), Localized: f.GetLocalized()}
 	}
 	return out
 }
@@ -343,6 +353,11 @@ func collectionPB(c app.Collection) *collectionsv1.Collection {
 		if f.MaxLength > 0 {
 			n := int32(f.MaxLength) //nolint:gosec // G115: at most 500,000 (the collection rules)
 			fd.MaxLength = &n
+		}
+		if f.Localized {
+			// Shown only when set: a site with one locale sees its
+			// collections as before.
+			fd.Localized = &f.Localized
 		}
 		out.Fields[i] = fd
 	}
