@@ -2386,6 +2386,11 @@ export interface components {
              */
             key: string;
             /**
+             * @description text and rich_text: whether the field holds a value per locale of the
+             *     site (docs/collections.md#locales). Absent is false.
+             */
+            localized?: boolean;
+            /**
              * Format: int32
              * @description text, rich_text, email, url: the most characters a value may have.
              */
@@ -4434,8 +4439,18 @@ export interface components {
             client_id: string | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description The locale of the items' data: a BCP 47 tag (en, de-AT). en for a
+             *     site that never set its locales.
+             */
+            default_locale: string;
             /** Format: uuid */
             id: string;
+            /**
+             * @description Every locale the site's content may be written in, default_locale
+             *     first.
+             */
+            locales: string[];
             name: string;
             /** Format: date-time */
             updated_at: string;
