@@ -26,7 +26,12 @@ type Item struct {
 	SiteID       string
 	CollectionID string
 	Values       Values
-	IsPublished  bool
+	// Locales holds, by locale, the values of localized fields in the
+	// site's other locales (Values is the default locale's); nil for
+	// none. Stores keep a locale only while it holds a value, and read it
+	// whole whatever ItemQuery.Fields projects.
+	Locales     map[string]Values
+	IsPublished bool
 	// PublishAt and UnpublishAt are the pending scheduled changes, if any
 	// (schedule.go).
 	PublishAt, UnpublishAt *time.Time
@@ -66,6 +71,9 @@ type ItemQuery struct {
 // ItemPatch is an atomic change to an item, applied by the store in one
 // write so that concurrent patches of different fields all survive.
 type ItemPatch struct {
+	// Locale, when set, is the site's locale (not its default) whose
+	// values Set and Unset change, in Item.Locales; "" changes Values.
+	Locale      string
 	Set         Values
 	Unset       []string
 	IsPublished *bool

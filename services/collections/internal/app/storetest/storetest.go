@@ -65,6 +65,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"RevisionsOfEveryWrite", testRevisionsOfEveryWrite},
 		{"RevisionsOutliveTheItem", testRevisionsOutliveTheItem},
 		{"RevisionPurgesAreDisjoint", testPurgesAreDisjoint},
+		{"ItemLocales", testItemLocales},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
