@@ -346,7 +346,7 @@ const itemCols = `id, collection_id, data, is_published, version, created_at, up
 
 func scanItem(row pgx.Row) (app.Item, error) {
 	var (
-		it   app.Item
+		it      app.Item
 		data    []byte
 		locales []byte
 	)
