@@ -30,7 +30,7 @@ type Item struct {
 	// site's other locales (Values is the default locale's); nil for
 	// none. Stores keep a locale only while it holds a value, and read it
 	// whole whatever ItemQuery.Fields projects.
-	Locales     map[string]Values
+	Locales map[string]Values
 	// ReadIn is the locale a read asked for (ReadLocale.Localize), ""
 	// for a read that named none; Fallbacks names, for each localized
 	// field whose value came from another locale of the chain, that
