@@ -69,4 +69,54 @@ func testCollectionsLocales(t *testing.T, s *stack) {
 	if _, shown := fields[1].(map[string]any)["localized"]; shown {
 		t.Fatalf("a field that is not localized shows localized: %v", fields[1])
 	}
+
+	// An item is written in the default locale, then in de: only the
+	// localized fields, and only de's values change.
+	bread := c.createItem(t, "products", map[string]any{"data": map[string]any{"name": "Bread", "price": 3.5}, "is_published": true})
+	item := c.base + "/products/" + bread["id"].(string)
+	wantError(t, call(t, "PATCH", item, c.write, map[string]any{"locale": "de", "data": map[string]any{"name": "Brot", "price": 4}}),
+		http.StatusBadRequest, "localized fields (name)", "price")
+	wantError(t, call(t, "PATCH", item, c.write, map[string]any{"locale": "fr", "data": map[string]any{"name": "Pain"}}),
+		http.StatusBadRequest, `"fr"`, "en, de, de-AT")
+	r = call(t, "PATCH", item, c.write, map[string]any{"locale": "de", "data": map[string]any{"name": "Brot"}})
+	wantStatus(t, r, http.StatusOK)
+	if got := r.json["item"].(map[string]any); got["name"] != "Brot" || got["price"] != 3.5 || got["locale"] != "de" {
+		t.Fatalf("the de write answers %v", got)
+	}
+	// Without locale the item is as before: the default's values, and no
+	// locale properties.
+	r = call(t, "GET", item, c.read, nil)
+	wantStatus(t, r, http.StatusOK)
+	if got := r.json["item"].(map[string]any); got["name"] != "Bread" || got["locale"] != nil || got["locale_fallbacks"] != nil {
+		t.Fatalf("read without locale: %v", got)
+	}
+	// de-AT falls back to de and says so; fallback=none shows its own
+	// values only; * shows every locale's.
+	r = call(t, "GET", item+"?locale=de-AT", c.read, nil)
+	wantStatus(t, r, http.StatusOK)
+	got := r.json["item"].(map[string]any)
+	if got["name"] != "Brot" || got["locale"] != "de-AT" || got["locale_fallbacks"].(map[string]any)["name"] != "de" || got["price"] != 3.5 {
+		t.Fatalf("read in de-AT: %v", got)
+	}
+	r = call(t, "GET", item+"?locale=de-AT&fallback=none", c.read, nil)
+	wantStatus(t, r, http.StatusOK)
+	if got := r.json["item"].(map[string]any); got["name"] != nil {
+		t.Fatalf("read in de-AT without fallback: %v", got)
+	}
+	r = call(t, "GET", item+"?locale=*", c.read, nil)
+	wantStatus(t, r, http.StatusOK)
+	if got := r.json["item"].(map[string]any)["name"].(map[string]any); got["en"] != "Bread" || got["de"] != "Brot" || len(got) != 2 {
+		t.Fatalf("read in every locale: %v", got)
+	}
+	wantError(t, call(t, "GET", item+"?locale=fr", c.read, nil), http.StatusBadRequest, `"fr"`, "en, de, de-AT")
+	wantError(t, call(t, "GET", item+"?locale=de&fallback=sometimes", c.read, nil), http.StatusBadRequest, "fallback must be default or none")
+	// The list reads the same way, the rendered page as the typed one.
+	r = call(t, "GET", c.base+"/products?locale=de", c.read, nil)
+	wantStatus(t, r, http.StatusOK)
+	if got := r.json["items"].([]any)[0].(map[string]any); got["name"] != "Brot" || got["locale"] != "de" {
+		t.Fatalf("list in de: %v", got)
+	}
+	wantError(t, call(t, "GET", c.base+"/products?locale=de&order=name", c.read, nil), http.StatusBadRequest, "localized field (name)")
+	// Another site's key finds nothing, in any locale.
+	wantStatus(t, call(t, "GET", other.base+"/products/"+bread["id"].(string)+"?locale=de", other.read, nil), http.StatusNotFound)
 }

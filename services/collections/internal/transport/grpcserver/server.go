@@ -224,7 +224,7 @@ func (s *Server) ListItems(ctx context.Context, req *collectionsv1.ListItemsRequ
 	c, items, page, err := s.content.Items(ctx, principal.SiteID(ctx), req.CollectionSlug, app.ListParams{
 		Limit: req.Limit, Offset: req.Offset, Published: req.IsPublished, PublishedOnly: principal.PublishedOnly(ctx),
 		FilterField: req.FilterField, FilterValue: req.FilterValue, Order: req.Order, Direction: req.Direction, Q: req.Q,
-		Fields: req.Fields, Expand: req.Expand,
+		Fields: req.Fields, Expand: req.Expand, Locale: req.Locale, Fallback: req.Fallback,
 	})
 	if err != nil {
 		return nil, err
@@ -254,7 +254,7 @@ func (s *Server) ListItems(ctx context.Context, req *collectionsv1.ListItemsRequ
 
 // GetItem implements collectionsv1.CollectionsServiceServer.
 func (s *Server) GetItem(ctx context.Context, req *collectionsv1.GetItemRequest) (*collectionsv1.GetItemResponse, error) {
-	c, it, err := s.content.Item(ctx, principal.SiteID(ctx), req.CollectionSlug, req.ItemId)
+	c, it, err := s.content.ItemIn(ctx, principal.SiteID(ctx), req.CollectionSlug, req.ItemId, req.Locale, req.Fallback)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +293,7 @@ func (s *Server) CreateItem(ctx context.Context, req *collectionsv1.CreateItemRe
 // UpdateItem implements collectionsv1.CollectionsServiceServer.
 func (s *Server) UpdateItem(ctx context.Context, req *collectionsv1.UpdateItemRequest) (*collectionsv1.UpdateItemResponse, error) {
 	c, it, err := s.content.UpdateItem(ctx, principal.SiteID(ctx), req.CollectionSlug, req.ItemId, app.ItemUpdate{
-		Data: structData(req.Data), IsPublished: req.IsPublished, IfMatch: ifMatch(ctx),
+		Data: structData(req.Data), IsPublished: req.IsPublished, IfMatch: ifMatch(ctx), Locale: req.Locale,
 		Schedule: app.ScheduleInput{PublishAt: scheduleField(req.PublishAt), UnpublishAt: scheduleField(req.UnpublishAt)},
 	})
 	if err != nil {
@@ -406,6 +406,16 @@ func itemPBExpanded(c app.Collection, it app.Item, e *expander, tree app.Expansi
 	fields["unpublish_at"] = timeOrNull(it.UnpublishAt)
 	fields["created_at"] = structpb.NewStringValue(timestamp(it.CreatedAt))
 	fields["updated_at"] = structpb.NewStringValue(timestamp(it.UpdatedAt))
+	if it.ReadIn != "" {
+		// Written first: a field of the same name (a collection made
+		// before locales) replaces them below.
+		fields["locale"] = structpb.NewStringValue(it.ReadIn)
+		fb := make(map[string]*structpb.Value, len(it.Fallbacks))
+		for k, l := range it.Fallbacks {
+			fb[k] = structpb.NewStringValue(l)
+		}
+		fields["locale_fallbacks"] = structpb.NewStructValue(&structpb.Struct{Fields: fb})
+	}
 	for _, f := range c.Fields {
 		raw, ok := it.Values[f.Key]
 		if sub, expand := tree[f.Key]; expand && e != nil {
