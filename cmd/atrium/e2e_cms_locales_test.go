@@ -117,6 +117,9 @@ func testCollectionsLocales(t *testing.T, s *stack) {
 		t.Fatalf("list in de: %v", got)
 	}
 	wantError(t, call(t, "GET", c.base+"/products?locale=de&order=name", c.read, nil), http.StatusBadRequest, "localized field (name)")
+	// de cannot leave the site while the item holds a value in it.
+	wantError(t, s.adminCall(t, "PUT", sitePath+"/locales", map[string]any{"default_locale": "en", "locales": []string{"de-AT"}}),
+		http.StatusConflict, "1 items hold values in locale de")
 	// Another site's key finds nothing, in any locale.
 	wantStatus(t, call(t, "GET", other.base+"/products/"+bread["id"].(string)+"?locale=de", other.read, nil), http.StatusNotFound)
 }

@@ -125,6 +125,22 @@ func TestItemsInLocales(t *testing.T) {
 	_, _, err = content.UpdateItem(ctx, site.ID, "posts", it.ID, app.ItemUpdate{Locale: "*", Data: map[string]any{"title": "x"}})
 	wantKindSays(t, err, apperr.KindInvalid, "a write names one locale")
 
+	// A locale items hold values in cannot leave the site's other
+	// locales, removed or made the default; once emptied it can.
+	_, err = sites.SetLocales(ctx, site.ID, "en", []string{"de-AT"})
+	wantKindSays(t, err, apperr.KindConflict, "1 items hold values in locale de", "PATCH")
+	_, err = sites.SetLocales(ctx, site.ID, "de", []string{"en", "de-AT"})
+	wantKindSays(t, err, apperr.KindConflict, "locale de")
+	if _, err := sites.SetLocales(ctx, site.ID, "en", []string{"de"}); err != nil {
+		t.Fatalf("removing de-AT, which holds nothing: %v", err)
+	}
+	if _, _, err := content.UpdateItem(ctx, site.ID, "posts", it.ID, app.ItemUpdate{Locale: "de", Data: map[string]any{"title": nil}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sites.SetLocales(ctx, site.ID, "en", nil); err != nil {
+		t.Fatalf("removing de once emptied: %v", err)
+	}
+
 	// Another site's item is not found in any locale.
 	other, _ := sites.Create(ctx, app.NewSite{Name: "Other"})
 	if _, err := content.CreateCollection(ctx, other.ID, app.NewCollection{Name: "Posts", Slug: "posts", Fields: []app.Field{{Key: "title", Type: app.TypeText, Localized: true}}}); err != nil {

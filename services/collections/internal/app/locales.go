@@ -177,7 +177,28 @@ func (u *Sites) SetLocales(ctx context.Context, id, defaultLocale string, locale
 		} else if err != nil {
 			return err
 		}
-		oldDef, _ := s.Localization()
+		oldDef, oldLocales := s.Localization()
+		// Items hold values in the locales other than the default; one
+		// that stops being such a locale (removed, or made the default,
+		// whose values are the data) would leave them unreachable.
+		var gone []string
+		for _, l := range oldLocales {
+			if l != oldDef && (l == def || !slices.Contains(clean, l)) {
+				gone = append(gone, l)
+			}
+		}
+		if len(gone) > 0 {
+			held, err := tx.ItemsInLocales(ctx, s.ID, gone)
+			if err != nil {
+				return err
+			}
+			for _, l := range gone {
+				if n := held[l]; n > 0 {
+					return apperr.Conflict("%d items hold values in locale %s, which this change removes from the site's other locales (%s); remove those values first (PATCH each with locale %s and null), or keep %s",
+						n, l, strings.Join(oldLocales, ", "), l, l)
+				}
+			}
+		}
 		fields := []string{"locales"}
 		if oldDef != def {
 			fields = append(fields, "default_locale")

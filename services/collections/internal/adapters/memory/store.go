@@ -402,6 +402,21 @@ func (t *tx) UpdateSite(_ context.Context, site app.Site) error {
 	return nil
 }
 
+func (t *tx) ItemsInLocales(_ context.Context, siteID string, locales []string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, it := range t.s.items {
+		if len(it.Locales) == 0 || t.s.collections[it.CollectionID].SiteID != siteID {
+			continue
+		}
+		for _, l := range locales {
+			if _, ok := it.Locales[l]; ok {
+				out[l]++
+			}
+		}
+	}
+	return out, nil
+}
+
 func (t *tx) Collection(_ context.Context, siteID, slug string) (app.Collection, error) {
 	return t.s.collection(siteID, slug)
 }

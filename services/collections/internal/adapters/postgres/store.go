@@ -513,6 +513,22 @@ func (t tx) UpdateSite(ctx context.Context, site app.Site) error {
 	return nil
 }
 
+func (t tx) ItemsInLocales(ctx context.Context, siteID string, locales []string) (map[string]int, error) {
+	rows, err := t.Query(ctx, `SELECT l, count(*) FROM items i JOIN collections c ON c.id = i.collection_id,
+			jsonb_object_keys(i.locales) l
+		WHERE c.site_id = $1 AND i.locales <> '{}' AND l = ANY($2::text[]) GROUP BY l`, siteID, locales)
+	if err != nil {
+		return nil, pgdb.Err(err, "count the items in locales")
+	}
+	out := map[string]int{}
+	var (
+		l string
+		n int
+	)
+	_, err = pgx.ForEachRow(rows, []any{&l, &n}, func() error { out[l] = n; return nil })
+	return out, pgdb.Err(err, "count the items in locales")
+}
+
 func (t tx) InsertCollection(ctx context.Context, c app.Collection) error {
 	fields, err := json.Marshal(c.Fields)
 	if err != nil {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -79,6 +80,20 @@ func testItemLocales(t *testing.T, s Store) {
 		}
 	}
 	check("inserted")
+	other := newSite(t, s)
+	newCollection(t, s, other.ID, "posts", app.Field{Key: "title", Type: app.TypeText, Localized: true})
+	inTx(t, s, func(tx app.Tx) error {
+		for siteID, want := range map[string]map[string]int{site.ID: {"de": 1, "de-AT": 1, "fr": 1}, other.ID: {}} {
+			got, err := tx.ItemsInLocales(ctx, siteID, []string{"de", "de-AT", "fr", "nl", "en"})
+			if err != nil {
+				return err
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("ItemsInLocales of a site = %v, want %v", got, want)
+			}
+		}
+		return nil
+	})
 
 	patch := func(id string, p app.ItemPatch) app.Item {
 		t.Helper()
