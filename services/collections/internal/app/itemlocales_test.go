@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,7 +35,8 @@ func shown(t *testing.T, it app.Item) map[string]any {
 // locale reads and writes as before.
 func TestItemsInLocales(t *testing.T) {
 	ctx := t.Context()
-	st := memory.New(memdb.New(nil))
+	db := memdb.New(nil)
+	st := memory.New(db)
 	clock := app.Clock(time.Now)
 	sites := app.NewSites(app.SiteStoreOf(st), nil, clock)
 	content := app.NewContent(app.ContentStoreOf(st), clock)
@@ -73,6 +75,19 @@ func TestItemsInLocales(t *testing.T) {
 	if got := shown(t, written); !reflect.DeepEqual(got, map[string]any{"title": "Brot", "body": "Good", "rating": 4.0}) || written.ReadIn != "de" ||
 		!maps.Equal(written.Fallbacks, map[string]string{"body": "en"}) {
 		t.Fatalf("the de write answers %v in %q, fallbacks %v", got, written.ReadIn, written.Fallbacks)
+	}
+	// Its events name the locale; a write of the data names none.
+	var sawLocale bool
+	for _, e := range drain(t, db) {
+		if strings.HasPrefix(e, "atrium.collections.") && strings.Contains(e, ".item.updated ") {
+			if !strings.Contains(e, `"locale":"de"`) {
+				t.Fatalf("the de write's event: %s", e)
+			}
+			sawLocale = true
+		}
+	}
+	if !sawLocale {
+		t.Fatal("the de write announced no item.updated")
 	}
 	// null in a locale removes its value, even of a required field.
 	if _, _, err := content.UpdateItem(ctx, site.ID, "posts", it.ID, app.ItemUpdate{Locale: "de-AT", Data: map[string]any{"title": "Semmel"}}); err != nil {

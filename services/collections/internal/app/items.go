@@ -578,6 +578,9 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 		if err := checkOrder(after); err != nil {
 			return err
 		}
+		// The events name the locale written (itemEvent reads ReadIn);
+		// the answer is then read in it below.
+		after.ReadIn = locale
 		if err := enqueuePatched(ctx, tx, c, before, after); err != nil {
 			return err
 		}
@@ -651,6 +654,7 @@ func (u *Content) DeleteItem(ctx context.Context, siteID, slug, id, ifMatch stri
 func itemEvent(c Collection, it Item, what *events.Def[events.ItemEvent]) (outbox.Event, error) {
 	return outbox.Of(what, events.ItemEvent{
 		ID: it.ID, SiteID: c.SiteID, Collection: c.Slug, CollectionID: c.ID, IsPublished: it.IsPublished, Version: it.Version, At: it.UpdatedAt,
+		Locale: it.ReadIn,
 	}, it.UpdatedAt)
 }
 
