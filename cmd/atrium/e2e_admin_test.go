@@ -20,7 +20,7 @@ func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReader(r) }
 
 func testAdminProvisioning(t *testing.T, s *stack) {
 	site := s.create(t, "/admin/v1/sites", "site", map[string]any{"name": "  Bakery blog  "})
-	wantKeys(t, site, "id", "name", "created_at", "updated_at", "allowed_origins", "agency_id", "client_id")
+	wantKeys(t, site, "id", "name", "created_at", "updated_at", "allowed_origins", "agency_id", "client_id", "default_locale", "locales")
 	if site["agency_id"] != nil || site["client_id"] != nil {
 		t.Fatalf("a site created without an owner: agency_id %v, client_id %v, want null", site["agency_id"], site["client_id"])
 	}
@@ -247,7 +247,7 @@ func testAdminLists(t *testing.T, s *stack) {
 	}{
 		{"/admin/v1/agencies?limit=200", "agencies", agencies, []string{"id", "name", "created_at", "updated_at"}},
 		{"/admin/v1/clients?limit=200", "clients", clients, []string{"id", "name", "domain", "status", "auto_deploy", "created_at", "updated_at"}},
-		{"/admin/v1/sites?limit=200", "sites", sites, []string{"id", "name", "created_at", "updated_at", "allowed_origins", "agency_id", "client_id"}},
+		{"/admin/v1/sites?limit=200", "sites", sites, []string{"id", "name", "created_at", "updated_at", "allowed_origins", "agency_id", "client_id", "default_locale", "locales"}},
 	} {
 		rows := list(l.path, l.field)
 		at := newestFirst(rows, l.mine)

@@ -143,6 +143,7 @@ func suiteTests(w *actionWorld) []suiteTest {
 		{"CollectionsPublishedOnly", testCollectionsPublishedOnly},
 		{"PublishedOnlyEveryRoute", testPublishedOnlyEveryRoute},
 		{"CollectionsCORS", testCollectionsCORS},
+		{"CollectionsLocales", testCollectionsLocales},
 		{"Realtime", testRealtime},
 		{"BrowserPage", testBrowserPage},
 		{"AssetsUpload", testAssetsUpload},

@@ -202,14 +202,16 @@ var operationExtras = map[string]extras{
 		requestHeaders: []document{ifMatchHeader}, responseHeaders: etagHeader,
 	},
 	"CollectionsAdminService_CreateCollection": {errors: []int{http.StatusConflict}},
-	"SchemaService_CreateSchemaCollection":     {errors: []int{http.StatusConflict}},
-	"CRMAdminService_CreateMember":             {errors: []int{http.StatusConflict}},
-	"ActionsAdminService_AddCredits":           {errors: []int{http.StatusConflict}},
-	"DataAdminService_CreateRows":              {errors: []int{http.StatusConflict}},
-	"WebhooksService_CreateWebhook":            {errors: []int{http.StatusConflict}},
-	"DataService_ReadDataset":                  {errors: []int{http.StatusNotFound}},
-	"PreviewLinksService_ListPreviewLinks":     {errors: []int{http.StatusNotFound}},
-	"ReportsService_CreateShare":               {errors: []int{http.StatusNotFound}},
+	// Items still hold values in a locale the change removes.
+	"CollectionsAdminService_SetSiteLocales": {errors: []int{http.StatusConflict}},
+	"SchemaService_CreateSchemaCollection":   {errors: []int{http.StatusConflict}},
+	"CRMAdminService_CreateMember":           {errors: []int{http.StatusConflict}},
+	"ActionsAdminService_AddCredits":         {errors: []int{http.StatusConflict}},
+	"DataAdminService_CreateRows":            {errors: []int{http.StatusConflict}},
+	"WebhooksService_CreateWebhook":          {errors: []int{http.StatusConflict}},
+	"DataService_ReadDataset":                {errors: []int{http.StatusNotFound}},
+	"PreviewLinksService_ListPreviewLinks":   {errors: []int{http.StatusNotFound}},
+	"ReportsService_CreateShare":             {errors: []int{http.StatusNotFound}},
 }
 
 // completeOperation gives an operation its errors (each as the component

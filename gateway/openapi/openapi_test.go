@@ -466,6 +466,7 @@ func TestSchemasShowTheMaxima(t *testing.T) {
 		{admin, []string{"components", "schemas", "CollectionsAdminServiceCreateCollectionBody", "properties", "fields", "maxItems"}, 200},
 		{admin, []string{"components", "schemas", "FieldDefinition", "properties", "options", "maxItems"}, 500},
 		{admin, []string{"components", "schemas", "CollectionsAdminServiceSetSiteOriginsBody", "properties", "allowed_origins", "maxItems"}, 50},
+		{admin, []string{"components", "schemas", "CollectionsAdminServiceSetSiteLocalesBody", "properties", "locales", "maxItems"}, 30},
 		{admin, []string{"components", "schemas", "CreateKeyRequest", "properties", "scopes", "maxItems"}, 8},
 		{admin, []string{"components", "schemas", "DataAdminServiceCreateRowsBody", "properties", "rows", "maxItems"}, 10000},
 	} {

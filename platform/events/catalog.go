@@ -48,6 +48,7 @@ type (
 		Collection  string `json:"collection" desc:"the collection's slug"`
 		IsPublished bool   `json:"is_published"`
 		Version     int64  `json:"version" minimum:"1" desc:"the item's write count, its ETag without quotes: drop an event older than what you have"`
+		Locale      string `json:"locale,omitempty" desc:"the locale whose values the write changed, when not the site's default"`
 	}
 	// AssetData is the data of the asset.* webhook types.
 	AssetData struct {
@@ -175,11 +176,14 @@ type ItemEvent struct {
 	Version      int64     `json:"version" minimum:"1"`
 	At           time.Time `json:"at"`
 	CollectionID string    `json:"collection_id" format:"uuid"`
+	// Locale is the locale a write changed the values of, when it named
+	// one other than the site's default (docs/collections.md#locales).
+	Locale string `json:"locale,omitempty" desc:"the locale whose values the write changed, when not the site's default"`
 }
 
 func itemEvent(change string, h *Hook[ItemData]) *Def[ItemEvent] {
 	return define("atrium.collections.{site_id}.{collection}.item."+change, func(p ItemEvent) (Webhook, error) {
-		return h.To(Tenant{Site, p.SiteID}, ItemData{p.ID, p.SiteID, p.Collection, p.IsPublished, p.Version}), nil
+		return h.To(Tenant{Site, p.SiteID}, ItemData{p.ID, p.SiteID, p.Collection, p.IsPublished, p.Version, p.Locale}), nil
 	})
 }
 

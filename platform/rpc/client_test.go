@@ -195,6 +195,9 @@ func TestReadsDeclareThemselvesSafeToRetry(t *testing.T) {
 		// It replaces a site's allowed origins with the list it carries
 		// (a PUT): applied twice, the site holds the same list.
 		"/atrium.collections.v1.CollectionsAdminService/SetSiteOrigins",
+		// It replaces a site's locales and default locale with those it
+		// carries (a PUT): applied twice, the site holds the same ones.
+		"/atrium.collections.v1.CollectionsAdminService/SetSiteLocales",
 		// It replaces the agency's branding whole (a PUT).
 		"/atrium.actions.v1.ReportsService/PutBranding",
 		// A revoked share stays revoked at its first time: revoking again

@@ -534,7 +534,10 @@ type FieldDefinition struct {
 	// the field holds.
 	Target *string `protobuf:"bytes,5,opt,name=target,proto3,oneof" json:"target,omitempty"`
 	// text, rich_text, email, url: the most characters a value may have.
-	MaxLength     *int32 `protobuf:"varint,6,opt,name=max_length,json=maxLength,proto3,oneof" json:"max_length,omitempty"`
+	MaxLength *int32 `protobuf:"varint,6,opt,name=max_length,json=maxLength,proto3,oneof" json:"max_length,omitempty"`
+	// text and rich_text: whether the field holds a value per locale of the
+	// site (docs/collections.md#locales). Absent is false.
+	Localized     *bool `protobuf:"varint,7,opt,name=localized,proto3,oneof" json:"localized,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -609,6 +612,13 @@ func (x *FieldDefinition) GetMaxLength() int32 {
 		return *x.MaxLength
 	}
 	return 0
+}
+
+func (x *FieldDefinition) GetLocalized() bool {
+	if x != nil && x.Localized != nil {
+		return *x.Localized
+	}
+	return false
 }
 
 // Collection is a content collection of a site.
@@ -820,7 +830,18 @@ type ListItemsRequest struct {
 	// updated_at, and the fields expand names. At most 200 names, each a
 	// field of the collection (400 naming the allowed ones otherwise);
 	// empty lists every field. Filters, order and q still see every field.
-	Fields        string `protobuf:"bytes,11,opt,name=fields,proto3" json:"fields,omitempty"`
+	Fields string `protobuf:"bytes,11,opt,name=fields,proto3" json:"fields,omitempty"`
+	// A locale of the site to read the items in (docs/collections.md#locales):
+	// each localized field shows the first value of the chain locale, each
+	// shorter tag the site has, then the default (de-AT, de, en); * shows
+	// each localized field as an object of every locale's value. Each item
+	// then says the locale it was read in (locale) and where a value came
+	// from another (locale_fallbacks). Absent reads the stored data, the
+	// default locale's. 400 naming the site's locales for another tag.
+	Locale string `protobuf:"bytes,12,opt,name=locale,proto3" json:"locale,omitempty"`
+	// One of: default, none. none shows only the locale's own values (a
+	// missing one is null). Default default; needs locale.
+	Fallback      string `protobuf:"bytes,13,opt,name=fallback,proto3" json:"fallback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -932,6 +953,20 @@ func (x *ListItemsRequest) GetFields() string {
 	return ""
 }
 
+func (x *ListItemsRequest) GetLocale() string {
+	if x != nil {
+		return x.Locale
+	}
+	return ""
+}
+
+func (x *ListItemsRequest) GetFallback() string {
+	if x != nil {
+		return x.Fallback
+	}
+	return ""
+}
+
 type ListItemsResponse struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	Collection *Collection            `protobuf:"bytes,1,opt,name=collection,proto3" json:"collection,omitempty"`
@@ -1022,7 +1057,18 @@ type GetItemRequest struct {
 	// Reference and asset fields to expand, comma-separated: each id is
 	// replaced by the item or asset it names (null if it no longer exists);
 	// dots follow references up to 3 levels (author,author.avatar).
-	Expand        string `protobuf:"bytes,3,opt,name=expand,proto3" json:"expand,omitempty"`
+	Expand string `protobuf:"bytes,3,opt,name=expand,proto3" json:"expand,omitempty"`
+	// A locale of the site to read the items in (docs/collections.md#locales):
+	// each localized field shows the first value of the chain locale, each
+	// shorter tag the site has, then the default (de-AT, de, en); * shows
+	// each localized field as an object of every locale's value. Each item
+	// then says the locale it was read in (locale) and where a value came
+	// from another (locale_fallbacks). Absent reads the stored data, the
+	// default locale's. 400 naming the site's locales for another tag.
+	Locale string `protobuf:"bytes,4,opt,name=locale,proto3" json:"locale,omitempty"`
+	// One of: default, none. none shows only the locale's own values (a
+	// missing one is null). Default default; needs locale.
+	Fallback      string `protobuf:"bytes,5,opt,name=fallback,proto3" json:"fallback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1074,6 +1120,20 @@ func (x *GetItemRequest) GetItemId() string {
 func (x *GetItemRequest) GetExpand() string {
 	if x != nil {
 		return x.Expand
+	}
+	return ""
+}
+
+func (x *GetItemRequest) GetLocale() string {
+	if x != nil {
+		return x.Locale
+	}
+	return ""
+}
+
+func (x *GetItemRequest) GetFallback() string {
+	if x != nil {
+		return x.Fallback
 	}
 	return ""
 }
@@ -1283,7 +1343,13 @@ type UpdateItemRequest struct {
 	PublishAt *structpb.Value `protobuf:"bytes,5,opt,name=publish_at,json=publishAt,proto3" json:"publish_at,omitempty"`
 	// Replaces the pending scheduled unpublish: an RFC 3339 date-time in the
 	// future (after publish_at), or null to cancel it. Absent keeps it.
-	UnpublishAt   *structpb.Value `protobuf:"bytes,6,opt,name=unpublish_at,json=unpublishAt,proto3" json:"unpublish_at,omitempty"`
+	UnpublishAt *structpb.Value `protobuf:"bytes,6,opt,name=unpublish_at,json=unpublishAt,proto3" json:"unpublish_at,omitempty"`
+	// A locale of the site other than its default writes that locale's
+	// values of the localized fields only (400 naming any other field given);
+	// null removes the locale's value, and reads fall back again. Absent or
+	// the default writes the data. Given in the body: the route reads no
+	// query parameters.
+	Locale        string `protobuf:"bytes,7,opt,name=locale,proto3" json:"locale,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1358,6 +1424,13 @@ func (x *UpdateItemRequest) GetUnpublishAt() *structpb.Value {
 		return x.UnpublishAt
 	}
 	return nil
+}
+
+func (x *UpdateItemRequest) GetLocale() string {
+	if x != nil {
+		return x.Locale
+	}
+	return ""
 }
 
 type UpdateItemResponse struct {
@@ -1549,7 +1622,7 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\tR\aversion\"J\n" +
 	"\x1bRestoreItemRevisionResponse\x12+\n" +
-	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\"\xcf\x01\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\"\x80\x02\n" +
 	"\x0fFieldDefinition\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1a\n" +
@@ -1557,9 +1630,12 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\aoptions\x18\x04 \x03(\tB\x05\xe8\xf9\x18\xf4\x03R\aoptions\x12\x1b\n" +
 	"\x06target\x18\x05 \x01(\tH\x00R\x06target\x88\x01\x01\x12\"\n" +
 	"\n" +
-	"max_length\x18\x06 \x01(\x05H\x01R\tmaxLength\x88\x01\x01B\t\n" +
+	"max_length\x18\x06 \x01(\x05H\x01R\tmaxLength\x88\x01\x01\x12!\n" +
+	"\tlocalized\x18\a \x01(\bH\x02R\tlocalized\x88\x01\x01B\t\n" +
 	"\a_targetB\r\n" +
-	"\v_max_length\"\xd3\x01\n" +
+	"\v_max_lengthB\f\n" +
+	"\n" +
+	"_localized\"\xd3\x01\n" +
 	"\n" +
 	"Collection\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
@@ -1571,7 +1647,7 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x16ListCollectionsRequest\"\x84\x01\n" +
 	"\x17ListCollectionsResponse\x12C\n" +
 	"\vcollections\x18\x01 \x03(\v2!.atrium.collections.v1.CollectionR\vcollections\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xf9\x02\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xad\x03\n" +
 	"\x10ListItemsRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x1b\n" +
@@ -1584,7 +1660,9 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x01q\x18\t \x01(\tR\x01q\x12\x16\n" +
 	"\x06expand\x18\n" +
 	" \x01(\tR\x06expand\x12\x16\n" +
-	"\x06fields\x18\v \x01(\tR\x06fieldsB\b\n" +
+	"\x06fields\x18\v \x01(\tR\x06fields\x12\x16\n" +
+	"\x06locale\x18\f \x01(\tR\x06locale\x12\x1a\n" +
+	"\bfallback\x18\r \x01(\tR\bfallbackB\b\n" +
 	"\x06_limitB\t\n" +
 	"\a_offsetB\x0f\n" +
 	"\r_is_published\"\xd9\x01\n" +
@@ -1595,11 +1673,13 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\x05items\x18\x02 \x03(\v2\x17.google.protobuf.StructR\x05items\x12\x14\n" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06offset\x18\x04 \x01(\x05R\x06offset\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"j\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\x9e\x01\n" +
 	"\x0eGetItemRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12\x16\n" +
-	"\x06expand\x18\x03 \x01(\tR\x06expand\"d\n" +
+	"\x06expand\x18\x03 \x01(\tR\x06expand\x12\x16\n" +
+	"\x06locale\x18\x04 \x01(\tR\x06locale\x12\x1a\n" +
+	"\bfallback\x18\x05 \x01(\tR\bfallback\"d\n" +
 	"\x0fGetItemResponse\x12+\n" +
 	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\x12$\n" +
 	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xa3\x02\n" +
@@ -1616,7 +1696,7 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\r_unpublish_at\"g\n" +
 	"\x12CreateItemResponse\x12+\n" +
 	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item\x12$\n" +
-	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xc2\x02\n" +
+	"\rrendered_json\x18\xe8\a \x01(\fR\frenderedJson\"\xda\x02\n" +
 	"\x11UpdateItemRequest\x12'\n" +
 	"\x0fcollection_slug\x18\x01 \x01(\tR\x0ecollectionSlug\x12\x17\n" +
 	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x122\n" +
@@ -1624,7 +1704,8 @@ const file_atrium_collections_v1_collections_proto_rawDesc = "" +
 	"\fis_published\x18\x04 \x01(\bH\x00R\visPublished\x88\x01\x01\x125\n" +
 	"\n" +
 	"publish_at\x18\x05 \x01(\v2\x16.google.protobuf.ValueR\tpublishAt\x129\n" +
-	"\funpublish_at\x18\x06 \x01(\v2\x16.google.protobuf.ValueR\vunpublishAt:\f\x92A\t\n" +
+	"\funpublish_at\x18\x06 \x01(\v2\x16.google.protobuf.ValueR\vunpublishAt\x12\x16\n" +
+	"\x06locale\x18\a \x01(\tR\x06locale:\f\x92A\t\n" +
 	"\a\xd2\x01\x04dataB\x0f\n" +
 	"\r_is_published\"g\n" +
 	"\x12UpdateItemResponse\x12+\n" +

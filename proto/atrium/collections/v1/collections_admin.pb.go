@@ -41,7 +41,13 @@ type Site struct {
 	// keys bound to the site reach (docs/architecture.md#tenancy-model).
 	AgencyId *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=agency_id,json=agencyId,proto3" json:"agency_id,omitempty"`
 	// The owning agency's client the site is for; null if none.
-	ClientId      *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	ClientId *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	// The locale of the items' data: a BCP 47 tag (en, de-AT). en for a
+	// site that never set its locales.
+	DefaultLocale string `protobuf:"bytes,8,opt,name=default_locale,json=defaultLocale,proto3" json:"default_locale,omitempty"`
+	// Every locale the site's content may be written in, default_locale
+	// first.
+	Locales       []string `protobuf:"bytes,9,rep,name=locales,proto3" json:"locales,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -125,6 +131,130 @@ func (x *Site) GetClientId() *wrapperspb.StringValue {
 	return nil
 }
 
+func (x *Site) GetDefaultLocale() string {
+	if x != nil {
+		return x.DefaultLocale
+	}
+	return ""
+}
+
+func (x *Site) GetLocales() []string {
+	if x != nil {
+		return x.Locales
+	}
+	return nil
+}
+
+type SetSiteLocalesRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	SiteId string                 `protobuf:"bytes,1,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
+	// The locale of the items' data: a BCP 47 tag of a language of 2 or 3
+	// letters, optionally a script of 4 letters, optionally a region of 2
+	// letters or 3 digits (en, de-AT, zh-Hant-TW, es-419); any case, stored
+	// canonical.
+	DefaultLocale string `protobuf:"bytes,2,opt,name=default_locale,json=defaultLocale,proto3" json:"default_locale,omitempty"`
+	// Replaces the site's locales: tags of the same form, at most 30 with
+	// default_locale, which is added first if absent. Each is kept once.
+	Locales       []string `protobuf:"bytes,3,rep,name=locales,proto3" json:"locales,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetSiteLocalesRequest) Reset() {
+	*x = SetSiteLocalesRequest{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetSiteLocalesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetSiteLocalesRequest) ProtoMessage() {}
+
+func (x *SetSiteLocalesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetSiteLocalesRequest.ProtoReflect.Descriptor instead.
+func (*SetSiteLocalesRequest) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SetSiteLocalesRequest) GetSiteId() string {
+	if x != nil {
+		return x.SiteId
+	}
+	return ""
+}
+
+func (x *SetSiteLocalesRequest) GetDefaultLocale() string {
+	if x != nil {
+		return x.DefaultLocale
+	}
+	return ""
+}
+
+func (x *SetSiteLocalesRequest) GetLocales() []string {
+	if x != nil {
+		return x.Locales
+	}
+	return nil
+}
+
+type SetSiteLocalesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Site          *Site                  `protobuf:"bytes,1,opt,name=site,proto3" json:"site,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetSiteLocalesResponse) Reset() {
+	*x = SetSiteLocalesResponse{}
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetSiteLocalesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetSiteLocalesResponse) ProtoMessage() {}
+
+func (x *SetSiteLocalesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetSiteLocalesResponse.ProtoReflect.Descriptor instead.
+func (*SetSiteLocalesResponse) Descriptor() ([]byte, []int) {
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SetSiteLocalesResponse) GetSite() *Site {
+	if x != nil {
+		return x.Site
+	}
+	return nil
+}
+
 type SetSiteOriginsRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	SiteId string                 `protobuf:"bytes,1,opt,name=site_id,json=siteId,proto3" json:"site_id,omitempty"`
@@ -138,7 +268,7 @@ type SetSiteOriginsRequest struct {
 
 func (x *SetSiteOriginsRequest) Reset() {
 	*x = SetSiteOriginsRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[1]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -150,7 +280,7 @@ func (x *SetSiteOriginsRequest) String() string {
 func (*SetSiteOriginsRequest) ProtoMessage() {}
 
 func (x *SetSiteOriginsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[1]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -163,7 +293,7 @@ func (x *SetSiteOriginsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetSiteOriginsRequest.ProtoReflect.Descriptor instead.
 func (*SetSiteOriginsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{1}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SetSiteOriginsRequest) GetSiteId() string {
@@ -189,7 +319,7 @@ type SetSiteOriginsResponse struct {
 
 func (x *SetSiteOriginsResponse) Reset() {
 	*x = SetSiteOriginsResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[2]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -201,7 +331,7 @@ func (x *SetSiteOriginsResponse) String() string {
 func (*SetSiteOriginsResponse) ProtoMessage() {}
 
 func (x *SetSiteOriginsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[2]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -214,7 +344,7 @@ func (x *SetSiteOriginsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetSiteOriginsResponse.ProtoReflect.Descriptor instead.
 func (*SetSiteOriginsResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{2}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SetSiteOriginsResponse) GetSite() *Site {
@@ -239,7 +369,7 @@ type CreateSiteRequest struct {
 
 func (x *CreateSiteRequest) Reset() {
 	*x = CreateSiteRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -251,7 +381,7 @@ func (x *CreateSiteRequest) String() string {
 func (*CreateSiteRequest) ProtoMessage() {}
 
 func (x *CreateSiteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[3]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -264,7 +394,7 @@ func (x *CreateSiteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteRequest.ProtoReflect.Descriptor instead.
 func (*CreateSiteRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{3}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CreateSiteRequest) GetName() string {
@@ -297,7 +427,7 @@ type CreateSiteResponse struct {
 
 func (x *CreateSiteResponse) Reset() {
 	*x = CreateSiteResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -309,7 +439,7 @@ func (x *CreateSiteResponse) String() string {
 func (*CreateSiteResponse) ProtoMessage() {}
 
 func (x *CreateSiteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[4]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -322,7 +452,7 @@ func (x *CreateSiteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteResponse.ProtoReflect.Descriptor instead.
 func (*CreateSiteResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{4}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CreateSiteResponse) GetSite() *Site {
@@ -346,7 +476,7 @@ type ListSitesRequest struct {
 
 func (x *ListSitesRequest) Reset() {
 	*x = ListSitesRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -358,7 +488,7 @@ func (x *ListSitesRequest) String() string {
 func (*ListSitesRequest) ProtoMessage() {}
 
 func (x *ListSitesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[5]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -371,7 +501,7 @@ func (x *ListSitesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSitesRequest.ProtoReflect.Descriptor instead.
 func (*ListSitesRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{5}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListSitesRequest) GetLimit() int32 {
@@ -404,7 +534,7 @@ type ListSitesResponse struct {
 
 func (x *ListSitesResponse) Reset() {
 	*x = ListSitesResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -416,7 +546,7 @@ func (x *ListSitesResponse) String() string {
 func (*ListSitesResponse) ProtoMessage() {}
 
 func (x *ListSitesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[6]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -429,7 +559,7 @@ func (x *ListSitesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSitesResponse.ProtoReflect.Descriptor instead.
 func (*ListSitesResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{6}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListSitesResponse) GetSites() []*Site {
@@ -456,7 +586,7 @@ type UpdateSiteRequest struct {
 
 func (x *UpdateSiteRequest) Reset() {
 	*x = UpdateSiteRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -468,7 +598,7 @@ func (x *UpdateSiteRequest) String() string {
 func (*UpdateSiteRequest) ProtoMessage() {}
 
 func (x *UpdateSiteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[7]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -481,7 +611,7 @@ func (x *UpdateSiteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSiteRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSiteRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{7}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UpdateSiteRequest) GetSiteId() string {
@@ -521,7 +651,7 @@ type UpdateSiteResponse struct {
 
 func (x *UpdateSiteResponse) Reset() {
 	*x = UpdateSiteResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -533,7 +663,7 @@ func (x *UpdateSiteResponse) String() string {
 func (*UpdateSiteResponse) ProtoMessage() {}
 
 func (x *UpdateSiteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[8]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -546,7 +676,7 @@ func (x *UpdateSiteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSiteResponse.ProtoReflect.Descriptor instead.
 func (*UpdateSiteResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{8}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UpdateSiteResponse) GetSite() *Site {
@@ -565,7 +695,7 @@ type GetSiteRequest struct {
 
 func (x *GetSiteRequest) Reset() {
 	*x = GetSiteRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -577,7 +707,7 @@ func (x *GetSiteRequest) String() string {
 func (*GetSiteRequest) ProtoMessage() {}
 
 func (x *GetSiteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[9]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -590,7 +720,7 @@ func (x *GetSiteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSiteRequest.ProtoReflect.Descriptor instead.
 func (*GetSiteRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{9}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetSiteRequest) GetSiteId() string {
@@ -609,7 +739,7 @@ type GetSiteResponse struct {
 
 func (x *GetSiteResponse) Reset() {
 	*x = GetSiteResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -621,7 +751,7 @@ func (x *GetSiteResponse) String() string {
 func (*GetSiteResponse) ProtoMessage() {}
 
 func (x *GetSiteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[10]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -634,7 +764,7 @@ func (x *GetSiteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSiteResponse.ProtoReflect.Descriptor instead.
 func (*GetSiteResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{10}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetSiteResponse) GetSite() *Site {
@@ -667,7 +797,7 @@ type CreateCollectionRequest struct {
 
 func (x *CreateCollectionRequest) Reset() {
 	*x = CreateCollectionRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -679,7 +809,7 @@ func (x *CreateCollectionRequest) String() string {
 func (*CreateCollectionRequest) ProtoMessage() {}
 
 func (x *CreateCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[11]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -692,7 +822,7 @@ func (x *CreateCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCollectionRequest.ProtoReflect.Descriptor instead.
 func (*CreateCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{11}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateCollectionRequest) GetSiteId() string {
@@ -746,7 +876,7 @@ type CreateCollectionResponse struct {
 
 func (x *CreateCollectionResponse) Reset() {
 	*x = CreateCollectionResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -758,7 +888,7 @@ func (x *CreateCollectionResponse) String() string {
 func (*CreateCollectionResponse) ProtoMessage() {}
 
 func (x *CreateCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[12]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -771,7 +901,7 @@ func (x *CreateCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCollectionResponse.ProtoReflect.Descriptor instead.
 func (*CreateCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{12}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateCollectionResponse) GetCollection() *Collection {
@@ -790,7 +920,7 @@ type ListSiteCollectionsRequest struct {
 
 func (x *ListSiteCollectionsRequest) Reset() {
 	*x = ListSiteCollectionsRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -802,7 +932,7 @@ func (x *ListSiteCollectionsRequest) String() string {
 func (*ListSiteCollectionsRequest) ProtoMessage() {}
 
 func (x *ListSiteCollectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[13]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -815,7 +945,7 @@ func (x *ListSiteCollectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSiteCollectionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSiteCollectionsRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{13}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListSiteCollectionsRequest) GetSiteId() string {
@@ -834,7 +964,7 @@ type ListSiteCollectionsResponse struct {
 
 func (x *ListSiteCollectionsResponse) Reset() {
 	*x = ListSiteCollectionsResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -846,7 +976,7 @@ func (x *ListSiteCollectionsResponse) String() string {
 func (*ListSiteCollectionsResponse) ProtoMessage() {}
 
 func (x *ListSiteCollectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[14]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -859,7 +989,7 @@ func (x *ListSiteCollectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSiteCollectionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSiteCollectionsResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{14}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListSiteCollectionsResponse) GetCollections() []*Collection {
@@ -890,7 +1020,7 @@ type UpdateCollectionRequest struct {
 
 func (x *UpdateCollectionRequest) Reset() {
 	*x = UpdateCollectionRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[15]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -902,7 +1032,7 @@ func (x *UpdateCollectionRequest) String() string {
 func (*UpdateCollectionRequest) ProtoMessage() {}
 
 func (x *UpdateCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[15]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -915,7 +1045,7 @@ func (x *UpdateCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollectionRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{15}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UpdateCollectionRequest) GetSiteId() string {
@@ -976,7 +1106,7 @@ type UpdateCollectionResponse struct {
 
 func (x *UpdateCollectionResponse) Reset() {
 	*x = UpdateCollectionResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[16]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -988,7 +1118,7 @@ func (x *UpdateCollectionResponse) String() string {
 func (*UpdateCollectionResponse) ProtoMessage() {}
 
 func (x *UpdateCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[16]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1001,7 +1131,7 @@ func (x *UpdateCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollectionResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{16}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UpdateCollectionResponse) GetCollection() *Collection {
@@ -1025,7 +1155,7 @@ type CreateSiteItemRequest struct {
 
 func (x *CreateSiteItemRequest) Reset() {
 	*x = CreateSiteItemRequest{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[17]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1037,7 +1167,7 @@ func (x *CreateSiteItemRequest) String() string {
 func (*CreateSiteItemRequest) ProtoMessage() {}
 
 func (x *CreateSiteItemRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[17]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1050,7 +1180,7 @@ func (x *CreateSiteItemRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteItemRequest.ProtoReflect.Descriptor instead.
 func (*CreateSiteItemRequest) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{17}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateSiteItemRequest) GetSiteId() string {
@@ -1090,7 +1220,7 @@ type CreateSiteItemResponse struct {
 
 func (x *CreateSiteItemResponse) Reset() {
 	*x = CreateSiteItemResponse{}
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[18]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1102,7 +1232,7 @@ func (x *CreateSiteItemResponse) String() string {
 func (*CreateSiteItemResponse) ProtoMessage() {}
 
 func (x *CreateSiteItemResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[18]
+	mi := &file_atrium_collections_v1_collections_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1115,7 +1245,7 @@ func (x *CreateSiteItemResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSiteItemResponse.ProtoReflect.Descriptor instead.
 func (*CreateSiteItemResponse) Descriptor() ([]byte, []int) {
-	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{18}
+	return file_atrium_collections_v1_collections_admin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateSiteItemResponse) GetItem() *structpb.Struct {
@@ -1129,7 +1259,7 @@ var File_atrium_collections_v1_collections_admin_proto protoreflect.FileDescript
 
 const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\n" +
-	"-atrium/collections/v1/collections_admin.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a'atrium/collections/v1/collections.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xbf\x02\n" +
+	"-atrium/collections/v1/collections_admin.proto\x12\x15atrium.collections.v1\x1a\x1datrium/access/v1/access.proto\x1a'atrium/collections/v1/collections.proto\x1a\x1datrium/limits/v1/limits.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\x80\x03\n" +
 	"\x04Site\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
@@ -1139,7 +1269,16 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"updated_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12'\n" +
 	"\x0fallowed_origins\x18\x05 \x03(\tR\x0eallowedOrigins\x129\n" +
 	"\tagency_id\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\bagencyId\x129\n" +
-	"\tclient_id\x18\a \x01(\v2\x1c.google.protobuf.StringValueR\bclientId\"_\n" +
+	"\tclient_id\x18\a \x01(\v2\x1c.google.protobuf.StringValueR\bclientId\x12%\n" +
+	"\x0edefault_locale\x18\b \x01(\tR\rdefaultLocale\x12\x18\n" +
+	"\alocales\x18\t \x03(\tR\alocales\"\x8f\x01\n" +
+	"\x15SetSiteLocalesRequest\x12\x17\n" +
+	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12%\n" +
+	"\x0edefault_locale\x18\x02 \x01(\tR\rdefaultLocale\x12\x1e\n" +
+	"\alocales\x18\x03 \x03(\tB\x04\xe8\xf9\x18\x1eR\alocales:\x16\x92A\x13\n" +
+	"\x11\xd2\x01\x0edefault_locale\"I\n" +
+	"\x16SetSiteLocalesResponse\x12/\n" +
+	"\x04site\x18\x01 \x01(\v2\x1b.atrium.collections.v1.SiteR\x04site\"_\n" +
 	"\x15SetSiteOriginsRequest\x12\x17\n" +
 	"\asite_id\x18\x01 \x01(\tR\x06siteId\x12-\n" +
 	"\x0fallowed_origins\x18\x02 \x03(\tB\x04\xe8\xf9\x182R\x0eallowedOrigins\"I\n" +
@@ -1215,7 +1354,7 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\a\xd2\x01\x04dataB\x0f\n" +
 	"\r_is_published\"E\n" +
 	"\x16CreateSiteItemResponse\x12+\n" +
-	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item2\xb7\v\n" +
+	"\x04item\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04item2\xde\f\n" +
 	"\x17CollectionsAdminService\x12\x83\x01\n" +
 	"\n" +
 	"CreateSite\x12(.atrium.collections.v1.CreateSiteRequest\x1a).atrium.collections.v1.CreateSiteResponse\" \xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/admin/v1/sites\x12\x80\x01\n" +
@@ -1223,7 +1362,8 @@ const file_atrium_collections_v1_collections_admin_proto_rawDesc = "" +
 	"\aGetSite\x12%.atrium.collections.v1.GetSiteRequest\x1a&.atrium.collections.v1.GetSiteResponse\"*\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1b\x12\x19/admin/v1/sites/{site_id}\x90\x02\x01\x12\x8d\x01\n" +
 	"\n" +
 	"UpdateSite\x12(.atrium.collections.v1.UpdateSiteRequest\x1a).atrium.collections.v1.UpdateSiteResponse\"*\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02\x1e:\x01*2\x19/admin/v1/sites/{site_id}\x12\xac\x01\n" +
-	"\x0eSetSiteOrigins\x12,.atrium.collections.v1.SetSiteOriginsRequest\x1a-.atrium.collections.v1.SetSiteOriginsResponse\"=\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02.:\x01*\x1a)/admin/v1/sites/{site_id}/allowed_origins\x90\x02\x02\x12\xab\x01\n" +
+	"\x0eSetSiteOrigins\x12,.atrium.collections.v1.SetSiteOriginsRequest\x1a-.atrium.collections.v1.SetSiteOriginsResponse\"=\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02.:\x01*\x1a)/admin/v1/sites/{site_id}/allowed_origins\x90\x02\x02\x12\xa4\x01\n" +
+	"\x0eSetSiteLocales\x12,.atrium.collections.v1.SetSiteLocalesRequest\x1a-.atrium.collections.v1.SetSiteLocalesResponse\"5\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02&:\x01*\x1a!/admin/v1/sites/{site_id}/locales\x90\x02\x02\x12\xab\x01\n" +
 	"\x10CreateCollection\x12..atrium.collections.v1.CreateCollectionRequest\x1a/.atrium.collections.v1.CreateCollectionResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02*:\x01*\"%/admin/v1/sites/{site_id}/collections\x12\xb4\x01\n" +
 	"\x13ListSiteCollections\x121.atrium.collections.v1.ListSiteCollectionsRequest\x1a2.atrium.collections.v1.ListSiteCollectionsResponse\"6\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x02'\x12%/admin/v1/sites/{site_id}/collections\x90\x02\x01\x12\xb2\x01\n" +
 	"\x10UpdateCollection\x12..atrium.collections.v1.UpdateCollectionRequest\x1a/.atrium.collections.v1.UpdateCollectionResponse\"=\xca\xf3\x18\x02\b\x02\x82\xd3\xe4\x93\x021:\x01*2,/admin/v1/sites/{site_id}/collections/{slug}\x12\xb2\x01\n" +
@@ -1241,74 +1381,79 @@ func file_atrium_collections_v1_collections_admin_proto_rawDescGZIP() []byte {
 	return file_atrium_collections_v1_collections_admin_proto_rawDescData
 }
 
-var file_atrium_collections_v1_collections_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_atrium_collections_v1_collections_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_atrium_collections_v1_collections_admin_proto_goTypes = []any{
 	(*Site)(nil),                        // 0: atrium.collections.v1.Site
-	(*SetSiteOriginsRequest)(nil),       // 1: atrium.collections.v1.SetSiteOriginsRequest
-	(*SetSiteOriginsResponse)(nil),      // 2: atrium.collections.v1.SetSiteOriginsResponse
-	(*CreateSiteRequest)(nil),           // 3: atrium.collections.v1.CreateSiteRequest
-	(*CreateSiteResponse)(nil),          // 4: atrium.collections.v1.CreateSiteResponse
-	(*ListSitesRequest)(nil),            // 5: atrium.collections.v1.ListSitesRequest
-	(*ListSitesResponse)(nil),           // 6: atrium.collections.v1.ListSitesResponse
-	(*UpdateSiteRequest)(nil),           // 7: atrium.collections.v1.UpdateSiteRequest
-	(*UpdateSiteResponse)(nil),          // 8: atrium.collections.v1.UpdateSiteResponse
-	(*GetSiteRequest)(nil),              // 9: atrium.collections.v1.GetSiteRequest
-	(*GetSiteResponse)(nil),             // 10: atrium.collections.v1.GetSiteResponse
-	(*CreateCollectionRequest)(nil),     // 11: atrium.collections.v1.CreateCollectionRequest
-	(*CreateCollectionResponse)(nil),    // 12: atrium.collections.v1.CreateCollectionResponse
-	(*ListSiteCollectionsRequest)(nil),  // 13: atrium.collections.v1.ListSiteCollectionsRequest
-	(*ListSiteCollectionsResponse)(nil), // 14: atrium.collections.v1.ListSiteCollectionsResponse
-	(*UpdateCollectionRequest)(nil),     // 15: atrium.collections.v1.UpdateCollectionRequest
-	(*UpdateCollectionResponse)(nil),    // 16: atrium.collections.v1.UpdateCollectionResponse
-	(*CreateSiteItemRequest)(nil),       // 17: atrium.collections.v1.CreateSiteItemRequest
-	(*CreateSiteItemResponse)(nil),      // 18: atrium.collections.v1.CreateSiteItemResponse
-	(*timestamppb.Timestamp)(nil),       // 19: google.protobuf.Timestamp
-	(*wrapperspb.StringValue)(nil),      // 20: google.protobuf.StringValue
-	(*FieldDefinition)(nil),             // 21: atrium.collections.v1.FieldDefinition
-	(*Collection)(nil),                  // 22: atrium.collections.v1.Collection
-	(*structpb.Struct)(nil),             // 23: google.protobuf.Struct
+	(*SetSiteLocalesRequest)(nil),       // 1: atrium.collections.v1.SetSiteLocalesRequest
+	(*SetSiteLocalesResponse)(nil),      // 2: atrium.collections.v1.SetSiteLocalesResponse
+	(*SetSiteOriginsRequest)(nil),       // 3: atrium.collections.v1.SetSiteOriginsRequest
+	(*SetSiteOriginsResponse)(nil),      // 4: atrium.collections.v1.SetSiteOriginsResponse
+	(*CreateSiteRequest)(nil),           // 5: atrium.collections.v1.CreateSiteRequest
+	(*CreateSiteResponse)(nil),          // 6: atrium.collections.v1.CreateSiteResponse
+	(*ListSitesRequest)(nil),            // 7: atrium.collections.v1.ListSitesRequest
+	(*ListSitesResponse)(nil),           // 8: atrium.collections.v1.ListSitesResponse
+	(*UpdateSiteRequest)(nil),           // 9: atrium.collections.v1.UpdateSiteRequest
+	(*UpdateSiteResponse)(nil),          // 10: atrium.collections.v1.UpdateSiteResponse
+	(*GetSiteRequest)(nil),              // 11: atrium.collections.v1.GetSiteRequest
+	(*GetSiteResponse)(nil),             // 12: atrium.collections.v1.GetSiteResponse
+	(*CreateCollectionRequest)(nil),     // 13: atrium.collections.v1.CreateCollectionRequest
+	(*CreateCollectionResponse)(nil),    // 14: atrium.collections.v1.CreateCollectionResponse
+	(*ListSiteCollectionsRequest)(nil),  // 15: atrium.collections.v1.ListSiteCollectionsRequest
+	(*ListSiteCollectionsResponse)(nil), // 16: atrium.collections.v1.ListSiteCollectionsResponse
+	(*UpdateCollectionRequest)(nil),     // 17: atrium.collections.v1.UpdateCollectionRequest
+	(*UpdateCollectionResponse)(nil),    // 18: atrium.collections.v1.UpdateCollectionResponse
+	(*CreateSiteItemRequest)(nil),       // 19: atrium.collections.v1.CreateSiteItemRequest
+	(*CreateSiteItemResponse)(nil),      // 20: atrium.collections.v1.CreateSiteItemResponse
+	(*timestamppb.Timestamp)(nil),       // 21: google.protobuf.Timestamp
+	(*wrapperspb.StringValue)(nil),      // 22: google.protobuf.StringValue
+	(*FieldDefinition)(nil),             // 23: atrium.collections.v1.FieldDefinition
+	(*Collection)(nil),                  // 24: atrium.collections.v1.Collection
+	(*structpb.Struct)(nil),             // 25: google.protobuf.Struct
 }
 var file_atrium_collections_v1_collections_admin_proto_depIdxs = []int32{
-	19, // 0: atrium.collections.v1.Site.created_at:type_name -> google.protobuf.Timestamp
-	19, // 1: atrium.collections.v1.Site.updated_at:type_name -> google.protobuf.Timestamp
-	20, // 2: atrium.collections.v1.Site.agency_id:type_name -> google.protobuf.StringValue
-	20, // 3: atrium.collections.v1.Site.client_id:type_name -> google.protobuf.StringValue
-	0,  // 4: atrium.collections.v1.SetSiteOriginsResponse.site:type_name -> atrium.collections.v1.Site
-	0,  // 5: atrium.collections.v1.CreateSiteResponse.site:type_name -> atrium.collections.v1.Site
-	0,  // 6: atrium.collections.v1.ListSitesResponse.sites:type_name -> atrium.collections.v1.Site
-	0,  // 7: atrium.collections.v1.UpdateSiteResponse.site:type_name -> atrium.collections.v1.Site
-	0,  // 8: atrium.collections.v1.GetSiteResponse.site:type_name -> atrium.collections.v1.Site
-	21, // 9: atrium.collections.v1.CreateCollectionRequest.fields:type_name -> atrium.collections.v1.FieldDefinition
-	22, // 10: atrium.collections.v1.CreateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
-	22, // 11: atrium.collections.v1.ListSiteCollectionsResponse.collections:type_name -> atrium.collections.v1.Collection
-	21, // 12: atrium.collections.v1.UpdateCollectionRequest.add_fields:type_name -> atrium.collections.v1.FieldDefinition
-	21, // 13: atrium.collections.v1.UpdateCollectionRequest.update_fields:type_name -> atrium.collections.v1.FieldDefinition
-	22, // 14: atrium.collections.v1.UpdateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
-	23, // 15: atrium.collections.v1.CreateSiteItemRequest.data:type_name -> google.protobuf.Struct
-	23, // 16: atrium.collections.v1.CreateSiteItemResponse.item:type_name -> google.protobuf.Struct
-	3,  // 17: atrium.collections.v1.CollectionsAdminService.CreateSite:input_type -> atrium.collections.v1.CreateSiteRequest
-	5,  // 18: atrium.collections.v1.CollectionsAdminService.ListSites:input_type -> atrium.collections.v1.ListSitesRequest
-	9,  // 19: atrium.collections.v1.CollectionsAdminService.GetSite:input_type -> atrium.collections.v1.GetSiteRequest
-	7,  // 20: atrium.collections.v1.CollectionsAdminService.UpdateSite:input_type -> atrium.collections.v1.UpdateSiteRequest
-	1,  // 21: atrium.collections.v1.CollectionsAdminService.SetSiteOrigins:input_type -> atrium.collections.v1.SetSiteOriginsRequest
-	11, // 22: atrium.collections.v1.CollectionsAdminService.CreateCollection:input_type -> atrium.collections.v1.CreateCollectionRequest
-	13, // 23: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:input_type -> atrium.collections.v1.ListSiteCollectionsRequest
-	15, // 24: atrium.collections.v1.CollectionsAdminService.UpdateCollection:input_type -> atrium.collections.v1.UpdateCollectionRequest
-	17, // 25: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:input_type -> atrium.collections.v1.CreateSiteItemRequest
-	4,  // 26: atrium.collections.v1.CollectionsAdminService.CreateSite:output_type -> atrium.collections.v1.CreateSiteResponse
-	6,  // 27: atrium.collections.v1.CollectionsAdminService.ListSites:output_type -> atrium.collections.v1.ListSitesResponse
-	10, // 28: atrium.collections.v1.CollectionsAdminService.GetSite:output_type -> atrium.collections.v1.GetSiteResponse
-	8,  // 29: atrium.collections.v1.CollectionsAdminService.UpdateSite:output_type -> atrium.collections.v1.UpdateSiteResponse
-	2,  // 30: atrium.collections.v1.CollectionsAdminService.SetSiteOrigins:output_type -> atrium.collections.v1.SetSiteOriginsResponse
-	12, // 31: atrium.collections.v1.CollectionsAdminService.CreateCollection:output_type -> atrium.collections.v1.CreateCollectionResponse
-	14, // 32: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:output_type -> atrium.collections.v1.ListSiteCollectionsResponse
-	16, // 33: atrium.collections.v1.CollectionsAdminService.UpdateCollection:output_type -> atrium.collections.v1.UpdateCollectionResponse
-	18, // 34: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:output_type -> atrium.collections.v1.CreateSiteItemResponse
-	26, // [26:35] is the sub-list for method output_type
-	17, // [17:26] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	21, // 0: atrium.collections.v1.Site.created_at:type_name -> google.protobuf.Timestamp
+	21, // 1: atrium.collections.v1.Site.updated_at:type_name -> google.protobuf.Timestamp
+	22, // 2: atrium.collections.v1.Site.agency_id:type_name -> google.protobuf.StringValue
+	22, // 3: atrium.collections.v1.Site.client_id:type_name -> google.protobuf.StringValue
+	0,  // 4: atrium.collections.v1.SetSiteLocalesResponse.site:type_name -> atrium.collections.v1.Site
+	0,  // 5: atrium.collections.v1.SetSiteOriginsResponse.site:type_name -> atrium.collections.v1.Site
+	0,  // 6: atrium.collections.v1.CreateSiteResponse.site:type_name -> atrium.collections.v1.Site
+	0,  // 7: atrium.collections.v1.ListSitesResponse.sites:type_name -> atrium.collections.v1.Site
+	0,  // 8: atrium.collections.v1.UpdateSiteResponse.site:type_name -> atrium.collections.v1.Site
+	0,  // 9: atrium.collections.v1.GetSiteResponse.site:type_name -> atrium.collections.v1.Site
+	23, // 10: atrium.collections.v1.CreateCollectionRequest.fields:type_name -> atrium.collections.v1.FieldDefinition
+	24, // 11: atrium.collections.v1.CreateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
+	24, // 12: atrium.collections.v1.ListSiteCollectionsResponse.collections:type_name -> atrium.collections.v1.Collection
+	23, // 13: atrium.collections.v1.UpdateCollectionRequest.add_fields:type_name -> atrium.collections.v1.FieldDefinition
+	23, // 14: atrium.collections.v1.UpdateCollectionRequest.update_fields:type_name -> atrium.collections.v1.FieldDefinition
+	24, // 15: atrium.collections.v1.UpdateCollectionResponse.collection:type_name -> atrium.collections.v1.Collection
+	25, // 16: atrium.collections.v1.CreateSiteItemRequest.data:type_name -> google.protobuf.Struct
+	25, // 17: atrium.collections.v1.CreateSiteItemResponse.item:type_name -> google.protobuf.Struct
+	5,  // 18: atrium.collections.v1.CollectionsAdminService.CreateSite:input_type -> atrium.collections.v1.CreateSiteRequest
+	7,  // 19: atrium.collections.v1.CollectionsAdminService.ListSites:input_type -> atrium.collections.v1.ListSitesRequest
+	11, // 20: atrium.collections.v1.CollectionsAdminService.GetSite:input_type -> atrium.collections.v1.GetSiteRequest
+	9,  // 21: atrium.collections.v1.CollectionsAdminService.UpdateSite:input_type -> atrium.collections.v1.UpdateSiteRequest
+	3,  // 22: atrium.collections.v1.CollectionsAdminService.SetSiteOrigins:input_type -> atrium.collections.v1.SetSiteOriginsRequest
+	1,  // 23: atrium.collections.v1.CollectionsAdminService.SetSiteLocales:input_type -> atrium.collections.v1.SetSiteLocalesRequest
+	13, // 24: atrium.collections.v1.CollectionsAdminService.CreateCollection:input_type -> atrium.collections.v1.CreateCollectionRequest
+	15, // 25: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:input_type -> atrium.collections.v1.ListSiteCollectionsRequest
+	17, // 26: atrium.collections.v1.CollectionsAdminService.UpdateCollection:input_type -> atrium.collections.v1.UpdateCollectionRequest
+	19, // 27: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:input_type -> atrium.collections.v1.CreateSiteItemRequest
+	6,  // 28: atrium.collections.v1.CollectionsAdminService.CreateSite:output_type -> atrium.collections.v1.CreateSiteResponse
+	8,  // 29: atrium.collections.v1.CollectionsAdminService.ListSites:output_type -> atrium.collections.v1.ListSitesResponse
+	12, // 30: atrium.collections.v1.CollectionsAdminService.GetSite:output_type -> atrium.collections.v1.GetSiteResponse
+	10, // 31: atrium.collections.v1.CollectionsAdminService.UpdateSite:output_type -> atrium.collections.v1.UpdateSiteResponse
+	4,  // 32: atrium.collections.v1.CollectionsAdminService.SetSiteOrigins:output_type -> atrium.collections.v1.SetSiteOriginsResponse
+	2,  // 33: atrium.collections.v1.CollectionsAdminService.SetSiteLocales:output_type -> atrium.collections.v1.SetSiteLocalesResponse
+	14, // 34: atrium.collections.v1.CollectionsAdminService.CreateCollection:output_type -> atrium.collections.v1.CreateCollectionResponse
+	16, // 35: atrium.collections.v1.CollectionsAdminService.ListSiteCollections:output_type -> atrium.collections.v1.ListSiteCollectionsResponse
+	18, // 36: atrium.collections.v1.CollectionsAdminService.UpdateCollection:output_type -> atrium.collections.v1.UpdateCollectionResponse
+	20, // 37: atrium.collections.v1.CollectionsAdminService.CreateSiteItem:output_type -> atrium.collections.v1.CreateSiteItemResponse
+	28, // [28:38] is the sub-list for method output_type
+	18, // [18:28] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_atrium_collections_v1_collections_admin_proto_init() }
@@ -1317,17 +1462,17 @@ func file_atrium_collections_v1_collections_admin_proto_init() {
 		return
 	}
 	file_atrium_collections_v1_collections_proto_init()
-	file_atrium_collections_v1_collections_admin_proto_msgTypes[5].OneofWrappers = []any{}
 	file_atrium_collections_v1_collections_admin_proto_msgTypes[7].OneofWrappers = []any{}
-	file_atrium_collections_v1_collections_admin_proto_msgTypes[15].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_admin_proto_msgTypes[9].OneofWrappers = []any{}
 	file_atrium_collections_v1_collections_admin_proto_msgTypes[17].OneofWrappers = []any{}
+	file_atrium_collections_v1_collections_admin_proto_msgTypes[19].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atrium_collections_v1_collections_admin_proto_rawDesc), len(file_atrium_collections_v1_collections_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

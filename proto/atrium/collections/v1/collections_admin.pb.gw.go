@@ -226,6 +226,51 @@ func local_request_CollectionsAdminService_SetSiteOrigins_0(ctx context.Context,
 	return msg, metadata, err
 }
 
+func request_CollectionsAdminService_SetSiteLocales_0(ctx context.Context, marshaler runtime.Marshaler, client CollectionsAdminServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq SetSiteLocalesRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["site_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "site_id")
+	}
+	protoReq.SiteId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "site_id", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.SetSiteLocales(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_CollectionsAdminService_SetSiteLocales_0(ctx context.Context, marshaler runtime.Marshaler, server CollectionsAdminServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq SetSiteLocalesRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["site_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "site_id")
+	}
+	protoReq.SiteId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "site_id", err)
+	}
+	msg, err := server.SetSiteLocales(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_CollectionsAdminService_CreateCollection_0(ctx context.Context, marshaler runtime.Marshaler, client CollectionsAdminServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq CreateCollectionRequest
@@ -538,6 +583,26 @@ func RegisterCollectionsAdminServiceHandlerServer(ctx context.Context, mux *runt
 		}
 		forward_CollectionsAdminService_SetSiteOrigins_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPut, pattern_CollectionsAdminService_SetSiteLocales_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/atrium.collections.v1.CollectionsAdminService/SetSiteLocales", runtime.WithHTTPPathPattern("/admin/v1/sites/{site_id}/locales"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_CollectionsAdminService_SetSiteLocales_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CollectionsAdminService_SetSiteLocales_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_CollectionsAdminService_CreateCollection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -743,6 +808,23 @@ func RegisterCollectionsAdminServiceHandlerClient(ctx context.Context, mux *runt
 		}
 		forward_CollectionsAdminService_SetSiteOrigins_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPut, pattern_CollectionsAdminService_SetSiteLocales_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/atrium.collections.v1.CollectionsAdminService/SetSiteLocales", runtime.WithHTTPPathPattern("/admin/v1/sites/{site_id}/locales"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_CollectionsAdminService_SetSiteLocales_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CollectionsAdminService_SetSiteLocales_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_CollectionsAdminService_CreateCollection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -820,6 +902,7 @@ var (
 	pattern_CollectionsAdminService_GetSite_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"admin", "v1", "sites", "site_id"}, ""))
 	pattern_CollectionsAdminService_UpdateSite_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"admin", "v1", "sites", "site_id"}, ""))
 	pattern_CollectionsAdminService_SetSiteOrigins_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"admin", "v1", "sites", "site_id", "allowed_origins"}, ""))
+	pattern_CollectionsAdminService_SetSiteLocales_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"admin", "v1", "sites", "site_id", "locales"}, ""))
 	pattern_CollectionsAdminService_CreateCollection_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"admin", "v1", "sites", "site_id", "collections"}, ""))
 	pattern_CollectionsAdminService_ListSiteCollections_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"admin", "v1", "sites", "site_id", "collections"}, ""))
 	pattern_CollectionsAdminService_UpdateCollection_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"admin", "v1", "sites", "site_id", "collections", "slug"}, ""))
@@ -832,6 +915,7 @@ var (
 	forward_CollectionsAdminService_GetSite_0             = runtime.ForwardResponseMessage
 	forward_CollectionsAdminService_UpdateSite_0          = runtime.ForwardResponseMessage
 	forward_CollectionsAdminService_SetSiteOrigins_0      = runtime.ForwardResponseMessage
+	forward_CollectionsAdminService_SetSiteLocales_0      = runtime.ForwardResponseMessage
 	forward_CollectionsAdminService_CreateCollection_0    = runtime.ForwardResponseMessage
 	forward_CollectionsAdminService_ListSiteCollections_0 = runtime.ForwardResponseMessage
 	forward_CollectionsAdminService_UpdateCollection_0    = runtime.ForwardResponseMessage

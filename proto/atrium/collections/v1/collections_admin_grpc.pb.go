@@ -24,6 +24,7 @@ const (
 	CollectionsAdminService_GetSite_FullMethodName             = "/atrium.collections.v1.CollectionsAdminService/GetSite"
 	CollectionsAdminService_UpdateSite_FullMethodName          = "/atrium.collections.v1.CollectionsAdminService/UpdateSite"
 	CollectionsAdminService_SetSiteOrigins_FullMethodName      = "/atrium.collections.v1.CollectionsAdminService/SetSiteOrigins"
+	CollectionsAdminService_SetSiteLocales_FullMethodName      = "/atrium.collections.v1.CollectionsAdminService/SetSiteLocales"
 	CollectionsAdminService_CreateCollection_FullMethodName    = "/atrium.collections.v1.CollectionsAdminService/CreateCollection"
 	CollectionsAdminService_ListSiteCollections_FullMethodName = "/atrium.collections.v1.CollectionsAdminService/ListSiteCollections"
 	CollectionsAdminService_UpdateCollection_FullMethodName    = "/atrium.collections.v1.CollectionsAdminService/UpdateCollection"
@@ -50,6 +51,9 @@ type CollectionsAdminServiceClient interface {
 	// SetSiteOrigins replaces the origins whose pages may call the public
 	// API with the site's keys (CORS).
 	SetSiteOrigins(ctx context.Context, in *SetSiteOriginsRequest, opts ...grpc.CallOption) (*SetSiteOriginsResponse, error)
+	// SetSiteLocales replaces the site's locales and its default locale: the
+	// language tags its content is written in (docs/collections.md#locales).
+	SetSiteLocales(ctx context.Context, in *SetSiteLocalesRequest, opts ...grpc.CallOption) (*SetSiteLocalesResponse, error)
 	// CreateCollection defines a collection of a site.
 	CreateCollection(ctx context.Context, in *CreateCollectionRequest, opts ...grpc.CallOption) (*CreateCollectionResponse, error)
 	// ListSiteCollections returns every collection of a site.
@@ -121,6 +125,16 @@ func (c *collectionsAdminServiceClient) SetSiteOrigins(ctx context.Context, in *
 	return out, nil
 }
 
+func (c *collectionsAdminServiceClient) SetSiteLocales(ctx context.Context, in *SetSiteLocalesRequest, opts ...grpc.CallOption) (*SetSiteLocalesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetSiteLocalesResponse)
+	err := c.cc.Invoke(ctx, CollectionsAdminService_SetSiteLocales_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *collectionsAdminServiceClient) CreateCollection(ctx context.Context, in *CreateCollectionRequest, opts ...grpc.CallOption) (*CreateCollectionResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateCollectionResponse)
@@ -181,6 +195,9 @@ type CollectionsAdminServiceServer interface {
 	// SetSiteOrigins replaces the origins whose pages may call the public
 	// API with the site's keys (CORS).
 	SetSiteOrigins(context.Context, *SetSiteOriginsRequest) (*SetSiteOriginsResponse, error)
+	// SetSiteLocales replaces the site's locales and its default locale: the
+	// language tags its content is written in (docs/collections.md#locales).
+	SetSiteLocales(context.Context, *SetSiteLocalesRequest) (*SetSiteLocalesResponse, error)
 	// CreateCollection defines a collection of a site.
 	CreateCollection(context.Context, *CreateCollectionRequest) (*CreateCollectionResponse, error)
 	// ListSiteCollections returns every collection of a site.
@@ -216,6 +233,9 @@ func (UnimplementedCollectionsAdminServiceServer) UpdateSite(context.Context, *U
 }
 func (UnimplementedCollectionsAdminServiceServer) SetSiteOrigins(context.Context, *SetSiteOriginsRequest) (*SetSiteOriginsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetSiteOrigins not implemented")
+}
+func (UnimplementedCollectionsAdminServiceServer) SetSiteLocales(context.Context, *SetSiteLocalesRequest) (*SetSiteLocalesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetSiteLocales not implemented")
 }
 func (UnimplementedCollectionsAdminServiceServer) CreateCollection(context.Context, *CreateCollectionRequest) (*CreateCollectionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateCollection not implemented")
@@ -341,6 +361,24 @@ func _CollectionsAdminService_SetSiteOrigins_Handler(srv interface{}, ctx contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CollectionsAdminService_SetSiteLocales_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetSiteLocalesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CollectionsAdminServiceServer).SetSiteLocales(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CollectionsAdminService_SetSiteLocales_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CollectionsAdminServiceServer).SetSiteLocales(ctx, req.(*SetSiteLocalesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CollectionsAdminService_CreateCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CreateCollectionRequest)
 	if err := dec(in); err != nil {
@@ -439,6 +477,10 @@ var CollectionsAdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetSiteOrigins",
 			Handler:    _CollectionsAdminService_SetSiteOrigins_Handler,
+		},
+		{
+			MethodName: "SetSiteLocales",
+			Handler:    _CollectionsAdminService_SetSiteLocales_Handler,
 		},
 		{
 			MethodName: "CreateCollection",

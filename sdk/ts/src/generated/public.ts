@@ -1953,6 +1953,14 @@ export interface components {
              */
             is_published?: boolean;
             /**
+             * @description A locale of the site other than its default writes that locale's
+             *     values of the localized fields only (400 naming any other field given);
+             *     null removes the locale's value, and reads fall back again. Absent or
+             *     the default writes the data. Given in the body: the route reads no
+             *     query parameters.
+             */
+            locale?: string | null;
+            /**
              * @description Replaces the pending scheduled publish: an RFC 3339 date-time in the
              *     future, or null to cancel it. Absent keeps it.
              */
@@ -2385,6 +2393,11 @@ export interface components {
              *     with a letter; not id, is_published, created_at or updated_at.
              */
             key: string;
+            /**
+             * @description text and rich_text: whether the field holds a value per locale of the
+             *     site (docs/collections.md#locales). Absent is false.
+             */
+            localized?: boolean;
             /**
              * Format: int32
              * @description text, rich_text, email, url: the most characters a value may have.
@@ -4434,8 +4447,18 @@ export interface components {
             client_id: string | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description The locale of the items' data: a BCP 47 tag (en, de-AT). en for a
+             *     site that never set its locales.
+             */
+            default_locale: string;
             /** Format: uuid */
             id: string;
+            /**
+             * @description Every locale the site's content may be written in, default_locale
+             *     first.
+             */
+            locales: string[];
             name: string;
             /** Format: date-time */
             updated_at: string;
@@ -5060,6 +5083,21 @@ export interface operations {
                  *     empty lists every field. Filters, order and q still see every field.
                  */
                 fields?: string;
+                /**
+                 * @description A locale of the site to read the items in (docs/collections.md#locales):
+                 *     each localized field shows the first value of the chain locale, each
+                 *     shorter tag the site has, then the default (de-AT, de, en); * shows
+                 *     each localized field as an object of every locale's value. Each item
+                 *     then says the locale it was read in (locale) and where a value came
+                 *     from another (locale_fallbacks). Absent reads the stored data, the
+                 *     default locale's. 400 naming the site's locales for another tag.
+                 */
+                locale?: string;
+                /**
+                 * @description One of: default, none. none shows only the locale's own values (a
+                 *     missing one is null). Default default; needs locale.
+                 */
+                fallback?: "default" | "none";
             };
             header?: never;
             path: {
@@ -5136,6 +5174,21 @@ export interface operations {
                  *     dots follow references up to 3 levels (author,author.avatar).
                  */
                 expand?: string;
+                /**
+                 * @description A locale of the site to read the items in (docs/collections.md#locales):
+                 *     each localized field shows the first value of the chain locale, each
+                 *     shorter tag the site has, then the default (de-AT, de, en); * shows
+                 *     each localized field as an object of every locale's value. Each item
+                 *     then says the locale it was read in (locale) and where a value came
+                 *     from another (locale_fallbacks). Absent reads the stored data, the
+                 *     default locale's. 400 naming the site's locales for another tag.
+                 */
+                locale?: string;
+                /**
+                 * @description One of: default, none. none shows only the locale's own values (a
+                 *     missing one is null). Default default; needs locale.
+                 */
+                fallback?: "default" | "none";
             };
             header?: never;
             path: {

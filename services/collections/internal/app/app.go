@@ -34,6 +34,12 @@ type Site struct {
 	// ClientID is the owning agency's client the site is for, "" for
 	// none; never set without AgencyID.
 	ClientID string
+	// DefaultLocale is the locale of the items' data, and Locales every
+	// locale the site's content may be written in, the default first
+	// (locales.go). "" and nil for a site that never set them, which
+	// Localization reads as DefaultLocale alone.
+	DefaultLocale string
+	Locales       []string
 }
 
 // SiteFilter narrows a list of sites; empty fields match every site.
@@ -92,7 +98,8 @@ func (u *Sites) Create(ctx context.Context, in NewSite) (Site, error) {
 		return Site{}, err
 	}
 	now := u.clock.Now()
-	s := Site{ID: store.NewID(), Name: name, CreatedAt: now, UpdatedAt: now, AllowedOrigins: []string{}, AgencyID: agencyID, ClientID: clientID}
+	s := Site{ID: store.NewID(), Name: name, CreatedAt: now, UpdatedAt: now, AllowedOrigins: []string{}, AgencyID: agencyID, ClientID: clientID,
+		DefaultLocale: DefaultLocale, Locales: []string{DefaultLocale}}
 	err = u.store.InTx(ctx, func(tx SiteTx) error {
 		if err := tx.InsertSite(ctx, s); err != nil {
 			return err

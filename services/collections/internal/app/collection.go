@@ -38,6 +38,9 @@ type Field struct {
 	// MaxLength bounds text-like values in characters; 0 means the type's
 	// default.
 	MaxLength int `json:"max_length,omitempty"`
+	// Localized fields hold a value per locale of the site (locales.go);
+	// only LocalizableTypes may be.
+	Localized bool `json:"localized,omitempty"`
 }
 
 // Field types. Every one is documented in docs/collections.md.
@@ -170,6 +173,9 @@ func checkDefinition(where string, f *Field) error {
 		if limit := maxLengthLimit(f.Type); f.MaxLength < 1 || f.MaxLength > limit {
 			return apperr.Invalid("%s.max_length of a %s field must be from 1 to %d; got %d", where, f.Type, limit, f.MaxLength)
 		}
+	}
+	if f.Localized && !slices.Contains(LocalizableTypes, f.Type) {
+		return apperr.Invalid("%s: only %s fields can be localized, not %s", where, strings.Join(LocalizableTypes, " and "), f.Type)
 	}
 	seen := map[string]bool{}
 	for i, o := range f.Options {

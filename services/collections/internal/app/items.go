@@ -26,7 +26,18 @@ type Item struct {
 	SiteID       string
 	CollectionID string
 	Values       Values
-	IsPublished  bool
+	// Locales holds, by locale, the values of localized fields in the
+	// site's other locales (Values is the default locale's); nil for
+	// none. Stores keep a locale only while it holds a value, and read it
+	// whole whatever ItemQuery.Fields projects.
+	Locales map[string]Values
+	// ReadIn is the locale a read asked for (ReadLocale.Localize), ""
+	// for a read that named none; Fallbacks names, for each localized
+	// field whose value came from another locale of the chain, that
+	// locale. Neither is stored.
+	ReadIn      string
+	Fallbacks   map[string]string
+	IsPublished bool
 	// PublishAt and UnpublishAt are the pending scheduled changes, if any
 	// (schedule.go).
 	PublishAt, UnpublishAt *time.Time
@@ -66,6 +77,9 @@ type ItemQuery struct {
 // ItemPatch is an atomic change to an item, applied by the store in one
 // write so that concurrent patches of different fields all survive.
 type ItemPatch struct {
+	// Locale, when set, is the site's locale (not its default) whose
+	// values Set and Unset change, in Item.Locales; "" changes Values.
+	Locale      string
 	Set         Values
 	Unset       []string
 	IsPublished *bool
@@ -169,6 +183,9 @@ type ListParams struct {
 	// PublishedOnly is set for a published-only key, which sees drafts as
 	// not existing: asking for them lists nothing.
 	PublishedOnly bool
+	// Locale and Fallback read the items in a locale of the site
+	// (itemlocales.go); "" reads the data as stored.
+	Locale, Fallback string
 }
 
 // Items returns the collection and a page of its items.
@@ -231,6 +248,19 @@ func (u *Content) Items(ctx context.Context, siteID, slug string, p ListParams) 
 		}
 		q.FilterKey = f.Key
 	}
+	rl, err := u.readLocale(ctx, siteID, p.Locale, p.Fallback)
+	if err != nil {
+		return Collection{}, nil, page, err
+	}
+	if rl.Requested() && rl.Locale != rl.Default {
+		// The stores filter and order on the data, the default locale's
+		// values: refused rather than answered in another locale's order.
+		for _, f := range []*Field{q.OrderField, fieldPtr(c, q.FilterKey)} {
+			if f != nil && f.Localized {
+				return Collection{}, nil, page, apperr.Invalid("filter_field and order on a localized field (%s) read the default locale (%s) only, for now: drop locale or use another field", f.Key, rl.Default)
+			}
+		}
+	}
 	if p.PublishedOnly {
 		if q.Published != nil && !*q.Published {
 			return c, []Item{}, page, nil
@@ -239,7 +269,37 @@ func (u *Content) Items(ctx context.Context, siteID, slug string, p ListParams) 
 		q.Published = &yes
 	}
 	items, err := u.store.Items(ctx, c, q)
+	if err == nil {
+		shown := c.Fields
+		if q.Fields != nil {
+			shown = q.Fields
+		}
+		rl.Localize(shown, items)
+	}
 	return c, items, page, err
+}
+
+func fieldPtr(c Collection, key string) *Field {
+	if f, ok := c.Field(key); ok {
+		return &f
+	}
+	return nil
+}
+
+// ItemIn is Item read in a locale of the site (ListParams.Locale and
+// Fallback); "" reads the data as stored.
+func (u *Content) ItemIn(ctx context.Context, siteID, slug, id, locale, fallback string) (Collection, Item, error) {
+	c, it, err := u.Item(ctx, siteID, slug, id)
+	if err != nil {
+		return c, it, err
+	}
+	rl, err := u.readLocale(ctx, siteID, locale, fallback)
+	if err != nil {
+		return Collection{}, Item{}, err
+	}
+	items := []Item{it}
+	rl.Localize(c.Fields, items)
+	return c, items[0], nil
 }
 
 // Item returns one item of a collection.
@@ -432,6 +492,9 @@ type ItemUpdate struct {
 	Schedule ScheduleInput
 	// IfMatch is the caller's If-Match header, if any.
 	IfMatch string
+	// Locale, when another locale of the site than its default, writes
+	// that locale's values of localized fields only (itemlocales.go).
+	Locale string
 }
 
 // ifVersion reads an If-Match header: "*" or a list of entity tags. It
@@ -473,7 +536,15 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 	if in.Data == nil {
 		return Collection{}, Item{}, apperr.Invalid("data is required: a JSON object of the fields to change ({} to change only is_published)")
 	}
-	ch, err := checkData(c, in.Data, false)
+	locale, err := u.writeLocale(ctx, c, in.Locale, in.Data)
+	if err != nil {
+		return Collection{}, Item{}, err
+	}
+	checked := c
+	if locale != "" {
+		checked = inLocale(c)
+	}
+	ch, err := checkData(checked, in.Data, false)
 	if err != nil {
 		return Collection{}, Item{}, err
 	}
@@ -483,7 +554,7 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 	if err != nil {
 		return Collection{}, Item{}, err
 	}
-	patch := ItemPatch{Set: ch.set, Unset: ch.unset, IsPublished: in.IsPublished, IfVersion: v, At: now, Edit: editOf(ctx, ChangeUpdated)}
+	patch := ItemPatch{Locale: locale, Set: ch.set, Unset: ch.unset, IsPublished: in.IsPublished, IfVersion: v, At: now, Edit: editOf(ctx, ChangeUpdated)}
 	fields := slices.Collect(maps.Keys(in.Data))
 	if in.IsPublished != nil {
 		fields = append(fields, "is_published")
@@ -507,11 +578,24 @@ func (u *Content) UpdateItem(ctx context.Context, siteID, slug, id string, in It
 		if err := checkOrder(after); err != nil {
 			return err
 		}
+		// The events name the locale written (itemEvent reads ReadIn);
+		// the answer is then read in it below.
+		after.ReadIn = locale
 		if err := enqueuePatched(ctx, tx, c, before, after); err != nil {
 			return err
 		}
 		return recordItem(ctx, tx, c, "item.updated", id, fields, now)
 	})
+	if err == nil && locale != "" {
+		// The answer shows the item as a read in the locale written.
+		rl, rerr := u.readLocale(ctx, c.SiteID, locale, "")
+		if rerr != nil {
+			return Collection{}, Item{}, rerr
+		}
+		items := []Item{after}
+		rl.Localize(c.Fields, items)
+		after = items[0]
+	}
 	return c, after, err
 }
 
@@ -570,6 +654,7 @@ func (u *Content) DeleteItem(ctx context.Context, siteID, slug, id, ifMatch stri
 func itemEvent(c Collection, it Item, what *events.Def[events.ItemEvent]) (outbox.Event, error) {
 	return outbox.Of(what, events.ItemEvent{
 		ID: it.ID, SiteID: c.SiteID, Collection: c.Slug, CollectionID: c.ID, IsPublished: it.IsPublished, Version: it.Version, At: it.UpdatedAt,
+		Locale: it.ReadIn,
 	}, it.UpdatedAt)
 }
 

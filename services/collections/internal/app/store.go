@@ -63,6 +63,10 @@ type SiteTx interface {
 	// updated_at; ErrNotFound
 	// for no such site.
 	UpdateSite(ctx context.Context, s Site) error
+	// ItemsInLocales counts, for each of locales, the items of the site
+	// that hold a value in it (Item.Locales); locales none holds are
+	// absent.
+	ItemsInLocales(ctx context.Context, siteID string, locales []string) (map[string]int, error)
 	// Enqueue adds an event to the outbox, published after commit.
 	Enqueue(ctx context.Context, e outbox.Event) error
 }

@@ -110,10 +110,15 @@ func TestCheckDefinitions(t *testing.T) {
 		"max_length range":    {Field{Key: "a", Type: TypeText, MaxLength: -1}, "max_length of a text field must be from 1 to 500000"},
 		"url past the rule":   {Field{Key: "a", Type: TypeURL, MaxLength: 4096}, "max_length of a url field must be from 1 to 2048"},
 		"control in option":   {Field{Key: "a", Type: TypeSelect, Options: []string{"a\x00"}}, "options[0] must be 1 to 200 characters on one line"},
+		"localized number":    {Field{Key: "a", Type: TypeNumber, Localized: true}, "only text and rich_text fields can be localized, not number"},
+		"localized select":    {Field{Key: "a", Type: TypeSelect, Options: []string{"x"}, Localized: true}, "not select"},
 	} {
 		t.Run(name, func(t *testing.T) { wantInvalid(t, checkDefinitions([]Field{tc.f}), tc.want) })
 	}
 	wantInvalid(t, checkDefinitions([]Field{{Key: "a", Type: TypeText}, {Key: "a", Type: TypeNumber}}), `fields[1].key "a" is defined twice`)
+	if err := checkDefinitions([]Field{{Key: "title", Type: TypeText, Localized: true}, {Key: "body", Type: TypeRichText, Localized: true}}); err != nil {
+		t.Fatalf("localized text and rich_text fields: %v", err)
+	}
 	wantInvalid(t, checkSlug("Posts"), "slug must be")
 	if err := checkSlug("blog-posts_2"); err != nil {
 		t.Fatal(err)

@@ -402,6 +402,21 @@ func (t *tx) UpdateSite(_ context.Context, site app.Site) error {
 	return nil
 }
 
+func (t *tx) ItemsInLocales(_ context.Context, siteID string, locales []string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, it := range t.s.items {
+		if len(it.Locales) == 0 || t.s.collections[it.CollectionID].SiteID != siteID {
+			continue
+		}
+		for _, l := range locales {
+			if _, ok := it.Locales[l]; ok {
+				out[l]++
+			}
+		}
+	}
+	return out, nil
+}
+
 func (t *tx) Collection(_ context.Context, siteID, slug string) (app.Collection, error) {
 	return t.s.collection(siteID, slug)
 }
@@ -433,6 +448,18 @@ func (t *tx) UpdateCollection(_ context.Context, c app.Collection, removed []str
 			delete(vals, k)
 		}
 		it.Values = vals
+		if it.Locales != nil {
+			locales := map[string]app.Values{}
+			for l, v := range it.Locales {
+				if v = patched(v, app.ItemPatch{Unset: removed}); len(v) > 0 {
+					locales[l] = v
+				}
+			}
+			it.Locales = nil
+			if len(locales) > 0 {
+				it.Locales = locales
+			}
+		}
 		memdb.Put(t.Tx, t.s.items, id, it)
 	}
 	t.s.touch(c.ID)
@@ -504,14 +531,22 @@ func (t *tx) PatchItem(_ context.Context, collectionID, id string, p app.ItemPat
 		return app.Item{}, app.Item{}, app.ErrVersionMismatch
 	}
 	after := before
-	after.Values = maps.Clone(before.Values)
-	if after.Values == nil {
-		after.Values = app.Values{}
+	if p.Locale == "" {
+		after.Values = patched(before.Values, p)
+	} else {
+		after.Locales = maps.Clone(before.Locales)
+		if after.Locales == nil {
+			after.Locales = map[string]app.Values{}
+		}
+		if v := patched(before.Locales[p.Locale], p); len(v) > 0 {
+			after.Locales[p.Locale] = v
+		} else {
+			delete(after.Locales, p.Locale)
+		}
+		if len(after.Locales) == 0 {
+			after.Locales = nil
+		}
 	}
-	for _, k := range p.Unset {
-		delete(after.Values, k)
-	}
-	maps.Copy(after.Values, p.Set)
 	if p.IsPublished != nil {
 		after.IsPublished = *p.IsPublished
 	}
@@ -528,6 +563,19 @@ func (t *tx) PatchItem(_ context.Context, collectionID, id string, p app.ItemPat
 	t.keep(after, after.Version, after.IsPublished, p.Edit, p.At)
 	t.s.touch(collectionID)
 	return before, after, nil
+}
+
+// patched is a copy of values with p's Unset and Set applied.
+func patched(values app.Values, p app.ItemPatch) app.Values {
+	out := maps.Clone(values)
+	if out == nil {
+		out = app.Values{}
+	}
+	for _, k := range p.Unset {
+		delete(out, k)
+	}
+	maps.Copy(out, p.Set)
+	return out
 }
 
 func (t *tx) DeleteItem(_ context.Context, collectionID, id string, ifVersion *int64, e app.Edit, at time.Time) (app.Item, error) {

@@ -69,7 +69,7 @@ func (s *Store) CollectionForWrite(ctx context.Context, siteID, slug string) (ap
 // collection's row; comparing its fields costs little more.
 var insertItemIfDefined = `WITH c AS (SELECT id FROM collections WHERE id = $2 AND fields = $8::jsonb),
 	i AS (INSERT INTO items (` + itemCols + `)
-		SELECT $1::uuid, c.id, $3::jsonb, $4::boolean, $5::bigint, $6::timestamptz, $7::timestamptz, $15::timestamptz, $16::timestamptz
+		SELECT $1::uuid, c.id, $3::jsonb, $4::boolean, $5::bigint, $6::timestamptz, $7::timestamptz, $15::timestamptz, $16::timestamptz, $21::jsonb
 		FROM c RETURNING id),
 	r AS (INSERT INTO item_revisions (` + revisionCols + `)
 		SELECT i.id, $5::bigint, $2::uuid, $3::jsonb, $4::boolean, $17::text, $18::text, $19::text, $20::text, $7::timestamptz FROM i)
@@ -153,7 +153,11 @@ func (s *Store) InsertItem(ctx context.Context, c app.Collection, it app.Item, e
 	}
 	args := append([]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt, fields},
 		outbox.InsertArgsEach(ctx, announce)...)
-	args = append(args, it.PublishAt, it.UnpublishAt, e.Change, e.Actor.Kind, e.Actor.ID, e.Actor.MemberID)
+	locales, err := localesJSON(it.Locales)
+	if err != nil {
+		return err
+	}
+	args = append(args, it.PublishAt, it.UnpublishAt, e.Change, e.Actor.Kind, e.Actor.ID, e.Actor.MemberID, locales)
 	n, err := s.db.ExecEvents(ctx, insertItemIfDefined, args...)
 	if err != nil {
 		return pgdb.Err(err, "insert item")
@@ -207,16 +211,22 @@ func (r *recentCollections) forget(siteID, slug string) {
 }
 
 const (
-	siteCols = `id, name, created_at, updated_at, allowed_origins, agency_id, client_id`
+	siteCols = `id, name, created_at, updated_at, allowed_origins, agency_id, client_id, default_locale, locales`
 	// siteSelect reads siteCols with the owner's NULLs as "".
-	siteSelect = `SELECT id, name, created_at, updated_at, allowed_origins, COALESCE(agency_id::text, ''), COALESCE(client_id::text, '') FROM sites`
+	siteSelect = `SELECT id, name, created_at, updated_at, allowed_origins, COALESCE(agency_id::text, ''), COALESCE(client_id::text, ''), default_locale, locales FROM sites`
 )
 
 func scanSite(row pgx.Row) (app.Site, error) {
 	var site app.Site
-	err := row.Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt, &site.AllowedOrigins, &site.AgencyID, &site.ClientID)
+	err := row.Scan(&site.ID, &site.Name, &site.CreatedAt, &site.UpdatedAt, &site.AllowedOrigins, &site.AgencyID, &site.ClientID,
+		&site.DefaultLocale, &site.Locales)
 	if site.AllowedOrigins == nil {
 		site.AllowedOrigins = []string{}
+	}
+	if len(site.Locales) == 0 {
+		// Stored as '{}' when the site set none; app.Site.Localization
+		// reads nil so.
+		site.Locales = nil
 	}
 	site.CreatedAt, site.UpdatedAt = site.CreatedAt.UTC(), site.UpdatedAt.UTC()
 	return site, err
@@ -332,15 +342,20 @@ func (r reader) Collection(ctx context.Context, siteID, slug string) (app.Collec
 	return c, nil
 }
 
-const itemCols = `id, collection_id, data, is_published, version, created_at, updated_at, publish_at, unpublish_at`
+const itemCols = `id, collection_id, data, is_published, version, created_at, updated_at, publish_at, unpublish_at, locales`
 
 func scanItem(row pgx.Row) (app.Item, error) {
 	var (
-		it   app.Item
-		data []byte
+		it      app.Item
+		data    []byte
+		locales []byte
 	)
-	if err := row.Scan(&it.ID, &it.CollectionID, &data, &it.IsPublished, &it.Version, &it.CreatedAt, &it.UpdatedAt, &it.PublishAt, &it.UnpublishAt); err != nil {
+	if err := row.Scan(&it.ID, &it.CollectionID, &data, &it.IsPublished, &it.Version, &it.CreatedAt, &it.UpdatedAt, &it.PublishAt, &it.UnpublishAt, &locales); err != nil {
 		return it, err
+	}
+	var err error
+	if it.Locales, err = readLocales(locales); err != nil {
+		return it, fmt.Errorf("item %s: stored locales: %w", it.ID, err)
 	}
 	it.CreatedAt, it.UpdatedAt = it.CreatedAt.UTC(), it.UpdatedAt.UTC()
 	it.PublishAt, it.UnpublishAt = utc(it.PublishAt), utc(it.UnpublishAt)
@@ -425,6 +440,7 @@ func (r reader) Item(ctx context.Context, siteID, slug, id string) (app.Collecti
 		itemID    *string
 		it        app.Item
 		data      []byte
+		locales   []byte
 		published *bool
 		version   *int64
 		created   *time.Time
@@ -433,11 +449,11 @@ func (r reader) Item(ctx context.Context, siteID, slug, id string) (app.Collecti
 		unpubAt   *time.Time
 	)
 	err := r.q.QueryRow(ctx, `SELECT c.id, c.site_id, c.slug, c.name, c.is_system, c.fields, c.search_language, c.created_at, c.updated_at,
-			i.id, i.data, i.is_published, i.version, i.created_at, i.updated_at, i.publish_at, i.unpublish_at
+			i.id, i.data, i.is_published, i.version, i.created_at, i.updated_at, i.publish_at, i.unpublish_at, i.locales
 		FROM collections c LEFT JOIN items i ON i.collection_id = c.id AND i.id = $3
 		WHERE c.site_id = $1 AND c.slug = $2`, siteID, slug, id).
 		Scan(&c.ID, &c.SiteID, &c.Slug, &c.Name, &c.IsSystem, &fields, &c.SearchLanguage, &c.CreatedAt, &c.UpdatedAt,
-			&itemID, &data, &published, &version, &created, &updated, &publishAt, &unpubAt)
+			&itemID, &data, &published, &version, &created, &updated, &publishAt, &unpubAt, &locales)
 	if err != nil {
 		return app.Collection{}, app.Item{}, pgdb.Err(err, "collection "+slug)
 	}
@@ -453,6 +469,9 @@ func (r reader) Item(ctx context.Context, siteID, slug, id string) (app.Collecti
 	if err := json.Unmarshal(data, &it.Values); err != nil {
 		return c, app.Item{}, fmt.Errorf("item %s: stored data: %w", it.ID, err)
 	}
+	if it.Locales, err = readLocales(locales); err != nil {
+		return c, app.Item{}, fmt.Errorf("item %s: stored locales: %w", it.ID, err)
+	}
 	return c, it, nil
 }
 
@@ -462,8 +481,8 @@ type tx struct {
 }
 
 func (t tx) InsertSite(ctx context.Context, site app.Site) error {
-	_, err := t.Exec(ctx, `INSERT INTO sites (`+siteCols+`) VALUES ($1, $2, $3, $4, $5, NULLIF($6, '')::uuid, NULLIF($7, '')::uuid)`,
-		site.ID, site.Name, site.CreatedAt, site.UpdatedAt, origins(site), site.AgencyID, site.ClientID)
+	_, err := t.Exec(ctx, `INSERT INTO sites (`+siteCols+`) VALUES ($1, $2, $3, $4, $5, NULLIF($6, '')::uuid, NULLIF($7, '')::uuid, $8, $9)`,
+		site.ID, site.Name, site.CreatedAt, site.UpdatedAt, origins(site), site.AgencyID, site.ClientID, site.DefaultLocale, locales(site))
 	return pgdb.Err(err, "insert site")
 }
 
@@ -474,10 +493,17 @@ func origins(site app.Site) []string {
 	return site.AllowedOrigins
 }
 
+func locales(site app.Site) []string {
+	if site.Locales == nil {
+		return []string{}
+	}
+	return site.Locales
+}
+
 func (t tx) UpdateSite(ctx context.Context, site app.Site) error {
 	tag, err := t.Exec(ctx, `UPDATE sites SET name = $2, updated_at = $3, allowed_origins = $4,
-		agency_id = NULLIF($5, '')::uuid, client_id = NULLIF($6, '')::uuid WHERE id = $1`,
-		site.ID, site.Name, site.UpdatedAt, origins(site), site.AgencyID, site.ClientID)
+		agency_id = NULLIF($5, '')::uuid, client_id = NULLIF($6, '')::uuid, default_locale = $7, locales = $8 WHERE id = $1`,
+		site.ID, site.Name, site.UpdatedAt, origins(site), site.AgencyID, site.ClientID, site.DefaultLocale, locales(site))
 	if err != nil {
 		return pgdb.Err(err, "update site")
 	}
@@ -485,6 +511,22 @@ func (t tx) UpdateSite(ctx context.Context, site app.Site) error {
 		return fmt.Errorf("site %s: %w", site.ID, app.ErrNotFound)
 	}
 	return nil
+}
+
+func (t tx) ItemsInLocales(ctx context.Context, siteID string, locales []string) (map[string]int, error) {
+	rows, err := t.Query(ctx, `SELECT l, count(*) FROM items i JOIN collections c ON c.id = i.collection_id,
+			jsonb_object_keys(i.locales) l
+		WHERE c.site_id = $1 AND i.locales <> '{}' AND l = ANY($2::text[]) GROUP BY l`, siteID, locales)
+	if err != nil {
+		return nil, pgdb.Err(err, "count the items in locales")
+	}
+	out := map[string]int{}
+	var (
+		l string
+		n int
+	)
+	_, err = pgx.ForEachRow(rows, []any{&l, &n}, func() error { out[l] = n; return nil })
+	return out, pgdb.Err(err, "count the items in locales")
 }
 
 func (t tx) InsertCollection(ctx context.Context, c app.Collection) error {
@@ -666,6 +708,15 @@ func (t tx) UpdateCollection(ctx context.Context, c app.Collection, removed []st
 		if err != nil {
 			return pgdb.Err(err, "remove fields of "+c.Slug)
 		}
+		// The other locales' values of the removed fields go too, and a
+		// locale left with none goes with them.
+		_, err = t.Exec(ctx, `UPDATE items SET locales = (
+				SELECT coalesce(jsonb_object_agg(l, v - $2::text[]) FILTER (WHERE (v - $2::text[]) <> '{}'), '{}')
+				FROM jsonb_each(locales) e(l, v))
+			WHERE collection_id = $1 AND locales <> '{}'`, c.ID, removed)
+		if err != nil {
+			return pgdb.Err(err, "remove the localized values of the fields of "+c.Slug)
+		}
 	}
 	if err := t.syncSortIndexes(ctx, c, removed); err != nil {
 		return err
@@ -677,6 +728,24 @@ func (t tx) ItemExists(ctx context.Context, collectionID, id string) (bool, erro
 	var ok bool
 	err := t.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM items WHERE collection_id = $1 AND id = $2)`, collectionID, id).Scan(&ok)
 	return ok, pgdb.Err(err, "item "+id)
+}
+
+// localesJSON is an item's other locales as stored: {} for none.
+func localesJSON(l map[string]app.Values) ([]byte, error) {
+	if len(l) == 0 {
+		return []byte(`{}`), nil
+	}
+	return json.Marshal(l)
+}
+
+// readLocales reads the stored locales: nil for none, as the memory
+// store holds them.
+func readLocales(b []byte) (map[string]app.Values, error) {
+	var l map[string]app.Values
+	if err := json.Unmarshal(b, &l); err != nil || len(l) == 0 {
+		return nil, err
+	}
+	return l, nil
 }
 
 func valuesJSON(v app.Values) ([]byte, error) {
@@ -692,8 +761,12 @@ func insertItem(it app.Item) (string, []any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return `INSERT INTO items (` + itemCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		[]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt, it.PublishAt, it.UnpublishAt}, nil
+	locales, err := localesJSON(it.Locales)
+	if err != nil {
+		return "", nil, err
+	}
+	return `INSERT INTO items (` + itemCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		[]any{it.ID, it.CollectionID, data, it.IsPublished, it.Version, it.CreatedAt, it.UpdatedAt, it.PublishAt, it.UnpublishAt, locales}, nil
 }
 
 // InsertItem sends the item's row, its revision and its events in one
@@ -729,6 +802,7 @@ func (t tx) PatchItem(ctx context.Context, collectionID, id string, p app.ItemPa
 		wasPublished bool
 		after        app.Item
 		data         []byte
+		locales      []byte
 	)
 	// The revision is written by the same statement, from the row the
 	// UPDATE returns.
@@ -736,21 +810,24 @@ func (t tx) PatchItem(ctx context.Context, collectionID, id string, p app.ItemPa
 		WITH current AS (
 			SELECT id, is_published, version FROM items WHERE collection_id = $1 AND id = $2 FOR UPDATE
 		), u AS (
-			UPDATE items i SET data = (i.data - $3::text[]) || $4::jsonb,
+			UPDATE items i SET data = CASE WHEN $16::text = '' THEN (i.data - $3::text[]) || $4::jsonb ELSE i.data END,
+				locales = CASE WHEN $16::text = '' THEN i.locales
+					WHEN ((coalesce(i.locales->$16::text, '{}') - $3::text[]) || $4::jsonb) = '{}' THEN i.locales - $16::text
+					ELSE jsonb_set(i.locales, ARRAY[$16::text], (coalesce(i.locales->$16::text, '{}') - $3::text[]) || $4::jsonb) END,
 				is_published = COALESCE($5, i.is_published), version = i.version + 1, updated_at = $6,
 				publish_at = CASE WHEN $8 THEN $9::timestamptz ELSE i.publish_at END,
 				unpublish_at = CASE WHEN $10 THEN $11::timestamptz ELSE i.unpublish_at END
 			FROM current c
 			WHERE i.id = c.id AND ($7::bigint IS NULL OR c.version = $7)
-			RETURNING c.is_published AS was_published, i.id, i.collection_id, i.data, i.is_published, i.version, i.created_at, i.updated_at, i.publish_at, i.unpublish_at
+			RETURNING c.is_published AS was_published, i.id, i.collection_id, i.data, i.is_published, i.version, i.created_at, i.updated_at, i.publish_at, i.unpublish_at, i.locales
 		), r AS (
 			INSERT INTO item_revisions (`+revisionCols+`)
 			SELECT id, version, collection_id, data, is_published, $12, $13, $14, $15, $6 FROM u
 		)
-		SELECT was_published, id, collection_id, data, is_published, version, created_at, updated_at, publish_at, unpublish_at FROM u`,
+		SELECT was_published, id, collection_id, data, is_published, version, created_at, updated_at, publish_at, unpublish_at, locales FROM u`,
 		collectionID, id, unset, set, p.IsPublished, p.At, p.IfVersion, p.SetPublishAt, p.PublishAt, p.SetUnpublishAt, p.UnpublishAt,
-		p.Edit.Change, p.Edit.Actor.Kind, p.Edit.Actor.ID, p.Edit.Actor.MemberID).
-		Scan(&wasPublished, &after.ID, &after.CollectionID, &data, &after.IsPublished, &after.Version, &after.CreatedAt, &after.UpdatedAt, &after.PublishAt, &after.UnpublishAt)
+		p.Edit.Change, p.Edit.Actor.Kind, p.Edit.Actor.ID, p.Edit.Actor.MemberID, p.Locale).
+		Scan(&wasPublished, &after.ID, &after.CollectionID, &data, &after.IsPublished, &after.Version, &after.CreatedAt, &after.UpdatedAt, &after.PublishAt, &after.UnpublishAt, &locales)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Either no such item, or a version that does not hold.
 		var v int64
@@ -766,6 +843,9 @@ func (t tx) PatchItem(ctx context.Context, collectionID, id string, p app.ItemPa
 	after.PublishAt, after.UnpublishAt = utc(after.PublishAt), utc(after.UnpublishAt)
 	if err := json.Unmarshal(data, &after.Values); err != nil {
 		return app.Item{}, app.Item{}, fmt.Errorf("item %s: stored data: %w", id, err)
+	}
+	if after.Locales, err = readLocales(locales); err != nil {
+		return app.Item{}, app.Item{}, fmt.Errorf("item %s: stored locales: %w", id, err)
 	}
 	// before is after with what the events compare restored; its values
 	// and schedule are not read by anyone.

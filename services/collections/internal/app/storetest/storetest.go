@@ -65,6 +65,7 @@ func RunAll(t *testing.T, newStore func(t *testing.T) Store) {
 		{"RevisionsOfEveryWrite", testRevisionsOfEveryWrite},
 		{"RevisionsOutliveTheItem", testRevisionsOutliveTheItem},
 		{"RevisionPurgesAreDisjoint", testPurgesAreDisjoint},
+		{"ItemLocales", testItemLocales},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,6 +102,19 @@ func testSiteRoundTrip(t *testing.T, s Store) {
 		return tx.UpdateSite(t.Context(), app.Site{ID: uuid.NewString(), Name: "x", AllowedOrigins: []string{}})
 	}); !errors.Is(err, app.ErrNotFound) {
 		t.Fatalf("UpdateSite of no site = %v, want ErrNotFound", err)
+	}
+	// Locales round-trip in the order given (the default first).
+	localized := changed
+	localized.DefaultLocale, localized.Locales, localized.UpdatedAt = "de", []string{"de", "en", "de-AT", "zh-Hant-TW"}, base.Add(2*time.Hour)
+	inTx(t, s, func(tx app.Tx) error { return tx.UpdateSite(t.Context(), localized) })
+	if got, err := s.Site(t.Context(), site.ID); err != nil || !reflect.DeepEqual(got, localized) {
+		t.Fatalf("after UpdateSite with locales got %+v (%v), want %+v", got, err, localized)
+	}
+	withLocales := app.Site{ID: uuid.NewString(), Name: "Shop", CreatedAt: base, UpdatedAt: base, AllowedOrigins: []string{},
+		DefaultLocale: "fr", Locales: []string{"fr", "nl"}}
+	inTx(t, s, func(tx app.Tx) error { return tx.InsertSite(t.Context(), withLocales) })
+	if got, err := s.Site(t.Context(), withLocales.ID); err != nil || !reflect.DeepEqual(got, withLocales) {
+		t.Fatalf("inserted with locales got %+v (%v), want %+v", got, err, withLocales)
 	}
 	site = changed
 	err = s.InTx(t.Context(), func(tx app.Tx) error { return tx.InsertSite(t.Context(), site) })

@@ -33,6 +33,7 @@ func TestProtoMaximaAreTheCollectionRules(t *testing.T) {
 		{&collectionsv1.UpdateItemRequest{}, "data", app.MaxFields},
 		{&collectionsv1.CreateSiteItemRequest{}, "data", app.MaxFields},
 		{&collectionsv1.SetSiteOriginsRequest{}, "allowed_origins", app.MaxOrigins},
+		{&collectionsv1.SetSiteLocalesRequest{}, "locales", app.MaxLocales},
 	} {
 		md := c.msg.ProtoReflect().Descriptor()
 		fd := md.Fields().ByName(protoreflect.Name(c.field))

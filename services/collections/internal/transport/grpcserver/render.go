@@ -1,6 +1,8 @@
 package grpcserver
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/atrium-hq/atrium/platform/render"
@@ -41,6 +43,10 @@ func writeCollection(w *render.Writer, c app.Collection) {
 		if f.MaxLength > 0 {
 			w.Key("max_length")
 			w.Int(int64(f.MaxLength))
+		}
+		if f.Localized {
+			w.Key("localized")
+			w.Bool(true)
 		}
 		w.Close()
 	}
@@ -89,6 +95,23 @@ func writeItemExpanded(w *render.Writer, c app.Collection, it *app.Item, e *expa
 	w.Time(it.CreatedAt)
 	w.Key("updated_at")
 	w.Time(it.UpdatedAt)
+	if it.ReadIn != "" {
+		// A field of the same name (a collection made before locales)
+		// wins, as in the typed answer.
+		if _, ok := c.Field("locale"); !ok {
+			w.Key("locale")
+			w.String(it.ReadIn)
+		}
+		if _, ok := c.Field("locale_fallbacks"); !ok {
+			w.Key("locale_fallbacks")
+			w.Open()
+			for _, k := range slices.Sorted(maps.Keys(it.Fallbacks)) {
+				w.Key(k)
+				w.String(it.Fallbacks[k])
+			}
+			w.Close()
+		}
+	}
 	for _, f := range c.Fields {
 		w.Key(f.Key)
 		if sub, ok := tree[f.Key]; ok && e != nil {

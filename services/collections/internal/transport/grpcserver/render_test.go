@@ -41,7 +41,7 @@ func decode(t *testing.T, b []byte) map[string]any {
 }
 
 var posts = app.Collection{ID: "c1", SiteID: "s1", Name: "Posts \"quoted\" 🙂", Slug: "posts", Fields: []app.Field{
-	{Key: "title", Type: app.TypeText, Required: true, MaxLength: 80},
+	{Key: "title", Type: app.TypeText, Required: true, MaxLength: 80, Localized: true},
 	{Key: "rating", Type: app.TypeNumber},
 	{Key: "tags", Type: app.TypeMultiSelect, Options: []string{"a", "b"}},
 	{Key: "author", Type: app.TypeReference, Target: "authors"},
@@ -74,6 +74,9 @@ func TestRenderedMatchesTyped(t *testing.T) {
 			},
 		})
 	}
+	// Items read in a locale say which, and where a value fell back from.
+	items[1].ReadIn, items[1].Fallbacks = "de-AT", map[string]string{"title": "de", "rating": "en"}
+	items[2].ReadIn = "de"
 	typed := &collectionsv1.ListItemsResponse{Collection: collectionPB(posts), Limit: 100, Offset: 5}
 	for _, it := range items {
 		s, err := itemPB(posts, it)
@@ -85,6 +88,12 @@ func TestRenderedMatchesTyped(t *testing.T) {
 	got, want := decode(t, renderItems(posts, items, 100, 5)), gatewayJSON(t, typed)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("rendered items differ from typed:\nrendered %v\ntyped    %v", got, want)
+	}
+	if second := got["items"].([]any)[1].(map[string]any); second["locale"] != "de-AT" || second["locale_fallbacks"].(map[string]any)["title"] != "de" {
+		t.Fatalf("an item read in de-AT renders as %v", second)
+	}
+	if _, ok := got["items"].([]any)[0].(map[string]any)["locale"]; ok {
+		t.Fatal("an item read without locale says a locale")
 	}
 	if got["items"].([]any)[0].(map[string]any)["unset"] != nil {
 		t.Fatal("an unset field must render as null")

@@ -134,8 +134,9 @@ func sitePB(s app.Site) *collectionsv1.Site {
 	if origins == nil {
 		origins = []string{}
 	}
+	def, locales := s.Localization()
 	return &collectionsv1.Site{Id: s.ID, Name: s.Name, CreatedAt: timestamppb.New(s.CreatedAt), UpdatedAt: timestamppb.New(s.UpdatedAt), AllowedOrigins: origins,
-		AgencyId: nullable(s.AgencyID), ClientId: nullable(s.ClientID)}
+		AgencyId: nullable(s.AgencyID), ClientId: nullable(s.ClientID), DefaultLocale: def, Locales: locales}
 }
 
 // nullable is an optional id as the API shows it: null when absent.
@@ -144,6 +145,15 @@ func nullable(id string) *wrapperspb.StringValue {
 		return nil
 	}
 	return wrapperspb.String(id)
+}
+
+// SetSiteLocales implements collectionsv1.CollectionsAdminServiceServer.
+func (s *Server) SetSiteLocales(ctx context.Context, req *collectionsv1.SetSiteLocalesRequest) (*collectionsv1.SetSiteLocalesResponse, error) {
+	site, err := s.sites.SetLocales(ctx, req.SiteId, req.DefaultLocale, req.Locales)
+	if err != nil {
+		return nil, err
+	}
+	return &collectionsv1.SetSiteLocalesResponse{Site: sitePB(site)}, nil
 }
 
 // SetSiteOrigins implements collectionsv1.CollectionsAdminServiceServer.
@@ -158,7 +168,7 @@ func (s *Server) SetSiteOrigins(ctx context.Context, req *collectionsv1.SetSiteO
 func fieldsFromPB(fs []*collectionsv1.FieldDefinition) []app.Field {
 	out := make([]app.Field, len(fs))
 	for i, f := range fs {
-		out[i] = app.Field{Key: f.Key, Type: f.Type, Required: f.Required, Options: f.Options, Target: f.GetTarget(), MaxLength: int(f.GetMaxLength())}
+		out[i] = app.Field{Key: f.Key, Type: f.Type, Required: f.Required, Options: f.Options, Target: f.GetTarget(), MaxLength: int(f.GetMaxLength()), Localized: f.GetLocalized()}
 	}
 	return out
 }
@@ -231,7 +241,7 @@ func (s *Server) ListItems(ctx context.Context, req *collectionsv1.ListItemsRequ
 	c, items, page, err := s.content.Items(ctx, principal.SiteID(ctx), req.CollectionSlug, app.ListParams{
 		Limit: req.Limit, Offset: req.Offset, Published: req.IsPublished, PublishedOnly: principal.PublishedOnly(ctx),
 		FilterField: req.FilterField, FilterValue: req.FilterValue, Order: req.Order, Direction: req.Direction, Q: req.Q,
-		Fields: req.Fields, Expand: req.Expand,
+		Fields: req.Fields, Expand: req.Expand, Locale: req.Locale, Fallback: req.Fallback,
 	})
 	if err != nil {
 		return nil, err
@@ -261,7 +271,7 @@ func (s *Server) ListItems(ctx context.Context, req *collectionsv1.ListItemsRequ
 
 // GetItem implements collectionsv1.CollectionsServiceServer.
 func (s *Server) GetItem(ctx context.Context, req *collectionsv1.GetItemRequest) (*collectionsv1.GetItemResponse, error) {
-	c, it, err := s.content.Item(ctx, principal.SiteID(ctx), req.CollectionSlug, req.ItemId)
+	c, it, err := s.content.ItemIn(ctx, principal.SiteID(ctx), req.CollectionSlug, req.ItemId, req.Locale, req.Fallback)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +310,7 @@ func (s *Server) CreateItem(ctx context.Context, req *collectionsv1.CreateItemRe
 // UpdateItem implements collectionsv1.CollectionsServiceServer.
 func (s *Server) UpdateItem(ctx context.Context, req *collectionsv1.UpdateItemRequest) (*collectionsv1.UpdateItemResponse, error) {
 	c, it, err := s.content.UpdateItem(ctx, principal.SiteID(ctx), req.CollectionSlug, req.ItemId, app.ItemUpdate{
-		Data: structData(req.Data), IsPublished: req.IsPublished, IfMatch: ifMatch(ctx),
+		Data: structData(req.Data), IsPublished: req.IsPublished, IfMatch: ifMatch(ctx), Locale: req.Locale,
 		Schedule: app.ScheduleInput{PublishAt: scheduleField(req.PublishAt), UnpublishAt: scheduleField(req.UnpublishAt)},
 	})
 	if err != nil {
@@ -361,6 +371,11 @@ func collectionPB(c app.Collection) *collectionsv1.Collection {
 			n := int32(f.MaxLength) //nolint:gosec // G115: at most 500,000 (the collection rules)
 			fd.MaxLength = &n
 		}
+		if f.Localized {
+			// Shown only when set: a site with one locale sees its
+			// collections as before.
+			fd.Localized = &f.Localized
+		}
 		out.Fields[i] = fd
 	}
 	return out
@@ -408,6 +423,16 @@ func itemPBExpanded(c app.Collection, it app.Item, e *expander, tree app.Expansi
 	fields["unpublish_at"] = timeOrNull(it.UnpublishAt)
 	fields["created_at"] = structpb.NewStringValue(timestamp(it.CreatedAt))
 	fields["updated_at"] = structpb.NewStringValue(timestamp(it.UpdatedAt))
+	if it.ReadIn != "" {
+		// Written first: a field of the same name (a collection made
+		// before locales) replaces them below.
+		fields["locale"] = structpb.NewStringValue(it.ReadIn)
+		fb := make(map[string]*structpb.Value, len(it.Fallbacks))
+		for k, l := range it.Fallbacks {
+			fb[k] = structpb.NewStringValue(l)
+		}
+		fields["locale_fallbacks"] = structpb.NewStructValue(&structpb.Struct{Fields: fb})
+	}
 	for _, f := range c.Fields {
 		raw, ok := it.Values[f.Key]
 		if sub, expand := tree[f.Key]; expand && e != nil {
