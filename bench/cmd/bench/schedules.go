@@ -294,20 +294,24 @@ func stopProc(cmd *exec.Cmd) {
 // not skipped as "the previous run is still going" (the bench measures
 // starting runs; their single worker per process executes few of them).
 func endScheduledRuns(ctx context.Context, conn *pgx.Conn) error {
-	if _, err := conn.Exec(ctx, `UPDATE actions.runs SET status = 'canceled', finished_at = now() WHERE status = 'queued' AND schedule_id IS NOT NULL`); err != nil {
-		return err
-	}
-	for range 120 {
-		var pending int
-		if err := conn.QueryRow(ctx, `SELECT count(*) FROM actions.runs WHERE status = 'pending' AND schedule_id IS NOT NULL`).Scan(&pending); err != nil {
+	for range 240 {
+		// A run a worker is claiming is locked: skipped, not waited for
+		// (one UPDATE of them all queued behind the claims and the
+		// replicas' writes behind it).
+		if _, err := conn.Exec(ctx, `UPDATE actions.runs SET status = 'canceled', finished_at = now() WHERE id IN (
+				SELECT id FROM actions.runs WHERE status = 'queued' AND schedule_id IS NOT NULL LIMIT 1000 FOR UPDATE SKIP LOCKED)`); err != nil {
 			return err
 		}
-		if pending == 0 {
+		var left int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM actions.runs WHERE status IN ('queued', 'pending') AND schedule_id IS NOT NULL`).Scan(&left); err != nil {
+			return err
+		}
+		if left == 0 {
 			return nil
 		}
 		time.Sleep(500 * time.Millisecond) // why sleep: polling the database until the runs in flight have ended
 	}
-	return fmt.Errorf("runs of the schedules still running a minute after the round")
+	return fmt.Errorf("runs of the schedules still queued or running two minutes after the round")
 }
 
 // schedServer is Atrium or the floor as the bench measures it: its
