@@ -185,7 +185,7 @@ func runSchedules(ctx context.Context, args []string) error {
 		lastr = append(lastr, a.last/fl.last)
 		cpur = append(cpur, (a.cpu+a.dbCPU)/(fl.cpu+fl.dbCPU))
 	}
-	fmt.Printf("  Atrium / floor: p99 %s, last run %s, CPU per due schedule (processes and backends) %s\n",
+	fmt.Printf("  Atrium / floor (above 1: Atrium slower or costlier): p99 %s, last run %s, CPU per due schedule (processes and backends) %s\n",
 		spreadOf(p99r).text("%.2f"), spreadOf(lastr).text("%.2f"), spreadOf(cpur).text("%.2f"))
 	return nil
 }
