@@ -39,7 +39,10 @@ func runSchedules(ctx context.Context, args []string) error {
 	var f crmFlags
 	fs := flag.NewFlagSet("bench schedules", flag.ContinueOnError)
 	bindCommon(fs, &f)
+	// Each round takes two whole minutes at least (Atrium's, then the
+	// floor's): two by default.
 	_ = fs.Set("rounds", "2")
+	fs.Lookup("rounds").DefValue = "2"
 	n := fs.Int("schedules", 10000, "active schedules, all due in the same minute")
 	agencies := fs.Int("agencies", 100, "agencies the schedules are spread over (each with one client; at most --max-schedules, 1,000, each)")
 	actionsBin := fs.String("actions", ".bin/atrium-actions", "the atrium-actions binary the two replicas run (make build)")
