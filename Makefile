@@ -252,6 +252,11 @@ bench-realtime: services-up build ## Live updates: 10,000 open realtime streams 
 	go build -o .bin/bench ./bench/cmd/bench
 	.bin/bench realtime --atrium .bin/atrium $(BENCHFLAGS)
 
+.PHONY: bench-schedules
+bench-schedules: services-up build ## 10,000 schedules due in the same minute on PostgreSQL, two atrium-actions processes: each slot started once, slot to queued p50/p99, scheduler CPU per due schedule, the split, against the hand-written floor
+	go build -o .bin/bench ./bench/cmd/bench
+	.bin/bench schedules --atrium .bin/atrium --actions .bin/atrium-actions $(BENCHFLAGS)
+
 .PHONY: bench-studio
 .PHONY: bench-auth
 bench-studio: services-up build ## Atrium Studio: the items list and item editor pages at 20,000 items, memory and PostgreSQL, against the JSON API's same request (and the floor): pages/s, p99, the console's overhead

@@ -476,6 +476,9 @@ func freeAddr(t *testing.T) string {
 // restarted, it recovers.
 // The webhooks service runs as two replicas sharing the deliveries and the
 // stream consumers: each delivery reaches the suite's receivers once.
+// A second atrium-actions on the same database shares the schedules: each
+// slot starts one run, none missing, also after it is killed
+// (cluster_schedules_test.go).
 // Every process then exits 0 on SIGTERM.
 func TestClusterOfSeparateProcesses(t *testing.T) {
 	w := newActionWorld(t)
@@ -501,6 +504,10 @@ func TestClusterOfSeparateProcesses(t *testing.T) {
 		strict := c.strictActions(t)
 		testActionsPrivateAddresses(t, strict)
 		testWebhooksPrivateAddresses(t, strict)
+	})
+
+	t.Run("SchedulesOnTwoReplicas", func(t *testing.T) {
+		testSchedulesOnTwoReplicas(t, c, w.flags())
 	})
 
 	t.Run("ReadinessFollowsTheDataService", func(t *testing.T) {

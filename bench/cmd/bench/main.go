@@ -8,6 +8,7 @@
 //	bench webhooks [flags]      webhook deliveries from real writes, healthy and with failing endpoints
 //	bench auth [flags]          a session against a key, logins, the API beside wrong passwords
 //	bench realtime [flags]      10,000 open realtime streams, a write fanned out to 1,000 of them
+//	bench schedules [flags]     10,000 schedules due in the same minute on two actions processes
 //
 // It creates a scratch PostgreSQL database, starts `atrium serve` on it and
 // a floor server, seeds data through Atrium's admin API, and drives each
@@ -33,7 +34,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench crm|collections|data|actions|webhooks|auth|studio|realtime [flags] | bench floor [flags] | bench load [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench crm|collections|data|actions|webhooks|auth|studio|realtime|schedules [flags] | bench floor [flags] | bench load [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -54,6 +55,8 @@ func main() {
 		err = runStudio(ctx, os.Args[2:])
 	case "realtime":
 		err = runRealtime(ctx, os.Args[2:])
+	case "schedules":
+		err = runSchedules(ctx, os.Args[2:])
 	case "floor":
 		err = runFloor(ctx, os.Args[2:])
 	case "load":

@@ -28,8 +28,18 @@ func runFloor(ctx context.Context, args []string) error {
 	submissions := fs.String("submissions", "", "serve the asynchronous submissions floor for --agency's runs on this client")
 	maxQueued := fs.Int64("max-queued", 1000, "with --submissions: the agency's most queued runs")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
+	schedTick := fs.Duration("schedules-tick", 0, "instead of serving: run the schedules floor (bench schedules), looking for due rows this often")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *schedTick > 0 {
+		pool, err := pgdb.Open(ctx, *url, "bench_floor")
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		fmt.Println("scheduling")
+		return floor.NewScheduler(pool, *schedTick, 100).Run(ctx)
 	}
 	if *files != "" {
 		return serveFiles(ctx, *addr, floor.NewFiles(*files).Handler())
