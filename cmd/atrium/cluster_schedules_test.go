@@ -45,7 +45,7 @@ func testSchedulesOnTwoReplicas(t *testing.T, c *cluster, flags []string) {
 	if _, err := conn.Exec(ctx, `ALTER TABLE actions.runs ADD COLUMN IF NOT EXISTS test_origin text DEFAULT current_setting('application_name')`); err != nil {
 		t.Fatal(err)
 	}
-	second := c.start(t, "actions", append(append([]string{"--grpc-addr=127.0.0.1:0", "--crm-addr=" + c.addrs["crm"], "--data-addr=" + c.addrs["data"],
+	second := c.start(t, "actions", append(append([]string{"--grpc-addr=127.0.0.1:0", "--crm-addr=" + c.addrs["crm"], "--data-addr=" + c.addrs["data"], "--collections-addr=" + c.addrs["collections"],
 		"--database-url=" + withApplicationName(t, c.db, "atrium-actions-second")}, flags...), "--schedule-tick=330ms")...)
 	second.waitLog(t, "serving gRPC")
 

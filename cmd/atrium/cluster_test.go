@@ -178,7 +178,7 @@ func startCluster(t *testing.T, actionsFlags, gatewayFlags []string) *cluster {
 		}},
 		{"data", func() []string { return []string{"--crm-addr=" + c.addrs["crm"]} }},
 		{"actions", func() []string {
-			return append([]string{"--crm-addr=" + c.addrs["crm"], "--data-addr=" + c.addrs["data"]}, actionsFlags...)
+			return append([]string{"--crm-addr=" + c.addrs["crm"], "--data-addr=" + c.addrs["data"], "--collections-addr=" + c.addrs["collections"]}, actionsFlags...)
 		}},
 		// The suite's receivers are on loopback.
 		{"webhooks", func() []string { return []string{"--crm-addr=" + c.addrs["crm"], "--allow-private-fetch"} }},
@@ -292,7 +292,7 @@ func (c *cluster) proc(name string) *process {
 // gateway's stack.
 func (c *cluster) strictActions(t *testing.T) *stack {
 	t.Helper()
-	actions := c.start(t, "actions", "--grpc-addr=127.0.0.1:0", "--crm-addr="+c.addrs["crm"], "--data-addr="+c.addrs["data"])
+	actions := c.start(t, "actions", "--grpc-addr=127.0.0.1:0", "--crm-addr="+c.addrs["crm"], "--data-addr="+c.addrs["data"], "--collections-addr="+c.addrs["collections"])
 	addr := actions.waitLog(t, "serving gRPC")["addr"].(string)
 	hooks := c.start(t, "webhooks", "--grpc-addr=127.0.0.1:0", "--crm-addr="+c.addrs["crm"])
 	hooksAddr := hooks.waitLog(t, "serving gRPC")["addr"].(string)

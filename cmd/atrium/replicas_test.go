@@ -77,7 +77,7 @@ func startReplicaSet(t *testing.T, actionsFlags, webhooksFlags []string) *replic
 		{"crm", func() []string { return []string{"--collections-addr=" + r.lists["collections"]} }},
 		{"data", func() []string { return []string{"--crm-addr=" + r.lists["crm"]} }},
 		{"actions", func() []string {
-			return append([]string{"--crm-addr=" + r.lists["crm"], "--data-addr=" + r.lists["data"]}, actionsFlags...)
+			return append([]string{"--crm-addr=" + r.lists["crm"], "--data-addr=" + r.lists["data"], "--collections-addr=" + r.lists["collections"]}, actionsFlags...)
 		}},
 		{"webhooks", func() []string {
 			return append([]string{"--crm-addr=" + r.lists["crm"], "--allow-private-fetch"}, webhooksFlags...)
