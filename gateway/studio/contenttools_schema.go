@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/atrium-hq/atrium/platform/textsearch"
 	collectionsv1 "github.com/atrium-hq/atrium/proto/atrium/collections/v1"
 )
 
@@ -17,11 +18,8 @@ var fieldTypes = []string{"text", "rich_text", "number", "integer", "boolean", "
 	"select", "multi_select", "json", "reference", "asset"}
 
 // searchLanguages are the search languages a collection may set: the
-// collections service's list (app.SearchLanguages, PostgreSQL's text search
-// configurations), which it checks again.
-var searchLanguages = []string{"simple", "arabic", "armenian", "basque", "catalan", "danish", "dutch", "english",
-	"finnish", "french", "german", "greek", "hindi", "hungarian", "indonesian", "irish", "italian", "lithuanian",
-	"nepali", "norwegian", "portuguese", "romanian", "russian", "serbian", "spanish", "swedish", "tamil", "turkish", "yiddish"}
+// list the collections service checks them against (platform/textsearch).
+var searchLanguages = textsearch.Languages
 
 // fieldForm is a field's form as posted (kept when the service refuses it).
 type fieldForm struct {

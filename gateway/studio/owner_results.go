@@ -26,9 +26,9 @@ import (
 // of the agency's.
 
 // resultDatasets are the datasets a client's results may hold, as the data
-// service names them (docs/datasets.md), with a heading for each. The data
-// service refuses a name it does not know; one it adds later is missing
-// here until it is listed.
+// service names them (docs/datasets.md), with a heading for each. A
+// dataset the data service adds fails TestResultDatasetsAreTheCatalogs
+// until it has a heading here.
 var resultDatasets = []struct{ Name, Label string }{
 	{"keywords", "Keyword rankings"}, {"seo_reports", "Audit reports"}, {"seo_tasks", "SEO tasks"},
 	{"blogs", "Blog articles"}, {"blog_categories", "Blog categories"}, {"blog_authors", "Blog authors"},

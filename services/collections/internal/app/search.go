@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/atrium-hq/atrium/platform/apperr"
+	"github.com/atrium-hq/atrium/platform/textsearch"
 )
 
 // Full-text search over a collection's text and rich_text fields (q on
@@ -19,13 +20,12 @@ import (
 // DefaultSearchLanguage is the search language of a collection that sets
 // none: PostgreSQL's simple configuration, which lower-cases words and
 // neither stems them nor drops stop words.
-const DefaultSearchLanguage = "simple"
+const DefaultSearchLanguage = textsearch.Default
 
 // SearchLanguages are the search languages a collection may set: the text
-// search configurations PostgreSQL ships with.
-var SearchLanguages = []string{"simple", "arabic", "armenian", "basque", "catalan", "danish", "dutch", "english",
-	"finnish", "french", "german", "greek", "hindi", "hungarian", "indonesian", "irish", "italian", "lithuanian",
-	"nepali", "norwegian", "portuguese", "romanian", "russian", "serbian", "spanish", "swedish", "tamil", "turkish", "yiddish"}
+// search configurations PostgreSQL ships with (platform/textsearch, which
+// the Studio's schema builder offers too).
+var SearchLanguages = textsearch.Languages
 
 // OrderRelevance orders a search's results by how well they match q.
 const OrderRelevance = "relevance"
