@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	atrium "github.com/atrium-hq/atrium/sdk/go"
 )
 
 func testCollectionsLocales(t *testing.T, s *stack) {
@@ -117,6 +119,20 @@ func testCollectionsLocales(t *testing.T, s *stack) {
 		t.Fatalf("list in de: %v", got)
 	}
 	wantError(t, call(t, "GET", c.base+"/products?locale=de&order=name", c.read, nil), http.StatusBadRequest, "localized field (name)")
+	// The Go SDK reads the same: the locale and its fallbacks apart from
+	// the fields, the field marked localized.
+	sdk := atrium.New(s.api, c.read, atrium.WithHTTPClient(http.DefaultClient))
+	one, err := sdk.Items.GetWith(t.Context(), "products", bread["id"].(string), atrium.ItemGet{Locale: "de-AT"})
+	if err != nil || one.Locale != "de-AT" || one.LocaleFallbacks["name"] != "de" || one.Fields["name"] != "Brot" || one.Fields["locale"] != nil {
+		t.Fatalf("the SDK's read in de-AT: %+v, %v", one, err)
+	}
+	page, err := sdk.Items.List(t.Context(), "products", &atrium.ItemQuery{Locale: "de", Fallback: "none"})
+	if err != nil || len(page.Items) == 0 || page.Items[0].Locale != "de" || page.Items[0].Fields["name"] != "Brot" {
+		t.Fatalf("the SDK's list in de: %+v, %v", page, err)
+	}
+	if i := slices.IndexFunc(page.Collection.Fields, func(f atrium.Field) bool { return f.Key == "name" }); i < 0 || !page.Collection.Fields[i].Localized {
+		t.Fatalf("the SDK's collection does not mark name localized: %+v", page.Collection.Fields)
+	}
 	// de cannot leave the site while the item holds a value in it.
 	wantError(t, s.adminCall(t, "PUT", sitePath+"/locales", map[string]any{"default_locale": "en", "locales": []string{"de-AT"}}),
 		http.StatusConflict, "1 items hold values in locale de")

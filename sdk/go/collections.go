@@ -21,6 +21,8 @@ type Field struct {
 	Options   []string `json:"options"`
 	Target    string   `json:"target,omitempty"`
 	MaxLength int      `json:"max_length,omitempty"`
+	// Localized fields hold a value per locale of the site (ItemQuery.Locale).
+	Localized bool `json:"localized,omitempty"`
 }
 
 // Collection is a content collection of the site.
@@ -48,6 +50,14 @@ type Item struct {
 	// ETag is the item's version, for If-Match (set by Get and the
 	// writes).
 	ETag string
+	// Locale is the locale the item was read in, when the read named one
+	// (ItemQuery.Locale, ItemGet.Locale); LocaleFallbacks names, for each
+	// localized field whose value came from another locale of the chain
+	// (de-AT → de → the site's default), that locale. Both are empty for a
+	// read without a locale, and for a collection whose own fields are
+	// named locale or locale_fallbacks (the fields win, in Fields).
+	Locale          string
+	LocaleFallbacks map[string]string
 }
 
 var itemSystem = []string{"id", "is_published", "publish_at", "unpublish_at", "created_at", "updated_at"}
@@ -91,6 +101,33 @@ func (it *Item) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// takeLocale moves the properties a read in a locale adds from the item's
+// fields to Locale and LocaleFallbacks, unless the collection has fields
+// of those names (the API then leaves the properties out). fields are the
+// collection's field names, or nil when the answer does not say them (a
+// single item's read): then the properties are recognised by their shape.
+func (it *Item) takeLocale(fields []Field) {
+	has := func(name string) bool {
+		for _, f := range fields {
+			if f.Key == name {
+				return true
+			}
+		}
+		return false
+	}
+	locale, ok := it.Fields["locale"].(string)
+	fallbacks, okf := it.Fields["locale_fallbacks"].(map[string]any)
+	if !ok || !okf || has("locale") || has("locale_fallbacks") {
+		return
+	}
+	it.Locale, it.LocaleFallbacks = locale, make(map[string]string, len(fallbacks))
+	for k, v := range fallbacks {
+		it.LocaleFallbacks[k], _ = v.(string)
+	}
+	delete(it.Fields, "locale")
+	delete(it.Fields, "locale_fallbacks")
+}
+
 // MarshalJSON writes the item as the API shows it.
 func (it Item) MarshalJSON() ([]byte, error) {
 	m := make(map[string]any, len(it.Fields)+6)
@@ -132,6 +169,12 @@ type ItemQuery struct {
 	// replaces with the objects they name; dots follow references further
 	// ("author.avatar", at most 3 levels).
 	Expand []string
+	// Locale reads the localized fields in a locale of the site (a BCP 47
+	// tag such as "de-AT"), each from the first locale of its chain that
+	// has a value (de-AT, de, the site's default), or "*" for every
+	// locale's values ({locale: value} per localized field).
+	// Fallback "none" keeps only the locale's own values.
+	Locale, Fallback string
 }
 
 func (q *ItemQuery) values() url.Values {
@@ -149,7 +192,7 @@ func (q *ItemQuery) values() url.Values {
 		v.Set("is_published", strconv.FormatBool(*q.IsPublished))
 	}
 	for k, s := range map[string]string{"filter_field": q.FilterField, "filter_value": q.FilterValue, "order": q.Order, "direction": q.Direction,
-		"q": q.Q, "expand": strings.Join(q.Expand, ",")} {
+		"q": q.Q, "expand": strings.Join(q.Expand, ","), "locale": q.Locale, "fallback": q.Fallback} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -174,6 +217,11 @@ func (s *ItemsService) List(ctx context.Context, collection string, q *ItemQuery
 	_, err := s.t.do(ctx, request{method: "GET", path: "/api/public/v1/collections" + path(collection), query: q.values(), idempotent: true}, &out)
 	if err != nil {
 		return nil, err
+	}
+	if q != nil && q.Locale != "" {
+		for i := range out.Items {
+			out.Items[i].takeLocale(out.Collection.Fields)
+		}
 	}
 	return &out, nil
 }
@@ -218,12 +266,46 @@ func (s *ItemsService) Get(ctx context.Context, collection, id string, expand ..
 	return &out.Item, nil
 }
 
+// ItemGet reads one item: Expand, Locale and Fallback as ItemQuery's.
+type ItemGet struct {
+	Expand           []string
+	Locale, Fallback string
+}
+
+// GetWith returns one item (drafts included), with its ETag, read as q
+// says (in a locale, with fields expanded).
+func (s *ItemsService) GetWith(ctx context.Context, collection, id string, q ItemGet) (*Item, error) {
+	var out struct {
+		Item Item `json:"item"`
+	}
+	query := url.Values{}
+	for k, v := range map[string]string{"expand": strings.Join(q.Expand, ","), "locale": q.Locale, "fallback": q.Fallback} {
+		if v != "" {
+			query.Set(k, v)
+		}
+	}
+	resp, err := s.t.do(ctx, request{method: "GET", path: "/api/public/v1/collections" + path(collection, id), query: query, idempotent: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Item.ETag = etag(resp.header)
+	if q.Locale != "" {
+		out.Item.takeLocale(nil)
+	}
+	return &out.Item, nil
+}
+
 // ItemWrite is the body of a create or an update: the fields to set (an
 // update keeps the others), and optionally whether it is published and
 // when to publish or unpublish it (a time in the future). An update that
 // sets IsPublished cancels the pending scheduled changes it does not give
 // anew.
 type ItemWrite struct {
+	// Locale, on an update, writes the localized fields' values of that
+	// locale of the site (only localized fields may be given then); empty
+	// is the site's default locale. Items are created in the default
+	// locale.
+	Locale      string         `json:"locale,omitempty"`
 	Data        map[string]any `json:"data"`
 	IsPublished *bool          `json:"is_published,omitempty"`
 	PublishAt   *time.Time     `json:"publish_at,omitempty"`
@@ -286,6 +368,9 @@ func (s *ItemsService) Update(ctx context.Context, collection, id string, w Item
 		return nil, err
 	}
 	out.Item.ETag = etag(resp.header)
+	if w.Locale != "" {
+		out.Item.takeLocale(nil)
+	}
 	return &out.Item, nil
 }
 
