@@ -136,6 +136,9 @@ func (it Item) MarshalJSON() ([]byte, error) {
 	}
 	m["id"], m["is_published"], m["created_at"], m["updated_at"] = it.ID, it.IsPublished, it.CreatedAt, it.UpdatedAt
 	m["publish_at"], m["unpublish_at"] = it.PublishAt, it.UnpublishAt
+	if it.Locale != "" {
+		m["locale"], m["locale_fallbacks"] = it.Locale, it.LocaleFallbacks
+	}
 	return json.Marshal(m)
 }
 

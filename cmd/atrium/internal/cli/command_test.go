@@ -253,6 +253,20 @@ func TestVerbSeam(t *testing.T) {
 	if got.Collection != "posts" || got.ID != "42" || !slices.Equal(got.Args, []string{"title=Rye"}) || !got.Publish || got.IfMatch != "3" || got.Create {
 		t.Fatalf("options: %+v", got)
 	}
+	if err := cmd.run(t.Context(), f, "atrium items update", false, []string{"posts", "42", "title=Brot", "--locale", "de"}); err != nil || got.Locale != "de" {
+		t.Fatalf("--locale de: %+v, %v", got, err)
+	}
+	var read *itemOptions
+	get := newItemsGetCmd(f, func(_ context.Context, o *itemOptions) error { read = o; return nil })
+	if err := get.run(t.Context(), f, "atrium items get", false, []string{"posts", "42", "--locale", "de-AT", "--fallback", "none"}); err != nil ||
+		read.Locale != "de-AT" || read.Fallback != "none" {
+		t.Fatalf("items get --locale de-AT --fallback none: %+v, %v", read, err)
+	}
+	var listed *itemsListOptions
+	list := newItemsListCmd(f, func(_ context.Context, o *itemsListOptions) error { listed = o; return nil })
+	if err := list.run(t.Context(), f, "atrium items list", false, []string{"posts", "--locale", "*"}); err != nil || listed.Locale != "*" {
+		t.Fatalf("items list --locale '*': %+v, %v", listed, err)
+	}
 	err := cmd.run(t.Context(), f, "atrium items update", false, []string{"posts", "42", "--publish", "--unpublish"})
 	var ue *UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "one or the other") {

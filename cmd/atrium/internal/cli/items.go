@@ -26,6 +26,7 @@ type itemsListOptions struct {
 	Page                     pageFlags
 	Published                string
 	Filter, Order, Direction string
+	Locale, Fallback         string
 }
 
 func newItemsListCmd(f *Factory, runF func(context.Context, *itemsListOptions) error) *Command {
@@ -38,6 +39,7 @@ func newItemsListCmd(f *Factory, runF func(context.Context, *itemsListOptions) e
 			fs.StringVar(&o.Filter, "filter", "", "field=value: the items whose field equals the value")
 			fs.StringVar(&o.Order, "order", "", "order by this field")
 			fs.StringVar(&o.Direction, "direction", "", "asc or desc")
+			localeFlags(fs, &o.Locale, &o.Fallback)
 		},
 		Args: f.exactArgs(usage, 1),
 		Run: func(ctx context.Context, pos []string) error {
@@ -53,7 +55,7 @@ func newItemsListCmd(f *Factory, runF func(context.Context, *itemsListOptions) e
 }
 
 func itemsList(ctx context.Context, o *itemsListOptions) error {
-	q := &atrium.ItemQuery{Limit: o.Page.limit, Offset: o.Page.offset, Order: o.Order, Direction: o.Direction}
+	q := &atrium.ItemQuery{Limit: o.Page.limit, Offset: o.Page.offset, Order: o.Order, Direction: o.Direction, Locale: o.Locale, Fallback: o.Fallback}
 	var err error
 	if q.FilterField, q.FilterValue, err = filterFlag(o.Filter); err != nil {
 		return err
@@ -95,15 +97,23 @@ func itemsList(ctx context.Context, o *itemsListOptions) error {
 
 type itemOptions struct {
 	*Factory
-	Collection, ID string
-	IfMatch        string
+	Collection, ID   string
+	IfMatch          string
+	Locale, Fallback string
+}
+
+// localeFlags are the flags of a read in a locale (docs/collections.md#locales).
+func localeFlags(fs *flag.FlagSet, locale, fallback *string) {
+	fs.StringVar(locale, "locale", "", "read the localized fields in this locale of the site (a BCP 47 tag such as de-AT), or * for every locale's values")
+	fs.StringVar(fallback, "fallback", "", "none: only the locale's own values, without falling back to its language or the site's default")
 }
 
 func newItemsGetCmd(f *Factory, runF func(context.Context, *itemOptions) error) *Command {
 	o := &itemOptions{Factory: f}
 	const usage = "<collection> <id> [flags]"
 	return &Command{Name: "get", Summary: "show an item", Usage: usage,
-		Args: f.exactArgs(usage, 2),
+		Flags: func(fs *flag.FlagSet) { localeFlags(fs, &o.Locale, &o.Fallback) },
+		Args:  f.exactArgs(usage, 2),
 		Run: func(ctx context.Context, pos []string) error {
 			o.Collection, o.ID = pos[0], pos[1]
 			if runF != nil {
@@ -113,7 +123,7 @@ func newItemsGetCmd(f *Factory, runF func(context.Context, *itemOptions) error) 
 			if err != nil {
 				return err
 			}
-			it, err := c.Items.Get(ctx, o.Collection, o.ID)
+			it, err := c.Items.GetWith(ctx, o.Collection, o.ID, atrium.ItemGet{Locale: o.Locale, Fallback: o.Fallback})
 			if err != nil {
 				return err
 			}
@@ -157,6 +167,8 @@ type itemsWriteOptions struct {
 	Args               []string // field=value
 	Publish, Unpublish bool
 	IfMatch            string
+	// Locale (update only) writes that locale's values of localized fields.
+	Locale string
 }
 
 // newItemsWriteCmd is atrium items create or update (verb), which share
@@ -173,6 +185,7 @@ func newItemsWriteCmd(f *Factory, verb string, runF func(context.Context, *items
 			fs.BoolVar(&o.Unpublish, "unpublish", false, "unpublish the item")
 			if !o.Create {
 				fs.StringVar(&o.IfMatch, "if-match", "", "only if the item's ETag (its version) is still this one")
+				fs.StringVar(&o.Locale, "locale", "", "write the localized fields' values of this locale of the site (only localized fields then); default: the site's default locale")
 			}
 		},
 		Args: func(pos []string) error {
@@ -209,7 +222,7 @@ func itemsWrite(ctx context.Context, o *itemsWriteOptions) error {
 	if err != nil {
 		return err
 	}
-	w := atrium.ItemWrite{Data: data}
+	w := atrium.ItemWrite{Data: data, Locale: o.Locale}
 	if o.Publish || o.Unpublish {
 		w.IsPublished = &o.Publish
 	}
