@@ -21,8 +21,8 @@ type ContentAPI interface {
 	// /api/public/v1/collections/{slug}): the collection, its items,
 	// limit and offset.
 	ListItems(ctx context.Context, collection string, q ItemQuery) (json.RawMessage, error)
-	// GetItem answers one item, expand's fields expanded.
-	GetItem(ctx context.Context, collection, id string, expand []string) (*Item, error)
+	// GetItem answers one item as q reads it (expanded, in a locale).
+	GetItem(ctx context.Context, collection, id string, q ItemRead) (*Item, error)
 	CreateItem(ctx context.Context, collection string, w ItemWrite) (*Item, error)
 	// UpdateItem sets w's fields of an item; with ifMatch ("": none) only
 	// while the item's version is that one (an *APIError 412 otherwise).
@@ -38,6 +38,14 @@ type ItemQuery struct {
 	Order, Direction         string
 	Q                        string
 	Expand                   []string
+	Locale, Fallback         string
+}
+
+// ItemRead reads one item: its fields to expand, and the locale to read it
+// in (docs/collections.md#locales).
+type ItemRead struct {
+	Expand           []string
+	Locale, Fallback string
 }
 
 // Item is an item as the API answers it, and its version (its ETag).
@@ -51,6 +59,9 @@ type Item struct {
 type ItemWrite struct {
 	Data        map[string]any
 	IsPublished *bool
+	// Locale, on an update, writes that locale's values of localized
+	// fields ("": the site's default locale).
+	Locale string
 }
 
 type itemsArgs struct {
@@ -64,12 +75,16 @@ type itemsArgs struct {
 	Direction      string `json:"direction"`
 	Q              string `json:"q"`
 	Expand         string `json:"expand"`
+	Locale         string `json:"locale"`
+	Fallback       string `json:"fallback"`
 }
 
 type itemArgs struct {
 	CollectionSlug string `json:"collection_slug"`
 	ItemID         string `json:"item_id"`
 	Expand         string `json:"expand"`
+	Locale         string `json:"locale"`
+	Fallback       string `json:"fallback"`
 }
 
 // expandList is the expand argument as the port takes it: the API's
@@ -87,6 +102,7 @@ type writeArgs struct {
 	Data           map[string]any `json:"data"`
 	IsPublished    *bool          `json:"is_published"`
 	IfMatch        string         `json:"if_match"`
+	Locale         string         `json:"locale"`
 }
 
 // itemResult is an item with its version, which update_item's if_match
@@ -109,6 +125,8 @@ var (
 	dataArg        = anyObject("The item's fields, by key, as the collection defines them (list_collections gives each collection's fields).")
 	isPublishedArg = boolean("Whether the item is published (visible to the site's readers); a new item is a draft unless true.")
 	expandArg      = str("Reference and asset fields, comma-separated, whose ids are replaced by the objects they name (author,cover); a dot follows a reference further (author.avatar), at most 3 levels.")
+	localeArg      = str("Read the localized fields in this locale of the site (a BCP 47 tag such as de-AT), each from the first of de-AT, de and the site's default locale that has a value; * for every locale's values. The item then says its locale and where each field fell back from.")
+	fallbackArg    = str("none: only the locale's own values, without falling back.")
 )
 
 func contentTools() []tool {
@@ -140,20 +158,24 @@ func contentTools() []tool {
 					"direction":       directionArg,
 					"q":               str("Full-text search: only the items whose text and rich_text fields hold every word of it (at most 200 characters)."),
 					"expand":          expandArg,
+					"locale":          localeArg,
+					"fallback":        fallbackArg,
 				})},
 			method: listItems,
 			add: handler(func(ctx context.Context, api API, in itemsArgs) (any, error) {
 				return api.ListItems(ctx, in.CollectionSlug, ItemQuery{Limit: in.Limit, Offset: in.Offset, IsPublished: in.IsPublished,
-					FilterField: in.FilterField, FilterValue: in.FilterValue, Order: in.Order, Direction: in.Direction, Q: in.Q, Expand: expandList(in.Expand)})
+					FilterField: in.FilterField, FilterValue: in.FilterValue, Order: in.Order, Direction: in.Direction, Q: in.Q, Expand: expandList(in.Expand),
+					Locale: in.Locale, Fallback: in.Fallback})
 			}),
 		},
 		{
 			def: &mcp.Tool{Name: "get_item", Title: "Get an item", Annotations: reading,
 				Description: "Reads one item of a collection (drafts included) with its etag, which update_item's if_match takes.",
-				InputSchema: object([]string{"collection_slug", "item_id"}, map[string]any{"collection_slug": slugArg, "item_id": itemIDArg, "expand": expandArg})},
+				InputSchema: object([]string{"collection_slug", "item_id"}, map[string]any{"collection_slug": slugArg, "item_id": itemIDArg, "expand": expandArg,
+					"locale": localeArg, "fallback": fallbackArg})},
 			method: getItem,
 			add: handler(func(ctx context.Context, api API, in itemArgs) (any, error) {
-				return itemOut(api.GetItem(ctx, in.CollectionSlug, in.ItemID, expandList(in.Expand)))
+				return itemOut(api.GetItem(ctx, in.CollectionSlug, in.ItemID, ItemRead{Expand: expandList(in.Expand), Locale: in.Locale, Fallback: in.Fallback}))
 			}),
 		},
 		{
@@ -176,10 +198,11 @@ func contentTools() []tool {
 					"data":         anyObject("The fields to replace, by key; the others are kept."),
 					"is_published": isPublishedArg,
 					"if_match":     str("The item's etag as get_item answered it: the update applies only while the item is unchanged."),
+					"locale":       str("Write the values of this locale of the site (a BCP 47 tag); only localized fields may be given then. Default: the site's default locale."),
 				})},
 			method: updateItem,
 			add: handler(func(ctx context.Context, api API, in writeArgs) (any, error) {
-				return itemOut(api.UpdateItem(ctx, in.CollectionSlug, in.ItemID, ItemWrite{Data: in.Data, IsPublished: in.IsPublished}, in.IfMatch))
+				return itemOut(api.UpdateItem(ctx, in.CollectionSlug, in.ItemID, ItemWrite{Data: in.Data, IsPublished: in.IsPublished, Locale: in.Locale}, in.IfMatch))
 			}),
 		},
 	}

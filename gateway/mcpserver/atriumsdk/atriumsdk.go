@@ -96,12 +96,13 @@ func (a *API) ListCollections(ctx context.Context) (json.RawMessage, error) {
 // ListItems implements mcpserver.ContentAPI.
 func (a *API) ListItems(ctx context.Context, collection string, q mcpserver.ItemQuery) (json.RawMessage, error) {
 	return answer(a.c.Items.List(ctx, collection, &atrium.ItemQuery{Limit: q.Limit, Offset: q.Offset, IsPublished: q.IsPublished,
-		FilterField: q.FilterField, FilterValue: q.FilterValue, Order: q.Order, Direction: q.Direction, Q: q.Q, Expand: q.Expand}))
+		FilterField: q.FilterField, FilterValue: q.FilterValue, Order: q.Order, Direction: q.Direction, Q: q.Q, Expand: q.Expand,
+		Locale: q.Locale, Fallback: q.Fallback}))
 }
 
 // GetItem implements mcpserver.ContentAPI.
-func (a *API) GetItem(ctx context.Context, collection, id string, expand []string) (*mcpserver.Item, error) {
-	return item(a.c.Items.Get(ctx, collection, id, expand...))
+func (a *API) GetItem(ctx context.Context, collection, id string, q mcpserver.ItemRead) (*mcpserver.Item, error) {
+	return item(a.c.Items.GetWith(ctx, collection, id, atrium.ItemGet{Expand: q.Expand, Locale: q.Locale, Fallback: q.Fallback}))
 }
 
 // CreateItem implements mcpserver.ContentAPI.
@@ -115,7 +116,7 @@ func (a *API) UpdateItem(ctx context.Context, collection, id string, w mcpserver
 	if ifMatch != "" {
 		opts = append(opts, atrium.IfMatch(ifMatch))
 	}
-	return item(a.c.Items.Update(ctx, collection, id, atrium.ItemWrite{Data: w.Data, IsPublished: w.IsPublished}, opts...))
+	return item(a.c.Items.Update(ctx, collection, id, atrium.ItemWrite{Data: w.Data, IsPublished: w.IsPublished, Locale: w.Locale}, opts...))
 }
 
 // ListAssets implements mcpserver.AssetsAPI.

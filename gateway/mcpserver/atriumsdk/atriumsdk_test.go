@@ -35,6 +35,9 @@ func TestCallsTheAPIWithTheKey(t *testing.T) {
 			w.Header().Set("Atrium-AI-Credits-Remaining", "9")
 			w.Header().Set("Atrium-Data-Credits-Remaining", "4")
 			_, _ = io.WriteString(w, `{"action":"generate_gbp_post","client_id":"c1","status":"success","status_code":200,"data":{"id":"r1"}}`)
+		case "GET /api/public/v1/collections/posts/i1":
+			w.Header().Set("ETag", `"8"`)
+			_, _ = io.WriteString(w, `{"item":{"id":"i1","is_published":true,"created_at":"2026-01-02T03:04:05Z","updated_at":"2026-01-02T03:04:06Z","locale":"de-AT","locale_fallbacks":{"title":"de"},"title":"Brot"}}`)
 		case "PATCH /api/public/v1/collections/posts/i1":
 			if r.Header.Get("If-Match") != `"7"` {
 				w.WriteHeader(http.StatusPreconditionFailed)
@@ -51,6 +54,19 @@ func TestCallsTheAPIWithTheKey(t *testing.T) {
 	defer api.Close()
 	c := atriumsdk.New(api.URL, atriumsdk.Config{Version: "1.2.3"}).Connect("key-1")
 	ctx := t.Context()
+
+	// An item read in a locale: the locale in the query, the item's
+	// locale and fallbacks in its JSON.
+	read, err := c.GetItem(ctx, "posts", "i1", mcpserver.ItemRead{Locale: "de-AT", Fallback: "none", Expand: []string{"author"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := got.URL.Query(); q.Get("locale") != "de-AT" || q.Get("fallback") != "none" || q.Get("expand") != "author" {
+		t.Errorf("GET …/posts/i1?%s: want locale, fallback and expand", got.URL.RawQuery)
+	}
+	if s := string(read.JSON); !strings.Contains(s, `"locale":"de-AT"`) || !strings.Contains(s, `"locale_fallbacks":{"title":"de"}`) || !strings.Contains(s, `"title":"Brot"`) {
+		t.Errorf("the item read in de-AT = %s", s)
+	}
 
 	page, err := c.ReadDataset(ctx, mcpserver.DataQuery{Resource: "keywords", ClientID: "c1", Limit: 1, Order: "position", FilterField: "status", FilterValue: "a&b"})
 	if err != nil {
