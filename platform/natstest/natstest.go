@@ -101,7 +101,11 @@ func StartCluster(t testing.TB, n int) *Cluster {
 		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", routePorts[i]))
 	}
 	dir := t.TempDir()
-	for i := range n {
+	// start starts node i on its ports. A port freePort found free may be
+	// taken by another test's listener before nats-server binds it (tests
+	// run in parallel packages): the node then exits at once, and is
+	// started again on other ports below.
+	start := func(i int) {
 		//nolint:gosec // G204: nats-server from PATH, with the test's own ports and directory.
 		cmd := exec.Command(bin, "-a", "127.0.0.1", "-p", strconv.Itoa(clientPorts[i]),
 			"-n", fmt.Sprintf("atrium-test-%d", i), "-js", "-sd", filepath.Join(dir, strconv.Itoa(i)),
@@ -112,8 +116,12 @@ func StartCluster(t testing.TB, n int) *Cluster {
 		}
 		done := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(done) }()
-		c.procs, c.done = append(c.procs, cmd), append(c.done, done)
-		c.URLs = append(c.URLs, fmt.Sprintf("nats://127.0.0.1:%d", clientPorts[i]))
+		c.procs[i], c.done[i] = cmd, done
+		c.URLs[i] = fmt.Sprintf("nats://127.0.0.1:%d", clientPorts[i])
+	}
+	c.procs, c.done, c.URLs = make([]*exec.Cmd, n), make([]chan struct{}, n), make([]string, n)
+	for i := range n {
+		start(i)
 	}
 	t.Cleanup(func() {
 		for i, p := range c.procs {
@@ -122,14 +130,26 @@ func StartCluster(t testing.TB, n int) *Cluster {
 		}
 	})
 	deadline := time.Now().Add(30 * time.Second)
-	for _, url := range c.URLs {
+	restarts := 0
+	for i := range n {
 		for {
-			err := jetStreamAnswers(url)
+			err := jetStreamAnswers(c.URLs[i])
 			if err == nil {
 				break
 			}
+			select {
+			case <-c.done[i]:
+				if restarts++; restarts > 5 {
+					t.Fatalf("nats-server %d of the cluster exited at start %d times: %v", i, restarts, err)
+				}
+				clientPorts[i], routePorts[i] = freePort(t), freePort(t)
+				routes[i] = fmt.Sprintf("nats://127.0.0.1:%d", routePorts[i])
+				start(i)
+				continue
+			default:
+			}
 			if time.Now().After(deadline) {
-				t.Fatalf("the NATS cluster's JetStream did not answer at %s within 30s: %v", url, err)
+				t.Fatalf("the NATS cluster's JetStream did not answer at %s within 30s: %v", c.URLs[i], err)
 			}
 			time.Sleep(100 * time.Millisecond) // why sleep: polls JetStream's meta leader election, which has no push form
 		}
